@@ -1,0 +1,1 @@
+"""Helpers for tests, demos and benchmarks: a local OpenAI-compatible test server."""

@@ -1,0 +1,34 @@
+"""Synthetic conversation text for the benchmarks: English, Russian and code, deterministic."""
+
+from __future__ import annotations
+
+import random
+
+ENGLISH = [
+    "We should keep the database schema small and add migrations as we go.",
+    "Can you explain why the cache misses when the prefix changes between requests?",
+    "The deploy failed because the health check timed out after thirty seconds.",
+    "Let's decide on PostgreSQL for production and SQLite for local development.",
+    "I prefer short answers with a code example when it helps.",
+]
+RUSSIAN = [
+    "Мы решили хранить историю сообщений в SQLite, а сводку обновлять постепенно.",
+    "Почему модель забывает то, что мы обсуждали в начале разговора?",
+    "Нужно, чтобы приложение работало без сети и не теряло сообщения пользователя.",
+]
+CODE = [
+    "```python\ndef fold(summary: str, messages: list[str]) -> str:\n"
+    "    return summary + '\\n'.join(messages)\n```",
+    "```sql\nSELECT id, role, content FROM messages WHERE conversation_id = ? ORDER BY id;\n```",
+]
+
+
+def synthetic_texts(count: int, seed: int = 7) -> list[str]:
+    """`count` message texts of one to four sentences or a code block each."""
+    rng = random.Random(seed)
+    pools = [ENGLISH, RUSSIAN, CODE]
+    texts = []
+    for _ in range(count):
+        pool = rng.choices(pools, weights=[5, 3, 2])[0]
+        texts.append(" ".join(rng.choice(pool) for _ in range(rng.randint(1, 4))))
+    return texts

@@ -1,0 +1,361 @@
+"""Assembling a request: a pure function from conversation state to a context plan."""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ctxchat.core.budget import Budget, Layer
+from ctxchat.core.history import HistoryMessage, SummaryState, preview
+from ctxchat.core.memory import (
+    MEMORY_HEADER,
+    PLURALS,
+    MemoryEntry,
+    Mode,
+    in_scope,
+    priority_order,
+    render_entry,
+    render_memory,
+)
+from ctxchat.core.plan import (
+    ContextPlan,
+    LayerPlan,
+    LeftOut,
+    PlanItem,
+    PlanMessage,
+    PlanStatus,
+    Reason,
+    SentMessage,
+)
+from ctxchat.core.summary import SUMMARY_HEADER, cut_at_sentence, summary_message
+from ctxchat.core.tokens import MESSAGE_OVERHEAD, REPLY_PRIMER, TokenCounter
+from ctxchat.core.working import Selection, select_working
+
+
+@dataclass(frozen=True, slots=True)
+class AssemblyOptions:
+    """How working memory is chosen."""
+
+    min_recent: int = 10
+    selection: Selection = Selection.RECENCY
+
+
+def _message_cost(counter: TokenCounter, role: str, content: str) -> int:
+    # Texts here (system prompt, memory, summary, input) are counted through the caller's
+    # counter, which is expected to cache them; history is never counted here.
+    return MESSAGE_OVERHEAD + counter.count_text(role) + counter.count_text(content)
+
+
+def _collapse(
+    runs: Iterable[Sequence[HistoryMessage]], reason: Reason, detail: str
+) -> list[LeftOut]:
+    """Each run of adjacent left-out messages becomes one item, so a 10,000-message history
+    does not make a 10,000-item plan."""
+    items = []
+    for run in runs:
+        if len(run) == 1:
+            message = run[0]
+            items.append(
+                LeftOut(message.ref, message.tokens, reason, detail, preview(message.content))
+            )
+        elif run:
+            ref = f"messages:{run[0].id}-{run[-1].id}"
+            tokens = sum(m.tokens for m in run)
+            items.append(LeftOut(ref, tokens, reason, detail, f"{len(run)} messages"))
+    return items
+
+
+def _message_id(message: HistoryMessage) -> int:
+    return message.id
+
+
+def _runs(candidates: Sequence[HistoryMessage], chosen: set[int]) -> list[list[HistoryMessage]]:
+    """The candidates not chosen, grouped into runs of neighbours."""
+    runs: list[list[HistoryMessage]] = []
+    previous = -2
+    for index, message in enumerate(candidates):
+        if index in chosen:
+            continue
+        if index == previous + 1:
+            runs[-1].append(message)
+        else:
+            runs.append([message])
+        previous = index
+    return runs
+
+
+def assemble_context(
+    *,
+    budget: Budget,
+    counter: TokenCounter,
+    mode: Mode,
+    system_prompt: str,
+    memory: Sequence[MemoryEntry],
+    summary: SummaryState | None,
+    history: Sequence[HistoryMessage],
+    new_input: str | None,
+    conversation_id: int | None = None,
+    options: AssemblyOptions = AssemblyOptions(),
+) -> ContextPlan:
+    """Decide exactly what the next request sends.
+
+    Layers go in fixed order (system, memory, summary, working, input) so the start of the
+    request stays byte-identical while system prompt, memory and summary are unchanged.
+    `new_input` None plans the request without a new message (a preview).
+    """
+    total = budget.total
+    warnings: list[str] = []
+
+    system_cost = _message_cost(counter, "system", system_prompt) if system_prompt else 0
+    input_cost = _message_cost(counter, "user", new_input) if new_input is not None else 0
+    fixed = system_cost + input_cost + REPLY_PRIMER
+
+    system_layer = LayerPlan(
+        Layer.SYSTEM,
+        budget.nominal(Layer.SYSTEM),
+        budget.shares.system,
+        system_cost,
+        items=(PlanItem("system", system_cost, preview(system_prompt)),) if system_prompt else (),
+        notes=(
+            (f"over its share by {system_cost - budget.nominal(Layer.SYSTEM)} tokens",)
+            if system_cost > budget.nominal(Layer.SYSTEM)
+            else ()
+        ),
+    )
+    input_items = [PlanItem("reply-primer", REPLY_PRIMER, "primes the reply")]
+    if new_input is not None:
+        input_items.insert(0, PlanItem("input", input_cost, preview(new_input)))
+    input_layer = LayerPlan(Layer.INPUT, 0, 0.0, input_cost + REPLY_PRIMER, tuple(input_items))
+
+    base = dict(
+        mode=mode.value,
+        context_window=budget.context_window,
+        output_reserve=budget.output_reserve,
+        total_budget=total,
+        shares=budget.shares.as_dict(),
+        counter=counter.name,
+        exact=counter.exact,
+        counter_note=counter.note,
+    )
+
+    if fixed > total:
+        over = fixed - total
+        what = "message" if input_cost > system_cost else "system prompt and message"
+        warnings.append(f"The {what} is {over:,} tokens over the budget of {total:,} tokens.")
+        empty = [
+            LayerPlan(layer, budget.nominal(layer), budget.shares.of(layer), 0)
+            for layer in (Layer.MEMORY, Layer.SUMMARY, Layer.WORKING)
+        ]
+        return ContextPlan(
+            status=PlanStatus.OVER_BUDGET,
+            layers=(system_layer, *empty, input_layer),
+            messages=(),
+            tokens=fixed,
+            over_by=over,
+            warnings=tuple(warnings),
+            **base,  # type: ignore[arg-type]
+        )
+
+    remaining = total - fixed
+    memory_layer, memory_text = _plan_memory(
+        budget, counter, mode, memory, conversation_id, min(budget.nominal(Layer.MEMORY), remaining)
+    )
+    remaining -= memory_layer.tokens
+    summary_layer, summary_text = _plan_summary(
+        budget, counter, summary, min(budget.nominal(Layer.SUMMARY), remaining)
+    )
+    remaining -= summary_layer.tokens
+
+    # Whatever the other layers did not use flows to working memory.
+    working_layer, working_messages = _plan_working(
+        budget, summary, history, remaining, options, warnings
+    )
+
+    messages: list[SentMessage] = []
+    if system_prompt:
+        messages.append(PlanMessage("system", system_prompt, Layer.SYSTEM, system_cost, "system"))
+    if memory_text is not None:
+        messages.append(
+            PlanMessage("system", memory_text, Layer.MEMORY, memory_layer.tokens, "memory")
+        )
+    if summary_text is not None and summary is not None:
+        messages.append(
+            PlanMessage("system", summary_text, Layer.SUMMARY, summary_layer.tokens, summary.ref)
+        )
+    messages.extend(working_messages)
+    if new_input is not None:
+        messages.append(PlanMessage("user", new_input, Layer.INPUT, input_cost, "input"))
+
+    used = fixed + memory_layer.tokens + summary_layer.tokens + working_layer.tokens
+    return ContextPlan(
+        status=PlanStatus.OK,
+        layers=(system_layer, memory_layer, summary_layer, working_layer, input_layer),
+        messages=tuple(messages),
+        tokens=used,
+        warnings=tuple(warnings),
+        **base,  # type: ignore[arg-type]
+    )
+
+
+def _plan_memory(
+    budget: Budget,
+    counter: TokenCounter,
+    mode: Mode,
+    memory: Sequence[MemoryEntry],
+    conversation_id: int | None,
+    allowance: int,
+) -> tuple[LayerPlan, str | None]:
+    left_out: list[LeftOut] = []
+    candidates: list[MemoryEntry] = []
+    for entry in priority_order([e for e in memory if in_scope(e, conversation_id)]):
+        line_tokens = counter.count_text(render_entry(entry))
+        if not entry.enabled:
+            left_out.append(
+                LeftOut(
+                    entry.ref, line_tokens, Reason.DISABLED, "excluded by you", preview(entry.text)
+                )
+            )
+        elif not mode.includes(entry.kind):
+            left_out.append(
+                LeftOut(
+                    entry.ref,
+                    line_tokens,
+                    Reason.MODE,
+                    f"excluded: objective mode leaves out {PLURALS[entry.kind]}",
+                    preview(entry.text),
+                )
+            )
+        else:
+            candidates.append(entry)
+
+    chosen: list[MemoryEntry] = []
+    items: list[PlanItem] = []
+    # The memory message costs its overhead and header once, then a line per entry.
+    base_cost = (
+        MESSAGE_OVERHEAD + counter.count_text("system") + counter.count_text(MEMORY_HEADER + "\n")
+    )
+    used = base_cost
+    for entry in candidates:
+        line_tokens = counter.count_text(render_entry(entry))
+        if used + line_tokens <= allowance:
+            used += line_tokens
+            chosen.append(entry)
+            items.append(PlanItem(entry.ref, line_tokens, preview(entry.text)))
+        else:
+            left_out.append(
+                LeftOut(
+                    entry.ref,
+                    line_tokens,
+                    Reason.BUDGET,
+                    "dropped: over the memory budget",
+                    preview(entry.text),
+                )
+            )
+    text = render_memory(chosen) if chosen else None
+    tokens = used if chosen else 0
+    layer = LayerPlan(
+        Layer.MEMORY,
+        budget.nominal(Layer.MEMORY),
+        budget.shares.memory,
+        tokens,
+        tuple(items),
+        tuple(left_out),
+    )
+    return layer, text
+
+
+def _plan_summary(
+    budget: Budget, counter: TokenCounter, summary: SummaryState | None, allowance: int
+) -> tuple[LayerPlan, str | None]:
+    nominal = budget.nominal(Layer.SUMMARY)
+    share = budget.shares.summary
+    if summary is None or not summary.text.strip():
+        return LayerPlan(Layer.SUMMARY, nominal, share, 0), None
+    label = f"v{summary.version}, messages {summary.first_id}-{summary.last_id}"
+    if summary.edited:
+        label += ", edited by you"
+    text = summary_message(summary)
+    overhead = MESSAGE_OVERHEAD + counter.count_text("system")
+    cost = overhead + counter.count_text(text)
+    notes: tuple[str, ...] = ()
+    if cost > allowance:
+        cut = cut_at_sentence(text, allowance - overhead, counter)
+        cut_cost = overhead + counter.count_text(cut.text) if cut.text else 0
+        if cut.text.strip() in ("", SUMMARY_HEADER):
+            left = LeftOut(
+                summary.ref, cost, Reason.BUDGET, "dropped: over the summary budget", label
+            )
+            return LayerPlan(Layer.SUMMARY, nominal, share, 0, left_out=(left,)), None
+        notes = (f"cut at a sentence boundary to fit its share ({cost:,} → {cut_cost:,} tokens)",)
+        text, cost = cut.text, cut_cost
+    item = PlanItem(summary.ref, cost, label)
+    return LayerPlan(Layer.SUMMARY, nominal, share, cost, (item,), notes=notes), text
+
+
+def _plan_working(
+    budget: Budget,
+    summary: SummaryState | None,
+    history: Sequence[HistoryMessage],
+    allowance: int,
+    options: AssemblyOptions,
+    warnings: list[str],
+) -> tuple[LayerPlan, Sequence[HistoryMessage]]:
+    # History is in id order, so the summarized prefix is found by bisection, not a scan.
+    covered = summary.last_id if summary is not None else None
+    split = 0 if covered is None else bisect.bisect_right(history, covered, key=_message_id)
+    summarized = history[:split]
+    failed: list[HistoryMessage] = []
+    candidates: list[HistoryMessage] = []
+    for message in history[split:]:
+        if message.sendable:
+            candidates.append(message)
+        else:
+            failed.append(message)
+
+    choice = select_working(candidates, allowance, options.min_recent, options.selection)
+    if choice.contiguous:
+        # Recency keeps a run up to the newest message: slices, no per-message work.
+        start = choice.start if choice.chosen else len(candidates)
+        working: Sequence[HistoryMessage] = candidates[start:]
+        dropped_runs: list[Sequence[HistoryMessage]] = [candidates[:start]] if start else []
+    else:
+        chosen_set = set(choice.chosen)
+        working = [candidates[i] for i in choice.chosen]
+        dropped_runs = list(_runs(candidates, chosen_set))
+
+    left_out: list[LeftOut] = []
+    if summarized and summary is not None:
+        left_out.extend(
+            _collapse([summarized], Reason.SUMMARIZED, f"in summary v{summary.version}")
+        )
+    left_out.extend(
+        _collapse(
+            dropped_runs,
+            Reason.BUDGET,
+            "dropped: over the working budget, not yet summarized",
+        )
+    )
+    left_out.extend(
+        LeftOut(
+            m.ref, m.tokens, Reason.FAILED, f"excluded: {m.status.value} reply", preview(m.content)
+        )
+        for m in failed
+    )
+    if choice.recent_shortfall:
+        kept = min(options.min_recent, len(candidates)) - choice.recent_shortfall
+        warnings.append(
+            f"Only {kept} of the last {options.min_recent} messages fit the budget; "
+            "summarize or shorten them."
+        )
+    # The stored messages themselves are the items (labelled by role): nothing is copied.
+    items = tuple(working)
+    layer = LayerPlan(
+        Layer.WORKING,
+        budget.nominal(Layer.WORKING),
+        budget.shares.working,
+        choice.tokens,
+        items,
+        tuple(left_out),
+    )
+    return layer, working

@@ -1,0 +1,230 @@
+"""The context plan: what each layer holds, costs and left out, and the exact messages to send."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Protocol
+
+from ctxchat.core.budget import Layer
+
+PLAN_FORMAT = 1
+
+
+class Reason(StrEnum):
+    """Why an item was left out of the request."""
+
+    MODE = "mode"  # excluded by objective mode
+    DISABLED = "disabled"  # the user excluded the entry
+    BUDGET = "budget"  # did not fit its layer's budget
+    SUMMARIZED = "summarized"  # folded into the summary
+    FAILED = "failed"  # a failed reply with nothing worth sending
+    SCOPE = "scope"  # belongs to another conversation
+
+
+class PlanStatus(StrEnum):
+    OK = "ok"
+    OVER_BUDGET = "over_budget"
+
+
+class Item(Protocol):
+    """Something a layer includes: a PlanItem, or a stored message itself (working layer)."""
+
+    @property
+    def ref(self) -> str: ...
+    @property
+    def tokens(self) -> int: ...
+    @property
+    def label(self) -> str: ...
+
+
+class SentMessage(Protocol):
+    """One message of the request: a PlanMessage, or a stored message itself (working layer)."""
+
+    @property
+    def role(self) -> str: ...
+    @property
+    def content(self) -> str: ...
+    @property
+    def layer(self) -> Layer: ...
+    @property
+    def tokens(self) -> int: ...
+    @property
+    def ref(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class PlanItem:
+    """One thing included in a layer: `ref` names it (`memory:4`, `message:17`, `summary:v3`)."""
+
+    ref: str
+    tokens: int
+    label: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class LeftOut:
+    """One thing left out of a layer, with the reason in words a user reads."""
+
+    ref: str
+    tokens: int
+    reason: Reason
+    detail: str
+    label: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class LayerPlan:
+    """One layer: its nominal budget and share, what it used, what it holds and left out."""
+
+    layer: Layer
+    budget: int
+    share: float
+    tokens: int
+    items: tuple[Item, ...] = ()
+    left_out: tuple[LeftOut, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PlanMessage:
+    """One message of the request, with the layer it comes from and what it costs."""
+
+    role: str
+    content: str
+    layer: Layer
+    tokens: int
+    ref: str
+
+
+@dataclass(frozen=True, slots=True)
+class ContextPlan:
+    """Everything one request is made of, decided before it is sent.
+
+    `messages` is exactly what goes to the server. `status` is `over_budget` when the
+    new input cannot fit even alone; then `messages` is empty and `over_by` says by how much.
+    """
+
+    status: PlanStatus
+    mode: str
+    context_window: int
+    output_reserve: int
+    total_budget: int
+    shares: dict[str, float]
+    counter: str
+    exact: bool
+    counter_note: str
+    layers: tuple[LayerPlan, ...]
+    messages: tuple[SentMessage, ...]
+    tokens: int
+    over_by: int = 0
+    warnings: tuple[str, ...] = field(default=())
+
+    @property
+    def free(self) -> int:
+        return max(0, self.total_budget - self.tokens)
+
+    def layer(self, layer: Layer) -> LayerPlan:
+        for candidate in self.layers:
+            if candidate.layer is layer:
+                return candidate
+        raise KeyError(layer)
+
+    def request_messages(self) -> list[dict[str, str]]:
+        """The `messages` array of the request, exactly as sent."""
+        return [{"role": m.role, "content": m.content} for m in self.messages]
+
+    @property
+    def left_out(self) -> list[LeftOut]:
+        return [item for layer in self.layers for item in layer.left_out]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The plan as JSON-ready data (the shape is documented in README)."""
+        return {
+            "format": PLAN_FORMAT,
+            "status": self.status.value,
+            "mode": self.mode,
+            "budget": {
+                "context_window": self.context_window,
+                "output_reserve": self.output_reserve,
+                "total": self.total_budget,
+                "shares": dict(self.shares),
+            },
+            "counter": {"name": self.counter, "exact": self.exact, "note": self.counter_note},
+            "tokens": self.tokens,
+            "free": self.free,
+            "over_by": self.over_by,
+            "warnings": list(self.warnings),
+            "layers": [
+                {
+                    "layer": lp.layer.value,
+                    "budget": lp.budget,
+                    "share": lp.share,
+                    "tokens": lp.tokens,
+                    "items": [
+                        {"ref": i.ref, "tokens": i.tokens, "label": i.label} for i in lp.items
+                    ],
+                    "left_out": [
+                        {
+                            "ref": o.ref,
+                            "tokens": o.tokens,
+                            "reason": o.reason.value,
+                            "detail": o.detail,
+                            "label": o.label,
+                        }
+                        for o in lp.left_out
+                    ],
+                    "notes": list(lp.notes),
+                }
+                for lp in self.layers
+            ],
+            "messages": [
+                {
+                    "role": m.role,
+                    "content": m.content,
+                    "layer": m.layer.value,
+                    "tokens": m.tokens,
+                    "ref": m.ref,
+                }
+                for m in self.messages
+            ],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ContextPlan:
+        """Rebuild a plan from `to_dict` output (what a stored reply keeps)."""
+        budget = data["budget"]
+        counter = data["counter"]
+        return cls(
+            status=PlanStatus(data["status"]),
+            mode=data["mode"],
+            context_window=budget["context_window"],
+            output_reserve=budget["output_reserve"],
+            total_budget=budget["total"],
+            shares=dict(budget["shares"]),
+            counter=counter["name"],
+            exact=counter["exact"],
+            counter_note=counter["note"],
+            tokens=data["tokens"],
+            over_by=data.get("over_by", 0),
+            warnings=tuple(data.get("warnings", ())),
+            layers=tuple(
+                LayerPlan(
+                    layer=Layer(lp["layer"]),
+                    budget=lp["budget"],
+                    share=lp["share"],
+                    tokens=lp["tokens"],
+                    items=tuple(PlanItem(i["ref"], i["tokens"], i["label"]) for i in lp["items"]),
+                    left_out=tuple(
+                        LeftOut(o["ref"], o["tokens"], Reason(o["reason"]), o["detail"], o["label"])
+                        for o in lp["left_out"]
+                    ),
+                    notes=tuple(lp["notes"]),
+                )
+                for lp in data["layers"]
+            ),
+            messages=tuple(
+                PlanMessage(m["role"], m["content"], Layer(m["layer"]), m["tokens"], m["ref"])
+                for m in data["messages"]
+            ),
+        )

@@ -1,0 +1,36 @@
+"""The core imports no UI, network or database library (checked in a fresh interpreter)."""
+
+import pkgutil
+import subprocess
+import sys
+
+import ctxchat.core
+
+FORBIDDEN = ("textual", "rich", "openai", "httpx", "sqlite3", "_sqlite3", "aiohttp", "platformdirs")
+
+
+def test_core_modules_import_no_ui_network_or_database() -> None:
+    modules = [f"ctxchat.core.{m.name}" for m in pkgutil.iter_modules(ctxchat.core.__path__)]
+    assert len(modules) >= 8
+    code = (
+        "import sys\n"
+        + "".join(f"import {name}\n" for name in modules)
+        + f"print(sorted(m for m in sys.modules if m.split('.')[0] in {FORBIDDEN!r}))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"
+
+
+def test_loading_an_encoding_imports_only_tiktoken() -> None:
+    code = (
+        "import sys\n"
+        "from ctxchat.core.tokens import counter_for_model\n"
+        "counter_for_model('gpt-4o').count_text('hi')\n"
+        f"print(sorted(m for m in sys.modules if m.split('.')[0] in {FORBIDDEN!r}))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"

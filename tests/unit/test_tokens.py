@@ -1,0 +1,156 @@
+"""Token counting: tiktoken from packaged data, the estimate, and the model table."""
+
+from pathlib import Path
+
+import pytest
+
+from ctxchat.core import encodings
+from ctxchat.core.tokens import (
+    CachingCounter,
+    EstimateCounter,
+    TokenCount,
+    count_message,
+    counter_for_model,
+    encoding_for_model,
+    sum_counts,
+)
+
+ENGLISH = "We decided to use PostgreSQL for the main database."
+RUSSIAN = "Мы решили использовать PostgreSQL для основной базы данных."
+CHINESE = "我们决定使用PostgreSQL作为主数据库。"
+
+
+@pytest.mark.parametrize(
+    ("model", "encoding", "approximate"),
+    [
+        ("gpt-4o", "o200k_base", False),
+        ("gpt-4o-mini", "o200k_base", False),
+        ("openai/gpt-4.1", "o200k_base", False),
+        ("GPT-5", "o200k_base", False),
+        ("o3-mini", "o200k_base", False),
+        ("gpt-4", "cl100k_base", False),
+        ("gpt-4-turbo", "cl100k_base", False),
+        ("gpt-3.5-turbo", "cl100k_base", False),
+        ("llama3.1:8b", "cl100k_base", True),
+        ("gemma-3-270m", "cl100k_base", True),
+    ],
+)
+def test_model_to_encoding(model: str, encoding: str, approximate: bool) -> None:
+    choice = encoding_for_model(model)
+    assert (choice.encoding, choice.approximate) == (encoding, approximate)
+
+
+def test_unknown_model_is_labelled_approximate() -> None:
+    counter = counter_for_model("qwen2.5:7b")
+    assert counter.name == "cl100k_base"
+    assert counter.exact is False
+    assert counter.note == (
+        "approximate: qwen2.5:7b is not an OpenAI model, counted with cl100k_base"
+    )
+
+
+@pytest.mark.parametrize(
+    ("model", "text", "tokens"),
+    [
+        ("gpt-4o", ENGLISH, 11),
+        ("gpt-4o", RUSSIAN, 10),
+        ("gpt-4o", CHINESE, 10),
+        ("gpt-4", ENGLISH, 10),
+        ("gpt-4", RUSSIAN, 17),
+        ("gpt-4", CHINESE, 12),
+    ],
+)
+def test_exact_counts_with_tiktoken(model: str, text: str, tokens: int) -> None:
+    counter = counter_for_model(model)
+    assert counter.exact is True
+    assert counter.count_text(text) == tokens
+
+
+@pytest.mark.parametrize(("text", "tokens"), [(ENGLISH, 12), (RUSSIAN, 22), (CHINESE, 17)])
+def test_estimate_counts(text: str, tokens: int) -> None:
+    assert EstimateCounter().count_text(text) == tokens
+
+
+def test_estimate_charges_more_per_character_for_cyrillic_and_cjk() -> None:
+    estimate = EstimateCounter()
+    latin = estimate.count_text("abcdefghij" * 10)
+    cyrillic = estimate.count_text("абвгдежзий" * 10)
+    cjk = estimate.count_text("数据库上下文管理记忆" * 10)
+    assert latin < cyrillic < cjk
+    assert (latin, cyrillic, cjk) == (25, 45, 110)
+
+
+def test_estimate_never_undercounts_these_samples() -> None:
+    exact = counter_for_model("gpt-4o")
+    for text in (ENGLISH, RUSSIAN, CHINESE):
+        assert EstimateCounter().count_text(text) >= exact.count_text(text)
+
+
+def test_special_token_strings_count_as_text() -> None:
+    counter = counter_for_model("gpt-4o")
+    assert counter.count_text("<|endoftext|>") == 7
+    assert counter.count_text("<|fim_prefix|><|endofprompt|>") == 12
+
+
+def test_message_overhead_is_three_plus_role() -> None:
+    counter = counter_for_model("gpt-4o")
+    assert count_message(counter, "user", "Hello") == TokenCount(5, True)
+    assert count_message(EstimateCounter(), "user", "Hello") == TokenCount(6, False)
+
+
+def test_sum_counts_adds_cached_numbers_only() -> None:
+    assert sum_counts([5, 7, 11]) == 23
+
+
+def test_caching_counter_counts_each_text_once() -> None:
+    calls: list[str] = []
+
+    class Recording(EstimateCounter):
+        def count_text(self, text: str) -> int:
+            calls.append(text)
+            return super().count_text(text)
+
+    counter = CachingCounter(Recording(), size=2)
+    assert counter.count_text("one") == counter.count_text("one")
+    counter.count_text("two")
+    counter.count_text("three")  # evicts "one"
+    counter.count_text("one")
+    assert calls == ["one", "two", "three", "one"]
+
+
+def test_falls_back_to_labelled_estimate_without_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(encodings, "candidate_files", lambda name: [])
+    encodings.load_encoding.cache_clear()
+    try:
+        counter = counter_for_model("gpt-4o")
+    finally:
+        encodings.load_encoding.cache_clear()
+    assert counter.exact is False
+    assert counter.name == "estimate"
+    assert counter.note == (
+        "estimate: tokenizer data unavailable (o200k_base: no package carrying its data "
+        "file is installed)"
+    )
+
+
+def test_a_data_file_with_the_wrong_hash_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bad = tmp_path / "o200k_base.tiktoken"
+    bad.write_bytes(b"aGVsbG8= 0\n")
+    monkeypatch.setattr(encodings, "candidate_files", lambda name: [bad])
+    encodings.load_encoding.cache_clear()
+    try:
+        counter = counter_for_model("gpt-4o")
+    finally:
+        encodings.load_encoding.cache_clear()
+    assert counter.name == "estimate"
+    assert "has SHA-256" in counter.note
+    assert "expected 446a9538cb6c" in counter.note
+
+
+def test_packaged_data_matches_tiktoken_hashes() -> None:
+    for name, spec in encodings.SPECS.items():
+        files = encodings.candidate_files(name)
+        assert files, f"no packaged data file for {name}"
+        encodings.read_verified(files[0], spec.sha256)

@@ -1,0 +1,166 @@
+"""Fact extraction: the prompt that asks for typed memory entries, and parsing what comes back."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ctxchat.core.history import HistoryMessage
+from ctxchat.core.memory import MemoryEntry, MemoryKind
+
+EXTRACTION_SYSTEM_PROMPT = """\
+You extract memory entries from a conversation between a user and an assistant.
+Return only a JSON array. Each element is an object with:
+  "kind": one of "fact", "constraint", "preference", "hypothesis"
+  "text": one short, self-contained statement
+  "importance": an integer from 1 (trivia) to 10 (essential)
+  "message_id": the id of the message it came from, as shown in [brackets]
+Kinds:
+  fact: verified and stated as true (a decision made, a version in use, a name).
+  constraint: a rule or limit the work must respect.
+  preference: what a person likes, wants or believes — their taste, not a verified fact.
+  hypothesis: an unverified guess or suspicion.
+What a person merely believes or wants is a preference or a hypothesis, never a fact.
+Skip small talk. Do not repeat entries listed as already known."""
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    """One entry the model proposes; nothing enters memory until the user accepts it."""
+
+    kind: MemoryKind
+    text: str
+    importance: int
+    message_id: int | None
+    matches_entry_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractionResult:
+    proposals: tuple[Proposal, ...]
+    problems: tuple[str, ...]
+
+
+def build_extraction_request(
+    messages: Sequence[HistoryMessage], known: Sequence[MemoryEntry]
+) -> list[dict[str, str]]:
+    """The request asking the model for typed entries from `messages`."""
+    transcript = "\n\n".join(f"[{m.id}] {m.role}: {m.content}" for m in messages)
+    parts = [f"Conversation:\n{transcript}"]
+    if known:
+        listed = "\n".join(f"- ({e.kind.value}) {e.text}" for e in known)
+        parts.append(f"Already known:\n{listed}")
+    parts.append("Return the JSON array now.")
+    return [
+        {"role": "system", "content": EXTRACTION_SYSTEM_PROMPT},
+        {"role": "user", "content": "\n\n".join(parts)},
+    ]
+
+
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
+_KIND_ALIASES = {"fact": "fact", "constraint": "constraint", "preference": "preference"}
+_KIND_ALIASES |= {"hypothesis": "hypothesis", "belief": "preference", "guess": "hypothesis"}
+
+
+def _candidates(text: str) -> list[Any]:
+    """JSON values found in the reply: the whole text, a fenced block, or objects in it."""
+    stripped = text.strip()
+    fenced = _FENCE.search(stripped)
+    for source in (fenced.group(1) if fenced else None, stripped):
+        if not source:
+            continue
+        try:
+            value = json.loads(source)
+        except json.JSONDecodeError:
+            start = source.find("[")
+            if start >= 0:
+                try:
+                    value, _ = json.JSONDecoder().raw_decode(source[start:])
+                except json.JSONDecodeError:
+                    pass
+                else:
+                    return value if isinstance(value, list) else [value]
+            continue
+        if isinstance(value, dict):
+            entries = value.get("entries") or value.get("facts") or value.get("items")
+            return entries if isinstance(entries, list) else [value]
+        return value if isinstance(value, list) else [value]
+    # Partial or broken JSON: salvage every complete {...} object in the text.
+    found: list[Any] = []
+    decoder = json.JSONDecoder()
+    index = stripped.find("{")
+    while index >= 0:
+        try:
+            value, end = decoder.raw_decode(stripped[index:])
+        except json.JSONDecodeError:
+            index = stripped.find("{", index + 1)
+            continue
+        found.append(value)
+        index = stripped.find("{", index + end)
+    return found
+
+
+def parse_proposals(
+    text: str, known: Sequence[MemoryEntry] = (), valid_ids: Sequence[int] = ()
+) -> ExtractionResult:
+    """Proposals from the model's reply, and a problem line for everything that was off.
+
+    Never raises: malformed output yields what could be parsed plus the reasons.
+    """
+    problems: list[str] = []
+    raw = _candidates(text)
+    if not raw:
+        problems.append("The model's reply held no JSON entries.")
+    proposals: list[Proposal] = []
+    seen: set[str] = set()
+    for number, item in enumerate(raw, start=1):
+        if not isinstance(item, dict):
+            problems.append(f"Entry {number} is not an object; skipped.")
+            continue
+        body = item.get("text")
+        if not isinstance(body, str) or not body.strip():
+            problems.append(f"Entry {number} has no text; skipped.")
+            continue
+        body = " ".join(body.split())
+        kind_name = _KIND_ALIASES.get(str(item.get("kind", "")).strip().lower())
+        if kind_name is None:
+            # An unlabelled claim is the least trusted kind, never a fact.
+            problems.append(f"Entry {number} has kind {item.get('kind')!r}; taken as a hypothesis.")
+            kind_name = "hypothesis"
+        importance = item.get("importance", 5)
+        if not isinstance(importance, int | float) or isinstance(importance, bool):
+            problems.append(f"Entry {number} has importance {importance!r}; using 5.")
+            importance = 5
+        importance = min(10, max(1, int(importance)))
+        message_id = item.get("message_id")
+        if not isinstance(message_id, int) or (valid_ids and message_id not in valid_ids):
+            message_id = None
+        key = body.casefold()
+        if key in seen:
+            continue
+        seen.add(key)
+        proposals.append(
+            Proposal(MemoryKind(kind_name), body, importance, message_id, _match(body, known))
+        )
+    return ExtractionResult(tuple(proposals), tuple(problems))
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"\w+", text.casefold()) if len(w) > 2}
+
+
+def _match(text: str, known: Sequence[MemoryEntry]) -> int | None:
+    """An existing entry the proposal restates or updates (most shared words, at least half)."""
+    words = _words(text)
+    best, best_score = None, 0.5
+    for entry in known:
+        other = _words(entry.text)
+        if not words or not other:
+            continue
+        score = len(words & other) / min(len(words), len(other))
+        if score > best_score:
+            best, best_score = entry.id, score
+    return best

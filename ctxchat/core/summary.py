@@ -6,9 +6,12 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from ctxchat.core.history import HistoryMessage, SummaryState
-from ctxchat.core.tokens import TokenCounter
+
+if TYPE_CHECKING:  # counting is done by the caller's counter; no need to load tokens here
+    from ctxchat.core.tokens import TokenCounter
 
 SUMMARY_HEADER = "Summary of the earlier conversation (the original messages are not shown):"
 

@@ -1,0 +1,66 @@
+"""Configuration errors: each says where (file, line, key) and what was expected, without secrets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class ConfigError(Exception):
+    """A config file that cannot be used, as one line: `file:line: key: what was expected`."""
+
+    def __init__(
+        self,
+        problem: str,
+        *,
+        path: Path | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        key: str | None = None,
+    ) -> None:
+        self.problem = problem
+        self.path = path
+        self.line = line
+        self.column = column
+        self.key = key
+        super().__init__(self._text())
+
+    def _text(self) -> str:
+        where = str(self.path) if self.path is not None else "config"
+        if self.line is not None:
+            where += f":{self.line}"
+            if self.column is not None:
+                where += f":{self.column}"
+        parts = [where, self.key, self.problem]
+        return ": ".join(part for part in parts if part)
+
+    def __str__(self) -> str:
+        return self._text()
+
+
+class MissingApiKey(Exception):
+    """A profile takes its key from an environment variable that is not set (the value is never shown)."""
+
+    def __init__(self, profile: str, variable: str) -> None:
+        self.profile = profile
+        self.variable = variable
+        super().__init__(
+            f'profile "{profile}" takes its API key from ${variable}, which is not set; '
+            f"export {variable}=… or change api_key_env in the config file"
+        )
+
+
+class UnknownProfile(LookupError):
+    """A profile name that is not configured, or no profile at all (first run)."""
+
+    def __init__(self, name: str | None, available: list[str]) -> None:
+        self.name = name
+        self.available = available
+        if not available:
+            message = (
+                "no model server is configured: run `ctxchat config init`, or set "
+                "OPENAI_BASE_URL (and OPENAI_API_KEY if the server needs a key)"
+            )
+        else:
+            listed = ", ".join(f'"{n}"' for n in available)
+            message = f'no profile named "{name}"; the configured profiles are {listed}'
+        super().__init__(message)

@@ -1,0 +1,42 @@
+"""Keeping secrets out of text: masking a key for display and redacting it from messages."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+REDACTED = "[redacted]"
+
+# `Bearer <token>` anywhere (headers echoed into error pages, debug dumps).
+_BEARER = re.compile(r"(?i)\bbearer\s+[^\s\"',;]+")
+# Key-shaped tokens: OpenAI (sk-, sk-proj-), OpenRouter (sk-or-), Anthropic (sk-ant-),
+# Groq (gsk_), xAI (xai-), restricted keys (rk-).
+_KEY_LIKE = re.compile(r"\b(?:sk|rk|gsk|xai)[-_][A-Za-z0-9_\-]{6,}")
+# user:password@ in URLs.
+_URL_CREDENTIALS = re.compile(r"(?<=//)[^/@\s:]+:[^/@\s]+@")
+# Shorter "secrets" are not replaced: they would blank out ordinary words (and are
+# placeholders such as "x" that local servers accept, not credentials).
+MIN_SECRET_LENGTH = 4
+# A masked key keeps its last characters only when it is long enough that they give
+# nothing away.
+_SHOW_TAIL_FROM = 16
+_KNOWN_PREFIXES = ("sk-proj-", "sk-ant-", "sk-or-", "sk-", "rk-", "gsk_", "xai-")
+
+
+def mask_secret(value: str) -> str:
+    """A key as it may be shown: `sk-…abcd` for a long key, `****` for anything short."""
+    if len(value) < _SHOW_TAIL_FROM:
+        return "****"
+    prefix = next((p for p in _KNOWN_PREFIXES if value.startswith(p)), "")
+    return f"{prefix}…{value[-4:]}"
+
+
+def redact_text(text: str, secrets: Iterable[str | None] = ()) -> str:
+    """`text` without `Bearer ...` tokens, key-shaped strings, URL passwords or the given secrets."""
+    # Longest first, so a secret that contains another is removed whole.
+    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
+        if len(secret) >= MIN_SECRET_LENGTH:
+            text = text.replace(secret, REDACTED)
+    text = _BEARER.sub(f"Bearer {REDACTED}", text)
+    text = _KEY_LIKE.sub(REDACTED, text)
+    return _URL_CREDENTIALS.sub(f"{REDACTED}@", text)

@@ -1,0 +1,84 @@
+"""First-run discovery of local model servers on loopback."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+from ctxchat.model.discovery import FoundServer, probe_local_servers
+from ctxchat.testing.server import ScriptedModelServer
+
+
+def free_port() -> int:
+    """A port nothing listens on (bound, then released)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def test_finds_each_kind_on_overridden_ports() -> None:
+    with (
+        ScriptedModelServer(flavour="ollama", models=["gemma3:270m"]) as ollama,
+        ScriptedModelServer(flavour="lmstudio", models=["qwen2.5-7b"]) as lmstudio,
+        ScriptedModelServer(flavour="llama.cpp", models=["gemma"]) as llama,
+    ):
+        found = await probe_local_servers(
+            candidates=[
+                ("ollama", ollama.port),
+                ("lmstudio", lmstudio.port),
+                ("llama.cpp", llama.port),
+            ]
+        )
+
+    assert found == [
+        FoundServer("ollama", ollama.base_url, ("gemma3:270m",)),
+        FoundServer("lmstudio", lmstudio.base_url, ("qwen2.5-7b",)),
+        FoundServer("llama.cpp", llama.base_url, ("gemma",)),
+    ]
+
+
+async def test_kind_comes_from_the_server_not_the_port() -> None:
+    with ScriptedModelServer(flavour="ollama") as server:
+        found = await probe_local_servers(candidates=[("lmstudio", server.port)])
+
+    assert [s.kind for s in found] == ["ollama"]
+
+
+async def test_plain_openai_server_on_the_llama_cpp_port() -> None:
+    with ScriptedModelServer(flavour="llama-cpp-python") as server:
+        found = await probe_local_servers(candidates=[("llama.cpp", server.port)])
+
+    assert found == [FoundServer("openai-compatible", server.base_url, ("test-model",))]
+
+
+async def test_server_that_needs_a_key_is_reported() -> None:
+    with ScriptedModelServer(requires_key="sk-abcdef123456") as server:
+        found = await probe_local_servers(candidates=[("lmstudio", server.port)])
+
+    assert found == [FoundServer("lmstudio", server.base_url, (), needs_key=True)]
+
+
+async def test_nothing_listening_returns_quickly() -> None:
+    ports = [("ollama", free_port()), ("lmstudio", free_port()), ("llama.cpp", free_port())]
+
+    started = time.perf_counter()
+    found = await probe_local_servers(timeout=0.3, candidates=ports)
+    elapsed = time.perf_counter() - started
+
+    assert found == []
+    assert elapsed < 0.5
+
+
+async def test_a_silent_listener_is_given_up_on_after_the_timeout() -> None:
+    # Accepts connections (the kernel does) but never answers.
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(16)
+        started = time.perf_counter()
+        found = await probe_local_servers(
+            timeout=0.2, candidates=[("ollama", silent.getsockname()[1])]
+        )
+        elapsed = time.perf_counter() - started
+
+    assert found == []
+    assert elapsed < 0.6

@@ -1,0 +1,219 @@
+"""Context window detection for each server flavour, the known-model table and fallbacks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from ctxchat.model.errors import ProviderError
+from ctxchat.model.known_models import known_context_window, normalize_model_name
+from ctxchat.model.openai_backend import OpenAIBackend
+from ctxchat.testing.server import Fault, ScriptedModelServer
+
+MODEL = "test-model"
+
+Build = Callable[..., OpenAIBackend]
+
+
+@pytest.mark.parametrize("nested", [True, False])
+async def test_llama_cpp_props(make_backend: Build, nested: bool) -> None:
+    with ScriptedModelServer(flavour="llama.cpp", n_ctx=8192, props_nested=nested) as server:
+        info = await make_backend(server).describe_server(MODEL, 2048)
+
+    assert (info.kind, info.context_window, info.window_source) == ("llama.cpp", 8192, "server")
+    assert info.tokenizer is True
+    assert info.warnings == ()
+    assert info.base_url == server.base_url
+    assert info.model == MODEL
+
+
+async def test_ollama_with_num_ctx(make_backend: Build) -> None:
+    with ScriptedModelServer(flavour="ollama", n_ctx=8192) as server:
+        info = await make_backend(server).describe_server(MODEL, None)
+
+    assert (info.kind, info.context_window, info.window_source) == ("ollama", 8192, "server")
+    assert info.warnings == ()
+
+
+async def test_ollama_default_num_ctx_is_warned_about(make_backend: Build) -> None:
+    with ScriptedModelServer(flavour="ollama", n_ctx=None, trained_ctx=131072) as server:
+        info = await make_backend(server).describe_server(MODEL, None)
+
+    assert (info.kind, info.context_window, info.window_source) == ("ollama", 4096, "default")
+    assert info.warnings == (
+        "Ollama runs this model with its default num_ctx (usually 4096 tokens) although the "
+        "model supports 131072 and silently drops the start of longer prompts; set num_ctx in a "
+        "Modelfile or OLLAMA_CONTEXT_LENGTH on the server, and set the context window to match.",
+    )
+
+
+async def test_ollama_default_num_ctx_with_a_configured_window(make_backend: Build) -> None:
+    with ScriptedModelServer(flavour="ollama", n_ctx=None) as server:
+        info = await make_backend(server).describe_server(MODEL, 16384)
+
+    assert (info.context_window, info.window_source) == (16384, "config")
+    assert len(info.warnings) == 1
+
+
+async def test_lmstudio_loaded_context_length(make_backend: Build) -> None:
+    with ScriptedModelServer(flavour="lmstudio", n_ctx=12000, trained_ctx=32768) as server:
+        info = await make_backend(server).describe_server(MODEL, None)
+
+    assert (info.kind, info.context_window, info.window_source) == ("lmstudio", 12000, "server")
+    assert info.warnings == ()
+
+
+async def test_lmstudio_model_not_loaded(make_backend: Build) -> None:
+    with ScriptedModelServer(flavour="lmstudio", n_ctx=None, trained_ctx=32768) as server:
+        info = await make_backend(server).describe_server(MODEL, None)
+
+    assert (info.context_window, info.window_source) == (32768, "server")
+    assert info.warnings == (
+        "LM Studio has not loaded 'test-model' yet and may load it with less than its maximum "
+        "of 32768 tokens; check the loaded context length.",
+    )
+
+
+async def test_vllm_max_model_len(make_backend: Build) -> None:
+    with ScriptedModelServer(flavour="vllm", n_ctx=32000) as server:
+        info = await make_backend(server).describe_server(MODEL, None)
+
+    assert (info.kind, info.context_window, info.window_source) == ("vllm", 32000, "server")
+    assert info.tokenizer is False
+
+
+async def test_llama_cpp_python_without_a_window(make_backend: Build) -> None:
+    with ScriptedModelServer(flavour="llama-cpp-python") as server:
+        info = await make_backend(server).describe_server(MODEL, None)
+
+    assert (info.kind, info.context_window, info.window_source) == (
+        "llama-cpp-python",
+        2048,
+        "default",
+    )
+    assert info.tokenizer is True
+    assert info.warnings == (
+        "llama-cpp-python does not report its context size (--n_ctx, 2048 unless set); set the "
+        "context window to match the server.",
+    )
+
+
+async def test_window_learned_from_an_overflow_error(make_backend: Build) -> None:
+    with ScriptedModelServer(flavour="llama-cpp-python") as server:
+        backend = make_backend(server)
+        server.fail_next(Fault.CONTEXT_LENGTH_EXCEEDED, n_ctx=4096)
+        with pytest.raises(ProviderError):
+            async for _ in backend.stream_reply([{"role": "user", "content": "hi"}], model=MODEL):
+                pass
+        info = await backend.describe_server(MODEL, 2048)
+
+    assert (info.context_window, info.window_source) == (4096, "server")
+    assert info.warnings == ()
+
+
+async def test_known_model_from_the_table(make_backend: Build) -> None:
+    with ScriptedModelServer(models=["gpt-4o"]) as server:
+        info = await make_backend(server).describe_server("gpt-4o", 8000)
+
+    assert (info.kind, info.context_window, info.window_source) == (
+        "openai-compatible",
+        128000,
+        "table",
+    )
+    assert info.warnings == (
+        "The server does not report its context size; 128000 tokens is the model's documented "
+        "window, and the server may run it with less.",
+    )
+
+
+async def test_unknown_model_uses_the_configured_window(make_backend: Build) -> None:
+    with ScriptedModelServer() as server:
+        info = await make_backend(server).describe_server(MODEL, 6000)
+
+    assert (info.context_window, info.window_source) == (6000, "config")
+
+
+async def test_unknown_model_without_configuration_uses_the_default(make_backend: Build) -> None:
+    with ScriptedModelServer() as server:
+        info = await make_backend(server).describe_server(MODEL, None)
+
+    assert (info.kind, info.context_window, info.window_source) == (
+        "openai-compatible",
+        4096,
+        "default",
+    )
+    assert info.tokenizer is False
+
+
+async def test_model_missing_from_the_server_list_is_warned_about(make_backend: Build) -> None:
+    with ScriptedModelServer(flavour="llama.cpp", models=["a", "b"]) as server:
+        info = await make_backend(server).describe_server("c", None)
+
+    assert info.warnings == ("The server does not list the model 'c'; it offers: a, b.",)
+
+
+async def test_server_down_still_gives_an_answer(make_backend: Build) -> None:
+    server = ScriptedModelServer().start()
+    backend = make_backend(server)
+    server.stop()
+
+    info = await backend.describe_server("gpt-4.1-mini", None)
+
+    assert (info.kind, info.context_window, info.window_source) == (
+        "openai-compatible",
+        1047576,
+        "table",
+    )
+
+
+@pytest.mark.parametrize("flavour", ["llama.cpp", "llama-cpp-python"])
+async def test_count_tokens_with_the_server_tokenizer(make_backend: Build, flavour: str) -> None:
+    with ScriptedModelServer(flavour=flavour) as server:
+        backend = make_backend(server)
+        count = await backend.count_tokens("Hello, world! How are you?")
+        again = await backend.count_tokens("one two")
+
+    assert (count, again) == (8, 2)
+
+
+async def test_count_tokens_without_a_tokenizer(make_backend: Build) -> None:
+    with ScriptedModelServer(flavour="ollama") as server:
+        assert await make_backend(server).count_tokens("Hello") is None
+
+
+@pytest.mark.parametrize(
+    ("model", "window"),
+    [
+        ("gpt-4o", 128000),
+        ("gpt-4o-mini-2024-07-18", 128000),
+        ("openai/gpt-4o", 128000),
+        ("GPT-4.1-mini", 1047576),
+        ("gpt-5", 400000),
+        ("gpt-5-mini", 400000),
+        ("gpt-4", 8192),
+        ("gpt-4-0613", 8192),
+        ("gpt-4-turbo-2024-04-09", 128000),
+        ("gpt-3.5-turbo", 16385),
+        ("o1", 200000),
+        ("o3-mini", 200000),
+        ("o4-mini", 200000),
+        ("llama3.1:8b", 131072),
+        ("meta-llama/Meta-Llama-3.1-8B-Instruct", 131072),
+        ("llama3:8b", 8192),
+        ("qwen2.5:7b-instruct", 32768),
+        ("mistral-nemo:12b", 131072),
+        ("gemma3:270m", 32768),
+        ("gemma3:12b", 131072),
+        ("hf.co/unsloth/gemma-3-270m-it-GGUF:Q4_K_M", 32768),
+        ("anthropic/claude-3.5-sonnet", 200000),
+        ("my-finetune", None),
+        ("", None),
+    ],
+)
+def test_known_context_window(model: str, window: int | None) -> None:
+    assert known_context_window(model) == window
+
+
+def test_normalize_model_name() -> None:
+    assert normalize_model_name(" OpenRouter/Meta-Llama/Llama-3.3-70B ") == "llama-3.3-70b"

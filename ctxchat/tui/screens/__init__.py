@@ -1,0 +1,1 @@
+"""Screens of the ctxchat terminal interface, one per module."""

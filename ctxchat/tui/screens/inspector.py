@@ -1,0 +1,366 @@
+"""The request inspector: the exact JSON a request sends, its messages by layer, and the diff."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.geometry import Size
+from textual.screen import ModalScreen
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.visual import Visual
+from textual.widgets import Footer, Static, TabbedContent, TabPane
+
+from ctxchat.core.history import preview
+from ctxchat.core.plan import ContextPlan
+from ctxchat.core.prefix import shared_prefix
+from ctxchat.core.tokens import REPLY_PRIMER
+from ctxchat.tui.text import clean, tokens
+from ctxchat.tui.themes import layer_variable
+
+__all__ = ["RequestInspector", "WrappedLines", "diff_lines", "message_line_owners", "pretty_json"]
+
+TABS = ("json", "messages", "diff")
+
+
+def pretty_json(body: Mapping[str, Any]) -> str:
+    """The request body as shown and copied: indented, keys in the order they are sent."""
+    return json.dumps(body, indent=2, ensure_ascii=False)
+
+
+def message_line_owners(text: str) -> list[int | None]:
+    """For each line of `pretty_json` output, the index of the message it belongs to, if any."""
+    owners: list[int | None] = []
+    inside = False
+    current: int | None = None
+    count = 0
+    for line in text.splitlines():
+        if not inside:
+            inside = line == '  "messages": ['
+            owners.append(None)
+            continue
+        if line.startswith("  ]"):
+            inside = False
+            owners.append(None)
+            continue
+        if line == "    {":
+            current = count
+            count += 1
+        owners.append(current)
+        if line in ("    }", "    },"):
+            current = None
+    return owners
+
+
+def diff_lines(previous: str, current: str) -> list[str]:
+    """A unified diff of two pretty JSON texts (empty when they are the same)."""
+    return list(
+        difflib.unified_diff(
+            previous.splitlines(),
+            current.splitlines(),
+            "previous request",
+            "this request",
+            lineterm="",
+        )
+    )
+
+
+class WrappedLines(ScrollView, can_focus=True):
+    """Many lines, wrapped once per width and drawn only where visible.
+
+    A request of thousands of messages is hundreds of kilobytes of JSON; a Static would wrap
+    all of it again on every layout. Each line may have a gutter, repeated on its wrapped rows.
+    """
+
+    DEFAULT_CSS = """
+    WrappedLines {
+        height: 1fr;
+        padding: 0 1;
+        overflow-x: hidden;
+        scrollbar-gutter: stable;
+    }
+    """
+
+    def __init__(
+        self,
+        lines: Sequence[Content],
+        gutters: Sequence[Content] | None = None,
+        *,
+        wrap: bool = True,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._lines = list(lines)
+        self._gutters = list(gutters) if gutters is not None else [Content()] * len(self._lines)
+        self._wrap = wrap
+        self._rows: list[Content] = []
+        self._width = 0
+        self._strips: dict[int, Strip] = {}
+
+    @property
+    def text(self) -> str:
+        """The lines as plain text, without gutters."""
+        return "\n".join(line.plain for line in self._lines)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._layout_rows(self.scrollable_content_region.width)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._strips.clear()
+
+    def _layout_rows(self, width: int) -> None:
+        if width == self._width or width <= 0:
+            return
+        self._width = width
+        self._strips.clear()
+        rows: list[Content] = []
+        for gutter, line in zip(self._gutters, self._lines, strict=True):
+            room = max(1, width - gutter.cell_length)
+            if not self._wrap:
+                rows.append(gutter + line.truncate(room, ellipsis=True))
+                continue
+            rows.extend(gutter + piece for piece in (line.wrap(room) if line else [line]))
+        self._rows = rows
+        self.virtual_size = Size(width, len(rows))
+        self.refresh()
+
+    def render_line(self, y: int) -> Strip:
+        index = self.scroll_offset.y + y
+        width = self.scrollable_content_region.width
+        if index >= len(self._rows):
+            return Strip.blank(width, self.rich_style)
+        strip = self._strips.get(index)
+        if strip is None:
+            strips = Visual.to_strips(
+                self, self._rows[index], width, 1, self.visual_style, pad=True
+            )
+            strip = strips[0] if strips else Strip.blank(width, self.rich_style)
+            self._strips[index] = strip
+        return strip
+
+
+class RequestInspector(ModalScreen[None]):
+    """What a request sends, exactly: its JSON, each message's layer and tokens, and what changed
+    since the previous request. `c` copies the JSON shown."""
+
+    DEFAULT_CSS = """
+    RequestInspector {
+        align: center middle;
+        & > #inspector-dialog {
+            width: 1fr;
+            height: 1fr;
+            margin: 1 2;
+            border: thick $primary;
+            background: $surface;
+        }
+        & .inspector--title { padding: 0 1; text-style: bold; }
+        & .inspector--summary { padding: 0 1; color: $foreground-muted; }
+        & TabPane { padding: 0; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close", id="inspector.close", tooltip="Close the inspector"),
+        Binding(
+            "c",
+            "copy",
+            "Copy JSON",
+            id="inspector.copy",
+            tooltip="Copy the request JSON to the clipboard",
+        ),
+        Binding("j", "show('json')", "JSON", id="inspector.json", tooltip="Show the JSON"),
+        Binding(
+            "m",
+            "show('messages')",
+            "Messages",
+            id="inspector.messages",
+            tooltip="Show each message's layer and tokens",
+        ),
+        Binding(
+            "d",
+            "show('diff')",
+            "Diff",
+            id="inspector.diff",
+            tooltip="Show what changed since the previous request",
+        ),
+    ]
+
+    def __init__(
+        self,
+        body: Mapping[str, Any],
+        plan: ContextPlan,
+        *,
+        previous: ContextPlan | Mapping[str, Any] | None = None,
+        title: str = "Next request",
+        tab: str = "json",
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        """`body` is the request body exactly as sent; `plan` the plan it was built from.
+
+        `previous` is the request before it: its body, or its plan (then the body is this one
+        with the previous plan's messages). `tab` is the tab shown first: json, messages, diff.
+        """
+        super().__init__(name=name, id=id, classes=classes)
+        self.body = body
+        self.plan = plan
+        self.json_text = pretty_json(body)
+        self._previous_plan = previous if isinstance(previous, ContextPlan) else None
+        previous_body: Mapping[str, Any] | None
+        if isinstance(previous, ContextPlan):
+            previous_body = {**body, "messages": previous.request_messages()}
+        else:
+            previous_body = previous
+        self.previous_json = None if previous_body is None else pretty_json(previous_body)
+        self._title = title
+        self._tab = tab if tab in TABS else "json"
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="inspector-dialog"):
+            yield Static(self._title_content(), classes="inspector--title")
+            yield Static(self._summary_content(), classes="inspector--summary")
+            with TabbedContent(initial=self._tab):
+                with TabPane("JSON", id="json"):
+                    yield WrappedLines(*self._json_lines(), id="json-view")
+                with TabPane("Messages", id="messages"):
+                    yield WrappedLines(self._messages_lines(), wrap=False, id="messages-view")
+                with TabPane("Diff", id="diff"):
+                    yield WrappedLines(self._diff_lines(), id="diff-view")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(f"#{self._tab}-view").focus()
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id in TABS:
+            self.query_one(f"#{event.pane.id}-view").focus()
+
+    def action_show(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+        self.query_one(f"#{tab}-view").focus()
+
+    def action_copy(self) -> None:
+        self.app.copy_to_clipboard(self.json_text)
+        self.notify(f"Copied the request JSON ({len(self.json_text):,} characters).", markup=False)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def _title_content(self) -> Content:
+        model = self.body.get("model")
+        parts = [Content(clean(self._title))]
+        if isinstance(model, str):
+            parts.append(Content.styled(clean(model), "not bold $accent"))
+        return Content(" · ").join(parts)
+
+    def _summary_content(self) -> Content:
+        plan = self.plan
+        count = len(plan.messages)
+        marker = "exact" if plan.exact else "estimate"
+        text = (
+            f"{count} message{'s' if count != 1 else ''} · {tokens(plan.tokens)} tokens "
+            f"({marker}) of {tokens(plan.total_budget)} · mode {clean(plan.mode)}"
+        )
+        if list(self.body.get("messages", [])) != plan.request_messages():
+            return Content.assemble(
+                text, " · ", ("the body's messages differ from the plan's", "bold $error")
+            )
+        return Content(text)
+
+    def _json_lines(self) -> tuple[list[Content], list[Content]]:
+        lines: list[Content] = []
+        gutters: list[Content] = []
+        layers = [message.layer.value for message in self.plan.messages]
+        for line, owner in zip(
+            self.json_text.splitlines(), message_line_owners(self.json_text), strict=True
+        ):
+            lines.append(Content(clean(line)))
+            if owner is not None and owner < len(layers):
+                gutters.append(Content.styled("▌ ", layer_variable(layers[owner])))
+            else:
+                gutters.append(Content("  "))
+        return lines, gutters
+
+    def _messages_lines(self) -> list[Content]:
+        plan = self.plan
+        if not plan.messages:
+            warnings = " ".join(clean(w) for w in plan.warnings)
+            return [Content.styled(f"Nothing would be sent. {warnings}".strip(), "$error")]
+        refs = max(len(m.ref) for m in plan.messages)
+        width = max(len(tokens(m.tokens)) for m in plan.messages)
+        header = f"{'#':>3}  {'layer':<8} {'role':<9} {'tokens':>{max(width, 6)}}  {'ref':<{refs}}  content"
+        lines = [Content.styled(header, "bold")]
+        for index, message in enumerate(plan.messages, start=1):
+            layer = message.layer.value
+            lines.append(
+                Content.assemble(
+                    f"{index:>3}  ",
+                    (f"{layer:<8}", layer_variable(layer)),
+                    f" {clean(message.role):<9} {tokens(message.tokens):>{max(width, 6)}}  ",
+                    f"{clean(message.ref):<{refs}}  ",
+                    (preview(clean(message.content), 60), "$foreground-muted"),
+                )
+            )
+        in_messages = sum(m.tokens for m in plan.messages)
+        extra = plan.tokens - in_messages
+        why = "to prime the reply" if extra == REPLY_PRIMER else "besides the messages"
+        lines.append(Content(""))
+        lines.append(
+            Content(
+                f"total {tokens(plan.tokens)} = {tokens(in_messages)} in messages"
+                f" + {tokens(extra)} {why}"
+            )
+        )
+        totals: dict[str, int] = {}
+        for message in plan.messages:
+            totals[message.layer.value] = totals.get(message.layer.value, 0) + message.tokens
+        lines.append(
+            Content("  ").join(
+                Content.assemble(("■", layer_variable(layer)), f" {layer} {tokens(count)}")
+                for layer, count in totals.items()
+            )
+        )
+        return lines
+
+    def _diff_lines(self) -> list[Content]:
+        if self.previous_json is None:
+            return [Content.styled("No previous request to compare with.", "$foreground-muted")]
+        lines: list[Content] = []
+        if self._previous_plan is not None:
+            shared = shared_prefix(self._previous_plan.messages, self.plan.messages)
+            lines.append(
+                Content.styled(
+                    f"unchanged prefix: {shared.messages} of {len(self.plan.messages)} messages,"
+                    f" {tokens(shared.tokens)} tokens (what a provider's prompt cache can reuse)",
+                    "$foreground-muted",
+                )
+            )
+        diff = diff_lines(self.previous_json, self.json_text)
+        if not diff:
+            lines.append(
+                Content.styled("No change from the previous request.", "$foreground-muted")
+            )
+        for line in diff:
+            style = ""
+            if line.startswith(("+++", "---")):
+                style = "bold"
+            elif line.startswith("@@"):
+                style = "$accent"
+            elif line.startswith("+"):
+                style = "$success"
+            elif line.startswith("-"):
+                style = "$error"
+            lines.append(Content.styled(clean(line), style) if style else Content(clean(line)))
+        return lines

@@ -1,0 +1,1 @@
+"""Widgets of the ctxchat terminal interface, one per module."""

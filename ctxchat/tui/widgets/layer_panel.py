@@ -1,0 +1,305 @@
+"""One context layer's panel (content, counts, what was left out and why), and the stack of them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from ctxchat.core.budget import Layer
+from ctxchat.core.history import HistoryMessage, preview
+from ctxchat.core.memory import Mode
+from ctxchat.core.plan import ContextPlan, Item, LayerPlan, LeftOut
+from ctxchat.tui.text import clean, signed, tokens
+from ctxchat.tui.themes import layer_variable
+from ctxchat.tui.widgets.budget_bar import BudgetBar
+
+__all__ = ["ContextPanels", "LayerPanel", "ModeChange", "mode_change"]
+
+_MODE_DESCRIPTIONS = {
+    Mode.PERSONALIZATION.value: "every memory kind; preferences and hypotheses labelled",
+    Mode.OBJECTIVE.value: "facts and constraints only; preferences and hypotheses left out",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ModeChange:
+    """What a mode switch did to the request: memory entries in and out, and the token change."""
+
+    mode: str
+    added: frozenset[str]
+    removed: frozenset[str]
+    token_delta: int
+
+    def describe(self) -> str:
+        """`mode objective: −2 entries, −41 tokens`."""
+        entries = len(self.added) - len(self.removed)
+        if self.added and self.removed:
+            moved = f"+{len(self.added)} / \u2212{len(self.removed)} entries"
+        elif entries:
+            moved = f"{signed(entries)} {'entry' if abs(entries) == 1 else 'entries'}"
+        else:
+            moved = "no entries change"
+        return f"mode {self.mode}: {moved}, {signed(self.token_delta)} tokens"
+
+
+def mode_change(previous: ContextPlan, plan: ContextPlan) -> ModeChange:
+    """The difference between the plans before and after a mode switch."""
+    before = {item.ref for item in previous.layer(Layer.MEMORY).items}
+    after = {item.ref for item in plan.layer(Layer.MEMORY).items}
+    return ModeChange(
+        plan.mode,
+        frozenset(after - before),
+        frozenset(before - after),
+        plan.tokens - previous.tokens,
+    )
+
+
+def _item_label(item: Item) -> str:
+    # Working-layer items are the stored messages themselves; their label is only the role.
+    if isinstance(item, HistoryMessage):
+        return f"{item.role}: {preview(clean(item.content), 50)}"
+    return clean(item.label)
+
+
+class LayerPanel(Vertical, can_focus=True):
+    """A layer's header (tokens, budget, share) above what it holds and what it left out.
+
+    Refs marked `added` get a `+` (new since a mode switch); left-out refs marked `removed` a `−`.
+    """
+
+    DEFAULT_CSS = """
+    LayerPanel {
+        height: auto;
+        border-left: outer $layer-free;
+        padding: 0 0 0 1;
+        margin: 0 0 1 0;
+        &.-system { border-left: outer $layer-system; }
+        &.-memory { border-left: outer $layer-memory; }
+        &.-summary { border-left: outer $layer-summary; }
+        &.-working { border-left: outer $layer-working; }
+        &.-input { border-left: outer $layer-input; }
+        &:focus { background: $boost; }
+        & > .layer-panel--header { text-style: bold; }
+        & > .layer-panel--body {
+            text-wrap: nowrap;
+            text-overflow: ellipsis;
+        }
+        &.-collapsed > .layer-panel--body { display: none; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "enter,space",
+            "toggle_collapsed",
+            "Fold",
+            id="layer.toggle",
+            tooltip="Fold or unfold this layer's content",
+        ),
+    ]
+
+    collapsed: reactive[bool] = reactive(False)
+    """True when only the header shows."""
+
+    def __init__(
+        self,
+        layer: Layer,
+        *,
+        collapsed: bool = False,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.context_layer = layer
+        self.add_class(f"-{layer.value}")
+        self._header = Static(Content(layer.value), classes="layer-panel--header")
+        self._body = Static(Content(), classes="layer-panel--body")
+        self._shown: tuple[LayerPlan, frozenset[str], frozenset[str]] | None = None
+        self.set_reactive(LayerPanel.collapsed, collapsed)
+        self.set_class(collapsed, "-collapsed")
+
+    @property
+    def layer_plan(self) -> LayerPlan | None:
+        """The layer on show."""
+        return None if self._shown is None else self._shown[0]
+
+    def compose(self) -> ComposeResult:
+        yield self._header
+        yield self._body
+
+    def watch_collapsed(self, collapsed: bool) -> None:
+        self.set_class(collapsed, "-collapsed")
+        if self._shown is not None:
+            self._header.update(self._header_content(self._shown[0]))
+
+    def action_toggle_collapsed(self) -> None:
+        self.collapsed = not self.collapsed
+
+    def update_layer(
+        self,
+        layer_plan: LayerPlan,
+        *,
+        added: frozenset[str] = frozenset(),
+        removed: frozenset[str] = frozenset(),
+    ) -> None:
+        """Show `layer_plan`; does nothing when it is what is already shown."""
+        shown = (layer_plan, added, removed)
+        if shown == self._shown:
+            return
+        self._shown = shown
+        self._header.update(self._header_content(layer_plan))
+        self._body.update(self._body_content(layer_plan, added, removed))
+
+    def _header_content(self, layer_plan: LayerPlan) -> Content:
+        fold = "▸ " if self.collapsed else "▾ "
+        parts = [
+            Content.styled(layer_plan.layer.value, layer_variable(layer_plan.layer.value)),
+            Content(f"{tokens(layer_plan.tokens)} tokens"),
+        ]
+        if layer_plan.layer is Layer.INPUT:
+            parts.append(Content.styled("counted first, never cut", "not bold $foreground-muted"))
+        else:
+            over = layer_plan.tokens > layer_plan.budget
+            parts.append(
+                Content.styled(
+                    f"budget {tokens(layer_plan.budget)} ({layer_plan.share:.0%})",
+                    "$warning" if over else "not bold $foreground-muted",
+                )
+            )
+        if layer_plan.left_out:
+            parts.append(
+                Content.styled(f"{len(layer_plan.left_out)} left out", "not bold $foreground-muted")
+            )
+        return Content(fold) + Content(" · ").join(parts)
+
+    def _body_content(
+        self, layer_plan: LayerPlan, added: frozenset[str], removed: frozenset[str]
+    ) -> Content:
+        refs = [item.ref for item in layer_plan.items] + [o.ref for o in layer_plan.left_out]
+        counts = [item.tokens for item in layer_plan.items] + [
+            o.tokens for o in layer_plan.left_out
+        ]
+        ref_width = max((len(ref) for ref in refs), default=0)
+        count_width = max((len(tokens(count)) for count in counts), default=0)
+
+        def columns(ref: str, count: int) -> str:
+            return f"{clean(ref):<{ref_width}}  {tokens(count):>{count_width}}  "
+
+        lines: list[Content] = []
+        for item in layer_plan.items:
+            mark = ("+", "bold $success") if item.ref in added else (" ", "")
+            lines.append(Content.assemble(mark, columns(item.ref, item.tokens), _item_label(item)))
+        for left in layer_plan.left_out:
+            lines.extend(self._left_out_lines(left, columns(left.ref, left.tokens), removed))
+        lines.extend(Content.styled(f"! {clean(note)}", "$warning") for note in layer_plan.notes)
+        if not lines:
+            lines.append(Content.styled("  nothing", "$foreground-muted"))
+        return Content("\n").join(lines)
+
+    @staticmethod
+    def _left_out_lines(left: LeftOut, columns: str, removed: frozenset[str]) -> Iterable[Content]:
+        mark = ("\u2212", "bold $error") if left.ref in removed else (" ", "")
+        yield Content.assemble(mark, (columns + clean(left.label), "$foreground-muted"))
+        yield Content.styled(f"    {clean(left.detail)}", "italic $foreground-muted")
+
+
+class ContextPanels(VerticalScroll):
+    """The context side: mode, budget bar, the last mode switch's effect, one panel per layer.
+
+    Built once; `update_plan` only changes what the widgets show, so it can run on every keystroke.
+    """
+
+    DEFAULT_CSS = """
+    ContextPanels {
+        height: 1fr;
+        & > .context-panels--mode { padding: 0 1; }
+        & > .context-panels--change { padding: 0 1; color: $foreground-muted; }
+        & > .context-panels--change.-empty { display: none; }
+        & > BudgetBar { margin: 0 0 1 0; }
+    }
+    """
+
+    def __init__(
+        self, *, name: str | None = None, id: str | None = None, classes: str | None = None
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._mode_line = Static(Content(), classes="context-panels--mode")
+        self._change_line = Static(Content(), classes="context-panels--change -empty")
+        self.budget_bar = BudgetBar()
+        self.panels = {layer: LayerPanel(layer, id=f"layer-{layer.value}") for layer in Layer}
+        self._plan: ContextPlan | None = None
+        self._change: ModeChange | None = None
+
+    @property
+    def plan(self) -> ContextPlan | None:
+        """The plan on show."""
+        return self._plan
+
+    @property
+    def last_mode_change(self) -> ModeChange | None:
+        """The effect of the last mode switch, shown until the next one."""
+        return self._change
+
+    def compose(self) -> ComposeResult:
+        yield self._mode_line
+        yield self.budget_bar
+        yield self._change_line
+        yield from self.panels.values()
+
+    def update_plan(
+        self,
+        plan: ContextPlan,
+        previous: ContextPlan | None = None,
+        *,
+        window_source: str = "config",
+        server_prompt_tokens: int | None = None,
+        sent_tokens: int | None = None,
+    ) -> None:
+        """Show `plan`. When `previous` (the plan just before) has another mode, the switch's
+        effect is shown — entries in and out, tokens — and stays until the next switch."""
+        if previous is not None and previous.mode != plan.mode:
+            self._change = mode_change(previous, plan)
+            self._change_line.update(self._change_content(self._change))
+            self._change_line.remove_class("-empty")
+        if self._plan is None or self._plan.mode != plan.mode:
+            self._mode_line.update(self._mode_content(plan.mode))
+        self._plan = plan
+        self.budget_bar.update_plan(
+            plan,
+            window_source=window_source,
+            server_prompt_tokens=server_prompt_tokens,
+            sent_tokens=sent_tokens,
+        )
+        for layer_plan in plan.layers:
+            added: frozenset[str] = frozenset()
+            removed: frozenset[str] = frozenset()
+            if self._change is not None and layer_plan.layer is Layer.MEMORY:
+                added, removed = self._change.added, self._change.removed
+            self.panels[layer_plan.layer].update_layer(layer_plan, added=added, removed=removed)
+
+    @staticmethod
+    def _mode_content(mode: str) -> Content:
+        style = (
+            "bold $background on $accent"
+            if mode == Mode.OBJECTIVE
+            else "bold $background on $primary"
+        )
+        return Content.assemble(
+            "mode ",
+            (f" {clean(mode)} ", style),
+            " ",
+            (_MODE_DESCRIPTIONS.get(mode, ""), "$foreground-muted"),
+        )
+
+    @staticmethod
+    def _change_content(change: ModeChange) -> Content:
+        return Content.assemble(("↔ ", "bold $accent"), change.describe())

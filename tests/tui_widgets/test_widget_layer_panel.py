@@ -1,0 +1,203 @@
+"""Layer panels: contents and counts, left-out items with reasons, mode switches, live updates."""
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from textual.widgets import Static
+from widget_hosts import ENTRIES, HostApp, make_plan, rendered
+
+from ctxchat.core.budget import Budget, Layer
+from ctxchat.core.memory import MemoryEntry, MemoryKind, Mode
+from ctxchat.tui.widgets.budget_bar import BudgetBar
+from ctxchat.tui.widgets.layer_panel import ContextPanels, LayerPanel, mode_change
+
+
+def panel_text(panels: ContextPanels, layer: Layer) -> str:
+    panel = panels.panels[layer]
+    return "\n".join(rendered(child) for child in panel.query(Static))
+
+
+def line_of(text: str, needle: str) -> str:
+    return next(line for line in text.splitlines() if needle in line)
+
+
+async def test_each_layer_shows_its_counts_items_and_left_out_reasons() -> None:
+    plan = make_plan(mode=Mode.OBJECTIVE)
+    app = HostApp(lambda: [ContextPanels()])
+    async with app.run_test(size=(100, 80)) as pilot:
+        panels = app.query_one(ContextPanels)
+        panels.update_plan(plan, window_source="server")
+        await pilot.pause()
+        memory = plan.layer(Layer.MEMORY)
+        text = panel_text(panels, Layer.MEMORY)
+        assert f"memory · {memory.tokens} tokens · budget 12,390 (10%) · 3 left out" in text
+        assert "memory:2" in line_of(text, "Everything must work offline.")
+        assert "excluded: objective mode leaves out preferences" in text
+        assert "excluded: objective mode leaves out hypotheses" in text
+        assert "excluded by you" in line_of(text, "excluded by")
+        working = panel_text(panels, Layer.WORKING)
+        assert "budget 74,342 (60%)" in working
+        assert "messages:1-12" in working and "in summary v3" in working
+        assert "excluded: failed reply" in working
+        assert "user: message 13 about the database migration" in working
+        assert "v3, messages 1-12" in panel_text(panels, Layer.SUMMARY)
+        inputs = panel_text(panels, Layer.INPUT)
+        assert "input · 12 tokens · counted first, never cut" in inputs
+        assert "What did we decide?" in inputs
+        assert "mode  objective  facts and constraints only" in rendered(
+            panels.query_one(".context-panels--mode", Static)
+        )
+
+
+async def test_dropped_over_budget_and_layer_notes() -> None:
+    entries = [
+        MemoryEntry(i, MemoryKind.FACT, f"Fact number {i} " + "word " * 30, importance=10 - i)
+        for i in range(1, 6)
+    ]
+    plan = make_plan(memory=entries, budget=Budget(2_000, 1_000), messages=0)
+    app = HostApp(lambda: [ContextPanels()])
+    async with app.run_test(size=(100, 60)) as pilot:
+        panels = app.query_one(ContextPanels)
+        panels.update_plan(plan, window_source="config")
+        await pilot.pause()
+        text = panel_text(panels, Layer.MEMORY)
+        assert text.count("dropped: over the memory budget") == 3
+
+
+async def test_a_mode_switch_shows_what_it_added_or_removed() -> None:
+    personal = make_plan(mode=Mode.PERSONALIZATION)
+    objective = make_plan(mode=Mode.OBJECTIVE)
+    saved = personal.tokens - objective.tokens
+    assert saved > 0
+    app = HostApp(lambda: [ContextPanels()])
+    async with app.run_test(size=(100, 80)) as pilot:
+        panels = app.query_one(ContextPanels)
+        change_line = panels.query_one(".context-panels--change", Static)
+        panels.update_plan(personal, window_source="server")
+        await pilot.pause()
+        assert not change_line.display
+
+        panels.update_plan(objective, personal, window_source="server")
+        await pilot.pause()
+        assert change_line.display
+        assert f"mode objective: \u22122 entries, \u2212{saved} tokens" in rendered(change_line)
+        memory = panel_text(panels, Layer.MEMORY)
+        assert line_of(memory, "memory:3").startswith("\u2212memory:3")
+        assert line_of(memory, "memory:4").startswith("\u2212memory:4")
+
+        # Typing afterwards keeps the switch's effect on show.
+        typing = make_plan(mode=Mode.OBJECTIVE, new_input="What did we decide? And")
+        panels.update_plan(typing, objective, window_source="server")
+        await pilot.pause()
+        assert f"\u2212{saved} tokens" in rendered(change_line)
+
+        panels.update_plan(personal, objective, window_source="server")
+        await pilot.pause()
+        assert f"mode personalization: +2 entries, +{saved} tokens" in rendered(change_line)
+        memory = panel_text(panels, Layer.MEMORY)
+        assert line_of(memory, "Prefers short answers.").startswith("+memory:3")
+
+
+def test_mode_change_counts_entries_both_ways() -> None:
+    before = make_plan(memory=ENTRIES[:2], mode=Mode.OBJECTIVE)
+    after = make_plan(memory=[ENTRIES[0], ENTRIES[2]], mode=Mode.PERSONALIZATION)
+    change = mode_change(before, after)
+    assert (change.added, change.removed) == (frozenset({"memory:3"}), frozenset({"memory:2"}))
+    assert change.describe().startswith("mode personalization: +1 / \u22121 entries, ")
+    same = mode_change(before, before)
+    assert same.describe() == "mode objective: no entries change, 0 tokens"
+
+
+def counting(
+    updates: dict[Layer, int], layer: Layer, update: Callable[..., None]
+) -> Callable[..., None]:
+    def counted(*args: Any, **kwargs: Any) -> None:
+        updates[layer] += 1
+        update(*args, **kwargs)
+
+    return counted
+
+
+async def test_typing_updates_the_input_layer_without_remounting(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    app = HostApp(lambda: [ContextPanels()])
+    async with app.run_test(size=(100, 80)) as pilot:
+        panels = app.query_one(ContextPanels)
+        panels.update_plan(make_plan(new_input=""), window_source="server")
+        await pilot.pause()
+        widgets = list(app.query("*"))
+        updates: dict[Layer, int] = dict.fromkeys(Layer, 0)
+        for layer, panel in panels.panels.items():
+            body = panel.query_one(".layer-panel--body", Static)
+            monkeypatch.setattr(body, "update", counting(updates, layer, body.update))
+
+        typed = ""
+        for character in "What did we decide?":
+            typed += character
+            panels.update_plan(make_plan(new_input=typed), window_source="server")
+        await pilot.pause()
+
+        assert list(app.query("*")) == widgets
+        assert updates[Layer.SYSTEM] == updates[Layer.MEMORY] == updates[Layer.SUMMARY] == 0
+        assert updates[Layer.INPUT] == len(typed)
+        final = make_plan(new_input=typed)
+        assert f"input · {final.layer(Layer.INPUT).tokens} tokens" in panel_text(
+            panels, Layer.INPUT
+        )
+        assert f"used {final.tokens:,} of" in rendered(app.query_one(BudgetBar))
+
+
+async def test_text_in_layers_is_never_markup() -> None:
+    from widget_hosts import COUNTER
+
+    from ctxchat.core.assemble import assemble_context
+    from ctxchat.core.history import HistoryMessage
+
+    plan = assemble_context(
+        budget=Budget(8_000, 1_000),
+        counter=COUNTER,
+        mode=Mode.PERSONALIZATION,
+        system_prompt="[bold]You are[/bold] \x1b[31mred\x1b[0m [/INST]",
+        memory=[MemoryEntry(1, MemoryKind.FACT, "[@click=app.quit]x[/] \x1b]0;title\x07")],
+        summary=None,
+        history=[HistoryMessage(1, "user", "[red]hi[/red]\x1b[2J", 9)],
+        new_input="[b]typed[/b]",
+    )
+    app = HostApp(lambda: [ContextPanels()])
+    async with app.run_test(size=(100, 60)) as pilot:
+        panels = app.query_one(ContextPanels)
+        panels.update_plan(plan, window_source="server")
+        await pilot.pause()
+        assert "[bold]You are[/bold] red [/INST]" in panel_text(panels, Layer.SYSTEM)
+        assert "[@click=app.quit]x[/]" in panel_text(panels, Layer.MEMORY)
+        assert "user: [red]hi[/red]" in panel_text(panels, Layer.WORKING)
+        assert "[b]typed[/b]" in panel_text(panels, Layer.INPUT)
+        assert app.is_running
+
+
+@pytest.mark.parametrize("key", ["enter", "space"])
+async def test_a_layer_panel_folds_from_the_keyboard(key: str) -> None:
+    app = HostApp(lambda: [ContextPanels()])
+    async with app.run_test(size=(100, 60)) as pilot:
+        panels = app.query_one(ContextPanels)
+        panels.update_plan(make_plan(), window_source="server")
+        panel = panels.panels[Layer.WORKING]
+        panel.focus()
+        await pilot.press(key)
+        assert panel.collapsed
+        assert not panel.query_one(".layer-panel--body", Static).display
+        assert (
+            rendered(panel.query_one(".layer-panel--header", Static))
+            .lstrip()
+            .startswith("▸ working")
+        )
+        await pilot.press(key)
+        assert not panel.collapsed
+        assert panel.query_one(".layer-panel--body", Static).display
+
+
+def test_layer_panel_binding_has_an_id_and_tooltip() -> None:
+    for binding in LayerPanel.BINDINGS:
+        assert binding.id and binding.tooltip  # type: ignore[union-attr]

@@ -1,0 +1,188 @@
+"""What the context side, the memory panel and the inspector look like (SVG snapshots).
+
+Regenerate with `pytest tests/tui_widgets --snapshot-update` and look at the report before
+committing new baselines.
+"""
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.widget import Widget
+from widget_hosts import ENTRIES, HostApp, make_plan, request_body
+
+from ctxchat.core.budget import Budget
+from ctxchat.core.memory import Mode
+from ctxchat.tui.screens.inspector import RequestInspector
+from ctxchat.tui.widgets.budget_bar import BudgetBar
+from ctxchat.tui.widgets.layer_panel import ContextPanels
+from ctxchat.tui.widgets.memory_panel import MemoryPanel
+
+SnapCompare = Callable[..., bool]
+WIDE = (150, 50)
+
+
+def host(build: Callable[[], Sequence[Widget]], theme: str = "textual-dark") -> HostApp:
+    return HostApp(build, theme=theme)
+
+
+class TestBudgetBar:
+    def test_normal_plan(self, snap_compare: SnapCompare) -> None:
+        """A bar of thin purple, amber, teal, blue and green slivers (one cell each) then grey
+        free space; `used … of 123,904 · free …`; the legend (`■ system 10 <0.1%` … `■ free …
+        99.8%`) wrapped without splitting an item; `window 128,000 (server) · reserve 4,096`
+        and a green `exact (o200k_base, the encoding of gpt-4o)`."""
+
+        async def show(pilot: Pilot[None]) -> None:
+            pilot.app.query_one(BudgetBar).update_plan(make_plan(), window_source="server")
+
+        assert snap_compare(host(lambda: [BudgetBar()]), run_before=show)
+
+    def test_with_drift_after_a_reply(self, snap_compare: SnapCompare) -> None:
+        """As the normal plan, plus a last line `server counted 251 · drift +13 (+5.5%)` with
+        the drift in amber (between 2% and 10%)."""
+
+        async def show(pilot: Pilot[None]) -> None:
+            pilot.app.query_one(BudgetBar).update_plan(
+                make_plan(), window_source="table", server_prompt_tokens=251, sent_tokens=238
+            )
+
+        assert snap_compare(host(lambda: [BudgetBar()]), run_before=show)
+
+    def test_over_budget(self, snap_compare: SnapCompare) -> None:
+        """A bar mostly green (the huge input) whose right end is red (what cannot fit);
+        `used 9,018 of 7,000 · over budget by 2,018` in red, no free entry in the legend, and
+        the warning `The message is 2,018 tokens over the budget of 7,000 tokens.` in amber."""
+        plan = make_plan(new_input="token " * 9_000, budget=Budget(8_000, 1_000))
+
+        async def show(pilot: Pilot[None]) -> None:
+            pilot.app.query_one(BudgetBar).update_plan(plan, window_source="config")
+
+        assert snap_compare(host(lambda: [BudgetBar()]), run_before=show)
+
+    def test_wide_with_drift(self, snap_compare: SnapCompare) -> None:
+        """At 150 columns the legend fits on one line and the window line on the next; the
+        drift line is red (`drift −40 (−16.8%)`, over 10%)."""
+
+        async def show(pilot: Pilot[None]) -> None:
+            pilot.app.query_one(BudgetBar).update_plan(
+                make_plan(), window_source="server", server_prompt_tokens=198, sent_tokens=238
+            )
+
+        assert snap_compare(host(lambda: [BudgetBar()]), run_before=show, terminal_size=WIDE)
+
+
+def panels_after_switch(pilot: Pilot[None], mode: Mode) -> None:
+    before = make_plan(mode=mode.toggled())
+    panels = pilot.app.query_one(ContextPanels)
+    panels.update_plan(before, window_source="server")
+    panels.update_plan(make_plan(mode=mode), before, window_source="server")
+
+
+class TestContextPanels:
+    def test_personalization(self, snap_compare: SnapCompare) -> None:
+        """Mode badge ` personalization ` in blue, the budget bar, then the system panel (purple
+        edge) and the memory panel (amber edge) with five entries in and `excluded by you`
+        for entry 6; no mode-change line (no switch yet)."""
+
+        async def show(pilot: Pilot[None]) -> None:
+            pilot.app.query_one(ContextPanels).update_plan(make_plan(), window_source="server")
+
+        assert snap_compare(host(lambda: [ContextPanels()]), run_before=show)
+
+    def test_objective_after_a_switch(self, snap_compare: SnapCompare) -> None:
+        """Mode badge ` objective ` in orange; under the bar `↔ mode objective: −2 entries, −41
+        tokens`; in the memory panel `−memory:3` and `−memory:4` (red minus) dimmed, each with
+        its italic reason `excluded: objective mode leaves out …`."""
+
+        async def show(pilot: Pilot[None]) -> None:
+            panels_after_switch(pilot, Mode.OBJECTIVE)
+
+        assert snap_compare(host(lambda: [ContextPanels()]), run_before=show)
+
+    def test_personalization_after_a_switch_wide(self, snap_compare: SnapCompare) -> None:
+        """All five layer panels at 150x50: `↔ mode personalization: +2 entries, +41 tokens`,
+        `+memory:3` and `+memory:4` marked with a green plus; the working panel lists messages
+        13-20 with `messages:1-12 … in summary v3` and `message:16 … excluded: failed reply`
+        dimmed; the input panel `counted first, never cut`."""
+
+        async def show(pilot: Pilot[None]) -> None:
+            panels_after_switch(pilot, Mode.PERSONALIZATION)
+
+        assert snap_compare(host(lambda: [ContextPanels()]), run_before=show, terminal_size=WIDE)
+
+    def test_built_in_light_theme(self, snap_compare: SnapCompare) -> None:
+        """Textual's own `textual-light` theme (which knows nothing of layers) still draws the
+        bar and the panel edges in the default layer colours on a light background."""
+
+        async def show(pilot: Pilot[None]) -> None:
+            pilot.app.query_one(ContextPanels).update_plan(make_plan(), window_source="server")
+
+        assert snap_compare(host(lambda: [ContextPanels()], "textual-light"), run_before=show)
+
+
+class TestMemoryPanel:
+    @staticmethod
+    def build() -> list[Widget]:
+        return [MemoryPanel(ENTRIES, make_plan(memory=ENTRIES, mode=Mode.OBJECTIVE))]
+
+    @staticmethod
+    async def focus(pilot: Pilot[None]) -> None:
+        pilot.app.query_one(MemoryPanel).option_list.focus()
+
+    def test_all_kinds_pins_and_scopes(self, snap_compare: SnapCompare) -> None:
+        """Header `memory · 6 entries · 3 in context (…) · mode objective`; six two-line
+        entries with coloured badges (green fact, red constraint, violet preference, yellow
+        hypothesis); entry 3 `● pinned`; entry 5 `this conversation`; included entries say
+        `in context · N tokens` in green, the others an italic dim reason; the first entry
+        highlighted."""
+        assert snap_compare(host(self.build), run_before=self.focus)
+
+    def test_wide_with_the_cursor_moved(self, snap_compare: SnapCompare) -> None:
+        """The same list at 150x50 with the highlight on the third entry (the pinned
+        preference)."""
+        assert snap_compare(
+            host(self.build), run_before=self.focus, press=["down", "down"], terminal_size=WIDE
+        )
+
+
+class TestInspector:
+    @staticmethod
+    def opened(**options: Any) -> tuple[HostApp, Callable[[Pilot[None]], Any]]:
+        plan = make_plan(new_input="And what about deploys?", mode=Mode.OBJECTIVE)
+        previous = make_plan(new_input="What did we decide?")
+
+        async def open_inspector(pilot: Pilot[None]) -> None:
+            await pilot.app.push_screen(
+                RequestInspector(request_body(plan), plan, previous=previous, **options)
+            )
+            await pilot.pause()
+
+        return host(lambda: []), open_inspector
+
+    def test_json(self, snap_compare: SnapCompare) -> None:
+        """A bordered dialog: `Next request · gpt-4o`, `11 messages · … tokens (exact) of
+        123,904 · mode objective`, tabs JSON/Messages/Diff with JSON active, the body from
+        `{` with `"model": "gpt-4o"` and each message's lines marked by a `▌` in its layer
+        colour; the footer shows esc, c, j, m, d."""
+        app, show = self.opened()
+        assert snap_compare(app, run_before=show)
+
+    def test_diff(self, snap_compare: SnapCompare) -> None:
+        """The Diff tab: `unchanged prefix: 1 of 11 messages…`, then the unified diff with
+        red `-` lines (the memory message with the preference and hypothesis, the old input)
+        and green `+` lines (the objective memory message, the new input)."""
+        app, show = self.opened(tab="diff")
+        assert snap_compare(app, run_before=show)
+
+    def test_diff_wide(self, snap_compare: SnapCompare) -> None:
+        """The same diff at 150x50, whole lines visible."""
+        app, show = self.opened(tab="diff")
+        assert snap_compare(app, run_before=show, terminal_size=WIDE)
+
+    def test_messages_wide(self, snap_compare: SnapCompare) -> None:
+        """The Messages tab at 150x50: a row per message (#, coloured layer name, role, tokens,
+        ref, dim preview), then `total … = … in messages + 3 to prime the reply` and the
+        per-layer totals with coloured squares."""
+        app, show = self.opened(tab="messages")
+        assert snap_compare(app, run_before=show, terminal_size=WIDE)

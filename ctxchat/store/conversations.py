@@ -1,0 +1,119 @@
+"""Conversations: create, find, list and search, rename, and delete for good."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from ctxchat.store.database import Database
+from ctxchat.store.errors import NotFound
+from ctxchat.store.records import Conversation, ConversationInfo
+
+_COLUMNS = "id, title, model, profile, active_summary_id, created_at, updated_at"
+
+
+def _conversation(row: Any) -> Conversation:
+    return Conversation(*row)
+
+
+def clean_title(title: str | None) -> str:
+    # A title is one line: pasted newlines and runs of spaces would break the list.
+    return " ".join((title or "").split())
+
+
+class ConversationStore(Database):
+    """The conversations table."""
+
+    def create_conversation(
+        self, title: str | None = None, *, model: str | None = None, profile: str | None = None
+    ) -> Conversation:
+        now = self.now()
+        with self.transaction() as conn:
+            cursor = conn.execute(
+                "INSERT INTO conversations (title, model, profile, created_at, updated_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (clean_title(title), model, profile, now, now),
+            )
+            assert cursor.lastrowid is not None
+            return self._get_conversation(conn, cursor.lastrowid)
+
+    def get_conversation(self, conversation_id: int) -> Conversation:
+        with self.reading() as conn:
+            return self._get_conversation(conn, conversation_id)
+
+    def latest_conversation(self) -> Conversation | None:
+        """The conversation changed most recently, or None when there is none."""
+        with self.reading() as conn:
+            row = conn.execute(
+                f"SELECT {_COLUMNS} FROM conversations ORDER BY updated_at DESC, id DESC LIMIT 1"
+            ).fetchone()
+        return None if row is None else _conversation(row)
+
+    def list_conversations(self, search: str | None = None) -> list[ConversationInfo]:
+        """Every conversation, most recently changed first.
+
+        `search` keeps those whose title or any message contains it, ignoring case
+        (in any script: `ПРИВЕТ` finds `привет`).
+        """
+        needle = search.strip().casefold() if search and search.strip() else None
+        with self.reading() as conn:
+            rows = conn.execute(
+                """
+                SELECT c.id, c.title, c.created_at, c.updated_at,
+                       count(m.id), coalesce(sum(m.tokens), 0)
+                FROM conversations c LEFT JOIN messages m ON m.conversation_id = c.id
+                WHERE ?1 IS NULL
+                   OR instr(ctx_fold(c.title), ?1) > 0
+                   OR EXISTS (
+                       SELECT 1 FROM messages s
+                       WHERE s.conversation_id = c.id AND instr(ctx_fold(s.content), ?1) > 0
+                   )
+                GROUP BY c.id
+                ORDER BY c.updated_at DESC, c.id DESC
+                """,
+                (needle,),
+            ).fetchall()
+        return [ConversationInfo(*row) for row in rows]
+
+    def rename_conversation(self, conversation_id: int, title: str) -> Conversation:
+        with self.transaction() as conn:
+            self._require_conversation(conn, conversation_id)
+            conn.execute(
+                "UPDATE conversations SET title = ?, updated_at = ? WHERE id = ?",
+                (clean_title(title), self.now(), conversation_id),
+            )
+            return self._get_conversation(conn, conversation_id)
+
+    def delete_conversation(self, conversation_id: int) -> None:
+        """Delete a conversation with its messages, summaries, plans and its own memory.
+
+        Deleted text is zeroed in the file (secure_delete), the freed pages are given back
+        and the write-ahead log is emptied, so the text is not left on disk.
+        """
+        with self.transaction() as conn:
+            self._require_conversation(conn, conversation_id)
+            # Break the conversation ↔ summary cycle before the cascades run.
+            conn.execute(
+                "UPDATE conversations SET active_summary_id = NULL WHERE id = ?",
+                (conversation_id,),
+            )
+            conn.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
+        self.reclaim_space()
+        self.checkpoint()
+
+    def _get_conversation(self, conn: sqlite3.Connection, conversation_id: int) -> Conversation:
+        row = conn.execute(
+            f"SELECT {_COLUMNS} FROM conversations WHERE id = ?", (conversation_id,)
+        ).fetchone()
+        if row is None:
+            raise NotFound("conversation", conversation_id)
+        return _conversation(row)
+
+    def _require_conversation(self, conn: sqlite3.Connection, conversation_id: int) -> None:
+        if conn.execute("SELECT 1 FROM conversations WHERE id = ?", (conversation_id,)).fetchone():
+            return
+        raise NotFound("conversation", conversation_id)
+
+    def _touch(self, conn: sqlite3.Connection, conversation_id: int, now: float) -> None:
+        """Mark the conversation changed, so it comes first in the list."""
+        conn.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id))

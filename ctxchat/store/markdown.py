@@ -1,0 +1,58 @@
+"""A conversation export rendered as Markdown, for reading and sharing."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+_ROLE_HEADINGS = {"user": "User", "assistant": "Assistant", "system": "System", "tool": "Tool"}
+
+
+def _when(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def conversation_markdown(export: dict[str, Any]) -> str:
+    """Title, each turn under its role, interrupted and failed replies marked, then every
+    summary version (the one in force flagged). Takes `Store.export_conversation` output."""
+    conversation = export["conversation"]
+    title = conversation["title"] or f"Conversation {conversation['id']}"
+    lines = [f"# {title}", ""]
+    about = [f"Started {_when(conversation['created_at'])}"]
+    if conversation["model"]:
+        about.append(f"model {conversation['model']}")
+    lines += ["*" + ", ".join(about) + ".*", ""]
+
+    for message in export["messages"]:
+        heading = _ROLE_HEADINGS.get(message["role"], message["role"].title())
+        lines += [f"## {heading}", ""]
+        if message["content"]:
+            lines += [message["content"].rstrip("\n"), ""]
+        if message["status"] == "interrupted":
+            lines += ["> *Interrupted: the reply was cut off here.*", ""]
+        elif message["status"] == "failed":
+            error = message["error"] or "no details"
+            lines += [f"> **Failed:** {error}", ""]
+        elif message["status"] == "streaming":
+            lines += ["> *Still being written when exported.*", ""]
+
+    summaries = export["summaries"]
+    if summaries:
+        active = conversation["active_summary_version"]
+        lines += ["---", "", "## Summary versions", ""]
+        for summary in summaries:
+            details = [
+                f"messages {summary['first_message_id']}–{summary['last_message_id']}",
+                summary["strategy"],
+            ]
+            if summary["model"]:
+                details.append(summary["model"])
+            details.append(f"{summary['tokens']:,} tokens")
+            if summary["edited"]:
+                details.append("edited")
+            marker = " — in force" if summary["version"] == active else ""
+            lines += [f"### v{summary['version']} ({', '.join(details)}){marker}", ""]
+            if summary["note"]:
+                lines += [f"*{summary['note']}*", ""]
+            lines += [summary["text"].rstrip("\n"), ""]
+    return "\n".join(lines).rstrip("\n") + "\n"

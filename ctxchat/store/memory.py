@@ -1,0 +1,194 @@
+"""Memory entries: the user's curated facts, constraints, preferences and hypotheses."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from enum import Enum
+from typing import Any
+
+from ctxchat.core.memory import MemoryEntry, MemoryKind
+from ctxchat.store.conversations import ConversationStore
+from ctxchat.store.errors import InvalidValue, NotFound
+from ctxchat.store.records import storable
+
+_COLUMNS = (
+    "id, kind, text, key, pinned, importance, conversation_id, source, enabled, created_at, "
+    "updated_at, tags"
+)
+
+
+class Unset(Enum):
+    """Marks an argument not given (None is a real value: no key, global scope)."""
+
+    UNSET = 0
+
+
+UNSET = Unset.UNSET
+
+
+def _entry(row: Any) -> MemoryEntry:
+    return MemoryEntry(
+        id=row[0],
+        kind=MemoryKind(row[1]),
+        text=row[2],
+        key=row[3],
+        pinned=bool(row[4]),
+        importance=row[5],
+        conversation_id=row[6],
+        source=row[7],
+        enabled=bool(row[8]),
+        created_at=row[9],
+        updated_at=row[10],
+        tags=tuple(json.loads(row[11])),
+    )
+
+
+def valid_kind(kind: MemoryKind | str) -> MemoryKind:
+    try:
+        return MemoryKind(kind)
+    except ValueError:
+        choices = ", ".join(k.value for k in MemoryKind)
+        raise InvalidValue(f"Unknown memory kind {kind!r}; use {choices}.") from None
+
+
+def valid_importance(importance: int) -> int:
+    if isinstance(importance, bool) or not isinstance(importance, int) or not 1 <= importance <= 10:
+        raise InvalidValue(f"Importance is {importance!r}; it must be a whole number from 1 to 10.")
+    return importance
+
+
+def valid_text(text: str) -> str:
+    if not text.strip():
+        raise InvalidValue("A memory entry needs some text.")
+    return storable(text.strip())
+
+
+def valid_tags(tags: Iterable[str]) -> tuple[str, ...]:
+    # Tags are single words the user filters by; duplicates and blanks would only confuse.
+    cleaned: list[str] = []
+    for tag in tags:
+        tag = tag.strip()
+        if tag and tag not in cleaned:
+            cleaned.append(tag)
+    return tuple(cleaned)
+
+
+class MemoryStore(ConversationStore):
+    """The memory table."""
+
+    def add_memory(
+        self,
+        kind: MemoryKind | str,
+        text: str,
+        *,
+        key: str | None = None,
+        pinned: bool = False,
+        importance: int = 5,
+        conversation_id: int | None = None,
+        source: str = "manual",
+        enabled: bool = True,
+        tags: Iterable[str] = (),
+    ) -> MemoryEntry:
+        """Store an entry: global with `conversation_id` None, else for that conversation."""
+        values = (
+            valid_kind(kind).value,
+            valid_text(text),
+            (key.strip() or None) if key else None,
+            int(pinned),
+            valid_importance(importance),
+            conversation_id,
+            source,
+            int(enabled),
+            json.dumps(valid_tags(tags), ensure_ascii=False),
+        )
+        now = self.now()
+        with self.transaction() as conn:
+            if conversation_id is not None:
+                self._require_conversation(conn, conversation_id)
+            cursor = conn.execute(
+                "INSERT INTO memory (kind, text, key, pinned, importance, conversation_id, "
+                "source, enabled, tags, created_at, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (*values, now, now),
+            )
+            assert cursor.lastrowid is not None
+            return self._get_memory(conn, cursor.lastrowid)
+
+    def update_memory(
+        self,
+        memory_id: int,
+        *,
+        kind: MemoryKind | str | Unset = UNSET,
+        text: str | Unset = UNSET,
+        key: str | Unset | None = UNSET,
+        pinned: bool | Unset = UNSET,
+        importance: int | Unset = UNSET,
+        conversation_id: int | Unset | None = UNSET,
+        source: str | Unset = UNSET,
+        enabled: bool | Unset = UNSET,
+        tags: Iterable[str] | Unset = UNSET,
+    ) -> MemoryEntry:
+        """Change the given fields (validated) and touch `updated_at`; returns the entry."""
+        changes: dict[str, object] = {}
+        if not isinstance(kind, Unset):
+            changes["kind"] = valid_kind(kind).value
+        if not isinstance(text, Unset):
+            changes["text"] = valid_text(text)
+        if not isinstance(key, Unset):
+            changes["key"] = (key.strip() or None) if key else None
+        if not isinstance(pinned, Unset):
+            changes["pinned"] = int(pinned)
+        if not isinstance(importance, Unset):
+            changes["importance"] = valid_importance(importance)
+        if not isinstance(conversation_id, Unset):
+            changes["conversation_id"] = conversation_id
+        if not isinstance(source, Unset):
+            changes["source"] = source
+        if not isinstance(enabled, Unset):
+            changes["enabled"] = int(enabled)
+        if not isinstance(tags, Unset):
+            changes["tags"] = json.dumps(valid_tags(tags), ensure_ascii=False)
+        with self.transaction() as conn:
+            self._get_memory(conn, memory_id)
+            if isinstance(conversation_id, int):
+                self._require_conversation(conn, conversation_id)
+            changes["updated_at"] = self.now()
+            # Column names come from the fixed set above, never from the caller.
+            assignments = ", ".join(f"{column} = ?" for column in changes)
+            conn.execute(
+                f"UPDATE memory SET {assignments} WHERE id = ?", (*changes.values(), memory_id)
+            )
+            return self._get_memory(conn, memory_id)
+
+    def delete_memory(self, memory_id: int) -> None:
+        with self.transaction() as conn:
+            self._get_memory(conn, memory_id)
+            conn.execute("DELETE FROM memory WHERE id = ?", (memory_id,))
+
+    def get_memory(self, memory_id: int) -> MemoryEntry:
+        with self.reading() as conn:
+            return self._get_memory(conn, memory_id)
+
+    def list_memory(
+        self, *, conversation_id: int | None = None, include_all_scopes: bool = False
+    ) -> list[MemoryEntry]:
+        """Global entries plus those of `conversation_id` (every entry with
+        `include_all_scopes`), oldest first."""
+        with self.reading() as conn:
+            if include_all_scopes:
+                rows = conn.execute(f"SELECT {_COLUMNS} FROM memory ORDER BY id").fetchall()
+            else:
+                rows = conn.execute(
+                    f"SELECT {_COLUMNS} FROM memory "
+                    "WHERE conversation_id IS NULL OR conversation_id = ? ORDER BY id",
+                    (conversation_id,),
+                ).fetchall()
+        return [_entry(row) for row in rows]
+
+    def _get_memory(self, conn: sqlite3.Connection, memory_id: int) -> MemoryEntry:
+        row = conn.execute(f"SELECT {_COLUMNS} FROM memory WHERE id = ?", (memory_id,)).fetchone()
+        if row is None:
+            raise NotFound("memory entry", memory_id)
+        return _entry(row)

@@ -1,0 +1,215 @@
+"""Messages: add, page through, edit, cut the tail, and the history the context engine reads."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from typing import Any
+
+from ctxchat.core.history import HistoryMessage, MessageStatus
+from ctxchat.store.errors import InvalidValue, NotFound
+from ctxchat.store.plans import PlanStore
+from ctxchat.store.records import ROLES, StoredMessage, storable
+from ctxchat.store.summaries import SummaryStore
+
+MESSAGE_COLUMNS = (
+    "id, conversation_id, role, content, tokens, exact, encoding, status, model, reasoning, "
+    "finish_reason, error, prompt_tokens, completion_tokens, cached_tokens, "
+    "estimated_prompt_tokens, parent_id, created_at, updated_at"
+)
+
+
+def message_from_row(row: Any) -> StoredMessage:
+    values = list(row)
+    values[5] = bool(values[5])
+    values[7] = MessageStatus(values[7])
+    return StoredMessage(*values)
+
+
+def check_role(role: str) -> None:
+    if role not in ROLES:
+        raise InvalidValue(f"Unknown role {role!r}; a message is from {', '.join(ROLES)}.")
+
+
+class MessageStore(SummaryStore, PlanStore):
+    """The messages table, apart from replies being streamed (see ReplyStore)."""
+
+    def add_message(
+        self,
+        conversation_id: int,
+        role: str,
+        content: str,
+        *,
+        tokens: int,
+        exact: bool,
+        encoding: str,
+        model: str | None = None,
+        status: MessageStatus = MessageStatus.COMPLETE,
+        parent_id: int | None = None,
+    ) -> StoredMessage:
+        """Store a whole message, its token count made once now with `encoding`."""
+        check_role(role)
+        status = MessageStatus(status)
+        if status is MessageStatus.STREAMING:
+            raise InvalidValue("A reply being streamed is started with start_reply.")
+        now = self.now()
+        with self.transaction() as conn:
+            self._require_conversation(conn, conversation_id)
+            self._check_parent(conn, conversation_id, parent_id)
+            cursor = conn.execute(
+                "INSERT INTO messages (conversation_id, parent_id, role, content, tokens, exact, "
+                "encoding, model, status, created_at, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    conversation_id,
+                    parent_id,
+                    role,
+                    storable(content),
+                    tokens,
+                    int(exact),
+                    encoding,
+                    model,
+                    status.value,
+                    now,
+                    now,
+                ),
+            )
+            self._touch(conn, conversation_id, now)
+            assert cursor.lastrowid is not None
+            return self._get_message(conn, cursor.lastrowid)
+
+    def get_message(self, message_id: int) -> StoredMessage:
+        with self.reading() as conn:
+            return self._get_message(conn, message_id)
+
+    def messages(
+        self, conversation_id: int, *, offset: int = 0, limit: int | None = None
+    ) -> list[StoredMessage]:
+        """Messages in the order they were written; `offset`/`limit` page through them."""
+        with self.reading() as conn:
+            self._require_conversation(conn, conversation_id)
+            rows = conn.execute(
+                f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? "
+                "ORDER BY id LIMIT ? OFFSET ?",
+                (conversation_id, -1 if limit is None else limit, offset),
+            ).fetchall()
+        return [message_from_row(row) for row in rows]
+
+    def count_messages(self, conversation_id: int) -> int:
+        with self.reading() as conn:
+            self._require_conversation(conn, conversation_id)
+            count: int = conn.execute(
+                "SELECT count(*) FROM messages WHERE conversation_id = ?", (conversation_id,)
+            ).fetchone()[0]
+        return count
+
+    def update_message_content(
+        self, message_id: int, content: str, *, tokens: int, exact: bool, encoding: str
+    ) -> StoredMessage:
+        """Edit a message's text (with its new count).
+
+        Summary versions covering this message or later ones are deleted: they were made from
+        the old text (see `_drop_summaries_beyond`). Plans of earlier replies keep the text
+        as it was sent; they hold their own copy.
+        """
+        now = self.now()
+        with self.transaction() as conn:
+            message = self._get_message(conn, message_id)
+            if message.status is MessageStatus.STREAMING:
+                raise InvalidValue(f"Message {message_id} is still being streamed.")
+            conn.execute(
+                "UPDATE messages SET content = ?, tokens = ?, exact = ?, encoding = ?, "
+                "updated_at = ? WHERE id = ?",
+                (storable(content), tokens, int(exact), encoding, now, message_id),
+            )
+            self._drop_summaries_beyond(conn, message.conversation_id, message_id - 1)
+            self._touch(conn, message.conversation_id, now)
+            return self._get_message(conn, message_id)
+
+    def delete_messages_after(self, conversation_id: int, message_id: int) -> int:
+        """Delete every message of the conversation after `message_id` (edit-and-resend
+        replaces the later turns); returns how many went.
+
+        Their plans go with them, and so do the summary versions that covered any of them;
+        if the version in force was one, the newest remaining version takes its place.
+        """
+        with self.transaction() as conn:
+            kept = self._get_message(conn, message_id)
+            if kept.conversation_id != conversation_id:
+                raise InvalidValue(
+                    f"Message {message_id} is not in conversation {conversation_id}."
+                )
+            doomed = [
+                row[0]
+                for row in conn.execute(
+                    "SELECT id FROM messages WHERE conversation_id = ? AND id > ?",
+                    (conversation_id, message_id),
+                )
+            ]
+            if not doomed:
+                return 0
+            self._release_plans(conn, doomed)
+            self._drop_summaries_beyond(conn, conversation_id, message_id)
+            conn.execute(
+                "DELETE FROM messages WHERE conversation_id = ? AND id > ?",
+                (conversation_id, message_id),
+            )
+            self._touch(conn, conversation_id, self.now())
+        return len(doomed)
+
+    def history(
+        self,
+        conversation_id: int,
+        counter_name: str,
+        recount: Callable[[str, str], int] | None = None,
+        *,
+        exact: bool = False,
+    ) -> list[HistoryMessage]:
+        """The conversation as the context engine reads it, with the stored token counts.
+
+        A message counted with another encoding than `counter_name` (the model changed) is
+        counted again with `recount(role, content)` when it is given, and the new count is
+        stored (with `exact`), so this happens once per message, not on every request.
+        """
+        with self.reading() as conn:
+            self._require_conversation(conn, conversation_id)
+            rows = conn.execute(
+                "SELECT id, role, content, tokens, status, encoding FROM messages "
+                "WHERE conversation_id = ? ORDER BY id",
+                (conversation_id,),
+            ).fetchall()
+        history: list[HistoryMessage] = []
+        updates: list[tuple[int, str, int, int, str, str]] = []
+        for message_id, role, content, tokens, status, encoding in rows:
+            state = MessageStatus(status)
+            # A reply still arriving is counted when it is finished.
+            if recount and encoding != counter_name and state is not MessageStatus.STREAMING:
+                tokens = recount(role, content)
+                updates.append((tokens, counter_name, int(exact), message_id, encoding, content))
+            history.append(HistoryMessage(message_id, role, content, tokens, state))
+        if updates:
+            # Counting happened outside the lock (it can take a while); the WHERE clause
+            # skips a message another process changed in the meantime.
+            with self.transaction() as conn:
+                conn.executemany(
+                    "UPDATE messages SET tokens = ?, encoding = ?, exact = ? "
+                    "WHERE id = ? AND encoding = ? AND content = ?",
+                    updates,
+                )
+        return history
+
+    def _get_message(self, conn: sqlite3.Connection, message_id: int) -> StoredMessage:
+        row = conn.execute(
+            f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE id = ?", (message_id,)
+        ).fetchone()
+        if row is None:
+            raise NotFound("message", message_id)
+        return message_from_row(row)
+
+    def _check_parent(
+        self, conn: sqlite3.Connection, conversation_id: int, parent_id: int | None
+    ) -> None:
+        if parent_id is None:
+            return
+        if self._get_message(conn, parent_id).conversation_id != conversation_id:
+            raise InvalidValue(f"Message {parent_id} is not in conversation {conversation_id}.")

@@ -1,0 +1,115 @@
+"""What the store returns: frozen records of conversations, messages and summary versions."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ctxchat.core.history import HistoryMessage, MessageStatus, SummaryState
+from ctxchat.core.summary import SummaryStrategy
+
+ROLES = ("system", "user", "assistant", "tool")
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    """A conversation; `title` is empty until one is given. Timestamps: seconds since the epoch."""
+
+    id: int
+    title: str
+    model: str | None
+    profile: str | None
+    active_summary_id: int | None
+    created_at: float
+    updated_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationInfo:
+    """A row of the conversation list: what it is called, how long it is, when it last changed."""
+
+    id: int
+    title: str
+    created_at: float
+    updated_at: float
+    message_count: int
+    tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class StoredMessage:
+    """One message with everything known about it.
+
+    `tokens` is its cost in a request, counted with `encoding` when it was stored (`exact`
+    says whether that counter was the model's own tokenizer). `reasoning` is the model's
+    separate reasoning text, shown but never sent back. For replies, `prompt_tokens`,
+    `completion_tokens` and `cached_tokens` are the server's usage report, and
+    `estimated_prompt_tokens` ctxchat's own count of the request, to show the drift.
+    """
+
+    id: int
+    conversation_id: int
+    role: str
+    content: str
+    tokens: int
+    exact: bool
+    encoding: str
+    status: MessageStatus
+    model: str | None = None
+    reasoning: str = ""
+    finish_reason: str | None = None
+    error: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cached_tokens: int | None = None
+    estimated_prompt_tokens: int | None = None
+    parent_id: int | None = None
+    created_at: float = 0.0
+    updated_at: float = 0.0
+
+    @property
+    def drift(self) -> int | None:
+        """Server-reported prompt tokens minus ctxchat's estimate, when both are known."""
+        if self.prompt_tokens is None or self.estimated_prompt_tokens is None:
+            return None
+        return self.prompt_tokens - self.estimated_prompt_tokens
+
+    def to_history(self) -> HistoryMessage:
+        return HistoryMessage(self.id, self.role, self.content, self.tokens, self.status)
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryVersion:
+    """One version of a conversation's summary and the messages it covers (inclusive)."""
+
+    id: int
+    conversation_id: int
+    version: int
+    text: str
+    first_message_id: int
+    last_message_id: int
+    strategy: SummaryStrategy
+    model: str | None
+    tokens: int
+    edited: bool
+    note: str
+    created_at: float
+
+    def state(self) -> SummaryState:
+        """The summary as the context engine uses it."""
+        return SummaryState(
+            self.version, self.text, self.first_message_id, self.last_message_id, self.edited
+        )
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def storable(text: str) -> str:
+    """`text` as SQLite can store it: a lone surrogate (a stream cut inside an emoji's escape)
+    cannot be encoded as UTF-8, so it becomes U+FFFD instead of failing the save."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+    return text

@@ -1,0 +1,158 @@
+"""The database schema: its version in `PRAGMA user_version` and the migrations that build it."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from ctxchat.store.errors import NewerSchema, StoreError
+
+# "ctxc": marks the file as ctxchat's, so another program's SQLite file is not taken for ours.
+APPLICATION_ID = 0x63747863
+
+# Each migration is a list of statements run in order; all pending ones run in one transaction.
+# Never edit a released migration: add a new one.
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        """
+        CREATE TABLE conversations (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            title TEXT NOT NULL DEFAULT '',
+            model TEXT,
+            profile TEXT,
+            active_summary_id INTEGER REFERENCES summaries(id) ON DELETE SET NULL,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        )
+        """,
+        "CREATE INDEX conversations_by_update ON conversations(updated_at)",
+        "CREATE INDEX conversations_by_summary ON conversations(active_summary_id)",
+        # AUTOINCREMENT: ids of deleted messages are never reused, so a stale reference
+        # (a plan, a memory entry's source) can never point at a different message.
+        """
+        CREATE TABLE messages (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            parent_id INTEGER REFERENCES messages(id) ON DELETE SET NULL,
+            role TEXT NOT NULL,
+            content TEXT NOT NULL DEFAULT '',
+            reasoning TEXT NOT NULL DEFAULT '',
+            tokens INTEGER NOT NULL DEFAULT 0,
+            exact INTEGER NOT NULL DEFAULT 0,
+            encoding TEXT NOT NULL DEFAULT '',
+            model TEXT,
+            status TEXT NOT NULL,
+            finish_reason TEXT,
+            error TEXT,
+            prompt_tokens INTEGER,
+            completion_tokens INTEGER,
+            cached_tokens INTEGER,
+            estimated_prompt_tokens INTEGER,
+            stream_owner TEXT,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        )
+        """,
+        "CREATE INDEX messages_by_conversation ON messages(conversation_id, id)",
+        # Without it every deleted message would scan the table for children (O(n²) deletes).
+        "CREATE INDEX messages_by_parent ON messages(parent_id)",
+        "CREATE INDEX messages_streaming ON messages(status) WHERE status = 'streaming'",
+        """
+        CREATE TABLE summaries (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            version INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            first_message_id INTEGER NOT NULL,
+            last_message_id INTEGER NOT NULL,
+            strategy TEXT NOT NULL,
+            model TEXT,
+            tokens INTEGER NOT NULL,
+            edited INTEGER NOT NULL DEFAULT 0,
+            note TEXT NOT NULL DEFAULT '',
+            created_at REAL NOT NULL,
+            UNIQUE (conversation_id, version)
+        )
+        """,
+        """
+        CREATE TABLE memory (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            kind TEXT NOT NULL,
+            text TEXT NOT NULL,
+            key TEXT,
+            pinned INTEGER NOT NULL DEFAULT 0,
+            importance INTEGER NOT NULL DEFAULT 5 CHECK (importance BETWEEN 1 AND 10),
+            conversation_id INTEGER REFERENCES conversations(id) ON DELETE CASCADE,
+            source TEXT NOT NULL DEFAULT 'manual',
+            enabled INTEGER NOT NULL DEFAULT 1,
+            tags TEXT NOT NULL DEFAULT '[]',
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        )
+        """,
+        "CREATE INDEX memory_by_conversation ON memory(conversation_id)",
+        # Texts sent in requests, stored once per conversation and counted by the plans using
+        # them, so deleting replies can free the texts no other plan needs.
+        """
+        CREATE TABLE plan_blobs (
+            id INTEGER PRIMARY KEY,
+            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            hash BLOB NOT NULL,
+            content TEXT NOT NULL,
+            refs INTEGER NOT NULL,
+            UNIQUE (conversation_id, hash)
+        )
+        """,
+        """
+        CREATE TABLE reply_plans (
+            message_id INTEGER PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
+            packed BLOB NOT NULL
+        )
+        """,
+        f"PRAGMA application_id = {APPLICATION_ID}",
+    ),
+)
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    version: int = conn.execute("PRAGMA user_version").fetchone()[0]
+    return version
+
+
+def check_ownership(conn: sqlite3.Connection, path: Path) -> None:
+    """Refuse another program's SQLite file and a database newer than this code."""
+    app_id: int = conn.execute("PRAGMA application_id").fetchone()[0]
+    version = schema_version(conn)
+    if app_id not in (0, APPLICATION_ID) or (
+        version == 0
+        and app_id == 0
+        and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+    ):
+        raise StoreError(
+            f"{path} is an SQLite database of another program, not ctxchat's; "
+            "choose another data directory."
+        )
+    if version > SCHEMA_VERSION:
+        raise NewerSchema(path, version, SCHEMA_VERSION)
+
+
+def migrate(conn: sqlite3.Connection, path: Path) -> int:
+    """Bring the schema up to date in one transaction; returns how many migrations ran."""
+    if schema_version(conn) == SCHEMA_VERSION:
+        return 0
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        # Another process may have migrated while we waited for the write lock.
+        check_ownership(conn, path)
+        current = schema_version(conn)
+        for statements in MIGRATIONS[current:]:
+            for statement in statements:
+                conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+    return SCHEMA_VERSION - current

@@ -1,0 +1,311 @@
+"""Export a conversation as JSON-ready data and import it back, exactly, under new ids."""
+
+from __future__ import annotations
+
+import bisect
+import json
+import sqlite3
+from collections.abc import Mapping
+from typing import Any
+
+from ctxchat.core.history import MessageStatus
+from ctxchat.core.memory import MemoryEntry
+from ctxchat.core.plan import ContextPlan
+from ctxchat.store.errors import StoreError
+from ctxchat.store.memory import MemoryStore, valid_kind
+from ctxchat.store.messages import check_role
+from ctxchat.store.records import StoredMessage, SummaryVersion
+from ctxchat.store.replies import ReplyStore
+
+EXPORT_FORMAT = "ctxchat-conversation"
+EXPORT_VERSION = 1
+
+_MESSAGE_FIELDS = (
+    "id",
+    "parent_id",
+    "role",
+    "content",
+    "reasoning",
+    "tokens",
+    "exact",
+    "encoding",
+    "model",
+    "status",
+    "finish_reason",
+    "error",
+    "prompt_tokens",
+    "completion_tokens",
+    "cached_tokens",
+    "estimated_prompt_tokens",
+    "created_at",
+    "updated_at",
+)
+_SUMMARY_FIELDS = (
+    "id",
+    "version",
+    "text",
+    "first_message_id",
+    "last_message_id",
+    "strategy",
+    "model",
+    "tokens",
+    "edited",
+    "note",
+    "created_at",
+)
+_MEMORY_FIELDS = (
+    "id",
+    "kind",
+    "text",
+    "key",
+    "pinned",
+    "importance",
+    "source",
+    "enabled",
+    "tags",
+    "created_at",
+    "updated_at",
+)
+
+
+def _message_dict(message: StoredMessage) -> dict[str, Any]:
+    data = {name: getattr(message, name) for name in _MESSAGE_FIELDS}
+    data["status"] = message.status.value
+    return data
+
+
+def _summary_dict(summary: SummaryVersion) -> dict[str, Any]:
+    data = {name: getattr(summary, name) for name in _SUMMARY_FIELDS}
+    data["strategy"] = summary.strategy.value
+    return data
+
+
+def _memory_dict(entry: MemoryEntry) -> dict[str, Any]:
+    data = {name: getattr(entry, name) for name in _MEMORY_FIELDS}
+    data["kind"] = entry.kind.value
+    data["tags"] = list(entry.tags)
+    return data
+
+
+class IdMap:
+    """Old ids to new ones; ranges map to the new ids of the messages inside them."""
+
+    def __init__(self) -> None:
+        self.ids: dict[int, int] = {}
+        self._sorted: list[int] = []
+
+    def add(self, old: int, new: int) -> None:
+        self.ids[old] = new
+        self._sorted = []
+
+    def one(self, old: int) -> int:
+        return self.ids.get(old, old)
+
+    def span(self, first: int, last: int) -> tuple[int, int]:
+        """The new ids of the first and last message within [first, last]."""
+        if not self._sorted:
+            self._sorted = sorted(self.ids)
+        start = bisect.bisect_left(self._sorted, first)
+        end = bisect.bisect_right(self._sorted, last) - 1
+        if start > end:
+            return first, last
+        return self.ids[self._sorted[start]], self.ids[self._sorted[end]]
+
+
+def remap_ref(ref: str, messages: IdMap, memory: Mapping[int, int]) -> str:
+    """A plan's reference to a message, a run of messages or a memory entry, renumbered."""
+    kind, _, rest = ref.partition(":")
+    if kind == "message" and rest.isdecimal():
+        return f"message:{messages.one(int(rest))}"
+    if kind == "messages":
+        first, _, last = rest.partition("-")
+        if first.isdecimal() and last.isdecimal():
+            new_first, new_last = messages.span(int(first), int(last))
+            return f"messages:{new_first}-{new_last}"
+    if kind == "memory" and rest.isdecimal():
+        return f"memory:{memory.get(int(rest), int(rest))}"
+    return ref
+
+
+def _remap_plan(plan: dict[str, Any], messages: IdMap, memory: Mapping[int, int]) -> ContextPlan:
+    data = json.loads(json.dumps(plan))  # a deep copy we may change
+    for layer in data["layers"]:
+        for item in (*layer["items"], *layer["left_out"]):
+            item["ref"] = remap_ref(item["ref"], messages, memory)
+    for message in data["messages"]:
+        message["ref"] = remap_ref(message["ref"], messages, memory)
+    return ContextPlan.from_dict(data)
+
+
+def _remap_source(source: str, messages: IdMap) -> str:
+    kind, _, rest = source.partition(":")
+    return (
+        f"message:{messages.one(int(rest))}" if kind == "message" and rest.isdecimal() else source
+    )
+
+
+class TransferStore(ReplyStore, MemoryStore):
+    """Whole conversations in and out."""
+
+    def export_conversation(self, conversation_id: int) -> dict[str, Any]:
+        """Everything about one conversation as JSON-ready data: its messages with all their
+        fields, summary versions, reply plans, its own memory and (apart) the global memory."""
+        with self.reading():
+            conversation = self.get_conversation(conversation_id)
+            active = self.active_summary(conversation_id)
+            messages = self.messages(conversation_id)
+            plans = []
+            for message in messages:
+                plan = self.load_plan(message.id)
+                if plan is not None:
+                    plans.append({"message_id": message.id, "plan": plan.to_dict()})
+            memory = self.list_memory(conversation_id=conversation_id)
+            summaries = self.summaries(conversation_id)
+        return {
+            "format": EXPORT_FORMAT,
+            "version": EXPORT_VERSION,
+            "conversation": {
+                "id": conversation.id,
+                "title": conversation.title,
+                "model": conversation.model,
+                "profile": conversation.profile,
+                "created_at": conversation.created_at,
+                "updated_at": conversation.updated_at,
+                "active_summary_version": None if active is None else active.version,
+            },
+            "messages": [_message_dict(m) for m in messages],
+            "summaries": [_summary_dict(s) for s in summaries],
+            "plans": plans,
+            "memory": [_memory_dict(e) for e in memory if e.conversation_id is not None],
+            "global_memory": [_memory_dict(e) for e in memory if e.conversation_id is None],
+        }
+
+    def import_conversation(self, data: Mapping[str, Any]) -> int:
+        """Add an exported conversation under new ids; returns its id.
+
+        Ids inside it (message parents, summary ranges, plan references, memory sources) are
+        renumbered. A global memory entry already present (same kind, key and text) is
+        reused rather than duplicated.
+        """
+        if data.get("format") != EXPORT_FORMAT:
+            raise StoreError("This is not a ctxchat conversation export.")
+        version = data.get("version")
+        if not isinstance(version, int) or version > EXPORT_VERSION:
+            raise StoreError(
+                f"This export has format version {version}; this ctxchat reads up to "
+                f"{EXPORT_VERSION}. Upgrade ctxchat to import it."
+            )
+        try:
+            with self.transaction() as conn:
+                return self._import(conn, data)
+        except (KeyError, TypeError, ValueError, AttributeError, sqlite3.IntegrityError) as exc:
+            if isinstance(exc, StoreError):
+                raise
+            raise StoreError(f"The export is damaged or incomplete ({exc!r}).") from exc
+
+    def _import(self, conn: sqlite3.Connection, data: Mapping[str, Any]) -> int:
+        source = data["conversation"]
+        cursor = conn.execute(
+            "INSERT INTO conversations (title, model, profile, created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (
+                source["title"],
+                source["model"],
+                source["profile"],
+                source["created_at"],
+                source["updated_at"],
+            ),
+        )
+        assert cursor.lastrowid is not None
+        conversation_id = cursor.lastrowid
+
+        messages = IdMap()
+        for message in sorted(data["messages"], key=lambda m: int(m["id"])):
+            row = {name: message[name] for name in _MESSAGE_FIELDS[1:]}
+            parent = row["parent_id"]
+            row["parent_id"] = None if parent is None else messages.ids.get(parent)
+            row["exact"] = int(row["exact"])
+            check_role(row["role"])
+            MessageStatus(row["status"])
+            cursor = conn.execute(
+                f"INSERT INTO messages (conversation_id, {', '.join(row)}) "
+                f"VALUES (?{', ?' * len(row)})",
+                (conversation_id, *row.values()),
+            )
+            assert cursor.lastrowid is not None
+            messages.add(int(message["id"]), cursor.lastrowid)
+
+        memory: dict[int, int] = {}
+        for entry in data["global_memory"]:
+            memory[entry["id"]] = self._import_memory(conn, entry, None, messages)
+        for entry in data["memory"]:
+            memory[entry["id"]] = self._import_memory(conn, entry, conversation_id, messages)
+
+        active_version = source["active_summary_version"]
+        for summary in sorted(data["summaries"], key=lambda s: int(s["version"])):
+            first, last = messages.span(summary["first_message_id"], summary["last_message_id"])
+            cursor = conn.execute(
+                "INSERT INTO summaries (conversation_id, version, text, first_message_id, "
+                "last_message_id, strategy, model, tokens, edited, note, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    conversation_id,
+                    summary["version"],
+                    summary["text"],
+                    first,
+                    last,
+                    summary["strategy"],
+                    summary["model"],
+                    summary["tokens"],
+                    int(summary["edited"]),
+                    summary["note"],
+                    summary["created_at"],
+                ),
+            )
+            if summary["version"] == active_version:
+                conn.execute(
+                    "UPDATE conversations SET active_summary_id = ? WHERE id = ?",
+                    (cursor.lastrowid, conversation_id),
+                )
+
+        for stored in data["plans"]:
+            new_id = messages.ids[int(stored["message_id"])]
+            self.save_plan(new_id, _remap_plan(stored["plan"], messages, memory))
+        return conversation_id
+
+    def _import_memory(
+        self,
+        conn: sqlite3.Connection,
+        entry: Mapping[str, Any],
+        conversation_id: int | None,
+        messages: IdMap,
+    ) -> int:
+        kind = valid_kind(entry["kind"]).value
+        if conversation_id is None:
+            row = conn.execute(
+                "SELECT id FROM memory WHERE conversation_id IS NULL AND kind = ? AND text = ? "
+                "AND key IS ?",
+                (kind, entry["text"], entry["key"]),
+            ).fetchone()
+            if row is not None:
+                existing: int = row[0]
+                return existing
+        cursor = conn.execute(
+            "INSERT INTO memory (kind, text, key, pinned, importance, conversation_id, source, "
+            "enabled, tags, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                kind,
+                entry["text"],
+                entry["key"],
+                int(entry["pinned"]),
+                entry["importance"],
+                conversation_id,
+                _remap_source(entry["source"], messages),
+                int(entry["enabled"]),
+                json.dumps(list(entry["tags"]), ensure_ascii=False),
+                entry["created_at"],
+                entry["updated_at"],
+            ),
+        )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid

@@ -1,0 +1,111 @@
+"""Two ctxchat processes on one database (the TUI and a CLI export, say): both work."""
+
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from ctxchat.store import ReplyWriter, Store
+
+WRITER = """
+import sys, time
+from pathlib import Path
+from ctxchat.store import Store
+
+path, name, go = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3])
+while not go.exists():
+    time.sleep(0.001)
+with Store.open(path) as store:  # both open a database that does not exist yet
+    conversation = store.create_conversation(name)
+    for index in range(200):
+        store.add_message(conversation.id, "user", f"{name} {index}", tokens=index, exact=True,
+                          encoding="o200k_base")
+print("done", flush=True)
+"""
+
+READER = """
+import sys, time
+from pathlib import Path
+from ctxchat.store import Store
+
+path, go = Path(sys.argv[1]), Path(sys.argv[2])
+while not go.exists():
+    time.sleep(0.001)
+time.sleep(0.05)
+exports = 0
+with Store.open(path) as store:
+    deadline = time.monotonic() + 0.5
+    while time.monotonic() < deadline:
+        for info in store.list_conversations():
+            store.export_conversation(info.id)
+            exports += 1
+print("exports", exports, flush=True)
+"""
+
+
+def test_two_processes_write_at_once_and_a_third_reads(tmp_path: Path) -> None:
+    path = tmp_path / "data" / "ctxchat.db"
+    go = tmp_path / "go"
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(path), name, str(go)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name in ("tui", "cli")
+    ]
+    reader = subprocess.Popen(
+        [sys.executable, "-c", READER, str(path), str(go)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(0.3)  # let every interpreter start and wait at the line
+    go.touch()
+    results = [child.communicate(timeout=60) for child in (*children, reader)]
+    for child, (_, err) in zip((*children, reader), results, strict=True):
+        assert child.returncode == 0, err
+        assert "locked" not in err
+    assert results[2][0].startswith("exports ")
+    with Store.open(path) as store:
+        conversations = {c.title: c for c in store.list_conversations()}
+        assert sorted(conversations) == ["cli", "tui"]
+        for name, info in conversations.items():
+            contents = [m.content for m in store.messages(info.id)]
+            assert contents == [f"{name} {index}" for index in range(200)]
+            assert info.tokens == sum(range(200))
+
+
+def test_threads_share_one_store(store: Store) -> None:
+    """The TUI's event loop and a worker thread may both use the store."""
+    conversation = store.create_conversation()
+    writer = ReplyWriter.start(store, conversation.id, model="m", interval=0)
+    errors: list[BaseException] = []
+
+    def stream() -> None:
+        try:
+            for index in range(300):
+                writer.append(f"{index} ")
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    def add_and_read() -> None:
+        try:
+            for index in range(100):
+                store.add_memory("fact", f"fact {index}")
+                store.messages(conversation.id)
+                store.list_conversations("fact")
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=stream), threading.Thread(target=add_and_read)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    reply = writer.close(tokens=1, exact=True, encoding="e")
+    assert reply.content == "".join(f"{index} " for index in range(300))
+    assert len(store.list_memory()) == 100

@@ -1,0 +1,117 @@
+"""Summary versions: numbering, the version in force, rollback, and the core's view of it."""
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from ctxchat.core.history import SummaryState
+from ctxchat.core.summary import SummaryStrategy
+from ctxchat.store import InvalidValue, NotFound, Store, StoredMessage, SummaryVersion
+
+Say = Callable[[int, str, str], StoredMessage]
+
+
+def test_versions_number_up_and_the_newest_is_in_force(store: Store, say: Say) -> None:
+    conversation = store.create_conversation()  # 1000
+    ids = [say(conversation.id, "user", f"m{i}").id for i in range(4)]  # 1001-1004
+    first = store.add_summary(
+        conversation.id,
+        text="m0 and m1",
+        first_message_id=ids[0],
+        last_message_id=ids[1],
+        strategy=SummaryStrategy.SUMMARIZE,
+        model="gpt-4o-mini",
+        tokens=12,
+    )  # 1005
+    assert first == SummaryVersion(
+        id=1,
+        conversation_id=conversation.id,
+        version=1,
+        text="m0 and m1",
+        first_message_id=ids[0],
+        last_message_id=ids[1],
+        strategy=SummaryStrategy.SUMMARIZE,
+        model="gpt-4o-mini",
+        tokens=12,
+        edited=False,
+        note="",
+        created_at=1005.0,
+    )
+    second = store.add_summary(
+        conversation.id,
+        text="m0 to m3, edited",
+        first_message_id=ids[0],
+        last_message_id=ids[3],
+        strategy="semantic",
+        model=None,
+        tokens=20,
+        edited=True,
+        note="fixed a name",
+    )
+    assert second.version == 2
+    assert store.summaries(conversation.id) == [first, second]
+    assert store.active_summary(conversation.id) == second
+    assert second.state() == SummaryState(2, "m0 to m3, edited", ids[0], ids[3], edited=True)
+    assert store.get_summary(first.id) == first
+
+
+def test_rollback_moves_the_mark_and_keeps_every_version(store: Store, say: Say) -> None:
+    conversation = store.create_conversation()
+    ids = [say(conversation.id, "user", f"m{i}").id for i in range(2)]
+    versions = [
+        store.add_summary(
+            conversation.id,
+            text=f"v{n}",
+            first_message_id=ids[0],
+            last_message_id=ids[1],
+            strategy="keyvalue",
+            model="m",
+            tokens=1,
+        )
+        for n in (1, 2)
+    ]
+    store.activate_summary(conversation.id, versions[0].id)
+    assert store.active_summary(conversation.id) == versions[0]
+    store.activate_summary(conversation.id, None)
+    assert store.active_summary(conversation.id) is None
+    assert len(store.summaries(conversation.id)) == 2
+
+
+def test_summaries_are_checked(store: Store, say: Say) -> None:
+    conversation = store.create_conversation()
+    other = store.create_conversation()
+    mine = say(conversation.id, "user", "a").id
+    theirs = say(other.id, "user", "b").id
+    common: dict[str, Any] = {"model": None, "tokens": 1, "text": "t"}
+    with pytest.raises(InvalidValue) as caught:
+        store.add_summary(
+            conversation.id, first_message_id=mine, last_message_id=mine, strategy="poem", **common
+        )
+    assert str(caught.value) == (
+        "Unknown summary strategy 'poem'; use summarize, semantic, keyvalue."
+    )
+    with pytest.raises(InvalidValue) as order:
+        store.add_summary(
+            conversation.id, first_message_id=5, last_message_id=4, strategy="semantic", **common
+        )
+    assert str(order.value) == (
+        "A summary cannot cover messages 5 to 4: the first comes after the last."
+    )
+    with pytest.raises(InvalidValue) as foreign:
+        store.add_summary(
+            conversation.id,
+            first_message_id=mine,
+            last_message_id=theirs,
+            strategy="semantic",
+            **common,
+        )
+    assert str(foreign.value) == f"Message {theirs} is not in conversation {conversation.id}."
+    summary = store.add_summary(
+        other.id, first_message_id=theirs, last_message_id=theirs, strategy="semantic", **common
+    )
+    with pytest.raises(InvalidValue):
+        store.activate_summary(conversation.id, summary.id)
+    with pytest.raises(NotFound):
+        store.activate_summary(conversation.id, 999)
+    assert store.summaries(conversation.id) == []

@@ -1,0 +1,282 @@
+"""Export and import: JSON that round-trips exactly, under new ids; and the Markdown export."""
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxchat.core.assemble import AssemblyOptions, assemble_context
+from ctxchat.core.budget import Budget
+from ctxchat.core.history import MessageStatus
+from ctxchat.core.memory import Mode
+from ctxchat.core.tokens import EstimateCounter
+from ctxchat.store import Store, StoredMessage, StoreError, conversation_markdown
+
+Say = Callable[[int, str, str], StoredMessage]
+
+
+def canonical(export: dict[str, Any]) -> dict[str, Any]:
+    """The export with every id replaced by the position of what it names, so two exports of
+    the same conversation under different ids compare equal, and any other difference shows."""
+    data: dict[str, Any] = json.loads(json.dumps(export))
+    messages = {m["id"]: f"#m{i}" for i, m in enumerate(data["messages"])}
+    memory = {e["id"]: f"#k{i}" for i, e in enumerate(data["memory"])}
+    memory |= {e["id"]: f"#g{i}" for i, e in enumerate(data["global_memory"])}
+
+    def ref(text: str) -> str:
+        text = re.sub(r"^message:(\d+)$", lambda m: f"message:{messages[int(m[1])]}", text)
+        text = re.sub(
+            r"^messages:(\d+)-(\d+)$",
+            lambda m: f"messages:{messages[int(m[1])]}-{messages[int(m[2])]}",
+            text,
+        )
+        return re.sub(r"^memory:(\d+)$", lambda m: f"memory:{memory[int(m[1])]}", text)
+
+    del data["conversation"]["id"]
+    for message in data["messages"]:
+        message["id"] = messages[message["id"]]
+        message["parent_id"] = messages.get(message["parent_id"])
+    for summary in data["summaries"]:
+        del summary["id"]
+        summary["first_message_id"] = messages[summary["first_message_id"]]
+        summary["last_message_id"] = messages[summary["last_message_id"]]
+    for stored in data["plans"]:
+        stored["message_id"] = messages[stored["message_id"]]
+        plan = stored["plan"]
+        for layer in plan["layers"]:
+            for item in (*layer["items"], *layer["left_out"]):
+                item["ref"] = ref(item["ref"])
+        for message in plan["messages"]:
+            message["ref"] = ref(message["ref"])
+    for entry in (*data["memory"], *data["global_memory"]):
+        entry["id"] = memory[entry["id"]]
+        entry["source"] = ref(entry["source"])
+    return data
+
+
+def build_conversation(store: Store) -> int:
+    """A conversation using every field: statuses, reasoning, usage, branches, summaries,
+    plans that refer to messages and memory, scoped and global memory."""
+    store.create_conversation("unrelated")  # so ids differ from a fresh database's
+    conversation = store.create_conversation("Планы: SQLite", model="gpt-4o", profile="local")
+    store.add_memory("constraint", "Standard library only.", pinned=True, tags=["tech"])
+    store.add_memory("preference", "Short answers", key="style", importance=3)
+    ids: list[int] = []
+    for index in range(12):
+        role = "user" if index % 2 == 0 else "assistant"
+        text = f"Сообщение {index}: " + "text with `code` " * (index % 5)
+        ids.append(
+            store.add_message(
+                conversation.id,
+                role,
+                text,
+                tokens=10 + index,
+                exact=index % 3 != 0,
+                encoding="o200k_base" if index % 3 else "estimate",
+                model="gpt-4o" if role == "assistant" else None,
+                parent_id=ids[-1] if ids else None,
+            ).id
+        )
+    store.add_memory(
+        "fact",
+        "Chose WAL mode.",
+        conversation_id=conversation.id,
+        source=f"message:{ids[3]}",
+        enabled=False,
+        importance=9,
+    )
+    store.add_summary(
+        conversation.id,
+        text="v1 text",
+        first_message_id=ids[0],
+        last_message_id=ids[3],
+        strategy="semantic",
+        model="gpt-4o-mini",
+        tokens=7,
+    )
+    second = store.add_summary(
+        conversation.id,
+        text="v2 text",
+        first_message_id=ids[0],
+        last_message_id=ids[5],
+        strategy="keyvalue",
+        model=None,
+        tokens=9,
+        edited=True,
+        note="edited by hand",
+    )
+    store.activate_summary(conversation.id, store.summaries(conversation.id)[0].id)
+    for status, error in ((MessageStatus.INTERRUPTED, None), (MessageStatus.FAILED, "HTTP 500")):
+        history = store.history(conversation.id, "o200k_base")
+        plan = assemble_context(
+            budget=Budget(600, 100),
+            counter=EstimateCounter(),
+            mode=Mode.PERSONALIZATION,
+            system_prompt="Be brief.",
+            memory=store.list_memory(conversation_id=conversation.id),
+            summary=second.state(),
+            history=history,
+            new_input=None,
+            conversation_id=conversation.id,
+            options=AssemblyOptions(min_recent=2),
+        )
+        reply = store.start_reply(conversation.id, model="gpt-4o", estimated_prompt_tokens=321)
+        store.save_plan(reply.id, plan)
+        store.save_partial(reply.id, "partial", "reasoning so far")
+        store.finish_reply(
+            reply.id,
+            content="partial answer" if error is None else "",
+            reasoning="reasoning",
+            status=status,
+            tokens=5,
+            exact=True,
+            encoding="o200k_base",
+            finish_reason="length" if error is None else None,
+            prompt_tokens=330,
+            completion_tokens=4,
+            cached_tokens=128,
+            error=error,
+        )
+    return conversation.id
+
+
+def test_export_holds_everything_as_json_ready_data(store: Store) -> None:
+    conversation_id = build_conversation(store)
+    export = store.export_conversation(conversation_id)
+    assert json.loads(json.dumps(export)) == export
+    assert (export["format"], export["version"]) == ("ctxchat-conversation", 1)
+    assert export["conversation"]["title"] == "Планы: SQLite"
+    assert export["conversation"]["active_summary_version"] == 1
+    assert len(export["messages"]) == 14
+    assert [s["version"] for s in export["summaries"]] == [1, 2]
+    assert len(export["plans"]) == 2
+    assert [e["text"] for e in export["memory"]] == ["Chose WAL mode."]
+    assert [e["text"] for e in export["global_memory"]] == [
+        "Standard library only.",
+        "Short answers",
+    ]
+    failed = export["messages"][-1]
+    assert (failed["status"], failed["error"], failed["cached_tokens"]) == (
+        "failed",
+        "HTTP 500",
+        128,
+    )
+    refs = [m["ref"] for m in export["plans"][0]["plan"]["messages"]]
+    assert "memory" in refs and any(r.startswith("message:") for r in refs)
+
+
+def test_import_then_export_gives_the_same_conversation_under_new_ids(store: Store) -> None:
+    original = store.export_conversation(build_conversation(store))
+    imported_id = store.import_conversation(original)
+    again = store.export_conversation(imported_id)
+    assert again["conversation"]["id"] != original["conversation"]["id"]
+    assert again["messages"][0]["id"] != original["messages"][0]["id"]
+    assert canonical(again) == canonical(original)
+    # Global memory already present is reused, not duplicated.
+    assert len(store.list_memory(include_all_scopes=True)) == 4
+    # The imported copy is a conversation like any other.
+    plan = store.load_plan(again["messages"][-1]["id"])
+    assert plan is not None and plan.to_dict() == again["plans"][-1]["plan"]
+    summary = store.active_summary(imported_id)
+    assert summary is not None and summary.text == "v1 text"
+
+
+def test_import_into_another_database_round_trips(store: Store, tmp_path: Path) -> None:
+    original = store.export_conversation(build_conversation(store))
+    with Store.open(tmp_path / "elsewhere.db") as other:
+        imported_id = other.import_conversation(json.loads(json.dumps(original)))
+        assert canonical(other.export_conversation(imported_id)) == canonical(original)
+        assert len(other.list_memory(include_all_scopes=True)) == 3
+
+
+def test_import_refuses_what_it_cannot_read(store: Store) -> None:
+    with pytest.raises(StoreError) as wrong:
+        store.import_conversation({"format": "something else"})
+    assert str(wrong.value) == "This is not a ctxchat conversation export."
+    with pytest.raises(StoreError) as newer:
+        store.import_conversation({"format": "ctxchat-conversation", "version": 2})
+    assert str(newer.value) == (
+        "This export has format version 2; this ctxchat reads up to 1. "
+        "Upgrade ctxchat to import it."
+    )
+    export = store.export_conversation(build_conversation(store))
+    before = store.list_conversations()
+    broken = json.loads(json.dumps(export))
+    del broken["messages"][3]["content"]
+    with pytest.raises(StoreError) as damaged:
+        store.import_conversation(broken)
+    assert str(damaged.value) == "The export is damaged or incomplete (KeyError('content'))."
+    bad_status = json.loads(json.dumps(export))
+    bad_status["messages"][0]["status"] = "exploded"
+    with pytest.raises(StoreError):
+        store.import_conversation(bad_status)
+    # Nothing half-imported was left behind.
+    assert store.list_conversations() == before
+
+
+def test_markdown_export(store: Store, say: Say) -> None:
+    conversation = store.create_conversation("Weekend", model="gpt-4o")
+    question = say(conversation.id, "user", "Plan a hike?")
+    cut = store.start_reply(conversation.id, model="gpt-4o")
+    store.finish_reply(
+        cut.id,
+        content="Start early and",
+        status=MessageStatus.INTERRUPTED,
+        tokens=8,
+        exact=True,
+        encoding="o200k_base",
+    )
+    failed = store.start_reply(conversation.id, model="gpt-4o")
+    store.finish_reply(
+        failed.id,
+        content="",
+        status=MessageStatus.FAILED,
+        tokens=0,
+        exact=True,
+        encoding="o200k_base",
+        error="Connection reset",
+    )
+    store.add_summary(
+        conversation.id,
+        text="They plan a hike.",
+        first_message_id=question.id,
+        last_message_id=cut.id,
+        strategy="summarize",
+        model="gpt-4o-mini",
+        tokens=1234,
+        edited=True,
+        note="shortened",
+    )
+    markdown = conversation_markdown(store.export_conversation(conversation.id))
+    assert markdown == (
+        "# Weekend\n"
+        "\n"
+        "*Started 1970-01-01 00:16 UTC, model gpt-4o.*\n"
+        "\n"
+        "## User\n"
+        "\n"
+        "Plan a hike?\n"
+        "\n"
+        "## Assistant\n"
+        "\n"
+        "Start early and\n"
+        "\n"
+        "> *Interrupted: the reply was cut off here.*\n"
+        "\n"
+        "## Assistant\n"
+        "\n"
+        "> **Failed:** Connection reset\n"
+        "\n"
+        "---\n"
+        "\n"
+        "## Summary versions\n"
+        "\n"
+        "### v1 (messages 1–2, summarize, gpt-4o-mini, 1,234 tokens, edited) — in force\n"
+        "\n"
+        "*shortened*\n"
+        "\n"
+        "They plan a hike.\n"
+    )

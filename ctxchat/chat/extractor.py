@@ -1,0 +1,85 @@
+"""Fact extraction with the model: proposals the user accepts, edits or rejects one by one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from ctxchat.chat.session import ChatSession
+from ctxchat.core.extraction import (
+    ExtractionResult,
+    build_extraction_request,
+    parse_proposals,
+)
+from ctxchat.core.memory import MemoryEntry, MemoryKind
+from ctxchat.model.errors import ProviderError
+
+RECENT_MESSAGES = 20
+
+
+class ExtractionFailed(Exception):
+    """The model could not be asked (nothing was changed)."""
+
+
+async def extract_facts(session: ChatSession, recent: int = RECENT_MESSAGES) -> ExtractionResult:
+    """Ask the model for typed entries from the recent turns; nothing is stored here."""
+    if session.backend is None:
+        raise ExtractionFailed("No model server is configured.")
+    messages = [m for m in session.history() if m.sendable][-recent:]
+    if not messages:
+        raise ExtractionFailed("There are no messages to extract facts from yet.")
+    known = session.memory()
+    request = build_extraction_request(messages, known)
+    try:
+        text, _usage = await session.backend.complete(request, model=session.model)
+    except ProviderError as error:
+        raise ExtractionFailed(f"Extraction failed: {error}") from error
+    return parse_proposals(text, known, valid_ids=[m.id for m in messages])
+
+
+class Decision(StrEnum):
+    ACCEPT = "accept"
+    UPDATE = "update"
+    REJECT = "reject"
+
+
+@dataclass(frozen=True, slots=True)
+class ProposalDecision:
+    """What the user decided for one proposal, with the final text and kind."""
+
+    action: Decision
+    kind: MemoryKind
+    text: str
+    importance: int
+    message_id: int | None = None
+    target_entry_id: int | None = None
+
+
+def apply_decisions(session: ChatSession, decisions: list[ProposalDecision]) -> list[MemoryEntry]:
+    """Store the accepted and updated entries; returns what was written."""
+    written: list[MemoryEntry] = []
+    for decision in decisions:
+        if decision.action is Decision.REJECT:
+            continue
+        source = f"message:{decision.message_id}" if decision.message_id else "extraction"
+        if decision.action is Decision.UPDATE and decision.target_entry_id is not None:
+            written.append(
+                session.store.update_memory(
+                    decision.target_entry_id,
+                    kind=decision.kind,
+                    text=decision.text,
+                    importance=decision.importance,
+                )
+            )
+        else:
+            written.append(
+                session.store.add_memory(
+                    decision.kind,
+                    decision.text,
+                    importance=decision.importance,
+                    conversation_id=session.conversation,
+                    source=source,
+                )
+            )
+    session.forget_memory()
+    return written

@@ -1,0 +1,235 @@
+"""ChatSession: one conversation with one model, as the TUI and `ctxchat send` both use it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ctxchat.chat.window import WindowInfo
+from ctxchat.config.settings import ProviderProfile, Settings
+from ctxchat.core.assemble import assemble_context
+from ctxchat.core.budget import Budget, Layer
+from ctxchat.core.history import HistoryMessage, SummaryState
+from ctxchat.core.memory import MemoryEntry, Mode
+from ctxchat.core.plan import ContextPlan
+from ctxchat.core.summary import FoldRange, pending_fold
+from ctxchat.core.tokens import CachingCounter, TokenCounter, count_message, counter_for_model
+from ctxchat.model.backend import ModelBackend
+from ctxchat.model.errors import ProviderError
+from ctxchat.store import Store, StoredMessage, SummaryVersion
+
+
+class OverBudget(Exception):
+    """The new message cannot fit even alone; nothing was stored or sent."""
+
+    def __init__(self, plan: ContextPlan) -> None:
+        self.plan = plan
+        super().__init__(
+            f"The message is {plan.over_by:,} tokens over the budget of "
+            f"{plan.total_budget:,} tokens; shorten it or raise the context window."
+        )
+
+
+@dataclass
+class SessionCache:
+    """What the session read from the store, kept until something changes it."""
+
+    history: list[HistoryMessage] | None = None
+    memory: list[MemoryEntry] | None = None
+    summary: SummaryVersion | None = None
+    summary_loaded: bool = False
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+class ChatSession:
+    """A conversation, the model it talks to, and the context decisions in between.
+
+    It reads history, memory and the active summary from the store once and keeps them;
+    every method that changes them goes through the session so the cache stays true.
+    `plan(draft)` is cheap enough to run on every keystroke.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings,
+        profile: ProviderProfile,
+        conversation_id: int | None,
+        *,
+        backend: ModelBackend | None = None,
+        mode: Mode | None = None,
+        window: WindowInfo | None = None,
+        counter: TokenCounter | None = None,
+        secrets: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.store = store
+        self.settings = settings
+        self.profile = profile
+        self.conversation_id = conversation_id
+        self.backend = backend
+        self.mode = mode or settings.default_mode
+        self.window = window or WindowInfo.without_server(
+            profile.model, settings.context_window(profile)
+        )
+        self.counter: TokenCounter = CachingCounter(counter or counter_for_model(profile.model))
+        self.secrets = tuple(secrets)
+        self.env = dict(env or {})
+        self._cache = SessionCache()
+
+    # --- what the session knows -------------------------------------------------------
+
+    @property
+    def model(self) -> str:
+        return self.profile.model
+
+    @property
+    def budget(self) -> Budget:
+        """The budget in force (raises BudgetError when window and reserve cannot work)."""
+        return self.settings.budget(self.profile, self.window.context_window)
+
+    def invalidate(self) -> None:
+        """Forget what was read; the next plan reads the store again (after outside changes)."""
+        self._cache = SessionCache()
+
+    def history(self) -> list[HistoryMessage]:
+        if self._cache.history is None and self.conversation_id is None:
+            self._cache.history = []
+        if self._cache.history is None:
+            counter = self.counter
+            self._cache.history = self.store.history(
+                self.conversation,
+                counter.name,
+                lambda role, content: count_message(counter, role, content).tokens,
+                exact=counter.exact,
+            )
+        return self._cache.history
+
+    def memory(self) -> list[MemoryEntry]:
+        if self._cache.memory is None:
+            self._cache.memory = self.store.list_memory(conversation_id=self.conversation_id)
+        return self._cache.memory
+
+    def active_summary(self) -> SummaryVersion | None:
+        if not self._cache.summary_loaded:
+            self._cache.summary = (
+                None
+                if self.conversation_id is None
+                else self.store.active_summary(self.conversation_id)
+            )
+            self._cache.summary_loaded = True
+        return self._cache.summary
+
+    def summary_state(self) -> SummaryState | None:
+        summary = self.active_summary()
+        return summary.state() if summary is not None else None
+
+    def plan(self, draft: str | None = None) -> ContextPlan:
+        """The context plan of the next request (with `draft` as the new message, if any)."""
+        return assemble_context(
+            budget=self.budget,
+            counter=self.counter,
+            mode=self.mode,
+            system_prompt=self.settings.context.system_prompt,
+            memory=self.memory(),
+            summary=self.summary_state(),
+            history=self.history(),
+            new_input=draft,
+            conversation_id=self.conversation_id,
+            options=self.settings.context.assembly_options(),
+        )
+
+    def pending_fold(self, *, manual: bool = False) -> FoldRange | None:
+        """What summarization would fold now: by hand everything but the recent turns,
+        automatically only what left working memory once the policy's threshold is met."""
+        plan = self.plan(None)
+        working = {
+            int(item.ref.split(":", 1)[1])
+            for item in plan.layer(Layer.WORKING).items
+            if item.ref.startswith("message:")
+        }
+        return pending_fold(
+            self.history(),
+            self.summary_state(),
+            working,
+            self.settings.summary.policy(),
+            min_recent=self.settings.context.min_recent,
+            manual=manual,
+        )
+
+    # --- changes ----------------------------------------------------------------------
+
+    def toggle_mode(self) -> Mode:
+        self.mode = self.mode.toggled()
+        return self.mode
+
+    def count(self, role: str, content: str) -> int:
+        return count_message(self.counter, role, content).tokens
+
+    @property
+    def conversation(self) -> int:
+        """The conversation's id; a session for "no conversation yet" can only plan."""
+        if self.conversation_id is None:
+            raise ValueError("This session has no conversation to write to.")
+        return self.conversation_id
+
+    def add_user_message(self, text: str, *, parent_id: int | None = None) -> StoredMessage:
+        message = self.store.add_message(
+            self.conversation,
+            "user",
+            text,
+            tokens=self.count("user", text),
+            exact=self.counter.exact,
+            encoding=self.counter.name,
+            model=self.model,
+            parent_id=parent_id,
+        )
+        self._remember(message)
+        return message
+
+    def _remember(self, message: StoredMessage) -> None:
+        if self._cache.history is not None:
+            self._cache.history = [m for m in self._cache.history if m.id != message.id]
+            self._cache.history.append(message.to_history())
+            self._cache.history.sort(key=lambda m: m.id)
+
+    def remember_message(self, message: StoredMessage) -> None:
+        """Take a message stored elsewhere (a finished reply) into the cached history."""
+        self._remember(message)
+
+    def forget_memory(self) -> None:
+        self._cache.memory = None
+
+    def forget_summary(self) -> None:
+        self._cache.summary_loaded = False
+        self._cache.summary = None
+
+    def forget_history(self) -> None:
+        self._cache.history = None
+
+    def switch_model(self, profile: ProviderProfile, backend: ModelBackend | None) -> None:
+        """Talk to another profile or model; counts are redone once for the new encoding."""
+        self.profile = profile
+        self.backend = backend
+        self.window = WindowInfo.without_server(
+            profile.model, self.settings.context_window(profile)
+        )
+        self.counter = CachingCounter(counter_for_model(profile.model))
+        self._cache.history = None
+
+    async def detect_window(self) -> WindowInfo:
+        """Ask the server for its context window (configured values still win)."""
+        configured = self.settings.context_window(self.profile)
+        if configured > 0 or self.backend is None:
+            return self.window
+        try:
+            info = await self.backend.describe_server(self.model, None)
+        except ProviderError:
+            return self.window
+        if info.context_window:
+            self.window = WindowInfo(info.context_window, info.window_source, info.warnings)
+        elif info.warnings:
+            self.window = WindowInfo(
+                self.window.context_window, self.window.source, self.window.warnings + info.warnings
+            )
+        return self.window

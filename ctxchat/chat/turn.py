@@ -1,0 +1,172 @@
+"""One turn: store the user's message, send exactly the plan, save the reply as it streams."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from ctxchat.chat.session import ChatSession, OverBudget
+from ctxchat.chat.window import WindowInfo
+from ctxchat.core.history import MessageStatus
+from ctxchat.core.plan import ContextPlan, PlanStatus
+from ctxchat.model.backend import Usage
+from ctxchat.model.errors import ErrorKind, ProviderError, describe_finish, redact, stopped_by_user
+from ctxchat.store import ReplyWriter, StoredMessage
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStarted:
+    """The user's message is stored and the request is on its way."""
+
+    user_message: StoredMessage | None
+    reply_id: int
+    plan: ContextPlan
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyDelta:
+    text: str
+    reasoning: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnFinished:
+    """The reply arrived whole; `notice` says if the output limit cut it."""
+
+    reply: StoredMessage
+    notice: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TurnFailed:
+    """The server failed; the reply (if any text came) is stored interrupted or failed."""
+
+    reply: StoredMessage
+    error: ProviderError
+
+
+TurnEvent = TurnStarted | ReplyDelta | TurnFinished | TurnFailed
+
+
+class NoBackend(Exception):
+    """The session has no model server to talk to."""
+
+
+async def send_message(session: ChatSession, text: str) -> AsyncIterator[TurnEvent]:
+    """Send `text` as the next user message and stream the reply.
+
+    An input that cannot fit raises OverBudget before anything is stored. Otherwise the
+    user's message is stored first, so no failure can lose it.
+    """
+    if session.backend is None:
+        raise NoBackend("No model server is configured.")
+    plan = session.plan(text)
+    if plan.status is PlanStatus.OVER_BUDGET:
+        raise OverBudget(plan)
+    user_message = session.add_user_message(text)
+    async for event in _stream(session, plan, user_message):
+        yield event
+
+
+async def regenerate(session: ChatSession) -> AsyncIterator[TurnEvent]:
+    """Answer the last user message again (retry after a failure, or regenerate).
+
+    The replies after the last user message are replaced.
+    """
+    if session.backend is None:
+        raise NoBackend("No model server is configured.")
+    history = session.history()
+    last_user = next((m for m in reversed(history) if m.role == "user"), None)
+    if last_user is None:
+        raise ValueError("There is no message to answer yet.")
+    if history[-1].id != last_user.id:
+        session.store.delete_messages_after(session.conversation, last_user.id)
+        session.forget_history()
+        session.forget_summary()
+    plan = session.plan(None)
+    if plan.status is PlanStatus.OVER_BUDGET:
+        raise OverBudget(plan)
+    async for event in _stream(session, plan, None):
+        yield event
+
+
+async def _stream(
+    session: ChatSession, plan: ContextPlan, user_message: StoredMessage | None
+) -> AsyncIterator[TurnEvent]:
+    backend = session.backend
+    assert backend is not None
+    writer = ReplyWriter.start(
+        session.store,
+        session.conversation,
+        model=session.model,
+        estimated_prompt_tokens=plan.tokens,
+    )
+    # The plan is saved before the first token, so even a crash keeps what was sent.
+    session.store.save_plan(writer.message_id, plan)
+    yield TurnStarted(user_message, writer.message_id, plan)
+
+    usage: Usage | None = None
+    finish: str | None = None
+    stream = backend.stream_reply(
+        plan.request_messages(), model=session.model, max_tokens=plan.output_reserve
+    )
+    try:
+        async for chunk in stream:
+            if chunk.text or chunk.reasoning:
+                writer.append(chunk.text, chunk.reasoning)
+                yield ReplyDelta(chunk.text, chunk.reasoning)
+            usage = chunk.usage or usage
+            finish = chunk.finish_reason or finish
+    except ProviderError as error:
+        if error.context_window:
+            # The server told its real window in the refusal: plan with it from now on.
+            session.window = WindowInfo(error.context_window, "server")
+        reply = _close(session, writer, usage, finish, error)
+        yield TurnFailed(reply, error)
+        return
+    except (asyncio.CancelledError, GeneratorExit):
+        # Stopped by the user: keep what arrived, marked interrupted.
+        _close(session, writer, usage, finish, stopped_by_user(writer.content))
+        raise
+    finally:
+        with contextlib.suppress(Exception):
+            await stream.aclose()  # type: ignore[attr-defined]
+    reply = _close(session, writer, usage, finish, None)
+    yield TurnFinished(reply, describe_finish(finish))
+
+
+def _close(
+    session: ChatSession,
+    writer: ReplyWriter,
+    usage: Usage | None,
+    finish: str | None,
+    error: ProviderError | None,
+) -> StoredMessage:
+    content = writer.content
+    if error is None:
+        status = MessageStatus.COMPLETE
+    elif content.strip() or error.kind is ErrorKind.CANCELLED:
+        status = MessageStatus.INTERRUPTED
+    else:
+        status = MessageStatus.FAILED
+    message = writer.close(
+        status=status,
+        tokens=session.count("assistant", content),
+        exact=session.counter.exact,
+        encoding=session.counter.name,
+        finish_reason=finish if error is None else (finish or error.kind.value),
+        prompt_tokens=usage.prompt_tokens if usage else None,
+        completion_tokens=usage.completion_tokens if usage else None,
+        cached_tokens=usage.cached_tokens if usage else None,
+        error=None if error is None else redact(_error_line(error), session.secrets),
+    )
+    session.remember_message(message)
+    return message
+
+
+def _error_line(error: ProviderError) -> str:
+    if error.kind is ErrorKind.CANCELLED:
+        return error.message
+    return f"{error.message} {error.action}".strip()

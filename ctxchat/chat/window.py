@@ -1,0 +1,35 @@
+"""Where the context window comes from: the config, the server, the known-models table, a default."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ctxchat.model.known_models import known_context_window
+
+DEFAULT_WINDOW = 8_192
+
+
+@dataclass(frozen=True, slots=True)
+class WindowInfo:
+    """A context window and its source: `config`, `server`, `table` or `default`."""
+
+    context_window: int
+    source: str
+    warnings: tuple[str, ...] = ()
+
+    @classmethod
+    def without_server(cls, model: str, configured: int) -> WindowInfo:
+        """The window known before asking the server: configured, else the table, else a default."""
+        if configured > 0:
+            return cls(configured, "config")
+        known = known_context_window(model)
+        if known:
+            return cls(known, "table")
+        return cls(
+            DEFAULT_WINDOW,
+            "default",
+            (
+                f"The context window of {model or 'this model'} is unknown; assuming "
+                f"{DEFAULT_WINDOW:,} tokens. Set context_window in the config to be sure.",
+            ),
+        )

@@ -1,0 +1,77 @@
+"""Opening what every command needs: settings, the store, the state file, a model backend."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ctxchat.config.loader import LoadedSettings, load_settings
+from ctxchat.config.locations import Locations
+from ctxchat.config.settings import ProviderProfile, Settings
+from ctxchat.config.state import AppState, LoadedState, load_state, save_state
+from ctxchat.store import Store
+
+if TYPE_CHECKING:
+    from ctxchat.model.backend import ModelBackend
+
+
+@dataclass
+class Workspace:
+    """Settings, paths, the open store and the app's state for one run."""
+
+    loaded: LoadedSettings
+    locations: Locations
+    store: Store
+    state: AppState
+    env: dict[str, str]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def settings(self) -> Settings:
+        return self.loaded.settings
+
+    @property
+    def secrets(self) -> list[str]:
+        return self.settings.secrets(self.env)
+
+    def save_state(self, state: AppState) -> None:
+        self.state = state
+        save_state(self.locations.state_file, state)
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def open_workspace(
+    *,
+    config: Path | None = None,
+    data_dir: Path | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Workspace:
+    """Load settings and state and open the store.
+
+    Raises ConfigError (bad config), StoreError and its kinds (bad database).
+    """
+    environment = dict(os.environ if env is None else env)
+    locations = Locations.resolve(config=config, data=data_dir, env=environment)
+    loaded = load_settings(locations.config_file, environment, required=config is not None)
+    store = Store.open(locations.database)
+    state: LoadedState = load_state(locations.state_file)
+    warnings = [*loaded.warnings, *state.warnings]
+    if store.interrupted_on_open:
+        count = store.interrupted_on_open
+        warnings.append(
+            f"{count} reply{' was' if count == 1 else 'ies were'} cut off when ctxchat last "
+            "stopped; they are kept and marked interrupted."
+        )
+    return Workspace(loaded, locations, store, state.state, environment, warnings)
+
+
+def make_backend(profile: ProviderProfile, env: Mapping[str, str]) -> ModelBackend:
+    """The OpenAI-compatible backend for a profile (raises MissingApiKey without its key)."""
+    from ctxchat.model.openai_backend import OpenAIBackend
+
+    return OpenAIBackend(profile.base_url, profile.resolve_api_key(env))

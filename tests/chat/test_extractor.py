@@ -1,0 +1,110 @@
+"""Fact extraction through the model: proposals, malformed output, and applying decisions."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ctxchat.chat.extractor import (
+    Decision,
+    ExtractionFailed,
+    ProposalDecision,
+    apply_decisions,
+    extract_facts,
+)
+from ctxchat.chat.session import ChatSession
+from ctxchat.core.memory import MemoryKind
+from ctxchat.testing.server import Fault, ScriptedModelServer
+
+
+async def test_good_output_becomes_proposals_and_nothing_is_stored(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    existing = session.store.add_memory(MemoryKind.FACT, "The team deploys on Fridays.")
+    session.forget_memory()
+    question = session.add_user_message(
+        "We deploy on Fridays now, and I think Rust would be nicer."
+    )
+    server.script(
+        json.dumps(
+            [
+                {
+                    "kind": "fact",
+                    "text": "The team deploys on Fridays.",
+                    "importance": 6,
+                    "message_id": question.id,
+                },
+                {
+                    "kind": "preference",
+                    "text": "The user would like Rust.",
+                    "importance": 3,
+                    "message_id": question.id,
+                },
+            ]
+        )
+    )
+    result = await extract_facts(session)
+    assert [(p.kind, p.matches_entry_id, p.message_id) for p in result.proposals] == [
+        (MemoryKind.FACT, existing.id, question.id),
+        (MemoryKind.PREFERENCE, None, question.id),
+    ]
+    assert result.problems == ()
+    assert [e.id for e in session.store.list_memory(conversation_id=session.conversation_id)] == [
+        existing.id
+    ]
+    sent = server.requests[-1]["messages"]
+    assert f"[{question.id}] user: We deploy on Fridays now" in sent[1]["content"]
+    assert "- (fact) The team deploys on Fridays." in sent[1]["content"]
+
+
+async def test_malformed_output_gives_a_message_and_what_parsed(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    session.add_user_message("Note: builds must stay offline.")
+    server.script('Sure! [{"kind": "constraint", "text": "Builds stay offline."}, {"kind": ')
+    result = await extract_facts(session)
+    assert [p.text for p in result.proposals] == ["Builds stay offline."]
+    server.script("no json here")
+    empty = await extract_facts(session)
+    assert empty.proposals == ()
+    assert empty.problems == ("The model's reply held no JSON entries.",)
+
+
+async def test_server_failure_is_a_clear_error(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    session.add_user_message("hello")
+    server.fail_next(Fault.SERVER_ERROR)
+    with pytest.raises(ExtractionFailed) as caught:
+        await extract_facts(session)
+    assert str(caught.value).startswith("Extraction failed: ")
+
+
+async def test_nothing_to_extract_from(session: ChatSession) -> None:
+    with pytest.raises(ExtractionFailed, match="no messages to extract facts from"):
+        await extract_facts(session)
+
+
+def test_apply_accept_update_reject(session: ChatSession) -> None:
+    old = session.store.add_memory(MemoryKind.HYPOTHESIS, "Maybe the cache is cold.")
+    written = apply_decisions(
+        session,
+        [
+            ProposalDecision(Decision.ACCEPT, MemoryKind.FACT, "Uses SQLite.", 7, message_id=None),
+            ProposalDecision(
+                Decision.UPDATE,
+                MemoryKind.FACT,
+                "The cache is cold at start.",
+                6,
+                target_entry_id=old.id,
+            ),
+            ProposalDecision(Decision.REJECT, MemoryKind.FACT, "Nonsense.", 1),
+        ],
+    )
+    assert [(e.kind, e.text, e.source) for e in written] == [
+        (MemoryKind.FACT, "Uses SQLite.", "extraction"),
+        (MemoryKind.FACT, "The cache is cold at start.", "manual"),
+    ]
+    texts = sorted(e.text for e in session.memory())
+    assert texts == ["The cache is cold at start.", "Uses SQLite."]

@@ -1,0 +1,205 @@
+"""A turn end to end against the scripted server: what is sent, stored and shown on failure."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from ctxchat.chat.session import ChatSession, OverBudget
+from ctxchat.chat.turn import (
+    ReplyDelta,
+    TurnEvent,
+    TurnFailed,
+    TurnFinished,
+    TurnStarted,
+    regenerate,
+    send_message,
+)
+from ctxchat.core.history import MessageStatus
+from ctxchat.core.memory import MemoryKind
+from ctxchat.model.errors import ErrorKind
+from ctxchat.testing.server import Fault, Reply, ScriptedModelServer
+
+API_KEY = "sk-chat-test-0123456789"  # the key tests/chat/conftest.py configures
+
+
+async def collect(events: object) -> list[TurnEvent]:
+    return [event async for event in events]  # type: ignore[attr-defined]
+
+
+async def test_the_bytes_sent_are_the_plan(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    session.store.add_memory(MemoryKind.FACT, "The database is SQLite.")
+    session.forget_memory()
+    server.script("First answer.", "Second answer.")
+    await collect(send_message(session, "Hello"))
+    events = await collect(send_message(session, "What database do we use?"))
+
+    started = events[0]
+    assert isinstance(started, TurnStarted)
+    body = server.requests[-1]
+    assert json.dumps(body["messages"]) == json.dumps(started.plan.request_messages())
+    assert [m["role"] for m in body["messages"]] == [
+        "system",
+        "system",
+        "user",
+        "assistant",
+        "user",
+    ]
+    assert body["messages"][-1]["content"] == "What database do we use?"
+    assert body["model"] == "gpt-4o"
+    assert body["max_tokens"] == started.plan.output_reserve
+    # The stored plan of the reply is the one that was sent.
+    finished = events[-1]
+    assert isinstance(finished, TurnFinished)
+    stored_plan = session.store.load_plan(finished.reply.id)
+    assert stored_plan is not None
+    assert stored_plan.request_messages() == body["messages"]
+
+
+async def test_reply_is_streamed_stored_with_usage_and_drift(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    server.script("A reply that arrives in several small chunks.")
+    events = await collect(send_message(session, "Hi there"))
+    deltas = [e.text for e in events if isinstance(e, ReplyDelta)]
+    assert len(deltas) > 3
+    assert "".join(deltas) == "A reply that arrives in several small chunks."
+    finished = events[-1]
+    assert isinstance(finished, TurnFinished)
+    reply = finished.reply
+    assert reply.status is MessageStatus.COMPLETE
+    assert reply.content == "A reply that arrives in several small chunks."
+    assert reply.prompt_tokens == server.prompt_tokens(server.requests[-1]["messages"])
+    assert reply.estimated_prompt_tokens == events[0].plan.tokens  # type: ignore[union-attr]
+    assert reply.drift == reply.prompt_tokens - reply.estimated_prompt_tokens  # type: ignore[operator]
+    assert reply.tokens == session.count("assistant", reply.content)
+    stored = session.store.messages(session.conversation_id)
+    assert [(m.role, m.content) for m in stored] == [
+        ("user", "Hi there"),
+        ("assistant", "A reply that arrives in several small chunks."),
+    ]
+
+
+async def test_wrong_key_keeps_the_message_and_names_no_secret(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    server.fail_next(Fault.AUTH)
+    events = await collect(send_message(session, "Keep me"))
+    failed = events[-1]
+    assert isinstance(failed, TurnFailed)
+    assert failed.error.kind is ErrorKind.AUTH
+    assert failed.reply.status is MessageStatus.FAILED
+    assert failed.reply.error is not None
+    assert API_KEY not in failed.reply.error
+    assert API_KEY not in str(failed.error)
+    stored = session.store.messages(session.conversation_id)
+    assert stored[0].content == "Keep me"
+    # A failed reply is not sent back next time.
+    assert [m["role"] for m in session.plan("again").request_messages()] == [
+        "system",
+        "user",
+        "user",
+    ]
+
+
+async def test_dropped_stream_keeps_the_partial_reply(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    server.script("One two three four five six seven eight nine ten.")
+    server.fail_next(Fault.DROP, after=3)
+    events = await collect(send_message(session, "Count"))
+    failed = events[-1]
+    assert isinstance(failed, TurnFailed)
+    assert failed.error.kind is ErrorKind.INTERRUPTED
+    partial = "".join(e.text for e in events if isinstance(e, ReplyDelta))
+    assert partial
+    assert failed.reply.status is MessageStatus.INTERRUPTED
+    assert failed.reply.content == partial
+
+
+async def test_stopping_keeps_what_arrived(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    server.latency = 0.05
+    server.script("word " * 200)
+    received: list[str] = []
+
+    async def run() -> None:
+        async for event in send_message(session, "Talk a lot"):
+            if isinstance(event, ReplyDelta):
+                received.append(event.text)
+
+    task = asyncio.create_task(run())
+    while len(received) < 3:
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    reply = session.store.messages(session.conversation_id)[-1]
+    assert reply.status is MessageStatus.INTERRUPTED
+    assert reply.content == "".join(received)
+    assert reply.error == "You stopped the reply; the part received so far was kept."
+
+
+async def test_over_budget_input_stores_nothing(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    with pytest.raises(OverBudget) as caught:
+        await collect(send_message(session, "word " * 20_000))
+    assert str(caught.value).startswith("The message is ")
+    assert "tokens over the budget of 7,000 tokens" in str(caught.value)
+    assert session.store.messages(session.conversation_id) == []
+    assert server.requests == []
+
+
+async def test_regenerate_replaces_the_last_reply(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    server.script("First try.", "Second try.")
+    await collect(send_message(session, "Question"))
+    events = await collect(regenerate(session))
+    assert isinstance(events[-1], TurnFinished)
+    stored = session.store.messages(session.conversation_id)
+    assert [(m.role, m.content) for m in stored] == [
+        ("user", "Question"),
+        ("assistant", "Second try."),
+    ]
+    assert [m["content"] for m in server.requests[-1]["messages"]] == ["You are terse.", "Question"]
+
+
+async def test_reasoning_is_stored_apart_and_never_sent_back(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    server.script(Reply("The answer is 4.", reasoning="Two plus two makes four."))
+    events = await collect(send_message(session, "2+2?"))
+    reply = events[-1].reply  # type: ignore[union-attr]
+    assert reply.content == "The answer is 4."
+    assert reply.reasoning == "Two plus two makes four."
+    server.script("ok")
+    await collect(send_message(session, "thanks"))
+    sent = json.dumps(server.requests[-1]["messages"])
+    assert "Two plus two" not in sent
+    assert "The answer is 4." in sent
+
+
+async def test_think_tags_are_split_from_the_answer(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    server.script("<think>Let me see.</think>\n\nIt is Tuesday.")
+    events = await collect(send_message(session, "Day?"))
+    reply = events[-1].reply  # type: ignore[union-attr]
+    assert (reply.content, reply.reasoning) == ("It is Tuesday.", "Let me see.")
+
+
+async def test_output_limit_is_reported(session: ChatSession, server: ScriptedModelServer) -> None:
+    server.script(Reply("Cut here", finish_reason="length"))
+    events = await collect(send_message(session, "Write a lot"))
+    finished = events[-1]
+    assert isinstance(finished, TurnFinished)
+    assert finished.notice is not None
+    assert finished.notice.startswith("The reply was cut off by the output limit")
+    assert finished.reply.finish_reason == "length"

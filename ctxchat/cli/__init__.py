@@ -1,0 +1,1 @@
+"""The command line: the TUI's launcher and non-interactive commands for scripts."""

@@ -1,0 +1,108 @@
+"""What the commands share: opening the workspace, choosing conversation and profile, printing."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from ctxchat.chat.session import ChatSession
+from ctxchat.chat.workspace import Workspace, open_workspace
+from ctxchat.cli.main import EXIT_USAGE
+from ctxchat.cli.run import CliError
+from ctxchat.config.settings import ProviderProfile, Settings
+from ctxchat.core.memory import Mode
+
+
+@contextmanager
+def workspace(args: argparse.Namespace) -> Iterator[Workspace]:
+    opened = open_workspace(config=args.config, data_dir=args.data_dir)
+    try:
+        for warning in opened.warnings:
+            print(f"ctxchat: warning: {warning}", file=sys.stderr)
+        yield opened
+    finally:
+        opened.close()
+
+
+def chosen_profile(settings: Settings, args: argparse.Namespace) -> ProviderProfile:
+    """The profile to use, with --model and --base-url applied."""
+    base_url: str | None = getattr(args, "base_url", None)
+    model: str | None = getattr(args, "model", None)
+    if settings.needs_setup and not base_url:
+        raise CliError(
+            "no model server is configured: run `ctxchat config init`, set OPENAI_API_KEY, "
+            "or pass --base-url"
+        )
+    if settings.needs_setup:
+        profile = ProviderProfile(
+            name="command-line", base_url=base_url or "", model=model or "", api_key_env=None
+        )
+    else:
+        profile = settings.profile(getattr(args, "profile", None))
+    if base_url:
+        profile = dataclasses.replace(profile, base_url=base_url)
+    if model:
+        profile = dataclasses.replace(profile, model=model)
+    return profile
+
+
+def conversation_id(
+    space: Workspace, args: argparse.Namespace, *, create: bool = False
+) -> int | None:
+    """--conversation, else the last one used, else the newest (None if there are none)."""
+    wanted = getattr(args, "conversation", None)
+    if wanted is not None:
+        return space.store.get_conversation(wanted).id
+    last = space.state.last_conversation_id
+    if last is not None:
+        try:
+            return space.store.get_conversation(last).id
+        except LookupError:
+            pass
+    latest = space.store.latest_conversation()
+    if latest is not None:
+        return latest.id
+    if create:
+        return space.store.create_conversation().id
+    return None
+
+
+def make_session(
+    space: Workspace, args: argparse.Namespace, conversation: int | None, *, connect: bool
+) -> ChatSession:
+    settings = space.settings
+    profile = chosen_profile(settings, args) if (connect or not settings.needs_setup) else None
+    if profile is None:
+        profile = ProviderProfile(name="none", base_url="", model=getattr(args, "model", "") or "")
+    backend = None
+    if connect:
+        from ctxchat.chat.workspace import make_backend
+
+        backend = make_backend(profile, space.env)
+    mode = Mode(args.mode) if getattr(args, "mode", None) else space.state.last_mode or None
+    return ChatSession(
+        space.store,
+        settings,
+        profile,
+        conversation,
+        backend=backend,
+        mode=Mode(mode) if mode else None,
+        secrets=space.secrets,
+        env=space.env,
+    )
+
+
+def print_json(data: Any) -> None:
+    json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")
+
+
+def require(value: Any, message: str) -> Any:
+    if value is None:
+        raise CliError(message, EXIT_USAGE)
+    return value

@@ -1,0 +1,47 @@
+"""`ctxchat config init|show|path`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from ctxchat.cli.common import print_json
+from ctxchat.cli.main import EXIT_USAGE
+from ctxchat.cli.run import CliError
+from ctxchat.config.loader import load_settings
+from ctxchat.config.locations import Locations
+
+
+def _confirm(question: str) -> bool:
+    if not sys.stdin.isatty():
+        return False
+    answer = input(f"{question} [y/N] ").strip().lower()
+    return answer in ("y", "yes")
+
+
+def config_command(args: argparse.Namespace) -> int:
+    locations = Locations.resolve(config=args.config, data=args.data_dir)
+    action = args.config_command
+    if action == "path":
+        for name, value in locations.as_dict().items():
+            print(f"{name}: {value}")
+        return 0
+    if action == "init":
+        from ctxchat.config.template import write_initial_config
+
+        path = locations.config_file
+        if path.exists() and not args.force:
+            raise CliError(f"{path} already exists; pass --force to replace it", EXIT_USAGE)
+        if path.exists() and not _confirm(f"Replace {path}? Its contents will be lost."):
+            raise CliError(f"{path} was left as it is", EXIT_USAGE)
+        written = write_initial_config(path, force=args.force)
+        print(f"Wrote {written} (mode 0600). Edit it, then run `ctxchat`.")
+        return 0
+    from ctxchat.config.report import settings_report
+
+    loaded = load_settings(
+        locations.config_file, dict(os.environ), required=args.config is not None
+    )
+    print_json(settings_report(loaded, dict(os.environ)))
+    return 0

@@ -1,0 +1,67 @@
+"""`ctxchat context`: the plan the next request would send, as a table or JSON."""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.console import Group
+from rich.text import Text
+
+from ctxchat.cli.common import conversation_id, make_session, print_json, workspace
+from ctxchat.cli.tables import cell, console, table
+from ctxchat.core.plan import ContextPlan, PlanStatus
+
+
+def show_context(args: argparse.Namespace) -> int:
+    with workspace(args) as space:
+        conversation = conversation_id(space, args)
+        session = make_session(space, args, conversation, connect=False)
+        plan = session.plan(args.message)
+        window = session.window
+    if args.json:
+        data = plan.to_dict()
+        data["conversation_id"] = conversation
+        data["window_source"] = window.source
+        print_json(data)
+        return 0
+    console().print(render_plan(plan, conversation, window.source))
+    for warning in window.warnings:
+        console().print(Text(f"note: {warning}", style="yellow"))
+    return 0
+
+
+def render_plan(plan: ContextPlan, conversation: int | None, window_source: str) -> Group:
+    header = Text()
+    header.append(f"conversation {conversation if conversation is not None else '(none yet)'} · ")
+    header.append(f"mode {plan.mode} · window {plan.context_window:,} ({window_source}) · ")
+    header.append(f"reserve {plan.output_reserve:,} · budget {plan.total_budget:,}\n")
+    header.append(f"{plan.tokens:,} tokens used, {plan.free:,} free · {plan.counter_note}")
+    layers = table("layer", "tokens", "budget", "share", "items", "left out")
+    for layer in plan.layers:
+        share = f"{layer.share:.0%}" if layer.share else "first"
+        layers.add_row(
+            layer.layer.value,
+            f"{layer.tokens:,}",
+            f"{layer.budget:,}" if layer.budget else "-",
+            share,
+            str(len(layer.items)),
+            str(len(layer.left_out)),
+        )
+    left = table("layer", "item", "tokens", "reason", title="left out")
+    for layer in plan.layers:
+        for item in layer.left_out:
+            left.add_row(
+                layer.layer.value,
+                cell(f"{item.ref} {item.label}".strip()),
+                f"{item.tokens:,}",
+                cell(item.detail),
+            )
+    parts: list[Text | object] = [header, layers]
+    if plan.left_out:
+        parts.append(left)
+    for note in (n for layer in plan.layers for n in layer.notes):
+        parts.append(Text(f"note: {note}", style="yellow"))
+    for warning in plan.warnings:
+        style = "bold red" if plan.status is PlanStatus.OVER_BUDGET else "yellow"
+        parts.append(Text(warning, style=style))
+    return Group(*parts)  # type: ignore[arg-type]

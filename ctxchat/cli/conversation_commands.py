@@ -1,0 +1,83 @@
+"""`ctxchat conversations`, `ctxchat export`, `ctxchat import`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import datetime
+
+from ctxchat.cli.common import print_json, workspace
+from ctxchat.cli.main import EXIT_USAGE
+from ctxchat.cli.run import CliError
+from ctxchat.cli.tables import cell, console, table
+
+
+def list_conversations(args: argparse.Namespace) -> int:
+    with workspace(args) as space:
+        rows = space.store.list_conversations(args.search)
+    if args.json:
+        print_json(
+            [
+                {
+                    "id": c.id,
+                    "title": c.title,
+                    "messages": c.message_count,
+                    "tokens": c.tokens,
+                    "created_at": c.created_at,
+                    "updated_at": c.updated_at,
+                }
+                for c in rows
+            ]
+        )
+        return 0
+    if not rows:
+        print(
+            "No conversations." if not args.search else f"No conversation contains {args.search!r}."
+        )
+        return 0
+    grid = table("id", "title", "messages", "tokens", "updated")
+    for c in rows:
+        updated = datetime.fromtimestamp(c.updated_at).strftime("%Y-%m-%d %H:%M")
+        grid.add_row(
+            str(c.id),
+            cell(c.title or "(untitled)"),
+            f"{c.message_count:,}",
+            f"{c.tokens:,}",
+            updated,
+        )
+    console().print(grid)
+    return 0
+
+
+def export_conversation(args: argparse.Namespace) -> int:
+    from ctxchat.store import conversation_markdown
+
+    with workspace(args) as space:
+        data = space.store.export_conversation(args.id)
+    text = (
+        conversation_markdown(data)
+        if args.format == "md"
+        else json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    )
+    if args.output:
+        args.output.write_text(text, encoding="utf-8")
+        print(f"Wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def import_conversation(args: argparse.Namespace) -> int:
+    try:
+        data = json.loads(args.file.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise CliError(f"cannot read {args.file}: {error.strerror}", EXIT_USAGE) from error
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise CliError(f"{args.file} is not a JSON export: {error}", EXIT_USAGE) from error
+    if not isinstance(data, dict):
+        raise CliError(f"{args.file} is not a ctxchat JSON export", EXIT_USAGE)
+    with workspace(args) as space:
+        new_id = space.store.import_conversation(data)
+    print(f"Imported as conversation {new_id}.")
+    return 0

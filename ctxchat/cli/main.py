@@ -1,0 +1,171 @@
+"""`ctxchat`: parse the command line and hand over to the command (imports stay lazy).
+
+`ctxchat --help` and `--version` import nothing but argparse, so they answer at once;
+each command imports what it needs when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ctxchat import __version__
+
+EXIT_OK = 0
+EXIT_ERROR = 1  # the environment stopped us: config, database, missing key
+EXIT_USAGE = 2  # the invocation was wrong: bad arguments, unknown id, message too long
+EXIT_PROVIDER = 3  # the model server failed
+
+KINDS = ("fact", "constraint", "preference", "hypothesis")
+MODES = ("personalization", "objective")
+
+
+def _options(parser: argparse.ArgumentParser, default: object) -> None:
+    """The options every command takes, before or after the command's name."""
+    parser.add_argument(
+        "--config",
+        type=Path,
+        default=default,
+        help="the config file (default: CTXCHAT_CONFIG or the user config dir)",
+    )
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=default,
+        help="where the database lives (default: CTXCHAT_DATA_DIR or the user data dir)",
+    )
+    parser.add_argument(
+        "--conversation", type=int, metavar="ID", default=default, help="the conversation"
+    )
+    parser.add_argument("--profile", default=default, help="the provider profile to use")
+    parser.add_argument("--model", default=default, help="the model (overrides the profile's)")
+    parser.add_argument(
+        "--base-url", default=default, help="the server's OpenAI base URL (overrides the profile's)"
+    )
+    parser.add_argument("--mode", choices=MODES, default=default, help="the mode to use")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ctxchat",
+        description="A terminal chat that shows exactly what the model sees. "
+        "Without a command, starts the TUI.",
+    )
+    parser.add_argument("--version", action="version", version=f"ctxchat {__version__}")
+    _options(parser, None)
+    parser.add_argument("--theme", help="the theme to start with")
+    # Subcommands take the same options after their name; SUPPRESS keeps a value given
+    # before the name from being reset.
+    shared = argparse.ArgumentParser(add_help=False)
+    _options(shared, argparse.SUPPRESS)
+    commands = _Commands(parser.add_subparsers(dest="command", metavar="COMMAND"), shared)
+
+    conversations = commands.add_parser("conversations", help="list conversations")
+    conversations.add_argument("--search", metavar="TEXT", help="only those containing TEXT")
+    conversations.add_argument("--json", action="store_true", help="print JSON")
+
+    context = commands.add_parser(
+        "context", help="show the context plan the next request would send"
+    )
+    context.add_argument("--message", metavar="TEXT", help="plan as if TEXT were sent next")
+    context.add_argument("--json", action="store_true", help="print the plan as JSON")
+
+    send = commands.add_parser("send", help="send one message and stream the reply to stdout")
+    target = send.add_mutually_exclusive_group()
+    target.add_argument("--new", action="store_true", help="start a new conversation")
+    send.add_argument("--title", help="the title of a new conversation")
+    send.add_argument("text", nargs="?", help="the message (default: read standard input)")
+    send.add_argument("--json", action="store_true", help="print reply, usage and plan as JSON")
+    send.add_argument("--no-summarize", action="store_true", help="skip automatic summarization")
+
+    summarize = commands.add_parser("summarize", help="fold older turns into the summary now")
+    summarize.add_argument("--rebuild", action="store_true", help="rebuild from the originals")
+
+    memory = commands.add_parser("memory", help="list and curate memory entries")
+    memory_commands = _Commands(
+        memory.add_subparsers(dest="memory_command", metavar="ACTION", required=True), shared
+    )
+    listing = memory_commands.add_parser("list", help="entries in scope (global + conversation)")
+    listing.add_argument("--all", action="store_true", help="entries of every conversation")
+    listing.add_argument("--json", action="store_true", help="print JSON")
+    add = memory_commands.add_parser("add", help="add an entry")
+    add.add_argument("text")
+    add.add_argument("--kind", choices=KINDS, default="fact")
+    add.add_argument("--key", help="a short key for the entry")
+    add.add_argument("--importance", type=int, default=5, help="1 to 10 (default 5)")
+    add.add_argument("--pin", action="store_true", help="pin it (always included first)")
+    add.add_argument(
+        "--scope",
+        choices=("global", "conversation"),
+        default="global",
+        help="every conversation, or only the one given with --conversation",
+    )
+    edit = memory_commands.add_parser("edit", help="change an entry's text, key or importance")
+    edit.add_argument("id", type=int)
+    edit.add_argument("--text")
+    edit.add_argument("--key")
+    edit.add_argument("--importance", type=int)
+    remove = memory_commands.add_parser("rm", help="delete an entry")
+    remove.add_argument("id", type=int)
+    for name, text in (("pin", "pin an entry"), ("unpin", "unpin an entry")):
+        memory_commands.add_parser(name, help=text).add_argument("id", type=int)
+    tag = memory_commands.add_parser("tag", help="change an entry's kind, scope or inclusion")
+    tag.add_argument("id", type=int)
+    tag.add_argument("kind", nargs="?", choices=KINDS)
+    tag.add_argument("--scope", choices=("global", "conversation"))
+    tag.add_argument("--include", dest="enabled", action="store_true", default=None)
+    tag.add_argument("--exclude", dest="enabled", action="store_false")
+
+    export = commands.add_parser("export", help="export a conversation")
+    export.add_argument("id", type=int)
+    export.add_argument("--format", choices=("md", "json"), default="md")
+    export.add_argument("--output", "-o", type=Path, help="write to a file instead of stdout")
+    importing = commands.add_parser("import", help="import a conversation exported as JSON")
+    importing.add_argument("file", type=Path)
+
+    config = commands.add_parser("config", help="the configuration file")
+    config_commands = _Commands(
+        config.add_subparsers(dest="config_command", metavar="ACTION", required=True), shared
+    )
+    init = config_commands.add_parser("init", help="write a commented starting config")
+    init.add_argument("--force", action="store_true", help="replace an existing file")
+    config_commands.add_parser("show", help="the effective settings, secrets masked")
+    config_commands.add_parser("path", help="where the files are")
+
+    db = commands.add_parser("db", help="the database file")
+    db_commands = _Commands(
+        db.add_subparsers(dest="db_command", metavar="ACTION", required=True), shared
+    )
+    aside = db_commands.add_parser(
+        "move-aside", help="rename a damaged database so a new one can start"
+    )
+    aside.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    return parser
+
+
+class _Commands:
+    """Adds subcommands that all accept the shared options."""
+
+    def __init__(self, actions: Any, shared: argparse.ArgumentParser) -> None:
+        self._actions = actions
+        self._shared = shared
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = self._actions.add_parser(
+            name, parents=[self._shared], **kwargs
+        )
+        return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from ctxchat.cli.run import run
+
+    return run(args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

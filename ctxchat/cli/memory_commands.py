@@ -1,0 +1,110 @@
+"""`ctxchat memory list|add|edit|rm|pin|unpin|tag`."""
+
+from __future__ import annotations
+
+import argparse
+
+from ctxchat.cli.common import conversation_id, print_json, require, workspace
+from ctxchat.cli.tables import cell, console, table
+from ctxchat.core.memory import MemoryEntry
+from ctxchat.store import UNSET
+
+
+def entry_dict(entry: MemoryEntry) -> dict[str, object]:
+    return {
+        "id": entry.id,
+        "kind": entry.kind.value,
+        "text": entry.text,
+        "key": entry.key,
+        "pinned": entry.pinned,
+        "importance": entry.importance,
+        "scope": entry.scope,
+        "conversation_id": entry.conversation_id,
+        "source": entry.source,
+        "enabled": entry.enabled,
+        "created_at": entry.created_at,
+        "updated_at": entry.updated_at,
+    }
+
+
+def memory_command(args: argparse.Namespace) -> int:
+    action = args.memory_command
+    with workspace(args) as space:
+        store = space.store
+        if action == "list":
+            conversation = None if args.all else conversation_id(space, args)
+            entries = store.list_memory(conversation_id=conversation, include_all_scopes=args.all)
+            if args.json:
+                print_json([entry_dict(e) for e in entries])
+                return 0
+            if not entries:
+                print("No memory entries.")
+                return 0
+            grid = table("id", "kind", "pin", "imp", "scope", "text")
+            for e in entries:
+                scope = "global" if e.conversation_id is None else f"conv {e.conversation_id}"
+                text = f"{e.key}: {e.text}" if e.key else e.text
+                style = "" if e.enabled else "dim"
+                grid.add_row(
+                    str(e.id),
+                    e.kind.value,
+                    "📌" if e.pinned else "",
+                    str(e.importance),
+                    scope,
+                    cell(text + ("" if e.enabled else "  (excluded)"), style),
+                )
+            console().print(grid)
+            return 0
+        if action == "add":
+            scope_id = None
+            if args.scope == "conversation":
+                scope_id = require(
+                    conversation_id(space, args),
+                    "a conversation-scoped entry needs a conversation: pass --conversation ID",
+                )
+            entry = store.add_memory(
+                args.kind,
+                args.text,
+                key=args.key,
+                pinned=args.pin,
+                importance=args.importance,
+                conversation_id=scope_id,
+            )
+            print(f"Added memory entry {entry.id} ({entry.kind.value}, {entry.scope}).")
+            return 0
+        if action == "edit":
+            entry = store.update_memory(
+                args.id,
+                text=args.text if args.text is not None else UNSET,
+                key=args.key if args.key is not None else UNSET,
+                importance=args.importance if args.importance is not None else UNSET,
+            )
+            print(f"Updated memory entry {entry.id}.")
+            return 0
+        if action == "rm":
+            store.delete_memory(args.id)
+            print(f"Deleted memory entry {args.id}.")
+            return 0
+        if action in ("pin", "unpin"):
+            store.update_memory(args.id, pinned=action == "pin")
+            print(f"{'Pinned' if action == 'pin' else 'Unpinned'} memory entry {args.id}.")
+            return 0
+        # tag: kind, scope, inclusion
+        changes: dict[str, object] = {}
+        if args.kind:
+            changes["kind"] = args.kind
+        if args.scope == "global":
+            changes["conversation_id"] = None
+        elif args.scope == "conversation":
+            changes["conversation_id"] = require(
+                conversation_id(space, args), "pass --conversation ID for a conversation scope"
+            )
+        if args.enabled is not None:
+            changes["enabled"] = args.enabled
+        require(changes or None, "say what to change: a kind, --scope, --include or --exclude")
+        entry = store.update_memory(args.id, **changes)  # type: ignore[arg-type]
+        print(
+            f"Memory entry {entry.id} is now {entry.kind.value}, {entry.scope}"
+            f"{'' if entry.enabled else ', excluded'}."
+        )
+        return 0

@@ -1,0 +1,87 @@
+"""Run a parsed command: open what it needs, turn every known failure into one line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ctxchat.cli.main import EXIT_ERROR, EXIT_PROVIDER, EXIT_USAGE
+
+
+class CliError(Exception):
+    """A failure to report as one line on stderr with an exit code."""
+
+    def __init__(self, message: str, code: int = EXIT_ERROR) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def fail(message: str) -> int:
+    from ctxchat.safe_text import clean
+
+    print(f"ctxchat: {clean(message)}", file=sys.stderr)
+    return EXIT_ERROR
+
+
+def run(args: argparse.Namespace) -> int:
+    from ctxchat.chat.session import OverBudget
+    from ctxchat.config.errors import ConfigError, MissingApiKey, UnknownProfile
+    from ctxchat.core.budget import BudgetError
+    from ctxchat.model.errors import ProviderError
+    from ctxchat.store import InvalidValue, NotFound, StoreError
+
+    try:
+        return _dispatch(args)
+    except CliError as error:
+        fail(str(error))
+        return error.code
+    except (NotFound, OverBudget, InvalidValue) as error:
+        fail(str(error))
+        return EXIT_USAGE
+    except ProviderError as error:
+        fail(str(error))
+        return EXIT_PROVIDER
+    except (ConfigError, MissingApiKey, UnknownProfile, StoreError, BudgetError) as error:
+        return fail(str(error))
+    except KeyboardInterrupt:
+        return fail("interrupted")
+    except BrokenPipeError:
+        # The reader of our output went away (`| head`): nothing more to say.
+        return 0
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    command = args.command
+    if command is None:
+        from ctxchat.cli.launch import launch_tui
+
+        return launch_tui(args)
+    if command == "config":
+        from ctxchat.cli.config_commands import config_command
+
+        return config_command(args)
+    if command == "db":
+        from ctxchat.cli.db_commands import db_command
+
+        return db_command(args)
+    if command == "conversations":
+        from ctxchat.cli.conversation_commands import list_conversations
+
+        return list_conversations(args)
+    if command in ("export", "import"):
+        from ctxchat.cli.conversation_commands import export_conversation, import_conversation
+
+        return export_conversation(args) if command == "export" else import_conversation(args)
+    if command == "context":
+        from ctxchat.cli.context_command import show_context
+
+        return show_context(args)
+    if command == "memory":
+        from ctxchat.cli.memory_commands import memory_command
+
+        return memory_command(args)
+    if command in ("send", "summarize"):
+        from ctxchat.cli.send_command import send, summarize
+
+        return send(args) if command == "send" else summarize(args)
+    raise CliError(f"unknown command {command!r}", EXIT_USAGE)

@@ -1,0 +1,156 @@
+"""`ctxchat send` (one turn, streamed to stdout) and `ctxchat summarize`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import Any
+
+from ctxchat.chat.session import ChatSession
+from ctxchat.chat.summarizer import Summarizer, SummaryFailed
+from ctxchat.chat.turn import ReplyDelta, TurnFailed, TurnFinished, TurnStarted, send_message
+from ctxchat.cli.common import conversation_id, make_session, print_json, workspace
+from ctxchat.cli.main import EXIT_PROVIDER, EXIT_USAGE
+from ctxchat.cli.run import CliError
+from ctxchat.config.state import AppState
+from ctxchat.safe_text import clean
+
+
+def _message_text(args: argparse.Namespace) -> str:
+    if args.text is not None:
+        text: str = args.text
+    elif sys.stdin.isatty():
+        raise CliError("give the message as an argument or on standard input", EXIT_USAGE)
+    else:
+        text = sys.stdin.read()
+    if not text.strip():
+        raise CliError("the message is empty", EXIT_USAGE)
+    return text
+
+
+def send(args: argparse.Namespace) -> int:
+    text = _message_text(args)
+    with workspace(args) as space:
+        existing = None if args.new else conversation_id(space, args)
+        conversation = (
+            existing
+            if existing is not None
+            else space.store.create_conversation(args.title or _title(text)).id
+        )
+        session = make_session(space, args, conversation, connect=True)
+        code = asyncio.run(_send(session, text, args))
+        space.save_state(
+            AppState(
+                last_mode=space.state.last_mode,
+                theme=space.state.theme,
+                last_conversation_id=conversation,
+                servers=space.state.servers,
+            )
+        )
+        return code
+
+
+def _title(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= 60 else line[:59] + "…"
+
+
+async def _send(session: ChatSession, text: str, args: argparse.Namespace) -> int:
+    assert session.backend is not None
+    try:
+        await session.detect_window()
+        to_terminal = sys.stdout.isatty()
+        result: dict[str, Any] = {"conversation_id": session.conversation_id}
+        code = 0
+        async for event in send_message(session, text):
+            if isinstance(event, TurnStarted):
+                result["plan"] = event.plan.to_dict()
+            elif isinstance(event, ReplyDelta) and not args.json and event.text:
+                # Escape sequences from a model never reach the user's terminal raw.
+                sys.stdout.write(clean(event.text) if to_terminal else event.text)
+                sys.stdout.flush()
+            elif isinstance(event, TurnFinished | TurnFailed):
+                reply = event.reply
+                result["reply"] = {
+                    "id": reply.id,
+                    "content": reply.content,
+                    "reasoning": reply.reasoning,
+                    "status": reply.status.value,
+                    "finish_reason": reply.finish_reason,
+                }
+                result["usage"] = {
+                    "prompt_tokens": reply.prompt_tokens,
+                    "completion_tokens": reply.completion_tokens,
+                    "cached_tokens": reply.cached_tokens,
+                    "estimated_prompt_tokens": reply.estimated_prompt_tokens,
+                    "drift": reply.drift,
+                }
+                if not args.json and reply.content and not reply.content.endswith("\n"):
+                    sys.stdout.write("\n")
+                if isinstance(event, TurnFinished) and event.notice:
+                    print(f"ctxchat: {event.notice}", file=sys.stderr)
+                if isinstance(event, TurnFailed):
+                    result["error"] = {"kind": event.error.kind.value, "message": str(event.error)}
+                    print(f"ctxchat: {clean(str(event.error))}", file=sys.stderr)
+                    code = EXIT_PROVIDER
+        if code == 0 and not args.no_summarize:
+            result["summary"] = await _auto_summarize(session)
+        if args.json:
+            print_json(result)
+        return code
+    finally:
+        await session.backend.aclose()
+
+
+async def _auto_summarize(session: ChatSession) -> dict[str, Any] | None:
+    fold = session.pending_fold()
+    if fold is None:
+        return None
+    try:
+        version = await Summarizer.for_session(session).fold(fold)
+    except SummaryFailed as error:
+        print(f"ctxchat: {error} The previous summary stays in force.", file=sys.stderr)
+        return {"error": str(error)}
+    print(
+        f"ctxchat: folded {len(fold.messages)} messages into summary v{version.version}.",
+        file=sys.stderr,
+    )
+    return {
+        "version": version.version,
+        "first_message_id": version.first_message_id,
+        "last_message_id": version.last_message_id,
+    }
+
+
+def summarize(args: argparse.Namespace) -> int:
+    with workspace(args) as space:
+        conversation = conversation_id(space, args)
+        if conversation is None:
+            raise CliError("there is no conversation to summarize", EXIT_USAGE)
+        session = make_session(space, args, conversation, connect=True)
+        return asyncio.run(_summarize(session, rebuild=args.rebuild))
+
+
+async def _summarize(session: ChatSession, *, rebuild: bool) -> int:
+    assert session.backend is not None
+    try:
+        summarizer = Summarizer.for_session(session)
+        if rebuild:
+            version = await summarizer.rebuild()
+        else:
+            fold = session.pending_fold(manual=True)
+            if fold is None:
+                print("Nothing to summarize: every message is still among the recent ones.")
+                return 0
+            version = await summarizer.fold(fold)
+    except SummaryFailed as error:
+        print(f"ctxchat: {error} The previous summary stays in force.", file=sys.stderr)
+        return EXIT_PROVIDER
+    finally:
+        await session.backend.aclose()
+    print(
+        f"Summary v{version.version} covers messages {version.first_message_id}-"
+        f"{version.last_message_id} ({version.tokens:,} tokens)."
+    )
+    return 0

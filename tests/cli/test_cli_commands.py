@@ -1,0 +1,247 @@
+"""Each command of the command line, with what it prints and how it fails."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from ctxchat.testing.server import Fault, ScriptedModelServer
+
+KEY = "sk-cli-secret-0123456789"
+
+
+def test_send_streams_the_reply_and_stores_both_messages(run, server: ScriptedModelServer) -> None:  # type: ignore[no-untyped-def]
+    server.script("Hello from the model.")
+    code, out, _err = run("send", "Hi there")
+    assert (code, out) == (0, "Hello from the model.\n")
+    code, out, _ = run("conversations", "--json")
+    rows = json.loads(out)
+    assert [(r["title"], r["messages"]) for r in rows] == [("Hi there", 2)]
+    code, out, _ = run("export", str(rows[0]["id"]), "--format", "json")
+    exported = json.loads(out)
+    assert [(m["role"], m["content"]) for m in exported["messages"]] == [
+        ("user", "Hi there"),
+        ("assistant", "Hello from the model."),
+    ]
+
+
+def test_send_json_prints_reply_usage_and_the_plan_sent(run, server: ScriptedModelServer) -> None:  # type: ignore[no-untyped-def]
+    server.script("Four.")
+    code, out, _ = run("send", "--json", "2+2?")
+    assert code == 0
+    data = json.loads(out)
+    assert data["reply"]["content"] == "Four."
+    assert data["usage"]["prompt_tokens"] == server.prompt_tokens(server.requests[-1]["messages"])
+    sent = [{"role": m["role"], "content": m["content"]} for m in data["plan"]["messages"]]
+    assert sent == server.requests[-1]["messages"]
+
+
+def test_send_reads_standard_input(
+    run, server: ScriptedModelServer, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("from a pipe\n"))
+    server.script("ok")
+    code, out, _ = run("send")
+    assert (code, out) == (0, "ok\n")
+    assert server.requests[-1]["messages"][-1]["content"] == "from a pipe\n"
+
+
+def test_provider_error_exits_3_with_one_line_and_keeps_the_message(
+    run, server: ScriptedModelServer
+) -> None:  # type: ignore[no-untyped-def]
+    server.fail_next(Fault.RATE_LIMIT, retry_after=7)
+    code, out, err = run("send", "Still here?")
+    assert code == 3
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert err.startswith("ctxchat: ")
+    assert "7 seconds" in err
+    assert KEY not in err
+    code, out, _ = run("conversations", "--json")
+    assert json.loads(out)[0]["messages"] == 2  # the user's message and the failed reply
+
+
+def test_bad_usage_exits_2(run) -> None:  # type: ignore[no-untyped-def]
+    code, _, err = run("context", "--conversation", "999")
+    assert code == 2
+    assert err == "ctxchat: No conversation with id 999.\n"
+    code, _, err = run("send", "   ")
+    assert (code, err) == (2, "ctxchat: the message is empty\n")
+
+
+def test_message_over_the_budget_is_refused_before_sending(
+    run, server: ScriptedModelServer
+) -> None:  # type: ignore[no-untyped-def]
+    code, _, err = run("send", "word " * 9000)
+    assert code == 2
+    assert "tokens over the budget of 7,000 tokens" in err
+    assert server.requests == []
+
+
+def test_context_table_and_json(run, server: ScriptedModelServer) -> None:  # type: ignore[no-untyped-def]
+    run("memory", "add", "The database is SQLite.", "--kind", "fact", "--pin")
+    run("memory", "add", "Likes [bold]tea[/bold].", "--kind", "preference")
+    server.script("ok")
+    run("send", "hello")
+    code, out, _ = run("context", "--json", "--mode", "objective")
+    assert code == 0
+    plan = json.loads(out)
+    assert plan["mode"] == "objective"
+    assert plan["budget"] == {
+        "context_window": 8000,
+        "output_reserve": 1000,
+        "total": 7000,
+        "shares": {"system": 0.1, "memory": 0.1, "summary": 0.2, "working": 0.6},
+    }
+    memory = next(layer for layer in plan["layers"] if layer["layer"] == "memory")
+    assert [i["label"] for i in memory["items"]] == ["The database is SQLite."]
+    assert [(o["reason"], o["detail"]) for o in memory["left_out"]] == [
+        ("mode", "excluded: objective mode leaves out preferences")
+    ]
+    code, out, _ = run("context")
+    assert code == 0
+    assert "window 8,000 (config)" in out
+    assert "Likes [bold]tea[/bold]." not in out  # personalization by default: it is included
+    code, out, _ = run("context", "--mode", "objective")
+    assert "memory:2 Likes [bold]tea[/bold]." in out  # shown literally, not as markup
+    assert "excluded: objective mode leaves out preferences" in out
+
+
+def test_memory_commands(run) -> None:  # type: ignore[no-untyped-def]
+    assert run("memory", "add", "Use UTC.", "--kind", "constraint", "--importance", "8")[0] == 0
+    run("memory", "add", "Maybe the ORM is slow.", "--kind", "hypothesis")
+    run("memory", "pin", "2")
+    run("memory", "edit", "1", "--text", "Use UTC everywhere.", "--key", "time")
+    code, out, _ = run("memory", "tag", "2", "fact", "--exclude")
+    assert out == "Memory entry 2 is now fact, global, excluded.\n"
+    code, out, _ = run("memory", "list", "--json")
+    entries = json.loads(out)
+    rows = [
+        (e["id"], e["kind"], e["text"], e["key"], e["pinned"], e["importance"], e["enabled"])
+        for e in sorted(entries, key=lambda e: e["id"])
+    ]
+    assert rows == [
+        (1, "constraint", "Use UTC everywhere.", "time", False, 8, True),
+        (2, "fact", "Maybe the ORM is slow.", None, True, 5, False),
+    ]
+    assert run("memory", "rm", "1")[0] == 0
+    code, out, _ = run("memory", "list", "--json")
+    assert [e["id"] for e in json.loads(out)] == [2]
+    code, _, err = run("memory", "add", "x", "--importance", "11")
+    assert (code, err) == (
+        2,
+        "ctxchat: Importance is 11; it must be a whole number from 1 to 10.\n",
+    )
+
+
+def test_export_markdown_and_import_round_trip(
+    run, server: ScriptedModelServer, home: Path
+) -> None:  # type: ignore[no-untyped-def]
+    server.script("First reply.")
+    run("send", "First question")
+    code, md, _ = run("export", "1", "--format", "md")
+    assert "First question" in md
+    assert "First reply." in md
+    target = home / "export.json"
+    run("export", "1", "--format", "json", "--output", str(target))
+    code, out, _ = run("import", str(target))
+    assert out == "Imported as conversation 2.\n"
+    one = json.loads(run("export", "1", "--format", "json")[1])
+    two = json.loads(run("export", "2", "--format", "json")[1])
+    assert [(m["role"], m["content"], m["tokens"]) for m in one["messages"]] == [
+        (m["role"], m["content"], m["tokens"]) for m in two["messages"]
+    ]
+    bad = home / "bad.json"
+    bad.write_text("{not json")
+    code, _, err = run("import", str(bad))
+    assert code == 2
+    assert err.startswith(f"ctxchat: {bad} is not a JSON export")
+
+
+def test_config_init_show_path(run, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    fresh = home / "fresh" / "config.toml"
+    code, out, _ = run("--config", str(fresh), "config", "init")
+    assert code == 0
+    assert stat.S_IMODE(os.stat(fresh).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(fresh.parent).st_mode) == 0o700
+    code, _, err = run("--config", str(fresh), "config", "init")
+    assert code == 2
+    assert "already exists" in err
+    code, out, _ = run("config", "path")
+    assert f"config_file: {home / 'config.toml'}" in out
+    code, out, _ = run("config", "show")
+    assert KEY not in out
+    assert json.loads(out)["settings"]["default_profile"] == "test"
+
+
+def test_broken_config_is_one_line_with_file_and_line(run, home: Path) -> None:  # type: ignore[no-untyped-def]
+    (home / "config.toml").write_text('[context]\nmin_recent = "ten"\n')
+    code, _out, err = run("conversations")
+    assert code == 1
+    assert err.count("\n") == 1
+    assert "config.toml:2: context.min_recent: expected a whole number" in err
+
+
+def test_corrupt_database_is_named_and_moved_only_on_consent(run, home: Path) -> None:  # type: ignore[no-untyped-def]
+    data = home / "data"
+    data.mkdir()
+    (data / "ctxchat.db").write_bytes(b"this is not sqlite at all" * 100)
+    code, _, err = run("conversations")
+    assert code == 1
+    assert str(data / "ctxchat.db") in err
+    assert "ctxchat db move-aside" in err
+    assert (data / "ctxchat.db").exists()
+    code, _, err = run("db", "move-aside")
+    assert code == 2
+    assert "pass --yes" in err
+    code, _out, _ = run("db", "move-aside", "--yes")
+    assert code == 0
+    assert not (data / "ctxchat.db").exists()
+    assert run("conversations")[0] == 0
+
+
+def test_summarize_command(run, server: ScriptedModelServer) -> None:  # type: ignore[no-untyped-def]
+    server.default_reply = "reply"
+    for i in range(5):
+        run("send", "--no-summarize", f"question {i}")
+    server.script("The user asked five questions.")
+    code, out, _ = run("summarize")
+    assert code == 0
+    assert out.startswith("Summary v1 covers messages 1-6")
+    code, out, _ = run("context", "--json")
+    summary = next(layer for layer in json.loads(out)["layers"] if layer["layer"] == "summary")
+    assert summary["items"][0]["ref"] == "summary:v1"
+
+
+def test_send_folds_automatically(run, server: ScriptedModelServer) -> None:  # type: ignore[no-untyped-def]
+    def answer(body: dict[str, object]) -> str:
+        messages = body["messages"]
+        assert isinstance(messages, list)
+        if str(messages[0]["content"]).startswith("You maintain the running summary"):
+            return "Summary of the early questions."
+        return "long " * 1200  # long replies push old turns out of working memory
+
+    server.default_reply = answer
+    notes = []
+    for i in range(6):
+        code, out, err = run("send", f"question {i}")
+        assert code == 0
+        notes.append(err)
+    folded = [n for n in notes if "into summary v1" in n]
+    assert folded == ["ctxchat: folded 2 messages into summary v1.\n"]  # min_messages = 2
+    summarizer = [
+        r
+        for r in server.requests
+        if str(r["messages"][0]["content"]).startswith("You maintain the running summary")
+    ]
+    assert len(summarizer) == 1
+    assert "[user] question 0" in summarizer[0]["messages"][1]["content"]
+    code, out, _ = run("context", "--json")
+    layers = {layer["layer"]: layer for layer in json.loads(out)["layers"]}
+    assert layers["summary"]["items"][0]["ref"] == "summary:v1"

@@ -1,0 +1,99 @@
+"""A yes/no question in a small dialog: deleting, opening a link, anything worth a second look."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from ctxchat.tui.text import plain
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """Ask `question`; dismiss with True when the user confirms, False otherwise.
+
+    `danger` paints the confirm button red and focuses Cancel first, so a stray enter does
+    not delete anything.
+    """
+
+    DEFAULT_CSS = """
+    ConfirmScreen {
+        align: center middle;
+        & > Vertical {
+            width: 64;
+            max-width: 90%;
+            height: auto;
+            padding: 1 2;
+            border: thick $primary 60%;
+            background: $surface;
+        }
+        &.-danger > Vertical {
+            border: thick $error 70%;
+        }
+        #confirm-question {
+            width: 1fr;
+            margin-bottom: 1;
+        }
+        #confirm-detail {
+            width: 1fr;
+            color: $text-muted;
+            margin-bottom: 1;
+        }
+        Horizontal {
+            height: auto;
+            align-horizontal: right;
+        }
+        Button {
+            margin-left: 2;
+        }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="confirm.cancel", tooltip="Answer no"),
+        Binding("y", "confirm", "Yes", show=False, id="confirm.yes", tooltip="Answer yes"),
+        Binding("n", "cancel", "No", show=False, id="confirm.no", tooltip="Answer no"),
+    ]
+
+    def __init__(
+        self,
+        question: str,
+        confirm_label: str = "OK",
+        danger: bool = False,
+        *,
+        detail: str = "",
+    ) -> None:
+        super().__init__(classes="-danger" if danger else None)
+        self._question = question
+        self._confirm_label = confirm_label
+        self._danger = danger
+        self._detail = detail
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(plain(self._question), id="confirm-question")
+            if self._detail:
+                yield Static(plain(self._detail), id="confirm-detail")
+            with Horizontal():
+                yield Button("Cancel", id="cancel")
+                yield Button(
+                    plain(self._confirm_label),
+                    id="confirm",
+                    variant="error" if self._danger else "primary",
+                )
+
+    def on_mount(self) -> None:
+        self.query_one("#cancel" if self._danger else "#confirm", Button).focus()
+
+    @on(Button.Pressed, "#confirm")
+    def action_confirm(self) -> None:
+        self.dismiss(True)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(False)

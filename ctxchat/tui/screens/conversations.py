@@ -1,0 +1,294 @@
+"""The conversation switcher: find a conversation by title, then switch, rename, delete or export."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from ctxchat.tui.screens.confirm import ConfirmScreen
+from ctxchat.tui.screens.export_format import ExportFormat, ExportFormatScreen
+from ctxchat.tui.screens.rename import RenameScreen
+from ctxchat.tui.text import clean, plain, tokens
+from ctxchat.tui.views import ConversationRowView
+
+SwitcherAction = Literal["switch", "new", "rename", "delete", "export"]
+
+
+@dataclass(frozen=True, slots=True)
+class SwitcherResult:
+    """What the user chose; the app does the work.
+
+    `conversation_id` is None only for "new"; `title` is set for "rename" and
+    `export_format` for "export".
+    """
+
+    action: SwitcherAction
+    conversation_id: int | None = None
+    title: str | None = None
+    export_format: ExportFormat | None = None
+
+
+def matches(title: str, query: str) -> bool:
+    """Every word of the query appears in the title, ignoring case."""
+    folded = title.casefold()
+    return all(word in folded for word in query.casefold().split())
+
+
+def row_prompt(row: ConversationRowView, query: str, current: bool) -> Text:
+    """Two lines: the title (search words emphasised), then its size and when it changed."""
+    title = plain(row.title or "Untitled", style="bold")
+    for word in query.split():
+        title.highlight_words([word], style="reverse", case_sensitive=False)
+    prompt = Text()
+    prompt.append("● " if current else "  ", style="green" if current else "")
+    prompt.append_text(title)
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(row.updated_at))
+    prompt.append(
+        f"\n  {row.message_count:,} messages · {tokens(row.tokens)} tokens · {when}",
+        style="dim",
+    )
+    return prompt
+
+
+class ConversationSwitcher(ModalScreen[SwitcherResult | None]):
+    """Searchable list of conversations; dismisses with a `SwitcherResult` or None.
+
+    Typing goes to the search box; tab moves to the list, where n/r/d/e act on the
+    highlighted conversation (enter switches from either).
+    """
+
+    DEFAULT_CSS = """
+    ConversationSwitcher {
+        align: center middle;
+        & > Vertical {
+            width: 90%;
+            max-width: 110;
+            height: 90%;
+            max-height: 36;
+            border: thick $primary 60%;
+            border-title-align: left;
+            background: $surface;
+            padding: 0 1;
+        }
+        Input {
+            margin: 1 0 0 0;
+        }
+        OptionList {
+            height: 1fr;
+            margin: 1 0 0 0;
+        }
+        #switcher-empty {
+            height: auto;
+            color: $text-muted;
+            padding: 1 1 0 1;
+            display: none;
+        }
+        &.-empty #switcher-empty {
+            display: block;
+        }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "escape",
+            "close",
+            "Close",
+            id="conversations.close",
+            tooltip="Close (clears the search first)",
+        ),
+        Binding(
+            "down",
+            "move(1)",
+            "Down",
+            show=False,
+            id="conversations.down",
+            tooltip="Highlight the next conversation",
+        ),
+        Binding(
+            "up",
+            "move(-1)",
+            "Up",
+            show=False,
+            id="conversations.up",
+            tooltip="Highlight the previous conversation",
+        ),
+        Binding("n", "new", "New", id="conversations.new", tooltip="Start a new conversation"),
+        Binding(
+            "r",
+            "rename",
+            "Rename",
+            id="conversations.rename",
+            tooltip="Rename the highlighted conversation",
+        ),
+        Binding(
+            "d",
+            "delete",
+            "Delete",
+            id="conversations.delete",
+            tooltip="Delete the highlighted conversation (asks first)",
+        ),
+        Binding(
+            "e",
+            "export",
+            "Export",
+            id="conversations.export",
+            tooltip="Export the highlighted conversation as Markdown or JSON",
+        ),
+        Binding(
+            "slash",
+            "search",
+            "Search",
+            id="conversations.search",
+            tooltip="Type to filter conversations by title",
+        ),
+    ]
+
+    def __init__(
+        self,
+        rows: Sequence[ConversationRowView],
+        *,
+        current_id: int | None = None,
+        query: str = "",
+    ) -> None:
+        super().__init__()
+        self._rows = list(rows)
+        self._current_id = current_id
+        self._initial_query = query
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as dialog:
+            dialog.border_title = "Conversations"
+            yield Input(
+                self._initial_query,
+                placeholder="Search by title…   (tab: to the list, where n/r/d/e work)",
+                id="switcher-search",
+            )
+            yield Static("", id="switcher-empty")
+            yield OptionList(id="switcher-list")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._refill(self._initial_query)
+        self.query_one(Input).focus()
+
+    @property
+    def visible_ids(self) -> list[int]:
+        """The conversations the search shows, in order."""
+        option_list = self.query_one(OptionList)
+        return [int(option.id or 0) for option in option_list.options]
+
+    def _refill(self, query: str) -> None:
+        option_list = self.query_one(OptionList)
+        shown = [row for row in self._rows if matches(row.title, query)]
+        option_list.set_options(
+            Option(row_prompt(row, query, row.id == self._current_id), id=str(row.id))
+            for row in shown
+        )
+        if shown:
+            current = [i for i, row in enumerate(shown) if row.id == self._current_id]
+            option_list.highlighted = current[0] if current and not query else 0
+        empty = self.query_one("#switcher-empty", Static)
+        if not self._rows:
+            empty.update("No conversations yet: press n for a new one.")
+        elif not shown:
+            empty.update(plain(f"No conversation title matches “{clean(query)}”."))
+        self.set_class(not shown, "-empty")
+        self.refresh_bindings()
+
+    def _highlighted(self) -> ConversationRowView | None:
+        option = self.query_one(OptionList).highlighted_option
+        if option is None:
+            return None
+        return next((row for row in self._rows if str(row.id) == option.id), None)
+
+    @on(Input.Changed, "#switcher-search")
+    def _search(self, event: Input.Changed) -> None:
+        self._refill(event.value)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        typing = isinstance(self.focused, Input)
+        if action in ("new", "rename", "delete", "export") and typing:
+            return None  # shown dimmed: the letter goes to the search box
+        if action in ("rename", "delete", "export"):
+            return True if self._highlighted() is not None else None
+        if action == "search":
+            return not typing
+        return True
+
+    def on_descendant_focus(self) -> None:
+        self.refresh_bindings()
+
+    def action_move(self, step: int) -> None:
+        option_list = self.query_one(OptionList)
+        if step > 0:
+            option_list.action_cursor_down()
+        else:
+            option_list.action_cursor_up()
+
+    def action_search(self) -> None:
+        self.query_one(Input).focus()
+
+    @on(Input.Submitted, "#switcher-search")
+    @on(OptionList.OptionSelected)
+    def _switch(self) -> None:
+        row = self._highlighted()
+        if row is not None:
+            self.dismiss(SwitcherResult("switch", row.id))
+
+    def action_new(self) -> None:
+        self.dismiss(SwitcherResult("new"))
+
+    def action_rename(self) -> None:
+        row = self._highlighted()
+        if row is None:
+            return
+
+        def renamed(title: str | None) -> None:
+            if title is not None and title != row.title:
+                self.dismiss(SwitcherResult("rename", row.id, title=title))
+
+        self.app.push_screen(RenameScreen(row.title), renamed)
+
+    def action_delete(self) -> None:
+        row = self._highlighted()
+        if row is None:
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.dismiss(SwitcherResult("delete", row.id))
+
+        question = f"Delete “{row.title or 'Untitled'}” and its {row.message_count:,} messages?"
+        screen = ConfirmScreen(question, "Delete", True, detail="This cannot be undone.")
+        self.app.push_screen(screen, confirmed)
+
+    def action_export(self) -> None:
+        row = self._highlighted()
+        if row is None:
+            return
+
+        def chosen(export_format: ExportFormat | None) -> None:
+            if export_format is not None:
+                self.dismiss(SwitcherResult("export", row.id, export_format=export_format))
+
+        self.app.push_screen(ExportFormatScreen(row.title or "Untitled"), chosen)
+
+    def action_close(self) -> None:
+        search = self.query_one(Input)
+        if search.value:
+            search.value = ""
+            search.focus()
+            return
+        self.dismiss(None)

@@ -1,0 +1,80 @@
+"""A one-line prompt for a conversation's new title."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Static
+
+from ctxchat.tui.text import clean, plain
+
+MAX_TITLE = 200
+
+
+class RenameScreen(ModalScreen[str | None]):
+    """Edit a title; dismiss with the new title (trimmed, never empty) or None on cancel."""
+
+    DEFAULT_CSS = """
+    RenameScreen {
+        align: center middle;
+        & > Vertical {
+            width: 64;
+            max-width: 90%;
+            height: auto;
+            padding: 1 2;
+            border: thick $primary 60%;
+            background: $surface;
+        }
+        .dialog--title {
+            text-style: bold;
+        }
+        #rename-error {
+            color: $error;
+            height: auto;
+        }
+        Horizontal {
+            height: auto;
+            align-horizontal: right;
+            margin-top: 1;
+        }
+        Button {
+            margin-left: 2;
+        }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="rename.cancel", tooltip="Keep the old title"),
+    ]
+
+    def __init__(self, title: str, *, heading: str = "Rename conversation") -> None:
+        super().__init__()
+        self._title = title
+        self._heading = heading
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(plain(self._heading), classes="dialog--title")
+            yield Input(clean(self._title), max_length=MAX_TITLE, id="rename-input")
+            yield Static("", id="rename-error")
+            with Horizontal():
+                yield Button("Cancel", id="cancel")
+                yield Button("Rename", id="save", variant="primary")
+
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#save")
+    def action_save(self) -> None:
+        title = " ".join(self.query_one(Input).value.split())
+        if not title:
+            self.query_one("#rename-error", Static).update("A title cannot be empty.")
+            return
+        self.dismiss(title)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)

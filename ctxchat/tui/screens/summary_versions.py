@@ -1,0 +1,282 @@
+"""The summary's versions: read any of them, roll back, edit, rebuild, or summarize now."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, OptionList, Static, TextArea
+from textual.widgets.option_list import Option
+
+from ctxchat.tui.text import clean, plain, tokens
+from ctxchat.tui.views import SummaryVersionView
+
+SummaryActionKind = Literal["activate", "edit", "rebuild", "summarize"]
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryAction:
+    """What the user asked for; the app does it.
+
+    "activate" rolls back to `version_id`; "edit" stores `text` as a new, edited version of
+    `version_id`; "rebuild" summarizes the originals again; "summarize" folds now (the app
+    shows `SummarizePreview` first). `version_id` is None only for "summarize".
+    """
+
+    action: SummaryActionKind
+    version_id: int | None = None
+    text: str | None = None
+
+
+def version_label(view: SummaryVersionView) -> Text:
+    """One line in the version list: number, marks, and the messages it covers."""
+    label = Text()
+    label.append("● " if view.active else "  ", style="green" if view.active else "")
+    label.append(f"v{view.version}", style="bold")
+    if view.active:
+        label.append(" active", style="green")
+    if view.edited:
+        label.append(" edited", style="yellow")
+    label.append(f"\n  #{view.first_message_id}–#{view.last_message_id}", style="dim")
+    return label
+
+
+def version_details(view: SummaryVersionView) -> Text:
+    """The header over a version's text: range, strategy, model, size and date."""
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(view.created_at))
+    parts = [
+        f"messages #{view.first_message_id}–#{view.last_message_id}",
+        view.strategy.value,
+        clean(view.model) if view.model else "edited by hand" if view.edited else "",
+        f"{tokens(view.tokens)} tokens",
+        when,
+    ]
+    details = Text()
+    details.append(f"v{view.version}", style="bold")
+    details.append("  " + " · ".join(part for part in parts if part), style="dim")
+    return details
+
+
+class SummaryScreen(ModalScreen[SummaryAction | None]):
+    """Summary versions, newest first; dismisses with a `SummaryAction` or None."""
+
+    DEFAULT_CSS = """
+    SummaryScreen {
+        align: center middle;
+        & > Vertical {
+            width: 95%;
+            max-width: 140;
+            height: 90%;
+            border: thick $primary 60%;
+            border-title-align: left;
+            background: $surface;
+        }
+        Horizontal {
+            height: 1fr;
+        }
+        #summary-list {
+            width: 24;
+            height: 1fr;
+            border: none;
+            border-right: vkey $foreground 20%;
+        }
+        #summary-pane {
+            width: 1fr;
+            height: 1fr;
+            padding: 0 1;
+        }
+        #summary-details {
+            height: auto;
+            margin-bottom: 1;
+        }
+        #summary-scroll {
+            height: 1fr;
+        }
+        #summary-edit {
+            height: 1fr;
+            display: none;
+        }
+        &.-editing #summary-scroll {
+            display: none;
+        }
+        &.-editing #summary-edit {
+            display: block;
+        }
+        #summary-empty {
+            padding: 1 2;
+            color: $text-muted;
+        }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "escape",
+            "close",
+            "Close",
+            id="summary.close",
+            tooltip="Close (or stop editing without saving)",
+        ),
+        Binding(
+            "a",
+            "activate",
+            "Roll back",
+            id="summary.activate",
+            tooltip="Make the selected version the one in force",
+        ),
+        Binding(
+            "e",
+            "edit",
+            "Edit",
+            id="summary.edit",
+            tooltip="Edit the selected version's text (saved as a new version)",
+        ),
+        Binding(
+            "b",
+            "rebuild",
+            "Rebuild",
+            id="summary.rebuild",
+            tooltip="Summarize the original messages again, to undo drift",
+        ),
+        Binding(
+            "s",
+            "summarize",
+            "Summarize now",
+            id="summary.summarize",
+            tooltip="Fold the messages outside working memory into the summary now",
+        ),
+        Binding(
+            "ctrl+s",
+            "save",
+            "Save",
+            id="summary.save",
+            tooltip="Save the edited text as a new version",
+        ),
+    ]
+
+    def __init__(self, versions: Sequence[SummaryVersionView]) -> None:
+        super().__init__()
+        self._versions = sorted(versions, key=lambda v: v.version, reverse=True)
+
+    @property
+    def selected(self) -> SummaryVersionView | None:
+        if not self._versions:
+            return None
+        index = self.query_one(OptionList).highlighted
+        return self._versions[index] if index is not None else None
+
+    @property
+    def editing(self) -> bool:
+        return self.has_class("-editing")
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as dialog:
+            dialog.border_title = "Summary versions"
+            if not self._versions:
+                yield Static(
+                    "No summary yet: messages are folded into one when they leave working "
+                    "memory. Press s to summarize now.",
+                    id="summary-empty",
+                    markup=False,
+                )
+            else:
+                yield from self._compose_versions()
+        yield Footer()
+
+    def _compose_versions(self) -> ComposeResult:
+        with Horizontal():
+            yield OptionList(
+                *(Option(version_label(v), id=str(v.id)) for v in self._versions),
+                id="summary-list",
+            )
+            with Vertical(id="summary-pane"):
+                yield Static(id="summary-details")
+                with VerticalScroll(id="summary-scroll"):
+                    yield Static(id="summary-text")
+                yield TextArea(soft_wrap=True, id="summary-edit")
+
+    def on_mount(self) -> None:
+        if self._versions:
+            option_list = self.query_one(OptionList)
+            active = [i for i, v in enumerate(self._versions) if v.active]
+            option_list.highlighted = active[0] if active else 0
+            option_list.focus()
+
+    @on(OptionList.OptionHighlighted)
+    def _show_selected(self) -> None:
+        view = self.selected
+        if view is None:
+            return
+        self.query_one("#summary-details", Static).update(version_details(view))
+        self.query_one("#summary-text", Static).update(plain(view.text))
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "save":
+            return self.editing
+        if action in ("activate", "edit", "rebuild", "summarize") and self.editing:
+            return False
+        view = self.selected
+        if action == "activate":
+            return True if view is not None and not view.active else None
+        if action in ("edit", "rebuild"):
+            return True if view is not None else None
+        return True
+
+    def action_activate(self) -> None:
+        view = self.selected
+        if view is not None and not view.active:
+            self.dismiss(SummaryAction("activate", view.id))
+
+    def action_edit(self) -> None:
+        view = self.selected
+        if view is None:
+            return
+        editor = self.query_one(TextArea)
+        editor.load_text(clean(view.text))
+        self.add_class("-editing")
+        self.query_one(OptionList).disabled = True
+        editor.focus()
+        self.refresh_bindings()
+
+    def action_save(self) -> None:
+        view = self.selected
+        if view is None or not self.editing:
+            return
+        text = self.query_one(TextArea).text.strip()
+        if not text:
+            self.notify("A summary cannot be empty.", severity="error", markup=False)
+            return
+        if text == view.text.strip():
+            self._stop_editing()
+            return
+        self.dismiss(SummaryAction("edit", view.id, text))
+
+    def action_rebuild(self) -> None:
+        view = self.selected
+        if view is not None:
+            self.dismiss(SummaryAction("rebuild", view.id))
+
+    def action_summarize(self) -> None:
+        self.dismiss(SummaryAction("summarize"))
+
+    def action_close(self) -> None:
+        if self.editing:
+            self._stop_editing()
+            return
+        self.dismiss(None)
+
+    def _stop_editing(self) -> None:
+        self.remove_class("-editing")
+        option_list = self.query_one(OptionList)
+        option_list.disabled = False
+        option_list.focus()
+        self.refresh_bindings()

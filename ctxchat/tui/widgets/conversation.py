@@ -1,0 +1,491 @@
+"""The conversation pane: a window onto a long history, mounting only the turns near the view."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.widget import Widget
+
+from ctxchat.core.history import MessageStatus
+from ctxchat.tui.views import MessageView
+from ctxchat.tui.widgets.message_item import MessageItem
+
+Loader = Callable[[int, int], Sequence[MessageView]]
+"""`load(offset, limit)`: messages `offset` to `offset + limit` counted from the oldest (0),
+oldest first."""
+
+RETRYABLE = (MessageStatus.INTERRUPTED, MessageStatus.FAILED)
+
+
+def _no_messages(offset: int, limit: int) -> Sequence[MessageView]:
+    return []
+
+
+class ConversationView(VerticalScroll, can_focus=True):
+    """User and assistant turns; older turns are loaded a page at a time as the user scrolls up.
+
+    Only a window of the history is mounted: the newest `INITIAL` turns at first, a `PAGE`
+    more at either edge when the view reaches it, never more than `MAX_MOUNTED` at once.
+    """
+
+    DEFAULT_CSS = """
+    ConversationView {
+        height: 1fr;
+        padding: 0 1;
+        scrollbar-size-vertical: 1;
+        &:focus {
+            background-tint: $foreground 3%;
+        }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "up,k",
+            "select_previous",
+            "Previous",
+            show=False,
+            id="message.previous",
+            tooltip="Select the message before the selected one",
+        ),
+        Binding(
+            "down,j",
+            "select_next",
+            "Next",
+            show=False,
+            id="message.next",
+            tooltip="Select the message after the selected one",
+        ),
+        Binding(
+            "end",
+            "select_last",
+            "Newest",
+            show=False,
+            id="message.newest",
+            tooltip="Jump to the newest message and select it",
+        ),
+        Binding(
+            "escape",
+            "clear_selection",
+            "Unselect",
+            show=False,
+            id="message.unselect",
+            tooltip="Clear the message selection (actions then apply to the newest message)",
+        ),
+        Binding(
+            "c",
+            "copy",
+            "Copy",
+            id="message.copy",
+            tooltip="Copy the selected message (or the newest) to the clipboard",
+        ),
+        Binding(
+            "p",
+            "pin",
+            "Pin",
+            id="message.pin",
+            tooltip="Pin the selected message, or the text selected in it, as a memory entry",
+        ),
+        Binding(
+            "e",
+            "edit",
+            "Edit",
+            id="message.edit",
+            tooltip="Edit the selected message of yours and send it again",
+        ),
+        Binding(
+            "ctrl+r",
+            "retry",
+            "Retry",
+            id="message.retry",
+            tooltip="Ask again for an interrupted or failed reply",
+        ),
+        Binding(
+            "g",
+            "regenerate",
+            "Regenerate",
+            id="message.regenerate",
+            tooltip="Replace the last reply with a new one",
+        ),
+    ]
+
+    INITIAL = 40
+    PAGE = 20
+    MAX_MOUNTED = 120
+    EDGE = 2
+    """How close (in lines) to the top or bottom the view must be to load the next page."""
+
+    @dataclass
+    class CopyRequested(Message):
+        """Copy a message's text to the clipboard."""
+
+        message_id: int
+        text: str
+
+    @dataclass
+    class PinRequested(Message):
+        """Pin a message (or the part of it the user selected) as a memory entry."""
+
+        message_id: int
+        text: str
+
+    @dataclass
+    class EditRequested(Message):
+        """Edit one of the user's messages and send it again."""
+
+        message_id: int
+
+    @dataclass
+    class RetryRequested(Message):
+        """Ask again for the interrupted or failed reply `message_id`."""
+
+        message_id: int
+
+    @dataclass
+    class RegenerateRequested(Message):
+        """Replace the last reply with a new one."""
+
+    @dataclass
+    class Highlighted(Message):
+        """The selected message changed (None: nothing is selected)."""
+
+        message_id: int | None
+
+    def __init__(
+        self,
+        total_count: int = 0,
+        loader: Loader | None = None,
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._total = total_count
+        self._loader: Loader = loader or _no_messages
+        self._start = 0
+        self._end = 0
+        self._loading = False
+        self._selected: int | None = None
+
+    @property
+    def total_count(self) -> int:
+        return self._total
+
+    @property
+    def window(self) -> tuple[int, int]:
+        """The offsets (from the oldest, end exclusive) of the mounted messages."""
+        return self._start, self._end
+
+    @property
+    def selected_id(self) -> int | None:
+        return self._selected
+
+    @property
+    def items(self) -> list[MessageItem]:
+        """The mounted turns, oldest first."""
+        return list(self.query_children(MessageItem))
+
+    async def on_mount(self) -> None:
+        await self._show_newest()
+
+    # Method calls from the app.
+
+    async def replace_all(self, total_count: int, loader: Loader) -> None:
+        """Show another conversation (or the same one after a change that rewrote its turns)."""
+        self._total = total_count
+        self._loader = loader
+        self._set_selected(None)
+        await self._show_newest()
+
+    async def add_message(self, view: MessageView) -> MessageItem:
+        """Append a message the store now holds (the user's, or a reply) and show it.
+
+        If the view is back in history, it jumps to the newest turns first.
+        """
+        self._total += 1
+        if self._end < self._total - 1:
+            # The window is back in history: show the newest turns instead.
+            await self._show_newest()
+            for mounted in self.query_children(MessageItem):
+                if mounted.message_id == view.id:
+                    return mounted
+        item = MessageItem(view)
+        await self.mount(item)
+        self._end += 1
+        await self._prune_oldest()
+        # A new turn is the user's doing: follow it, and let actions apply to the newest again.
+        if self._selected is not None:
+            self._set_selected(None)
+        self.anchor()
+        return item
+
+    async def begin_reply(self, view: MessageView) -> MessageItem:
+        """Append the reply that is about to stream in, and start its stream."""
+        item = await self.add_message(view)
+        item.start_stream()
+        self.refresh_bindings()
+        return item
+
+    def update_message(self, view: MessageView) -> None:
+        """Show a stored message's new state, if it is mounted (otherwise it loads fresh)."""
+        for item in self.query_children(MessageItem):
+            if item.message_id == view.id:
+                item.update_view(view)
+                self.refresh_bindings()
+                return
+
+    # Paging.
+
+    async def _show_newest(self) -> None:
+        await self.remove_children()
+        start = max(0, self._total - self.INITIAL)
+        views = list(self._loader(start, self._total - start))
+        self._start = start
+        self._end = start + len(views)
+        if views:
+            await self.mount_all([MessageItem(view) for view in views])
+        if self._selected is not None and not self._has_item(self._selected):
+            self._set_selected(None)
+        self.anchor()
+        self.call_after_refresh(self._fill_viewport)
+
+    async def _fill_viewport(self) -> None:
+        """Load older pages until the view can scroll: what is visible plus a margin."""
+        if self._start > 0 and not self._loading and self.max_scroll_y <= self.size.height:
+            await self._load_older()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if self._loading or not self.is_mounted:
+            return
+        if new_value <= self.EDGE and self._start > 0 and self.max_scroll_y > 0:
+            self.call_later(self._load_at_edge)
+        elif new_value >= self.max_scroll_y - self.EDGE:
+            if self._end < self._total:
+                self.call_later(self._load_at_edge)
+            elif not self.is_anchored and self._selected is None:
+                # Back at the newest turn: follow new text again.
+                self.anchor()
+
+    async def _load_at_edge(self) -> None:
+        # Checked again here: several scroll steps may have asked before the first load ran.
+        if self._loading:
+            return
+        if self.scroll_y <= self.EDGE and self._start > 0:
+            await self._load_older()
+        elif self.scroll_y >= self.max_scroll_y - self.EDGE and self._end < self._total:
+            await self._load_newer()
+
+    async def _load_older(self) -> None:
+        if self._loading or self._start == 0:
+            return
+        self._loading = True
+        start = max(0, self._start - self.PAGE)
+        views = list(self._loader(start, self._start - start))
+        if not views:
+            self._start = 0
+            self._loading = False
+            return
+        items = self.items
+        keep = self._position_of(items[0]) if items else None
+        await self.mount_all([MessageItem(view) for view in views], before=0)
+        self._start -= len(views)
+        surplus = len(items) + len(views) - self.MAX_MOUNTED
+        # A reply still streaming stays mounted, even past the cap.
+        if surplus > 0 and not any(item.is_streaming for item in items[-surplus:]):
+            # Far from the newest turns now: stop following them.
+            self.anchor(False)
+            await self._unmount(items[-surplus:])
+            self._end -= surplus
+        self.call_after_refresh(self._restore, keep)
+
+    async def _load_newer(self) -> None:
+        if self._loading or self._end >= self._total:
+            return
+        self._loading = True
+        views = list(self._loader(self._end, self.PAGE))
+        if not views:
+            # The store has fewer messages than we were told: believe the store.
+            self._total = self._end
+            self._loading = False
+            return
+        items = self.items
+        surplus = len(items) + len(views) - self.MAX_MOUNTED
+        keep = self._position_of(items[surplus]) if 0 < surplus < len(items) else None
+        await self.mount_all([MessageItem(view) for view in views])
+        self._end += len(views)
+        if surplus > 0:
+            await self._unmount(items[:surplus])
+            self._start += surplus
+        self.call_after_refresh(self._restore, keep)
+
+    async def _prune_oldest(self) -> None:
+        items = self.items
+        surplus = len(items) - self.MAX_MOUNTED
+        if surplus > 0:
+            await self._unmount(items[:surplus])
+            self._start += surplus
+
+    async def _unmount(self, items: Sequence[MessageItem]) -> None:
+        if self._selected is not None and any(i.message_id == self._selected for i in items):
+            self._set_selected(None)
+        await self.remove_children(items)
+
+    def _position_of(self, item: MessageItem) -> tuple[MessageItem, float]:
+        """Where `item` is on screen, to put it back there after the turns above it change."""
+        return item, item.virtual_region.y - self.scroll_y
+
+    def _restore(self, keep: tuple[MessageItem, float] | None) -> None:
+        if keep is not None:
+            item, offset = keep
+            self.scroll_to(
+                y=item.virtual_region.y - offset,
+                animate=False,
+                immediate=True,
+                release_anchor=False,
+            )
+        self._loading = False
+        self.call_after_refresh(self._fill_viewport)
+
+    # Selection.
+
+    def _has_item(self, message_id: int) -> bool:
+        return any(item.message_id == message_id for item in self.query_children(MessageItem))
+
+    def _selected_item(self) -> MessageItem | None:
+        for item in self.query_children(MessageItem):
+            if item.message_id == self._selected:
+                return item
+        return None
+
+    def _target(self) -> MessageItem | None:
+        """The message an action applies to: the selected one, else the newest."""
+        selected = self._selected_item()
+        if selected is not None:
+            return selected
+        items = self.items
+        return items[-1] if items and self._end == self._total else None
+
+    def _set_selected(self, item: MessageItem | None) -> None:
+        old = self._selected_item()
+        if old is not None:
+            old.remove_class("-selected")
+        changed = self._selected != (None if item is None else item.message_id)
+        self._selected = None if item is None else item.message_id
+        if item is not None:
+            item.add_class("-selected")
+            taller = item.outer_size.height > self.scrollable_content_region.height
+            self.scroll_to_widget(item, animate=False, top=taller)
+        self.refresh_bindings()
+        if changed:
+            self.post_message(self.Highlighted(self._selected))
+
+    def select(self, message_id: int) -> None:
+        """Select a mounted message (the app may also select one, e.g. after a search)."""
+        for item in self.query_children(MessageItem):
+            if item.message_id == message_id:
+                self._set_selected(item)
+                return
+
+    async def action_select_previous(self) -> None:
+        items = self.items
+        if not items:
+            return
+        selected = self._selected_item()
+        if selected is None:
+            self._set_selected(items[-1])
+            return
+        index = items.index(selected)
+        if index == 0 and self._start > 0:
+            await self._load_older()
+            items = self.items
+            index = items.index(selected)
+        self._set_selected(items[max(0, index - 1)])
+
+    async def action_select_next(self) -> None:
+        selected = self._selected_item()
+        if selected is None:
+            return
+        items = self.items
+        index = items.index(selected)
+        if index == len(items) - 1 and self._end < self._total:
+            await self._load_newer()
+            items = self.items
+            index = items.index(selected)
+        self._set_selected(items[min(len(items) - 1, index + 1)])
+
+    async def action_select_last(self) -> None:
+        if self._end < self._total:
+            await self._show_newest()
+        items = self.items
+        if items:
+            self._set_selected(items[-1])
+            self.scroll_end(animate=False)
+
+    def action_clear_selection(self) -> None:
+        self._set_selected(None)
+        self.anchor()
+
+    def on_click(self, event: events.Click) -> None:
+        widget: Widget | None = event.widget
+        while widget is not None and widget is not self:
+            if isinstance(widget, MessageItem):
+                self._set_selected(widget)
+                return
+            parent = widget.parent
+            widget = parent if isinstance(parent, Widget) else None
+
+    # Actions on the selected (or newest) message.
+
+    def _streaming(self) -> bool:
+        return any(item.is_streaming for item in self.query_children(MessageItem))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "clear_selection":
+            return self._selected is not None
+        target = self._target()
+        if action in ("copy", "pin"):
+            return None if target is None else True
+        if action == "edit":
+            ok = target is not None and target.view.role == "user" and not self._streaming()
+            return True if ok else None
+        if action == "retry":
+            ok = target is not None and target.view.status in RETRYABLE
+            return True if ok and not self._streaming() else None
+        if action == "regenerate":
+            items = self.items
+            last = items[-1] if items and self._end == self._total else None
+            ok = last is not None and last.view.role == "assistant" and not self._streaming()
+            return True if ok else None
+        return True
+
+    def action_copy(self) -> None:
+        target = self._target()
+        if target is not None:
+            self.post_message(self.CopyRequested(target.message_id, target.view.content))
+
+    def action_pin(self) -> None:
+        target = self._target()
+        if target is not None:
+            text = target.selected_text() or target.view.content
+            self.post_message(self.PinRequested(target.message_id, text))
+
+    def action_edit(self) -> None:
+        target = self._target()
+        if target is not None and target.view.role == "user":
+            self.post_message(self.EditRequested(target.message_id))
+
+    def action_retry(self) -> None:
+        target = self._target()
+        if target is not None and target.view.status in RETRYABLE:
+            self.post_message(self.RetryRequested(target.message_id))
+
+    def action_regenerate(self) -> None:
+        self.post_message(self.RegenerateRequested())

@@ -1,0 +1,231 @@
+"""One turn of the conversation: who said it, what they said, and how the reply ended."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets.markdown import MarkdownStream
+
+from ctxchat.core.history import MessageStatus
+from ctxchat.tui.text import clean, plain
+from ctxchat.tui.views import MessageView
+
+ROLE_NAMES = {"user": "You", "assistant": "Assistant", "system": "System"}
+RETRY_HINT = "retry: ctrl+r"
+
+
+def status_sentence(view: MessageView) -> str:
+    """The marker line under an interrupted or failed reply ("" for any other status)."""
+    if view.status == MessageStatus.INTERRUPTED:
+        reason = view.error or "The reply stopped before it was complete."
+        return f"⚠ Interrupted: {reason}  ·  {RETRY_HINT}"
+    if view.status == MessageStatus.FAILED:
+        reason = view.error or "The model server did not answer."
+        return f"✖ Failed: {reason}  ·  {RETRY_HINT}"
+    return ""
+
+
+def header_text(view: MessageView) -> Text:
+    """Role, then model and token count when known, as plain styled text (never markup)."""
+    header = Text()
+    header.append(ROLE_NAMES.get(view.role, view.role), style="bold")
+    details = []
+    if view.model:
+        details.append(clean(view.model))
+    if view.tokens:
+        details.append(f"{view.tokens:,} tokens")
+    if view.status == MessageStatus.STREAMING:
+        details.append("writing…")
+    if details:
+        header.append("  " + " · ".join(details), style="dim")
+    return header
+
+
+class MessageItem(Vertical):
+    """A user or assistant turn; assistant text is Markdown, streamed in while it arrives."""
+
+    DEFAULT_CSS = """
+    MessageItem {
+        height: auto;
+        padding: 0 1;
+        margin: 0 0 1 0;
+        border-left: outer $primary 60%;
+
+        &.-user {
+            border-left: outer $accent 70%;
+            background: $boost;
+        }
+        &.-selected {
+            border-left: outer $secondary;
+            background: $primary 12%;
+        }
+        & > .message--header {
+            height: 1;
+        }
+        & > .message--body {
+            height: auto;
+        }
+        & > Markdown.message--body {
+            padding: 0;
+            margin: 0;
+            & > MarkdownBlock:last-child {
+                margin-bottom: 0;
+            }
+        }
+        & > .message--status {
+            height: auto;
+            display: none;
+        }
+        &.-interrupted > .message--status {
+            display: block;
+            color: $warning;
+        }
+        &.-failed > .message--status {
+            display: block;
+            color: $error;
+        }
+        & > Collapsible {
+            padding: 0;
+            margin: 0;
+            border-top: none;
+            background: transparent;
+        }
+        & > Collapsible Static {
+            color: $text-muted;
+        }
+    }
+    """
+
+    @dataclass
+    class LinkClicked(Message):
+        """A Markdown link was clicked; the app asks the user before opening `href`."""
+
+        message_id: int
+        href: str
+
+    def __init__(self, view: MessageView) -> None:
+        super().__init__(id=f"message-{view.id}")
+        self._view = view
+        self._stream: MarkdownStream | None = None
+        self._sync_classes()
+
+    @property
+    def view(self) -> MessageView:
+        """What this item shows now (content included, as far as it has streamed)."""
+        return self._view
+
+    @property
+    def message_id(self) -> int:
+        return self._view.id
+
+    @property
+    def is_streaming(self) -> bool:
+        return self._stream is not None
+
+    def compose(self) -> ComposeResult:
+        view = self._view
+        yield Static(header_text(view), classes="message--header")
+        if view.reasoning:
+            with Collapsible(title="Reasoning", collapsed=True):
+                yield Static(plain(view.reasoning))
+        if view.role == "assistant":
+            yield Markdown(clean(view.content), open_links=False, classes="message--body")
+        else:
+            yield Static(plain(view.content), classes="message--body")
+        yield Static(plain(status_sentence(view)), classes="message--status")
+
+    def update_view(self, view: MessageView) -> None:
+        """Show a new state of this message.
+
+        While the reply streams only the header follows (model, tokens): the text and the
+        status belong to `append` and `finish`.
+        """
+        if self._stream is not None:
+            self._view = replace(
+                self._view, model=view.model, tokens=view.tokens, reasoning=view.reasoning
+            )
+            self.query_one(".message--header", Static).update(header_text(self._view))
+            return
+        self._view = view
+        self._sync_classes()
+        self.refresh(recompose=True)
+
+    def start_stream(self) -> None:
+        """Begin streaming the reply into the Markdown body."""
+        if self._stream is None:
+            self._stream = Markdown.get_stream(self.query_one(".message--body", Markdown))
+            self._set_status(MessageStatus.STREAMING)
+
+    async def append(self, delta: str) -> None:
+        """Add a fragment of the reply as it arrives."""
+        if self._stream is None:
+            self.start_stream()
+        assert self._stream is not None
+        self._view = replace(self._view, content=self._view.content + delta)
+        if not self.is_attached:
+            return  # switched away: the text is kept, nothing is drawn
+        # A control sequence split across two deltas is only partly removed here; the
+        # final render in `finish` cleans the whole text.
+        await self._stream.write(clean(delta))
+
+    async def finish(
+        self,
+        full_text: str,
+        status: MessageStatus = MessageStatus.COMPLETE,
+        *,
+        error: str = "",
+        tokens: int | None = None,
+    ) -> None:
+        """End the stream and render the whole reply once, so code fences render right."""
+        if self._stream is not None:
+            stream, self._stream = self._stream, None
+            await stream.stop()
+        if not self.is_attached:
+            self._view = replace(self._view, content=full_text, status=status, error=error)
+            return
+        self._view = replace(
+            self._view,
+            content=full_text,
+            status=status,
+            error=error,
+            tokens=self._view.tokens if tokens is None else tokens,
+        )
+        if self._view.role == "assistant":
+            await self.query_one(".message--body", Markdown).update(clean(full_text))
+        else:
+            self.query_one(".message--body", Static).update(plain(full_text))
+        self._set_status(status)
+
+    def selected_text(self) -> str | None:
+        """The text the user selected inside this message with the mouse, if any."""
+        parts: list[str] = []
+        for widget, selection in self.screen.selections.items():
+            if widget is self or self in widget.ancestors:
+                extracted = widget.get_selection(selection)
+                if extracted is not None:
+                    parts.append(extracted[0])
+        text = "".join(parts).strip()
+        return text or None
+
+    def _set_status(self, status: MessageStatus) -> None:
+        self._view = replace(self._view, status=status)
+        self._sync_classes()
+        self.query_one(".message--header", Static).update(header_text(self._view))
+        self.query_one(".message--status", Static).update(plain(status_sentence(self._view)))
+
+    def _sync_classes(self) -> None:
+        self.set_class(self._view.role == "user", "-user")
+        for status in MessageStatus:
+            self.set_class(self._view.status == status, f"-{status.value}")
+
+    @on(Markdown.LinkClicked)
+    def _ask_before_opening(self, event: Markdown.LinkClicked) -> None:
+        # Markdown is built with open_links=False; the app confirms before anything opens.
+        event.stop()
+        self.post_message(self.LinkClicked(self._view.id, event.href))

@@ -1,0 +1,421 @@
+"""Dialogs and screens: what each key and button dismisses with, and what is refused."""
+
+from __future__ import annotations
+
+from screen_hosts import PROBLEMS, PROPOSALS, ROWS, SERVERS, VERSIONS, ScreenHost
+from textual.widgets import Input, OptionList, RadioButton, RadioSet, Static, TextArea
+
+from ctxchat.core.memory import MemoryEntry, MemoryKind
+from ctxchat.tui.screens.confirm import ConfirmScreen
+from ctxchat.tui.screens.conversations import ConversationSwitcher, SwitcherResult
+from ctxchat.tui.screens.edit_message import EditMessageScreen, EditResult
+from ctxchat.tui.screens.error_details import ErrorDetails
+from ctxchat.tui.screens.export_format import ExportFormatScreen
+from ctxchat.tui.screens.extraction import ExtractionReview, ProposalDecision
+from ctxchat.tui.screens.memory_editor import MemoryEditor
+from ctxchat.tui.screens.rename import RenameScreen
+from ctxchat.tui.screens.setup import SetupChoice, SetupScreen, check_choice
+from ctxchat.tui.screens.summarize_preview import SummarizePreview
+from ctxchat.tui.screens.summary_versions import SummaryAction, SummaryScreen
+from ctxchat.tui.views import MemoryDraft, MessageView
+
+# Confirm
+
+
+async def test_confirm_yes_and_no() -> None:
+    app = ScreenHost(ConfirmScreen("Delete it?", "Delete", danger=True))
+    async with app.run_test() as pilot:
+        await pilot.press("enter")  # Cancel has the focus on a dangerous question
+        assert app.result is False
+    app = ScreenHost(ConfirmScreen("Open it?", "Open"))
+    async with app.run_test() as pilot:
+        await pilot.press("enter")
+        assert app.result is True
+    app = ScreenHost(ConfirmScreen("Open it?", "Open"))
+    async with app.run_test() as pilot:
+        await pilot.press("escape")
+        assert app.result is False
+
+
+# Memory editor
+
+
+async def test_memory_editor_refuses_empty_text_then_saves() -> None:
+    app = ScreenHost(MemoryEditor())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("ctrl+s")
+        errors = str(app.screen.query_one("#memory-errors", Static).content)
+        assert errors == "The text cannot be empty."
+        assert app.result is ScreenHost.NO_RESULT
+        await pilot.press(*"Uses uv")
+        await pilot.click("#save")
+        assert app.result == MemoryDraft(text="Uses uv")
+
+
+async def test_memory_editor_prefilled_for_pinning_returns_every_field() -> None:
+    draft = MemoryDraft(text="The project targets Python 3.11.", kind=MemoryKind.FACT)
+    app = ScreenHost(MemoryEditor(draft, heading="Pin message 12"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.screen
+        assert screen.query_one(TextArea).text == draft.text
+        screen.query_one("#memory-key", Input).value = "python"
+        screen.query_one("#memory-importance", Input).value = "9"
+        await pilot.click("#kind-constraint")
+        await pilot.click("#scope-conversation")
+        await pilot.click("#memory-pinned")
+        await pilot.press("ctrl+s")
+        assert app.result == MemoryDraft(
+            text="The project targets Python 3.11.",
+            key="python",
+            kind=MemoryKind.CONSTRAINT,
+            scope="conversation",
+            importance=9,
+            pinned=True,
+        )
+
+
+async def test_memory_editor_checks_importance_and_cancels() -> None:
+    entry = MemoryEntry(3, MemoryKind.PREFERENCE, "Short answers", importance=4, conversation_id=2)
+    app = ScreenHost(MemoryEditor(MemoryDraft.from_entry(entry)))
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert app.screen.query_one("#scope-conversation", RadioButton).value
+        app.screen.query_one("#memory-importance", Input).value = "11"
+        await pilot.press("ctrl+s")
+        errors = str(app.screen.query_one("#memory-errors", Static).content)
+        assert errors == "Importance is a whole number from 1 to 10."
+        await pilot.press("escape")
+        assert app.result is None
+
+
+# Edit and resend
+
+
+async def test_edit_message_keeps_later_turns_as_a_branch_by_default() -> None:
+    app = ScreenHost(EditMessageScreen(5, "Old question", later_count=4))
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.screen.query_one(TextArea).load_text("New question")
+        await pilot.press("ctrl+s")
+        assert app.result == EditResult(5, "New question", "branch")
+
+
+async def test_edit_message_can_replace_later_turns_and_refuses_empty_text() -> None:
+    app = ScreenHost(EditMessageScreen(5, "Old question", later_count=1))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.click("#later-replace")
+        app.screen.query_one(TextArea).load_text("   ")
+        await pilot.press("ctrl+s")
+        assert app.result is ScreenHost.NO_RESULT
+        app.screen.query_one(TextArea).load_text("Better question")
+        await pilot.click("#send")
+        assert app.result == EditResult(5, "Better question", "replace")
+
+
+# Conversation switcher
+
+
+async def test_switcher_filters_as_you_type_and_switches() -> None:
+    app = ScreenHost(ConversationSwitcher(ROWS, current_id=2))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ConversationSwitcher)
+        assert screen.visible_ids == [1, 2, 3, 4]
+        await pilot.press(*"config")
+        assert screen.visible_ids == [1, 4]
+        await pilot.press(*" rules")
+        assert screen.visible_ids == [4]
+        await pilot.press("enter")
+        assert app.result == SwitcherResult("switch", 4)
+
+
+async def test_switcher_shows_when_nothing_matches() -> None:
+    app = ScreenHost(ConversationSwitcher(ROWS))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"zzz")
+        screen = app.screen
+        assert isinstance(screen, ConversationSwitcher)
+        assert screen.visible_ids == []
+        assert str(screen.query_one("#switcher-empty", Static).content) == (
+            "No conversation title matches “zzz”."
+        )
+        await pilot.press("escape")  # clears the search first
+        assert screen.visible_ids == [1, 2, 3, 4]
+        await pilot.press("escape")
+        assert app.result is None
+
+
+async def test_switcher_letters_type_into_the_search_not_actions() -> None:
+    app = ScreenHost(ConversationSwitcher(ROWS))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("n", "d")
+        assert app.screen.query_one(Input).value == "nd"
+        assert app.result is ScreenHost.NO_RESULT
+
+
+async def test_switcher_new() -> None:
+    app = ScreenHost(ConversationSwitcher(ROWS))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("tab", "n")
+        assert app.result == SwitcherResult("new")
+
+
+async def test_switcher_rename() -> None:
+    app = ScreenHost(ConversationSwitcher(ROWS))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("tab", "down", "r")
+        assert isinstance(app.screen, RenameScreen)
+        app.screen.query_one(Input).value = "  Lisbon   packing  "
+        await pilot.press("enter")
+        assert app.result == SwitcherResult("rename", 2, title="Lisbon packing")
+
+
+async def test_switcher_rename_refuses_an_empty_title() -> None:
+    app = ScreenHost(ConversationSwitcher(ROWS))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("tab", "r")
+        app.screen.query_one(Input).value = "   "
+        await pilot.press("enter")
+        assert isinstance(app.screen, RenameScreen)
+        await pilot.press("escape", "escape")
+        assert app.result is None
+
+
+async def test_switcher_delete_asks_first() -> None:
+    app = ScreenHost(ConversationSwitcher(ROWS))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("tab", "down", "down", "d")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("escape")  # no: back in the switcher
+        assert isinstance(app.screen, ConversationSwitcher)
+        await pilot.press("d")
+        await pilot.click("#confirm")
+        assert app.result == SwitcherResult("delete", 3)
+
+
+async def test_switcher_export_chooses_a_format() -> None:
+    app = ScreenHost(ConversationSwitcher(ROWS))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("tab", "e")
+        assert isinstance(app.screen, ExportFormatScreen)
+        await pilot.press("j")
+        assert app.result == SwitcherResult("export", 1, export_format="json")
+    app = ScreenHost(ConversationSwitcher(ROWS))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("tab", "e", "enter")
+        assert app.result == SwitcherResult("export", 1, export_format="markdown")
+
+
+# Summary versions
+
+
+async def test_summary_screen_starts_on_the_active_version_and_rolls_back() -> None:
+    app = ScreenHost(SummaryScreen(VERSIONS))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, SummaryScreen)
+        assert screen.selected is not None and screen.selected.version == 3
+        await pilot.press("a")  # already active: nothing happens
+        assert app.result is ScreenHost.NO_RESULT
+        await pilot.press("down", "down", "a")
+        assert app.result == SummaryAction("activate", 11)
+
+
+async def test_summary_screen_edit_saves_the_new_text() -> None:
+    app = ScreenHost(SummaryScreen(VERSIONS))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("e")
+        screen = app.screen
+        assert isinstance(screen, SummaryScreen) and screen.editing
+        editor = screen.query_one(TextArea)
+        assert editor.text == VERSIONS[2].text
+        editor.load_text("decision: tomllib\nopen: none")
+        await pilot.press("ctrl+s")
+        assert app.result == SummaryAction("edit", 13, "decision: tomllib\nopen: none")
+
+
+async def test_summary_screen_escape_leaves_editing_before_closing() -> None:
+    app = ScreenHost(SummaryScreen(VERSIONS))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("e", "escape")
+        screen = app.screen
+        assert isinstance(screen, SummaryScreen) and not screen.editing
+        await pilot.press("escape")
+        assert app.result is None
+
+
+async def test_summary_screen_rebuild_and_summarize_now() -> None:
+    app = ScreenHost(SummaryScreen(VERSIONS))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("b")
+        assert app.result == SummaryAction("rebuild", 13)
+    app = ScreenHost(SummaryScreen([]))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("a", "e", "s")
+        assert app.result == SummaryAction("summarize")
+
+
+async def test_summarize_preview_confirms_or_cancels() -> None:
+    messages = [MessageView(i, "user", f"turn {i}", tokens=10) for i in range(1, 4)]
+    app = ScreenHost(SummarizePreview(messages, next_version=4))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("enter")
+        assert app.result is True
+    app = ScreenHost(SummarizePreview(messages, next_version=4))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("escape")
+        assert app.result is False
+    app = ScreenHost(SummarizePreview([], next_version=1))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("enter")  # only Cancel is there to press
+        assert app.result is False
+
+
+# Extraction review
+
+
+async def test_extraction_decisions_accept_update_reject_and_skip() -> None:
+    app = ScreenHost(ExtractionReview(PROPOSALS, PROBLEMS))
+    async with app.run_test(size=(110, 30)) as pilot:
+        await pilot.press("u")  # proposal 0 restates memory #4
+        await pilot.press("a")  # proposal 1
+        await pilot.press("x")  # proposal 2
+        await pilot.press("ctrl+s")  # proposal 3 left undecided
+        assert app.result == [
+            ProposalDecision(0, "update", MemoryKind.FACT, PROPOSALS[0].text, 8, 4),
+            ProposalDecision(1, "accept", MemoryKind.CONSTRAINT, PROPOSALS[1].text, 9),
+            ProposalDecision(2, "reject", MemoryKind.PREFERENCE, PROPOSALS[2].text, 4),
+        ]
+
+
+async def test_extraction_update_needs_a_matching_entry() -> None:
+    app = ScreenHost(ExtractionReview(PROPOSALS))
+    async with app.run_test(size=(110, 30)) as pilot:
+        await pilot.press("down", "u")  # proposal 1 matches nothing
+        screen = app.screen
+        assert isinstance(screen, ExtractionReview)
+        assert screen.decisions == []
+        await pilot.press("escape")
+        assert app.result is None
+
+
+async def test_extraction_edit_opens_the_memory_editor_prefilled() -> None:
+    app = ScreenHost(ExtractionReview(PROPOSALS, PROBLEMS))
+    async with app.run_test(size=(110, 30)) as pilot:
+        await pilot.press("down", "down", "down", "e")
+        editor = app.screen
+        assert isinstance(editor, MemoryEditor)
+        assert editor.query_one(TextArea).text == PROPOSALS[3].text
+        editor.query_one(TextArea).load_text("The slow start comes from loading encodings.")
+        await pilot.click("#kind-fact")
+        await pilot.press("ctrl+s")
+        review = app.screen
+        assert isinstance(review, ExtractionReview)
+        assert review.decisions == [
+            ProposalDecision(
+                3,
+                "accept",
+                MemoryKind.FACT,
+                "The slow start comes from loading encodings.",
+                3,
+                edited=True,
+            )
+        ]
+        tally = str(review.query_one("#extraction-tally", Static).content)
+        assert tally == "1 to add · 0 to update · 0 rejected · 3 undecided"
+
+
+async def test_extraction_shows_the_problems_line() -> None:
+    app = ScreenHost(ExtractionReview([], PROBLEMS))
+    async with app.run_test(size=(110, 30)):
+        line = str(app.screen.query_one("#extraction-problems", Static).content)
+        assert line.startswith("⚠ 2 problems in the model's reply: Entry 5 has no text")
+
+
+# First-run setup
+
+
+def test_check_choice_sentences() -> None:
+    assert check_choice("openai", "", "gpt-4o-mini", "OPENAI_API_KEY") == []
+    assert check_choice("custom", "localhost:8080", "m", "") == [
+        "The base URL starts with http:// or https://, e.g. http://127.0.0.1:8080/v1."
+    ]
+    assert check_choice("custom", "http://h:1/v1", "", "") == ["Name the model to use."]
+    assert check_choice("custom", "http://h:1/v1", "my model", "") == [
+        "A model name has no spaces."
+    ]
+    assert check_choice("custom", "http://h:1/v1", "m", "sk-abc123456") == [
+        "That looks like a key itself: enter the name of the environment variable that "
+        "holds it, e.g. OPENAI_API_KEY."
+    ]
+    assert check_choice("custom", "http://h:1/v1", "m", "MY-KEY") == [
+        "An environment variable name has letters, digits and _ only, e.g. MY_API_KEY."
+    ]
+    assert check_choice("server-0", "http://h:1/v1", "m", "", needs_key=True) == [
+        "This server needs a key: name the environment variable that holds it."
+    ]
+
+
+async def test_setup_picks_the_found_server_first() -> None:
+    app = ScreenHost(SetupScreen(SERVERS, openai_key_present=False))
+    async with app.run_test(size=(100, 40)) as pilot:
+        assert app.screen.query_one("#setup-model", Input).value == "llama3.2:3b"
+        await pilot.press("ctrl+s")
+        assert app.result == SetupChoice("ollama", "http://127.0.0.1:11434/v1", "llama3.2:3b", None)
+
+
+async def test_setup_openai() -> None:
+    app = ScreenHost(SetupScreen([], openai_key_present=True, openai_model="gpt-4.1-mini"))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("ctrl+s")
+        assert app.result == SetupChoice("openai", None, "gpt-4.1-mini", "OPENAI_API_KEY")
+
+
+async def test_setup_another_server_is_checked_before_saving() -> None:
+    app = ScreenHost(SetupScreen([], openai_key_present=False))
+    async with app.run_test(size=(100, 40)) as pilot:
+        screen = app.screen
+        warning = str(screen.query_one("#setup-warning", Static).content)
+        assert warning == "OPENAI_API_KEY is not set in this shell: set it before you chat."
+        await pilot.click("#provider-custom")
+        url = screen.query_one("#setup-url", Input)
+        assert not url.disabled and url.value == ""
+        await pilot.press("ctrl+s")
+        errors = str(screen.query_one("#setup-errors", Static).content).splitlines()
+        assert errors == [
+            "The base URL starts with http:// or https://, e.g. http://127.0.0.1:8080/v1.",
+            "Name the model to use.",
+        ]
+        assert app.result is ScreenHost.NO_RESULT
+        url.value = "http://127.0.0.1:8765/v1"
+        screen.query_one("#setup-model", Input).value = "gemma-3-270m"
+        await pilot.click("#save")
+        assert app.result == SetupChoice("custom", "http://127.0.0.1:8765/v1", "gemma-3-270m", None)
+
+
+async def test_setup_quit() -> None:
+    app = ScreenHost(SetupScreen([]))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.click("#quit")
+        assert app.result is None
+
+
+# Error details
+
+
+async def test_error_details_retry_or_close() -> None:
+    app = ScreenHost(ErrorDetails("The server refused.", "Start it.", can_retry=True))
+    async with app.run_test() as pilot:
+        await pilot.press("enter")
+        assert app.result is True
+    app = ScreenHost(ErrorDetails("The server refused.", "Start it."))
+    async with app.run_test() as pilot:
+        await pilot.press("escape")
+        assert app.result is False
+
+
+async def test_option_lists_and_radio_sets_exist_where_expected() -> None:
+    app = ScreenHost(ConversationSwitcher(ROWS))
+    async with app.run_test(size=(100, 30)):
+        assert app.screen.query_one(OptionList).option_count == 4
+    app = ScreenHost(SetupScreen(SERVERS))
+    async with app.run_test(size=(100, 40)):
+        assert len(app.screen.query_one(RadioSet).query("RadioButton")) == 3

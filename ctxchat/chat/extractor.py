@@ -53,6 +53,9 @@ class ProposalDecision:
     importance: int
     message_id: int | None = None
     target_entry_id: int | None = None
+    key: str | None = None
+    global_scope: bool = False
+    pinned: bool = False
 
 
 def apply_decisions(session: ChatSession, decisions: list[ProposalDecision]) -> list[MemoryEntry]:
@@ -69,6 +72,7 @@ def apply_decisions(session: ChatSession, decisions: list[ProposalDecision]) -> 
                     kind=decision.kind,
                     text=decision.text,
                     importance=decision.importance,
+                    pinned=decision.pinned,
                 )
             )
         else:
@@ -76,8 +80,10 @@ def apply_decisions(session: ChatSession, decisions: list[ProposalDecision]) -> 
                 session.store.add_memory(
                     decision.kind,
                     decision.text,
+                    key=decision.key,
+                    pinned=decision.pinned,
                     importance=decision.importance,
-                    conversation_id=session.conversation,
+                    conversation_id=None if decision.global_scope else session.conversation,
                     source=source,
                 )
             )

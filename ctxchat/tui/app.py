@@ -1,0 +1,276 @@
+"""The ctxchat app: conversation beside live context panels, and how it starts."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+from collections.abc import Iterable, Sequence
+
+from textual.app import SystemCommand
+from textual.screen import Screen
+
+from ctxchat.chat.session import ChatSession
+from ctxchat.chat.workspace import Workspace, make_backend, open_workspace
+from ctxchat.config.errors import ConfigError, MissingApiKey
+from ctxchat.config.loader import load_settings
+from ctxchat.config.settings import ProviderProfile
+from ctxchat.core.memory import Mode
+from ctxchat.tui.chat_actions import ChatActions
+from ctxchat.tui.commands import ctxchat_commands
+from ctxchat.tui.conversation_actions import ConversationActions
+from ctxchat.tui.memory_actions import MemoryActions
+from ctxchat.tui.screens.setup import SetupChoice, SetupScreen
+from ctxchat.tui.summary_actions import SummaryActions
+from ctxchat.tui.themes import describe_problems, load_themes, shipped_theme_dirs
+from ctxchat.tui.views import ServerView
+
+OPENAI_URL = "https://api.openai.com/v1"
+
+
+class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions):
+    """The conversation on the left, exactly what the model will see on the right."""
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        session: ChatSession | None,
+        *,
+        theme: str | None = None,
+        servers: Sequence[ServerView] = (),
+        notes: Sequence[str] = (),
+    ) -> None:
+        super().__init__(workspace, session)
+        self._wanted_theme = theme
+        self._servers = list(servers)
+        self._notes = list(notes)
+
+    def on_mount(self) -> None:
+        self._load_themes()
+        self._apply_keymap()
+        if self.size.width < 110:
+            self.query_one("#side").add_class("-hidden")
+        self.notify_lines(self.workspace.warnings, severity="warning")
+        self.notify_lines(self._notes, severity="warning")
+        if self.has_session:
+            self.call_later(self._start_session)
+        else:
+            self.push_screen(
+                SetupScreen(
+                    self._servers,
+                    openai_key_present=bool(self.workspace.env.get("OPENAI_API_KEY")),
+                    config_path=str(self.workspace.locations.config_file),
+                ),
+                self._setup_done,
+            )
+
+    async def _start_session(self) -> None:
+        await self.show_conversation()
+        self.composer.focus()
+        if self.session.backend is not None:
+            self.detect_window()
+
+    def _load_themes(self) -> None:
+        themes, problems = load_themes([*shipped_theme_dirs(), self.workspace.locations.themes_dir])
+        for theme in themes:
+            self.register_theme(theme)
+        if problems:
+            self.notify(describe_problems(problems), severity="warning", markup=False, timeout=10)
+        wanted = self._wanted_theme
+        if wanted:
+            if wanted in self.available_themes:
+                self.theme = wanted
+            else:
+                self.notify(
+                    f"There is no theme called {wanted!r}.", severity="warning", markup=False
+                )
+
+    def watch_theme(self, theme: str) -> None:
+        if self.is_running and theme != self.workspace.state.theme:
+            self.remember(theme=theme)
+
+    def _apply_keymap(self) -> None:
+        keymap = dict(self.workspace.settings.keymap)
+        if not keymap:
+            return
+        known = known_binding_ids()
+        unknown = sorted(set(keymap) - known)
+        if unknown:
+            self.notify(
+                f"Unknown key binding ids in the config: {', '.join(unknown)}.",
+                severity="warning",
+                markup=False,
+            )
+        self.set_keymap({k: v for k, v in keymap.items() if k in known})
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:  # type: ignore[type-arg]
+        yield from super().get_system_commands(screen)
+        yield from ctxchat_commands(self)
+
+    # Palette actions that need a selection or an argument.
+
+    def action_pin_message(self) -> None:
+        self.conversation_view.action_pin()
+
+    def action_regenerate(self) -> None:
+        self.conversation_view.action_regenerate()
+
+    def action_export(self, export_format: str) -> None:
+        if self.has_session and self.session.conversation_id is not None:
+            self.export_conversation(self.session.conversation, export_format)
+
+    # First run.
+
+    def _setup_done(self, choice: SetupChoice | None) -> None:
+        if choice is None:
+            self.exit(0)
+            return
+        profile = ProviderProfile(
+            name=choice.provider if choice.provider != "custom" else "server",
+            base_url=choice.base_url or OPENAI_URL,
+            model=choice.model,
+            api_key_env=choice.api_key_env,
+        )
+        path = self.workspace.locations.config_file
+        if path.exists():
+            self.notify(
+                f"{path} exists and was left as it is; add a [profiles] table to keep this choice.",
+                severity="warning",
+                markup=False,
+                timeout=12,
+            )
+        else:
+            from ctxchat.config.template import write_initial_config
+
+            write_initial_config(path, profile=profile)
+            try:
+                self.workspace.loaded = load_settings(path, self.workspace.env)
+            except ConfigError as error:
+                self.notify(str(error), severity="error", markup=False)
+            self.notify(f"Saved the configuration to {path}.", markup=False)
+        settings = self.workspace.settings
+        if not settings.needs_setup:
+            profile = settings.profile()
+        self._session = open_session(self.workspace, profile, None, None, self._notes_sink)
+        self.call_later(self._start_session)
+
+    def _notes_sink(self, note: str) -> None:
+        self.notify(note, severity="warning", markup=False)
+
+    async def on_unmount(self) -> None:
+        if self.has_session and self.session.backend is not None:
+            await self.session.backend.aclose()
+
+
+def known_binding_ids() -> set[str]:
+    """Every binding id a user may remap."""
+    from ctxchat.tui.screens import (
+        confirm,
+        conversations,
+        edit_message,
+        extraction,
+        inspector,
+        memory_editor,
+        summary_versions,
+    )
+    from ctxchat.tui.widgets import composer, conversation, layer_panel, memory_panel
+
+    classes: list[type] = [CtxChatApp]
+    for module in (
+        composer,
+        conversation,
+        layer_panel,
+        memory_panel,
+        confirm,
+        conversations,
+        edit_message,
+        extraction,
+        inspector,
+        memory_editor,
+        summary_versions,
+    ):
+        classes.extend(v for v in vars(module).values() if isinstance(v, type))
+    ids = set()
+    for cls in classes:
+        for binding in getattr(cls, "BINDINGS", []):
+            binding_id = getattr(binding, "id", None)
+            if binding_id:
+                ids.add(binding_id)
+    return ids
+
+
+def open_session(
+    workspace: Workspace,
+    profile: ProviderProfile,
+    conversation: int | None,
+    mode: Mode | None,
+    notes: object,
+) -> ChatSession:
+    """A session on `conversation` (else the last one, else a new one) with `profile`."""
+    store = workspace.store
+    if conversation is None:
+        last = workspace.state.last_conversation_id
+        if last is not None and any(c.id == last for c in store.list_conversations()):
+            conversation = last
+        else:
+            latest = store.latest_conversation()
+            conversation = (
+                latest or store.create_conversation(model=profile.model, profile=profile.name)
+            ).id
+    backend = None
+    try:
+        backend = make_backend(profile, workspace.env)
+    except MissingApiKey as error:
+        notes(f"{error} Replies cannot be sent until it is set.")  # type: ignore[operator]
+    return ChatSession(
+        store,
+        workspace.settings,
+        profile,
+        conversation,
+        backend=backend,
+        mode=mode or workspace.state.last_mode or workspace.settings.default_mode,
+        secrets=workspace.secrets,
+        env=workspace.env,
+    )
+
+
+def _found_servers() -> list[ServerView]:
+    from ctxchat.model.discovery import probe_local_servers
+
+    try:
+        found = asyncio.run(probe_local_servers())
+    except OSError:
+        return []
+    return [ServerView(s.kind, s.base_url, s.models, s.needs_key) for s in found]
+
+
+def build_app(args: argparse.Namespace, workspace: Workspace) -> CtxChatApp:
+    """The app for these command-line options (no terminal is touched yet)."""
+    settings = workspace.settings
+    notes: list[str] = []
+    theme = args.theme or workspace.state.theme or settings.theme
+    mode = Mode(args.mode) if args.mode else None
+    if settings.needs_setup and not args.base_url:
+        return CtxChatApp(workspace, None, theme=theme, servers=_found_servers())
+    if settings.needs_setup:
+        profile = ProviderProfile("command-line", args.base_url, args.model or "", None)
+    else:
+        profile = settings.profile(args.profile)
+    if args.base_url:
+        profile = dataclasses.replace(profile, base_url=args.base_url)
+    if args.model:
+        profile = dataclasses.replace(profile, model=args.model)
+    if args.conversation is not None:
+        workspace.store.get_conversation(args.conversation)  # NotFound: one clear line
+    session = open_session(workspace, profile, args.conversation, mode, notes.append)
+    return CtxChatApp(workspace, session, theme=theme, notes=notes)
+
+
+def run_app(args: argparse.Namespace) -> int:
+    workspace = open_workspace(config=args.config, data_dir=args.data_dir)
+    try:
+        app = build_app(args, workspace)
+        result = app.run()
+    finally:
+        workspace.close()
+    return result or 0

@@ -1,0 +1,304 @@
+"""The app's shared state, layout and live plan; the action mixins build on it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.timer import Timer
+from textual.widgets import Footer, Header, Static
+
+from ctxchat.chat.session import ChatSession
+from ctxchat.chat.workspace import Workspace
+from ctxchat.config.state import AppState
+from ctxchat.core.budget import BudgetError
+from ctxchat.core.memory import Mode
+from ctxchat.core.plan import ContextPlan
+from ctxchat.store import StoredMessage
+from ctxchat.tui.text import content
+from ctxchat.tui.themes import LAYER_VARIABLE_DEFAULTS
+from ctxchat.tui.views import MessageView
+from ctxchat.tui.widgets.composer import Composer
+from ctxchat.tui.widgets.conversation import ConversationView
+from ctxchat.tui.widgets.layer_panel import ContextPanels
+from ctxchat.tui.widgets.memory_panel import MemoryPanel
+
+# Drafts longer than this are planned in a thread, so a huge paste never stalls typing.
+BIG_DRAFT = 50_000
+NARROW = 110
+
+
+def message_view(message: StoredMessage) -> MessageView:
+    return MessageView(
+        id=message.id,
+        role=message.role,
+        content=message.content,
+        status=message.status,
+        error=message.error or "",
+        model=message.model or "",
+        tokens=message.tokens,
+        reasoning=message.reasoning,
+    )
+
+
+class AppBase(App[int]):
+    """Holds the workspace and the open conversation's session; draws the live plan."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "ctxchat"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "ctrl+o",
+            "toggle_mode",
+            "Mode",
+            id="mode.toggle",
+            tooltip="Switch between personalization and objective mode",
+        ),
+        Binding("escape", "stop", "Stop", id="reply.stop", tooltip="Stop the reply being written"),
+        Binding(
+            "f2",
+            "inspect",
+            "Inspect",
+            id="context.inspect",
+            tooltip="The exact request the next message will send",
+        ),
+        Binding(
+            "ctrl+s",
+            "summarize",
+            "Summarize",
+            id="context.summarize",
+            tooltip="Fold older turns into the summary now",
+        ),
+        Binding(
+            "f3",
+            "summaries",
+            "Summaries",
+            id="context.summaries",
+            tooltip="Summary versions: roll back, edit, rebuild",
+        ),
+        Binding(
+            "ctrl+t",
+            "extract",
+            "Extract",
+            id="memory.extract",
+            tooltip="Ask the model to propose memory entries from recent turns",
+        ),
+        Binding(
+            "f6", "focus_memory", "Memory", id="memory.focus", tooltip="Go to the memory panel"
+        ),
+        Binding(
+            "ctrl+l",
+            "conversations",
+            "Chats",
+            id="conversation.switch",
+            tooltip="Switch, rename, delete or export conversations",
+        ),
+        Binding(
+            "ctrl+n",
+            "new_conversation",
+            "New",
+            id="conversation.new",
+            tooltip="Start a new conversation",
+        ),
+        Binding(
+            "f4",
+            "switch_model",
+            "Model",
+            id="model.switch",
+            tooltip="Switch provider profile or model",
+        ),
+        Binding(
+            "ctrl+b",
+            "toggle_context",
+            "Context",
+            id="view.context",
+            tooltip="Show or hide the context side",
+        ),
+        Binding("ctrl+q", "quit", "Quit", id="app.quit", tooltip="Quit ctxchat"),
+    ]
+
+    def __init__(self, workspace: Workspace, session: ChatSession | None) -> None:
+        super().__init__()
+        self.workspace = workspace
+        self._session = session
+        self.last_plan: ContextPlan | None = None
+        self.server_prompt_tokens: int | None = None
+        self.sent_tokens: int | None = None
+        self._plan_timer: Timer | None = None
+        self.streaming = False
+
+    # --- layout -------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Header(icon="◧")
+        with Horizontal(id="main"):
+            with Vertical(id="chat"):
+                yield ConversationView(id="conversation")
+                yield Static("", id="status-line")
+                yield Composer(id="composer")
+            with Vertical(id="side"):
+                yield ContextPanels(id="context")
+                yield MemoryPanel(id="memory")
+        yield Footer()
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return {**super().get_theme_variable_defaults(), **LAYER_VARIABLE_DEFAULTS}
+
+    @property
+    def session(self) -> ChatSession:
+        assert self._session is not None, "no conversation is open"
+        return self._session
+
+    @property
+    def has_session(self) -> bool:
+        return self._session is not None
+
+    # --- the live plan ------------------------------------------------------------------
+
+    @property
+    def composer(self) -> Composer:
+        return self.query_one("#composer", Composer)
+
+    @property
+    def conversation_view(self) -> ConversationView:
+        return self.query_one("#conversation", ConversationView)
+
+    def draft(self) -> str | None:
+        text = self.composer.text
+        return text if text.strip() else None
+
+    def schedule_plan(self) -> None:
+        """Re-plan shortly: keystrokes in a burst make one update."""
+        if self._plan_timer is not None:
+            self._plan_timer.stop()
+        self._plan_timer = self.set_timer(0.05, self.refresh_plan)
+
+    def refresh_plan(self) -> None:
+        if not self.has_session:
+            return
+        draft = self.draft()
+        if draft is not None and len(draft) > BIG_DRAFT:
+            self.run_worker(
+                lambda: self._plan_in_thread(self.session, draft),
+                thread=True,
+                exclusive=True,
+                group="plan",
+            )
+            return
+        self.show_plan(self._safe_plan(self.session, draft))
+
+    def _plan_in_thread(self, session: ChatSession, draft: str) -> None:
+        plan = self._safe_plan(session, draft)
+        self.call_from_thread(self.show_plan, plan, session)
+
+    def _safe_plan(self, session: ChatSession, draft: str | None) -> ContextPlan | None:
+        try:
+            return session.plan(draft)
+        except BudgetError as error:
+            self.call_later(
+                self.notify, f"Budget settings: {error}", severity="error", markup=False
+            )
+            return None
+
+    def show_plan(self, plan: ContextPlan | None, session: ChatSession | None = None) -> None:
+        if plan is None or (session is not None and session is not self._session):
+            return
+        panels = self.query_one("#context", ContextPanels)
+        panels.update_plan(
+            plan,
+            self.last_plan,
+            window_source=self.session.window.source,
+            server_prompt_tokens=self.server_prompt_tokens,
+            sent_tokens=self.sent_tokens,
+        )
+        self.query_one("#memory", MemoryPanel).update_entries(self.session.memory(), plan)
+        self.last_plan = plan
+        self.update_titles()
+
+    def update_titles(self) -> None:
+        if not self.has_session:
+            self.sub_title = "setup"
+            return
+        session = self.session
+        title = "new conversation"
+        if session.conversation_id is not None:
+            conversation = session.store.get_conversation(session.conversation_id)
+            title = conversation.title or f"conversation {conversation.id}"
+        self.title = title
+        self.sub_title = f"{session.profile.name} · {session.model} · mode: {session.mode.value}"
+
+    def set_status(self, text: str, style: str = "") -> None:
+        self.query_one("#status-line", Static).update(content(text, style))
+
+    # --- opening conversations -------------------------------------------------------
+
+    def _loader(self, session: ChatSession) -> object:
+        store, conversation = session.store, session.conversation
+
+        def load(offset: int, limit: int) -> list[MessageView]:
+            return [
+                message_view(m) for m in store.messages(conversation, offset=offset, limit=limit)
+            ]
+
+        return load
+
+    async def show_conversation(self) -> None:
+        """Draw the open session's conversation from the store (newest turns only)."""
+        session = self.session
+        view = self.conversation_view
+        if session.conversation_id is None:
+            await view.replace_all(0, lambda offset, limit: [])
+        else:
+            total = session.store.count_messages(session.conversation_id)
+            await view.replace_all(total, self._loader(session))  # type: ignore[arg-type]
+        self.last_plan = None
+        self.server_prompt_tokens = self.sent_tokens = None
+        self.refresh_plan()
+
+    async def open_conversation(self, conversation_id: int) -> None:
+        """Make `conversation_id` the open conversation (a reply still streaming elsewhere
+        goes on into the store, not into this view)."""
+        old = self.session
+        self._session = ChatSession(
+            old.store,
+            old.settings,
+            old.profile,
+            conversation_id,
+            backend=old.backend,
+            mode=old.mode,
+            window=old.window,
+            secrets=old.secrets,
+            env=old.env,
+        )
+        self.remember(conversation=conversation_id)
+        await self.show_conversation()
+
+    async def reload_conversation(self) -> None:
+        """Read the open conversation again after a change that rewrote its turns."""
+        self.session.invalidate()
+        await self.show_conversation()
+
+    # --- state that outlives the run ----------------------------------------------------
+
+    def remember(
+        self, *, mode: Mode | None = None, theme: str | None = None, conversation: int | None = None
+    ) -> None:
+        state = self.workspace.state
+        self.workspace.save_state(
+            AppState(
+                last_mode=mode if mode is not None else state.last_mode,
+                theme=theme if theme is not None else state.theme,
+                last_conversation_id=(
+                    conversation if conversation is not None else state.last_conversation_id
+                ),
+                servers=state.servers,
+            )
+        )
+
+    def notify_lines(self, lines: Sequence[str], *, severity: str = "information") -> None:
+        for line in lines:
+            self.notify(line, severity=severity, markup=False)  # type: ignore[arg-type]

@@ -1,0 +1,230 @@
+"""Sending, stopping, retrying, regenerating and editing turns."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+from textual import on, work
+from textual.worker import Worker, WorkerState
+
+from ctxchat.chat.edits import branch_from, replace_from
+from ctxchat.chat.session import ChatSession, OverBudget
+from ctxchat.chat.summarizer import Summarizer, SummaryFailed
+from ctxchat.chat.turn import (
+    NoBackend,
+    ReplyDelta,
+    TurnEvent,
+    TurnFailed,
+    TurnFinished,
+    TurnStarted,
+    regenerate,
+    send_message,
+)
+from ctxchat.core.history import MessageStatus
+from ctxchat.model.errors import ErrorKind, ProviderError
+from ctxchat.tui.base import AppBase, message_view
+from ctxchat.tui.screens.confirm import ConfirmScreen
+from ctxchat.tui.screens.edit_message import EditMessageScreen, EditResult
+from ctxchat.tui.views import MessageView
+from ctxchat.tui.widgets.composer import Composer
+from ctxchat.tui.widgets.conversation import ConversationView
+from ctxchat.tui.widgets.message_item import MessageItem
+
+
+class ChatActions(AppBase):
+    """The conversation's own actions."""
+
+    @on(Composer.Submitted)
+    def _send(self, event: Composer.Submitted) -> None:
+        if self.streaming:
+            self.notify("A reply is still being written; stop it (Esc) or wait.", markup=False)
+            return
+        if not self.has_session or self.session.conversation_id is None:
+            self.notify("No conversation is open.", severity="warning", markup=False)
+            return
+        self.run_turn(self.session, lambda session: send_message(session, event.text), True)
+
+    @on(Composer.Changed)
+    def _draft_changed(self) -> None:
+        self.schedule_plan()
+
+    def action_stop(self) -> None:
+        for worker in self.workers:
+            if worker.group == "reply" and worker.state is WorkerState.RUNNING:
+                worker.cancel()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "stop":
+            return self.streaming
+        return True
+
+    @on(ConversationView.RetryRequested)
+    @on(ConversationView.RegenerateRequested)
+    def _again(self) -> None:
+        if self.streaming or not self.has_session:
+            return
+        self.run_turn(self.session, regenerate, False)
+
+    @on(ConversationView.CopyRequested)
+    def _copy(self, event: ConversationView.CopyRequested) -> None:
+        self.copy_to_clipboard(event.text)
+        self.notify("Copied the message to the clipboard.", markup=False)
+
+    @on(MessageItem.LinkClicked)
+    def _link(self, event: MessageItem.LinkClicked) -> None:
+        href = event.href
+
+        def opened(confirmed: bool | None) -> None:
+            if confirmed:
+                self.open_url(href)
+
+        self.push_screen(ConfirmScreen("Open this link?", "Open", detail=href), opened)
+
+    @on(ConversationView.EditRequested)
+    def _edit(self, event: ConversationView.EditRequested) -> None:
+        if self.streaming:
+            return
+        store = self.session.store
+        message = store.get_message(event.message_id)
+        if message.role != "user":
+            self.notify("Only your own messages can be edited.", markup=False)
+            return
+        later = sum(1 for m in store.messages(message.conversation_id) if m.id > message.id)
+
+        def edited(result: EditResult | None) -> None:
+            if result is not None:
+                self.call_later(self._resend, result)
+
+        self.push_screen(EditMessageScreen(message.id, message.content, later), edited)
+
+    async def _resend(self, result: EditResult) -> None:
+        session = self.session
+        if result.later == "branch":
+            branch_id = branch_from(session, result.message_id, result.text)
+            await self.open_conversation(branch_id)
+        else:
+            replace_from(session, result.message_id, result.text)
+            await self.reload_conversation()
+        self.run_turn(self.session, regenerate, False)
+
+    # --- one turn, in a worker --------------------------------------------------------------
+
+    def run_turn(
+        self,
+        session: ChatSession,
+        events: object,
+        clear_composer: bool,
+    ) -> None:
+        self.streaming = True
+        self.refresh_bindings()
+        self._turn(session, events, clear_composer)
+
+    @work(exclusive=True, group="reply", exit_on_error=False)
+    async def _turn(self, session: ChatSession, events: object, clear_composer: bool) -> None:
+        # Every widget update checks that this session is still the open one, so switching
+        # conversations mid-reply never writes into the wrong chat; the store gets it all.
+        item: MessageItem | None = None
+        stream: AsyncIterator[TurnEvent] = events(session)  # type: ignore[operator]
+        try:
+            async for event in stream:
+                shown = session is self._session
+                if isinstance(event, TurnStarted):
+                    if clear_composer and shown:
+                        self.composer.clear()
+                    if event.user_message is not None and shown:
+                        await self.conversation_view.add_message(message_view(event.user_message))
+                    if shown:
+                        item = await self.conversation_view.begin_reply(
+                            MessageView(
+                                event.reply_id,
+                                "assistant",
+                                "",
+                                MessageStatus.STREAMING,
+                                model=session.model,
+                            )
+                        )
+                        self.set_status(f"{session.model} is writing… (Esc stops)")
+                        self.sent_tokens = event.plan.tokens
+                        self.server_prompt_tokens = None
+                        self.refresh_plan()
+                elif isinstance(event, ReplyDelta):
+                    if item is not None and event.text and session is self._session:
+                        await item.append(event.text)
+                elif isinstance(event, TurnFinished | TurnFailed):
+                    await self._finish_item(session, item, event)
+        except OverBudget as error:
+            self.notify(str(error), severity="error", markup=False, timeout=8)
+        except NoBackend as error:
+            self.notify(f"{error} Press F4 to choose a server.", severity="error", markup=False)
+        except ProviderError as error:
+            self.notify(str(error), severity="error", markup=False, timeout=10)
+        finally:
+            self.streaming = False
+            self.refresh_bindings()
+            if session is self._session:
+                if item is not None and item.is_streaming:
+                    # Stopped: the store holds the kept part, marked interrupted.
+                    stored = session.store.get_message(item.message_id)
+                    await item.finish(stored.content, stored.status, error=stored.error or "")
+                    self.set_status("Stopped; the part received so far was kept.")
+                self.refresh_plan()
+
+    async def _finish_item(
+        self, session: ChatSession, item: MessageItem | None, event: TurnFinished | TurnFailed
+    ) -> None:
+        reply = event.reply
+        if session is self._session:
+            if item is not None:
+                await item.finish(
+                    reply.content, reply.status, error=reply.error or "", tokens=reply.tokens
+                )
+                self.conversation_view.update_message(message_view(reply))
+            self.server_prompt_tokens = reply.prompt_tokens
+            self.sent_tokens = reply.estimated_prompt_tokens
+        if isinstance(event, TurnFailed):
+            error = event.error
+            text = str(error)
+            if error.kind is ErrorKind.UNKNOWN_MODEL and error.available_models:
+                text += " Press F4 to pick one."
+            self.notify(text, severity="error", markup=False, timeout=12)
+            if session is self._session:
+                self.set_status(f"{error.message} Ctrl+R retries.")
+            return
+        if event.notice:
+            self.notify(event.notice, severity="warning", markup=False, timeout=10)
+        if session is self._session:
+            drift = reply.drift
+            counted = (
+                "" if drift is None else f" · server counted {reply.prompt_tokens:,} ({drift:+,})"
+            )
+            self.set_status(f"{reply.tokens:,} tokens{counted}")
+        self.maybe_summarize(session)
+
+    def maybe_summarize(self, session: ChatSession) -> None:
+        """Fold what left working memory, in the background; chatting goes on meanwhile."""
+        if session.backend is None:
+            return
+        fold = session.pending_fold()
+        if fold is not None:
+            self._fold(session, fold)
+
+    @work(exclusive=True, group="summary", exit_on_error=False)
+    async def _fold(self, session: ChatSession, fold: object) -> None:
+        try:
+            version = await Summarizer.for_session(session).fold(fold)  # type: ignore[arg-type]
+        except SummaryFailed as error:
+            self.notify(
+                f"{error} The previous summary stays in force.", severity="warning", markup=False
+            )
+            return
+        self.notify(
+            f"Folded {len(fold.messages)} messages into summary v{version.version}.",  # type: ignore[attr-defined]
+            markup=False,
+        )
+        if session is self._session:
+            self.refresh_plan()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state is WorkerState.ERROR and event.worker.error is not None:
+            # A failure nobody expected still never reaches the user as a traceback.
+            self.notify(f"Something failed: {event.worker.error}", severity="error", markup=False)

@@ -1,0 +1,64 @@
+"""Command palette entries, named by area: "memory: …", "context: …", "mode: …"."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from textual.app import SystemCommand
+
+from ctxchat.core.memory import Mode
+
+
+def ctxchat_commands(app: Any) -> Iterator[SystemCommand]:
+    """The app's own palette commands; `app` is the running CtxChatApp."""
+
+    def run(action: str) -> Callable[[], Any]:
+        return lambda: app.run_action(action)
+
+    entries = [
+        ("memory: add entry", "Write a new memory entry", "add_memory"),
+        (
+            "memory: pin message",
+            "Pin the selected message (or the newest) as a memory entry",
+            "pin_message",
+        ),
+        (
+            "memory: extract facts",
+            "Let the model propose entries from recent turns; you decide",
+            "extract",
+        ),
+        ("memory: focus panel", "Go to the memory panel", "focus_memory"),
+        (
+            "context: summarize now",
+            "Fold older turns into the summary (shows them first)",
+            "summarize",
+        ),
+        ("context: summary versions", "Roll back, edit or rebuild the summary", "summaries"),
+        ("context: inspect request", "The exact JSON the next request will send", "inspect"),
+        ("context: show or hide panels", "Toggle the context side", "toggle_context"),
+        ("conversation: new", "Start a new conversation", "new_conversation"),
+        ("conversation: switch", "Search and switch conversations", "conversations"),
+        ("conversation: rename", "Rename this conversation", "rename"),
+        (
+            "conversation: export markdown",
+            "Write this conversation to a Markdown file",
+            "export('markdown')",
+        ),
+        ("conversation: export json", "Write this conversation to a JSON file", "export('json')"),
+        ("reply: stop", "Stop the reply being written", "stop"),
+        ("reply: regenerate", "Replace the last reply with a new one", "regenerate"),
+        ("model: switch", "Switch provider profile or model", "switch_model"),
+    ]
+    for title, help_text, action in entries:
+        yield SystemCommand(title, help_text, run(action))
+    session = app.session if app.has_session else None
+    if session is not None:
+        other = session.mode.toggled()
+        yield SystemCommand(
+            f"mode: {other.value}",
+            "Objective sends only facts and constraints"
+            if other is Mode.OBJECTIVE
+            else "Personalization also sends preferences and hypotheses, labelled",
+            run("toggle_mode"),
+        )

@@ -1,0 +1,212 @@
+"""Conversations (new, switch, rename, delete, export), modes and models."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from pathlib import Path
+
+from textual import work
+
+from ctxchat.chat.workspace import make_backend
+from ctxchat.config.errors import MissingApiKey
+from ctxchat.model.errors import ProviderError
+from ctxchat.store import conversation_markdown
+from ctxchat.tui.base import AppBase
+from ctxchat.tui.screens.conversations import ConversationSwitcher, SwitcherResult
+from ctxchat.tui.screens.inspector import RequestInspector
+from ctxchat.tui.screens.model_picker import ModelChoice, ModelPicker
+from ctxchat.tui.screens.rename import RenameScreen
+from ctxchat.tui.views import ConversationRowView
+
+
+class ConversationActions(AppBase):
+    """What changes which conversation, mode or model is in front of the user."""
+
+    def action_toggle_mode(self) -> None:
+        if not self.has_session:
+            return
+        mode = self.session.toggle_mode()
+        self.remember(mode=mode)
+        self.refresh_plan()
+        self.notify(f"Mode: {mode.value}", markup=False, timeout=2)
+
+    def action_toggle_context(self) -> None:
+        self.query_one("#side").toggle_class("-hidden")
+
+    async def action_new_conversation(self) -> None:
+        if not self.has_session:
+            return
+        conversation = self.session.store.create_conversation(
+            model=self.session.model, profile=self.session.profile.name
+        )
+        await self.open_conversation(conversation.id)
+        self.composer.focus()
+
+    def action_conversations(self) -> None:
+        if not self.has_session:
+            return
+        store = self.session.store
+        rows = [
+            ConversationRowView(c.id, c.title, c.updated_at, c.message_count, c.tokens)
+            for c in store.list_conversations()
+        ]
+
+        def chosen(result: SwitcherResult | None) -> None:
+            if result is not None:
+                self.call_later(self._switcher_result, result)
+
+        self.push_screen(
+            ConversationSwitcher(rows, current_id=self.session.conversation_id), chosen
+        )
+
+    async def _switcher_result(self, result: SwitcherResult) -> None:
+        store = self.session.store
+        target = result.conversation_id
+        if result.action == "new":
+            await self.action_new_conversation()
+        elif result.action == "switch" and target is not None:
+            await self.open_conversation(target)
+        elif result.action == "rename" and target is not None and result.title:
+            store.rename_conversation(target, result.title)
+            self.update_titles()
+            self.notify("Renamed.", markup=False)
+        elif result.action == "delete" and target is not None:
+            store.delete_conversation(target)
+            self.notify("Deleted the conversation and everything in it.", markup=False)
+            if target == self.session.conversation_id:
+                latest = store.latest_conversation()
+                if latest is None:
+                    latest = store.create_conversation()
+                await self.open_conversation(latest.id)
+        elif result.action == "export" and target is not None:
+            self.export_conversation(target, result.export_format or "markdown")
+
+    def export_conversation(self, conversation_id: int, export_format: str) -> Path:
+        store = self.session.store
+        data = store.export_conversation(conversation_id)
+        title = store.get_conversation(conversation_id).title or "conversation"
+        stem = re.sub(r"[^\w.-]+", "-", title).strip("-")[:60] or "conversation"
+        suffix = "md" if export_format == "markdown" else "json"
+        path = Path.cwd() / f"{stem}-{conversation_id}.{suffix}"
+        text = (
+            conversation_markdown(data)
+            if suffix == "md"
+            else json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+        )
+        path.write_text(text, encoding="utf-8")
+        self.notify(f"Exported to {path}", markup=False)
+        return path
+
+    def action_rename(self) -> None:
+        if not self.has_session or self.session.conversation_id is None:
+            return
+        store = self.session.store
+        conversation = store.get_conversation(self.session.conversation)
+
+        def renamed(title: str | None) -> None:
+            if title:
+                store.rename_conversation(conversation.id, title)
+                self.update_titles()
+
+        self.push_screen(RenameScreen(conversation.title), renamed)
+
+    def action_inspect(self) -> None:
+        if not self.has_session:
+            return
+        session = self.session
+        plan = session.plan(self.draft())
+        body = {
+            "model": session.model,
+            "messages": plan.request_messages(),
+            "max_tokens": plan.output_reserve,
+            "stream": True,
+        }
+        previous = None
+        if session.conversation_id is not None:
+            replies = [
+                m for m in session.store.messages(session.conversation) if m.role == "assistant"
+            ]
+            if replies:
+                previous = session.store.load_plan(replies[-1].id)
+        self.push_screen(RequestInspector(body, plan, previous=previous, title="Next request"))
+
+    def inspect_reply(self, message_id: int) -> None:
+        """The request a past reply was produced from."""
+        session = self.session
+        plan = session.store.load_plan(message_id)
+        if plan is None:
+            self.notify("No request was stored for that message.", markup=False)
+            return
+        body = {
+            "model": session.store.get_message(message_id).model or session.model,
+            "messages": plan.request_messages(),
+            "max_tokens": plan.output_reserve,
+            "stream": True,
+        }
+        self.push_screen(RequestInspector(body, plan, title=f"Request of reply {message_id}"))
+
+    # --- models -------------------------------------------------------------------------
+
+    def action_switch_model(self) -> None:
+        if self.has_session:
+            self._pick_model()
+
+    @work(exclusive=True, group="models", exit_on_error=False)
+    async def _pick_model(self) -> None:
+        session = self.session
+        models: list[str] = []
+        note = ""
+        if session.backend is not None:
+            try:
+                models = await session.backend.list_models()
+            except ProviderError as error:
+                note = f"The server did not list its models: {error.message}"
+        profiles = [(p.name, p.base_url, p.model) for p in session.settings.profiles.values()]
+
+        def chosen(choice: ModelChoice | None) -> None:
+            if choice is not None:
+                self.call_later(self._switch_model, choice)
+
+        self.push_screen(
+            ModelPicker(
+                profiles,
+                models,
+                current_profile=session.profile.name,
+                current_model=session.model,
+                note=note,
+            ),
+            chosen,
+        )
+
+    async def _switch_model(self, choice: ModelChoice) -> None:
+        session = self.session
+        profile = (
+            session.settings.profile(choice.profile)
+            if choice.profile in session.settings.profiles
+            else session.profile
+        )
+        if choice.model:
+            profile = dataclasses.replace(profile, model=choice.model)
+        try:
+            backend = make_backend(profile, self.workspace.env)
+        except MissingApiKey as error:
+            self.notify(str(error), severity="error", markup=False)
+            return
+        old = session.backend
+        session.switch_model(profile, backend)
+        if old is not None and old is not backend:
+            await old.aclose()
+        self.detect_window()
+        self.refresh_plan()
+        self.notify(f"Now talking to {profile.model} ({profile.name}).", markup=False)
+
+    @work(exclusive=True, group="window", exit_on_error=False)
+    async def detect_window(self) -> None:
+        session = self.session
+        before = session.window
+        window = await session.detect_window()
+        if session is self._session and window != before:
+            self.notify_lines(window.warnings, severity="warning")
+            self.refresh_plan()

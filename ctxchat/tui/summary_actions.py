@@ -1,0 +1,208 @@
+"""Summary and extraction actions: summarize now, versions, rebuild, edit, extract facts."""
+
+from __future__ import annotations
+
+from textual import work
+
+from ctxchat.chat.extractor import (
+    Decision,
+    ExtractionFailed,
+    ProposalDecision,
+    apply_decisions,
+    extract_facts,
+)
+from ctxchat.chat.session import ChatSession
+from ctxchat.chat.summarizer import Summarizer, SummaryFailed, edit_summary, roll_back
+from ctxchat.core.summary import FoldRange
+from ctxchat.tui.base import AppBase, message_view
+from ctxchat.tui.screens.extraction import ExtractionReview
+from ctxchat.tui.screens.extraction import ProposalDecision as ReviewDecision
+from ctxchat.tui.screens.summarize_preview import SummarizePreview
+from ctxchat.tui.screens.summary_versions import SummaryAction, SummaryScreen
+from ctxchat.tui.views import ProposalView, SummaryVersionView
+
+
+class SummaryActions(AppBase):
+    """Summaries run in the background; the chat stays usable meanwhile."""
+
+    def _can_ask_model(self) -> bool:
+        if not self.has_session or self.session.conversation_id is None:
+            self.notify("Open a conversation first.", markup=False)
+            return False
+        if self.session.backend is None:
+            self.notify(
+                "No model server is configured; press F4.", severity="warning", markup=False
+            )
+            return False
+        return True
+
+    def action_summarize(self) -> None:
+        if not self._can_ask_model():
+            return
+        session = self.session
+        fold = session.pending_fold(manual=True)
+        if fold is None:
+            self.notify(
+                f"Nothing to summarize: the last {session.settings.context.min_recent} messages "
+                "always stay in working memory.",
+                markup=False,
+            )
+            return
+        versions = session.store.summaries(session.conversation)
+        next_version = (max(v.version for v in versions) + 1) if versions else 1
+        previews = [message_view(session.store.get_message(m.id)) for m in fold.messages[:200]]
+
+        def confirmed(go: bool | None) -> None:
+            if go:
+                self._run_fold(session, fold)
+
+        self.push_screen(
+            SummarizePreview(
+                previews, next_version=next_version, strategy=session.settings.summary.strategy
+            ),
+            confirmed,
+        )
+
+    @work(exclusive=True, group="summary", exit_on_error=False)
+    async def _run_fold(self, session: ChatSession, fold: FoldRange) -> None:
+        self.notify(f"Summarizing {len(fold.messages)} messages…", markup=False)
+        try:
+            version = await Summarizer.for_session(session).fold(fold)
+        except SummaryFailed as error:
+            self.notify(
+                f"{error} The previous summary stays in force.", severity="error", markup=False
+            )
+            return
+        self.notify(f"Summary v{version.version} is in force.", markup=False)
+        if session is self._session:
+            self.refresh_plan()
+
+    @work(exclusive=True, group="summary", exit_on_error=False)
+    async def _run_rebuild(self, session: ChatSession) -> None:
+        self.notify("Rebuilding the summary from the original messages…", markup=False)
+        try:
+            version = await Summarizer.for_session(session).rebuild()
+        except SummaryFailed as error:
+            self.notify(
+                f"{error} The previous summary stays in force.", severity="error", markup=False
+            )
+            return
+        self.notify(f"Rebuilt as summary v{version.version}.", markup=False)
+        if session is self._session:
+            self.refresh_plan()
+
+    def action_summaries(self) -> None:
+        if not self.has_session or self.session.conversation_id is None:
+            self.notify("Open a conversation first.", markup=False)
+            return
+        session = self.session
+        active = session.active_summary()
+        views = [
+            SummaryVersionView(
+                id=v.id,
+                version=v.version,
+                text=v.text,
+                first_message_id=v.first_message_id,
+                last_message_id=v.last_message_id,
+                strategy=v.strategy,
+                model=v.model or "",
+                tokens=v.tokens,
+                edited=v.edited,
+                created_at=v.created_at,
+                active=active is not None and v.id == active.id,
+            )
+            for v in session.store.summaries(session.conversation)
+        ]
+
+        def chosen(action: SummaryAction | None) -> None:
+            if action is not None:
+                self._summary_action(session, action)
+
+        self.push_screen(SummaryScreen(views), chosen)
+
+    def _summary_action(self, session: ChatSession, action: SummaryAction) -> None:
+        try:
+            if action.action == "activate":
+                roll_back(session, action.version_id)
+                self.notify("Rolled back; that version is in force now.", markup=False)
+            elif action.action == "edit" and action.text is not None:
+                if action.version_id is not None:
+                    roll_back(session, action.version_id)
+                version = edit_summary(session, action.text)
+                self.notify(f"Saved your edit as summary v{version.version}.", markup=False)
+            elif action.action == "rebuild":
+                if self._can_ask_model():
+                    self._run_rebuild(session)
+            elif action.action == "summarize":
+                self.action_summarize()
+        except SummaryFailed as error:
+            self.notify(str(error), severity="error", markup=False)
+        self.refresh_plan()
+
+    # --- extraction ---------------------------------------------------------------------
+
+    def action_extract(self) -> None:
+        if self._can_ask_model():
+            self._run_extraction(self.session)
+
+    @work(exclusive=True, group="extract", exit_on_error=False)
+    async def _run_extraction(self, session: ChatSession) -> None:
+        self.notify("Asking the model for memory entries…", markup=False)
+        try:
+            result = await extract_facts(session)
+        except ExtractionFailed as error:
+            self.notify(str(error), severity="error", markup=False)
+            return
+        if not result.proposals and not result.problems:
+            self.notify("The model proposed nothing new.", markup=False)
+            return
+        known = {entry.id: entry.text for entry in session.memory()}
+        proposals = [
+            ProposalView(
+                index=index,
+                kind=p.kind,
+                text=p.text,
+                importance=p.importance,
+                source_message_id=p.message_id,
+                matches_entry_id=p.matches_entry_id,
+                matches_text=known.get(p.matches_entry_id, "") if p.matches_entry_id else "",
+            )
+            for index, p in enumerate(result.proposals)
+        ]
+
+        def decided(decisions: list[ReviewDecision] | None) -> None:
+            if decisions:
+                self._apply(session, proposals, decisions)
+
+        self.push_screen(
+            ExtractionReview(
+                proposals,
+                result.problems,
+                allow_conversation_scope=session.conversation_id is not None,
+            ),
+            decided,
+        )
+
+    def _apply(
+        self, session: ChatSession, proposals: list[ProposalView], decisions: list[ReviewDecision]
+    ) -> None:
+        chosen = []
+        for decision in decisions:
+            proposal = proposals[decision.index]
+            chosen.append(
+                ProposalDecision(
+                    Decision(decision.action),
+                    decision.kind,
+                    decision.text,
+                    decision.importance,
+                    message_id=proposal.source_message_id,
+                    target_entry_id=decision.target_entry_id,
+                    key=decision.key,
+                    global_scope=decision.scope == "global",
+                    pinned=decision.pinned,
+                )
+            )
+        written = apply_decisions(session, chosen)
+        self.notify(f"Stored {len(written)} memory entries.", markup=False)
+        if session is self._session:
+            self.refresh_plan()

@@ -203,3 +203,52 @@ async def test_output_limit_is_reported(session: ChatSession, server: ScriptedMo
     assert finished.notice is not None
     assert finished.notice.startswith("The reply was cut off by the output limit")
     assert finished.reply.finish_reason == "length"
+
+
+async def test_edit_and_replace_later_turns(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    from ctxchat.chat.edits import replace_from
+
+    server.script("A1", "A2", "A1 again")
+    await collect(send_message(session, "Q1"))
+    await collect(send_message(session, "Q2"))
+    first = session.store.messages(session.conversation)[0]
+    replace_from(session, first.id, "Q1 edited")
+    await collect(regenerate(session))
+    stored = session.store.messages(session.conversation)
+    assert [(m.role, m.content) for m in stored] == [
+        ("user", "Q1 edited"),
+        ("assistant", "A1 again"),
+    ]
+    assert server.requests[-1]["messages"][-1] == {"role": "user", "content": "Q1 edited"}
+
+
+async def test_edit_as_a_branch_keeps_the_original(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    from ctxchat.chat.edits import branch_from
+    from ctxchat.chat.session import ChatSession as Session
+
+    server.script("A1", "A2", "B2")
+    await collect(send_message(session, "Q1"))
+    await collect(send_message(session, "Q2"))
+    second = session.store.messages(session.conversation)[2]
+    branch_id = branch_from(session, second.id, "Q2 other")
+    branch = Session(
+        session.store,
+        session.settings,
+        session.profile,
+        branch_id,
+        backend=session.backend,
+        window=session.window,
+    )
+    await collect(regenerate(branch))
+    assert [m.content for m in session.store.messages(session.conversation)] == [
+        "Q1",
+        "A1",
+        "Q2",
+        "A2",
+    ]
+    assert [m.content for m in session.store.messages(branch_id)] == ["Q1", "A1", "Q2 other", "B2"]
+    assert session.store.get_conversation(branch_id).title == "Test (branch)"

@@ -1,0 +1,73 @@
+"""Building a real ctxchat app for tests, screenshots and benchmarks: temp dirs, a config
+pointing at a scripted server, no user environment leaking in."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ctxchat.chat.workspace import Workspace, open_workspace
+
+TEST_KEY = "sk-harness-0123456789abcdef"
+
+
+def write_config(
+    root: Path,
+    base_url: str,
+    *,
+    model: str = "gpt-4o",
+    context_window: int = 16_000,
+    output_reserve: int = 2_000,
+    extra: str = "",
+) -> Path:
+    """A config.toml in `root` with one profile, "test", talking to `base_url`."""
+    root.mkdir(parents=True, exist_ok=True)
+    path = root / "config.toml"
+    path.write_text(
+        'default_profile = "test"\n'
+        f"{extra}\n"
+        "[profiles.test]\n"
+        f'base_url = "{base_url}"\n'
+        f'model = "{model}"\n'
+        'api_key_env = "CTXCHAT_TEST_KEY"\n'
+        f"context_window = {context_window}\n"
+        f"output_reserve = {output_reserve}\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_env(root: Path, config: Path | None = None) -> dict[str, str]:
+    """The only environment the app sees: its dirs and the test key."""
+    env = {"CTXCHAT_TEST_KEY": TEST_KEY, "CTXCHAT_DATA_DIR": str(root / "data")}
+    if config is not None:
+        env["CTXCHAT_CONFIG"] = str(config)
+    else:
+        env["CTXCHAT_CONFIG"] = str(root / "config.toml")
+    return env
+
+
+def open_test_workspace(root: Path, config: Path | None = None) -> Workspace:
+    env = test_env(root, config)
+    return open_workspace(
+        config=Path(env["CTXCHAT_CONFIG"]) if config is not None else None,
+        data_dir=root / "data",
+        env=env,
+    )
+
+
+def app_args(**overrides: object) -> argparse.Namespace:
+    """The options `ctxchat` would parse with no arguments, changed by `overrides`."""
+    values: dict[str, object] = {
+        "config": None,
+        "data_dir": None,
+        "conversation": None,
+        "profile": None,
+        "model": None,
+        "base_url": None,
+        "mode": None,
+        "theme": None,
+        "command": None,
+    }
+    values.update(overrides)
+    return argparse.Namespace(**values)

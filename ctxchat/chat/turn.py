@@ -120,8 +120,9 @@ async def _stream(
             usage = chunk.usage or usage
             finish = chunk.finish_reason or finish
     except ProviderError as error:
-        if error.context_window:
-            # The server told its real window in the refusal: plan with it from now on.
+        if error.context_window and not session.settings.context_window(session.profile):
+            # The server told its real window in the refusal: plan with it from now on
+            # (a window set in the config stays the user's choice).
             session.window = WindowInfo(error.context_window, "server")
         reply = _close(session, writer, usage, finish, error)
         yield TurnFailed(reply, error)

@@ -87,8 +87,14 @@ class AppBase(App[int]):
             id="memory.extract",
             tooltip="Ask the model to propose memory entries from recent turns",
         ),
+        # Priority: the composer (a TextArea) has focus most of the time and binds f6 itself.
         Binding(
-            "f6", "focus_memory", "Memory", id="memory.focus", tooltip="Go to the memory panel"
+            "f6",
+            "focus_memory",
+            "Memory",
+            id="memory.focus",
+            tooltip="Go to the memory panel",
+            priority=True,
         ),
         Binding(
             "ctrl+l",

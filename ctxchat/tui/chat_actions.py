@@ -131,6 +131,12 @@ class ChatActions(AppBase):
                 if isinstance(event, TurnStarted):
                     if clear_composer and shown:
                         self.composer.clear()
+                    if event.user_message is None and shown:
+                        # Retry or regenerate: the replies it replaces left the store; the
+                        # pane drops them too (the store's last message is the new reply).
+                        kept = session.store.count_messages(session.conversation) - 1
+                        loader = self._loader(session)
+                        await self.conversation_view.replace_all(kept, loader)  # type: ignore[arg-type]
                     if event.user_message is not None and shown:
                         await self.conversation_view.add_message(message_view(event.user_message))
                     if shown:

@@ -80,7 +80,11 @@ class MemoryActions(AppBase):
         self._editor(None, "New memory entry", None)
 
     def action_focus_memory(self) -> None:
-        self.query_one("#memory", MemoryPanel).focus()
+        panel = self.query_one("#memory", MemoryPanel)
+        # The panel itself cannot take focus; its list can, and the panel's keys work from
+        # it. Never from under a dialog: the key would steer a list the user cannot see.
+        if panel.screen is self.screen:
+            panel.option_list.focus()
 
     @on(MemoryPanel.AddRequested)
     def _add(self) -> None:

@@ -1,0 +1,296 @@
+"""Conversations: new, switch, rename, delete, export, switching mid-reply, edit and resend."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from app_harness import SIZE, MakeApp, seed, settle, shown_messages, typed, until
+from textual.pilot import Pilot
+from textual.widgets import Input, OptionList, RadioButton, TextArea
+
+from ctxchat.config.state import load_state
+from ctxchat.core.history import MessageStatus
+from ctxchat.store import NotFound
+from ctxchat.testing.server import Fault, ScriptedModelServer
+from ctxchat.tui.app import CtxChatApp
+from ctxchat.tui.screens.confirm import ConfirmScreen
+from ctxchat.tui.screens.conversations import ConversationSwitcher
+from ctxchat.tui.screens.edit_message import EditMessageScreen
+from ctxchat.tui.screens.export_format import ExportFormatScreen
+from ctxchat.tui.screens.rename import RenameScreen
+
+DATABASE = [("user", "Which database?"), ("assistant", "PostgreSQL 16.")]
+BACKUPS = [("user", "How often do backups run?"), ("assistant", "Every night at two.")]
+
+
+async def open_switcher(
+    app: CtxChatApp, pilot: Pilot[Any], *, to_list: bool = True, highlight: int | None = None
+) -> ConversationSwitcher:
+    """Ctrl+L; then tab to the list (where n/r/d/e work) and highlight a conversation."""
+    await pilot.press("ctrl+l")
+    switcher = app.screen
+    assert isinstance(switcher, ConversationSwitcher)
+    if to_list:
+        await pilot.press("tab")
+    if highlight is not None:
+        options = switcher.query_one(OptionList)
+        options.highlighted = options.get_option_index(str(highlight))
+    return switcher
+
+
+def two_conversations(app: CtxChatApp) -> tuple[int, int]:
+    """The open conversation (titled "Database") and another ("Backups"), both with turns."""
+    store = app.workspace.store
+    first = app.session.conversation
+    store.rename_conversation(first, "Database")
+    seed(store, DATABASE, conversation_id=first)
+    second = seed(store, BACKUPS, title="Backups")[0].conversation_id
+    return first, second
+
+
+async def test_new_conversation_from_the_switcher(make_app: MakeApp) -> None:
+    app, _ = make_app()
+    first, _ = two_conversations(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_switcher(app, pilot)
+        await pilot.press("n")
+        await settle(pilot)
+        newest = app.session.conversation
+        assert newest not in (first, None)
+        assert app.session.store.count_messages(newest) == 0
+        assert shown_messages(app) == []
+        assert app.title == f"conversation {newest}"
+        assert app.focused is app.composer
+
+
+async def test_switch_shows_the_other_conversation(make_app: MakeApp) -> None:
+    app, _ = make_app()
+    first, second = two_conversations(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert shown_messages(app) == DATABASE
+        await open_switcher(app, pilot, to_list=False)
+        switcher = app.screen
+        assert isinstance(switcher, ConversationSwitcher)
+        assert sorted(switcher.visible_ids) == sorted([first, second])
+        await pilot.press(*"back")
+        assert switcher.visible_ids == [second]
+        await pilot.press("enter")
+        await settle(pilot)
+
+        assert app.session.conversation == second
+        assert shown_messages(app) == BACKUPS
+        assert app.title == "Backups"
+        assert app.last_plan is not None
+        assert [m["content"] for m in app.last_plan.request_messages()][1:] == [
+            text for _, text in BACKUPS
+        ]
+        assert load_state(app.workspace.locations.state_file).state.last_conversation_id == second
+
+
+async def test_rename_from_the_switcher(make_app: MakeApp) -> None:
+    app, notes = make_app()
+    first, _ = two_conversations(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_switcher(app, pilot, highlight=first)
+        await pilot.press("r")
+        rename = app.screen
+        assert isinstance(rename, RenameScreen)
+        rename.query_one(Input).value = "Database   notes"
+        await pilot.press("enter")
+        await settle(pilot)
+
+        assert app.session.store.get_conversation(first).title == "Database notes"
+        assert app.title == "Database notes"
+        assert "Renamed." in notes.messages
+
+
+async def test_delete_asks_then_removes_everything(make_app: MakeApp) -> None:
+    app, _ = make_app()
+    first, second = two_conversations(app)
+    store = app.workspace.store
+    backup_messages = [m.id for m in store.messages(second)]
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_switcher(app, pilot, highlight=second)
+        await pilot.press("d")
+        confirm = app.screen
+        assert isinstance(confirm, ConfirmScreen)
+        await pilot.press("enter")  # Cancel has the focus: a stray enter deletes nothing
+        await settle(pilot)
+        assert store.count_messages(second) == 2
+        assert isinstance(app.screen, ConversationSwitcher)  # back in the list
+
+        await pilot.press("d", "y")
+        await settle(pilot)
+        with pytest.raises(NotFound):
+            store.get_conversation(second)
+        for message_id in backup_messages:
+            with pytest.raises(NotFound):
+                store.get_message(message_id)
+        assert [c.id for c in store.list_conversations()] == [first]
+        assert app.session.conversation == first
+
+
+async def test_deleting_the_open_conversation_opens_another(make_app: MakeApp) -> None:
+    app, _ = make_app()
+    first, second = two_conversations(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_switcher(app, pilot, highlight=first)
+        await pilot.press("d", "y")
+        await settle(pilot)
+        assert [c.id for c in app.workspace.store.list_conversations()] == [second]
+        assert app.session.conversation == second
+        assert shown_messages(app) == BACKUPS
+
+
+@pytest.mark.parametrize(("key", "suffix"), [("m", "md"), ("j", "json")])
+async def test_export_writes_a_file_in_the_working_directory(
+    make_app: MakeApp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str, suffix: str
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    monkeypatch.chdir(out)
+    app, notes = make_app()
+    first, _ = two_conversations(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_switcher(app, pilot, highlight=first)
+        await pilot.press("e")
+        assert isinstance(app.screen, ExportFormatScreen)
+        await pilot.press(key)
+        await settle(pilot)
+
+    path = out / f"Database-{first}.{suffix}"
+    assert [p.name for p in out.iterdir()] == [path.name]
+    assert f"Exported to {path}" in notes.messages
+    text = path.read_text(encoding="utf-8")
+    if suffix == "json":
+        data = json.loads(text)
+        assert [(m["role"], m["content"]) for m in data["messages"]] == DATABASE
+    else:
+        assert "Which database?" in text and "PostgreSQL 16." in text
+        assert "Every night" not in text
+
+
+async def test_a_reply_streaming_during_a_switch_stays_in_its_own_conversation(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, _ = make_app()
+    first, second = two_conversations(app)
+    server.fail_next(Fault.STALL, after=2, seconds=0.5)
+    server.script("MySQL was never an option here.")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await typed(pilot, "Why not MySQL?")
+        await pilot.press("enter")
+        await until(pilot, lambda: shown_messages(app)[-1] == ("assistant", "MySQL was ne"))
+        await open_switcher(app, pilot, highlight=second)
+        await pilot.press("enter")
+        await until(pilot, lambda: app.session.conversation == second)
+        await settle(pilot)  # the reply finishes while the other conversation is open
+
+        store = app.workspace.store
+        assert [(m.role, m.content, m.status) for m in store.messages(first)][-2:] == [
+            ("user", "Why not MySQL?", MessageStatus.COMPLETE),
+            ("assistant", "MySQL was never an option here.", MessageStatus.COMPLETE),
+        ]
+        assert [(m.role, m.content) for m in store.messages(second)] == BACKUPS
+        assert shown_messages(app) == BACKUPS
+        assert app.last_plan is not None
+        assert "MySQL" not in json.dumps(app.last_plan.request_messages())
+
+        await open_switcher(app, pilot, highlight=first)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert shown_messages(app)[-2:] == [
+            ("user", "Why not MySQL?"),
+            ("assistant", "MySQL was never an option here."),
+        ]
+
+
+async def edit_first_message(app: CtxChatApp, pilot: Pilot[Any], text: str) -> EditMessageScreen:
+    app.conversation_view.focus()
+    await pilot.press("up", "up", "up", "up")
+    assert app.conversation_view.selected_id == app.conversation_view.items[0].message_id
+    await pilot.press("e")
+    editor = app.screen
+    assert isinstance(editor, EditMessageScreen)
+    area = editor.query_one(TextArea)
+    assert area.text == "Which database?"
+    area.load_text(text)
+    return editor
+
+
+async def test_edit_and_replace_drops_the_later_turns(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, _ = make_app()
+    first, _ = two_conversations(app)
+    seed(
+        app.workspace.store,
+        [("user", "And its version?"), ("assistant", "16.")],
+        conversation_id=first,
+    )
+    server.script("Use SQLite for this.")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        editor = await edit_first_message(app, pilot, "Which embedded database?")
+        editor.query_one("#later-replace", RadioButton).value = True
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+
+        store = app.workspace.store
+        assert [(m.role, m.content) for m in store.messages(first)] == [
+            ("user", "Which embedded database?"),
+            ("assistant", "Use SQLite for this."),
+        ]
+        assert server.requests[-1]["messages"][1:] == [
+            {"role": "user", "content": "Which embedded database?"}
+        ]
+        assert shown_messages(app) == [
+            ("user", "Which embedded database?"),
+            ("assistant", "Use SQLite for this."),
+        ]
+
+
+async def test_edit_as_a_branch_keeps_the_original(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, _ = make_app()
+    first, _ = two_conversations(app)
+    seed(
+        app.workspace.store,
+        [("user", "And its version?"), ("assistant", "16.")],
+        conversation_id=first,
+    )
+    server.script("Use SQLite for this.")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await edit_first_message(app, pilot, "Which embedded database?")
+        await pilot.press("ctrl+s")  # "keep them as a branch" is the default
+        await settle(pilot)
+
+        store = app.workspace.store
+        branch = app.session.conversation
+        assert branch != first
+        assert store.get_conversation(branch).title == "Database (branch)"
+        assert [(m.role, m.content) for m in store.messages(branch)] == [
+            ("user", "Which embedded database?"),
+            ("assistant", "Use SQLite for this."),
+        ]
+        assert [(m.role, m.content) for m in store.messages(first)] == [
+            *DATABASE,
+            ("user", "And its version?"),
+            ("assistant", "16."),
+        ]
+        assert shown_messages(app) == [
+            ("user", "Which embedded database?"),
+            ("assistant", "Use SQLite for this."),
+        ]

@@ -1,0 +1,146 @@
+"""Every provider failure is told in a notification and the status line; the user's message
+is always kept in the store."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from app_harness import SIZE, MakeApp, settle, shown_messages, status_line, typed
+
+from ctxchat.core.history import MessageStatus
+from ctxchat.testing.harness import TEST_KEY
+from ctxchat.testing.server import Fault, ScriptedModelServer
+from ctxchat.tui.widgets.budget_bar import BudgetBar
+
+REPLY = "Some reply text that is long enough."
+CASES = [
+    pytest.param(
+        Fault.AUTH,
+        {},
+        "The server rejected the API key (401 Unauthorized).",
+        "Check the key in your provider profile or in OPENAI_API_KEY.",
+        ("", MessageStatus.FAILED),
+        id="auth-401",
+    ),
+    pytest.param(
+        Fault.RATE_LIMIT,
+        {"retry_after": 1},
+        "The server is rate-limiting requests (429 Too Many Requests).",
+        "Wait 1 second, then retry.",
+        ("", MessageStatus.FAILED),
+        id="rate-limit-429",
+    ),
+    pytest.param(
+        Fault.SERVER_ERROR,
+        {},
+        "The model server failed with an internal error (500).",
+        "Retry in a moment; if it keeps failing, check the server's log.",
+        ("", MessageStatus.FAILED),
+        id="server-error-500",
+    ),
+    pytest.param(
+        Fault.DROP,
+        {"after": 2},
+        "The connection dropped in the middle of the reply; the part received so far was kept.",
+        "Retry to get the whole reply.",
+        ("Some reply t", MessageStatus.INTERRUPTED),
+        id="dropped-stream",
+    ),
+    pytest.param(
+        Fault.CONTEXT_LENGTH_EXCEEDED,
+        {"n_ctx": 4096},
+        "The conversation is longer than the model's context window (4096 tokens).",
+        "Summarize older turns or lower the context window setting, then retry.",
+        ("", MessageStatus.FAILED),
+        id="context-overflow",
+    ),
+]
+
+
+@pytest.mark.parametrize(("fault", "options", "sentence", "action", "kept"), CASES)
+async def test_a_provider_error_is_notified_and_the_message_kept(
+    make_app: MakeApp,
+    server: ScriptedModelServer,
+    fault: Fault,
+    options: dict[str, Any],
+    sentence: str,
+    action: str,
+    kept: tuple[str, MessageStatus],
+) -> None:
+    app, notes = make_app()
+    server.fail_next(fault, **options)
+    server.script(REPLY)
+    async with app.run_test(size=SIZE) as pilot:
+        await typed(pilot, "Hello there")
+        await pilot.press("enter")
+        await settle(pilot)
+
+        assert notes.of("error") == [f"{sentence} {action}"]
+        assert status_line(app) == f"{sentence} Ctrl+R retries."
+        user, reply = app.session.store.messages(app.session.conversation)
+        assert (user.role, user.content, user.status) == (
+            "user",
+            "Hello there",
+            MessageStatus.COMPLETE,
+        )
+        assert (reply.content, reply.status) == kept
+        assert reply.error == f"{sentence} {action}"
+        assert TEST_KEY not in reply.error
+        assert app.conversation_view.items[-1].view.status is kept[1]
+        assert app.composer.text == ""
+        assert not app.streaming
+
+
+async def test_a_context_overflow_teaches_the_app_the_servers_window(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    """With no configured window (0 = detect), the window the server names in its refusal
+    is the one planned with from then on."""
+    app, _ = make_app(context_window=0)
+    server.fail_next(Fault.CONTEXT_LENGTH_EXCEEDED, n_ctx=4096)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.session.window.source == "table"
+        await typed(pilot, "Hello there")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert (app.session.window.context_window, app.session.window.source) == (4096, "server")
+        assert app.last_plan is not None and app.last_plan.context_window == 4096
+
+
+async def test_a_configured_window_stays_labelled_as_configured_after_an_overflow(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, _ = make_app()
+    server.fail_next(Fault.CONTEXT_LENGTH_EXCEEDED, n_ctx=4096)
+    async with app.run_test(size=SIZE) as pilot:
+        await typed(pilot, "Hello there")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.last_plan is not None and app.last_plan.context_window == 16_000
+        shown = str(app.query_one(BudgetBar).render())
+        assert "window 16,000 (config)" in shown
+
+
+async def test_retry_after_a_server_error_gets_the_whole_reply(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, notes = make_app()
+    server.fail_next(Fault.SERVER_ERROR)
+    server.script("The whole reply.")
+    async with app.run_test(size=SIZE) as pilot:
+        await typed(pilot, "Hello there")
+        await pilot.press("enter")
+        await settle(pilot)
+        app.conversation_view.focus()
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+
+        messages = app.session.store.messages(app.session.conversation)
+        assert [(m.role, m.content, m.status) for m in messages] == [
+            ("user", "Hello there", MessageStatus.COMPLETE),
+            ("assistant", "The whole reply.", MessageStatus.COMPLETE),
+        ]
+        assert shown_messages(app) == [("user", "Hello there"), ("assistant", "The whole reply.")]
+        assert len(notes.of("error")) == 1

@@ -1,0 +1,142 @@
+"""Mode toggle, model switch and the request inspector, against what is really sent."""
+
+from __future__ import annotations
+
+from app_harness import SIZE, MakeApp, memory_refs, seed, settle, typed
+from textual.widgets import OptionList
+
+from ctxchat.config.state import load_state
+from ctxchat.core.budget import Layer
+from ctxchat.core.memory import MemoryKind, Mode
+from ctxchat.core.plan import Reason
+from ctxchat.store import Store
+from ctxchat.testing.server import ScriptedModelServer
+from ctxchat.tui.screens.inspector import RequestInspector, pretty_json
+from ctxchat.tui.screens.model_picker import ModelPicker
+from ctxchat.tui.widgets.layer_panel import ContextPanels
+
+
+def every_kind(store: Store) -> dict[MemoryKind, str]:
+    """One global entry of each kind; their refs by kind."""
+    texts = {
+        MemoryKind.FACT: "The service runs on PostgreSQL 16.",
+        MemoryKind.CONSTRAINT: "Everything must work offline.",
+        MemoryKind.PREFERENCE: "Prefers short answers.",
+        MemoryKind.HYPOTHESIS: "The slowdown comes from the ORM.",
+    }
+    return {kind: store.add_memory(kind, text).ref for kind, text in texts.items()}
+
+
+async def test_objective_mode_leaves_preferences_and_hypotheses_out(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, notes = make_app()
+    refs = every_kind(app.workspace.store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.session.mode is Mode.PERSONALIZATION
+        assert sorted(memory_refs(app.last_plan)) == sorted(refs.values())
+        assert app.sub_title == "test · gpt-4o · mode: personalization"
+
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+
+        plan = app.last_plan
+        assert plan is not None and plan.mode == "objective"
+        assert sorted(memory_refs(plan)) == sorted(
+            [refs[MemoryKind.FACT], refs[MemoryKind.CONSTRAINT]]
+        )
+        assert sorted((o.ref, o.reason) for o in plan.layer(Layer.MEMORY).left_out) == sorted(
+            [(refs[MemoryKind.PREFERENCE], Reason.MODE), (refs[MemoryKind.HYPOTHESIS], Reason.MODE)]
+        )
+        assert app.sub_title == "test · gpt-4o · mode: objective"
+        assert "Mode: objective" in notes.messages
+        change = app.query_one("#context", ContextPanels).last_mode_change
+        assert change is not None
+        assert change.removed == {refs[MemoryKind.PREFERENCE], refs[MemoryKind.HYPOTHESIS]}
+        assert change.describe().startswith("mode objective: −2 entries, −")
+        state = load_state(app.workspace.locations.state_file)
+        assert state.state.last_mode is Mode.OBJECTIVE
+
+        await typed(pilot, "Why is it slow?")
+        await pilot.press("enter")
+        await settle(pilot)
+        sent = server.requests[-1]["messages"]
+        memory = next(m["content"] for m in sent if "Memory curated by the user" in m["content"])
+        assert "PostgreSQL 16" in memory and "work offline" in memory
+        assert "short answers" not in memory and "ORM" not in memory
+
+
+async def test_the_mode_is_remembered_for_the_next_run(make_app: MakeApp) -> None:
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+    again, _ = make_app()
+    async with again.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert again.session.mode is Mode.OBJECTIVE
+        assert again.sub_title == "test · gpt-4o · mode: objective"
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+    assert load_state(again.workspace.locations.state_file).state.last_mode is Mode.PERSONALIZATION
+
+
+async def test_model_switch_lists_the_servers_models_and_uses_the_choice(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, notes = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f4")
+        await settle(pilot)
+        picker = app.screen
+        assert isinstance(picker, ModelPicker)
+        options = picker.query_one(OptionList)
+        ids = [options.get_option_at_index(i).id for i in range(options.option_count)]
+        assert ids == ["p:test", "m:gpt-4o", "m:gpt-4o-mini"]
+        options.highlighted = options.get_option_index("m:gpt-4o-mini")
+        options.focus()
+        await pilot.press("enter")
+        await settle(pilot)
+
+        assert app.session.model == "gpt-4o-mini"
+        assert app.sub_title == "test · gpt-4o-mini · mode: personalization"
+        assert "Now talking to gpt-4o-mini (test)." in notes.messages
+        await typed(pilot, "Hello")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert server.requests[-1]["model"] == "gpt-4o-mini"
+        reply = app.session.store.messages(app.session.conversation)[-1]
+        assert reply.model == "gpt-4o-mini"
+
+
+async def test_the_inspector_shows_exactly_the_next_request(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, _ = make_app()
+    store = app.workspace.store
+    every_kind(store)
+    seed(
+        store,
+        [("user", "Which database?"), ("assistant", "PostgreSQL 16.")],
+        conversation_id=app.session.conversation,
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await typed(pilot, "And which version of it?")
+        await pilot.press("f2")
+        inspector = app.screen
+        assert isinstance(inspector, RequestInspector)
+        expected = app.session.plan("And which version of it?").request_messages()
+        assert inspector.body["messages"] == expected
+        assert [m["role"] for m in expected] == ["system", "system", "user", "assistant", "user"]
+        assert (inspector.body["model"], inspector.body["max_tokens"]) == ("gpt-4o", 2_000)
+        assert inspector.json_text == pretty_json(inspector.body)
+
+        await pilot.press("escape")
+        assert not isinstance(app.screen, RequestInspector)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert server.requests[-1]["messages"] == expected

@@ -1,0 +1,222 @@
+"""Sending, stopping, retrying and regenerating: what the store holds and what was sent."""
+
+from __future__ import annotations
+
+import threading
+
+from app_harness import (
+    SIZE,
+    MakeApp,
+    input_panel_tokens,
+    settle,
+    shown_messages,
+    status_line,
+    typed,
+    until,
+)
+
+from ctxchat.core.history import MessageStatus
+from ctxchat.core.plan import ContextPlan, PlanStatus
+from ctxchat.testing.server import Fault, ScriptedModelServer
+from ctxchat.tui.base import BIG_DRAFT
+
+SYSTEM = {"role": "system", "content": "You are a helpful assistant."}
+PRIMER = 3  # the tokens that prime the reply, counted in the input layer
+
+
+async def test_a_sent_message_and_its_streamed_reply_are_stored_as_planned(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, notes = make_app()
+    server.script("WAL keeps a write-ahead log beside the database file.")
+    async with app.run_test(size=SIZE) as pilot:
+        planned = await typed(pilot, "What is WAL mode?")
+        await pilot.press("enter")
+        await settle(pilot)
+
+        store = app.session.store
+        user, reply = store.messages(app.session.conversation)
+        assert (user.role, user.content, user.status) == (
+            "user",
+            "What is WAL mode?",
+            MessageStatus.COMPLETE,
+        )
+        assert (reply.role, reply.content, reply.status) == (
+            "assistant",
+            "WAL keeps a write-ahead log beside the database file.",
+            MessageStatus.COMPLETE,
+        )
+        sent = server.requests[-1]
+        assert sent["messages"] == [SYSTEM, {"role": "user", "content": "What is WAL mode?"}]
+        assert sent["messages"] == planned.request_messages()
+        stored_plan = store.load_plan(reply.id)
+        assert stored_plan is not None
+        assert stored_plan.request_messages() == sent["messages"]
+        assert (sent["model"], sent["max_tokens"], sent["stream"]) == ("gpt-4o", 2_000, True)
+        assert app.composer.text == ""
+        assert shown_messages(app) == [
+            ("user", "What is WAL mode?"),
+            ("assistant", "WAL keeps a write-ahead log beside the database file."),
+        ]
+        assert status_line(app).startswith(f"{reply.tokens:,} tokens")
+        assert notes.of("error") == []
+
+
+async def test_the_input_panel_counts_the_draft_as_it_is_typed(make_app: MakeApp) -> None:
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert input_panel_tokens(app) == PRIMER
+        await typed(pilot, "hi", keys=True)
+        short = input_panel_tokens(app)
+        assert short == app.session.count("user", "hi") + PRIMER
+        await typed(pilot, " there", keys=True)
+        longer = input_panel_tokens(app)
+        assert longer == app.session.count("user", "hi there") + PRIMER
+        assert longer > short
+
+
+async def test_escape_stops_the_reply_and_keeps_the_part_received(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, _ = make_app()
+    # Two chunks of six characters arrive, then the server goes quiet.
+    server.fail_next(Fault.STALL, after=2, seconds=30)
+    server.script("Partial answer that never ends.")
+    async with app.run_test(size=SIZE) as pilot:
+        await typed(pilot, "Tell me everything.")
+        await pilot.press("enter")
+        await until(pilot, lambda: shown_messages(app)[-1:] == [("assistant", "Partial answ")])
+        assert app.streaming
+        await pilot.press("escape")
+        await settle(pilot)
+
+        user, reply = app.session.store.messages(app.session.conversation)
+        assert user.content == "Tell me everything."
+        assert (reply.content, reply.status) == ("Partial answ", MessageStatus.INTERRUPTED)
+        assert not app.streaming
+        assert app.conversation_view.items[-1].view.status is MessageStatus.INTERRUPTED
+        assert status_line(app) == "Stopped; the part received so far was kept."
+
+
+async def test_retry_on_the_conversation_pane_replaces_an_interrupted_reply(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, _ = make_app()
+    server.fail_next(Fault.STALL, after=2, seconds=30)
+    server.script("Partial answer that never ends.", "The whole answer.")
+    async with app.run_test(size=SIZE) as pilot:
+        await typed(pilot, "Tell me everything.")
+        await pilot.press("enter")
+        await until(pilot, lambda: shown_messages(app)[-1:] == [("assistant", "Partial answ")])
+        await pilot.press("escape")
+        await settle(pilot)
+        interrupted = app.session.store.messages(app.session.conversation)[-1]
+
+        app.conversation_view.focus()
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+
+        _, reply = app.session.store.messages(app.session.conversation)
+        assert reply.id != interrupted.id
+        assert (reply.content, reply.status) == ("The whole answer.", MessageStatus.COMPLETE)
+        assert server.requests[-1]["messages"] == [
+            SYSTEM,
+            {"role": "user", "content": "Tell me everything."},
+        ]
+        assert shown_messages(app) == [
+            ("user", "Tell me everything."),
+            ("assistant", "The whole answer."),
+        ]
+
+
+async def test_regenerate_replaces_the_last_reply(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, _ = make_app()
+    server.script("First answer.", "Second answer.")
+    async with app.run_test(size=SIZE) as pilot:
+        await typed(pilot, "Pick a number.")
+        await pilot.press("enter")
+        await settle(pilot)
+        first = app.session.store.messages(app.session.conversation)[-1]
+
+        app.conversation_view.focus()
+        await pilot.press("g")
+        await settle(pilot)
+
+        messages = app.session.store.messages(app.session.conversation)
+        assert [(m.role, m.content) for m in messages] == [
+            ("user", "Pick a number."),
+            ("assistant", "Second answer."),
+        ]
+        assert messages[-1].id != first.id
+        assert len(server.requests) == 2
+        assert server.requests[1]["messages"] == server.requests[0]["messages"]
+        assert shown_messages(app) == [("user", "Pick a number."), ("assistant", "Second answer.")]
+
+
+async def test_an_over_budget_draft_is_not_sent_and_stays_in_the_composer(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, notes = make_app(context_window=1_000, output_reserve=200)
+    draft = "The quick brown fox jumps over the lazy dog. " * 100
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.composer.insert(draft)
+        await until(pilot, lambda: app.last_plan is not None and app.last_plan.over_by > 0)
+        plan = app.last_plan
+        assert plan is not None and plan.status is PlanStatus.OVER_BUDGET
+        await pilot.press("enter")
+        await settle(pilot)
+
+        assert server.requests == []
+        assert app.session.store.messages(app.session.conversation) == []
+        assert app.composer.text == draft
+        assert notes.of("error") == [
+            f"The message is {plan.over_by:,} tokens over the budget of 800 tokens; "
+            "shorten it or raise the context window."
+        ]
+
+
+async def test_a_one_megabyte_paste_is_planned_in_a_thread_and_kept_when_over_budget(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, notes = make_app()
+    paste = "The quick brown fox jumps over the lazy dog.\n" * 23_300
+    assert len(paste) > 1_000_000 > BIG_DRAFT
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        session = app.session
+        planned_on: list[tuple[int, bool]] = []
+        plan = session.plan
+
+        def watched(draft: str | None = None) -> ContextPlan:
+            planned_on.append(
+                (len(draft or ""), threading.current_thread() is threading.main_thread())
+            )
+            return plan(draft)
+
+        session.plan = watched  # type: ignore[method-assign]
+        side = app.query_one("#side")
+        assert not side.has_class("-hidden")
+        app.composer.insert(paste)
+        # The app keeps answering keys while the plan is made.
+        await pilot.press("ctrl+b")
+        await settle(pilot)
+
+        assert side.has_class("-hidden")
+        assert (len(paste), False) in planned_on
+        assert (len(paste), True) not in planned_on
+        expected = session.count("user", paste) + PRIMER
+        assert input_panel_tokens(app) == expected
+        assert app.last_plan is not None and app.last_plan.status is PlanStatus.OVER_BUDGET
+
+        await pilot.press("enter")
+        await settle(pilot)
+        assert server.requests == []
+        assert app.composer.text == paste
+        assert notes.of("error") == [
+            f"The message is {app.last_plan.over_by:,} tokens over the budget of 14,000 "
+            "tokens; shorten it or raise the context window."
+        ]

@@ -1,0 +1,246 @@
+"""Starting up: first-run setup, keys and themes from the user's files, long conversations,
+and model text that must never act as markup or terminal control."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import html
+import stat
+import tomllib
+from pathlib import Path
+
+import pytest
+from app_harness import SIZE, MakeApp, Notes, settle, shown_messages, typed
+from textual.widgets import Input, RadioButton, Static
+
+from ctxchat.chat.workspace import Workspace
+from ctxchat.core.memory import Mode
+from ctxchat.model import discovery
+from ctxchat.store import Store
+from ctxchat.testing.harness import app_args, open_test_workspace
+from ctxchat.testing.server import ScriptedModelServer
+from ctxchat.tui.app import CtxChatApp, build_app
+from ctxchat.tui.screens.setup import SetupScreen
+from ctxchat.tui.widgets.conversation import ConversationView
+
+
+async def first_run(
+    root: Path, workspaces: list[Workspace], monkeypatch: pytest.MonkeyPatch, ports: list[int]
+) -> tuple[CtxChatApp, Notes]:
+    """No config, no OPENAI_API_KEY; loopback discovery only looks at `ports`.
+
+    `build_app` runs its own event loop for discovery (as `ctxchat` does before the app
+    starts), so here it runs in a thread beside the test's loop."""
+    monkeypatch.setattr(
+        discovery,
+        "probe_local_servers",
+        functools.partial(
+            discovery.probe_local_servers, candidates=[("llama.cpp", p) for p in ports]
+        ),
+    )
+    workspace = open_test_workspace(root)
+    workspaces.append(workspace)
+    assert workspace.settings.needs_setup
+    assert "OPENAI_API_KEY" not in workspace.env
+    app = await asyncio.to_thread(build_app, app_args(), workspace)
+    return app, Notes.attach(app)
+
+
+def check_written_config(path: Path, base_url: str) -> None:
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    (profile,) = data["profiles"].values()
+    assert (profile["base_url"], profile["model"], profile["api_key_env"]) == (
+        base_url,
+        "gpt-4o",
+        "CTXCHAT_TEST_KEY",
+    )
+
+
+async def test_first_run_without_a_server_asks_and_writes_the_config(
+    tmp_path: Path,
+    workspaces: list[Workspace],
+    monkeypatch: pytest.MonkeyPatch,
+    server: ScriptedModelServer,
+) -> None:
+    app, notes = await first_run(tmp_path, workspaces, monkeypatch, ports=[])
+    config = tmp_path / "config.toml"
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        setup = app.screen
+        assert isinstance(setup, SetupScreen)
+        assert not app.has_session
+        assert setup.provider == "openai"
+        warning = str(setup.query_one("#setup-warning", Static).render())
+        assert warning == "OPENAI_API_KEY is not set in this shell: set it before you chat."
+        assert not config.exists()
+
+        setup.query_one("#provider-custom", RadioButton).value = True
+        await pilot.pause()
+        setup.query_one("#setup-url", Input).value = server.base_url
+        setup.query_one("#setup-model", Input).value = "gpt-4o"
+        setup.query_one("#setup-env", Input).value = "CTXCHAT_TEST_KEY"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+
+        assert not isinstance(app.screen, SetupScreen)
+        check_written_config(config, server.base_url)
+        assert f"Saved the configuration to {config}." in notes.messages
+        assert app.has_session
+        assert (app.session.profile.base_url, app.session.model) == (server.base_url, "gpt-4o")
+        assert app.sub_title == "server · gpt-4o · mode: personalization"
+
+        server.script("Hello from the server.")
+        await typed(pilot, "Hi")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert server.requests[-1]["model"] == "gpt-4o"
+        assert shown_messages(app) == [("user", "Hi"), ("assistant", "Hello from the server.")]
+
+
+async def test_first_run_offers_a_server_found_on_loopback(
+    tmp_path: Path,
+    workspaces: list[Workspace],
+    monkeypatch: pytest.MonkeyPatch,
+    server: ScriptedModelServer,
+) -> None:
+    app, _ = await first_run(tmp_path, workspaces, monkeypatch, ports=[server.port])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        setup = app.screen
+        assert isinstance(setup, SetupScreen)
+        # The found server comes first and is chosen: it needs a key, so one is asked for.
+        assert setup.provider == "server-0"
+        assert setup.query_one("#setup-url", Input).value == server.base_url
+        assert setup.query_one("#setup-url", Input).disabled
+        assert setup.query_one("#setup-env", Input).value == "OPENAI_API_KEY"
+        assert str(setup.query_one("#setup-warning", Static).render()) == (
+            "This server asks for a key."
+        )
+        setup.query_one("#setup-model", Input).value = "gpt-4o"
+        setup.query_one("#setup-env", Input).value = "CTXCHAT_TEST_KEY"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+
+        check_written_config(tmp_path / "config.toml", server.base_url)
+        assert app.has_session
+        assert app.session.profile.name == "openai-compatible"
+        assert app.session.backend is not None
+
+
+async def test_quitting_the_setup_writes_nothing(
+    tmp_path: Path, workspaces: list[Workspace], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app, _ = await first_run(tmp_path, workspaces, monkeypatch, ports=[])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.click("#quit")
+        await settle(pilot)
+    assert app.return_code == 0
+    assert not (tmp_path / "config.toml").exists()
+
+
+async def test_keys_from_the_config_rebind_and_unknown_ids_are_reported(
+    make_app: MakeApp,
+) -> None:
+    app, notes = make_app(extra='[keys]\n"mode.toggle" = "f9"\n"no.such.binding" = "f1"\n')
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert notes.of("warning") == ["Unknown key binding ids in the config: no.such.binding."]
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        assert app.session.mode is Mode.PERSONALIZATION
+        await pilot.press("f9")
+        await settle(pilot)
+        assert app.session.mode is Mode.OBJECTIVE
+
+
+async def test_a_broken_theme_file_is_named_in_one_notification(make_app: MakeApp) -> None:
+    app, notes = make_app()
+    themes = app.workspace.locations.themes_dir
+    themes.mkdir(parents=True)
+    broken = themes / "broken.toml"
+    broken.write_text('name = "broken"\nprimary = [\n', encoding="utf-8")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        theme_notes = [m for m in notes.messages if "theme" in m]
+        assert len(theme_notes) == 1
+        assert theme_notes[0].startswith(f"A theme file could not be loaded:\n{broken}: ")
+        assert notes.of("warning") == theme_notes
+        assert app.has_session
+
+
+def fill(store: Store, conversation_id: int, count: int) -> int:
+    """`count` short messages in one transaction (counts given: no tokenizer needed)."""
+    last = 0
+    with store.transaction():
+        for index in range(count):
+            role = "user" if index % 2 == 0 else "assistant"
+            last = store.add_message(
+                conversation_id,
+                role,
+                f"Message {index + 1} of a very long conversation.",
+                tokens=12,
+                exact=True,
+                encoding="o200k_base",
+                model="gpt-4o",
+            ).id
+    return last
+
+
+async def test_ten_thousand_messages_open_with_a_window_of_them(make_app: MakeApp) -> None:
+    app, _ = make_app()
+    last = fill(app.workspace.store, app.session.conversation, 10_000)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        view = app.query_one("#conversation", ConversationView)
+        assert view.total_count == 10_000
+        items = view.items
+        assert 0 < len(items) <= ConversationView.MAX_MOUNTED == 120
+        assert items[-1].message_id == last
+        assert items[-1].view.content == "Message 10000 of a very long conversation."
+        assert view.window == (10_000 - len(items), 10_000)
+
+
+TRICKY = "[bold]x[/bold] then [/INST] and [@click=app.quit]x[/] and \x1b[31mred\x1b[0m end"
+
+
+def screen_text(app: CtxChatApp) -> str:
+    """The visible characters of the screen, read from an SVG screenshot."""
+    svg = app.export_screenshot()
+    return html.unescape(svg).replace("\xa0", " ")
+
+
+async def test_model_text_is_shown_literally_and_never_acts(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, notes = make_app()
+    server.script(TRICKY)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await typed(pilot, "Say [bold]hi[/bold] [@click=app.quit]now[/]")
+        await pilot.press("enter")
+        await settle(pilot)
+
+        stored = app.session.store.messages(app.session.conversation)[-1]
+        assert stored.content == TRICKY  # storage keeps the bytes as received
+        text = screen_text(app)
+        assert "[bold]x[/bold] then [/INST] and [@click=app.quit]x[/] and red end" in text
+        assert "Say [bold]hi[/bold] [@click=app.quit]now[/]" in text
+        assert "\x1b" not in app.export_screenshot()
+        assert "[31m" not in text
+
+        # No cell of the reply carries an action, and clicking the literal text does nothing.
+        body = app.query_one(f"#message-{stored.id} .message--body").region
+        actions = {
+            app.screen.get_style_at(x, y).meta.get("@click")
+            for x in range(body.x, body.right)
+            for y in range(body.y, body.bottom)
+        }
+        assert actions == {None}
+        await pilot.click(offset=(body.x + TRICKY.index("[@click") + 1, body.y))
+        await pilot.click(offset=(body.x + TRICKY.index("x[/]"), body.y))
+        await settle(pilot)
+        assert app.is_running
+        assert app.return_code is None
+        assert notes.of("error") == []

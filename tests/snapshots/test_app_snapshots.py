@@ -1,0 +1,464 @@
+"""What the whole app looks like in each state (SVG snapshots of the real app).
+
+Narrow is 80x24, where the context side is hidden (below 110 columns); "with context" is
+the same after ctrl+b shows it; wide is 200x50. Regenerate with
+`pytest tests/snapshots --snapshot-update` and look at the pictures before committing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from snapshot_apps import (
+    HOUR,
+    NOW,
+    BuildApp,
+    Clock,
+    exchange,
+    planned,
+    reply,
+    say,
+    steady,
+    then,
+)
+from textual.pilot import Pilot
+
+from ctxchat.core.history import MessageStatus
+from ctxchat.core.memory import MemoryKind
+from ctxchat.core.summary import SummaryStrategy
+from ctxchat.model.discovery import FoundServer
+from ctxchat.store import Store
+from ctxchat.testing.harness import TEST_KEY
+from ctxchat.testing.server import ScriptedModelServer
+from ctxchat.tui.app import CtxChatApp
+
+SnapCompare = Callable[..., bool]
+NARROW = (80, 24)
+WIDE = (200, 50)
+
+TOML_TURNS = [
+    ("user", "How do I read a TOML file in Python 3.11?"),
+    ("assistant", "Use the standard library's `tomllib`: `tomllib.load(f)` on a binary file."),
+]
+
+
+def every_kind(store: Store, conversation_id: int) -> None:
+    """Memory with each kind, a pin, a key, a conversation-only entry and an excluded one."""
+    store.add_memory(MemoryKind.FACT, "The service runs on PostgreSQL 16.", importance=6)
+    store.add_memory(
+        MemoryKind.CONSTRAINT, "Everything must work offline.", key="offline", importance=9
+    )
+    store.add_memory(MemoryKind.PREFERENCE, "Prefers short answers.", pinned=True)
+    store.add_memory(MemoryKind.HYPOTHESIS, "The slowdown comes from the ORM.", importance=7)
+    store.add_memory(
+        MemoryKind.FACT,
+        "Deploys happen on Fridays.",
+        importance=3,
+        conversation_id=conversation_id,
+    )
+    store.add_memory(MemoryKind.CONSTRAINT, "Never touch the billing tables.", enabled=False)
+
+
+def open_conversation(app: CtxChatApp) -> tuple[Store, int]:
+    return app.workspace.store, app.session.conversation
+
+
+class TestEmptyNewConversation:
+    def test_narrow(self, build: BuildApp, snap_compare: SnapCompare) -> None:
+        """Header `conversation 1` and `test · gpt-4o · mode: personalization`; an empty
+        conversation pane; the composer with its placeholder `Write a message — Enter
+        sends…`; the footer with the app's keys. No context side at 80 columns."""
+        assert snap_compare(build(), run_before=then(), terminal_size=NARROW)
+
+    def test_narrow_with_context(self, build: BuildApp, snap_compare: SnapCompare) -> None:
+        """Ctrl+B shows the context side beside the (now narrower) conversation: `mode
+        personalization` (blue badge), a bar with thin purple and green slivers, `used 13 of
+        14,000 · free 13,987`, the legend one item a line where it must wrap, `window 16,000
+        (config)`, `reserve 2,000`, a green `exact (o200k_base, …`; below it the header of
+        the system panel and `memory · 0 entries · 0 in context (0 tokens) · mode
+        personalization`."""
+        assert snap_compare(build(), run_before=then(context=True), terminal_size=NARROW)
+
+    def test_wide(self, build: BuildApp, snap_compare: SnapCompare) -> None:
+        """At 200 columns the context side shows at once: the mode line, the budget bar
+        (`used 13 of 14,000 · free 13,987`), the legend on two lines, and the panels system
+        (`You are a helpful assistant.`), memory, summary and working (`nothing`) and input
+        (`reply-primer 3 primes the reply`); `memory · 0 entries …` below; the whole
+        footer, from `f6 Memory` to `^b Context`."""
+        assert snap_compare(build(), run_before=then(), terminal_size=WIDE)
+
+
+def marked_replies(app: CtxChatApp) -> CtxChatApp:
+    """A complete reply with reasoning, an interrupted reply and a failed one."""
+    store, conversation = open_conversation(app)
+    say(store, conversation, *TOML_TURNS[0])
+    reply(
+        store,
+        conversation,
+        "Use the standard library's `tomllib`:\n\n```python\nimport tomllib\n\n"
+        "with open('config.toml', 'rb') as f:\n    config = tomllib.load(f)\n```",
+        reasoning="The user is on 3.11, so tomllib is in the standard library.",
+    )
+    say(store, conversation, "user", "And how do I write one?")
+    reply(
+        store,
+        conversation,
+        "Install **tomli-w** and call",
+        status=MessageStatus.INTERRUPTED,
+        error="The connection dropped in the middle of the reply; the part received so far "
+        "was kept. Retry to get the whole reply.",
+    )
+    say(store, conversation, "user", "Please finish that answer.")
+    reply(
+        store,
+        conversation,
+        "",
+        status=MessageStatus.FAILED,
+        error="The model server failed with an internal error (500). Retry in a moment.",
+    )
+    return app
+
+
+class TestConversationWithInterruptedAndFailedReplies:
+    def test_narrow(self, build: BuildApp, snap_compare: SnapCompare) -> None:
+        """The newest turns: `You` asks `And how do I write one?`; the assistant's reply
+        `Install tomli-w and call` (tomli-w in bold) with an amber `⚠ Interrupted: The
+        connection dropped…  ·  retry: ctrl+r`; `Please finish that answer.`; then an empty
+        reply with a red `✖ Failed: The model server failed with an internal error (500)…`."""
+        app = marked_replies(build())
+        assert snap_compare(app, run_before=then(), terminal_size=NARROW)
+
+    def test_narrow_with_context(self, build: BuildApp, snap_compare: SnapCompare) -> None:
+        """The context side beside the last turns (the interrupted and failed markers wrap
+        in the narrower pane): `used 107 of 14,000`, `working 94 0.7%` in the legend."""
+        app = marked_replies(build())
+        assert snap_compare(app, run_before=then(context=True), terminal_size=NARROW)
+
+    def test_wide(self, build: BuildApp, snap_compare: SnapCompare) -> None:
+        """All six turns: the first reply has a collapsed `▶ Reasoning` above its Markdown
+        (`tomllib` as inline code, a highlighted python code block); then the interrupted
+        reply (amber marker) and the failed one (red marker). The working panel, `94 tokens
+        · … · 1 left out`, lists message:1 to message:5 and, greyed, `message:6 0` with
+        `excluded: failed reply`."""
+        app = marked_replies(build())
+        assert snap_compare(app, run_before=then(), terminal_size=WIDE)
+
+
+def objective_after_switch(app: CtxChatApp) -> CtxChatApp:
+    store, conversation = open_conversation(app)
+    every_kind(store, conversation)
+    exchange(store, conversation, TOML_TURNS)
+    return app
+
+
+class TestObjectiveModeAfterSwitch:
+    def test_narrow(self, build: BuildApp, snap_compare: SnapCompare) -> None:
+        """After ctrl+o the header says `mode: objective`; the conversation is unchanged."""
+        app = objective_after_switch(build())
+        assert snap_compare(app, run_before=then("ctrl+o"), terminal_size=NARROW)
+
+    def test_narrow_with_context(self, build: BuildApp, snap_compare: SnapCompare) -> None:
+        """The context side: `mode objective` (amber badge) `facts and constraints only;
+        preferences and hypotheses left out`, `used 108 of 14,000`, `memory 52` in the
+        legend; below, `memory · 6 entries · 3 in context (52 tokens) · mode objective`
+        and the first entry, the fact, highlighted."""
+        app = objective_after_switch(build())
+        assert snap_compare(app, run_before=then("ctrl+o", context=True), terminal_size=NARROW)
+
+    def test_wide(self, build: BuildApp, snap_compare: SnapCompare) -> None:
+        """The amber `↔ mode objective: −2 entries, −41 tokens` under the budget bar; the
+        memory layer panel (`52 tokens · … · 3 left out`) lists memory:2, 1 and 5, then,
+        marked with a red `−`, memory:3 and memory:4 `excluded: objective mode leaves out
+        preferences` / `… hypotheses`, and memory:6 `excluded by you`; in the memory panel
+        the preference and hypothesis are greyed with the same reasons."""
+        app = objective_after_switch(build())
+        assert snap_compare(app, run_before=then("ctrl+o"), terminal_size=WIDE)
+
+
+def memory_of_every_kind(app: CtxChatApp) -> CtxChatApp:
+    store, conversation = open_conversation(app)
+    every_kind(store, conversation)
+    return app
+
+
+class TestMemoryPanelWithEveryKind:
+    def test_narrow(self, build: BuildApp, snap_compare: SnapCompare) -> None:
+        """At 80 columns the memory panel is hidden with the context side: only the empty
+        conversation and the composer show."""
+        app = memory_of_every_kind(build())
+        assert snap_compare(app, run_before=then(), terminal_size=NARROW)
+
+    def test_narrow_with_context(self, build: BuildApp, snap_compare: SnapCompare) -> None:
+        """Ctrl+B, then F6: `memory · 6 entries · 5 in context (93 tokens) · mode
+        personalization` over the focused list, its first entry highlighted in blue (the
+        green `fact` badge, `global · importance 6 · in context · 13 tokens`, `The service
+        runs on PostgreSQL 16.`); the footer shows the memory keys from `a Add` on."""
+        app = memory_of_every_kind(build())
+        assert snap_compare(app, run_before=then("f6", context=True), terminal_size=NARROW)
+
+    def test_wide(self, build: BuildApp, snap_compare: SnapCompare) -> None:
+        """F6 focuses the memory panel: `memory · 6 entries · 5 in context (93 tokens) ·
+        mode personalization`; entries with green, red, purple and yellow kind badges,
+        `● pinned` on the preference, `this conversation` on the Friday deploys, `offline:`
+        as the constraint's key, and the billing constraint greyed with `excluded by you`.
+        The memory layer panel lists the pinned preference first."""
+        app = memory_of_every_kind(build())
+        assert snap_compare(app, run_before=then("f6"), terminal_size=WIDE)
+
+
+def with_draft(text: str) -> Callable[[Pilot[Any]], Any]:
+    async def run(pilot: Pilot[Any]) -> None:
+        app = pilot.app
+        assert isinstance(app, CtxChatApp)
+        app.composer.insert(text)
+        await planned(pilot, text)
+        await steady(pilot)
+
+    return run
+
+
+def then_draft(text: str, *keys: str, context: bool = False) -> Callable[[Pilot[Any]], Any]:
+    async def run(pilot: Pilot[Any]) -> None:
+        await with_draft(text)(pilot)
+        await then(*keys, context=context)(pilot)
+
+    return run
+
+
+OVER_BUDGET = "The quick brown fox jumps over the lazy dog. " * 100
+
+
+class TestOverBudgetDraft:
+    def test_narrow(self, build: BuildApp, snap_compare: SnapCompare) -> None:
+        """A 1,000-token window: the composer holds a long draft (the fox sentence, over and
+        over) at its full height, scrolled to its end; the conversation is empty."""
+        app = build(context_window=1_000, output_reserve=200)
+        assert snap_compare(app, run_before=then_draft(OVER_BUDGET), terminal_size=NARROW)
+
+    def test_narrow_with_context(self, build: BuildApp, snap_compare: SnapCompare) -> None:
+        """The context side: the budget bar mostly green (the draft) and red at its right
+        end, `used 1,018 of 800`, `over budget by 218` in red, `input 1,008 126.0%`, and
+        the amber warning `The message is 218 tokens over…`."""
+        app = build(context_window=1_000, output_reserve=200)
+        run = then_draft(OVER_BUDGET, context=True)
+        assert snap_compare(app, run_before=run, terminal_size=NARROW)
+
+    def test_wide(self, build: BuildApp, snap_compare: SnapCompare) -> None:
+        """Wide: `used 1,018 of 800 · over budget by 218`, the whole warning `The message is
+        218 tokens over the budget of 800 tokens.`; layer budgets 80, 80, 160 and 480; the
+        input panel `1,008 tokens` with `input 1,005 The quick brown fox…`."""
+        app = build(context_window=1_000, output_reserve=200)
+        assert snap_compare(app, run_before=then_draft(OVER_BUDGET), terminal_size=WIDE)
+
+
+def inspector_app(app: CtxChatApp) -> CtxChatApp:
+    store, conversation = open_conversation(app)
+    every_kind(store, conversation)
+    exchange(store, conversation, TOML_TURNS)
+    return app
+
+
+class TestRequestInspector:
+    def test_narrow(self, build: BuildApp, snap_compare: SnapCompare) -> None:
+        """F2 with a draft: `Next request · gpt-4o`, `5 messages · 160 tokens (exact) of
+        14,000 · mode personalization`, the JSON / Messages / Diff tabs, and the start of the
+        JSON body with a purple gutter by the system message and an orange one by the
+        memory message; the inspector's keys in the footer (esc Close, c Copy JSON…)."""
+        run = then_draft("And how do I write one?", "f2")
+        assert snap_compare(inspector_app(build()), run_before=run, terminal_size=NARROW)
+
+    def test_wide(self, build: BuildApp, snap_compare: SnapCompare) -> None:
+        """The whole JSON body fits: `model`, the system prompt, the memory message with
+        labelled entries, the two stored turns and the draft, `max_tokens: 2000`,
+        `stream: true`."""
+        run = then_draft("And how do I write one?", "f2")
+        assert snap_compare(inspector_app(build()), run_before=run, terminal_size=WIDE)
+
+
+def summary_versions(app: CtxChatApp, clock: Clock) -> CtxChatApp:
+    store, conversation = open_conversation(app)
+    turns = [("user", f"Question {n} about backups?") for n in range(1, 5)]
+    messages = []
+    for role, text in turns:
+        messages.append(say(store, conversation, role, text))
+        messages.append(reply(store, conversation, f"Answer to: {text}"))
+    clock.now = NOW - 2 * HOUR
+    store.add_summary(
+        conversation,
+        text="The user asked about backups: they run nightly and are kept for a week.",
+        first_message_id=messages[0].id,
+        last_message_id=messages[3].id,
+        strategy=SummaryStrategy.SUMMARIZE,
+        model="gpt-4o",
+        tokens=17,
+    )
+    clock.now = NOW - HOUR
+    store.add_summary(
+        conversation,
+        text="Backups run nightly at 02:00 and are kept for seven days.",
+        first_message_id=messages[0].id,
+        last_message_id=messages[3].id,
+        strategy=SummaryStrategy.SUMMARIZE,
+        model=None,
+        tokens=13,
+        edited=True,
+    )
+    clock.now = NOW
+    return app
+
+
+class TestSummaryVersionsScreen:
+    def test_narrow(self, build: BuildApp, clock: Clock, snap_compare: SnapCompare) -> None:
+        """F3: `Summary versions`; the list has `● v2 active edited` (green, yellow) over
+        `v1`, each with `#1–#4`; the pane shows v2's details (`messages #1–#4 · summarize ·
+        edited by hand · 13 tokens · 2025-01-06 08:30`) and its text; footer keys Close,
+        Roll back (dimmed: v2 is already in force), Edit, Rebuild, Summarize now."""
+        app = summary_versions(build(), clock)
+        assert snap_compare(app, run_before=then("f3"), terminal_size=NARROW)
+
+    def test_wide(self, build: BuildApp, clock: Clock, snap_compare: SnapCompare) -> None:
+        """As narrow, the dialog 140 columns wide with the details on one line; the eight
+        turns about backups dimmed behind it."""
+        app = summary_versions(build(), clock)
+        assert snap_compare(app, run_before=then("f3"), terminal_size=WIDE)
+
+
+def summarize_preview(app: CtxChatApp) -> CtxChatApp:
+    store, conversation = open_conversation(app)
+    for n in range(1, 5):
+        say(store, conversation, "user", f"Question {n} about backups?")
+        say(store, conversation, "assistant", f"Answer {n}: they run nightly.")
+    return app
+
+
+SMALL_WORKING = "[context]\nmin_recent = 2\n[summary]\nauto = false\n"
+
+
+class TestSummarizePreview:
+    def test_narrow(self, build: BuildApp, snap_compare: SnapCompare) -> None:
+        """Ctrl+S: `Summarize now`; `Fold 6 messages (#1–#6, 66 tokens) into summary v1 with
+        the summarize strategy.`, one line per message (`#1  you  10 tok  Question 1 about
+        backups?` … `#6  assistant  12 tok  Answer 3: they run nightly.`), the note about
+        the originals, and the Cancel / `Summarize 6` buttons, the latter focused."""
+        app = summarize_preview(build(extra=SMALL_WORKING))
+        assert snap_compare(app, run_before=then("ctrl+s"), terminal_size=NARROW)
+
+    def test_wide(self, build: BuildApp, snap_compare: SnapCompare) -> None:
+        """As narrow, at most 120 columns wide in the middle of the screen."""
+        app = summarize_preview(build(extra=SMALL_WORKING))
+        assert snap_compare(app, run_before=then("ctrl+s"), terminal_size=WIDE)
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedModelServer]:
+    with ScriptedModelServer(models=["gpt-4o"], requires_key=TEST_KEY) as running:
+        yield running
+
+
+def extraction(build: BuildApp, server: ScriptedModelServer) -> CtxChatApp:
+    app = build(base_url=server.base_url)
+    store, conversation = open_conversation(app)
+    store.add_memory(MemoryKind.FACT, "The team deploys on Fridays.")
+    question = say(store, conversation, "user", "We deploy on Fridays; I think Rust is nicer.")
+    say(store, conversation, "assistant", "Noted.")
+    proposals: list[dict[str, Any]] = [
+        {"kind": "fact", "text": "Deploys happen on Fridays.", "importance": 6},
+        {"kind": "preference", "text": "The user likes Rust.", "message_id": question.id},
+        {"kind": "rumour", "text": "The CI is flaky.", "importance": 2},
+    ]
+    server.script(json.dumps(proposals))
+    return app
+
+
+class TestExtractionReview:
+    def test_narrow(
+        self, build: BuildApp, server: ScriptedModelServer, snap_compare: SnapCompare
+    ) -> None:
+        """Ctrl+T, then `a` on the first proposal: `Review extracted memory`; the amber line
+        `⚠ 1 problem in the model's reply: Entry 3 has kind 'rumour'; taken as a
+        hypothesis.`; the first proposal marked `✓` (green) with `like memory #1: The team
+        deploys on Fridays.`, the preference (`from message #1`) highlighted, the hypothesis
+        undecided; `1 to add · 0 to update · 0 rejected · 2 undecided`; the footer with
+        Accept, Edit, Reject, Update existing, Done, Cancel."""
+        app = extraction(build, server)
+        assert snap_compare(app, run_before=then("ctrl+t", "a"), terminal_size=NARROW)
+
+    def test_wide(
+        self, build: BuildApp, server: ScriptedModelServer, snap_compare: SnapCompare
+    ) -> None:
+        """As narrow, in a dialog 130 columns wide, each proposal's note on its own line."""
+        app = extraction(build, server)
+        assert snap_compare(app, run_before=then("ctrl+t", "a"), terminal_size=WIDE)
+
+
+FOUND = [FoundServer("ollama", "http://127.0.0.1:11434/v1", ("llama3.2:3b", "qwen2.5:7b"))]
+
+
+class TestFirstRunSetup:
+    def test_found_server_narrow(
+        self, build_first_run: Callable[..., CtxChatApp], snap_compare: SnapCompare
+    ) -> None:
+        """`Welcome to ctxchat`, the config path `/home/you/.config/ctxchat/config.toml`, the
+        choices OpenAI (`OPENAI_API_KEY: not set`), `Ollama at http://127.0.0.1:11434/v1 (2
+        models)` (chosen) and `Another server`; the fields prefilled with the Ollama URL
+        (greyed) and `llama3.2:3b`; `Models on this server: llama3.2:3b, qwen2.5:7b.`"""
+        app = build_first_run(FOUND)
+        assert snap_compare(app, run_before=then(), terminal_size=NARROW)
+
+    def test_found_server_wide(
+        self, build_first_run: Callable[..., CtxChatApp], snap_compare: SnapCompare
+    ) -> None:
+        """As narrow, the column 96 wide in the middle; the buttons Quit / Save and start in
+        full; the footer starts `^s Save and start`."""
+        app = build_first_run(FOUND)
+        assert snap_compare(app, run_before=then(), terminal_size=WIDE)
+
+    def test_no_server_narrow(
+        self, build_first_run: Callable[..., CtxChatApp], snap_compare: SnapCompare
+    ) -> None:
+        """OpenAI chosen (its URL, `gpt-4o-mini`, `OPENAI_API_KEY` prefilled), then `No local
+        model server answered on 127.0.0.1…` and the amber `OPENAI_API_KEY is not set in
+        this shell: set it before you chat.`"""
+        app = build_first_run([])
+        assert snap_compare(app, run_before=then(), terminal_size=NARROW)
+
+    def test_no_server_wide(
+        self, build_first_run: Callable[..., CtxChatApp], snap_compare: SnapCompare
+    ) -> None:
+        """As narrow, everything on one screen, with the hint `The key is read from the
+        environment when ctxchat starts; it is never written to the config.`"""
+        app = build_first_run([])
+        assert snap_compare(app, run_before=then(), terminal_size=WIDE)
+
+
+def switcher(app: CtxChatApp, clock: Clock) -> CtxChatApp:
+    store, conversation = open_conversation(app)
+    clock.now = NOW - 26 * HOUR
+    store.rename_conversation(conversation, "Reading TOML in Python")
+    exchange(store, conversation, TOML_TURNS)
+    clock.now = NOW - 3 * HOUR
+    backups = store.create_conversation("Nightly backups", model="gpt-4o").id
+    exchange(store, backups, [("user", "When do backups run?"), ("assistant", "At 02:00.")])
+    clock.now = NOW - HOUR
+    store.create_conversation("An empty one", model="gpt-4o")
+    clock.now = NOW
+    return app
+
+
+class TestConversationSwitcher:
+    def test_narrow(self, build: BuildApp, clock: Clock, snap_compare: SnapCompare) -> None:
+        """Ctrl+L: `Conversations`, the search box (focused) with its placeholder, then
+        newest first: `An empty one` (`0 messages · 0 tokens · 2025-01-06 08:30`), `Nightly
+        backups` (`2 messages · 19 tokens · 2025-01-06 06:30`) and, marked `●` green and
+        highlighted, `Reading TOML in Python` (`2 messages · 43 tokens · 2025-01-05
+        07:30`); the footer shows only `esc Close` while the search box has the focus."""
+        app = switcher(build(), clock)
+        assert snap_compare(app, run_before=then("ctrl+l"), terminal_size=NARROW)
+
+    def test_wide(self, build: BuildApp, clock: Clock, snap_compare: SnapCompare) -> None:
+        """As narrow, in a dialog up to 110 columns wide."""
+        app = switcher(build(), clock)
+        assert snap_compare(app, run_before=then("ctrl+l"), terminal_size=WIDE)

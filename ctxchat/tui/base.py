@@ -17,6 +17,7 @@ from ctxchat.config.state import AppState
 from ctxchat.core.budget import BudgetError
 from ctxchat.core.memory import Mode
 from ctxchat.core.plan import ContextPlan
+from ctxchat.core.tokens import TokenCounter
 from ctxchat.store import StoredMessage
 from ctxchat.tui.text import content
 from ctxchat.tui.themes import LAYER_VARIABLE_DEFAULTS
@@ -31,7 +32,9 @@ BIG_DRAFT = 50_000
 NARROW = 110
 
 
-def message_view(message: StoredMessage) -> MessageView:
+def message_view(message: StoredMessage, counter: TokenCounter | None = None) -> MessageView:
+    """How the pane shows a stored message; `counter` counts its reasoning, if any."""
+    reasoning_tokens = counter.count_text(message.reasoning) if counter and message.reasoning else 0
     return MessageView(
         id=message.id,
         role=message.role,
@@ -41,6 +44,7 @@ def message_view(message: StoredMessage) -> MessageView:
         model=message.model or "",
         tokens=message.tokens,
         reasoning=message.reasoning,
+        reasoning_tokens=reasoning_tokens,
     )
 
 
@@ -128,6 +132,7 @@ class AppBase(App[int]):
         self.last_plan: ContextPlan | None = None
         self.server_prompt_tokens: int | None = None
         self.sent_tokens: int | None = None
+        self.cached_tokens: int | None = None
         self._plan_timer: Timer | None = None
         self.streaming = False
 
@@ -214,6 +219,7 @@ class AppBase(App[int]):
             window_source=self.session.window.source,
             server_prompt_tokens=self.server_prompt_tokens,
             sent_tokens=self.sent_tokens,
+            cached_tokens=self.cached_tokens,
         )
         self.query_one("#memory", MemoryPanel).update_entries(self.session.memory(), plan)
         self.last_plan = plan
@@ -241,7 +247,8 @@ class AppBase(App[int]):
 
         def load(offset: int, limit: int) -> list[MessageView]:
             return [
-                message_view(m) for m in store.messages(conversation, offset=offset, limit=limit)
+                message_view(m, session.counter)
+                for m in store.messages(conversation, offset=offset, limit=limit)
             ]
 
         return load
@@ -256,7 +263,7 @@ class AppBase(App[int]):
             total = session.store.count_messages(session.conversation_id)
             await view.replace_all(total, self._loader(session))  # type: ignore[arg-type]
         self.last_plan = None
-        self.server_prompt_tokens = self.sent_tokens = None
+        self.server_prompt_tokens = self.sent_tokens = self.cached_tokens = None
         self.refresh_plan()
 
     async def open_conversation(self, conversation_id: int) -> None:

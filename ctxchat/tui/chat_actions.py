@@ -178,9 +178,10 @@ class ChatActions(AppBase):
                 await item.finish(
                     reply.content, reply.status, error=reply.error or "", tokens=reply.tokens
                 )
-                self.conversation_view.update_message(message_view(reply))
+                self.conversation_view.update_message(message_view(reply, session.counter))
             self.server_prompt_tokens = reply.prompt_tokens
             self.sent_tokens = reply.estimated_prompt_tokens
+            self.cached_tokens = reply.cached_tokens
         if isinstance(event, TurnFailed):
             error = event.error
             text = str(error)

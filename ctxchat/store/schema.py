@@ -141,6 +141,22 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE VIRTUAL TABLE messages_vocab USING fts5vocab(messages_fts, 'row')",
         "INSERT INTO messages_fts (messages_fts) VALUES ('rebuild')",
     ),
+    # 3: embeddings for semantic recall (the optional `embeddings` extra fills them in).
+    (
+        """
+        CREATE TABLE message_embeddings (
+            message_id INTEGER PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
+            model TEXT NOT NULL,
+            vector BLOB NOT NULL
+        )
+        """,
+        # An edited message must be embedded again.
+        """
+        CREATE TRIGGER message_embeddings_stale AFTER UPDATE OF content ON messages BEGIN
+            DELETE FROM message_embeddings WHERE message_id = new.id;
+        END
+        """,
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

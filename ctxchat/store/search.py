@@ -82,3 +82,44 @@ class SearchStore(TransferStore):
                     )
                 )
         return candidates
+
+    # --- embeddings, for semantic recall --------------------------------------------------
+
+    def messages_to_embed(
+        self, conversation_id: int, model: str, limit: int = 64
+    ) -> list[tuple[int, str]]:
+        """(id, content) of finished messages with no embedding by `model` yet, oldest first.
+
+        Editing a message deletes its embedding (a trigger), so it comes back here.
+        """
+        with self.reading() as conn:
+            rows = conn.execute(
+                "SELECT m.id, m.content FROM messages AS m "
+                "LEFT JOIN message_embeddings AS e ON e.message_id = m.id AND e.model = ? "
+                "WHERE m.conversation_id = ? AND m.status IN ('complete', 'interrupted') "
+                "AND e.message_id IS NULL ORDER BY m.id LIMIT ?",
+                (model, conversation_id, limit),
+            ).fetchall()
+        return [(int(message_id), str(content)) for message_id, content in rows]
+
+    def save_embeddings(self, model: str, rows: Sequence[tuple[int, bytes]]) -> None:
+        """Store (message id, vector bytes) for `model`; a message deleted meanwhile is skipped."""
+        with self.transaction() as conn:
+            conn.executemany(
+                "INSERT INTO message_embeddings (message_id, model, vector) "
+                "SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM messages WHERE id = ?) "
+                "ON CONFLICT (message_id) DO UPDATE SET model = excluded.model, "
+                "vector = excluded.vector",
+                [(message_id, model, vector, message_id) for message_id, vector in rows],
+            )
+
+    def load_embeddings(self, conversation_id: int, model: str) -> list[tuple[int, bytes]]:
+        """(message id, vector bytes) of the conversation's embedded messages, oldest first."""
+        with self.reading() as conn:
+            rows = conn.execute(
+                "SELECT e.message_id, e.vector FROM message_embeddings AS e "
+                "JOIN messages AS m ON m.id = e.message_id "
+                "WHERE m.conversation_id = ? AND e.model = ? ORDER BY e.message_id",
+                (conversation_id, model),
+            ).fetchall()
+        return [(int(message_id), bytes(vector)) for message_id, vector in rows]

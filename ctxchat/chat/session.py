@@ -6,6 +6,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.window import WindowInfo
 from ctxchat.config.settings import ProviderProfile, Settings
 from ctxchat.core.assemble import assemble_context
@@ -91,6 +92,8 @@ class ChatSession:
         self.secrets = tuple(secrets)
         self.env = dict(env or {})
         self._cache = SessionCache()
+        # Set by the app once the embeddings extra has loaded (see chat/semantic.py).
+        self.semantic: SemanticRecall | None = None
 
     # --- what the session knows -------------------------------------------------------
 
@@ -159,21 +162,35 @@ class ChatSession:
             return cached
         terms = query_terms(draft)
         kept, _skipped = distinctive_terms(terms, self.store.term_documents(terms))
-        hits: tuple[RecallHit, ...] = ()
+        history = self.history()
+        positions = self._positions()
+        newest = len(history) - 1
+        recent = self.settings.context.min_recent
+        # The newest messages are always in working memory: no need to find them.
+        before = history[-recent].id if recent and len(history) >= recent else None
+
+        def age_of(message_id: int) -> int:
+            return newest - positions.get(message_id, newest)
+
+        candidates: list[RecallCandidate] = []
         if kept:
-            history = self.history()
-            positions = self._positions()
-            newest = len(history) - 1
-            recent = self.settings.context.min_recent
-            # The newest messages are always in working memory: no need to find them.
-            before = history[-recent].id if recent and len(history) >= recent else None
             candidates = self.store.search_messages(
                 self.conversation,
                 fts_query(kept),
                 limit=settings.limit,
                 before_id=before,
-                age_of=lambda message_id: newest - positions.get(message_id, newest),
+                age_of=age_of,
             )
+        semantic = self.semantic
+        if semantic is not None and settings.semantic and semantic.ready:
+            from ctxchat.embeddings import fuse
+
+            # Meaning finds what shares no words with the draft ("which DB did we pick?").
+            candidates = fuse(
+                candidates, semantic.candidates(draft, settings.limit, before, age_of)
+            )
+        hits: tuple[RecallHit, ...] = ()
+        if candidates or kept:
             candidates.extend(self._memory_candidates(kept, candidates))
             hits = tuple(rank_recall(candidates, kept, settings.half_life))
         if len(self._cache.recall) > 16:
@@ -186,6 +203,8 @@ class ChatSession:
     ) -> list[RecallCandidate]:
         """Memory entries matching the terms; the plan recalls only those its memory layer
         had to drop for budget. Relevance: the share of terms matched, on the messages' scale."""
+        if not terms:
+            return []
         scale = max((-c.bm25 for c in found), default=5.0) or 5.0
         candidates = []
         for entry in self.memory():
@@ -309,6 +328,10 @@ class ChatSession:
     def remember_message(self, message: StoredMessage) -> None:
         """Take a message stored elsewhere (a finished reply) into the cached history."""
         self._remember(message)
+
+    def forget_recall(self) -> None:
+        """New vectors arrived: recall results may change."""
+        self._cache.recall.clear()
 
     def forget_memory(self) -> None:
         self._cache.memory = None

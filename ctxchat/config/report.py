@@ -71,6 +71,7 @@ def _settings(settings: Settings, env: Mapping[str, str]) -> dict[str, ReportVal
             "share": settings.recall.share,
             "half_life": settings.recall.half_life,
             "limit": settings.recall.limit,
+            "semantic": settings.recall.semantic,
             "long_after_turns": settings.recall.long_after_turns,
             "long_shift": settings.recall.long_shift,
         },

@@ -106,7 +106,15 @@ SUMMARY_KEYS = (
     "model",
 )
 
-RECALL_KEYS = ("enabled", "share", "half_life", "limit", "long_after_turns", "long_shift")
+RECALL_KEYS = (
+    "enabled",
+    "share",
+    "half_life",
+    "limit",
+    "semantic",
+    "long_after_turns",
+    "long_shift",
+)
 
 _URL = "a URL starting with http:// or https://"
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -321,6 +329,7 @@ def _read_recall(reader: TableReader, data: dict[str, object]) -> RecallSettings
         share=fractions["share"],
         half_life=half_life,
         limit=reader.integer(table, (*at, "limit"), defaults.limit),
+        semantic=reader.boolean(table, (*at, "semantic"), defaults.semantic),
         long_after_turns=reader.integer(
             table, (*at, "long_after_turns"), defaults.long_after_turns
         ),

@@ -160,6 +160,8 @@ class RecallSettings:
     """Recency weighting: a message this many messages old counts half as much."""
     limit: int = 20
     """At most this many search results are considered."""
+    semantic: bool = True
+    """Also search by meaning when the `embeddings` extra is installed."""
     long_after_turns: int = 20
     """Past this many user turns, working memory yields `long_shift` to summary and recall."""
     long_shift: float = 0.10

@@ -201,6 +201,9 @@ def _recall(settings: Settings) -> str:
     )
     text += _setting("limit", recall.limit, "At most this many search results are considered.")
     text += _setting(
+        "semantic", recall.semantic, "Also search by meaning (needs the embeddings extra)."
+    )
+    text += _setting(
         "long_after_turns",
         recall.long_after_turns,
         "Past this many turns, working memory yields long_shift to summary and recall.",

@@ -11,6 +11,7 @@ from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Static
 
+from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.workspace import Workspace
 from ctxchat.config.state import AppState
@@ -240,6 +241,31 @@ class AppBase(App[int]):
     def set_status(self, text: str, style: str = "") -> None:
         self.query_one("#status-line", Static).update(content(text, style))
 
+    # --- semantic recall (the embeddings extra) -------------------------------------------
+
+    def start_semantic(self, session: ChatSession) -> None:
+        """Load the encoder and embed what has no vector yet, off the UI thread."""
+        if session.conversation_id is None or not session.settings.recall.semantic:
+            return
+        if not SemanticRecall.possible():
+            return
+        semantic = session.semantic or SemanticRecall(session.store, session.conversation)
+        self.run_worker(
+            lambda: self._semantic_in_thread(session, semantic),
+            thread=True,
+            group=f"semantic-{session.conversation}",
+            exclusive=True,
+            exit_on_error=False,
+        )
+
+    def _semantic_in_thread(self, session: ChatSession, semantic: SemanticRecall) -> None:
+        semantic.prepare()
+        added = semantic.catch_up()
+        if session.semantic is None or added:
+            session.semantic = semantic
+            session.forget_recall()
+            self.call_from_thread(self.refresh_plan)
+
     # --- opening conversations -------------------------------------------------------
 
     def _loader(self, session: ChatSession) -> object:
@@ -265,6 +291,7 @@ class AppBase(App[int]):
         self.last_plan = None
         self.server_prompt_tokens = self.sent_tokens = self.cached_tokens = None
         self.refresh_plan()
+        self.start_semantic(session)
 
     async def open_conversation(self, conversation_id: int) -> None:
         """Make `conversation_id` the open conversation (a reply still streaming elsewhere

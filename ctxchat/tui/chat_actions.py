@@ -193,6 +193,7 @@ class ChatActions(AppBase):
             return
         if event.notice:
             self.notify(event.notice, severity="warning", markup=False, timeout=10)
+        self.start_semantic(session)
         if session is self._session:
             drift = reply.drift
             counted = (

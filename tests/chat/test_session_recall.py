@@ -130,3 +130,23 @@ async def test_prefix_stays_without_changes_and_shrinks_with_a_new_memory_entry(
         "messages": 1,
         "tokens": third.messages[0].tokens,
     }
+
+
+def test_semantic_recall_finds_what_shares_no_words(session: ChatSession) -> None:
+    import pytest
+
+    from ctxchat.chat.semantic import SemanticRecall
+
+    if not SemanticRecall.possible():
+        pytest.skip("the embeddings extra is not installed")
+    session.window = WindowInfo(4_000, "config")
+    long_conversation(session, 120, {8: "We chose Postgres as our DB."})
+    semantic = SemanticRecall(session.store, session.conversation)
+    semantic.prepare()
+    assert semantic.catch_up() == 240
+    assert semantic.catch_up() == 0
+    session.semantic = semantic
+    plan = session.plan("Which data store did we pick?")
+    recall = plan.layer(Layer.RECALL)
+    assert recall.items[0].ref == "message:15"
+    assert "We chose Postgres as our DB." in plan.messages[1].content

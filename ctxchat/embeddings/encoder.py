@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 from safetensors.numpy import load_file
-from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
+from threadpoolctl import ThreadpoolController
 from tokenizers import Encoding, Tokenizer
 
 from ctxchat.embeddings.availability import model_directory

@@ -32,3 +32,31 @@ def synthetic_texts(count: int, seed: int = 7) -> list[str]:
         pool = rng.choices(pools, weights=[5, 3, 2])[0]
         texts.append(" ".join(rng.choice(pool) for _ in range(rng.randint(1, 4))))
     return texts
+
+
+_SYLLABLES = "ka lo mi ne ru ta vo xi ze pa do fe gu hi ja ko lu ma ni po qu ra se ti".split()  # noqa: SIM905
+_FUNCTION_WORDS = "the a of to and in is that it for on with as we you this be are".split()  # noqa: SIM905
+
+
+def varied_texts(count: int, seed: int = 5, vocabulary: int = 8_000) -> list[str]:
+    """`count` messages over a Zipf-distributed vocabulary of invented words.
+
+    Real conversations use many distinct words, each rarely; this is closer to that than
+    `synthetic_texts`, where every message repeats one of ten sentences.
+    """
+    rng = random.Random(seed)
+    words: list[str] = []
+    seen: set[str] = set()
+    while len(words) < vocabulary:
+        word = "".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(2, 4)))
+        if word not in seen:
+            seen.add(word)
+            words.append(word)
+    weights = [1 / (rank + 1) for rank in range(vocabulary)]
+    texts = []
+    for _ in range(count):
+        length = rng.randint(8, 40)
+        content = rng.choices(words, weights=weights, k=length)
+        mixed = [w if rng.random() > 0.35 else rng.choice(_FUNCTION_WORDS) for w in content]
+        texts.append(" ".join(mixed).capitalize() + ".")
+    return texts

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.window import WindowInfo
 from ctxchat.config.settings import ProviderProfile, Settings
 from ctxchat.core.assemble import assemble_context
@@ -12,6 +14,16 @@ from ctxchat.core.budget import Budget, Layer
 from ctxchat.core.history import HistoryMessage, SummaryState
 from ctxchat.core.memory import MemoryEntry, Mode
 from ctxchat.core.plan import ContextPlan
+from ctxchat.core.prefix import shared_prefix
+from ctxchat.core.recall import (
+    RecallCandidate,
+    RecallHit,
+    distinctive_terms,
+    fts_query,
+    matched_terms,
+    query_terms,
+    rank_recall,
+)
 from ctxchat.core.summary import FoldRange, pending_fold
 from ctxchat.core.tokens import CachingCounter, TokenCounter, count_message, counter_for_model
 from ctxchat.model.backend import ModelBackend
@@ -38,7 +50,11 @@ class SessionCache:
     memory: list[MemoryEntry] | None = None
     summary: SummaryVersion | None = None
     summary_loaded: bool = False
-    extra: dict[str, object] = field(default_factory=dict)
+    positions: dict[int, int] | None = None
+    last_request: ContextPlan | None = None
+    last_request_loaded: bool = False
+    turns: int | None = None
+    recall: dict[str, tuple[RecallHit, ...]] = field(default_factory=dict)
 
 
 class ChatSession:
@@ -76,6 +92,8 @@ class ChatSession:
         self.secrets = tuple(secrets)
         self.env = dict(env or {})
         self._cache = SessionCache()
+        # Set by the app once the embeddings extra has loaded (see chat/semantic.py).
+        self.semantic: SemanticRecall | None = None
 
     # --- what the session knows -------------------------------------------------------
 
@@ -124,8 +142,116 @@ class ChatSession:
         summary = self.active_summary()
         return summary.state() if summary is not None else None
 
+    def _positions(self) -> dict[int, int]:
+        if self._cache.positions is None:
+            self._cache.positions = {m.id: i for i, m in enumerate(self.history())}
+        return self._cache.positions
+
+    def _turns(self) -> int:
+        if self._cache.turns is None:
+            self._cache.turns = sum(1 for m in self.history() if m.role == "user")
+        return self._cache.turns
+
+    def recall(self, draft: str | None) -> tuple[RecallHit, ...]:
+        """Earlier messages (and memory entries) relevant to `draft`, best first."""
+        settings = self.settings.recall
+        if not draft or not settings.enabled or self.conversation_id is None:
+            return ()
+        cached = self._cache.recall.get(draft)
+        if cached is not None:
+            return cached
+        terms = query_terms(draft)
+        kept, _skipped = distinctive_terms(terms, self.store.term_documents(terms))
+        history = self.history()
+        positions = self._positions()
+        newest = len(history) - 1
+        recent = self.settings.context.min_recent
+        # The newest messages are always in working memory: no need to find them.
+        before = history[-recent].id if recent and len(history) >= recent else None
+
+        def age_of(message_id: int) -> int:
+            return newest - positions.get(message_id, newest)
+
+        candidates: list[RecallCandidate] = []
+        if kept:
+            candidates = self.store.search_messages(
+                self.conversation,
+                fts_query(kept),
+                limit=settings.limit,
+                before_id=before,
+                age_of=age_of,
+            )
+        semantic = self.semantic
+        if semantic is not None and settings.semantic and semantic.ready:
+            from ctxchat.embeddings import fuse
+
+            # Meaning finds what shares no words with the draft ("which DB did we pick?").
+            candidates = fuse(
+                candidates, semantic.candidates(draft, settings.limit, before, age_of)
+            )
+        hits: tuple[RecallHit, ...] = ()
+        if candidates or kept:
+            candidates.extend(self._memory_candidates(kept, candidates))
+            hits = tuple(rank_recall(candidates, kept, settings.half_life))
+        if len(self._cache.recall) > 16:
+            self._cache.recall.clear()
+        self._cache.recall[draft] = hits
+        return hits
+
+    def _memory_candidates(
+        self, terms: list[str], found: list[RecallCandidate]
+    ) -> list[RecallCandidate]:
+        """Memory entries matching the terms; the plan recalls only those its memory layer
+        had to drop for budget. Relevance: the share of terms matched, on the messages' scale."""
+        if not terms:
+            return []
+        scale = max((-c.bm25 for c in found), default=5.0) or 5.0
+        candidates = []
+        for entry in self.memory():
+            matched = matched_terms(entry.text, terms)
+            if matched and entry.enabled:
+                relevance = scale * len(matched) / len(terms)
+                candidates.append(
+                    RecallCandidate(
+                        entry.ref,
+                        "memory",
+                        entry.text,
+                        self.count("system", entry.text),
+                        -relevance,
+                        0,
+                    )
+                )
+        return candidates
+
+    def last_request(self) -> ContextPlan | None:
+        """The plan of the newest reply: what the previous request sent."""
+        if not self._cache.last_request_loaded:
+            reply = next((m for m in reversed(self.history()) if m.role == "assistant"), None)
+            self._cache.last_request = self.store.load_plan(reply.id) if reply is not None else None
+            self._cache.last_request_loaded = True
+        return self._cache.last_request
+
     def plan(self, draft: str | None = None) -> ContextPlan:
-        """The context plan of the next request (with `draft` as the new message, if any)."""
+        """The context plan of the next request (with `draft` as the new message, if any).
+
+        It records how much of its start is identical to the previous request's, the part a
+        provider's prompt cache can reuse.
+        """
+        plan = self._assemble(draft)
+        previous = self.last_request()
+        if previous is None:
+            return plan
+        prefix = shared_prefix(previous.messages, plan.messages)
+        return dataclasses.replace(
+            plan, prefix_messages=prefix.messages, prefix_tokens=prefix.tokens
+        )
+
+    def remember_request(self, plan: ContextPlan) -> None:
+        """`plan` was just sent: the next request's prefix is measured against it."""
+        self._cache.last_request = plan
+        self._cache.last_request_loaded = True
+
+    def _assemble(self, draft: str | None) -> ContextPlan:
         return assemble_context(
             budget=self.budget,
             counter=self.counter,
@@ -137,6 +263,9 @@ class ChatSession:
             new_input=draft,
             conversation_id=self.conversation_id,
             options=self.settings.context.assembly_options(),
+            recall=self.recall(draft),
+            adaptive=self.settings.recall.policy(),
+            turns=self._turns() + (draft is not None),
         )
 
     def pending_fold(self, *, manual: bool = False) -> FoldRange | None:
@@ -188,6 +317,9 @@ class ChatSession:
         return message
 
     def _remember(self, message: StoredMessage) -> None:
+        self._cache.positions = None
+        self._cache.turns = None
+        self._cache.recall.clear()
         if self._cache.history is not None:
             self._cache.history = [m for m in self._cache.history if m.id != message.id]
             self._cache.history.append(message.to_history())
@@ -197,15 +329,24 @@ class ChatSession:
         """Take a message stored elsewhere (a finished reply) into the cached history."""
         self._remember(message)
 
+    def forget_recall(self) -> None:
+        """New vectors arrived: recall results may change."""
+        self._cache.recall.clear()
+
     def forget_memory(self) -> None:
         self._cache.memory = None
+        self._cache.recall.clear()
 
     def forget_summary(self) -> None:
         self._cache.summary_loaded = False
         self._cache.summary = None
 
     def forget_history(self) -> None:
-        self._cache.history = None
+        self._cache = SessionCache(
+            memory=self._cache.memory,
+            last_request=self._cache.last_request,
+            last_request_loaded=self._cache.last_request_loaded,
+        )
 
     def switch_model(self, profile: ProviderProfile, backend: ModelBackend | None) -> None:
         """Talk to another profile or model; counts are redone once for the new encoding."""
@@ -215,7 +356,7 @@ class ChatSession:
             profile.model, self.settings.context_window(profile)
         )
         self.counter = CachingCounter(counter_for_model(profile.model))
-        self._cache.history = None
+        self.forget_history()
 
     async def detect_window(self) -> WindowInfo:
         """Ask the server for its context window (configured values still win)."""

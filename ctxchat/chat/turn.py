@@ -105,6 +105,7 @@ async def _stream(
     )
     # The plan is saved before the first token, so even a crash keeps what was sent.
     session.store.save_plan(writer.message_id, plan)
+    session.remember_request(plan)
     yield TurnStarted(user_message, writer.message_id, plan)
 
     usage: Usage | None = None

@@ -66,6 +66,15 @@ def _settings(settings: Settings, env: Mapping[str, str]) -> dict[str, ReportVal
             "profile": summary.profile,
             "model": summary.model,
         },
+        "recall": {
+            "enabled": settings.recall.enabled,
+            "share": settings.recall.share,
+            "half_life": settings.recall.half_life,
+            "limit": settings.recall.limit,
+            "semantic": settings.recall.semantic,
+            "long_after_turns": settings.recall.long_after_turns,
+            "long_shift": settings.recall.long_shift,
+        },
         "keys": dict(settings.keymap),
     }
 

@@ -38,7 +38,7 @@ typo never passes silently. The layout::
     model = ""                         # a model for the summarizer; "" = the profile's
 
     [keys]                             # binding id = keys
-    toggle_mode = "ctrl+o"
+    "mode.toggle" = "ctrl+o"
 
 With no file (or a file without profiles), `OPENAI_API_KEY` and/or `OPENAI_BASE_URL`
 give a profile named "openai".
@@ -55,6 +55,7 @@ from ctxchat.config.settings import (
     DEFAULT_THEME,
     ContextSettings,
     ProviderProfile,
+    RecallSettings,
     Settings,
     SummarySettings,
     is_sensitive_header,
@@ -67,7 +68,16 @@ OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 OPENAI_DEFAULT_MODEL = "gpt-4o-mini"
 ENV_PROFILE_NAME = "openai"
 
-TOP_KEYS = ("default_profile", "default_mode", "theme", "profiles", "context", "summary", "keys")
+TOP_KEYS = (
+    "default_profile",
+    "default_mode",
+    "theme",
+    "profiles",
+    "context",
+    "summary",
+    "recall",
+    "keys",
+)
 PROFILE_KEYS = (
     "base_url",
     "model",
@@ -94,6 +104,16 @@ SUMMARY_KEYS = (
     "max_unsummarized",
     "profile",
     "model",
+)
+
+RECALL_KEYS = (
+    "enabled",
+    "share",
+    "half_life",
+    "limit",
+    "semantic",
+    "long_after_turns",
+    "long_shift",
 )
 
 _URL = "a URL starting with http:// or https://"
@@ -137,6 +157,7 @@ def read_settings(
             env_profiles.append(from_env.name)
     context = _read_context(reader, data)
     summary = _read_summary(reader, data, profiles)
+    recall = _read_recall(reader, data)
     default_profile = reader.string(data, ("default_profile",), "", what="a profile name")
     if default_profile and default_profile not in profiles:
         raise reader.error(("default_profile",), _no_such_profile(default_profile, profiles))
@@ -153,6 +174,7 @@ def read_settings(
         default_profile=default_profile or next(iter(profiles), ""),
         context=context,
         summary=summary,
+        recall=recall,
         default_mode=reader.choice(data, ("default_mode",), Settings().default_mode),
         theme=_read_theme(reader, data),
         keymap=keymap,
@@ -260,7 +282,7 @@ def _read_shares(reader: TableReader, context: dict[str, object]) -> BudgetShare
     try:
         return BudgetShares(**values)
     except BudgetError as error:
-        unset = [name for name in SHARE_KEYS if name not in table]
+        unset = [name for name in SHARE_KEYS if name not in table and defaults[name]]
         note = f" (unset shares keep their defaults: {', '.join(unset)})" if unset else ""
         raise reader.error(at, f"{error}{note}") from None
 
@@ -285,6 +307,33 @@ def _read_summary(
         ),
         profile=profile,
         model=reader.optional_string(table, (*at, "model"), what="a model name"),
+    )
+
+
+def _read_recall(reader: TableReader, data: dict[str, object]) -> RecallSettings:
+    at: Key = ("recall",)
+    table = reader.table(data, at)
+    reader.check_keys(table, at, RECALL_KEYS)
+    defaults = RecallSettings()
+    fractions = {}
+    for name in ("share", "long_shift"):
+        value = reader.number(table, (*at, name), getattr(defaults, name), "a number from 0 to 1")
+        if not 0 <= value <= 1:
+            raise reader.error((*at, name), f"expected a number from 0 to 1, got {value}")
+        fractions[name] = value
+    half_life = reader.number(table, (*at, "half_life"), defaults.half_life, "a positive number")
+    if half_life <= 0:
+        raise reader.error((*at, "half_life"), f"expected a positive number, got {half_life}")
+    return RecallSettings(
+        enabled=reader.boolean(table, (*at, "enabled"), defaults.enabled),
+        share=fractions["share"],
+        half_life=half_life,
+        limit=reader.integer(table, (*at, "limit"), defaults.limit),
+        semantic=reader.boolean(table, (*at, "semantic"), defaults.semantic),
+        long_after_turns=reader.integer(
+            table, (*at, "long_after_turns"), defaults.long_after_turns
+        ),
+        long_shift=fractions["long_shift"],
     )
 
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from ctxchat.config.errors import MissingApiKey, UnknownProfile
 from ctxchat.config.redact import mask_secret
+from ctxchat.core.adaptive import AdaptivePolicy
 from ctxchat.core.budget import Budget, BudgetShares
 from ctxchat.core.memory import Mode
 from ctxchat.core.summary import SummaryPolicy, SummaryStrategy
@@ -148,6 +149,34 @@ class SummarySettings:
 
 
 @dataclass(frozen=True, slots=True)
+class RecallSettings:
+    """Recall of earlier turns and the budget that adapts as a conversation grows."""
+
+    enabled: bool = True
+    """Search earlier messages for the new one and bring back the relevant ones."""
+    share: float = 0.10
+    """The share recall takes from working memory while it has results."""
+    half_life: float = 150.0
+    """Recency weighting: a message this many messages old counts half as much."""
+    limit: int = 20
+    """At most this many search results are considered."""
+    semantic: bool = True
+    """Also search by meaning when the `embeddings` extra is installed."""
+    long_after_turns: int = 20
+    """Past this many user turns, working memory yields `long_shift` to summary and recall."""
+    long_shift: float = 0.10
+    """The share working memory yields in a long conversation."""
+
+    def policy(self) -> AdaptivePolicy:
+        return AdaptivePolicy(
+            recall_share=self.share,
+            long_after_turns=self.long_after_turns,
+            long_shift=self.long_shift,
+            recall_enabled=self.enabled,
+        )
+
+
+@dataclass(frozen=True)
 class Settings:
     """Everything configurable, validated; built by `load_settings` from the file and environment."""
 
@@ -159,12 +188,14 @@ class Settings:
     """Budget shares, working-memory selection, window and reserve defaults, system prompt."""
     summary: SummarySettings = field(default_factory=SummarySettings)
     """Summary strategy, thresholds and summarizer profile."""
+    recall: RecallSettings = field(default_factory=RecallSettings)
+    """Recall of earlier turns and the adaptive budget."""
     default_mode: Mode = Mode.PERSONALIZATION
     """The mode a new conversation starts in."""
     theme: str = DEFAULT_THEME
     """The Textual theme name (built-in or a file in the user themes directory)."""
     keymap: Mapping[str, str] = field(default_factory=dict)
-    """Key remaps: binding id to keys, e.g. `toggle_mode` = `ctrl+o`."""
+    """Key remaps: binding id to keys, e.g. `mode.toggle` = `ctrl+o`."""
 
     @property
     def needs_setup(self) -> bool:

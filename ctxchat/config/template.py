@@ -119,6 +119,7 @@ def render_config(settings: Settings) -> str:
         parts.append(_commented(_table("profiles", EXAMPLE_PROFILE.name) + _dump(example)) + "\n")
     parts.append(_context(settings) + "\n")
     parts.append(_summary(settings) + "\n")
+    parts.append(_recall(settings) + "\n")
     parts.append(_keys(settings))
     return "".join(parts)
 
@@ -187,13 +188,37 @@ def _summary(settings: Settings) -> str:
     return text
 
 
+def _recall(settings: Settings) -> str:
+    recall = settings.recall
+    text = "# Recall of earlier turns, and a budget that adapts as the conversation grows.\n"
+    text += _table("recall")
+    text += _setting("enabled", recall.enabled, "Search earlier messages for the new one.")
+    text += _setting(
+        "share", recall.share, "The share recall takes from working memory when it finds something."
+    )
+    text += _setting(
+        "half_life", recall.half_life, "A message this many messages old counts half as much."
+    )
+    text += _setting("limit", recall.limit, "At most this many search results are considered.")
+    text += _setting(
+        "semantic", recall.semantic, "Also search by meaning (needs the embeddings extra)."
+    )
+    text += _setting(
+        "long_after_turns",
+        recall.long_after_turns,
+        "Past this many turns, working memory yields long_shift to summary and recall.",
+    )
+    text += _setting("long_shift", recall.long_shift, "How much working memory yields then.")
+    return text
+
+
 def _keys(settings: Settings) -> str:
     text = "# Key remaps: binding id = keys (comma-separated for several).\n"
     text += _table("keys")
     if settings.keymap:
         text += _dump(dict(settings.keymap))
     else:
-        text += _commented(_dump({"toggle_mode": "ctrl+o"}))
+        text += _commented(_dump({"mode.toggle": "ctrl+o"}))
     return text
 
 

@@ -6,6 +6,7 @@ import bisect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ctxchat.core.adaptive import AdaptivePolicy, shares_in_force
 from ctxchat.core.budget import Budget, Layer
 from ctxchat.core.history import HistoryMessage, SummaryState, preview
 from ctxchat.core.memory import (
@@ -28,6 +29,7 @@ from ctxchat.core.plan import (
     Reason,
     SentMessage,
 )
+from ctxchat.core.recall import RecallHit, plan_recall
 from ctxchat.core.summary import SUMMARY_HEADER, cut_at_sentence, summary_message
 from ctxchat.core.tokens import MESSAGE_OVERHEAD, REPLY_PRIMER, TokenCounter
 from ctxchat.core.working import Selection, select_working
@@ -97,13 +99,23 @@ def assemble_context(
     new_input: str | None,
     conversation_id: int | None = None,
     options: AssemblyOptions = AssemblyOptions(),
+    recall: Sequence[RecallHit] = (),
+    adaptive: AdaptivePolicy | None = None,
+    turns: int | None = None,
 ) -> ContextPlan:
     """Decide exactly what the next request sends.
 
-    Layers go in fixed order (system, memory, summary, working, input) so the start of the
-    request stays byte-identical while system prompt, memory and summary are unchanged.
-    `new_input` None plans the request without a new message (a preview).
+    Layers go in fixed order (system, memory, summary, recall, working, input) so the start
+    of the request stays byte-identical while system prompt, memory and summary are
+    unchanged. `new_input` None plans the request without a new message (a preview).
+    `recall` holds search hits for the new input, best first; `adaptive` shifts the shares
+    (`turns` is the number of user turns, counted from `history` when not given).
     """
+    if turns is None:
+        turns = sum(1 for m in history if m.role == "user") + (new_input is not None)
+    in_force = shares_in_force(budget.shares, turns=turns, has_recall=bool(recall), policy=adaptive)
+    if in_force.reasons:
+        budget = Budget(budget.context_window, budget.output_reserve, in_force.shares)
     total = budget.total
     warnings: list[str] = []
 
@@ -137,6 +149,7 @@ def assemble_context(
         counter=counter.name,
         exact=counter.exact,
         counter_note=counter.note,
+        share_notes=in_force.reasons,
     )
 
     if fixed > total:
@@ -145,7 +158,7 @@ def assemble_context(
         warnings.append(f"The {what} is {over:,} tokens over the budget of {total:,} tokens.")
         empty = [
             LayerPlan(layer, budget.nominal(layer), budget.shares.of(layer), 0)
-            for layer in (Layer.MEMORY, Layer.SUMMARY, Layer.WORKING)
+            for layer in (Layer.MEMORY, Layer.SUMMARY, Layer.RECALL, Layer.WORKING)
         ]
         return ContextPlan(
             status=PlanStatus.OVER_BUDGET,
@@ -167,10 +180,26 @@ def assemble_context(
     )
     remaining -= summary_layer.tokens
 
-    # Whatever the other layers did not use flows to working memory.
+    # Recall is decided after working memory (it must not repeat what working memory
+    # holds), so its share is set aside first and whatever it leaves flows back.
+    recall_allowance = min(budget.nominal(Layer.RECALL), remaining) if recall else 0
+    working_warnings: list[str] = []
     working_layer, working_messages = _plan_working(
-        budget, summary, history, remaining, options, warnings
+        budget, summary, history, remaining - recall_allowance, options, working_warnings
     )
+    recall_layer, recall_text = plan_recall(
+        budget, counter, recall, working_messages, memory_layer, recall_allowance
+    )
+    if recall_layer.tokens < recall_allowance:
+        # Whatever the other layers did not use flows to working memory.
+        working_warnings = []
+        working_layer, working_messages = _plan_working(
+            budget, summary, history, remaining - recall_layer.tokens, options, working_warnings
+        )
+        recall_layer, recall_text = plan_recall(
+            budget, counter, recall, working_messages, memory_layer, recall_layer.tokens
+        )
+    warnings.extend(working_warnings)
 
     messages: list[SentMessage] = []
     if system_prompt:
@@ -183,14 +212,31 @@ def assemble_context(
         messages.append(
             PlanMessage("system", summary_text, Layer.SUMMARY, summary_layer.tokens, summary.ref)
         )
+    if recall_text is not None:
+        messages.append(
+            PlanMessage("system", recall_text, Layer.RECALL, recall_layer.tokens, "recall")
+        )
     messages.extend(working_messages)
     if new_input is not None:
         messages.append(PlanMessage("user", new_input, Layer.INPUT, input_cost, "input"))
 
-    used = fixed + memory_layer.tokens + summary_layer.tokens + working_layer.tokens
+    used = (
+        fixed
+        + memory_layer.tokens
+        + summary_layer.tokens
+        + recall_layer.tokens
+        + working_layer.tokens
+    )
     return ContextPlan(
         status=PlanStatus.OK,
-        layers=(system_layer, memory_layer, summary_layer, working_layer, input_layer),
+        layers=(
+            system_layer,
+            memory_layer,
+            summary_layer,
+            recall_layer,
+            working_layer,
+            input_layer,
+        ),
         messages=tuple(messages),
         tokens=used,
         warnings=tuple(warnings),

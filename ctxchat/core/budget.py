@@ -13,11 +13,12 @@ class Layer(StrEnum):
     SYSTEM = "system"
     MEMORY = "memory"
     SUMMARY = "summary"
+    RECALL = "recall"
     WORKING = "working"
     INPUT = "input"
 
 
-SHARED_LAYERS = (Layer.SYSTEM, Layer.MEMORY, Layer.SUMMARY, Layer.WORKING)
+SHARED_LAYERS = (Layer.SYSTEM, Layer.MEMORY, Layer.SUMMARY, Layer.RECALL, Layer.WORKING)
 
 
 class BudgetError(ValueError):
@@ -32,6 +33,8 @@ class BudgetShares:
     memory: float = 0.10
     summary: float = 0.20
     working: float = 0.60
+    # Recall has no share of its own until it finds something (see core.adaptive).
+    recall: float = 0.0
 
     def __post_init__(self) -> None:
         for layer in SHARED_LAYERS:

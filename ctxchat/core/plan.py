@@ -20,6 +20,7 @@ class Reason(StrEnum):
     SUMMARIZED = "summarized"  # folded into the summary
     FAILED = "failed"  # a failed reply with nothing worth sending
     SCOPE = "scope"  # belongs to another conversation
+    DUPLICATE = "duplicate"  # a recall hit already in working memory
 
 
 class PlanStatus(StrEnum):
@@ -119,6 +120,11 @@ class ContextPlan:
     tokens: int
     over_by: int = 0
     warnings: tuple[str, ...] = field(default=())
+    share_notes: tuple[str, ...] = field(default=())
+    """Why the shares in force differ from the configured ones (adaptive budget)."""
+    prefix_messages: int = 0
+    prefix_tokens: int = 0
+    """Leading messages (and tokens) identical to the previous request's, once it is sent."""
 
     @property
     def free(self) -> int:
@@ -149,7 +155,9 @@ class ContextPlan:
                 "output_reserve": self.output_reserve,
                 "total": self.total_budget,
                 "shares": dict(self.shares),
+                "share_notes": list(self.share_notes),
             },
+            "prefix": {"messages": self.prefix_messages, "tokens": self.prefix_tokens},
             "counter": {"name": self.counter, "exact": self.exact, "note": self.counter_note},
             "tokens": self.tokens,
             "free": self.free,
@@ -208,6 +216,9 @@ class ContextPlan:
             tokens=data["tokens"],
             over_by=data.get("over_by", 0),
             warnings=tuple(data.get("warnings", ())),
+            share_notes=tuple(budget.get("share_notes", ())),
+            prefix_messages=data.get("prefix", {}).get("messages", 0),
+            prefix_tokens=data.get("prefix", {}).get("tokens", 0),
             layers=tuple(
                 LayerPlan(
                     layer=Layer(lp["layer"]),

@@ -8,8 +8,13 @@ decision outranks an older one on the same topic.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+from ctxchat.core.budget import Budget, Layer
+from ctxchat.core.history import HistoryMessage, preview
+from ctxchat.core.plan import LayerPlan, LeftOut, PlanItem, Reason
+from ctxchat.core.tokens import MESSAGE_OVERHEAD, TokenCounter
 
 RECALL_HEADER = (
     "Earlier messages recalled by search for the new message "
@@ -45,13 +50,42 @@ def query_terms(text: str, limit: int = 12) -> list[str]:
     return terms
 
 
+# Words this long are matched as prefixes, so "database" also finds "databases".
+PREFIX_LENGTH = 5
+
+
 def fts_query(terms: Iterable[str]) -> str:
     """An FTS5 MATCH expression: any of the terms, each quoted (prefix match for longer ones)."""
     parts = []
     for term in terms:
         quoted = '"' + term.replace('"', '""') + '"'
-        parts.append(quoted + "*" if len(term) >= 5 else quoted)
+        parts.append(quoted + "*" if len(term) >= PREFIX_LENGTH else quoted)
     return " OR ".join(parts)
+
+
+def distinctive_terms(
+    terms: Sequence[str], documents: dict[str, int], max_matches: int = 10_000
+) -> tuple[list[str], list[str]]:
+    """The terms worth searching for, rarest first, and those skipped as too common.
+
+    A word that many messages hold says little about which ones matter (its BM25 weight is
+    near zero) and makes ranking slow, so terms are kept while the messages they match add
+    up to at most `max_matches`; words found nowhere are dropped too.
+    """
+    kept: list[str] = []
+    skipped: list[str] = []
+    total = 0
+    for term in sorted(terms, key=lambda t: documents.get(t, 0)):
+        count = documents.get(term, 0)
+        if count == 0:
+            continue
+        if total + count <= max_matches:
+            kept.append(term)
+            total += count
+        else:
+            skipped.append(term)
+    order = {term: index for index, term in enumerate(terms)}
+    return sorted(kept, key=order.__getitem__), sorted(skipped, key=order.__getitem__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,3 +181,64 @@ def render_hit(hit: RecallHit) -> str:
 
 def render_recall(hits: list[RecallHit]) -> str:
     return RECALL_HEADER + "\n" + "".join(render_hit(hit) for hit in hits)
+
+
+def plan_recall(
+    budget: Budget,
+    counter: TokenCounter,
+    hits: Sequence[RecallHit],
+    working: Sequence[HistoryMessage],
+    memory_layer: LayerPlan,
+    allowance: int,
+) -> tuple[LayerPlan, str | None]:
+    """The recall layer: the best hits that are not in working memory, within `allowance`.
+
+    A memory entry is recalled only when the memory layer dropped it for its budget: entries
+    left out by objective mode or by the user stay out.
+    """
+    in_working = {m.id for m in working}
+    budget_dropped = {o.ref for o in memory_layer.left_out if o.reason is Reason.BUDGET}
+    left_out: list[LeftOut] = []
+    chosen: list[RecallHit] = []
+    used = (
+        MESSAGE_OVERHEAD + counter.count_text("system") + counter.count_text(RECALL_HEADER + "\n")
+    )
+    for hit in hits:
+        line = counter.count_text(render_hit(hit))
+        if hit.message_id is not None and hit.message_id in in_working:
+            left_out.append(
+                LeftOut(
+                    hit.ref,
+                    line,
+                    Reason.DUPLICATE,
+                    "already in working memory",
+                    preview(hit.content),
+                )
+            )
+        elif hit.ref.startswith("memory:") and hit.ref not in budget_dropped:
+            continue
+        elif used + line <= allowance:
+            used += line
+            chosen.append(hit)
+        else:
+            left_out.append(
+                LeftOut(
+                    hit.ref,
+                    line,
+                    Reason.BUDGET,
+                    "dropped: over the recall budget",
+                    preview(hit.content),
+                )
+            )
+    items = tuple(PlanItem(hit.ref, counter.count_text(render_hit(hit)), hit.why) for hit in chosen)
+    notes = ("newer messages outrank older ones on the same topic",) if chosen else ()
+    layer = LayerPlan(
+        Layer.RECALL,
+        budget.nominal(Layer.RECALL),
+        budget.shares.recall,
+        used if chosen else 0,
+        items,
+        tuple(left_out),
+        notes,
+    )
+    return layer, render_recall(chosen) if chosen else None

@@ -98,6 +98,8 @@ class ConversationStore(Database):
                 (conversation_id,),
             )
             conn.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
+            # Merging the search index drops the deleted messages' words from it for good.
+            conn.execute("INSERT INTO messages_fts (messages_fts) VALUES ('optimize')")
         self.reclaim_space()
         self.checkpoint()
 

@@ -111,6 +111,52 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         """,
         f"PRAGMA application_id = {APPLICATION_ID}",
     ),
+    # 2: full-text search over messages, for recall (BM25 ranking), kept in step by triggers.
+    (
+        """
+        CREATE VIRTUAL TABLE messages_fts USING fts5(
+            content, content='messages', content_rowid='id',
+            tokenize='unicode61 remove_diacritics 2'
+        )
+        """,
+        """
+        CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+            INSERT INTO messages_fts (rowid, content) VALUES (new.id, new.content);
+        END
+        """,
+        """
+        CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+            INSERT INTO messages_fts (messages_fts, rowid, content)
+            VALUES ('delete', old.id, old.content);
+        END
+        """,
+        """
+        CREATE TRIGGER messages_fts_update AFTER UPDATE OF content ON messages BEGIN
+            INSERT INTO messages_fts (messages_fts, rowid, content)
+            VALUES ('delete', old.id, old.content);
+            INSERT INTO messages_fts (rowid, content) VALUES (new.id, new.content);
+        END
+        """,
+        # How many messages hold each word: common words are left out of recall queries.
+        "CREATE VIRTUAL TABLE messages_vocab USING fts5vocab(messages_fts, 'row')",
+        "INSERT INTO messages_fts (messages_fts) VALUES ('rebuild')",
+    ),
+    # 3: embeddings for semantic recall (the optional `embeddings` extra fills them in).
+    (
+        """
+        CREATE TABLE message_embeddings (
+            message_id INTEGER PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
+            model TEXT NOT NULL,
+            vector BLOB NOT NULL
+        )
+        """,
+        # An edited message must be embedded again.
+        """
+        CREATE TRIGGER message_embeddings_stale AFTER UPDATE OF content ON messages BEGIN
+            DELETE FROM message_embeddings WHERE message_id = new.id;
+        END
+        """,
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

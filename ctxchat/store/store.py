@@ -7,10 +7,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ctxchat.store.connection import connect
-from ctxchat.store.transfer import TransferStore
+from ctxchat.store.search import SearchStore
 
 
-class Store(TransferStore):
+class Store(SearchStore):
     """ctxchat's database: conversations, messages, memory, summaries and reply plans.
 
     Open it with `Store.open(path)`; use it as a context manager or `close()` it. Every

@@ -11,12 +11,14 @@ from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Static
 
+from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.workspace import Workspace
 from ctxchat.config.state import AppState
 from ctxchat.core.budget import BudgetError
 from ctxchat.core.memory import Mode
 from ctxchat.core.plan import ContextPlan
+from ctxchat.core.tokens import TokenCounter
 from ctxchat.store import StoredMessage
 from ctxchat.tui.text import content
 from ctxchat.tui.themes import LAYER_VARIABLE_DEFAULTS
@@ -31,7 +33,9 @@ BIG_DRAFT = 50_000
 NARROW = 110
 
 
-def message_view(message: StoredMessage) -> MessageView:
+def message_view(message: StoredMessage, counter: TokenCounter | None = None) -> MessageView:
+    """How the pane shows a stored message; `counter` counts its reasoning, if any."""
+    reasoning_tokens = counter.count_text(message.reasoning) if counter and message.reasoning else 0
     return MessageView(
         id=message.id,
         role=message.role,
@@ -41,6 +45,7 @@ def message_view(message: StoredMessage) -> MessageView:
         model=message.model or "",
         tokens=message.tokens,
         reasoning=message.reasoning,
+        reasoning_tokens=reasoning_tokens,
     )
 
 
@@ -134,6 +139,7 @@ class AppBase(App[int]):
         self.last_plan: ContextPlan | None = None
         self.server_prompt_tokens: int | None = None
         self.sent_tokens: int | None = None
+        self.cached_tokens: int | None = None
         self._plan_timer: Timer | None = None
         self.streaming = False
 
@@ -220,6 +226,7 @@ class AppBase(App[int]):
             window_source=self.session.window.source,
             server_prompt_tokens=self.server_prompt_tokens,
             sent_tokens=self.sent_tokens,
+            cached_tokens=self.cached_tokens,
         )
         self.query_one("#memory", MemoryPanel).update_entries(self.session.memory(), plan)
         self.last_plan = plan
@@ -240,6 +247,31 @@ class AppBase(App[int]):
     def set_status(self, text: str, style: str = "") -> None:
         self.query_one("#status-line", Static).update(content(text, style))
 
+    # --- semantic recall (the embeddings extra) -------------------------------------------
+
+    def start_semantic(self, session: ChatSession) -> None:
+        """Load the encoder and embed what has no vector yet, off the UI thread."""
+        if session.conversation_id is None or not session.settings.recall.semantic:
+            return
+        if not SemanticRecall.possible():
+            return
+        semantic = session.semantic or SemanticRecall(session.store, session.conversation)
+        self.run_worker(
+            lambda: self._semantic_in_thread(session, semantic),
+            thread=True,
+            group=f"semantic-{session.conversation}",
+            exclusive=True,
+            exit_on_error=False,
+        )
+
+    def _semantic_in_thread(self, session: ChatSession, semantic: SemanticRecall) -> None:
+        semantic.prepare()
+        added = semantic.catch_up()
+        if session.semantic is None or added:
+            session.semantic = semantic
+            session.forget_recall()
+            self.call_from_thread(self.refresh_plan)
+
     # --- opening conversations -------------------------------------------------------
 
     def _loader(self, session: ChatSession) -> object:
@@ -247,7 +279,8 @@ class AppBase(App[int]):
 
         def load(offset: int, limit: int) -> list[MessageView]:
             return [
-                message_view(m) for m in store.messages(conversation, offset=offset, limit=limit)
+                message_view(m, session.counter)
+                for m in store.messages(conversation, offset=offset, limit=limit)
             ]
 
         return load
@@ -262,8 +295,9 @@ class AppBase(App[int]):
             total = session.store.count_messages(session.conversation_id)
             await view.replace_all(total, self._loader(session))  # type: ignore[arg-type]
         self.last_plan = None
-        self.server_prompt_tokens = self.sent_tokens = None
+        self.server_prompt_tokens = self.sent_tokens = self.cached_tokens = None
         self.refresh_plan()
+        self.start_semantic(session)
 
     async def open_conversation(self, conversation_id: int) -> None:
         """Make `conversation_id` the open conversation (a reply still streaming elsewhere

@@ -184,9 +184,10 @@ class ChatActions(AppBase):
                 await item.finish(
                     reply.content, reply.status, error=reply.error or "", tokens=reply.tokens
                 )
-                self.conversation_view.update_message(message_view(reply))
+                self.conversation_view.update_message(message_view(reply, session.counter))
             self.server_prompt_tokens = reply.prompt_tokens
             self.sent_tokens = reply.estimated_prompt_tokens
+            self.cached_tokens = reply.cached_tokens
         if isinstance(event, TurnFailed):
             error = event.error
             text = str(error)
@@ -198,6 +199,7 @@ class ChatActions(AppBase):
             return
         if event.notice:
             self.notify(event.notice, severity="warning", markup=False, timeout=10)
+        self.start_semantic(session)
         if session is self._session:
             drift = reply.drift
             counted = (

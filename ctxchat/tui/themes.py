@@ -59,7 +59,7 @@ __all__ = [
     "theme_from_data",
 ]
 
-LAYER_NAMES = ("system", "memory", "summary", "working", "input", "free")
+LAYER_NAMES = ("system", "memory", "summary", "recall", "working", "input", "free")
 KIND_NAMES = ("fact", "constraint", "preference", "hypothesis")
 
 # Mid-tone colours that read on dark and light backgrounds alike, so Textual's built-in
@@ -69,6 +69,7 @@ LAYER_VARIABLE_DEFAULTS: dict[str, str] = {
     "layer-system": "#8E6BD8",
     "layer-memory": "#D08A2E",
     "layer-summary": "#3B9FB8",
+    "layer-recall": "#2FA58F",
     "layer-working": "#4C8BE0",
     "layer-input": "#4FAF6A",
     "layer-free": "#7A808C",

@@ -17,7 +17,8 @@ class MessageView:
     """One stored turn as the conversation pane shows it.
 
     `error` is the provider's one-sentence reason for an interrupted or failed reply;
-    `tokens` is the stored count (0 while a reply is still arriving).
+    `tokens` is the stored count (0 while a reply is still arriving); `reasoning_tokens`
+    counts the separate reasoning, which is shown but never sent back.
     """
 
     id: int
@@ -28,6 +29,7 @@ class MessageView:
     model: str = ""
     tokens: int = 0
     reasoning: str = ""
+    reasoning_tokens: int = 0
 
 
 @dataclass(frozen=True, slots=True)

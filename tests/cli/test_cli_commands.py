@@ -97,7 +97,8 @@ def test_context_table_and_json(run, server: ScriptedModelServer) -> None:  # ty
         "context_window": 8000,
         "output_reserve": 1000,
         "total": 7000,
-        "shares": {"system": 0.1, "memory": 0.1, "summary": 0.2, "working": 0.6},
+        "shares": {"system": 0.1, "memory": 0.1, "summary": 0.2, "recall": 0.0, "working": 0.6},
+        "share_notes": [],
     }
     memory = next(layer for layer in plan["layers"] if layer["layer"] == "memory")
     assert [i["label"] for i in memory["items"]] == ["The database is SQLite."]

@@ -224,6 +224,8 @@ class ContextPanels(VerticalScroll):
         & > .context-panels--mode { padding: 0 1; }
         & > .context-panels--change { padding: 0 1; color: $foreground-muted; }
         & > .context-panels--change.-empty { display: none; }
+        & > .context-panels--budget { padding: 0 1; color: $foreground-muted; }
+        & > .context-panels--budget.-empty { display: none; }
         & > BudgetBar { margin: 0 0 1 0; }
     }
     """
@@ -234,6 +236,7 @@ class ContextPanels(VerticalScroll):
         super().__init__(name=name, id=id, classes=classes)
         self._mode_line = Static(Content(), classes="context-panels--mode")
         self._change_line = Static(Content(), classes="context-panels--change -empty")
+        self._budget_line = Static(Content(), classes="context-panels--budget -empty")
         self.budget_bar = BudgetBar()
         self.panels = {layer: LayerPanel(layer, id=f"layer-{layer.value}") for layer in Layer}
         self._plan: ContextPlan | None = None
@@ -252,6 +255,7 @@ class ContextPanels(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield self._mode_line
         yield self.budget_bar
+        yield self._budget_line
         yield self._change_line
         yield from self.panels.values()
 
@@ -263,9 +267,11 @@ class ContextPanels(VerticalScroll):
         window_source: str = "config",
         server_prompt_tokens: int | None = None,
         sent_tokens: int | None = None,
+        cached_tokens: int | None = None,
     ) -> None:
         """Show `plan`. When `previous` (the plan just before) has another mode, the switch's
-        effect is shown — entries in and out, tokens — and stays until the next switch."""
+        effect is shown — entries in and out, tokens — and stays until the next switch.
+        `cached_tokens` is how many prompt tokens the server took from its cache last time."""
         if previous is not None and previous.mode != plan.mode:
             self._change = mode_change(previous, plan)
             self._change_line.update(self._change_content(self._change))
@@ -279,12 +285,35 @@ class ContextPanels(VerticalScroll):
             server_prompt_tokens=server_prompt_tokens,
             sent_tokens=sent_tokens,
         )
+        budget_content = self._budget_content(plan, cached_tokens)
+        self._budget_line.update(budget_content)
+        self._budget_line.set_class(not budget_content.plain, "-empty")
         for layer_plan in plan.layers:
             added: frozenset[str] = frozenset()
             removed: frozenset[str] = frozenset()
             if self._change is not None and layer_plan.layer is Layer.MEMORY:
                 added, removed = self._change.added, self._change.removed
             self.panels[layer_plan.layer].update_layer(layer_plan, added=added, removed=removed)
+
+    @staticmethod
+    def _budget_content(plan: ContextPlan, cached_tokens: int | None) -> Content:
+        """Why the shares in force differ from the configured ones, and the cacheable prefix."""
+        lines: list[Content] = []
+        if plan.share_notes:
+            shares = ", ".join(
+                f"{name} {share * 100:.0f}%" for name, share in plan.shares.items() if share
+            )
+            lines.append(Content.assemble(("shares in force: ", "bold"), shares))
+            lines.extend(Content(f"  {clean(note)}") for note in plan.share_notes)
+        if plan.prefix_messages:
+            prefix = (
+                f"prefix unchanged: {plan.prefix_tokens:,} tokens "
+                f"({plan.prefix_messages} message{'s' if plan.prefix_messages != 1 else ''})"
+            )
+            if cached_tokens is not None:
+                prefix += f" · server cache: {cached_tokens:,} tokens last time"
+            lines.append(Content(prefix))
+        return Content("\n").join(lines)
 
     @staticmethod
     def _mode_content(mode: str) -> Content:

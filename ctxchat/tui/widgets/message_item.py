@@ -40,6 +40,8 @@ def header_text(view: MessageView) -> Text:
         details.append(clean(view.model))
     if view.tokens:
         details.append(f"{view.tokens:,} tokens")
+    if view.reasoning_tokens:
+        details.append(f"reasoning {view.reasoning_tokens:,} tokens, not sent back")
     if view.status == MessageStatus.STREAMING:
         details.append("writing…")
     if details:
@@ -132,7 +134,10 @@ class MessageItem(Vertical):
         view = self._view
         yield Static(header_text(view), classes="message--header")
         if view.reasoning:
-            with Collapsible(title="Reasoning", collapsed=True):
+            title = "Reasoning"
+            if view.reasoning_tokens:
+                title += f" · {view.reasoning_tokens:,} tokens"
+            with Collapsible(title=title, collapsed=True):
                 yield Static(plain(view.reasoning))
         if view.role == "assistant":
             yield Markdown(clean(view.content), open_links=False, classes="message--body")

@@ -1,0 +1,132 @@
+"""Benchmark: semantic recall — encoding speed, search over 100,000 vectors, index load time.
+
+Needs the embeddings extra. Run: python bench/semantic.py
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import numpy as np
+from _corpus import synthetic_texts, varied_texts
+
+from ctxchat.embeddings.background import embed_pending
+from ctxchat.embeddings.encoder import MiniLMEncoder
+from ctxchat.embeddings.index import SemanticIndex, vector_blob
+from ctxchat.store import Store
+
+DIMENSIONS = 384
+SEARCHED = 100_000
+STORED = 10_000
+
+
+def median_ms(run: Callable[[], object], repeat: int = 15) -> float:
+    timings = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        timings.append(time.perf_counter() - start)
+    return statistics.median(timings) * 1000
+
+
+def unit_vectors(count: int, seed: int) -> np.ndarray:
+    vectors = np.random.default_rng(seed).standard_normal((count, DIMENSIONS), dtype=np.float32)
+    normalised: np.ndarray = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    return normalised
+
+
+def encoding(encoder: MiniLMEncoder) -> None:
+    for label, texts in (
+        ("chat sentences, English/Russian/code", synthetic_texts(256, seed=11)),
+        ("invented words, 8-40 per message", varied_texts(256, seed=11)),
+    ):
+        tokens = sum(encoder.token_counts(texts))
+        encoder.encode(texts[:8])  # warm up
+        start = time.perf_counter()
+        encoder.encode(texts)
+        elapsed = time.perf_counter() - start
+        print(
+            f"encode {label}: {len(texts) / elapsed:.0f} messages/s "
+            f"({tokens / len(texts):.0f} tokens each on average, {tokens / elapsed:,.0f} tokens/s)"
+        )
+    draft = "What did we decide about the database for production?"
+    print(f"encode one draft: {median_ms(lambda: encoder.encode([draft])):.1f} ms (median)")
+    long = " ".join(synthetic_texts(40, seed=2))
+    print(f"encode one 256-token message: {median_ms(lambda: encoder.encode([long]), 5):.0f} ms")
+
+
+def searching() -> None:
+    index = SemanticIndex(DIMENSIONS)
+    vectors = unit_vectors(SEARCHED, seed=1)
+    start = time.perf_counter()
+    index.add(list(range(1, SEARCHED + 1)), vectors)
+    print(f"index {SEARCHED:,} vectors: built in {(time.perf_counter() - start) * 1000:.0f} ms")
+    queries = iter(unit_vectors(300, seed=2))
+    print(
+        f"search {SEARCHED:,} vectors, top 20: "
+        f"{median_ms(lambda: index.search(next(queries), 20), 50):.1f} ms (median of 50); "
+        f"with before_id (the newest 50 left out): "
+        f"{median_ms(lambda: index.search(next(queries), 20, before_id=SEARCHED - 50), 50):.1f} ms"
+    )
+    shuffled = SemanticIndex(DIMENSIONS)
+    shuffled.add(list(range(SEARCHED, 0, -1)), vectors)
+    print(
+        "  ids added out of order, with before_id: "
+        f"{median_ms(lambda: shuffled.search(next(queries), 20, before_id=SEARCHED - 50), 50):.1f} ms"
+    )
+
+
+def loading(encoder: MiniLMEncoder) -> None:
+    with tempfile.TemporaryDirectory() as directory:
+        store = Store.open(Path(directory) / "semantic.db")
+        conversation = store.create_conversation("bench").id
+        texts = varied_texts(STORED, seed=3)
+        with store.transaction():
+            ids = [
+                store.add_message(
+                    conversation, "user", text, tokens=10, exact=False, encoding="estimate"
+                ).id
+                for text in texts
+            ]
+        vectors = unit_vectors(STORED, seed=3)
+        store.save_embeddings(
+            encoder.model_name, [(i, vector_blob(v)) for i, v in zip(ids, vectors, strict=True)]
+        )
+        load = median_ms(
+            lambda: SemanticIndex.load(store, conversation, encoder.model_name, DIMENSIONS), 7
+        )
+        print(f"load {STORED:,} stored vectors into an index: {load:.0f} ms (median of 7)")
+        # The background path for real: new messages embedded a batch of 32 at a time.
+        fresh = [
+            store.add_message(conversation, "user", t, tokens=10, exact=False, encoding="e").id
+            for t in synthetic_texts(96, seed=4)
+        ]
+        index = SemanticIndex.load(store, conversation, encoder.model_name, DIMENSIONS)
+        start = time.perf_counter()
+        done = 0
+        while count := embed_pending(store, encoder, conversation, index=index):
+            done += count
+        elapsed = time.perf_counter() - start
+        assert done == len(fresh) and len(index) == STORED + len(fresh)
+        print(f"embed_pending {done} new messages (encode + save + index): {done / elapsed:.0f}/s")
+        store.close()
+
+
+def main() -> None:
+    start = time.perf_counter()
+    encoder = MiniLMEncoder.load()
+    print(f"load the encoder: {(time.perf_counter() - start) * 1000:.0f} ms")
+    encoding(encoder)
+    searching()
+    loading(encoder)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,79 @@
+"""Semantic recall for a session, when the `embeddings` extra is installed.
+
+Loading the encoder and the conversation's vectors, and embedding new messages, are slow
+enough to belong in a worker thread: `prepare` and `catch_up` are meant to run there.
+Until `prepare` has run, recall is full-text only.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ctxchat.core.recall import RecallCandidate
+from ctxchat.embeddings import available
+
+if TYPE_CHECKING:
+    from ctxchat.embeddings import MiniLMEncoder, SemanticIndex
+    from ctxchat.store import Store
+
+
+class SemanticRecall:
+    """The encoder and one conversation's vector index."""
+
+    def __init__(self, store: Store, conversation_id: int) -> None:
+        self.store = store
+        self.conversation_id = conversation_id
+        self._encoder: MiniLMEncoder | None = None
+        self._index: SemanticIndex | None = None
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def possible() -> bool:
+        """Whether the extra is installed (checked without importing it)."""
+        return available()
+
+    @property
+    def ready(self) -> bool:
+        return self._index is not None
+
+    def prepare(self) -> None:
+        """Load the encoder and the stored vectors (in a worker thread)."""
+        from ctxchat.embeddings import MiniLMEncoder, SemanticIndex
+
+        with self._lock:
+            if self._index is not None:
+                return
+            encoder = MiniLMEncoder.load()
+            index = SemanticIndex.load(
+                self.store, self.conversation_id, encoder.model_name, encoder.dimensions
+            )
+            self._encoder, self._index = encoder, index
+
+    def catch_up(self, batch: int = 32) -> int:
+        """Embed every message that has no vector yet (in a worker thread); how many."""
+        from ctxchat.embeddings import embed_pending
+
+        if self._encoder is None or self._index is None:
+            return 0
+        total = 0
+        while True:
+            done = embed_pending(
+                self.store, self._encoder, self.conversation_id, batch, index=self._index
+            )
+            total += done
+            if done == 0:
+                return total
+
+    def candidates(
+        self, draft: str, limit: int, before_id: int | None, age_of: Callable[[int], int]
+    ) -> list[RecallCandidate]:
+        """The messages nearest to `draft` in meaning (empty until prepared)."""
+        if self._encoder is None or self._index is None:
+            return []
+        from ctxchat.embeddings import semantic_candidates
+
+        return semantic_candidates(
+            self._index, self._encoder, self.store, draft, limit, before_id, age_of
+        )

@@ -1,0 +1,77 @@
+"""A budget that adapts: recall takes its share when it finds something, and long
+conversations move share from working memory to the summary and recall."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from ctxchat.core.budget import BudgetShares
+
+
+@dataclass(frozen=True, slots=True)
+class AdaptivePolicy:
+    """How shares shift.
+
+    `recall_share` goes to recall, out of working memory, while recall has results.
+    Past `long_after_turns` user turns, working memory also yields `long_shift`: half to the
+    summary and half to recall (all to the summary when recall is off).
+    """
+
+    recall_share: float = 0.10
+    long_after_turns: int = 20
+    long_shift: float = 0.10
+    recall_enabled: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class SharesInForce:
+    """The shares a request uses and why they differ from the configured ones."""
+
+    shares: BudgetShares
+    reasons: tuple[str, ...]
+
+
+def _pct(value: float) -> str:
+    return (
+        f"{value * 100:.0f}%"
+        if abs(value * 100 - round(value * 100)) < 1e-9
+        else f"{value * 100:.1f}%"
+    )
+
+
+def shares_in_force(
+    base: BudgetShares, *, turns: int, has_recall: bool, policy: AdaptivePolicy | None
+) -> SharesInForce:
+    """The configured shares adjusted for this request (unchanged when policy is None)."""
+    if policy is None:
+        return SharesInForce(base, ())
+    working, summary, recall = base.working, base.summary, base.recall
+    reasons: list[str] = []
+    if has_recall and policy.recall_enabled and policy.recall_share > 0:
+        moved = min(policy.recall_share, working)
+        working -= moved
+        recall += moved
+        reasons.append(f"recall found earlier messages: it takes {_pct(moved)} from working")
+    if turns > policy.long_after_turns and policy.long_shift > 0:
+        moved = min(policy.long_shift, working)
+        working -= moved
+        to_recall = moved / 2 if policy.recall_enabled else 0.0
+        summary += moved - to_recall
+        recall += to_recall
+        if to_recall:
+            reasons.append(
+                f"turn {turns} > {policy.long_after_turns}: working yields {_pct(moved)} "
+                f"({_pct(moved - to_recall)} to summary, {_pct(to_recall)} to recall)"
+            )
+        else:
+            reasons.append(
+                f"turn {turns} > {policy.long_after_turns}: working yields {_pct(moved)} to summary"
+            )
+    shares = dataclasses.replace(
+        base,
+        working=round(working, 10),
+        summary=round(summary, 10),
+        recall=round(recall, 10),
+    )
+    return SharesInForce(shares, tuple(reasons))

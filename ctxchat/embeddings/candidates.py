@@ -1,0 +1,87 @@
+"""Semantic recall candidates: the stored messages nearest in meaning to a draft."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ctxchat.core.history import MessageStatus
+from ctxchat.core.recall import RecallCandidate
+from ctxchat.embeddings.encoder import MiniLMEncoder
+from ctxchat.embeddings.index import SemanticIndex
+
+if TYPE_CHECKING:
+    from ctxchat.store import Store
+
+# A nearest neighbour always exists, relevant or not. Measured with all-MiniLM-L6-v2:
+# unrelated texts score −0.1…0.1 against a question (gibberish up to 0.18), a loosely related
+# answer ~0.2 ("The deploy failed because the health check timed out" for "Why did the
+# release break?": 0.22), a paraphrase 0.5-0.8 ("We chose Postgres as our DB" for "What
+# database did we pick?": 0.69). The model is English-only: across languages cosines are low.
+MIN_COSINE = 0.2
+# The relevance of a perfect match, on BM25's scale (measured on bench/_corpus.py text: the
+# best full-text hits for two- to four-term questions score 7-20).
+SEMANTIC_SCALE = 10.0
+
+
+def cosine_relevance(cosine: float, min_cosine: float = MIN_COSINE) -> float:
+    """A cosine as a relevance on BM25's scale: 0 at `min_cosine`, SEMANTIC_SCALE at 1.
+
+    Stretching the range above the floor matters because relevance is multiplied by recency:
+    raw cosines of a paraphrase (0.7) and a loose match (0.3) differ about 2×, which one
+    half-life of recency would undo; stretched they differ 5×.
+    """
+    if cosine <= min_cosine:
+        return 0.0
+    return SEMANTIC_SCALE * (min(cosine, 1.0) - min_cosine) / (1.0 - min_cosine)
+
+
+def semantic_candidates(
+    index: SemanticIndex,
+    encoder: MiniLMEncoder,
+    store: Store,
+    draft: str,
+    limit: int,
+    before_id: int | None = None,
+    age_of: Callable[[int], int] | None = None,
+    *,
+    min_cosine: float = MIN_COSINE,
+) -> list[RecallCandidate]:
+    """Messages nearest to `draft` in meaning, as recall candidates, best first.
+
+    Only those with a cosine above `min_cosine`; `bm25` carries −cosine_relevance(cosine),
+    so the list ranks with `rank_recall` alone or merges with full-text hits by `fuse`.
+    `before_id` and `age_of` mean what they do for `Store.search_messages` (without
+    `age_of`, age counts the index's newer vectors: a close guess). Encoding the draft takes
+    a few milliseconds. A message deleted since it was indexed is dropped from the index.
+    """
+    if not draft.strip() or limit <= 0:
+        return []
+    query = encoder.encode([draft])[0]
+    candidates = []
+    gone = []
+    for message_id, cosine in index.search(query, limit, before_id):
+        if cosine <= min_cosine:
+            break
+        try:
+            message = store.get_message(message_id)
+        except LookupError:
+            gone.append(message_id)
+            continue
+        if message.status not in (MessageStatus.COMPLETE, MessageStatus.INTERRUPTED):
+            continue
+        age = age_of(message_id) if age_of is not None else index.newer_than(message_id)
+        candidates.append(
+            RecallCandidate(
+                ref=f"message:{message_id}",
+                role=message.role,
+                content=message.content,
+                tokens=message.tokens,
+                bm25=-cosine_relevance(cosine, min_cosine),
+                age=age,
+                message_id=message_id,
+            )
+        )
+    if gone:
+        index.discard(gone)
+    return candidates

@@ -1,0 +1,168 @@
+"""SemanticIndex: one conversation's message vectors in memory, searched by cosine similarity."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from ctxchat.store import Store
+
+Floats = npt.NDArray[np.float32]
+
+# Vectors are stored as little-endian float32, `dimensions` of them, one blob per message.
+_BLOB_DTYPE = np.dtype("<f4")
+
+
+def vector_blob(vector: Floats) -> bytes:
+    """The bytes a vector is stored as."""
+    return np.ascontiguousarray(vector, dtype=_BLOB_DTYPE).tobytes()
+
+
+def vectors_from_blobs(blobs: Sequence[bytes], dimensions: int) -> Floats:
+    """The vectors (len(blobs) × dimensions) stored as `blobs`, all of that size."""
+    if not blobs:
+        return np.zeros((0, dimensions), dtype=np.float32)
+    data = np.frombuffer(b"".join(blobs), dtype=_BLOB_DTYPE)
+    return data.reshape(len(blobs), dimensions).astype(np.float32)
+
+
+class SemanticIndex:
+    """The normalised vectors of one conversation's messages, by message id.
+
+    Vectors live in one matrix that grows by doubling, so `add` is cheap, and `search` is a
+    matrix-vector product plus a partial sort. A lock makes it safe for a worker thread to
+    `add` while the UI thread searches.
+    """
+
+    def __init__(self, dimensions: int, conversation_id: int | None = None) -> None:
+        self.dimensions = dimensions
+        self.conversation_id = conversation_id
+        self._lock = threading.Lock()
+        self._vectors: Floats = np.zeros((0, dimensions), dtype=np.float32)
+        self._ids: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+        self._count = 0
+        self._rows: dict[int, int] = {}
+        # Rows in ascending id order (the usual case: loaded oldest first, new messages
+        # appended) let `before_id` cut a prefix instead of masking every row.
+        self._ascending = True
+
+    @classmethod
+    def load(cls, store: Store, conversation_id: int, model: str, dimensions: int) -> SemanticIndex:
+        """The vectors `model` made for the conversation's messages (a blob of another size,
+        from some other model under the same name, is skipped)."""
+        index = cls(dimensions, conversation_id)
+        size = dimensions * _BLOB_DTYPE.itemsize
+        rows = [
+            (i, blob)
+            for i, blob in store.load_embeddings(conversation_id, model)
+            if len(blob) == size
+        ]
+        index.add([i for i, _ in rows], vectors_from_blobs([blob for _, blob in rows], dimensions))
+        return index
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __contains__(self, message_id: object) -> bool:
+        return message_id in self._rows
+
+    def newer_than(self, message_id: int) -> int:
+        """How many indexed messages are newer than `message_id`."""
+        with self._lock:
+            return int(np.count_nonzero(self._ids[: self._count] > message_id))
+
+    def add(self, ids: Sequence[int], vectors: Floats) -> None:
+        """Add vectors for `ids`, replacing those of ids already held (an edited message)."""
+        vectors = np.asarray(vectors, dtype=np.float32)
+        if vectors.shape != (len(ids), self.dimensions):
+            raise ValueError(
+                f"Expected {len(ids)} vectors of {self.dimensions}, got shape {vectors.shape}."
+            )
+        with self._lock:
+            if self._rows.keys().isdisjoint(ids) and len(set(ids)) == len(ids):
+                # All new (loading from the store, a batch of new messages): copy at once.
+                start = self._count
+                self._ascending = self._ascending and _ascending_after(
+                    ids, int(self._ids[start - 1]) if start else None
+                )
+                self._reserve(start + len(ids))
+                self._vectors[start : start + len(ids)] = vectors
+                self._ids[start : start + len(ids)] = ids
+                self._rows.update(zip(ids, range(start, start + len(ids)), strict=True))
+                self._count += len(ids)
+                return
+            self._reserve(self._count + len(ids))
+            for k, message_id in enumerate(ids):
+                row = self._rows.get(message_id)
+                if row is None:
+                    row = self._count
+                    if row and message_id <= self._ids[row - 1]:
+                        self._ascending = False
+                    self._rows[message_id] = row
+                    self._ids[row] = message_id
+                    self._count += 1
+                self._vectors[row] = vectors[k]
+
+    def discard(self, ids: Iterable[int]) -> None:
+        """Forget the vectors of `ids` (deleted messages); unknown ids are ignored."""
+        with self._lock:
+            gone = {message_id for message_id in ids if message_id in self._rows}
+            if not gone:
+                return
+            keep = ~np.isin(self._ids[: self._count], list(gone))
+            kept_ids = self._ids[: self._count][keep]
+            self._vectors[: len(kept_ids)] = self._vectors[: self._count][keep]
+            self._ids[: len(kept_ids)] = kept_ids
+            self._count = len(kept_ids)
+            self._rows = {int(message_id): row for row, message_id in enumerate(kept_ids)}
+
+    def search(
+        self, query: Floats, limit: int, before_id: int | None = None
+    ) -> list[tuple[int, float]]:
+        """(message id, cosine) of the `limit` vectors nearest to `query`, best first.
+
+        Vectors and query are normalised, so the dot product is the cosine. `before_id`
+        keeps only messages older than that one (ids grow with time).
+        """
+        query = np.asarray(query, dtype=np.float32).reshape(self.dimensions)
+        with self._lock:
+            if limit <= 0 or self._count == 0:
+                return []
+            count = self._count
+            if before_id is not None and self._ascending:
+                count = int(np.searchsorted(self._ids[:count], before_id))
+            ids = self._ids[:count]
+            scores = self._vectors[:count] @ query
+            if before_id is not None and not self._ascending:
+                scores[ids >= before_id] = -np.inf
+            if len(scores) == 0:
+                return []
+            if limit < len(scores):
+                top = np.argpartition(-scores, limit - 1)[:limit]
+            else:
+                top = np.arange(len(scores))
+            top = top[np.argsort(-scores[top], kind="stable")]
+            return [(int(ids[row]), float(scores[row])) for row in top if scores[row] != -np.inf]
+
+    def _reserve(self, size: int) -> None:
+        if size <= len(self._ids):
+            return
+        capacity = max(size, 2 * len(self._ids), 64)
+        vectors = np.zeros((capacity, self.dimensions), dtype=np.float32)
+        vectors[: self._count] = self._vectors[: self._count]
+        ids = np.zeros(capacity, dtype=np.int64)
+        ids[: self._count] = self._ids[: self._count]
+        self._vectors, self._ids = vectors, ids
+
+
+def _ascending_after(ids: Sequence[int], last: int | None) -> bool:
+    """Whether `ids` ascend, each greater than `last`."""
+    values = np.asarray(ids, dtype=np.int64)
+    if len(values) and last is not None and values[0] <= last:
+        return False
+    return bool(np.all(values[1:] > values[:-1]))

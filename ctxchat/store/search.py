@@ -1,0 +1,125 @@
+"""Full-text search over a conversation's messages (SQLite FTS5, BM25), for recall."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Sequence
+
+from ctxchat.core.recall import PREFIX_LENGTH, RecallCandidate
+from ctxchat.store.transfer import TransferStore
+
+
+class SearchStore(TransferStore):
+    """Search; the index is kept in step with the messages table by triggers."""
+
+    def term_documents(self, terms: Sequence[str]) -> dict[str, int]:
+        """How many messages (in all conversations) hold each term — as a prefix when the
+        recall query will use it as one."""
+        documents: dict[str, int] = {}
+        with self.reading() as conn:
+            for term in terms:
+                if len(term) >= PREFIX_LENGTH:
+                    row = conn.execute(
+                        "SELECT coalesce(sum(doc), 0) FROM messages_vocab "
+                        "WHERE term >= ? AND term < ?",
+                        (term, term + "\uffff"),
+                    ).fetchone()
+                else:
+                    row = conn.execute(
+                        "SELECT coalesce(sum(doc), 0) FROM messages_vocab WHERE term = ?", (term,)
+                    ).fetchone()
+                documents[term] = int(row[0])
+        return documents
+
+    def search_messages(
+        self,
+        conversation_id: int,
+        match: str,
+        *,
+        limit: int = 20,
+        before_id: int | None = None,
+        age_of: Callable[[int], int] | None = None,
+    ) -> list[RecallCandidate]:
+        """Messages of the conversation matching the FTS5 expression `match`, best BM25 first.
+
+        `before_id` keeps only older messages (those that may have left working memory).
+        `age_of(message_id)` says how many messages are newer; a caller holding the history
+        knows that for free, otherwise it is counted here (slower on long conversations).
+        Only complete and interrupted messages are searched: failed replies hold nothing.
+        """
+        if not match.strip():
+            return []
+        query = (
+            "SELECT m.id, m.role, m.content, m.tokens, bm25(messages_fts) AS score "
+            "FROM messages_fts JOIN messages AS m ON m.id = messages_fts.rowid "
+            "WHERE messages_fts MATCH ? AND m.conversation_id = ? "
+            "AND m.status IN ('complete', 'interrupted') "
+        )
+        parameters: list[object] = [match, conversation_id]
+        if before_id is not None:
+            query += "AND m.id < ? "
+            parameters.append(before_id)
+        query += "ORDER BY score LIMIT ?"
+        parameters.append(limit)
+        with self.reading() as conn:
+            try:
+                rows = conn.execute(query, parameters).fetchall()
+            except sqlite3.OperationalError:
+                # A query FTS5 cannot parse finds nothing rather than failing the plan.
+                return []
+            candidates = []
+            for message_id, role, content, tokens, score in rows:
+                if age_of is not None:
+                    age = age_of(message_id)
+                else:
+                    age = conn.execute(
+                        "SELECT count(*) FROM messages WHERE conversation_id = ? AND id > ?",
+                        (conversation_id, message_id),
+                    ).fetchone()[0]
+                candidates.append(
+                    RecallCandidate(
+                        f"message:{message_id}", role, content, tokens, score, age, message_id
+                    )
+                )
+        return candidates
+
+    # --- embeddings, for semantic recall --------------------------------------------------
+
+    def messages_to_embed(
+        self, conversation_id: int, model: str, limit: int = 64
+    ) -> list[tuple[int, str]]:
+        """(id, content) of finished messages with no embedding by `model` yet, oldest first.
+
+        Editing a message deletes its embedding (a trigger), so it comes back here.
+        """
+        with self.reading() as conn:
+            rows = conn.execute(
+                "SELECT m.id, m.content FROM messages AS m "
+                "LEFT JOIN message_embeddings AS e ON e.message_id = m.id AND e.model = ? "
+                "WHERE m.conversation_id = ? AND m.status IN ('complete', 'interrupted') "
+                "AND e.message_id IS NULL ORDER BY m.id LIMIT ?",
+                (model, conversation_id, limit),
+            ).fetchall()
+        return [(int(message_id), str(content)) for message_id, content in rows]
+
+    def save_embeddings(self, model: str, rows: Sequence[tuple[int, bytes]]) -> None:
+        """Store (message id, vector bytes) for `model`; a message deleted meanwhile is skipped."""
+        with self.transaction() as conn:
+            conn.executemany(
+                "INSERT INTO message_embeddings (message_id, model, vector) "
+                "SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM messages WHERE id = ?) "
+                "ON CONFLICT (message_id) DO UPDATE SET model = excluded.model, "
+                "vector = excluded.vector",
+                [(message_id, model, vector, message_id) for message_id, vector in rows],
+            )
+
+    def load_embeddings(self, conversation_id: int, model: str) -> list[tuple[int, bytes]]:
+        """(message id, vector bytes) of the conversation's embedded messages, oldest first."""
+        with self.reading() as conn:
+            rows = conn.execute(
+                "SELECT e.message_id, e.vector FROM message_embeddings AS e "
+                "JOIN messages AS m ON m.id = e.message_id "
+                "WHERE m.conversation_id = ? AND e.model = ? ORDER BY e.message_id",
+                (conversation_id, model),
+            ).fetchall()
+        return [(int(message_id), bytes(vector)) for message_id, vector in rows]

@@ -1,0 +1,152 @@
+"""Recall through the session: FTS5 search over the store, adaptive shares, the shared prefix."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from ctxchat.chat.session import ChatSession
+from ctxchat.chat.turn import send_message
+from ctxchat.chat.window import WindowInfo
+from ctxchat.core.budget import Layer
+from ctxchat.core.memory import MemoryKind
+from ctxchat.core.plan import Reason
+from ctxchat.testing.server import ScriptedModelServer
+
+SYLLABLES = "ka lo mi ne ru ta vo xi ze pa do fe gu hi ja ko lu ma ni po".split()  # noqa: SIM905
+
+
+def filler(rng: random.Random) -> str:
+    words = ["".join(rng.choice(SYLLABLES) for _ in range(3)) for _ in range(rng.randint(6, 14))]
+    return " ".join(words).capitalize() + "."
+
+
+def add_turn(session: ChatSession, user: str, assistant: str) -> None:
+    for role, text in (("user", user), ("assistant", assistant)):
+        session.store.add_message(
+            session.conversation,
+            role,
+            text,
+            tokens=session.count(role, text),
+            exact=True,
+            encoding=session.counter.name,
+        )
+
+
+def long_conversation(session: ChatSession, turns: int, planted: dict[int, str]) -> None:
+    rng = random.Random(7)
+    with session.store.transaction():
+        for turn in range(1, turns + 1):
+            user = planted.get(turn, filler(rng))
+            add_turn(session, user, filler(rng))
+    session.forget_history()
+
+
+def test_a_decision_from_turn_10_is_recalled_at_turn_300(session: ChatSession) -> None:
+    session.window = WindowInfo(4_000, "config")
+    long_conversation(session, 299, {10: "We decided to use PostgreSQL for the main database."})
+    plan = session.plan("What did we decide about the database?")
+    recall = plan.layer(Layer.RECALL)
+    assert [item.ref for item in recall.items] == ["message:19"]
+    assert recall.items[0].label.startswith("matched decide, database; score ")
+    assert "579 messages ago" in recall.items[0].label  # 598 messages, it is the 19th
+    assert "We decided to use PostgreSQL for the main database." in plan.messages[1].content
+    assert plan.messages[1].layer is Layer.RECALL
+    # Working memory is the newest turns: the planted one is not among them.
+    working_ids = {item.ref for item in plan.layer(Layer.WORKING).items}
+    assert "message:19" not in working_ids
+    assert plan.share_notes == (
+        "recall found earlier messages: it takes 10% from working",
+        "turn 300 > 20: working yields 10% (5% to summary, 5% to recall)",
+    )
+    assert recall.notes == ("newer messages outrank older ones on the same topic",)
+
+
+def test_a_later_contradicting_decision_outranks_the_earlier_one(session: ChatSession) -> None:
+    session.window = WindowInfo(4_000, "config")
+    long_conversation(
+        session,
+        299,
+        {
+            10: "We decided to use PostgreSQL for the main database.",
+            150: "We decided to use SQLite for the main database instead.",
+        },
+    )
+    plan = session.plan("What did we decide about the database?")
+    assert [item.ref for item in plan.layer(Layer.RECALL).items] == ["message:299", "message:19"]
+
+
+def test_recall_never_repeats_working_memory(session: ChatSession) -> None:
+    session.window = WindowInfo(100_000, "config")
+    long_conversation(session, 30, {12: "The database choice is PostgreSQL, decided."})
+    plan = session.plan("Which database did we decide on?")
+    # Everything fits in working memory, so recall has nothing to add.
+    assert plan.layer(Layer.RECALL).items == ()
+    assert [(o.ref, o.reason) for o in plan.layer(Layer.RECALL).left_out] == [
+        ("message:23", Reason.DUPLICATE)
+    ]
+    contents = [m.content for m in plan.messages]
+    assert contents.count("The database choice is PostgreSQL, decided.") == 1
+
+
+def test_recall_can_be_switched_off(session: ChatSession) -> None:
+    import dataclasses
+
+    session.window = WindowInfo(4_000, "config")
+    long_conversation(session, 100, {10: "We decided to use PostgreSQL for the main database."})
+    session.settings = dataclasses.replace(
+        session.settings, recall=dataclasses.replace(session.settings.recall, enabled=False)
+    )
+    plan = session.plan("What did we decide about the database?")
+    assert plan.layer(Layer.RECALL).items == ()
+    assert plan.shares["recall"] == 0.0
+    assert plan.share_notes == ("turn 101 > 20: working yields 10% to summary",)
+
+
+async def test_prefix_stays_without_changes_and_shrinks_with_a_new_memory_entry(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    session.store.add_memory(MemoryKind.FACT, "The team uses Python 3.11.")
+    session.forget_memory()
+    server.script("One.", "Two.", "Three.")
+    [e async for e in send_message(session, "First question")]
+    first = session.store.load_plan(session.store.messages(session.conversation)[-1].id)
+    [e async for e in send_message(session, "Second question")]
+    second = session.store.load_plan(session.store.messages(session.conversation)[-1].id)
+    assert first is not None and second is not None
+    # Nothing above the turns changed: the whole first request is the start of the second.
+    assert (second.prefix_messages, second.prefix_tokens) == (
+        len(first.messages),
+        sum(m.tokens for m in first.messages),
+    )
+    session.store.add_memory(MemoryKind.CONSTRAINT, "Everything must run offline.")
+    session.forget_memory()
+    [e async for e in send_message(session, "Third question")]
+    third = session.store.load_plan(session.store.messages(session.conversation)[-1].id)
+    assert third is not None
+    # The memory message changed, so only the system prompt is still shared.
+    assert (third.prefix_messages, third.prefix_tokens) == (1, third.messages[0].tokens)
+    assert json.loads(json.dumps(third.to_dict()))["prefix"] == {
+        "messages": 1,
+        "tokens": third.messages[0].tokens,
+    }
+
+
+def test_semantic_recall_finds_what_shares_no_words(session: ChatSession) -> None:
+    import pytest
+
+    from ctxchat.chat.semantic import SemanticRecall
+
+    if not SemanticRecall.possible():
+        pytest.skip("the embeddings extra is not installed")
+    session.window = WindowInfo(4_000, "config")
+    long_conversation(session, 120, {8: "We chose Postgres as our DB."})
+    semantic = SemanticRecall(session.store, session.conversation)
+    semantic.prepare()
+    assert semantic.catch_up() == 240
+    assert semantic.catch_up() == 0
+    session.semantic = semantic
+    plan = session.plan("Which data store did we pick?")
+    recall = plan.layer(Layer.RECALL)
+    assert recall.items[0].ref == "message:15"
+    assert "We chose Postgres as our DB." in plan.messages[1].content

@@ -1,0 +1,100 @@
+"""semantic_candidates: what a draft means finds a message that shares none of its words."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import pytest
+
+from ctxchat.embeddings.availability import REQUIRED
+
+for _module in REQUIRED:
+    pytest.importorskip(_module, reason=f"the embeddings extra is not installed ({_module})")
+
+from ctxchat.core.recall import distinctive_terms, fts_query, query_terms, rank_recall  # noqa: E402
+from ctxchat.embeddings.background import embed_pending  # noqa: E402
+from ctxchat.embeddings.candidates import (  # noqa: E402
+    MIN_COSINE,
+    SEMANTIC_SCALE,
+    cosine_relevance,
+    semantic_candidates,
+)
+from ctxchat.embeddings.fusion import fuse  # noqa: E402
+from ctxchat.embeddings.index import SemanticIndex  # noqa: E402
+from ctxchat.store import Store  # noqa: E402
+
+if TYPE_CHECKING:
+    from ctxchat.embeddings.encoder import MiniLMEncoder
+
+QUESTION = "What database did we pick?"
+
+
+def indexed(store: Store, encoder: MiniLMEncoder, conversation: int) -> SemanticIndex:
+    index = SemanticIndex(encoder.dimensions, conversation)
+    while embed_pending(store, encoder, conversation, index=index):
+        pass
+    return index
+
+
+def test_cosine_relevance_stretches_the_range_above_the_floor() -> None:
+    assert cosine_relevance(MIN_COSINE) == 0.0
+    assert cosine_relevance(-0.5) == 0.0
+    assert cosine_relevance(1.0) == SEMANTIC_SCALE
+    assert cosine_relevance(0.7) / cosine_relevance(0.3) == pytest.approx(5.0)
+
+
+def test_a_paraphrase_is_found_and_an_unrelated_message_is_not(
+    store: Store, add: Callable[..., int], encoder: MiniLMEncoder
+) -> None:
+    conversation = store.create_conversation().id
+    decision = add(conversation, "We chose Postgres as our DB.", "assistant")
+    cat = add(conversation, "The cat sat on the mat.")
+    add(conversation, "Thanks!")
+    index = indexed(store, encoder, conversation)
+
+    found = semantic_candidates(index, encoder, store, QUESTION, limit=5)
+    assert [c.message_id for c in found][:1] == [decision]
+    assert cat not in [c.message_id for c in found]
+    best = found[0]
+    assert (best.ref, best.role, best.content, best.tokens) == (
+        f"message:{decision}",
+        "assistant",
+        "We chose Postgres as our DB.",
+        5,
+    )
+    cosine = float(encoder.encode([QUESTION])[0] @ encoder.encode([best.content])[0])
+    assert best.bm25 == pytest.approx(-cosine_relevance(cosine), abs=1e-4)
+    assert best.age == 2  # counted in the index without age_of
+    assert semantic_candidates(index, encoder, store, QUESTION, 5, age_of=lambda i: 40)[0].age == 40
+    assert semantic_candidates(index, encoder, store, QUESTION, 5, before_id=decision) == []
+    assert semantic_candidates(index, encoder, store, "   ", 5) == []
+
+
+def test_full_text_search_misses_it_and_fusion_keeps_it(
+    store: Store, add: Callable[..., int], encoder: MiniLMEncoder
+) -> None:
+    conversation = store.create_conversation().id
+    decision = add(conversation, "We chose Postgres as our DB.")
+    add(conversation, "The cat sat on the mat.")
+    index = indexed(store, encoder, conversation)
+    terms = query_terms(QUESTION)
+    kept, _ = distinctive_terms(terms, store.term_documents(terms))
+    fts = store.search_messages(conversation, fts_query(kept)) if kept else []
+    assert fts == []  # no message says "database" or "pick"
+    hits = rank_recall(fuse(fts, semantic_candidates(index, encoder, store, QUESTION, 5)), kept)
+    assert [hit.message_id for hit in hits] == [decision]
+    assert hits[0].terms == ()
+
+
+def test_a_deleted_message_is_dropped_from_the_index(
+    store: Store, add: Callable[..., int], encoder: MiniLMEncoder
+) -> None:
+    conversation = store.create_conversation().id
+    kept = add(conversation, "Lunch was fine.")
+    decision = add(conversation, "We chose Postgres as our DB.")
+    index = indexed(store, encoder, conversation)
+    store.delete_messages_after(conversation, kept)
+    assert decision in index
+    assert semantic_candidates(index, encoder, store, QUESTION, 5) == []
+    assert decision not in index

@@ -1,0 +1,153 @@
+"""SemanticIndex: exact nearest neighbours, before_id, replacing and forgetting vectors, loading."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from ctxchat.embeddings.availability import REQUIRED
+
+for _module in REQUIRED:
+    pytest.importorskip(_module, reason=f"the embeddings extra is not installed ({_module})")
+
+import numpy as np  # noqa: E402
+
+from ctxchat.embeddings.index import SemanticIndex, vector_blob, vectors_from_blobs  # noqa: E402
+from ctxchat.store import Store  # noqa: E402
+
+
+def unit_vectors(count: int, dimensions: int = 8, seed: int = 1) -> np.ndarray:
+    vectors = np.random.default_rng(seed).standard_normal((count, dimensions)).astype(np.float32)
+    normalised: np.ndarray = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    return normalised
+
+
+def brute_force(vectors: np.ndarray, ids: list[int], query: np.ndarray, limit: int) -> list[int]:
+    scores = vectors @ query
+    return [ids[row] for row in np.argsort(-scores, kind="stable")[:limit]]
+
+
+def test_search_finds_the_nearest_vectors_best_first() -> None:
+    vectors = unit_vectors(500)
+    ids = list(range(10, 510))
+    index = SemanticIndex(8)
+    index.add(ids, vectors)
+    query = unit_vectors(1, seed=2)[0]
+    found = index.search(query, 7)
+    assert [message_id for message_id, _ in found] == brute_force(vectors, ids, query, 7)
+    cosines = [cosine for _, cosine in found]
+    assert cosines == sorted(cosines, reverse=True)
+    assert cosines[0] == pytest.approx(float(np.max(vectors @ query)), abs=1e-6)
+
+
+def test_a_vector_finds_itself_and_limit_may_exceed_the_count() -> None:
+    vectors = unit_vectors(5)
+    index = SemanticIndex(8)
+    index.add([1, 2, 3, 4, 5], vectors)
+    found = index.search(vectors[2], 50)
+    assert len(found) == 5
+    assert found[0][0] == 3
+    assert found[0][1] == pytest.approx(1.0, abs=1e-6)
+    assert index.search(vectors[2], 0) == []
+    assert SemanticIndex(8).search(vectors[2], 3) == []
+
+
+def test_before_id_keeps_only_older_messages() -> None:
+    vectors = unit_vectors(100)
+    ids = list(range(1, 101))
+    index = SemanticIndex(8)
+    index.add(ids, vectors)
+    query = vectors[90]
+    found = index.search(query, 10, before_id=40)
+    assert len(found) == 10
+    assert all(message_id < 40 for message_id, _ in found)
+    assert [i for i, _ in found] == brute_force(vectors[:39], ids[:39], query, 10)
+    assert [i for i, _ in index.search(query, 10, before_id=4)] == [
+        i for i, _ in index.search(query, 100) if i < 4
+    ]
+    assert index.search(query, 10, before_id=1) == []
+
+
+@pytest.mark.parametrize("order", ["ascending", "shuffled", "older one added last"])
+def test_before_id_whatever_order_ids_were_added_in(order: str) -> None:
+    vectors = unit_vectors(60)
+    ids = list(range(100, 160))
+    index = SemanticIndex(8)
+    if order == "ascending":
+        index.add(ids, vectors)
+    elif order == "shuffled":
+        rows = np.random.default_rng(3).permutation(60)
+        index.add([ids[r] for r in rows], vectors[rows])
+    else:
+        index.add(ids[1:], vectors[1:])
+        index.add(ids[:1], vectors[:1])
+    query = vectors[5]
+    for before in (100, 101, 130, 159, 160, 500):
+        expected = brute_force(vectors, ids, query, 60)
+        assert [i for i, _ in index.search(query, 60, before)] == [
+            i for i in expected if i < before
+        ]
+
+
+def test_adding_an_id_again_replaces_its_vector() -> None:
+    vectors = unit_vectors(3)
+    index = SemanticIndex(8)
+    index.add([1, 2, 3], vectors)
+    index.add([2, 4], np.stack([vectors[0], vectors[1]]))
+    assert len(index) == 4
+    found = dict(index.search(vectors[0], 4))
+    assert found[1] == pytest.approx(1.0, abs=1e-6)
+    assert found[2] == pytest.approx(1.0, abs=1e-6)
+    assert found[4] == pytest.approx(float(vectors[1] @ vectors[0]), abs=1e-6)
+
+
+def test_growing_past_the_first_capacity_and_discarding() -> None:
+    vectors = unit_vectors(300)
+    index = SemanticIndex(8)
+    for start in range(0, 300, 7):
+        index.add(list(range(start, min(start + 7, 300))), vectors[start : start + 7])
+    assert len(index) == 300
+    index.discard([5, 6, 999])
+    assert len(index) == 298
+    assert 5 not in index and 7 in index
+    assert index.newer_than(290) == 9
+    found = index.search(vectors[5], 300)
+    assert {message_id for message_id, _ in found} == set(range(300)) - {5, 6}
+    [(nearest, cosine)] = index.search(vectors[200], 1)
+    assert nearest == 200
+    assert cosine == pytest.approx(1.0, abs=1e-6)
+
+
+def test_wrong_shapes_are_refused() -> None:
+    index = SemanticIndex(8)
+    with pytest.raises(ValueError, match="Expected 2 vectors of 8"):
+        index.add([1, 2], unit_vectors(3))
+
+
+def test_blobs_round_trip() -> None:
+    vectors = unit_vectors(4, dimensions=384)
+    blobs = [vector_blob(v) for v in vectors]
+    assert all(len(blob) == 384 * 4 for blob in blobs)
+    np.testing.assert_array_equal(vectors_from_blobs(blobs, 384), vectors)
+    assert vectors_from_blobs([], 384).shape == (0, 384)
+
+
+def test_load_reads_the_conversations_vectors_of_that_model(
+    store: Store, add: Callable[..., int]
+) -> None:
+    conversation = store.create_conversation().id
+    other = store.create_conversation().id
+    ids = [add(conversation, f"message {n}") for n in range(3)]
+    elsewhere = add(other, "another conversation")
+    vectors = unit_vectors(4)
+    store.save_embeddings("m", [(i, vector_blob(v)) for i, v in zip(ids, vectors, strict=False)])
+    store.save_embeddings("m", [(elsewhere, vector_blob(vectors[3]))])
+    store.save_embeddings("other-model", [(ids[0], vector_blob(vectors[3]))])
+    index = SemanticIndex.load(store, conversation, "m", 8)
+    assert len(index) == 2  # ids[0] now holds other-model's vector (one vector per message)
+    assert index.conversation_id == conversation
+    assert index.search(vectors[1], 1)[0][0] == ids[1]
+    # A blob of the wrong size (another model under the same name) is skipped.
+    store.save_embeddings("m", [(ids[0], b"\x00" * 12)])
+    assert len(SemanticIndex.load(store, conversation, "m", 8)) == 2

@@ -1,0 +1,84 @@
+"""Full-text search and stored embeddings: what recall reads from the store."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from ctxchat.core.recall import fts_query
+from ctxchat.store import Store
+from ctxchat.store.schema import MIGRATIONS, SCHEMA_VERSION
+
+
+def add(store: Store, conversation: int, text: str, role: str = "user") -> int:
+    return store.add_message(conversation, role, text, tokens=5, exact=False, encoding="e").id
+
+
+def test_search_ranks_by_bm25_within_one_conversation(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "s.db") as store:
+        one = store.create_conversation("one").id
+        two = store.create_conversation("two").id
+        a = add(store, one, "We picked PostgreSQL for the database.")
+        add(store, one, "Lunch was fine.")
+        b = add(store, one, "The database, the database: PostgreSQL databases everywhere.")
+        add(store, two, "Another database conversation.")
+        found = store.search_messages(one, fts_query(["database"]), limit=10)
+        assert [c.message_id for c in found] == [b, a]
+        assert all(c.bm25 < 0 for c in found)
+        assert [c.age for c in found] == [0, 2]
+        assert store.search_messages(one, fts_query(["database"]), before_id=b)[0].message_id == a
+        # As a prefix, "database" counts the message with "databases" once more: an upper bound.
+        assert store.term_documents(["database", "lunch", "nothing"]) == {
+            "database": 4,
+            "lunch": 1,
+            "nothing": 0,
+        }
+
+
+def test_index_follows_edits_and_deletes(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "s.db") as store:
+        conversation = store.create_conversation().id
+        message = add(store, conversation, "alpha words")
+        store.update_message_content(message, "beta words", tokens=3, exact=False, encoding="e")
+        assert store.search_messages(conversation, fts_query(["alpha"])) == []
+        assert [c.message_id for c in store.search_messages(conversation, '"beta"')] == [message]
+        store.delete_conversation(conversation)
+        assert store.term_documents(["beta"]) == {"beta": 0}
+
+
+def test_a_version_1_database_is_migrated_and_indexed(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    for statement in MIGRATIONS[0]:
+        conn.execute(statement)
+    conn.execute("PRAGMA user_version = 1")
+    conn.execute("INSERT INTO conversations (title, created_at, updated_at) VALUES ('t', 0, 0)")
+    conn.execute(
+        "INSERT INTO messages (conversation_id, role, content, status, created_at, updated_at) "
+        "VALUES (1, 'user', 'an old message about kubernetes', 'complete', 0, 0)"
+    )
+    conn.commit()
+    conn.close()
+    with Store.open(path) as store:
+        with store.reading() as reading:
+            assert reading.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert [c.content for c in store.search_messages(1, '"kubernetes"')] == [
+            "an old message about kubernetes"
+        ]
+
+
+def test_embeddings_round_trip_and_go_stale_on_edit(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "s.db") as store:
+        conversation = store.create_conversation().id
+        first = add(store, conversation, "first")
+        second = add(store, conversation, "second")
+        assert store.messages_to_embed(conversation, "m") == [(first, "first"), (second, "second")]
+        store.save_embeddings("m", [(first, b"\x01\x02"), (second, b"\x03\x04")])
+        assert store.messages_to_embed(conversation, "m") == []
+        assert store.load_embeddings(conversation, "m") == [
+            (first, b"\x01\x02"),
+            (second, b"\x03\x04"),
+        ]
+        store.update_message_content(first, "first, edited", tokens=3, exact=False, encoding="e")
+        assert store.messages_to_embed(conversation, "m") == [(first, "first, edited")]
+        assert store.load_embeddings(conversation, "other-model") == []

@@ -1,0 +1,50 @@
+"""The adaptive budget: shares in force at turn 5 and turn 50, with and without recall."""
+
+from ctxchat.core.adaptive import AdaptivePolicy, shares_in_force
+from ctxchat.core.budget import BudgetShares
+
+
+def test_turn_5_without_recall_keeps_the_configured_shares() -> None:
+    in_force = shares_in_force(BudgetShares(), turns=5, has_recall=False, policy=AdaptivePolicy())
+    assert in_force.shares == BudgetShares()
+    assert in_force.reasons == ()
+
+
+def test_turn_5_with_recall_takes_from_working() -> None:
+    in_force = shares_in_force(BudgetShares(), turns=5, has_recall=True, policy=AdaptivePolicy())
+    assert in_force.shares.as_dict() == {
+        "system": 0.1,
+        "memory": 0.1,
+        "summary": 0.2,
+        "recall": 0.1,
+        "working": 0.5,
+    }
+    assert in_force.reasons == ("recall found earlier messages: it takes 10% from working",)
+
+
+def test_turn_50_with_recall() -> None:
+    in_force = shares_in_force(BudgetShares(), turns=50, has_recall=True, policy=AdaptivePolicy())
+    assert in_force.shares.as_dict() == {
+        "system": 0.1,
+        "memory": 0.1,
+        "summary": 0.25,
+        "recall": 0.15,
+        "working": 0.4,
+    }
+    assert in_force.reasons == (
+        "recall found earlier messages: it takes 10% from working",
+        "turn 50 > 20: working yields 10% (5% to summary, 5% to recall)",
+    )
+
+
+def test_turn_50_with_recall_off_gives_all_to_summary() -> None:
+    policy = AdaptivePolicy(recall_enabled=False)
+    in_force = shares_in_force(BudgetShares(), turns=50, has_recall=True, policy=policy)
+    assert in_force.shares.as_dict()["summary"] == 0.3
+    assert in_force.shares.as_dict()["recall"] == 0.0
+    assert in_force.shares.as_dict()["working"] == 0.5
+    assert in_force.reasons == ("turn 50 > 20: working yields 10% to summary",)
+
+
+def test_no_policy_changes_nothing() -> None:
+    assert shares_in_force(BudgetShares(), turns=500, has_recall=True, policy=None).reasons == ()

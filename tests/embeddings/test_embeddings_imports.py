@@ -35,7 +35,7 @@ def test_importing_the_package_and_asking_imports_none_of_the_extra() -> None:
     assert imported_after(code) == []
 
 
-def test_no_other_ctxchat_module_imports_the_embeddings_package() -> None:
+def test_the_rest_of_ctxchat_imports_only_the_availability_check() -> None:
     modules = [
         info.name
         for info in pkgutil.walk_packages(ctxchat.__path__, "ctxchat.")
@@ -43,7 +43,8 @@ def test_no_other_ctxchat_module_imports_the_embeddings_package() -> None:
     ]
     assert "ctxchat.chat.session" in modules
     code = "".join(f"import {name}\n" for name in modules) + (
-        "assert not any(m.startswith('ctxchat.embeddings') for m in sys.modules)\n"
+        "loaded = sorted(m for m in sys.modules if m.startswith('ctxchat.embeddings'))\n"
+        "assert loaded == ['ctxchat.embeddings', 'ctxchat.embeddings.availability'], loaded\n"
     )
     assert imported_after("import sys\n" + code) == []
 

@@ -462,3 +462,49 @@ class TestConversationSwitcher:
         """As narrow, in a dialog up to 110 columns wide."""
         app = switcher(build(), clock)
         assert snap_compare(app, run_before=then("ctrl+l"), terminal_size=WIDE)
+
+
+RECALL_DRAFT = "What did we decide about the database?"
+# Semantic recall is left out of these pictures: its vectors come from a float model and a
+# worker thread, and the pictures must not depend on either.
+NO_SEMANTIC = "[recall]\nsemantic = false"
+
+
+def long_conversation_with_decisions(app: CtxChatApp) -> CtxChatApp:
+    """Forty turns of unrelated talk with two decisions about the database, the later one
+    reversing the earlier."""
+    store, conversation = open_conversation(app)
+    topics = ["the logging format", "the release notes", "the test fixtures", "the CI cache"]
+    for turn in range(1, 41):
+        if turn == 3:
+            question = "We decided to use MySQL for the main database."
+        elif turn == 20:
+            question = "Change of plan: we decided on PostgreSQL for the main database."
+        else:
+            question = f"Could you review {topics[turn % 4]} once more (round {turn})?"
+        say(store, conversation, "user", question)
+        reply(store, conversation, f"Reviewed {topics[turn % 4]}: it looks fine now. " * 12)
+    return app
+
+
+class TestRecallLayer:
+    def test_wide(self, build: BuildApp, snap_compare: SnapCompare) -> None:
+        """A 3,000-token window, forty turns, and the draft `What did we decide about the
+        database?`: under the budget legend `shares in force: system 10%, memory 10%, summary
+        25%, recall 15%, working 40%` with the two reasons (recall found earlier messages;
+        turn 41 > 20); the recall panel holds the PostgreSQL decision (turn 20) above the
+        MySQL one (turn 3), each with `matched decide, database; score …, N messages ago`,
+        and the note that newer messages outrank older ones."""
+        app = long_conversation_with_decisions(
+            build(context_window=3_000, output_reserve=500, extra=NO_SEMANTIC)
+        )
+        assert snap_compare(app, run_before=then_draft(RECALL_DRAFT), terminal_size=WIDE)
+
+    def test_narrow_with_context(self, build: BuildApp, snap_compare: SnapCompare) -> None:
+        """The same at 80x24 with the context side shown: the mode line, the bar with a teal
+        recall segment, and the legend with `recall` in it."""
+        app = long_conversation_with_decisions(
+            build(context_window=3_000, output_reserve=500, extra=NO_SEMANTIC)
+        )
+        run = then_draft(RECALL_DRAFT, context=True)
+        assert snap_compare(app, run_before=run, terminal_size=NARROW)

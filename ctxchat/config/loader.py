@@ -17,9 +17,9 @@ from pathlib import Path
 from ctxchat.config.errors import ConfigError
 from ctxchat.config.locations import config_path
 from ctxchat.config.reader import TableReader
-from ctxchat.config.redact import redact_text
 from ctxchat.config.schema import OPENAI_API_KEY, default_settings, read_settings
 from ctxchat.config.settings import Settings, is_sensitive_header
+from ctxchat.redaction import redact
 
 _DECODE_POSITION = re.compile(
     r"^(?P<message>.*?) \(at (?:line (?P<line>\d+), column (?P<column>\d+)|end of document)\)$"
@@ -134,7 +134,7 @@ def _syntax_error(
             line = text.count("\n") + 1
     message = message[:1].lower() + message[1:]
     return ConfigError(
-        f"invalid TOML: {redact_text(message, secrets)}", path=path, line=line, column=column
+        f"invalid TOML: {redact(message, secrets)}", path=path, line=line, column=column
     )
 
 

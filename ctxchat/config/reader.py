@@ -12,7 +12,7 @@ from typing import TypeVar
 
 from ctxchat.config.errors import ConfigError
 from ctxchat.config.keylines import Key, KeyLines, format_key
-from ctxchat.config.redact import redact_text
+from ctxchat.redaction import redact
 
 E = TypeVar("E", bound=StrEnum)
 
@@ -54,10 +54,10 @@ class TableReader:
     def error(self, key: Key, problem: str) -> ConfigError:
         """A ConfigError at `key`'s line (or its table's), with every known secret redacted."""
         return ConfigError(
-            redact_text(problem, self._secrets),
+            redact(problem, self._secrets),
             path=self.path,
             line=self._lines.line_of(key),
-            key=redact_text(format_key(key), self._secrets) if key else None,
+            key=redact(format_key(key), self._secrets) if key else None,
         )
 
     def expected(self, key: Key, what: str, value: object, *, secret: bool = False) -> ConfigError:

@@ -6,9 +6,9 @@ import os
 from collections.abc import Mapping
 
 from ctxchat.config.loader import LoadedSettings
-from ctxchat.config.redact import mask_secret, redact_text
 from ctxchat.config.schema import CONTEXT_KEYS, SHARE_KEYS, SUMMARY_KEYS
 from ctxchat.config.settings import ProviderProfile, Settings, is_sensitive_header
+from ctxchat.redaction import mask_secret, redact
 
 ReportValue = str | int | float | bool | None | list[str] | dict[str, "ReportValue"]
 
@@ -94,11 +94,11 @@ def _sources(loaded: LoadedSettings) -> dict[str, str]:
 def _redacted(value: ReportValue, secrets: list[str]) -> ReportValue:
     """Every string run through redaction: a key pasted into the wrong setting stays hidden."""
     if isinstance(value, str):
-        return redact_text(value, secrets)
+        return redact(value, secrets)
     if isinstance(value, list):
-        return [redact_text(item, secrets) for item in value]
+        return [redact(item, secrets) for item in value]
     if isinstance(value, dict):
-        return {redact_text(k, secrets): _redacted(v, secrets) for k, v in value.items()}
+        return {redact(k, secrets): _redacted(v, secrets) for k, v in value.items()}
     return value
 
 

@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ctxchat.config.errors import MissingApiKey, UnknownProfile
-from ctxchat.config.redact import mask_secret
 from ctxchat.core.adaptive import AdaptivePolicy
 from ctxchat.core.budget import Budget, BudgetShares
 from ctxchat.core.memory import Mode
 from ctxchat.core.summary import SummaryPolicy, SummaryStrategy
 from ctxchat.core.working import Selection
+from ctxchat.redaction import mask_secret
 
 if TYPE_CHECKING:
     from ctxchat.core.assemble import AssemblyOptions

@@ -21,6 +21,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from email.utils import parsedate_to_datetime
 from enum import StrEnum
 
+from ctxchat.redaction import REDACTED, redact
+
 __all__ = [
     "REDACTED",
     "ErrorKind",
@@ -41,29 +43,6 @@ __all__ = [
     "unreadable_reply_error",
     "window_from_error",
 ]
-
-REDACTED = "[redacted]"
-
-# `Bearer <token>` anywhere (headers echoed into error pages, debug dumps).
-_BEARER = re.compile(r"(?i)\bbearer\s+[^\s\"',;]+")
-# Key-shaped tokens: OpenAI (sk-, sk-proj-), OpenRouter (sk-or-), Anthropic (sk-ant-),
-# Groq (gsk_), xAI (xai-), restricted keys (rk-).
-_KEY_LIKE = re.compile(r"\b(?:sk|rk|gsk|xai)[-_][A-Za-z0-9_\-]{6,}")
-# user:password@ in URLs.
-_URL_CREDENTIALS = re.compile(r"(?<=//)[^/@\s:]+:[^/@\s]+@")
-# Secrets shorter than this are not replaced: they would blank out ordinary words.
-_MIN_SECRET_LENGTH = 4
-
-
-def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
-    """Remove `Bearer ...` tokens, key-shaped strings, URL passwords and the given secrets."""
-    # Longest first, so a secret that contains another is removed whole.
-    for secret in sorted((s for s in secrets if s), key=len, reverse=True):
-        if len(secret) >= _MIN_SECRET_LENGTH:
-            text = text.replace(secret, REDACTED)
-    text = _BEARER.sub(f"Bearer {REDACTED}", text)
-    text = _KEY_LIKE.sub(REDACTED, text)
-    return _URL_CREDENTIALS.sub(f"{REDACTED}@", text)
 
 
 class ErrorKind(StrEnum):

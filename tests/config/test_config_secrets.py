@@ -10,9 +10,9 @@ import pytest
 
 from ctxchat.config.errors import ConfigError
 from ctxchat.config.loader import LoadedSettings, load_settings, parse_settings
-from ctxchat.config.redact import mask_secret, redact_text
 from ctxchat.config.report import settings_report
 from ctxchat.config.settings import ProviderProfile, Settings
+from ctxchat.redaction import mask_secret, redact
 
 SECRET = "sk-secret-123"
 LONG_SECRET = "sk-proj-abcdefghijklmnopqrstuvwxyz0123"
@@ -188,4 +188,4 @@ def test_mask_secret(value: str, masked: str) -> None:
     ids=["bearer", "lowercase", "key-shaped", "given", "too-short", "url", "longest-first"],
 )
 def test_redact_text(text: str, secrets: list[str | None], redacted: str) -> None:
-    assert redact_text(text, secrets) == redacted
+    assert redact(text, secrets) == redacted

@@ -1,4 +1,8 @@
-"""Keeping secrets out of text: masking a key for display and redacting it from messages."""
+"""Keeping secrets out of text: masking a key for display and redacting it from any message.
+
+One place for both the configuration and the model client, so every error, report and
+export removes the same things.
+"""
 
 from __future__ import annotations
 
@@ -31,7 +35,7 @@ def mask_secret(value: str) -> str:
     return f"{prefix}…{value[-4:]}"
 
 
-def redact_text(text: str, secrets: Iterable[str | None] = ()) -> str:
+def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
     """`text` without `Bearer ...` tokens, key-shaped strings, URL passwords or the given secrets."""
     # Longest first, so a secret that contains another is removed whole.
     for secret in sorted({s for s in secrets if s}, key=len, reverse=True):

@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _corpus import synthetic_texts
 
 from ctxchat.core.assemble import assemble_context
-from ctxchat.core.budget import Budget
+from ctxchat.core.budget import Budget, Layer
 from ctxchat.core.history import HistoryMessage, SummaryState
 from ctxchat.core.memory import MemoryEntry, MemoryKind, Mode
 from ctxchat.core.tokens import CachingCounter, count_message, counter_for_model
@@ -87,7 +87,7 @@ def main() -> None:
 
     cached_ms = statistics.median(cached) * 1000
     naive_ms = statistics.median(naive) * 1000
-    working = plan.layers[3]  # type: ignore[attr-defined]
+    working = plan.layer(Layer.WORKING)  # type: ignore[attr-defined]
     print(f"history: {MESSAGES:,} messages, {sum(m.tokens for m in history):,} tokens")
     print(f"plan: {plan.tokens:,} tokens, {len(working.items)} working messages")  # type: ignore[attr-defined]
     print(f"cached assembly (median of {RUNS}): {cached_ms:.2f} ms")

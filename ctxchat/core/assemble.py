@@ -111,9 +111,11 @@ def assemble_context(
     `recall` holds search hits for the new input, best first; `adaptive` shifts the shares
     (`turns` is the number of user turns, counted from `history` when not given).
     """
-    if turns is None:
+    if turns is None and adaptive is not None:
         turns = sum(1 for m in history if m.role == "user") + (new_input is not None)
-    in_force = shares_in_force(budget.shares, turns=turns, has_recall=bool(recall), policy=adaptive)
+    in_force = shares_in_force(
+        budget.shares, turns=turns or 0, has_recall=bool(recall), policy=adaptive
+    )
     if in_force.reasons:
         budget = Budget(budget.context_window, budget.output_reserve, in_force.shares)
     total = budget.total

@@ -1,0 +1,506 @@
+"""Benchmark of the TUI: first paint of a real process, a 4,000-chunk reply streamed at full
+speed, and opening a 10,000-message conversation.
+
+Run: python bench/ui.py [--only paint|stream|open]
+
+Every figure is printed next to a baseline measured in the same run: a bare `python -c pass`
+under the same pseudo-terminal, and the bare `openai` client reading the same stream from the
+same scripted server. Nothing is asserted: the numbers are for people to read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import fcntl
+import os
+import re
+import select
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from openai import AsyncOpenAI
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Markdown
+
+from ctxchat.core.tokens import CachingCounter, count_message, counter_for_model
+from ctxchat.testing import harness
+from ctxchat.testing.server import ScriptedModelServer
+from ctxchat.tui.app import CtxChatApp, build_app
+from ctxchat.tui.widgets.message_item import MessageItem
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _corpus import synthetic_texts
+
+COLUMNS, ROWS = 160, 50
+PAINT_RUNS = 5
+CHUNKS = 4_000
+CHUNK_CHARS = 6
+BARE_RUNS = 3
+NAIVE_CHUNKS = (200, 400)
+MESSAGES = 10_000
+OPEN_RUNS = 3
+MODEL = "gpt-4o"
+QUESTION = "Which database should we use for the sync service, and how do we set it up?"
+
+# --- a realistic reply -----------------------------------------------------------------------
+
+_SECTIONS = [
+    """## {n}. Write-ahead logging
+
+PostgreSQL writes every change to its write-ahead log before it touches the table files, so a
+crash in the middle of a write loses nothing that was committed. SQLite does the same in WAL
+mode, with one writer at a time and readers that never block it.
+
+- **Durability:** both fsync the log on commit; `synchronous = NORMAL` in SQLite trades the
+  last transaction after a power cut for fewer fsyncs.
+- **Concurrency:** PostgreSQL takes row locks; SQLite locks the whole database for a write.
+- **Operations:** PostgreSQL needs a server, backups and upgrades; SQLite is a file you copy.
+
+""",
+    """## {n}. Opening the database
+
+```python
+def open_db(path: str) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute("PRAGMA foreign_keys = ON")
+    return conn
+```
+
+Open one connection per thread and keep it: connecting is cheap, but the page cache lives in
+the connection, so a fresh one per request reads everything from disk again.
+
+""",
+    """## {n}. Indexes
+
+Measure before you decide. Run the slowest query with `EXPLAIN QUERY PLAN` and check that it
+uses the index you expect; if it scans the table, add the index and measure again.
+
+```sql
+CREATE INDEX IF NOT EXISTS events_by_device
+    ON events (device_id, created_at);
+EXPLAIN QUERY PLAN
+SELECT * FROM events WHERE device_id = ? ORDER BY created_at DESC LIMIT 50;
+```
+
+""",
+    """## {n}. Migrations
+
+Keep the schema version in `PRAGMA user_version` and apply numbered scripts in order, each in
+its own transaction. Never edit a migration that has shipped; add a new one instead.
+
+1. Read `user_version`.
+2. Apply every script with a higher number, in one transaction each.
+3. Write the new `user_version` in the same transaction as its script.
+
+""",
+    """## {n}. Backups
+
+Copying the file while the app writes can catch it half-way. Use the online backup API, which
+copies page by page and retries pages that change under it:
+
+```python
+with sqlite3.connect("backup.db") as target:
+    source.backup(target, pages=1024, sleep=0.05)
+```
+
+On PostgreSQL, `pg_dump` gives a consistent snapshot; for point-in-time recovery, archive the
+WAL as well.
+
+""",
+    """## {n}. When to move to PostgreSQL
+
+Move when more than one machine must write at the same time, when you need row-level locks for
+long transactions, or when the data outgrows one disk. Until then, SQLite in WAL mode handles
+thousands of writes a second on a laptop, and the app stays one file to deploy.
+
+> Rule of thumb: if every write comes through one service, start with SQLite.
+
+""",
+]
+
+
+def reply_text(chars: int) -> str:
+    """A Markdown reply about choosing a database, cut to exactly `chars` characters."""
+    parts: list[str] = []
+    length = 0
+    number = 0
+    while length < chars:
+        part = _SECTIONS[number % len(_SECTIONS)].format(n=number + 1)
+        parts.append(part)
+        length += len(part)
+        number += 1
+    return "".join(parts)[:chars]
+
+
+def median(values: Sequence[float]) -> float:
+    return statistics.median(values)
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:,.0f} ms"
+
+
+# --- 1. first paint under a pseudo-terminal ------------------------------------------------
+
+_ESCAPE = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+FIRST_FRAME = {
+    "composer": re.compile(rb"Write a message"),
+    "plan": re.compile(rb"used [\d,]+ of [\d,]+"),
+}
+FULL_FRAME = {**FIRST_FRAME, "footer": re.compile(rb"\^q Quit")}
+
+
+def run_in_pty(
+    argv: Sequence[str],
+    env: dict[str, str],
+    markers: dict[str, re.Pattern[bytes]],
+    *,
+    timeout: float = 20.0,
+) -> tuple[dict[str, float], float]:
+    """Start `argv` on a fresh pseudo-terminal of COLUMNS x ROWS; return when each marker was
+    first written (seconds from spawn, escape sequences stripped) and when the process ended.
+
+    Once every marker is seen, ctrl+q is sent; output is drained until the process exits.
+    """
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        argv,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        start_new_session=True,
+        close_fds=True,
+    )
+    os.close(slave)
+    output = b""
+    seen: dict[str, float] = {}
+    quit_sent = False
+    closed = False
+    try:
+        while not closed:
+            if time.perf_counter() - started > timeout:
+                missing = sorted(set(markers) - set(seen))
+                raise TimeoutError(f"{' '.join(argv[1:])!r}: no {missing} or no exit in time")
+            ready, _, _ = select.select([master], [], [], 0.01)
+            if ready:
+                try:
+                    data = os.read(master, 65536)
+                except OSError:  # EIO: every process on the terminal has closed it
+                    data = b""
+                closed = not data
+                output += data
+                text = _ESCAPE.sub(b"", output)
+                now = time.perf_counter() - started
+                for name, pattern in markers.items():
+                    if name not in seen and pattern.search(text):
+                        seen[name] = now
+            if len(seen) == len(markers) and not quit_sent:
+                os.write(master, b"\x11")  # ctrl+q
+                quit_sent = True
+        process.wait(timeout)
+        ended = time.perf_counter() - started
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        os.close(master)
+    return seen, ended
+
+
+def first_paint() -> None:
+    print(
+        f"== first paint: `ctxchat` on a {COLUMNS}x{ROWS} pseudo-terminal (median of {PAINT_RUNS})"
+    )
+    with (
+        ScriptedModelServer(models=[MODEL], requires_key=harness.TEST_KEY) as server,
+        tempfile.TemporaryDirectory() as directory,
+    ):
+        root = Path(directory)
+        config = harness.write_config(root, server.base_url, model=MODEL)
+        env = {
+            **harness.test_env(root, config),
+            "HOME": str(root),
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "LANG": "C.UTF-8",
+            "TERM": "xterm-256color",
+        }
+        python = sys.executable
+        app = [python, "-m", "ctxchat.cli.main"]
+        run_in_pty(app, env, FULL_FRAME)  # warm-up: creates the database, fills caches
+
+        bare = [run_in_pty([python, "-c", "pass"], env, {})[1] for _ in range(PAINT_RUNS)]
+        version = [run_in_pty([*app, "--version"], env, {})[1] for _ in range(PAINT_RUNS)]
+        runs = [run_in_pty(app, env, FULL_FRAME)[0] for _ in range(PAINT_RUNS)]
+
+    first = median([max(run[name] for name in FIRST_FRAME) for run in runs])
+    full = median([max(run.values()) for run in runs])
+    print(f"bare `python -c pass`, spawn to exit: {ms(median(bare))}")
+    print(f"`ctxchat --version` (argparse only), spawn to exit: {ms(median(version))}")
+    print(f"first frame (composer and context plan drawn): {ms(first)}")
+    print(f"first full frame (… and the footer's keys; target < 500 ms): {ms(full)}")
+    print(f"ratio: {full / median(bare):.0f}x a bare interpreter start")
+
+
+# --- 2. streaming -----------------------------------------------------------------------------
+
+
+async def bare_stream(base_url: str) -> tuple[float, int]:
+    """Seconds the bare openai client takes to receive the whole stream, and its content chunks."""
+    client = AsyncOpenAI(base_url=base_url, api_key=harness.TEST_KEY)
+    try:
+        started = time.perf_counter()
+        stream = await client.chat.completions.create(
+            model=MODEL, messages=[{"role": "user", "content": QUESTION}], stream=True
+        )
+        chunks = 0
+        async for chunk in stream:
+            if chunk.choices and chunk.choices[0].delta.content:
+                chunks += 1
+        return time.perf_counter() - started, chunks
+    finally:
+        await client.close()
+
+
+def reply_done(app: CtxChatApp) -> bool:
+    items = app.query(MessageItem)
+    if len(items) < 2 or app.streaming:
+        return False
+    last = items.last()
+    return last.view.role == "assistant" and not last.is_streaming
+
+
+async def wait_until(condition: Callable[[], bool], timeout: float = 600.0) -> None:
+    deadline = time.perf_counter() + timeout
+    while not condition():
+        if time.perf_counter() > deadline:
+            raise TimeoutError("the app never got there")
+        await asyncio.sleep(0.001)
+
+
+async def app_stream(server: ScriptedModelServer, text: str) -> tuple[float, str]:
+    """Seconds from pressing enter to the frame after the reply is finished, and the reply."""
+    with tempfile.TemporaryDirectory() as directory:
+        root = Path(directory)
+        config = harness.write_config(root, server.base_url, model=MODEL)
+        workspace = harness.open_test_workspace(root, config)
+        try:
+            app = build_app(harness.app_args(), workspace)
+            async with app.run_test(size=(COLUMNS, ROWS)) as pilot:
+                await app.workers.wait_for_complete()
+                app.composer.text = QUESTION
+                await pilot.pause()
+                server.script(text)
+                started = time.perf_counter()
+                await pilot.press("enter")
+                await wait_until(lambda: reply_done(app))
+                await pilot.pause()
+                elapsed = time.perf_counter() - started
+                return elapsed, app.query(MessageItem).last().view.content
+        finally:
+            workspace.close()
+
+
+class MarkdownOnly(App[None]):
+    """One Markdown widget in a scroll view: what a reply costs with no app around it."""
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Markdown()
+
+
+async def markdown_only(base_url: str, *, naive: bool) -> float:
+    """Seconds from the request to the frame after the last chunk, in `MarkdownOnly`.
+
+    `naive`: `Markdown.update(whole text so far)` on every chunk, as a peer TUI does. Else the
+    app's design: `Markdown.get_stream` per chunk, then one final `update`.
+    """
+    client = AsyncOpenAI(base_url=base_url, api_key=harness.TEST_KEY)
+    app = MarkdownOnly()
+    try:
+        async with app.run_test(size=(COLUMNS, ROWS)) as pilot:
+            markdown = app.query_one(Markdown)
+            writer = Markdown.get_stream(markdown)
+            started = time.perf_counter()
+            stream = await client.chat.completions.create(
+                model=MODEL, messages=[{"role": "user", "content": QUESTION}], stream=True
+            )
+            text = ""
+            async for chunk in stream:
+                if chunk.choices and chunk.choices[0].delta.content:
+                    delta = chunk.choices[0].delta.content
+                    text += delta
+                    if naive:
+                        await markdown.update(text)
+                    else:
+                        await writer.write(delta)
+            await writer.stop()
+            if not naive:
+                await markdown.update(text)
+            await pilot.pause()
+            return time.perf_counter() - started
+    finally:
+        await client.close()
+
+
+async def streaming() -> None:
+    print(f"== streaming a {CHUNKS:,}-chunk reply at full speed, app at {COLUMNS}x{ROWS}")
+    text = reply_text(CHUNKS * CHUNK_CHARS)
+    # chunk_size, not chunks=: with `chunks` the server also pads the empty reasoning into
+    # 4,000 filler reasoning chunks. 24,000 characters in 6-character pieces are 4,000 chunks.
+    with ScriptedModelServer(
+        models=[MODEL], requires_key=harness.TEST_KEY, chunk_size=CHUNK_CHARS
+    ) as server:
+        base_url = server.base_url
+        bare_times = []
+        for _ in range(BARE_RUNS):
+            server.script(text)
+            seconds, chunks = await bare_stream(base_url)
+            bare_times.append(seconds)
+        bare = median(bare_times)
+        print(
+            f"reply: {len(text):,} characters of Markdown (headings, lists, code), "
+            f"{chunks:,} content chunks"
+        )
+        print(f"bare openai client, request to last chunk (median of {BARE_RUNS}): {ms(bare)}")
+
+        app_seconds, shown = await app_stream(server, text)
+        check = "the whole reply" if shown == text else "a DIFFERENT text"
+        print(
+            f"ctxchat, enter to the frame after the reply is finished: {ms(app_seconds)} "
+            f"({check}; target within 2x)"
+        )
+        print(f"  ratio: {app_seconds / bare:.1f}x the bare client")
+
+        server.script(text)
+        floor = await markdown_only(base_url, naive=False)
+        print(
+            "Textual alone, Markdown.get_stream per chunk + one final update "
+            f"(no app around it): {ms(floor)}, {floor / bare:.1f}x"
+        )
+
+        measured: list[tuple[int, float]] = []
+        for count in NAIVE_CHUNKS:
+            server.script(text[: count * CHUNK_CHARS])
+            measured.append((count, await markdown_only(base_url, naive=True)))
+        for count, seconds in measured:
+            print(
+                f"naive peer, Markdown.update(whole text) per chunk, first {count} chunks: "
+                f"{seconds:.1f} s"
+            )
+        # Each update re-renders all text so far: time = a*n + b*n^2, fitted to two sizes.
+        (n1, t1), (n2, t2) = measured
+        b = (t2 / n2 - t1 / n1) / (n2 - n1)
+        a = t1 / n1 - b * n1
+        estimate = a * CHUNKS + b * CHUNKS**2
+        print(
+            f"naive peer, all {CHUNKS:,} chunks: ~{estimate:,.0f} s, ~{estimate / bare:,.0f}x "
+            f"(EXTRAPOLATED as a*n + b*n^2 from the two runs above, not measured)"
+        )
+
+
+# --- 3. opening a long conversation ------------------------------------------------------------
+
+
+def build_conversation(root: Path, base_url: str) -> Path:
+    """A config and a database holding one conversation of MESSAGES messages."""
+    config = harness.write_config(root, base_url, model=MODEL, context_window=128_000)
+    workspace = harness.open_test_workspace(root, config)
+    counter = CachingCounter(counter_for_model(MODEL))
+    store = workspace.store
+    try:
+        conversation = store.create_conversation("Sync service: storage", model=MODEL).id
+        with store.transaction():  # one commit for the whole setup
+            for index, text in enumerate(synthetic_texts(MESSAGES)):
+                role = "user" if index % 2 == 0 else "assistant"
+                count = count_message(counter, role, text)  # counted once, as when stored
+                store.add_message(
+                    conversation,
+                    role,
+                    text,
+                    tokens=count.tokens,
+                    exact=count.exact,
+                    encoding=counter.name,
+                    model=MODEL if role == "assistant" else None,
+                )
+        store.add_memory("constraint", "The service must run on a single small VM.", pinned=True)
+        store.add_memory("preference", "Prefers short answers with a code example.")
+        store.checkpoint()
+    finally:
+        workspace.close()
+    return config
+
+
+async def open_once(root: Path, config: Path) -> tuple[float, float, float, int, int]:
+    """Seconds to open the workspace, to build the app, and to the first frame showing the
+    newest turns and the plan; the mounted turns and the conversation's size."""
+    started = time.perf_counter()
+    workspace = harness.open_test_workspace(root, config)
+    opened = time.perf_counter()
+    try:
+        app = build_app(harness.app_args(), workspace)
+        built = time.perf_counter()
+        async with app.run_test(size=(COLUMNS, ROWS)) as pilot:
+            view = app.conversation_view
+            await wait_until(lambda: bool(view.items) and app.last_plan is not None)
+            await pilot.pause()
+            shown = time.perf_counter()
+            return (
+                opened - started,
+                built - started,
+                shown - started,
+                len(app.query(MessageItem)),
+                view.total_count,
+            )
+    finally:
+        workspace.close()
+
+
+async def opening() -> None:
+    print(f"== opening a {MESSAGES:,}-message conversation (median of {OPEN_RUNS})")
+    with (
+        ScriptedModelServer(models=[MODEL], requires_key=harness.TEST_KEY) as server,
+        tempfile.TemporaryDirectory() as directory,
+    ):
+        root = Path(directory)
+        started = time.perf_counter()
+        config = build_conversation(root, server.base_url)
+        print(
+            f"setup: {MESSAGES:,} messages counted and stored in {time.perf_counter() - started:.1f} s"
+        )
+        runs = [await open_once(root, config) for _ in range(OPEN_RUNS)]
+    opened, built, shown, mounted, total = (median([run[i] for run in runs]) for i in range(5))
+    print(f"workspace open (settings, store, state): {ms(opened)}")
+    print(f"… + build_app (session, backend): {ms(built)}")
+    print(f"… + first frame with the newest turns and the plan: {ms(shown)} (target < 1 s)")
+    print(f"mounted: {mounted:.0f} of {total:,.0f} messages")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=("paint", "stream", "open"))
+    only = parser.parse_args().only
+    if only in (None, "paint"):
+        first_paint()
+    if only in (None, "stream"):
+        asyncio.run(streaming())
+    if only in (None, "open"):
+        asyncio.run(opening())
+
+
+if __name__ == "__main__":
+    main()

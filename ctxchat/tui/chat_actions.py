@@ -31,6 +31,22 @@ from ctxchat.tui.widgets.conversation import ConversationView
 from ctxchat.tui.widgets.message_item import MessageItem
 
 
+SESSION_ACTIONS = frozenset(
+    {
+        "toggle_mode",
+        "inspect",
+        "summarize",
+        "summaries",
+        "extract",
+        "focus_memory",
+        "conversations",
+        "new_conversation",
+        "switch_model",
+        "toggle_context",
+    }
+)
+
+
 class ChatActions(AppBase):
     """The conversation's own actions."""
 
@@ -56,6 +72,10 @@ class ChatActions(AppBase):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "stop":
             return self.streaming
+        # Before the first-run setup opens a conversation only quitting (and the palette)
+        # means anything: hide the rest from the footer.
+        if not self.has_session and action in SESSION_ACTIONS:
+            return False
         return True
 
     @on(ConversationView.RetryRequested)

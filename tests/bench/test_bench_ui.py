@@ -1,0 +1,55 @@
+"""Smoke tests of bench/ui.py's helpers: they run in seconds, the benchmark itself does not."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from ctxchat.testing import harness
+from ctxchat.testing.server import ScriptedModelServer
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "ui.py"
+
+
+@pytest.fixture(scope="module")
+def ui() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_ui", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_reply_is_markdown_of_exactly_the_size_asked(ui: ModuleType) -> None:
+    text = ui.reply_text(ui.CHUNKS * ui.CHUNK_CHARS)
+    assert len(text) == 24_000
+    assert text.count("```") >= 10 and "\n## " in text and "\n- " in text
+
+
+def test_run_in_pty_sees_the_marker_then_sends_ctrl_q(ui: ModuleType, tmp_path: Path) -> None:
+    # The child reads one key in raw mode, as the app does, and prints what it got.
+    child = (
+        "import sys, tty; tty.setraw(0); print('ready', flush=True); "
+        "print(repr(sys.stdin.buffer.read(1)), flush=True)"
+    )
+    seen, ended = ui.run_in_pty(
+        [sys.executable, "-c", child], {"PATH": "/usr/bin:/bin"}, {"ready": re.compile(rb"ready")}
+    )
+    assert 0 < seen["ready"] <= ended < 10
+
+
+async def test_the_markdown_only_app_renders_a_streamed_reply(ui: ModuleType) -> None:
+    with ScriptedModelServer(
+        models=[ui.MODEL], requires_key=harness.TEST_KEY, chunk_size=ui.CHUNK_CHARS
+    ) as server:
+        server.script(ui.reply_text(300))
+        streamed = await ui.markdown_only(server.base_url, naive=False)
+        server.script(ui.reply_text(120))
+        naive = await ui.markdown_only(server.base_url, naive=True)
+    assert 0 < streamed < 30 and 0 < naive < 30

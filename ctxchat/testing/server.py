@@ -873,7 +873,12 @@ _MID_STREAM_FAULTS = frozenset({Fault.DROP, Fault.STALL, Fault.ERROR_IN_STREAM})
 
 
 def _split_even(text: str, count: int) -> list[str]:
-    """Split `text` into exactly `count` non-empty pieces, padding short text with filler."""
+    """Split `text` into exactly `count` non-empty pieces, padding short text with filler.
+
+    Empty text stays empty: a reply without reasoning must not stream filler reasoning.
+    """
+    if not text:
+        return []
     while len(text) < count:
         text += " w"
     size, extra = divmod(len(text), count)

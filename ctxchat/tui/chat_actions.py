@@ -30,7 +30,6 @@ from ctxchat.tui.widgets.composer import Composer
 from ctxchat.tui.widgets.conversation import ConversationView
 from ctxchat.tui.widgets.message_item import MessageItem
 
-
 SESSION_ACTIONS = frozenset(
     {
         "toggle_mode",
@@ -74,9 +73,7 @@ class ChatActions(AppBase):
             return self.streaming
         # Before the first-run setup opens a conversation only quitting (and the palette)
         # means anything: hide the rest from the footer.
-        if not self.has_session and action in SESSION_ACTIONS:
-            return False
-        return True
+        return self.has_session or action not in SESSION_ACTIONS
 
     @on(ConversationView.RetryRequested)
     @on(ConversationView.RegenerateRequested)

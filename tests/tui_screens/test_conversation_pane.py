@@ -132,7 +132,8 @@ async def test_streamed_reply_ends_with_exactly_the_full_text_rendered() -> None
         view = app.query_one(ConversationView)
         await view.add_message(MessageView(1, "user", "Write a function."))
         item = await view.begin_reply(MessageView(2, "assistant", "", MessageStatus.STREAMING))
-        assert item.is_streaming and item.has_class("-streaming")
+        assert item.is_streaming and item.status is MessageStatus.STREAMING
+        assert item.query_one(".message--status").has_class("-streaming")
         for start in range(0, len(full), 5):
             await item.append(full[start : start + 5])
         await item.finish(full, MessageStatus.COMPLETE, tokens=31)
@@ -151,7 +152,8 @@ async def test_streamed_reply_ends_with_exactly_the_full_text_rendered() -> None
         assert fence.code == "def double(x):\n    return x * 2"
         assert not item.is_streaming
         assert item.view.content == full and item.view.tokens == 31
-        assert item.has_class("-complete") and not item.has_class("-streaming")
+        assert item.status is MessageStatus.COMPLETE and not item.is_streaming
+        assert item.query_one(".message--status").has_class("-complete")
 
 
 async def test_interrupted_stream_is_marked_with_the_error_and_the_retry_key() -> None:
@@ -164,7 +166,8 @@ async def test_interrupted_stream_is_marked_with_the_error_and_the_retry_key() -
         await pilot.pause()
         status = str(item.query_one(".message--status", Static).content)
         assert status == "⚠ Interrupted: The stream stalled.  ·  retry: ctrl+r"
-        assert item.has_class("-interrupted")
+        assert item.status is MessageStatus.INTERRUPTED
+        assert item.query_one(".message--status").has_class("-interrupted")
 
 
 async def test_markup_and_control_sequences_show_literally() -> None:
@@ -318,5 +321,7 @@ async def test_update_message_shows_the_new_state() -> None:
         view.update_message(MessageView(6, "assistant", "It worked this time.", tokens=9))
         await pilot.pause()
         item = view.items[-1]
-        assert item.has_class("-complete") and not item.has_class("-failed")
+        assert item.status is MessageStatus.COMPLETE
+        marker = item.query_one(".message--status")
+        assert marker.has_class("-complete") and not marker.has_class("-failed")
         assert str(item.query_one(MarkdownBlock).content) == "It worked this time."

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, replace
 
 from rich.text import Text
@@ -9,6 +10,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
@@ -18,6 +20,7 @@ from ctxchat.tui.views import MessageView
 
 ROLE_NAMES = {"user": "You", "assistant": "Assistant", "system": "System"}
 RETRY_HINT = "retry: ctrl+r"
+WRITES_PER_SECOND = 30
 
 
 def status_sentence(view: MessageView) -> str:
@@ -36,7 +39,7 @@ def header_text(view: MessageView) -> Text:
     header = Text()
     header.append(ROLE_NAMES.get(view.role, view.role), style="bold")
     details = []
-    if view.model:
+    if view.model and view.role == "assistant":
         details.append(clean(view.model))
     if view.tokens:
         details.append(f"{view.tokens:,} tokens")
@@ -73,22 +76,21 @@ class MessageItem(Vertical):
         & > .message--body {
             height: auto;
         }
+        /* No `:last-child` rule on the Markdown blocks: it makes Textual restyle every
+           block each time a streamed block is added, which grows with the reply's square. */
         & > Markdown.message--body {
             padding: 0;
             margin: 0;
-            & > MarkdownBlock:last-child {
-                margin-bottom: 0;
-            }
         }
         & > .message--status {
             height: auto;
             display: none;
         }
-        &.-interrupted > .message--status {
+        & > .message--status.-interrupted {
             display: block;
             color: $warning;
         }
-        &.-failed > .message--status {
+        & > .message--status.-failed {
             display: block;
             color: $error;
         }
@@ -115,6 +117,9 @@ class MessageItem(Vertical):
         super().__init__(id=f"message-{view.id}")
         self._view = view
         self._stream: MarkdownStream | None = None
+        self._pending: list[str] = []
+        self._last_write = 0.0
+        self._flush_timer: Timer | None = None
         self._sync_classes()
 
     @property
@@ -143,7 +148,7 @@ class MessageItem(Vertical):
             yield Markdown(clean(view.content), open_links=False, classes="message--body")
         else:
             yield Static(plain(view.content), classes="message--body")
-        yield Static(plain(status_sentence(view)), classes="message--status")
+        yield Static(plain(status_sentence(view)), classes=f"message--status -{view.status.value}")
 
     def update_view(self, view: MessageView) -> None:
         """Show a new state of this message.
@@ -151,9 +156,21 @@ class MessageItem(Vertical):
         While the reply streams only the header follows (model, tokens): the text and the
         status belong to `append` and `finish`.
         """
-        if self._stream is not None:
+        same_body = (view.content, view.status, view.error, view.reasoning) == (
+            self._view.content,
+            self._view.status,
+            self._view.error,
+            self._view.reasoning,
+        )
+        if self._stream is not None or same_body:
+            # Only the header changed (model, tokens): rebuilding a long reply's Markdown
+            # for that would cost as much as rendering it again.
             self._view = replace(
-                self._view, model=view.model, tokens=view.tokens, reasoning=view.reasoning
+                self._view,
+                model=view.model,
+                tokens=view.tokens,
+                reasoning=view.reasoning,
+                reasoning_tokens=view.reasoning_tokens,
             )
             self.query_one(".message--header", Static).update(header_text(self._view))
             return
@@ -175,9 +192,23 @@ class MessageItem(Vertical):
         self._view = replace(self._view, content=self._view.content + delta)
         if not self.is_attached:
             return  # switched away: the text is kept, nothing is drawn
-        # A control sequence split across two deltas is only partly removed here; the
+        # Deltas are written at most WRITES_PER_SECOND times a second: a fast server sends
+        # hundreds a second, and each write makes the Markdown parse and lay out again.
+        self._pending.append(delta)
+        if time.monotonic() - self._last_write >= 1 / WRITES_PER_SECOND:
+            await self._write_pending()
+        elif self._flush_timer is None:
+            self._flush_timer = self.set_timer(1 / WRITES_PER_SECOND, self._write_pending)
+
+    async def _write_pending(self) -> None:
+        self._flush_timer = None
+        if not self._pending or self._stream is None:
+            return
+        text, self._pending = "".join(self._pending), []
+        self._last_write = time.monotonic()
+        # A control sequence split across two writes is only partly removed here; the
         # final render in `finish` cleans the whole text.
-        await self._stream.write(clean(delta))
+        await self._stream.write(clean(text))
 
     async def finish(
         self,
@@ -188,6 +219,10 @@ class MessageItem(Vertical):
         tokens: int | None = None,
     ) -> None:
         """End the stream and render the whole reply once, so code fences render right."""
+        if self._flush_timer is not None:
+            self._flush_timer.stop()
+            self._flush_timer = None
+        self._pending = []  # the final render below shows them
         if self._stream is not None:
             stream, self._stream = self._stream, None
             await stream.stop()
@@ -224,10 +259,20 @@ class MessageItem(Vertical):
         self.query_one(".message--header", Static).update(header_text(self._view))
         self.query_one(".message--status", Static).update(plain(status_sentence(self._view)))
 
+    @property
+    def status(self) -> MessageStatus:
+        """How the turn stands: complete, streaming, interrupted or failed."""
+        return self._view.status
+
     def _sync_classes(self) -> None:
         self.set_class(self._view.role == "user", "-user")
+        # Status classes go on the marker line, not the item: changing a class on the item
+        # restyles every Markdown block inside it.
+        if not self.is_mounted:
+            return
+        marker = self.query_one(".message--status", Static)
         for status in MessageStatus:
-            self.set_class(self._view.status == status, f"-{status.value}")
+            marker.set_class(self._view.status == status, f"-{status.value}")
 
     @on(Markdown.LinkClicked)
     def _ask_before_opening(self, event: Markdown.LinkClicked) -> None:

@@ -71,7 +71,10 @@ def open_workspace(
 
 
 def make_backend(profile: ProviderProfile, env: Mapping[str, str]) -> ModelBackend:
-    """The OpenAI-compatible backend for a profile (raises MissingApiKey without its key)."""
-    from ctxchat.model.openai_backend import OpenAIBackend
+    """The OpenAI-compatible backend for a profile (raises MissingApiKey without its key).
 
-    return OpenAIBackend(profile.base_url, profile.resolve_api_key(env))
+    The `openai` package is imported on first use, so starting costs nothing for it.
+    """
+    from ctxchat.model.deferred import DeferredBackend
+
+    return DeferredBackend(profile.base_url, profile.resolve_api_key(env))

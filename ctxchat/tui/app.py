@@ -16,6 +16,7 @@ from ctxchat.config.errors import ConfigError, MissingApiKey
 from ctxchat.config.loader import load_settings
 from ctxchat.config.settings import ProviderProfile
 from ctxchat.core.memory import Mode
+from ctxchat.model.deferred import warm
 from ctxchat.tui.chat_actions import ChatActions
 from ctxchat.tui.commands import ctxchat_commands
 from ctxchat.tui.conversation_actions import ConversationActions
@@ -46,6 +47,8 @@ class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions
         self._notes = list(notes)
 
     def on_mount(self) -> None:
+        # The model client loads in a thread while the first frame is drawn.
+        self.run_worker(warm, thread=True, group="warm", exit_on_error=False)
         self._load_themes()
         self._apply_keymap()
         if self.size.width < 110:

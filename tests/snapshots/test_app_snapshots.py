@@ -213,6 +213,10 @@ def with_draft(text: str) -> Callable[[Pilot[Any]], Any]:
     async def run(pilot: Pilot[Any]) -> None:
         app = pilot.app
         assert isinstance(app, CtxChatApp)
+        # Focus first: the app focuses the composer once the conversation is drawn, and a
+        # picture taken before that would lack the cursor.
+        app.composer.focus()
+        await pilot.pause()
         app.composer.insert(text)
         await planned(pilot, text)
         await steady(pilot)

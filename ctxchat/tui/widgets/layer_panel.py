@@ -50,6 +50,10 @@ class ModeChange:
         return f"mode {self.mode}: {moved}, {signed(self.token_delta)} tokens"
 
 
+# A layer panel lists at most this many items (the newest); the rest are counted in one line.
+SHOWN_ITEMS = 60
+
+
 def mode_change(previous: ContextPlan, plan: ContextPlan) -> ModeChange:
     """The difference between the plans before and after a mode switch."""
     before = {item.ref for item in previous.layer(Layer.MEMORY).items}
@@ -195,7 +199,20 @@ class LayerPanel(Vertical, can_focus=True):
             return f"{clean(ref):<{ref_width}}  {tokens(count):>{count_width}}  "
 
         lines: list[Content] = []
-        for item in layer_plan.items:
+        items = layer_plan.items
+        if len(items) > SHOWN_ITEMS:
+            # A long working memory is thousands of lines: name the older ones in one line
+            # and show the newest, so every keystroke's update stays cheap.
+            hidden = items[: len(items) - SHOWN_ITEMS]
+            lines.append(
+                Content.styled(
+                    f"  … {len(hidden):,} earlier items, {tokens(sum(i.tokens for i in hidden))} "
+                    "tokens (the inspector, f2, lists them all)",
+                    "$foreground-muted",
+                )
+            )
+            items = items[len(hidden) :]
+        for item in items:
             mark = ("+", "bold $success") if item.ref in added else (" ", "")
             lines.append(Content.assemble(mark, columns(item.ref, item.tokens), _item_label(item)))
         for left in layer_plan.left_out:

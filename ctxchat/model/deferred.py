@@ -1,0 +1,75 @@
+"""A backend that imports the `openai` client only when it is first used.
+
+Importing `openai` takes about half a second; the app draws its first frame without it
+and `warm()` loads it in a thread meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from ctxchat.model.backend import ModelBackend, ServerInfo, StreamChunk
+
+if TYPE_CHECKING:
+    from ctxchat.model.openai_backend import OpenAIBackend
+
+_MODULE = "ctxchat.model.openai_backend"
+
+
+def warm() -> None:
+    """Import the client now (call from a worker thread)."""
+    importlib.import_module(_MODULE)
+
+
+class DeferredBackend(ModelBackend):
+    """An `OpenAIBackend` for `base_url`, built on the first call."""
+
+    def __init__(self, base_url: str, api_key: str | None = None) -> None:
+        self.base_url = base_url
+        self._api_key = api_key
+        self._real: OpenAIBackend | None = None
+        self._lock = asyncio.Lock()
+
+    async def real(self) -> OpenAIBackend:
+        """The client itself; the import runs in a thread so the screen keeps drawing."""
+        if self._real is None:
+            async with self._lock:
+                if self._real is None:
+                    module = await asyncio.to_thread(importlib.import_module, _MODULE)
+                    self._real = module.OpenAIBackend(self.base_url, self._api_key)
+        assert self._real is not None
+        return self._real
+
+    async def stream_reply(
+        self,
+        messages: Sequence[Mapping[str, str]],
+        *,
+        model: str,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> AsyncIterator[StreamChunk]:
+        real = await self.real()
+        stream = real.stream_reply(
+            messages, model=model, max_tokens=max_tokens, temperature=temperature
+        )
+        try:
+            async for chunk in stream:
+                yield chunk
+        finally:
+            await stream.aclose()  # type: ignore[attr-defined]
+
+    async def list_models(self) -> list[str]:
+        return await (await self.real()).list_models()
+
+    async def describe_server(self, model: str, configured_window: int | None) -> ServerInfo:
+        return await (await self.real()).describe_server(model, configured_window)
+
+    async def count_tokens(self, text: str) -> int | None:
+        return await (await self.real()).count_tokens(text)
+
+    async def aclose(self) -> None:
+        if self._real is not None:
+            await self._real.aclose()

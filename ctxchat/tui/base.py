@@ -149,7 +149,8 @@ class AppBase(App[int]):
         yield Header(icon="◧")
         with Horizontal(id="main"):
             with Vertical(id="chat"):
-                yield ConversationView(id="conversation")
+                # A screenful and a little more: older turns page in as the user scrolls up.
+                yield ConversationView(id="conversation", initial=20)
                 yield Static("", id="status-line")
                 yield Composer(id="composer")
             with Vertical(id="side"):

@@ -201,3 +201,22 @@ async def test_a_layer_panel_folds_from_the_keyboard(key: str) -> None:
 def test_layer_panel_binding_has_an_id_and_tooltip() -> None:
     for binding in LayerPanel.BINDINGS:
         assert binding.id and binding.tooltip  # type: ignore[union-attr]
+
+
+async def test_a_long_layer_lists_its_newest_items_and_counts_the_rest() -> None:
+    """Thousands of working messages become one summary line and the newest 60."""
+    from ctxchat.core.plan import LayerPlan, PlanItem
+    from ctxchat.tui.widgets.layer_panel import SHOWN_ITEMS
+
+    items = tuple(PlanItem(f"message:{i}", 10, "user") for i in range(1, 2_001))
+    layer = LayerPlan(Layer.WORKING, 100_000, 0.6, 20_000, items)
+    app = HostApp(lambda: [LayerPanel(Layer.WORKING)])
+    async with app.run_test(size=(100, 80)) as pilot:
+        panel = app.query_one(LayerPanel)
+        panel.update_layer(layer)
+        await pilot.pause()
+        text = "\n".join(rendered(child) for child in panel.children)
+    assert SHOWN_ITEMS == 60
+    assert "… 1,940 earlier items, 19,400 tokens" in text
+    assert "message:2000" in text and "message:1941" in text
+    assert "message:1940 " not in text

@@ -162,11 +162,15 @@ class ConversationView(VerticalScroll, can_focus=True):
         total_count: int = 0,
         loader: Loader | None = None,
         *,
+        initial: int | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
+        """`initial` overrides how many of the newest turns are mounted at first."""
         super().__init__(name=name, id=id, classes=classes)
+        if initial is not None:
+            self.INITIAL = initial
         self._total = total_count
         self._loader: Loader = loader or _no_messages
         self._start = 0

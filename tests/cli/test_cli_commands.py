@@ -246,3 +246,17 @@ def test_send_folds_automatically(run, server: ScriptedModelServer) -> None:  # 
     code, out, _ = run("context", "--json")
     layers = {layer["layer"]: layer for layer in json.loads(out)["layers"]}
     assert layers["summary"]["items"][0]["ref"] == "summary:v1"
+
+
+def test_missing_key_variable_is_named_not_shown(
+    run, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.delenv("CTXCHAT_TEST_KEY")
+    code, out, err = run("send", "hello")
+    assert code == 1
+    assert out == ""
+    assert err.count("\n") == 1
+    assert "CTXCHAT_TEST_KEY" in err
+    assert KEY not in err
+    # The message was not sent, and nothing was stored for it.
+    assert json.loads(run("conversations", "--json")[1])[0]["messages"] == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -68,6 +69,30 @@ def open_workspace(
             "stopped; they are kept and marked interrupted."
         )
     return Workspace(loaded, locations, store, state.state, environment, warnings)
+
+
+def profile_for(
+    settings: Settings,
+    *,
+    name: str | None = None,
+    model: str | None = None,
+    base_url: str | None = None,
+) -> ProviderProfile | None:
+    """The profile to talk to, with a model and base URL from the command line applied.
+
+    None when nothing is configured and no base URL was given (first-run setup's case).
+    """
+    if settings.needs_setup:
+        if not base_url:
+            return None
+        profile = ProviderProfile(name="command-line", base_url=base_url, model=model or "")
+    else:
+        profile = settings.profile(name)
+    if base_url:
+        profile = dataclasses.replace(profile, base_url=base_url)
+    if model:
+        profile = dataclasses.replace(profile, model=model)
+    return profile
 
 
 def make_backend(profile: ProviderProfile, env: Mapping[str, str]) -> ModelBackend:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 from collections.abc import Iterator
@@ -11,7 +10,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ctxchat.chat.session import ChatSession
-from ctxchat.chat.workspace import Workspace, open_workspace
+from ctxchat.chat.workspace import Workspace, open_workspace, profile_for
 from ctxchat.cli.main import EXIT_USAGE
 from ctxchat.cli.run import CliError
 from ctxchat.config.settings import ProviderProfile, Settings
@@ -30,24 +29,18 @@ def workspace(args: argparse.Namespace) -> Iterator[Workspace]:
 
 
 def chosen_profile(settings: Settings, args: argparse.Namespace) -> ProviderProfile:
-    """The profile to use, with --model and --base-url applied."""
-    base_url: str | None = getattr(args, "base_url", None)
-    model: str | None = getattr(args, "model", None)
-    if settings.needs_setup and not base_url:
+    """The profile to use, with --profile, --model and --base-url applied."""
+    profile = profile_for(
+        settings,
+        name=getattr(args, "profile", None),
+        model=getattr(args, "model", None),
+        base_url=getattr(args, "base_url", None),
+    )
+    if profile is None:
         raise CliError(
             "no model server is configured: run `ctxchat config init`, set OPENAI_API_KEY, "
             "or pass --base-url"
         )
-    if settings.needs_setup:
-        profile = ProviderProfile(
-            name="command-line", base_url=base_url or "", model=model or "", api_key_env=None
-        )
-    else:
-        profile = settings.profile(getattr(args, "profile", None))
-    if base_url:
-        profile = dataclasses.replace(profile, base_url=base_url)
-    if model:
-        profile = dataclasses.replace(profile, model=model)
     return profile
 
 

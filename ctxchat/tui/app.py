@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import dataclasses
 from collections.abc import Iterable, Sequence
 
 from textual.app import SystemCommand
 from textual.screen import Screen
 
 from ctxchat.chat.session import ChatSession
-from ctxchat.chat.workspace import Workspace, make_backend, open_workspace
+from ctxchat.chat.workspace import Workspace, make_backend, open_workspace, profile_for
 from ctxchat.config.errors import ConfigError, MissingApiKey
 from ctxchat.config.loader import load_settings
 from ctxchat.config.settings import ProviderProfile
@@ -253,16 +252,9 @@ def build_app(args: argparse.Namespace, workspace: Workspace) -> CtxChatApp:
     notes: list[str] = []
     theme = args.theme or workspace.state.theme or settings.theme
     mode = Mode(args.mode) if args.mode else None
-    if settings.needs_setup and not args.base_url:
+    profile = profile_for(settings, name=args.profile, model=args.model, base_url=args.base_url)
+    if profile is None:
         return CtxChatApp(workspace, None, theme=theme, servers=_found_servers())
-    if settings.needs_setup:
-        profile = ProviderProfile("command-line", args.base_url, args.model or "", None)
-    else:
-        profile = settings.profile(args.profile)
-    if args.base_url:
-        profile = dataclasses.replace(profile, base_url=args.base_url)
-    if args.model:
-        profile = dataclasses.replace(profile, model=args.model)
     if args.conversation is not None:
         workspace.store.get_conversation(args.conversation)  # NotFound: one clear line
     session = open_session(workspace, profile, args.conversation, mode, notes.append)

@@ -169,6 +169,5 @@ def _close(
 
 
 def _error_line(error: ProviderError) -> str:
-    if error.kind is ErrorKind.CANCELLED:
-        return error.message
-    return f"{error.message} {error.action}".strip()
+    # A stop by the user needs no advice beside the reply; every other error keeps its action.
+    return error.message if error.kind is ErrorKind.CANCELLED else str(error)

@@ -42,6 +42,10 @@ class Workspace:
         self.state = state
         save_state(self.locations.state_file, state)
 
+    def update_state(self, **changes: object) -> None:
+        """Save the state with `changes` (field names of AppState); the rest stays."""
+        self.save_state(dataclasses.replace(self.state, **changes))  # type: ignore[arg-type]
+
     def close(self) -> None:
         self.store.close()
 

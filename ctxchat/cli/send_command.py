@@ -13,7 +13,6 @@ from ctxchat.chat.turn import ReplyDelta, TurnFailed, TurnFinished, TurnStarted,
 from ctxchat.cli.common import conversation_id, make_session, print_json, workspace
 from ctxchat.cli.main import EXIT_PROVIDER, EXIT_USAGE
 from ctxchat.cli.run import CliError
-from ctxchat.config.state import AppState
 from ctxchat.safe_text import clean
 
 
@@ -40,14 +39,7 @@ def send(args: argparse.Namespace) -> int:
         )
         session = make_session(space, args, conversation, connect=True)
         code = asyncio.run(_send(session, text, args))
-        space.save_state(
-            AppState(
-                last_mode=space.state.last_mode,
-                theme=space.state.theme,
-                last_conversation_id=conversation,
-                servers=space.state.servers,
-            )
-        )
+        space.update_state(last_conversation_id=conversation)
         return code
 
 

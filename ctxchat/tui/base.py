@@ -14,7 +14,6 @@ from textual.widgets import Footer, Header, Static
 from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.workspace import Workspace
-from ctxchat.config.state import AppState
 from ctxchat.core.budget import BudgetError
 from ctxchat.core.memory import Mode
 from ctxchat.core.plan import ContextPlan
@@ -328,17 +327,8 @@ class AppBase(App[int]):
     def remember(
         self, *, mode: Mode | None = None, theme: str | None = None, conversation: int | None = None
     ) -> None:
-        state = self.workspace.state
-        self.workspace.save_state(
-            AppState(
-                last_mode=mode if mode is not None else state.last_mode,
-                theme=theme if theme is not None else state.theme,
-                last_conversation_id=(
-                    conversation if conversation is not None else state.last_conversation_id
-                ),
-                servers=state.servers,
-            )
-        )
+        changes = {"last_mode": mode, "theme": theme, "last_conversation_id": conversation}
+        self.workspace.update_state(**{k: v for k, v in changes.items() if v is not None})
 
     def notify_lines(self, lines: Sequence[str], *, severity: str = "information") -> None:
         for line in lines:

@@ -12,7 +12,6 @@ from ctxchat.core.summary import (
     SummaryStrategy,
     batches_for_summarizer,
     build_fold_request,
-    unsummarized,
 )
 from ctxchat.core.tokens import count_message
 from ctxchat.model.backend import ModelBackend
@@ -149,7 +148,3 @@ def roll_back(session: ChatSession, summary_id: int | None) -> None:
     """Make an earlier version (or none) the one in force."""
     session.store.activate_summary(session.conversation, summary_id)
     session.forget_summary()
-
-
-def unsummarized_count(session: ChatSession) -> int:
-    return len(unsummarized(session.history(), session.summary_state()))

@@ -11,6 +11,7 @@ from textual import work
 
 from ctxchat.chat.workspace import make_backend
 from ctxchat.config.errors import MissingApiKey
+from ctxchat.core.plan import ContextPlan
 from ctxchat.model.errors import ProviderError
 from ctxchat.store import conversation_markdown
 from ctxchat.tui.base import AppBase
@@ -19,6 +20,16 @@ from ctxchat.tui.screens.inspector import RequestInspector
 from ctxchat.tui.screens.model_picker import ModelChoice, ModelPicker
 from ctxchat.tui.screens.rename import RenameScreen
 from ctxchat.tui.views import ConversationRowView
+
+
+def request_body(model: str, plan: ContextPlan) -> dict[str, object]:
+    """The request as the client sends it: the plan's messages, streamed."""
+    return {
+        "model": model,
+        "messages": plan.request_messages(),
+        "max_tokens": plan.output_reserve,
+        "stream": True,
+    }
 
 
 class ConversationActions(AppBase):
@@ -113,24 +124,23 @@ class ConversationActions(AppBase):
         self.push_screen(RenameScreen(conversation.title), renamed)
 
     def action_inspect(self) -> None:
+        """The next request; or, with a reply selected in the conversation, its request."""
         if not self.has_session:
             return
         session = self.session
+        selected = self.conversation_view.selected_id
+        if selected is not None and session.store.get_message(selected).role == "assistant":
+            self.inspect_reply(selected)
+            return
         plan = session.plan(self.draft())
-        body = {
-            "model": session.model,
-            "messages": plan.request_messages(),
-            "max_tokens": plan.output_reserve,
-            "stream": True,
-        }
-        previous = None
-        if session.conversation_id is not None:
-            replies = [
-                m for m in session.store.messages(session.conversation) if m.role == "assistant"
-            ]
-            if replies:
-                previous = session.store.load_plan(replies[-1].id)
-        self.push_screen(RequestInspector(body, plan, previous=previous, title="Next request"))
+        self.push_screen(
+            RequestInspector(
+                request_body(session.model, plan),
+                plan,
+                previous=session.last_request(),
+                title="Next request",
+            )
+        )
 
     def inspect_reply(self, message_id: int) -> None:
         """The request a past reply was produced from."""
@@ -139,13 +149,12 @@ class ConversationActions(AppBase):
         if plan is None:
             self.notify("No request was stored for that message.", markup=False)
             return
-        body = {
-            "model": session.store.get_message(message_id).model or session.model,
-            "messages": plan.request_messages(),
-            "max_tokens": plan.output_reserve,
-            "stream": True,
-        }
-        self.push_screen(RequestInspector(body, plan, title=f"Request of reply {message_id}"))
+        model = session.store.get_message(message_id).model or session.model
+        self.push_screen(
+            RequestInspector(
+                request_body(model, plan), plan, title=f"Request of reply {message_id}"
+            )
+        )
 
     # --- models -------------------------------------------------------------------------
 

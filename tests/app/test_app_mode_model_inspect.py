@@ -140,3 +140,31 @@ async def test_the_inspector_shows_exactly_the_next_request(
         await pilot.press("enter")
         await settle(pilot)
         assert server.requests[-1]["messages"] == expected
+
+
+async def test_a_selected_reply_shows_the_request_it_came_from(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, _ = make_app()
+    server.script("First answer.", "Second answer.")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for question in ("First question", "Second question"):
+            await typed(pilot, question)
+            await pilot.press("enter")
+            await settle(pilot)
+        store = app.workspace.store
+        first_reply = store.messages(app.session.conversation)[1]
+        assert first_reply.content == "First answer."
+        app.conversation_view.select(first_reply.id)
+        await pilot.press("f2")
+        inspector = app.screen
+        assert isinstance(inspector, RequestInspector)
+        stored = store.load_plan(first_reply.id)
+        assert stored is not None
+        assert (
+            inspector.body["messages"]
+            == stored.request_messages()
+            == server.requests[0]["messages"]
+        )
+        assert inspector.body["messages"][-1] == {"role": "user", "content": "First question"}

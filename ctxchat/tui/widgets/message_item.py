@@ -17,10 +17,11 @@ from textual.widgets.markdown import MarkdownStream
 from ctxchat.core.history import MessageStatus
 from ctxchat.tui.text import clean, plain
 from ctxchat.tui.views import MessageView
+from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
 
 ROLE_NAMES = {"user": "You", "assistant": "Assistant", "system": "System"}
 RETRY_HINT = "retry: ctrl+r"
-WRITES_PER_SECOND = 30
+WRITES_PER_SECOND = 10
 
 
 def status_sentence(view: MessageView) -> str:
@@ -145,7 +146,7 @@ class MessageItem(Vertical):
             with Collapsible(title=title, collapsed=True):
                 yield Static(plain(view.reasoning))
         if view.role == "assistant":
-            yield Markdown(clean(view.content), open_links=False, classes="message--body")
+            yield ReplyMarkdown(clean(view.content), open_links=False, classes="message--body")
         else:
             yield Static(plain(view.content), classes="message--body")
         yield Static(plain(status_sentence(view)), classes=f"message--status -{view.status.value}")
@@ -218,7 +219,7 @@ class MessageItem(Vertical):
         error: str = "",
         tokens: int | None = None,
     ) -> None:
-        """End the stream and render the whole reply once, so code fences render right."""
+        """End the stream and settle the reply against its full text (see `ReplyMarkdown`)."""
         if self._flush_timer is not None:
             self._flush_timer.stop()
             self._flush_timer = None
@@ -237,7 +238,7 @@ class MessageItem(Vertical):
             tokens=self._view.tokens if tokens is None else tokens,
         )
         if self._view.role == "assistant":
-            await self.query_one(".message--body", Markdown).update(clean(full_text))
+            await self.query_one(".message--body", ReplyMarkdown).settle(clean(full_text))
         else:
             self.query_one(".message--body", Static).update(plain(full_text))
         self._set_status(status)

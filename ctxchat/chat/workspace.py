@@ -13,6 +13,7 @@ from ctxchat.config.loader import LoadedSettings, load_settings
 from ctxchat.config.locations import Locations
 from ctxchat.config.settings import ProviderProfile, Settings
 from ctxchat.config.state import AppState, LoadedState, load_state, save_state
+from ctxchat.core import encodings
 from ctxchat.store import Store
 
 if TYPE_CHECKING:
@@ -62,6 +63,7 @@ def open_workspace(
     """
     environment = dict(os.environ if env is None else env)
     locations = Locations.resolve(config=config, data=data_dir, env=environment)
+    encodings.use_cache_dir(locations.cache_dir)
     loaded = load_settings(locations.config_file, environment, required=config is not None)
     store = Store.open(locations.database)
     state: LoadedState = load_state(locations.state_file)

@@ -7,6 +7,7 @@ each command imports what it needs when it runs.
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -162,6 +163,11 @@ class _Commands:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command is None:
+        # Starting the TUI allocates a great many objects that all live on; the cycle
+        # collector would scan them again and again. The app turns it back on (and moves
+        # what start-up made out of its sight) once the first frame is drawn.
+        gc.disable()
     from ctxchat.cli.run import run
 
     return run(args)

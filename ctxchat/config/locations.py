@@ -2,7 +2,8 @@
 
 The config file is the user's (`CTXCHAT_CONFIG` or `--config` override it); the data
 directory holds the database and the app-owned state file (`CTXCHAT_DATA_DIR` or
-`--data-dir` override it). Nothing is read at import time: each function takes the
+`--data-dir` override it); the cache directory holds what can be rebuilt, such as parsed
+tokenizer data (`CTXCHAT_CACHE_DIR` overrides it). Nothing is read at import time: each function takes the
 override and the environment it should use.
 """
 
@@ -18,6 +19,7 @@ import platformdirs
 APP_NAME = "ctxchat"
 CONFIG_ENV = "CTXCHAT_CONFIG"
 DATA_DIR_ENV = "CTXCHAT_DATA_DIR"
+CACHE_DIR_ENV = "CTXCHAT_CACHE_DIR"
 CONFIG_FILENAME = "config.toml"
 STATE_FILENAME = "state.toml"
 DATABASE_FILENAME = "ctxchat.db"
@@ -52,6 +54,14 @@ def data_dir(override: Path | None = None, env: Mapping[str, str] | None = None)
     return platformdirs.user_data_path(APP_NAME, appauthor=False)
 
 
+def cache_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The cache directory: `$CTXCHAT_CACHE_DIR`, else the user cache dir."""
+    from_env = _env(env).get(CACHE_DIR_ENV, "").strip()
+    if from_env:
+        return _expand(from_env)
+    return platformdirs.user_cache_path(APP_NAME, appauthor=False)
+
+
 def database_path(data_directory: Path) -> Path:
     """The SQLite database inside a data directory."""
     return data_directory / DATABASE_FILENAME
@@ -81,6 +91,8 @@ class Locations:
     """The app-owned state file."""
     themes_dir: Path
     """Where user theme files are looked for."""
+    cache_dir: Path
+    """Where rebuildable files (parsed tokenizer data) are kept."""
 
     @classmethod
     def resolve(
@@ -97,6 +109,7 @@ class Locations:
             database=database_path(data_directory),
             state_file=state_path(data_directory),
             themes_dir=config_file.parent / THEMES_DIRNAME,
+            cache_dir=cache_dir(env),
         )
 
     def as_dict(self) -> dict[str, str]:
@@ -106,4 +119,5 @@ class Locations:
             "database": str(self.database),
             "state_file": str(self.state_file),
             "themes_dir": str(self.themes_dir),
+            "cache_dir": str(self.cache_dir),
         }

@@ -1,12 +1,21 @@
-"""Offline loading of tiktoken encodings from data files shipped in PyPI packages."""
+"""Offline loading of tiktoken encodings from data files shipped in PyPI packages.
+
+Parsing a data file's base64 lines takes a tenth of a second or more, on the path to the
+app's first frame; when the app names a cache directory (`use_cache_dir`), the parsed
+ranks are kept there as one marshal file, checksummed, and read back on later starts.
+"""
 
 from __future__ import annotations
 
-import base64
+import binascii
+import contextlib
 import functools
 import gzip
 import hashlib
 import importlib.util
+import marshal
+import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,6 +53,8 @@ class EncodingSpec:
     pattern: str
     special_tokens: dict[str, int]
     sha256: str
+    ranks: int
+    """How many mergeable ranks the data file holds."""
 
 
 SPECS: dict[str, EncodingSpec] = {
@@ -58,12 +69,14 @@ SPECS: dict[str, EncodingSpec] = {
             ENDOFPROMPT: 100276,
         },
         "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+        100_256,
     ),
     "o200k_base": EncodingSpec(
         "o200k_base",
         _O200K_PATTERN,
         {ENDOFTEXT: 199999, ENDOFPROMPT: 200018},
         "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+        199_998,
     ),
 }
 
@@ -105,20 +118,117 @@ def read_verified(path: Path, expected_sha256: str) -> bytes:
 
 def parse_ranks(data: bytes) -> dict[bytes, int]:
     """Parse tiktoken's `base64-token rank` lines."""
-    ranks: dict[bytes, int] = {}
-    for line in data.splitlines():
-        if line:
-            token, rank = line.split()
-            ranks[base64.b64decode(token)] = int(rank)
+    decode = binascii.a2b_base64
+    pairs = (line.split() for line in data.splitlines() if line)
+    return {decode(token): int(rank) for token, rank in pairs}
+
+
+_cache_dir: Path | None = None
+
+
+def use_cache_dir(directory: Path | None) -> None:
+    """Keep parsed ranks in `directory` (None: parse the data file on every start)."""
+    global _cache_dir
+    _cache_dir = directory
+
+
+def cache_file(spec: EncodingSpec) -> Path | None:
+    """Where the parsed ranks of `spec` are cached, named by the data file's hash."""
+    if _cache_dir is None:
+        return None
+    return _cache_dir / "encodings" / f"{spec.name}-{spec.sha256[:16]}.marshal"
+
+
+def read_cached_ranks(spec: EncodingSpec) -> dict[bytes, int] | None:
+    """The cached ranks of `spec`, or None when there is no cache or it does not check out."""
+    path = cache_file(spec)
+    if path is None:
+        return None
+    try:
+        blob = path.read_bytes()
+        digest, payload = blob[:32], blob[32:]
+        if hashlib.sha256(payload).digest() != digest:
+            return None
+        ranks = marshal.loads(payload)
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+    if not isinstance(ranks, dict) or len(ranks) != spec.ranks:
+        return None
     return ranks
 
 
-@functools.cache
+def write_cached_ranks(spec: EncodingSpec, ranks: dict[bytes, int]) -> None:
+    """Cache parsed ranks, atomically; a cache that cannot be written is simply skipped."""
+    path = cache_file(spec)
+    if path is None:
+        return
+    payload = marshal.dumps(ranks)
+    partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial.write_bytes(hashlib.sha256(payload).digest() + payload)
+        os.replace(partial, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            partial.unlink(missing_ok=True)
+
+
+def packaged_ranks(spec: EncodingSpec) -> dict[bytes, int]:
+    """The ranks of `spec` from the first verified packaged data file (cached when allowed).
+
+    Raises EncodingUnavailable with every file's problem when none loads.
+    """
+    cached = read_cached_ranks(spec)
+    if cached is not None:
+        return cached
+    problems: list[str] = []
+    for path in candidate_files(spec.name):
+        try:
+            ranks = parse_ranks(read_verified(path, spec.sha256))
+        except (OSError, ValueError, EncodingUnavailable) as exc:
+            problems.append(str(exc))
+            continue
+        write_cached_ranks(spec, ranks)
+        return ranks
+    reason = "; ".join(problems) or "no package carrying its data file is installed"
+    raise EncodingUnavailable(f"{spec.name}: {reason}")
+
+
+_loading = threading.Lock()
+
+
 def load_encoding(name: str) -> Any:
     """A `tiktoken.Encoding` built from packaged data, never from the network.
 
-    Raises EncodingUnavailable with the reason when no verified file loads.
+    Built once per process; a caller that arrives while `preload` is building it waits for
+    that build. Raises EncodingUnavailable with the reason when no verified file loads.
     """
+    with _loading:
+        return _build_encoding(name)
+
+
+def forget_built() -> None:
+    """Drop the encodings built so far; the next `load_encoding` builds again."""
+    with _loading:
+        _build_encoding.cache_clear()
+
+
+def preload(name: str) -> None:
+    """Start building encoding `name` in a thread; `load_encoding` then waits for it.
+
+    Reading the cached ranks and building tiktoken's tables mostly run without the
+    interpreter's lock, so they overlap with the app importing its UI.
+    """
+
+    def build() -> None:
+        with contextlib.suppress(EncodingUnavailable):
+            load_encoding(name)
+
+    threading.Thread(target=build, name=f"load {name}", daemon=True).start()
+
+
+@functools.cache
+def _build_encoding(name: str) -> Any:
     spec = SPECS.get(name)
     if spec is None:
         raise EncodingUnavailable(f"no offline data is known for encoding {name!r}")
@@ -126,18 +236,9 @@ def load_encoding(name: str) -> Any:
         import tiktoken
     except ImportError as exc:  # pragma: no cover - tiktoken is a dependency
         raise EncodingUnavailable(f"tiktoken is not installed ({exc})") from exc
-    problems: list[str] = []
-    for path in candidate_files(name):
-        try:
-            ranks = parse_ranks(read_verified(path, spec.sha256))
-        except (OSError, ValueError, EncodingUnavailable) as exc:
-            problems.append(str(exc))
-            continue
-        return tiktoken.Encoding(
-            name=name,
-            pat_str=spec.pattern,
-            mergeable_ranks=ranks,
-            special_tokens=spec.special_tokens,
-        )
-    reason = "; ".join(problems) or "no package carrying its data file is installed"
-    raise EncodingUnavailable(f"{name}: {reason}")
+    return tiktoken.Encoding(
+        name=name,
+        pat_str=spec.pattern,
+        mergeable_ranks=packaged_ranks(spec),
+        special_tokens=spec.special_tokens,
+    )

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ctxchat.core.encodings import EncodingUnavailable, load_encoding
+from ctxchat.core.encodings import EncodingUnavailable, load_encoding, preload
 
 # The OpenAI chat format: every message costs 3 tokens besides its role and content,
 # and the reply is primed with 3 more (<|start|>assistant<|message|>).
@@ -214,6 +214,11 @@ class CachingCounter:
         if len(self._cache) > self._size:
             self._cache.popitem(last=False)
         return tokens
+
+
+def preload_counter(model: str) -> None:
+    """Start loading `model`'s tokenizer in a thread; `counter_for_model` then waits for it."""
+    preload(encoding_for_model(model).encoding)
 
 
 def counter_for_model(model: str) -> TokenCounter:

@@ -39,7 +39,11 @@ def write_config(
 
 def test_env(root: Path, config: Path | None = None) -> dict[str, str]:
     """The only environment the app sees: its dirs and the test key."""
-    env = {"CTXCHAT_TEST_KEY": TEST_KEY, "CTXCHAT_DATA_DIR": str(root / "data")}
+    env = {
+        "CTXCHAT_TEST_KEY": TEST_KEY,
+        "CTXCHAT_DATA_DIR": str(root / "data"),
+        "CTXCHAT_CACHE_DIR": str(root / "cache"),
+    }
     if config is not None:
         env["CTXCHAT_CONFIG"] = str(config)
     else:

@@ -10,7 +10,7 @@ from textual.app import SystemCommand
 from textual.screen import Screen
 
 from ctxchat.chat.session import ChatSession
-from ctxchat.chat.workspace import Workspace, make_backend, open_workspace, profile_for
+from ctxchat.chat.workspace import Workspace, make_backend, profile_for
 from ctxchat.config.errors import ConfigError, MissingApiKey
 from ctxchat.config.loader import load_settings
 from ctxchat.config.settings import ProviderProfile
@@ -46,8 +46,10 @@ class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions
         self._notes = list(notes)
 
     def on_mount(self) -> None:
-        # The model client loads in a thread while the first frame is drawn.
-        self.run_worker(warm, thread=True, group="warm", exit_on_error=False)
+        # The model client loads in a thread once the first frame is drawn.
+        self.after_first_frame(
+            lambda: self.run_worker(warm, thread=True, group="warm", exit_on_error=False)
+        )
         self._load_themes()
         self._apply_keymap()
         if self.size.width < 110:
@@ -70,7 +72,7 @@ class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions
         await self.show_conversation()
         self.composer.focus()
         if self.session.backend is not None:
-            self.detect_window()
+            self.after_first_frame(self.detect_window)
 
     def _load_themes(self) -> None:
         themes, problems = load_themes([*shipped_theme_dirs(), self.workspace.locations.themes_dir])
@@ -261,11 +263,6 @@ def build_app(args: argparse.Namespace, workspace: Workspace) -> CtxChatApp:
     return CtxChatApp(workspace, session, theme=theme, notes=notes)
 
 
-def run_app(args: argparse.Namespace) -> int:
-    workspace = open_workspace(config=args.config, data_dir=args.data_dir)
-    try:
-        app = build_app(args, workspace)
-        result = app.run()
-    finally:
-        workspace.close()
-    return result or 0
+def run_app(args: argparse.Namespace, workspace: Workspace) -> int:
+    """Run the app on an open workspace (the caller closes it)."""
+    return build_app(args, workspace).run() or 0

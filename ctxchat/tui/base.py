@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import gc
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.session import ChatSession
@@ -24,6 +25,7 @@ from ctxchat.tui.themes import LAYER_VARIABLE_DEFAULTS
 from ctxchat.tui.views import MessageView
 from ctxchat.tui.widgets.composer import Composer
 from ctxchat.tui.widgets.conversation import ConversationView
+from ctxchat.tui.widgets.footer import KeyFooter
 from ctxchat.tui.widgets.layer_panel import ContextPanels
 from ctxchat.tui.widgets.memory_panel import MemoryPanel
 
@@ -141,6 +143,30 @@ class AppBase(App[int]):
         self.cached_tokens: int | None = None
         self._plan_timer: Timer | None = None
         self.streaming = False
+        self._first_frame_shown = False
+        self._after_first_frame: list[Callable[[], object]] = []
+
+    # --- start-up -----------------------------------------------------------------------
+
+    def after_first_frame(self, callback: Callable[[], object]) -> None:
+        """Run `callback` once the first frame is on screen (at once if it already is).
+
+        Background work (importing the model client, loading the embedding encoder, asking
+        the server its window) takes the interpreter's lock from the thread that draws.
+        """
+        if self._first_frame_shown:
+            callback()
+        else:
+            self._after_first_frame.append(callback)
+
+    def on_ready(self) -> None:
+        self._first_frame_shown = True
+        # The command line turns the cycle collector off while the app starts.
+        gc.freeze()
+        gc.enable()
+        waiting, self._after_first_frame = self._after_first_frame, []
+        for callback in waiting:
+            callback()
 
     # --- layout -------------------------------------------------------------------------
 
@@ -155,7 +181,7 @@ class AppBase(App[int]):
             with Vertical(id="side"):
                 yield ContextPanels(id="context")
                 yield MemoryPanel(id="memory")
-        yield Footer()
+        yield KeyFooter(at_once=True)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return {**super().get_theme_variable_defaults(), **LAYER_VARIABLE_DEFAULTS}
@@ -297,7 +323,7 @@ class AppBase(App[int]):
         self.last_plan = None
         self.server_prompt_tokens = self.sent_tokens = self.cached_tokens = None
         self.refresh_plan()
-        self.start_semantic(session)
+        self.after_first_frame(lambda: self.start_semantic(session))
 
     async def open_conversation(self, conversation_id: int) -> None:
         """Make `conversation_id` the open conversation (a reply still streaming elsewhere

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import gc
 import html
 import stat
 import tomllib
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 from app_harness import SIZE, MakeApp, Notes, settle, shown_messages, typed
 from textual.widgets import Input, RadioButton, Static
+from textual.widgets._footer import FooterKey
 
 from ctxchat.chat.workspace import Workspace
 from ctxchat.core.memory import Mode
@@ -23,6 +25,7 @@ from ctxchat.testing.server import ScriptedModelServer
 from ctxchat.tui.app import CtxChatApp, build_app
 from ctxchat.tui.screens.setup import SetupScreen
 from ctxchat.tui.widgets.conversation import ConversationView
+from ctxchat.tui.widgets.footer import KeyFooter
 
 
 async def first_run(
@@ -244,3 +247,51 @@ async def test_model_text_is_shown_literally_and_never_acts(
         assert app.is_running
         assert app.return_code is None
         assert notes.of("error") == []
+
+
+async def test_background_work_waits_for_the_first_frame(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, _ = make_app(context_window=0)  # 0: ask the server
+    ran: list[str] = []
+    app.after_first_frame(lambda: ran.append("queued before the first frame"))
+    assert ran == []
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert ran == ["queued before the first frame"]
+        app.after_first_frame(lambda: ran.append("asked for later"))
+        assert ran == ["queued before the first frame", "asked for later"]
+        # The window detection queued at start asks the server too.
+        await app.workers.wait_for_complete()
+        assert any(request.path.endswith("/models") for request in server.other_requests)
+
+
+async def test_the_cycle_collector_is_back_on_once_the_app_has_drawn(make_app: MakeApp) -> None:
+    app, _ = make_app()
+    gc.disable()  # what `ctxchat` does before it starts the TUI
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            assert gc.isenabled()
+    finally:
+        gc.enable()
+
+
+async def test_a_burst_of_binding_changes_rebuilds_the_footer_once(make_app: MakeApp) -> None:
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        footer = app.screen.query_one(KeyFooter)
+        rebuilds: list[int] = []
+        original = footer.recompose
+
+        async def counted() -> None:
+            rebuilds.append(1)
+            await original()
+
+        footer.recompose = counted  # type: ignore[method-assign]
+        for _ in range(4):
+            app.screen.bindings_updated_signal.publish(app.screen)
+        await settle(pilot)
+        assert rebuilds == [1]
+        assert "Quit" in [key.description for key in footer.query(FooterKey)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import stat
@@ -260,3 +261,21 @@ def test_missing_key_variable_is_named_not_shown(
     assert KEY not in err
     # The message was not sent, and nothing was stored for it.
     assert json.loads(run("conversations", "--json")[1])[0]["messages"] == 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "collecting"), [([], False), (["conversations"], True)], ids=["tui", "command"]
+)
+def test_the_cycle_collector_is_off_only_while_the_tui_starts(
+    monkeypatch: pytest.MonkeyPatch, argv: list[str], collecting: bool
+) -> None:
+    from ctxchat.cli import main as cli_main
+    from ctxchat.cli import run as cli_run
+
+    seen: list[bool] = []
+    monkeypatch.setattr(cli_run, "run", lambda args: seen.append(gc.isenabled()) or 0)
+    try:
+        assert cli_main.main(argv) == 0
+    finally:
+        gc.enable()
+    assert seen == [collecting]

@@ -11,6 +11,7 @@ import pytest
 from ctxchat.config.files import ensure_private_dir
 from ctxchat.config.locations import (
     Locations,
+    cache_dir,
     config_path,
     data_dir,
     database_path,
@@ -31,6 +32,10 @@ def test_data_dir_prefers_the_override_then_the_environment(tmp_path: Path) -> N
     assert data_dir(None, env) == tmp_path / "env"
 
 
+def test_cache_dir_comes_from_the_environment(tmp_path: Path) -> None:
+    assert cache_dir({"CTXCHAT_CACHE_DIR": str(tmp_path / "env")}) == tmp_path / "env"
+
+
 def test_a_tilde_in_an_override_is_expanded(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -44,8 +49,10 @@ def test_without_overrides_the_platform_directories_are_used(
 ) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     assert config_path(env={}) == tmp_path / "config" / "ctxchat" / "config.toml"
     assert data_dir(env={}) == tmp_path / "data" / "ctxchat"
+    assert cache_dir(env={}) == tmp_path / "cache" / "ctxchat"
     assert config_path(env={"CTXCHAT_CONFIG": "  "}) == tmp_path / "config/ctxchat/config.toml"
 
 
@@ -56,13 +63,18 @@ def test_files_inside_the_data_and_config_directories(tmp_path: Path) -> None:
 
 
 def test_locations_resolves_every_path_from_the_same_overrides(tmp_path: Path) -> None:
-    locations = Locations.resolve(config=tmp_path / "c" / "config.toml", data=tmp_path / "d")
+    locations = Locations.resolve(
+        config=tmp_path / "c" / "config.toml",
+        data=tmp_path / "d",
+        env={"CTXCHAT_CACHE_DIR": str(tmp_path / "k")},
+    )
     assert locations.as_dict() == {
         "config_file": str(tmp_path / "c" / "config.toml"),
         "data_dir": str(tmp_path / "d"),
         "database": str(tmp_path / "d" / "ctxchat.db"),
         "state_file": str(tmp_path / "d" / "state.toml"),
         "themes_dir": str(tmp_path / "c" / "themes"),
+        "cache_dir": str(tmp_path / "k"),
     }
 
 

@@ -120,11 +120,11 @@ def test_caching_counter_counts_each_text_once() -> None:
 
 def test_falls_back_to_labelled_estimate_without_data(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(encodings, "candidate_files", lambda name: [])
-    encodings.load_encoding.cache_clear()
+    encodings.forget_built()
     try:
         counter = counter_for_model("gpt-4o")
     finally:
-        encodings.load_encoding.cache_clear()
+        encodings.forget_built()
     assert counter.exact is False
     assert counter.name == "estimate"
     assert counter.note == (
@@ -139,11 +139,11 @@ def test_a_data_file_with_the_wrong_hash_is_refused(
     bad = tmp_path / "o200k_base.tiktoken"
     bad.write_bytes(b"aGVsbG8= 0\n")
     monkeypatch.setattr(encodings, "candidate_files", lambda name: [bad])
-    encodings.load_encoding.cache_clear()
+    encodings.forget_built()
     try:
         counter = counter_for_model("gpt-4o")
     finally:
-        encodings.load_encoding.cache_clear()
+        encodings.forget_built()
     assert counter.name == "estimate"
     assert "has SHA-256" in counter.note
     assert "expected 446a9538cb6c" in counter.note

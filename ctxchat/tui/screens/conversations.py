@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ctxchat.tui.screens.confirm import ConfirmScreen
@@ -21,6 +21,7 @@ from ctxchat.tui.screens.export_format import ExportFormat, ExportFormatScreen
 from ctxchat.tui.screens.rename import RenameScreen
 from ctxchat.tui.text import clean, plain, tokens
 from ctxchat.tui.views import ConversationRowView
+from ctxchat.tui.widgets.footer import KeyFooter
 
 SwitcherAction = Literal["switch", "new", "rename", "delete", "export"]
 
@@ -177,7 +178,7 @@ class ConversationSwitcher(ModalScreen[SwitcherResult | None]):
             )
             yield Static("", id="switcher-empty")
             yield OptionList(id="switcher-list")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self._refill(self._initial_query)

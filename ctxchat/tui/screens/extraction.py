@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, OptionList, Static
+from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ctxchat.core.history import preview
@@ -20,6 +20,7 @@ from ctxchat.core.memory import MemoryKind
 from ctxchat.tui.screens.memory_editor import MemoryEditor
 from ctxchat.tui.text import clean, plain
 from ctxchat.tui.views import MemoryDraft, ProposalView, Scope
+from ctxchat.tui.widgets.footer import KeyFooter
 
 DecisionAction = Literal["accept", "update", "reject"]
 
@@ -211,7 +212,7 @@ class ExtractionReview(ModalScreen[list[ProposalDecision] | None]):
                 yield Static(id="extraction-tally")
                 yield Button("Cancel", id="cancel")
                 yield Button("Done", id="done", variant="primary")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self._update_tally()

@@ -17,7 +17,7 @@ from textual.screen import ModalScreen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.visual import Visual
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 
 from ctxchat.core.history import preview
 from ctxchat.core.plan import ContextPlan
@@ -25,6 +25,7 @@ from ctxchat.core.prefix import shared_prefix
 from ctxchat.core.tokens import REPLY_PRIMER
 from ctxchat.tui.text import clean, tokens
 from ctxchat.tui.themes import layer_variable
+from ctxchat.tui.widgets.footer import KeyFooter
 
 __all__ = ["RequestInspector", "WrappedLines", "diff_lines", "message_line_owners", "pretty_json"]
 
@@ -238,7 +239,7 @@ class RequestInspector(ModalScreen[None]):
                     yield WrappedLines(self._messages_lines(), wrap=False, id="messages-view")
                 with TabPane("Diff", id="diff"):
                     yield WrappedLines(self._diff_lines(), id="diff-view")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one(f"#{self._tab}-view").focus()

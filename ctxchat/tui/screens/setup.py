@@ -15,10 +15,11 @@ from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.suggester import SuggestFromList
-from textual.widgets import Button, Footer, Input, Label, RadioButton, RadioSet, Static
+from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 
 from ctxchat.tui.text import clean, plain
 from ctxchat.tui.views import ServerView
+from ctxchat.tui.widgets.footer import KeyFooter
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 OPENAI_KEY_ENV = "OPENAI_API_KEY"
@@ -230,7 +231,7 @@ class SetupScreen(Screen[SetupChoice | None]):
             with Horizontal(id="setup-buttons"):
                 yield Button("Quit", id="quit")
                 yield Button("Save and start", id="save", variant="primary")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         # A local server needs no account, so it comes first when there is one.

@@ -13,11 +13,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Footer, OptionList, Static, TextArea
+from textual.widgets import OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from ctxchat.tui.text import clean, plain, tokens
 from ctxchat.tui.views import SummaryVersionView
+from ctxchat.tui.widgets.footer import KeyFooter
 
 SummaryActionKind = Literal["activate", "edit", "rebuild", "summarize"]
 
@@ -189,7 +190,7 @@ class SummaryScreen(ModalScreen[SummaryAction | None]):
                 )
             else:
                 yield from self._compose_versions()
-        yield Footer()
+        yield KeyFooter()
 
     def _compose_versions(self) -> ComposeResult:
         with Horizontal():

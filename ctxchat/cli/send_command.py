@@ -32,12 +32,13 @@ def send(args: argparse.Namespace) -> int:
     text = _message_text(args)
     with workspace(args) as space:
         existing = None if args.new else conversation_id(space, args)
-        conversation = (
-            existing
-            if existing is not None
-            else space.store.create_conversation(args.title or _title(text)).id
-        )
-        session = make_session(space, args, conversation, connect=True)
+        # Connect first: a missing key must not leave an empty new conversation behind.
+        session = make_session(space, args, existing, connect=True)
+        conversation = existing
+        if conversation is None:
+            conversation = space.store.create_conversation(args.title or _title(text)).id
+            session.conversation_id = conversation
+            session.invalidate()
         code = asyncio.run(_send(session, text, args))
         space.update_state(last_conversation_id=conversation)
         return code

@@ -259,8 +259,8 @@ def test_missing_key_variable_is_named_not_shown(
     assert err.count("\n") == 1
     assert "CTXCHAT_TEST_KEY" in err
     assert KEY not in err
-    # The message was not sent, and nothing was stored for it.
-    assert json.loads(run("conversations", "--json")[1])[0]["messages"] == 0
+    # The message was not sent, and no empty conversation was left behind for it.
+    assert json.loads(run("conversations", "--json")[1]) == []
 
 
 @pytest.mark.parametrize(

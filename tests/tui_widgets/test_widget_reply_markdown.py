@@ -51,6 +51,9 @@ async def stream_then_settle(text: str, pieces: int) -> tuple[App[None], list[Wi
         await pilot.pause()
         assert shape(streamed) == shape(rendered)
         assert streamed.source == text
+        assert [block.has_class("-last") for block in streamed.children] == [
+            index == len(streamed.children) - 1 for index in range(len(streamed.children))
+        ]
         return app, before, [streamed, *streamed.children]
 
 
@@ -105,6 +108,22 @@ async def test_settling_a_different_text_replaces_what_no_longer_matches() -> No
         await pilot.pause()
         assert streamed.children[0] is first
         assert shape(streamed) == shape(rendered)
+
+
+class Composed(App[None]):
+    def compose(self) -> ComposeResult:
+        yield ReplyMarkdown("First paragraph.\n\n- a list\n- that ends the reply\n")
+
+
+async def test_a_reply_ends_on_its_text_not_on_a_blank_line() -> None:
+    app = Composed()
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        markdown = app.query_one(ReplyMarkdown)
+        first, last = markdown.children
+        assert first.styles.margin.bottom == 1
+        assert last.styles.margin.bottom == 0
+        assert markdown.size.height == 4  # paragraph, blank line, two list items
 
 
 def test_signatures_leave_out_line_numbers_only() -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
+from textual.await_complete import AwaitComplete
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock
 
@@ -71,7 +72,34 @@ class ReplyMarkdown(Markdown):
     and makes the screen show exactly what `Markdown.update` would, but keeps every block
     whose tokens are unchanged instead of building all of them again: rebuilding a long
     reply's hundreds of widgets costs more than streaming it did.
+
+    The last block of a rendered reply carries the `-last` class, which drops its bottom
+    margin: the reply ends on its text, not on a blank line. (A `:last-child` rule would
+    restyle every block each time a streamed one is added.)
     """
+
+    DEFAULT_CSS = """
+    ReplyMarkdown > MarkdownBlock.-last {
+        margin-bottom: 0;
+    }
+    """
+
+    def update(self, markdown: str) -> AwaitComplete:
+        rendered = super().update(markdown)
+
+        async def then() -> None:
+            await rendered
+            self._mark_last()
+
+        return AwaitComplete(then())
+
+    def _mark_last(self) -> None:
+        blocks = [child for child in self.children if isinstance(child, MarkdownBlock)]
+        for block in blocks[:-1]:
+            if block.has_class("-last"):
+                block.remove_class("-last")
+        if blocks:
+            blocks[-1].add_class("-last")
 
     def _parse_markdown(self, tokens: Iterable[Token]) -> Iterable[MarkdownBlock]:
         parse = super()._parse_markdown
@@ -108,6 +136,7 @@ class ReplyMarkdown(Markdown):
                     await self.remove_children(stale)
                 if new_blocks:
                     await self.mount_all(new_blocks)
+        self._mark_last()
         self._markdown = markdown
         self._table_of_contents = None
         lines = markdown.splitlines()

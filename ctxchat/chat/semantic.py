@@ -8,6 +8,7 @@ Until `prepare` has run, recall is full-text only.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -51,20 +52,34 @@ class SemanticRecall:
             )
             self._encoder, self._index = encoder, index
 
-    def catch_up(self, batch: int = 32) -> int:
-        """Embed every message that has no vector yet (in a worker thread); how many."""
+    def catch_up(
+        self,
+        batch: int = 32,
+        *,
+        pause: float = 1.0,
+        cancelled: Callable[[], bool] = lambda: False,
+    ) -> int:
+        """Embed every message that has no vector yet (in a worker thread); how many.
+
+        Between batches the thread sleeps `pause` times as long as the batch took, so a
+        long history embedded on first use leaves the interpreter to the UI about half
+        the time. It stops early when `cancelled()` says so (the conversation was left).
+        """
         from ctxchat.embeddings import embed_pending
 
         if self._encoder is None or self._index is None:
             return 0
         total = 0
-        while True:
+        while not cancelled():
+            started = time.monotonic()
             done = embed_pending(
                 self.store, self._encoder, self.conversation_id, batch, index=self._index
             )
             total += done
             if done == 0:
-                return total
+                break
+            time.sleep((time.monotonic() - started) * pause)
+        return total
 
     def candidates(
         self, draft: str, limit: int, before_id: int | None, age_of: Callable[[int], int]

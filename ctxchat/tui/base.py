@@ -11,6 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
 from textual.widgets import Header, Static
+from textual.worker import get_current_worker
 
 from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.session import ChatSession
@@ -291,8 +292,14 @@ class AppBase(App[int]):
         )
 
     def _semantic_in_thread(self, session: ChatSession, semantic: SemanticRecall) -> None:
+        worker = get_current_worker()
+
+        def stop() -> bool:
+            # The app is quitting, or the user has moved to another conversation.
+            return worker.is_cancelled or session is not self._session
+
         semantic.prepare()
-        added = semantic.catch_up()
+        added = semantic.catch_up(cancelled=stop)
         if session.semantic is None or added:
             session.semantic = semantic
             session.forget_recall()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
+
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.turn import send_message
 from ctxchat.chat.window import WindowInfo
@@ -150,3 +152,25 @@ def test_semantic_recall_finds_what_shares_no_words(session: ChatSession) -> Non
     recall = plan.layer(Layer.RECALL)
     assert recall.items[0].ref == "message:15"
     assert "We chose Postgres as our DB." in plan.messages[1].content
+
+
+def test_catching_up_pauses_between_batches_and_stops_when_asked(
+    session: ChatSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ctxchat.chat import semantic as semantic_module
+    from ctxchat.chat.semantic import SemanticRecall
+
+    if not SemanticRecall.possible():
+        pytest.skip("the embeddings extra is not installed")
+    long_conversation(session, 40, {})
+    semantic = SemanticRecall(session.store, session.conversation)
+    semantic.prepare()
+    pauses: list[float] = []
+    monkeypatch.setattr(semantic_module.time, "sleep", pauses.append)
+    # Stopped after the first batch: 16 of the 80 messages are embedded.
+    assert semantic.catch_up(batch=16, cancelled=lambda: len(pauses) >= 1) == 16
+    assert len(pauses) == 1 and pauses[0] > 0
+    # Resumed: the other 64, in four batches with a pause after each.
+    pauses.clear()
+    assert semantic.catch_up(batch=16) == 64
+    assert len(pauses) == 4

@@ -162,9 +162,11 @@ class AppBase(App[int]):
 
     def on_ready(self) -> None:
         self._first_frame_shown = True
-        # The command line turns the cycle collector off while the app starts.
-        gc.freeze()
-        gc.enable()
+        if not gc.isenabled():
+            # The command line turned the cycle collector off while the app started;
+            # what start-up made lives on, so it moves out of the collector's sight.
+            gc.freeze()
+            gc.enable()
         waiting, self._after_first_frame = self._after_first_frame, []
         for callback in waiting:
             callback()

@@ -273,8 +273,10 @@ async def test_the_cycle_collector_is_back_on_once_the_app_has_drawn(make_app: M
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             assert gc.isenabled()
+            assert gc.get_freeze_count() > 0
     finally:
         gc.enable()
+        gc.unfreeze()
 
 
 async def test_a_burst_of_binding_changes_rebuilds_the_footer_once(make_app: MakeApp) -> None:

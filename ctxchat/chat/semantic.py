@@ -78,7 +78,9 @@ class SemanticRecall:
             total += done
             if done == 0:
                 break
-            time.sleep((time.monotonic() - started) * pause)
+            resume = time.monotonic() + (time.monotonic() - started) * pause
+            while not cancelled() and (left := resume - time.monotonic()) > 0:
+                time.sleep(min(left, 0.1))  # short naps, so a cancel is heard at once
         return total
 
     def candidates(

@@ -173,6 +173,14 @@ def write_cached_ranks(spec: EncodingSpec, ranks: dict[bytes, int]) -> None:
             partial.unlink(missing_ok=True)
 
 
+def drop_cached_ranks(spec: EncodingSpec) -> None:
+    """Delete the cached ranks of `spec`, if there are any."""
+    path = cache_file(spec)
+    if path is not None:
+        with contextlib.suppress(OSError):
+            path.unlink(missing_ok=True)
+
+
 def packaged_ranks(spec: EncodingSpec) -> dict[bytes, int]:
     """The ranks of `spec` from the first verified packaged data file (cached when allowed).
 
@@ -221,7 +229,9 @@ def preload(name: str) -> None:
     """
 
     def build() -> None:
-        with contextlib.suppress(EncodingUnavailable):
+        # Whatever goes wrong here happens again, and is handled, in the caller's thread;
+        # a traceback from this one would land on the user's terminal.
+        with contextlib.suppress(Exception):
             load_encoding(name)
 
     threading.Thread(target=build, name=f"load {name}", daemon=True).start()
@@ -236,9 +246,20 @@ def _build_encoding(name: str) -> Any:
         import tiktoken
     except ImportError as exc:  # pragma: no cover - tiktoken is a dependency
         raise EncodingUnavailable(f"tiktoken is not installed ({exc})") from exc
-    return tiktoken.Encoding(
-        name=name,
-        pat_str=spec.pattern,
-        mergeable_ranks=packaged_ranks(spec),
-        special_tokens=spec.special_tokens,
-    )
+
+    def build(ranks: dict[bytes, int]) -> Any:
+        return tiktoken.Encoding(
+            name=name,
+            pat_str=spec.pattern,
+            mergeable_ranks=ranks,
+            special_tokens=spec.special_tokens,
+        )
+
+    cached = read_cached_ranks(spec)
+    if cached is not None:
+        try:
+            return build(cached)
+        except (TypeError, ValueError, OverflowError):
+            # A cache file that passed its checks but holds the wrong values: parse anew.
+            drop_cached_ranks(spec)
+    return build(packaged_ranks(spec))

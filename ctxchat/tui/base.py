@@ -302,6 +302,8 @@ class AppBase(App[int]):
 
         semantic.prepare()
         added = semantic.catch_up(cancelled=stop)
+        if worker.is_cancelled:
+            return  # the app is closing: nothing to show
         if session.semantic is None or added:
             session.semantic = semantic
             session.forget_recall()

@@ -126,6 +126,29 @@ async def test_a_reply_ends_on_its_text_not_on_a_blank_line() -> None:
         assert markdown.size.height == 4  # paragraph, blank line, two list items
 
 
+class EndsOnAHeading(App[None]):
+    TEXT = "Intro line\n\n## Summary\n"
+
+    def compose(self) -> ComposeResult:
+        yield ReplyMarkdown(self.TEXT, id="reply")
+        yield Markdown(self.TEXT, id="plain")
+
+
+async def test_only_the_last_blocks_bottom_margin_goes() -> None:
+    app = EndsOnAHeading()
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        ours = app.query_one("#reply", ReplyMarkdown).children[-1].styles.margin
+        plain = app.query_one("#plain", Markdown).children[-1].styles.margin
+        assert plain.top > 0 and plain.bottom > 0
+        assert (ours.top, ours.right, ours.bottom, ours.left) == (
+            plain.top,
+            plain.right,
+            0,
+            plain.left,
+        )
+
+
 def test_signatures_leave_out_line_numbers_only() -> None:
     from markdown_it import MarkdownIt
 

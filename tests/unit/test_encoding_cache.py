@@ -118,3 +118,16 @@ def test_preload_counter_starts_the_models_own_encoding(monkeypatch: pytest.Monk
     tokens.preload_counter("gpt-4")
     tokens.preload_counter("llama3.1:8b")
     assert started == ["o200k_base", "cl100k_base", "cl100k_base"]
+
+
+def test_a_cache_that_checks_out_but_does_not_build_is_dropped_and_rebuilt(cache: Path) -> None:
+    # Right checksum and count, wrong types: tiktoken refuses it.
+    encodings.write_cached_ranks(SPEC, {str(rank): rank for rank in range(SPEC.ranks)})  # type: ignore[misc]
+    assert encodings.read_cached_ranks(SPEC) is not None
+    encodings.forget_built()
+    try:
+        built = encodings.load_encoding(SPEC.name)
+        assert built.encode("hello world") == [15339, 1917]
+    finally:
+        encodings.forget_built()
+    assert encodings.read_cached_ranks(SPEC) == parsed()

@@ -73,15 +73,10 @@ class ReplyMarkdown(Markdown):
     whose tokens are unchanged instead of building all of them again: rebuilding a long
     reply's hundreds of widgets costs more than streaming it did.
 
-    The last block of a rendered reply carries the `-last` class, which drops its bottom
-    margin: the reply ends on its text, not on a blank line. (A `:last-child` rule would
-    restyle every block each time a streamed one is added.)
-    """
-
-    DEFAULT_CSS = """
-    ReplyMarkdown > MarkdownBlock.-last {
-        margin-bottom: 0;
-    }
+    The last block of a rendered reply (marked `-last`) loses its bottom margin, and only
+    that: the reply ends on its text, not on a blank line. It is set on the block itself,
+    because a `:last-child` rule would restyle every block each time a streamed one is
+    added, and a CSS `margin-bottom` rule would zero the other sides too.
     """
 
     def update(self, markdown: str) -> AwaitComplete:
@@ -98,8 +93,12 @@ class ReplyMarkdown(Markdown):
         for block in blocks[:-1]:
             if block.has_class("-last"):
                 block.remove_class("-last")
-        if blocks:
-            blocks[-1].add_class("-last")
+                block.styles.clear_rule("margin")
+        if blocks and not blocks[-1].has_class("-last"):
+            last = blocks[-1]
+            top, right, _, left = last.styles.margin
+            last.add_class("-last")
+            last.styles.margin = (top, right, 0, left)
 
     def _parse_markdown(self, tokens: Iterable[Token]) -> Iterable[MarkdownBlock]:
         parse = super()._parse_markdown

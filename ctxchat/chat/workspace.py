@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 from collections.abc import Mapping
@@ -46,6 +47,15 @@ class Workspace:
     def update_state(self, **changes: object) -> None:
         """Save the state with `changes` (field names of AppState); the rest stays."""
         self.save_state(dataclasses.replace(self.state, **changes))  # type: ignore[arg-type]
+
+    def last_or_latest(self) -> int | None:
+        """The conversation used last if it still exists, else the newest (None: none yet)."""
+        last = self.state.last_conversation_id
+        if last is not None:
+            with contextlib.suppress(LookupError):
+                return self.store.get_conversation(last).id
+        latest = self.store.latest_conversation()
+        return None if latest is None else latest.id
 
     def close(self) -> None:
         self.store.close()

@@ -51,18 +51,10 @@ def conversation_id(
     wanted = getattr(args, "conversation", None)
     if wanted is not None:
         return space.store.get_conversation(wanted).id
-    last = space.state.last_conversation_id
-    if last is not None:
-        try:
-            return space.store.get_conversation(last).id
-        except LookupError:
-            pass
-    latest = space.store.latest_conversation()
-    if latest is not None:
-        return latest.id
-    if create:
+    found = space.last_or_latest()
+    if found is None and create:
         return space.store.create_conversation().id
-    return None
+    return found
 
 
 def make_session(

@@ -213,14 +213,9 @@ def open_session(
     """A session on `conversation` (else the last one, else a new one) with `profile`."""
     store = workspace.store
     if conversation is None:
-        last = workspace.state.last_conversation_id
-        if last is not None and any(c.id == last for c in store.list_conversations()):
-            conversation = last
-        else:
-            latest = store.latest_conversation()
-            conversation = (
-                latest or store.create_conversation(model=profile.model, profile=profile.name)
-            ).id
+        conversation = workspace.last_or_latest()
+    if conversation is None:
+        conversation = store.create_conversation(model=profile.model, profile=profile.name).id
     backend = None
     try:
         backend = make_backend(profile, workspace.env)

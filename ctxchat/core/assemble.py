@@ -32,7 +32,7 @@ from ctxchat.core.plan import (
 from ctxchat.core.recall import RecallHit, plan_recall
 from ctxchat.core.summary import SUMMARY_HEADER, cut_at_sentence, summary_message
 from ctxchat.core.tokens import MESSAGE_OVERHEAD, REPLY_PRIMER, TokenCounter
-from ctxchat.core.working import Selection, select_working
+from ctxchat.core.working import Selection, WorkingChoice, select_working
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,23 +185,24 @@ def assemble_context(
     # Recall is decided after working memory (it must not repeat what working memory
     # holds), so its share is set aside first and whatever it leaves flows back.
     recall_allowance = min(budget.nominal(Layer.RECALL), remaining) if recall else 0
-    working_warnings: list[str] = []
-    working_layer, working_messages = _plan_working(
-        budget, summary, history, remaining - recall_allowance, options, working_warnings
+    split = _split_history(history, summary)
+    choice, working_messages = _choose_working(
+        split.candidates, remaining - recall_allowance, options
     )
     recall_layer, recall_text = plan_recall(
         budget, counter, recall, working_messages, memory_layer, recall_allowance
     )
     if recall_layer.tokens < recall_allowance:
         # Whatever the other layers did not use flows to working memory.
-        working_warnings = []
-        working_layer, working_messages = _plan_working(
-            budget, summary, history, remaining - recall_layer.tokens, options, working_warnings
+        choice, working_messages = _choose_working(
+            split.candidates, remaining - recall_layer.tokens, options
         )
         recall_layer, recall_text = plan_recall(
             budget, counter, recall, working_messages, memory_layer, recall_layer.tokens
         )
-    warnings.extend(working_warnings)
+    working_layer = _working_layer(
+        budget, summary, split, choice, working_messages, options, warnings
+    )
 
     messages: list[SentMessage] = []
     if system_prompt:
@@ -341,18 +342,22 @@ def _plan_summary(
     return LayerPlan(Layer.SUMMARY, nominal, share, cost, (item,), notes=notes), text
 
 
-def _plan_working(
-    budget: Budget,
-    summary: SummaryState | None,
-    history: Sequence[HistoryMessage],
-    allowance: int,
-    options: AssemblyOptions,
-    warnings: list[str],
-) -> tuple[LayerPlan, Sequence[HistoryMessage]]:
+@dataclass(frozen=True, slots=True)
+class _HistorySplit:
+    summarized: Sequence[HistoryMessage]
+    """The prefix the summary covers."""
+    candidates: list[HistoryMessage]
+    """The later messages that may be sent."""
+    failed: list[HistoryMessage]
+    """The later failed replies, never sent."""
+
+
+def _split_history(
+    history: Sequence[HistoryMessage], summary: SummaryState | None
+) -> _HistorySplit:
     # History is in id order, so the summarized prefix is found by bisection, not a scan.
     covered = summary.last_id if summary is not None else None
     split = 0 if covered is None else bisect.bisect_right(history, covered, key=_message_id)
-    summarized = history[:split]
     failed: list[HistoryMessage] = []
     candidates: list[HistoryMessage] = []
     for message in history[split:]:
@@ -360,22 +365,42 @@ def _plan_working(
             candidates.append(message)
         else:
             failed.append(message)
+    return _HistorySplit(history[:split], candidates, failed)
 
+
+def _choose_working(
+    candidates: list[HistoryMessage], allowance: int, options: AssemblyOptions
+) -> tuple[WorkingChoice, Sequence[HistoryMessage]]:
     choice = select_working(candidates, allowance, options.min_recent, options.selection)
     if choice.contiguous:
         # Recency keeps a run up to the newest message: slices, no per-message work.
         start = choice.start if choice.chosen else len(candidates)
-        working: Sequence[HistoryMessage] = candidates[start:]
-        dropped_runs: list[Sequence[HistoryMessage]] = [candidates[:start]] if start else []
+        return choice, candidates[start:]
+    return choice, [candidates[i] for i in choice.chosen]
+
+
+def _working_layer(
+    budget: Budget,
+    summary: SummaryState | None,
+    split: _HistorySplit,
+    choice: WorkingChoice,
+    working: Sequence[HistoryMessage],
+    options: AssemblyOptions,
+    warnings: list[str],
+) -> LayerPlan:
+    """The working layer for the final choice, with what it left out and why."""
+    candidates = split.candidates
+    dropped_runs: list[Sequence[HistoryMessage]]
+    if choice.contiguous:
+        start = len(candidates) - len(working)
+        dropped_runs = [candidates[:start]] if start else []
     else:
-        chosen_set = set(choice.chosen)
-        working = [candidates[i] for i in choice.chosen]
-        dropped_runs = list(_runs(candidates, chosen_set))
+        dropped_runs = list(_runs(candidates, set(choice.chosen)))
 
     left_out: list[LeftOut] = []
-    if summarized and summary is not None:
+    if split.summarized and summary is not None:
         left_out.extend(
-            _collapse([summarized], Reason.SUMMARIZED, f"in summary v{summary.version}")
+            _collapse([split.summarized], Reason.SUMMARIZED, f"in summary v{summary.version}")
         )
     left_out.extend(
         _collapse(
@@ -388,7 +413,7 @@ def _plan_working(
         LeftOut(
             m.ref, m.tokens, Reason.FAILED, f"excluded: {m.status.value} reply", preview(m.content)
         )
-        for m in failed
+        for m in split.failed
     )
     if choice.recent_shortfall:
         kept = min(options.min_recent, len(candidates)) - choice.recent_shortfall
@@ -397,13 +422,11 @@ def _plan_working(
             "summarize or shorten them."
         )
     # The stored messages themselves are the items (labelled by role): nothing is copied.
-    items = tuple(working)
-    layer = LayerPlan(
+    return LayerPlan(
         Layer.WORKING,
         budget.nominal(Layer.WORKING),
         budget.shares.working,
         choice.tokens,
-        items,
+        tuple(working),
         tuple(left_out),
     )
-    return layer, working

@@ -13,6 +13,7 @@ from ctxchat.chat.turn import ReplyDelta, TurnFailed, TurnFinished, TurnStarted,
 from ctxchat.cli.common import conversation_id, make_session, print_json, workspace
 from ctxchat.cli.main import EXIT_PROVIDER, EXIT_USAGE
 from ctxchat.cli.run import CliError
+from ctxchat.core.history import preview
 from ctxchat.safe_text import clean
 
 
@@ -36,17 +37,12 @@ def send(args: argparse.Namespace) -> int:
         session = make_session(space, args, existing, connect=True)
         conversation = existing
         if conversation is None:
-            conversation = space.store.create_conversation(args.title or _title(text)).id
+            conversation = space.store.create_conversation(args.title or preview(text)).id
             session.conversation_id = conversation
             session.invalidate()
         code = asyncio.run(_send(session, text, args))
         space.update_state(last_conversation_id=conversation)
         return code
-
-
-def _title(text: str) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= 60 else line[:59] + "…"
 
 
 async def _send(session: ChatSession, text: str, args: argparse.Namespace) -> int:

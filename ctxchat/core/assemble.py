@@ -31,7 +31,7 @@ from ctxchat.core.plan import (
 )
 from ctxchat.core.recall import RecallHit, plan_recall
 from ctxchat.core.summary import SUMMARY_HEADER, cut_at_sentence, summary_message
-from ctxchat.core.tokens import MESSAGE_OVERHEAD, REPLY_PRIMER, TokenCounter
+from ctxchat.core.tokens import MESSAGE_OVERHEAD, REPLY_PRIMER, TokenCounter, count_message
 from ctxchat.core.working import Selection, WorkingChoice, select_working
 
 
@@ -41,12 +41,6 @@ class AssemblyOptions:
 
     min_recent: int = 10
     selection: Selection = Selection.RECENCY
-
-
-def _message_cost(counter: TokenCounter, role: str, content: str) -> int:
-    # Texts here (system prompt, memory, summary, input) are counted through the caller's
-    # counter, which is expected to cache them; history is never counted here.
-    return MESSAGE_OVERHEAD + counter.count_text(role) + counter.count_text(content)
 
 
 def _collapse(
@@ -121,8 +115,8 @@ def assemble_context(
     total = budget.total
     warnings: list[str] = []
 
-    system_cost = _message_cost(counter, "system", system_prompt) if system_prompt else 0
-    input_cost = _message_cost(counter, "user", new_input) if new_input is not None else 0
+    system_cost = count_message(counter, "system", system_prompt).tokens if system_prompt else 0
+    input_cost = count_message(counter, "user", new_input).tokens if new_input is not None else 0
     fixed = system_cost + input_cost + REPLY_PRIMER
 
     system_layer = LayerPlan(
@@ -281,9 +275,7 @@ def _plan_memory(
     chosen: list[MemoryEntry] = []
     items: list[PlanItem] = []
     # The memory message costs its overhead and header once, then a line per entry.
-    base_cost = (
-        MESSAGE_OVERHEAD + counter.count_text("system") + counter.count_text(MEMORY_HEADER + "\n")
-    )
+    base_cost = count_message(counter, "system", MEMORY_HEADER + "\n").tokens
     used = base_cost
     for entry in candidates:
         line_tokens = counter.count_text(render_entry(entry))

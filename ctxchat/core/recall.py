@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ctxchat.core.budget import Budget, Layer
 from ctxchat.core.history import HistoryMessage, preview
 from ctxchat.core.plan import LayerPlan, LeftOut, PlanItem, Reason
-from ctxchat.core.tokens import MESSAGE_OVERHEAD, TokenCounter
+from ctxchat.core.tokens import TokenCounter, count_message
 
 RECALL_HEADER = (
     "Earlier messages recalled by search for the new message "
@@ -137,7 +137,7 @@ def matched_terms(content: str, terms: Iterable[str]) -> tuple[str, ...]:
     words = set(_WORD.findall(content.casefold()))
     found = []
     for term in terms:
-        if term in words or (len(term) >= 5 and any(w.startswith(term) for w in words)):
+        if term in words or (len(term) >= PREFIX_LENGTH and any(w.startswith(term) for w in words)):
             found.append(term)
     return tuple(found)
 
@@ -200,9 +200,7 @@ def plan_recall(
     budget_dropped = {o.ref for o in memory_layer.left_out if o.reason is Reason.BUDGET}
     left_out: list[LeftOut] = []
     chosen: list[RecallHit] = []
-    used = (
-        MESSAGE_OVERHEAD + counter.count_text("system") + counter.count_text(RECALL_HEADER + "\n")
-    )
+    used = count_message(counter, "system", RECALL_HEADER + "\n").tokens
     for hit in hits:
         line = counter.count_text(render_hit(hit))
         if hit.message_id is not None and hit.message_id in in_working:

@@ -117,6 +117,7 @@ class MessageItem(Vertical):
     def __init__(self, view: MessageView) -> None:
         super().__init__(id=f"message-{view.id}")
         self._view = view
+        self._received: list[str] = []  # deltas not yet joined into the view's content
         self._stream: MarkdownStream | None = None
         self._pending: list[str] = []
         self._last_write = 0.0
@@ -126,6 +127,11 @@ class MessageItem(Vertical):
     @property
     def view(self) -> MessageView:
         """What this item shows now (content included, as far as it has streamed)."""
+        if self._received:
+            # Joined when asked, not per delta: that would copy the reply on each one.
+            content = "".join([self._view.content, *self._received])
+            self._received = []
+            self._view = replace(self._view, content=content)
         return self._view
 
     @property
@@ -158,7 +164,7 @@ class MessageItem(Vertical):
         status belong to `append` and `finish`.
         """
         same_body = (view.content, view.status, view.error, view.reasoning) == (
-            self._view.content,
+            self.view.content,
             self._view.status,
             self._view.error,
             self._view.reasoning,
@@ -190,7 +196,7 @@ class MessageItem(Vertical):
         if self._stream is None:
             self.start_stream()
         assert self._stream is not None
-        self._view = replace(self._view, content=self._view.content + delta)
+        self._received.append(delta)
         if not self.is_attached:
             return  # switched away: the text is kept, nothing is drawn
         # Deltas are written at most WRITES_PER_SECOND times a second: a fast server sends
@@ -224,6 +230,7 @@ class MessageItem(Vertical):
             self._flush_timer.stop()
             self._flush_timer = None
         self._pending = []  # the final render below shows them
+        self._received = []  # `full_text` is the whole reply
         if self._stream is not None:
             stream, self._stream = self._stream, None
             await stream.stop()

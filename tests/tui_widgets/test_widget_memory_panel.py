@@ -214,3 +214,19 @@ def test_every_binding_has_an_id_and_a_tooltip() -> None:
         "memory.importance_down",
     }
     assert all(binding.tooltip for binding in MemoryPanel.BINDINGS)  # type: ignore[union-attr]
+
+
+async def test_a_replan_that_leaves_memory_alone_keeps_the_list_as_it_is() -> None:
+    app = MemoryHost(ENTRIES)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        panel = app.query_one(MemoryPanel)
+        before = list(panel.option_list.options)
+        # Typing changes the input layer only: the memory layer is the same.
+        panel.update_entries(ENTRIES, make_plan(memory=ENTRIES, new_input="a new draft"))
+        await pilot.pause()
+        assert all(a is b for a, b in zip(panel.option_list.options, before, strict=True))
+        panel.update_entries(ENTRIES, make_plan(memory=ENTRIES, mode=Mode.OBJECTIVE))
+        await pilot.pause()
+        assert panel.option_list.options[0] is not before[0]
+        assert "mode objective" in str(panel.query_one(Static).render())

@@ -186,7 +186,7 @@ class MemoryPanel(Vertical):
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._entries: dict[int, MemoryEntry] = {}
-        self._plan: ContextPlan | None = None
+        self._shown: object = None  # what the list was last built from
         self._header = Static(Content("memory"), classes="memory-panel--header")
         self._list = OptionList(id="memory-list")
         self._initial: tuple[Sequence[MemoryEntry], ContextPlan | None] | None = (
@@ -223,10 +223,15 @@ class MemoryPanel(Vertical):
     def update_entries(self, entries: Sequence[MemoryEntry], plan: ContextPlan | None) -> None:
         """Show `entries` (in the order given) and where each stands in `plan`."""
         self._initial = None
+        # Typing replans on every keystroke; the memory layer rarely changes with it, and
+        # rebuilding a long list each time costs more than the rest of the context side.
+        shown = (tuple(entries), None if plan is None else (plan.mode, plan.layer(Layer.MEMORY)))
+        if shown == self._shown:
+            return
+        self._shown = shown
         kept = self.highlighted_entry
         index = self._list.highlighted
         self._entries = {entry.id: entry for entry in entries}
-        self._plan = plan
         self._header.update(self._header_content(entries, plan))
         self._list.clear_options()
         self._list.add_options(

@@ -19,9 +19,7 @@ def replace_from(session: ChatSession, message_id: int, text: str) -> None:
         exact=session.counter.exact,
         encoding=session.counter.name,
     )
-    store.delete_messages_after(session.conversation, message_id)
-    session.forget_history()
-    session.forget_summary()
+    session.delete_after(message_id)
 
 
 def branch_from(session: ChatSession, message_id: int, text: str) -> int:

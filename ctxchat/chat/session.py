@@ -24,7 +24,7 @@ from ctxchat.core.recall import (
     query_terms,
     rank_recall,
 )
-from ctxchat.core.summary import FoldRange, pending_fold
+from ctxchat.core.summary import FoldRange, SummaryStrategy, pending_fold
 from ctxchat.core.tokens import CachingCounter, TokenCounter, count_message, counter_for_model
 from ctxchat.model.backend import ModelBackend
 from ctxchat.model.errors import ProviderError
@@ -118,7 +118,7 @@ class ChatSession:
             self._cache.history = self.store.history(
                 self.conversation,
                 counter.name,
-                lambda role, content: count_message(counter, role, content).tokens,
+                self.count,
                 exact=counter.exact,
             )
         return self._cache.history
@@ -328,6 +328,37 @@ class ChatSession:
     def remember_message(self, message: StoredMessage) -> None:
         """Take a message stored elsewhere (a finished reply) into the cached history."""
         self._remember(message)
+
+    def delete_after(self, message_id: int) -> None:
+        """Delete the conversation's messages after `message_id` (and what summed them up)."""
+        self.store.delete_messages_after(self.conversation, message_id)
+        self.forget_history()  # the summary is read again too
+
+    def add_summary(
+        self,
+        text: str,
+        *,
+        first_message_id: int,
+        last_message_id: int,
+        strategy: SummaryStrategy | str,
+        model: str | None,
+        edited: bool = False,
+        note: str = "",
+    ) -> SummaryVersion:
+        """Store `text`, counted, as the next summary version and put it in force."""
+        version = self.store.add_summary(
+            self.conversation,
+            text=text,
+            first_message_id=first_message_id,
+            last_message_id=last_message_id,
+            strategy=strategy,
+            model=model,
+            tokens=self.counter.count_text(text),
+            edited=edited,
+            note=note,
+        )
+        self.forget_summary()
+        return version
 
     def forget_recall(self) -> None:
         """New vectors arrived: recall results may change."""

@@ -13,7 +13,6 @@ from ctxchat.core.summary import (
     batches_for_summarizer,
     build_fold_request,
 )
-from ctxchat.core.tokens import count_message
 from ctxchat.model.backend import ModelBackend
 from ctxchat.model.errors import ProviderError
 from ctxchat.store import SummaryVersion
@@ -62,9 +61,7 @@ class Summarizer:
         text = previous
         for batch in batches_for_summarizer(messages, self._batch_limit(previous)):
             request = build_fold_request(self.strategy, text, batch)
-            self.tokens_sent += sum(
-                count_message(self.session.counter, m["role"], m["content"]).tokens for m in request
-            )
+            self.tokens_sent += sum(self.session.count(m["role"], m["content"]) for m in request)
             try:
                 answer, _usage = await self.backend.complete(request, model=self.model)
             except ProviderError as error:
@@ -83,17 +80,13 @@ class Summarizer:
         if previous is not None and fold.first_id <= previous.last_message_id:
             raise SummaryFailed("Those messages are already in the summary.")
         text = await self._fold_messages(previous.text if previous else None, fold.messages)
-        version = session.store.add_summary(
-            session.conversation,
-            text=text,
+        return session.add_summary(
+            text,
             first_message_id=previous.first_message_id if previous else fold.first_id,
             last_message_id=fold.last_id,
             strategy=self.strategy,
             model=self.model,
-            tokens=session.counter.count_text(text),
         )
-        session.forget_summary()
-        return version
 
     async def rebuild(self) -> SummaryVersion:
         """Summarize again from the stored originals, undoing drift of repeated folds."""
@@ -108,18 +101,14 @@ class Summarizer:
         if not covered:
             raise SummaryFailed("There are no messages to rebuild a summary from.")
         text = await self._fold_messages(None, covered)
-        version = session.store.add_summary(
-            session.conversation,
-            text=text,
+        return session.add_summary(
+            text,
             first_message_id=covered[0].id,
             last_message_id=covered[-1].id,
             strategy=self.strategy,
             model=self.model,
-            tokens=session.counter.count_text(text),
             note="rebuilt from the original messages",
         )
-        session.forget_summary()
-        return version
 
 
 def edit_summary(session: ChatSession, text: str) -> SummaryVersion:
@@ -129,19 +118,15 @@ def edit_summary(session: ChatSession, text: str) -> SummaryVersion:
         raise SummaryFailed("There is no summary to edit yet.")
     if not text.strip():
         raise SummaryFailed("An empty summary cannot be saved; roll back instead.")
-    version = session.store.add_summary(
-        session.conversation,
-        text=text.strip(),
+    return session.add_summary(
+        text.strip(),
         first_message_id=active.first_message_id,
         last_message_id=active.last_message_id,
         strategy=active.strategy,
         model=None,
-        tokens=session.counter.count_text(text),
         edited=True,
         note=f"edited by you from v{active.version}",
     )
-    session.forget_summary()
-    return version
 
 
 def roll_back(session: ChatSession, summary_id: int | None) -> None:

@@ -82,9 +82,7 @@ async def regenerate(session: ChatSession) -> AsyncIterator[TurnEvent]:
     if last_user is None:
         raise ValueError("There is no message to answer yet.")
     if history[-1].id != last_user.id:
-        session.store.delete_messages_after(session.conversation, last_user.id)
-        session.forget_history()
-        session.forget_summary()
+        session.delete_after(last_user.id)
     plan = session.plan(None)
     if plan.status is PlanStatus.OVER_BUDGET:
         raise OverBudget(plan)

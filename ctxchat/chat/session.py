@@ -271,17 +271,22 @@ class ChatSession:
     def pending_fold(self, *, manual: bool = False) -> FoldRange | None:
         """What summarization would fold now: by hand everything but the recent turns,
         automatically only what left working memory once the policy's threshold is met."""
-        plan = self.plan(None)
-        working = {
-            int(item.ref.split(":", 1)[1])
-            for item in plan.layer(Layer.WORKING).items
-            if item.ref.startswith("message:")
-        }
+        policy = self.settings.summary.policy()
+        working: set[int] = set()
+        if manual or not policy.auto:
+            _ = self.budget  # a window and reserve that cannot work are reported all the same
+        else:
+            # Only automatic folding asks what working memory holds.
+            working = {
+                int(item.ref.split(":", 1)[1])
+                for item in self._assemble(None).layer(Layer.WORKING).items
+                if item.ref.startswith("message:")
+            }
         return pending_fold(
             self.history(),
             self.summary_state(),
             working,
-            self.settings.summary.policy(),
+            policy,
             min_recent=self.settings.context.min_recent,
             manual=manual,
         )

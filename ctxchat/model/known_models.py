@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+# The same normalising as token counting's: one place decides what a model's name is.
+from ctxchat.core.tokens import bare_model_name as normalize_model_name
+
 __all__ = ["KNOWN_CONTEXT_WINDOWS", "known_context_window", "normalize_model_name"]
 
 # Prefix (lowercase) -> context window in tokens. The longest matching prefix wins, so
@@ -87,11 +90,6 @@ KNOWN_CONTEXT_WINDOWS: dict[str, int] = {
 }
 
 _SORTED_PREFIXES = sorted(KNOWN_CONTEXT_WINDOWS, key=len, reverse=True)
-
-
-def normalize_model_name(model: str) -> str:
-    """Lowercase and strip "provider/" or "org/repo/" prefixes ("openai/gpt-4o" -> "gpt-4o")."""
-    return model.strip().lower().rsplit("/", 1)[-1]
 
 
 def known_context_window(model: str) -> int | None:

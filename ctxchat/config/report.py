@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from ctxchat.config.loader import LoadedSettings
 from ctxchat.config.schema import CONTEXT_KEYS, SHARE_KEYS, SUMMARY_KEYS
-from ctxchat.config.settings import ProviderProfile, Settings, is_sensitive_header
+from ctxchat.config.settings import ProviderProfile, Settings
 from ctxchat.redaction import mask_secret, redact
 
 ReportValue = str | int | float | bool | None | list[str] | dict[str, "ReportValue"]
@@ -18,7 +18,7 @@ def _key_status(profile: ProviderProfile, env: Mapping[str, str]) -> tuple[str |
     if profile.api_key:
         return mask_secret(profile.api_key), "config file"
     if profile.api_key_env:
-        value = env.get(profile.api_key_env, "").strip()
+        value = profile.env_key(env)
         if value:
             return mask_secret(value), f"${profile.api_key_env}"
         return None, f"${profile.api_key_env} (not set)"
@@ -35,10 +35,7 @@ def _profile(profile: ProviderProfile, env: Mapping[str, str]) -> dict[str, Repo
         "api_key_source": key_source,
         "context_window": profile.context_window,
         "output_reserve": profile.output_reserve,
-        "headers": {
-            name: mask_secret(value) if is_sensitive_header(name) else value
-            for name, value in profile.headers.items()
-        },
+        "headers": dict(profile.masked_headers().items()),
     }
 
 

@@ -58,12 +58,20 @@ class ProviderProfile:
     headers: Mapping[str, str] = field(default_factory=dict)
     """Extra HTTP headers sent with each request (values of auth-like headers are secrets)."""
 
-    def __repr__(self) -> str:
-        key = None if self.api_key is None else mask_secret(self.api_key)
-        headers = {
+    def masked_headers(self) -> dict[str, str]:
+        """The headers, with the values of auth-like ones masked."""
+        return {
             name: mask_secret(value) if is_sensitive_header(name) else value
             for name, value in self.headers.items()
         }
+
+    def env_key(self, env: Mapping[str, str]) -> str:
+        """The value of the variable `api_key_env` names, trimmed ("" when unset or none)."""
+        return env.get(self.api_key_env, "").strip() if self.api_key_env else ""
+
+    def __repr__(self) -> str:
+        key = None if self.api_key is None else mask_secret(self.api_key)
+        headers = self.masked_headers()
         return (
             f"ProviderProfile(name={self.name!r}, base_url={self.base_url!r}, "
             f"model={self.model!r}, api_key_env={self.api_key_env!r}, api_key={key!r}, "
@@ -80,7 +88,7 @@ class ProviderProfile:
         if self.api_key:
             return self.api_key
         if self.api_key_env:
-            value = env.get(self.api_key_env, "").strip()
+            value = self.env_key(env)
             if not value:
                 raise MissingApiKey(self.name, self.api_key_env)
             return value
@@ -88,9 +96,7 @@ class ProviderProfile:
 
     def secrets(self, env: Mapping[str, str]) -> list[str]:
         """Every secret this profile may put on the wire, to redact from any text shown."""
-        found = [self.api_key or ""]
-        if self.api_key_env:
-            found.append(env.get(self.api_key_env, "").strip())
+        found = [self.api_key or "", self.env_key(env)]
         found.extend(value for name, value in self.headers.items() if is_sensitive_header(name))
         return [secret for secret in found if secret]
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
+import pkgutil
 from collections.abc import Iterable, Sequence
 
 from textual.app import SystemCommand
@@ -167,33 +169,14 @@ class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions
 
 
 def known_binding_ids() -> set[str]:
-    """Every binding id a user may remap."""
-    from ctxchat.tui.screens import (
-        confirm,
-        conversations,
-        edit_message,
-        extraction,
-        inspector,
-        memory_editor,
-        summary_versions,
-    )
-    from ctxchat.tui.widgets import composer, conversation, layer_panel, memory_panel
+    """Every binding id a user may remap: those of the app and of every screen and widget."""
+    from ctxchat.tui import screens, widgets
 
     classes: list[type] = [CtxChatApp]
-    for module in (
-        composer,
-        conversation,
-        layer_panel,
-        memory_panel,
-        confirm,
-        conversations,
-        edit_message,
-        extraction,
-        inspector,
-        memory_editor,
-        summary_versions,
-    ):
-        classes.extend(v for v in vars(module).values() if isinstance(v, type))
+    for package in (screens, widgets):
+        for found in pkgutil.iter_modules(package.__path__, f"{package.__name__}."):
+            module = importlib.import_module(found.name)
+            classes.extend(v for v in vars(module).values() if isinstance(v, type))
     ids = set()
     for cls in classes:
         for binding in getattr(cls, "BINDINGS", []):

@@ -22,7 +22,7 @@ from ctxchat.model import discovery
 from ctxchat.store import Store
 from ctxchat.testing.harness import app_args, open_test_workspace
 from ctxchat.testing.server import ScriptedModelServer
-from ctxchat.tui.app import CtxChatApp, build_app
+from ctxchat.tui.app import CtxChatApp, build_app, known_binding_ids
 from ctxchat.tui.screens.setup import SetupScreen
 from ctxchat.tui.widgets.conversation import ConversationView
 from ctxchat.tui.widgets.footer import KeyFooter
@@ -297,3 +297,17 @@ async def test_a_burst_of_binding_changes_rebuilds_the_footer_once(make_app: Mak
         await settle(pilot)
         assert rebuilds == [1]
         assert "Quit" in [key.description for key in footer.query(FooterKey)]
+
+
+async def test_keys_of_every_dialog_can_be_remapped(make_app: MakeApp) -> None:
+    # These dialogs' ids were once missing from the known ids, so remapping them warned.
+    app, notes = make_app(
+        extra='[keys]\n"setup.save" = "f9"\n"model_picker.cancel" = "f8"\n'
+        '"summarize_preview.cancel" = "f7"\n'
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert notes.of("warning") == []
+    assert {"setup.save", "model_picker.cancel", "summarize_preview.cancel"} <= (
+        known_binding_ids()
+    )

@@ -9,6 +9,7 @@ from typing import ClassVar
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widget import Widget
 
@@ -217,9 +218,9 @@ class ConversationView(VerticalScroll, can_focus=True):
         if self._end < self._total - 1:
             # The window is back in history: show the newest turns instead.
             await self._show_newest()
-            for mounted in self.query_children(MessageItem):
-                if mounted.message_id == view.id:
-                    return mounted
+            mounted = self._item(view.id)
+            if mounted is not None:
+                return mounted
         item = MessageItem(view)
         await self.mount(item)
         self._end += 1
@@ -239,11 +240,10 @@ class ConversationView(VerticalScroll, can_focus=True):
 
     def update_message(self, view: MessageView) -> None:
         """Show a stored message's new state, if it is mounted (otherwise it loads fresh)."""
-        for item in self.query_children(MessageItem):
-            if item.message_id == view.id:
-                item.update_view(view)
-                self.refresh_bindings()
-                return
+        item = self._item(view.id)
+        if item is not None:
+            item.update_view(view)
+            self.refresh_bindings()
 
     # Paging.
 
@@ -360,14 +360,20 @@ class ConversationView(VerticalScroll, can_focus=True):
 
     # Selection.
 
+    def _item(self, message_id: int | None) -> MessageItem | None:
+        """The mounted item of `message_id` (found by its widget id), if there is one."""
+        if message_id is None:
+            return None
+        try:
+            return self.get_child_by_id(f"message-{message_id}", MessageItem)
+        except NoMatches:
+            return None
+
     def _has_item(self, message_id: int) -> bool:
-        return any(item.message_id == message_id for item in self.query_children(MessageItem))
+        return self._item(message_id) is not None
 
     def _selected_item(self) -> MessageItem | None:
-        for item in self.query_children(MessageItem):
-            if item.message_id == self._selected:
-                return item
-        return None
+        return self._item(self._selected)
 
     def _target(self) -> MessageItem | None:
         """The message an action applies to: the selected one, else the newest."""
@@ -393,10 +399,9 @@ class ConversationView(VerticalScroll, can_focus=True):
 
     def select(self, message_id: int) -> None:
         """Select a mounted message (the app may also select one, e.g. after a search)."""
-        for item in self.query_children(MessageItem):
-            if item.message_id == message_id:
-                self._set_selected(item)
-                return
+        item = self._item(message_id)
+        if item is not None:
+            self._set_selected(item)
 
     async def action_select_previous(self) -> None:
         items = self.items

@@ -15,9 +15,11 @@ from ctxchat.chat.session import ChatSession
 from ctxchat.chat.workspace import Workspace, make_backend, profile_for
 from ctxchat.config.errors import ConfigError, MissingApiKey
 from ctxchat.config.loader import load_settings
+from ctxchat.config.schema import OPENAI_DEFAULT_BASE_URL
 from ctxchat.config.settings import ProviderProfile
 from ctxchat.core.memory import Mode
 from ctxchat.model.deferred import warm
+from ctxchat.tui.base import NARROW
 from ctxchat.tui.chat_actions import ChatActions
 from ctxchat.tui.commands import ctxchat_commands
 from ctxchat.tui.conversation_actions import ConversationActions
@@ -26,8 +28,6 @@ from ctxchat.tui.screens.setup import SetupChoice, SetupScreen
 from ctxchat.tui.summary_actions import SummaryActions
 from ctxchat.tui.themes import describe_problems, load_themes, shipped_theme_dirs
 from ctxchat.tui.views import ServerView
-
-OPENAI_URL = "https://api.openai.com/v1"
 
 
 class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions):
@@ -54,7 +54,7 @@ class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions
         )
         self._load_themes()
         self._apply_keymap()
-        if self.size.width < 110:
+        if self.size.width < NARROW:
             self.query_one("#side").add_class("-hidden")
         self.notify_lines(self.workspace.warnings, severity="warning")
         self.notify_lines(self._notes, severity="warning")
@@ -133,7 +133,7 @@ class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions
             return
         profile = ProviderProfile(
             name=choice.provider if choice.provider != "custom" else "server",
-            base_url=choice.base_url or OPENAI_URL,
+            base_url=choice.base_url or OPENAI_DEFAULT_BASE_URL,
             model=choice.model,
             api_key_env=choice.api_key_env,
         )

@@ -17,11 +17,11 @@ from textual.screen import Screen
 from textual.suggester import SuggestFromList
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 
+from ctxchat.config.schema import OPENAI_DEFAULT_BASE_URL
 from ctxchat.tui.text import clean, plain
 from ctxchat.tui.views import ServerView
 from ctxchat.tui.widgets.footer import KeyFooter
 
-OPENAI_BASE_URL = "https://api.openai.com/v1"
 OPENAI_KEY_ENV = "OPENAI_API_KEY"
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _KEY_SHAPED = re.compile(r"^(?:sk|rk|gsk|xai)[-_]")
@@ -263,7 +263,11 @@ class SetupScreen(Screen[SetupChoice | None]):
         server = self._server(provider)
         warning = ""
         if provider == "openai":
-            url.value, model.value, env.value = OPENAI_BASE_URL, self._openai_model, OPENAI_KEY_ENV
+            url.value, model.value, env.value = (
+                OPENAI_DEFAULT_BASE_URL,
+                self._openai_model,
+                OPENAI_KEY_ENV,
+            )
             model.suggester = None
             hint = "The key is read from the environment when ctxchat starts; it is never written to the config."
             if not self._openai_key_present:

@@ -3,24 +3,27 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import ClassVar
 
+from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.notifications import SeverityLevel
 from textual.timer import Timer
 from textual.widgets import Header, Static
 from textual.worker import get_current_worker
 
 from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.session import ChatSession
+from ctxchat.chat.summarizer import Summarizer, SummaryFailed
 from ctxchat.chat.workspace import Workspace
 from ctxchat.core.budget import BudgetError
 from ctxchat.core.memory import Mode
 from ctxchat.core.plan import ContextPlan
 from ctxchat.core.tokens import TokenCounter
-from ctxchat.store import StoredMessage
+from ctxchat.store import StoredMessage, SummaryVersion
 from ctxchat.tui.text import content
 from ctxchat.tui.themes import LAYER_VARIABLE_DEFAULTS
 from ctxchat.tui.views import MessageView
@@ -275,6 +278,32 @@ class AppBase(App[int]):
 
     def set_status(self, text: str, style: str = "") -> None:
         self.query_one("#status-line", Static).update(content(text, style))
+
+    # --- summarizing in the background -------------------------------------------------
+
+    @work(exclusive=True, group="summary", exit_on_error=False)
+    async def summarize_in_background(
+        self,
+        session: ChatSession,
+        job: Callable[[Summarizer], Awaitable[SummaryVersion]],
+        done: Callable[[SummaryVersion], str],
+        *,
+        started: str | None = None,
+        failure: SeverityLevel = "error",
+    ) -> None:
+        """Run `job` with the session's summarizer; tell the user how it went."""
+        if started is not None:
+            self.notify(started, markup=False)
+        try:
+            version = await job(Summarizer.for_session(session))
+        except SummaryFailed as error:
+            self.notify(
+                f"{error} The previous summary stays in force.", severity=failure, markup=False
+            )
+            return
+        self.notify(done(version), markup=False)
+        if session is self._session:
+            self.refresh_plan()
 
     # --- semantic recall (the embeddings extra) -------------------------------------------
 

@@ -9,7 +9,6 @@ from textual.worker import Worker, WorkerState
 
 from ctxchat.chat.edits import branch_from, replace_from
 from ctxchat.chat.session import ChatSession, OverBudget
-from ctxchat.chat.summarizer import Summarizer, SummaryFailed
 from ctxchat.chat.turn import (
     NoBackend,
     ReplyDelta,
@@ -231,23 +230,14 @@ class ChatActions(AppBase):
             return
         fold = session.pending_fold()
         if fold is not None:
-            self._fold(session, fold)
-
-    @work(exclusive=True, group="summary", exit_on_error=False)
-    async def _fold(self, session: ChatSession, fold: object) -> None:
-        try:
-            version = await Summarizer.for_session(session).fold(fold)  # type: ignore[arg-type]
-        except SummaryFailed as error:
-            self.notify(
-                f"{error} The previous summary stays in force.", severity="warning", markup=False
+            self.summarize_in_background(
+                session,
+                lambda summarizer: summarizer.fold(fold),
+                lambda version: (
+                    f"Folded {len(fold.messages)} messages into summary v{version.version}."
+                ),
+                failure="warning",
             )
-            return
-        self.notify(
-            f"Folded {len(fold.messages)} messages into summary v{version.version}.",  # type: ignore[attr-defined]
-            markup=False,
-        )
-        if session is self._session:
-            self.refresh_plan()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR and event.worker.error is not None:

@@ -12,8 +12,7 @@ from ctxchat.chat.extractor import (
     extract_facts,
 )
 from ctxchat.chat.session import ChatSession
-from ctxchat.chat.summarizer import Summarizer, SummaryFailed, edit_summary, roll_back
-from ctxchat.core.summary import FoldRange
+from ctxchat.chat.summarizer import SummaryFailed, edit_summary, roll_back
 from ctxchat.tui.base import AppBase, message_view
 from ctxchat.tui.screens.extraction import ExtractionReview
 from ctxchat.tui.screens.extraction import ProposalDecision as ReviewDecision
@@ -54,7 +53,12 @@ class SummaryActions(AppBase):
 
         def confirmed(go: bool | None) -> None:
             if go:
-                self._run_fold(session, fold)
+                self.summarize_in_background(
+                    session,
+                    lambda summarizer: summarizer.fold(fold),
+                    lambda version: f"Summary v{version.version} is in force.",
+                    started=f"Summarizing {len(fold.messages)} messages…",
+                )
 
         self.push_screen(
             SummarizePreview(
@@ -62,34 +66,6 @@ class SummaryActions(AppBase):
             ),
             confirmed,
         )
-
-    @work(exclusive=True, group="summary", exit_on_error=False)
-    async def _run_fold(self, session: ChatSession, fold: FoldRange) -> None:
-        self.notify(f"Summarizing {len(fold.messages)} messages…", markup=False)
-        try:
-            version = await Summarizer.for_session(session).fold(fold)
-        except SummaryFailed as error:
-            self.notify(
-                f"{error} The previous summary stays in force.", severity="error", markup=False
-            )
-            return
-        self.notify(f"Summary v{version.version} is in force.", markup=False)
-        if session is self._session:
-            self.refresh_plan()
-
-    @work(exclusive=True, group="summary", exit_on_error=False)
-    async def _run_rebuild(self, session: ChatSession) -> None:
-        self.notify("Rebuilding the summary from the original messages…", markup=False)
-        try:
-            version = await Summarizer.for_session(session).rebuild()
-        except SummaryFailed as error:
-            self.notify(
-                f"{error} The previous summary stays in force.", severity="error", markup=False
-            )
-            return
-        self.notify(f"Rebuilt as summary v{version.version}.", markup=False)
-        if session is self._session:
-            self.refresh_plan()
 
     def action_summaries(self) -> None:
         if not self.has_session or self.session.conversation_id is None:
@@ -132,7 +108,12 @@ class SummaryActions(AppBase):
                 self.notify(f"Saved your edit as summary v{version.version}.", markup=False)
             elif action.action == "rebuild":
                 if self._can_ask_model():
-                    self._run_rebuild(session)
+                    self.summarize_in_background(
+                        session,
+                        lambda summarizer: summarizer.rebuild(),
+                        lambda version: f"Rebuilt as summary v{version.version}.",
+                        started="Rebuilding the summary from the original messages…",
+                    )
             elif action.action == "summarize":
                 self.action_summarize()
         except SummaryFailed as error:

@@ -51,15 +51,11 @@ def list_conversations(args: argparse.Namespace) -> int:
 
 
 def export_conversation(args: argparse.Namespace) -> int:
-    from ctxchat.store import conversation_markdown
+    from ctxchat.store import export_text
 
     with workspace(args) as space:
         data = space.store.export_conversation(args.id)
-    text = (
-        conversation_markdown(data)
-        if args.format == "md"
-        else json.dumps(data, ensure_ascii=False, indent=2) + "\n"
-    )
+    text = export_text(data, markdown=args.format == "md")
     if args.output:
         args.output.write_text(text, encoding="utf-8")
         print(f"Wrote {args.output}", file=sys.stderr)

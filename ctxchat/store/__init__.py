@@ -8,7 +8,7 @@ from ctxchat.store.errors import (
     StoreError,
     move_aside,
 )
-from ctxchat.store.markdown import conversation_markdown
+from ctxchat.store.markdown import conversation_markdown, export_text
 from ctxchat.store.memory import UNSET
 from ctxchat.store.records import Conversation, ConversationInfo, StoredMessage, SummaryVersion
 from ctxchat.store.schema import SCHEMA_VERSION
@@ -30,5 +30,6 @@ __all__ = [
     "StoredMessage",
     "SummaryVersion",
     "conversation_markdown",
+    "export_text",
     "move_aside",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from typing import Any
 
@@ -56,3 +57,10 @@ def conversation_markdown(export: dict[str, Any]) -> str:
                 lines += [f"*{summary['note']}*", ""]
             lines += [summary["text"].rstrip("\n"), ""]
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def export_text(export: dict[str, Any], *, markdown: bool) -> str:
+    """`Store.export_conversation` output as a file's text: Markdown, or indented JSON."""
+    if markdown:
+        return conversation_markdown(export)
+    return json.dumps(export, ensure_ascii=False, indent=2) + "\n"

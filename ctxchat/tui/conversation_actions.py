@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from pathlib import Path
 
@@ -13,7 +12,7 @@ from ctxchat.chat.workspace import make_backend
 from ctxchat.config.errors import MissingApiKey
 from ctxchat.core.plan import ContextPlan
 from ctxchat.model.errors import ProviderError
-from ctxchat.store import conversation_markdown
+from ctxchat.store import export_text
 from ctxchat.tui.base import AppBase
 from ctxchat.tui.screens.conversations import ConversationSwitcher, SwitcherResult
 from ctxchat.tui.screens.inspector import RequestInspector
@@ -101,12 +100,7 @@ class ConversationActions(AppBase):
         stem = re.sub(r"[^\w.-]+", "-", title).strip("-")[:60] or "conversation"
         suffix = "md" if export_format == "markdown" else "json"
         path = Path.cwd() / f"{stem}-{conversation_id}.{suffix}"
-        text = (
-            conversation_markdown(data)
-            if suffix == "md"
-            else json.dumps(data, ensure_ascii=False, indent=2) + "\n"
-        )
-        path.write_text(text, encoding="utf-8")
+        path.write_text(export_text(data, markdown=suffix == "md"), encoding="utf-8")
         self.notify(f"Exported to {path}", markup=False)
         return path
 

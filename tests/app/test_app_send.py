@@ -14,11 +14,14 @@ from app_harness import (
     typed,
     until,
 )
+from textual.widgets import Collapsible, Static
 
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.plan import ContextPlan, PlanStatus
-from ctxchat.testing.server import Fault, ScriptedModelServer
+from ctxchat.testing.server import Fault, Reply, ScriptedModelServer
 from ctxchat.tui.base import BIG_DRAFT
+from ctxchat.tui.widgets.message_item import MessageItem
+from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
 
 SYSTEM = {"role": "system", "content": "You are a helpful assistant."}
 PRIMER = 3  # the tokens that prime the reply, counted in the input layer
@@ -220,3 +223,32 @@ async def test_a_one_megabyte_paste_is_planned_in_a_thread_and_kept_when_over_bu
             f"The message is {app.last_plan.over_by:,} tokens over the budget of 14,000 "
             "tokens; shorten it or raise the context window."
         ]
+
+
+async def test_a_reply_with_reasoning_shows_it_without_rebuilding_the_reply(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, _ = make_app()
+    server.script(Reply("Use WAL mode.", "The user wants durability and speed."))
+    async with app.run_test(size=SIZE) as pilot:
+        bodies: list[ReplyMarkdown] = []
+        original = MessageItem.start_stream
+
+        def spy(item: MessageItem) -> None:
+            original(item)
+            bodies.append(item.query_one(ReplyMarkdown))
+
+        MessageItem.start_stream = spy  # type: ignore[method-assign]
+        try:
+            await typed(pilot, "Which journal mode?")
+            await pilot.press("enter")
+            await settle(pilot)
+        finally:
+            MessageItem.start_stream = original  # type: ignore[method-assign]
+        reply = app.query(MessageItem).last()
+        (shown,) = reply.query(Collapsible)
+        assert shown.title.startswith("Reasoning")
+        assert any("durability and speed" in str(part.render()) for part in shown.query(Static))
+        # The streamed body was settled in place, not thrown away for the reasoning.
+        assert reply.query_one(ReplyMarkdown) is bodies[0]
+        assert shown_messages(app)[-1] == ("assistant", "Use WAL mode.")

@@ -35,6 +35,14 @@ def status_sentence(view: MessageView) -> str:
     return ""
 
 
+def reasoning_block(view: MessageView) -> Collapsible:
+    """The reply's reasoning, collapsed, titled with its token count when known."""
+    title = "Reasoning"
+    if view.reasoning_tokens:
+        title += f" · {view.reasoning_tokens:,} tokens"
+    return Collapsible(Static(plain(view.reasoning)), title=title, collapsed=True)
+
+
 def header_text(view: MessageView) -> Text:
     """Role, then model and token count when known, as plain styled text (never markup)."""
     header = Text()
@@ -117,6 +125,7 @@ class MessageItem(Vertical):
     def __init__(self, view: MessageView) -> None:
         super().__init__(id=f"message-{view.id}")
         self._view = view
+        self._shown_reasoning = ""  # the reasoning the collapsible shows
         self._received: list[str] = []  # deltas not yet joined into the view's content
         self._stream: MarkdownStream | None = None
         self._pending: list[str] = []
@@ -145,12 +154,9 @@ class MessageItem(Vertical):
     def compose(self) -> ComposeResult:
         view = self._view
         yield Static(header_text(view), classes="message--header")
+        self._shown_reasoning = view.reasoning
         if view.reasoning:
-            title = "Reasoning"
-            if view.reasoning_tokens:
-                title += f" · {view.reasoning_tokens:,} tokens"
-            with Collapsible(title=title, collapsed=True):
-                yield Static(plain(view.reasoning))
+            yield reasoning_block(view)
         if view.role == "assistant":
             yield ReplyMarkdown(clean(view.content), open_links=False, classes="message--body")
         else:
@@ -163,14 +169,13 @@ class MessageItem(Vertical):
         While the reply streams only the header follows (model, tokens): the text and the
         status belong to `append` and `finish`.
         """
-        same_body = (view.content, view.status, view.error, view.reasoning) == (
+        same_text = (view.content, view.status, view.error) == (
             self.view.content,
             self._view.status,
             self._view.error,
-            self._view.reasoning,
         )
-        if self._stream is not None or same_body:
-            # Only the header changed (model, tokens): rebuilding a long reply's Markdown
+        if self._stream is not None or same_text:
+            # Only the header or the reasoning changed: rebuilding a long reply's Markdown
             # for that would cost as much as rendering it again.
             self._view = replace(
                 self._view,
@@ -179,7 +184,14 @@ class MessageItem(Vertical):
                 reasoning=view.reasoning,
                 reasoning_tokens=view.reasoning_tokens,
             )
-            self.query_one(".message--header", Static).update(header_text(self._view))
+            header = self.query_one(".message--header", Static)
+            header.update(header_text(self._view))
+            if self._stream is None and self._shown_reasoning != self._view.reasoning:
+                for shown in self.query_children(Collapsible):
+                    shown.remove()
+                self._shown_reasoning = self._view.reasoning
+                if self._view.reasoning:
+                    self.mount(reasoning_block(self._view), after=header)
             return
         self._view = view
         self._sync_classes()

@@ -187,8 +187,14 @@ def packaged_ranks(spec: EncodingSpec) -> dict[bytes, int]:
     Raises EncodingUnavailable with every file's problem when none loads.
     """
     cached = read_cached_ranks(spec)
-    if cached is not None:
-        return cached
+    return cached if cached is not None else parse_packaged(spec)
+
+
+def parse_packaged(spec: EncodingSpec) -> dict[bytes, int]:
+    """Parse the first verified packaged data file of `spec`, and cache the result.
+
+    Raises EncodingUnavailable with every file's problem when none loads.
+    """
     problems: list[str] = []
     for path in candidate_files(spec.name):
         try:
@@ -255,11 +261,9 @@ def _build_encoding(name: str) -> Any:
             special_tokens=spec.special_tokens,
         )
 
-    cached = read_cached_ranks(spec)
-    if cached is not None:
-        try:
-            return build(cached)
-        except (TypeError, ValueError, OverflowError):
-            # A cache file that passed its checks but holds the wrong values: parse anew.
-            drop_cached_ranks(spec)
-    return build(packaged_ranks(spec))
+    try:
+        return build(packaged_ranks(spec))
+    except (TypeError, ValueError, OverflowError):
+        # A cache file that passed its checks but holds the wrong values: parse anew.
+        drop_cached_ranks(spec)
+        return build(parse_packaged(spec))

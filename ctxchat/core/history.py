@@ -65,9 +65,6 @@ class SummaryState:
     def ref(self) -> str:
         return f"summary:v{self.version}"
 
-    def covers(self, message_id: int) -> bool:
-        return message_id <= self.last_id
-
 
 def preview(text: str, width: int = 60) -> str:
     """One line of a text for labels: whitespace folded, cut with an ellipsis."""

@@ -35,9 +35,6 @@ class TokenCount:
     tokens: int
     exact: bool
 
-    def __add__(self, other: TokenCount) -> TokenCount:
-        return TokenCount(self.tokens + other.tokens, self.exact and other.exact)
-
 
 @dataclass(frozen=True, slots=True)
 class EncodingChoice:

@@ -99,10 +99,9 @@ class PlanStore(ConversationStore):
             blob_for[text] = found[digest]
         return blob_for
 
-    def _release_plans(self, conn: sqlite3.Connection, message_ids: Collection[int]) -> int:
+    def _release_plans(self, conn: sqlite3.Connection, message_ids: Collection[int]) -> None:
         """Delete these replies' plans and every text no remaining plan uses."""
         released: dict[int, int] = {}
-        deleted = 0
         for chunk in _chunks(message_ids):
             marks = ",".join("?" * len(chunk))
             rows = conn.execute(
@@ -112,7 +111,6 @@ class PlanStore(ConversationStore):
                 for blob_id in set(unpack(packed).blob_ids):
                     released[blob_id] = released.get(blob_id, 0) + 1
             conn.execute(f"DELETE FROM reply_plans WHERE message_id IN ({marks})", chunk)
-            deleted += len(rows)
         conn.executemany(
             "UPDATE plan_blobs SET refs = refs - ? WHERE id = ?",
             [(count, blob_id) for blob_id, count in released.items()],
@@ -120,4 +118,3 @@ class PlanStore(ConversationStore):
         for chunk in _chunks(released):
             marks = ",".join("?" * len(chunk))
             conn.execute(f"DELETE FROM plan_blobs WHERE refs <= 0 AND id IN ({marks})", chunk)
-        return deleted

@@ -136,7 +136,7 @@ class SummaryStore(ConversationStore):
 
     def _drop_summaries_beyond(
         self, conn: sqlite3.Connection, conversation_id: int, last_valid_id: int
-    ) -> int:
+    ) -> None:
         """Delete the versions that cover any message after `last_valid_id`.
 
         Used when later messages are deleted or an earlier one is edited: those versions
@@ -152,7 +152,7 @@ class SummaryStore(ConversationStore):
             )
         }
         if not stale:
-            return 0
+            return
         active = self._get_conversation(conn, conversation_id).active_summary_id
         if active in stale:
             row = conn.execute(
@@ -168,4 +168,3 @@ class SummaryStore(ConversationStore):
             "DELETE FROM summaries WHERE conversation_id = ? AND last_message_id > ?",
             (conversation_id, last_valid_id),
         )
-        return len(stale)

@@ -199,6 +199,15 @@ def _is_overflow(body: object, detail: str) -> bool:
     return bool(_codes(body) & _OVERFLOW_CODES) or bool(_OVERFLOW.search(detail))
 
 
+OVERFLOW_ACTION = "Summarize older turns or lower the context window setting, then retry."
+
+
+def overflow_message(window: int | None) -> str:
+    """What a context overflow says, with the server's window when it named one."""
+    size = f" ({window} tokens)" if window else ""
+    return f"The conversation is longer than the model's context window{size}."
+
+
 def window_from_error(body: object) -> int | None:
     """The context window an overflow error reveals (llama.cpp's n_ctx, or the wording)."""
     for part in (body, body.get("error") if isinstance(body, Mapping) else None):
@@ -324,9 +333,8 @@ def status_error(
             )
     elif kind is ErrorKind.CONTEXT_OVERFLOW:
         window = window_from_error(body)
-        size = f" ({window} tokens)" if window else ""
-        message = f"The conversation is longer than the model's context window{size}."
-        action = "Summarize older turns or lower the context window setting, then retry."
+        message = overflow_message(window)
+        action = OVERFLOW_ACTION
     elif kind is ErrorKind.SERVER:
         message = f"The model server failed with an internal error ({status})."
         action = "Retry in a moment; if it keeps failing, check the server's log."
@@ -412,7 +420,7 @@ def empty_reply_error(*, likely_overflow: bool) -> ProviderError:
             ErrorKind.CONTEXT_OVERFLOW,
             "The server sent an empty reply, most likely because the conversation is longer "
             "than its context window.",
-            "Summarize older turns or lower the context window setting, then retry.",
+            OVERFLOW_ACTION,
         )
     return ProviderError(
         ErrorKind.BAD_RESPONSE,
@@ -428,11 +436,10 @@ def error_in_reply(
     detail = server_detail(body)
     if _is_overflow(body, detail):
         window = window_from_error(body)
-        size = f" ({window} tokens)" if window else ""
         return ProviderError(
             ErrorKind.CONTEXT_OVERFLOW,
-            f"The conversation is longer than the model's context window{size}.",
-            "Summarize older turns or lower the context window setting, then retry.",
+            overflow_message(window),
+            OVERFLOW_ACTION,
             partial_text=partial_text,
             detail=detail,
             context_window=window,

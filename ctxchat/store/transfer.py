@@ -150,13 +150,22 @@ class TransferStore(ReplyStore, MemoryStore):
     def export_conversation(self, conversation_id: int) -> dict[str, Any]:
         """Everything about one conversation as JSON-ready data: its messages with all their
         fields, summary versions, reply plans, its own memory and (apart) the global memory."""
-        with self.reading():
+        with self.reading() as conn:
             conversation = self.get_conversation(conversation_id)
             active = self.active_summary(conversation_id)
             messages = self.messages(conversation_id)
+            # Only replies have plans: look up which, rather than asking for every message.
+            planned = {
+                row[0]
+                for row in conn.execute(
+                    "SELECT p.message_id FROM reply_plans p JOIN messages m "
+                    "ON m.id = p.message_id WHERE m.conversation_id = ?",
+                    (conversation_id,),
+                )
+            }
             plans = []
             for message in messages:
-                plan = self.load_plan(message.id)
+                plan = self.load_plan(message.id) if message.id in planned else None
                 if plan is not None:
                     plans.append({"message_id": message.id, "plan": plan.to_dict()})
             memory = self.list_memory(conversation_id=conversation_id)

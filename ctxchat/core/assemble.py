@@ -250,7 +250,7 @@ def _plan_memory(
     allowance: int,
 ) -> tuple[LayerPlan, str | None]:
     left_out: list[LeftOut] = []
-    candidates: list[MemoryEntry] = []
+    candidates: list[tuple[MemoryEntry, int]] = []  # with the tokens of its line
     for entry in priority_order([e for e in memory if in_scope(e, conversation_id)]):
         line_tokens = counter.count_text(render_entry(entry))
         if not entry.enabled:
@@ -270,15 +270,14 @@ def _plan_memory(
                 )
             )
         else:
-            candidates.append(entry)
+            candidates.append((entry, line_tokens))
 
     chosen: list[MemoryEntry] = []
     items: list[PlanItem] = []
     # The memory message costs its overhead and header once, then a line per entry.
     base_cost = count_message(counter, "system", MEMORY_HEADER + "\n").tokens
     used = base_cost
-    for entry in candidates:
-        line_tokens = counter.count_text(render_entry(entry))
+    for entry, line_tokens in candidates:
         if used + line_tokens <= allowance:
             used += line_tokens
             chosen.append(entry)

@@ -200,6 +200,7 @@ def plan_recall(
     budget_dropped = {o.ref for o in memory_layer.left_out if o.reason is Reason.BUDGET}
     left_out: list[LeftOut] = []
     chosen: list[RecallHit] = []
+    items: list[PlanItem] = []
     used = count_message(counter, "system", RECALL_HEADER + "\n").tokens
     for hit in hits:
         line = counter.count_text(render_hit(hit))
@@ -218,6 +219,7 @@ def plan_recall(
         elif used + line <= allowance:
             used += line
             chosen.append(hit)
+            items.append(PlanItem(hit.ref, line, hit.why))
         else:
             left_out.append(
                 LeftOut(
@@ -228,14 +230,13 @@ def plan_recall(
                     preview(hit.content),
                 )
             )
-    items = tuple(PlanItem(hit.ref, counter.count_text(render_hit(hit)), hit.why) for hit in chosen)
     notes = ("newer messages outrank older ones on the same topic",) if chosen else ()
     layer = LayerPlan(
         Layer.RECALL,
         budget.nominal(Layer.RECALL),
         budget.shares.recall,
         used if chosen else 0,
-        items,
+        tuple(items),
         tuple(left_out),
         notes,
     )

@@ -107,14 +107,21 @@ class MemoryStore(ConversationStore):
         with self.transaction() as conn:
             if conversation_id is not None:
                 self._require_conversation(conn, conversation_id)
-            cursor = conn.execute(
-                "INSERT INTO memory (kind, text, key, pinned, importance, conversation_id, "
-                "source, enabled, tags, created_at, updated_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (*values, now, now),
-            )
-            assert cursor.lastrowid is not None
-            return self._get_memory(conn, cursor.lastrowid)
+            return self._get_memory(conn, self._insert_memory(conn, values, now, now))
+
+    @staticmethod
+    def _insert_memory(
+        conn: sqlite3.Connection, values: tuple[Any, ...], created_at: float, updated_at: float
+    ) -> int:
+        """Insert one entry: `values` are its columns from kind to tags, stored as given."""
+        cursor = conn.execute(
+            "INSERT INTO memory (kind, text, key, pinned, importance, conversation_id, "
+            "source, enabled, tags, created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (*values, created_at, updated_at),
+        )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
 
     def update_memory(
         self,

@@ -65,30 +65,62 @@ class SummaryStore(ConversationStore):
                 (conversation_id,),
             ).fetchone()[0]
             now = self.now()
-            cursor = conn.execute(
-                "INSERT INTO summaries (conversation_id, version, text, first_message_id, "
-                "last_message_id, strategy, model, tokens, edited, note, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    conversation_id,
-                    version,
-                    text,
-                    first_message_id,
-                    last_message_id,
-                    strategy.value,
-                    model,
-                    tokens,
-                    int(edited),
-                    note,
-                    now,
-                ),
+            summary_id = self._insert_summary(
+                conn,
+                conversation_id,
+                version,
+                text,
+                first_message_id,
+                last_message_id,
+                strategy.value,
+                model,
+                tokens,
+                edited,
+                note,
+                now,
             )
             conn.execute(
                 "UPDATE conversations SET active_summary_id = ?, updated_at = ? WHERE id = ?",
-                (cursor.lastrowid, now, conversation_id),
+                (summary_id, now, conversation_id),
             )
-            assert cursor.lastrowid is not None
-            return self._get_summary(conn, cursor.lastrowid)
+            return self._get_summary(conn, summary_id)
+
+    @staticmethod
+    def _insert_summary(
+        conn: sqlite3.Connection,
+        conversation_id: int,
+        version: int,
+        text: str,
+        first_message_id: int,
+        last_message_id: int,
+        strategy: str,
+        model: str | None,
+        tokens: int,
+        edited: bool,
+        note: str,
+        created_at: float,
+    ) -> int:
+        """Insert one summary row as given (no checks: the callers made them); its id."""
+        cursor = conn.execute(
+            "INSERT INTO summaries (conversation_id, version, text, first_message_id, "
+            "last_message_id, strategy, model, tokens, edited, note, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                conversation_id,
+                version,
+                text,
+                first_message_id,
+                last_message_id,
+                strategy,
+                model,
+                tokens,
+                int(edited),
+                note,
+                created_at,
+            ),
+        )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
 
     def get_summary(self, summary_id: int) -> SummaryVersion:
         with self.reading() as conn:

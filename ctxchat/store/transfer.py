@@ -253,28 +253,24 @@ class TransferStore(ReplyStore, MemoryStore):
         active_version = source["active_summary_version"]
         for summary in sorted(data["summaries"], key=lambda s: int(s["version"])):
             first, last = messages.span(summary["first_message_id"], summary["last_message_id"])
-            cursor = conn.execute(
-                "INSERT INTO summaries (conversation_id, version, text, first_message_id, "
-                "last_message_id, strategy, model, tokens, edited, note, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    conversation_id,
-                    summary["version"],
-                    summary["text"],
-                    first,
-                    last,
-                    summary["strategy"],
-                    summary["model"],
-                    summary["tokens"],
-                    int(summary["edited"]),
-                    summary["note"],
-                    summary["created_at"],
-                ),
+            summary_id = self._insert_summary(
+                conn,
+                conversation_id,
+                summary["version"],
+                summary["text"],
+                first,
+                last,
+                summary["strategy"],
+                summary["model"],
+                summary["tokens"],
+                summary["edited"],
+                summary["note"],
+                summary["created_at"],
             )
             if summary["version"] == active_version:
                 conn.execute(
                     "UPDATE conversations SET active_summary_id = ? WHERE id = ?",
-                    (cursor.lastrowid, conversation_id),
+                    (summary_id, conversation_id),
                 )
 
         for stored in data["plans"]:
@@ -299,9 +295,8 @@ class TransferStore(ReplyStore, MemoryStore):
             if row is not None:
                 existing: int = row[0]
                 return existing
-        cursor = conn.execute(
-            "INSERT INTO memory (kind, text, key, pinned, importance, conversation_id, source, "
-            "enabled, tags, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        return self._insert_memory(
+            conn,
             (
                 kind,
                 entry["text"],
@@ -312,9 +307,7 @@ class TransferStore(ReplyStore, MemoryStore):
                 _remap_source(entry["source"], messages),
                 int(entry["enabled"]),
                 json.dumps(list(entry["tags"]), ensure_ascii=False),
-                entry["created_at"],
-                entry["updated_at"],
             ),
+            entry["created_at"],
+            entry["updated_at"],
         )
-        assert cursor.lastrowid is not None
-        return cursor.lastrowid

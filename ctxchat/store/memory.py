@@ -75,6 +75,16 @@ def valid_tags(tags: Iterable[str]) -> tuple[str, ...]:
     return tuple(cleaned)
 
 
+def stored_key(key: str | None) -> str | None:
+    """A key as stored: trimmed, and None when blank."""
+    return (key.strip() or None) if key else None
+
+
+def stored_tags(tags: Iterable[str]) -> str:
+    """Tags as stored: cleaned (see `valid_tags`), as a JSON list."""
+    return json.dumps(valid_tags(tags), ensure_ascii=False)
+
+
 class MemoryStore(ConversationStore):
     """The memory table."""
 
@@ -95,13 +105,13 @@ class MemoryStore(ConversationStore):
         values = (
             valid_kind(kind).value,
             valid_text(text),
-            (key.strip() or None) if key else None,
+            stored_key(key),
             int(pinned),
             valid_importance(importance),
             conversation_id,
             source,
             int(enabled),
-            json.dumps(valid_tags(tags), ensure_ascii=False),
+            stored_tags(tags),
         )
         now = self.now()
         with self.transaction() as conn:
@@ -144,7 +154,7 @@ class MemoryStore(ConversationStore):
         if not isinstance(text, Unset):
             changes["text"] = valid_text(text)
         if not isinstance(key, Unset):
-            changes["key"] = (key.strip() or None) if key else None
+            changes["key"] = stored_key(key)
         if not isinstance(pinned, Unset):
             changes["pinned"] = int(pinned)
         if not isinstance(importance, Unset):
@@ -156,7 +166,7 @@ class MemoryStore(ConversationStore):
         if not isinstance(enabled, Unset):
             changes["enabled"] = int(enabled)
         if not isinstance(tags, Unset):
-            changes["tags"] = json.dumps(valid_tags(tags), ensure_ascii=False)
+            changes["tags"] = stored_tags(tags)
         with self.transaction() as conn:
             self._get_memory(conn, memory_id)
             if isinstance(conversation_id, int):

@@ -108,7 +108,7 @@ class Locations:
             data_dir=data_directory,
             database=database_path(data_directory),
             state_file=state_path(data_directory),
-            themes_dir=config_file.parent / THEMES_DIRNAME,
+            themes_dir=user_themes_dir(config_file),
             cache_dir=cache_dir(env),
         )
 

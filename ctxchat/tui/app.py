@@ -7,6 +7,7 @@ import asyncio
 import importlib
 import pkgutil
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from textual.app import SystemCommand
 from textual.screen import Screen
@@ -24,10 +25,12 @@ from ctxchat.tui.chat_actions import ChatActions
 from ctxchat.tui.commands import ctxchat_commands
 from ctxchat.tui.conversation_actions import ConversationActions
 from ctxchat.tui.memory_actions import MemoryActions
-from ctxchat.tui.screens.setup import SetupChoice, SetupScreen
 from ctxchat.tui.summary_actions import SummaryActions
 from ctxchat.tui.themes import describe_problems, load_themes, shipped_theme_dirs
 from ctxchat.tui.views import ServerView
+
+if TYPE_CHECKING:
+    from ctxchat.tui.screens.setup import SetupChoice
 
 
 class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions):
@@ -61,6 +64,8 @@ class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions
         if self.has_session:
             self.call_later(self._start_session)
         else:
+            from ctxchat.tui.screens.setup import SetupScreen
+
             self.push_screen(
                 SetupScreen(
                     self._servers,

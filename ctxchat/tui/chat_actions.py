@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.worker import Worker, WorkerState
@@ -22,12 +23,13 @@ from ctxchat.chat.turn import (
 from ctxchat.core.history import MessageStatus
 from ctxchat.model.errors import ErrorKind, ProviderError
 from ctxchat.tui.base import AppBase, message_view
-from ctxchat.tui.screens.confirm import ConfirmScreen
-from ctxchat.tui.screens.edit_message import EditMessageScreen, EditResult
 from ctxchat.tui.views import MessageView
 from ctxchat.tui.widgets.composer import Composer
 from ctxchat.tui.widgets.conversation import ConversationView
 from ctxchat.tui.widgets.message_item import MessageItem
+
+if TYPE_CHECKING:
+    from ctxchat.tui.screens.edit_message import EditResult
 
 SESSION_ACTIONS = frozenset(
     {
@@ -94,6 +96,8 @@ class ChatActions(AppBase):
             if confirmed:
                 self.open_url(href)
 
+        from ctxchat.tui.screens.confirm import ConfirmScreen
+
         self.push_screen(ConfirmScreen("Open this link?", "Open", detail=href), opened)
 
     @on(ConversationView.EditRequested)
@@ -110,6 +114,8 @@ class ChatActions(AppBase):
         def edited(result: EditResult | None) -> None:
             if result is not None:
                 self.call_later(self._resend, result)
+
+        from ctxchat.tui.screens.edit_message import EditMessageScreen
 
         self.push_screen(EditMessageScreen(message.id, message.content, later), edited)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import work
 
@@ -14,11 +15,11 @@ from ctxchat.core.plan import ContextPlan
 from ctxchat.model.errors import ProviderError
 from ctxchat.store import export_text
 from ctxchat.tui.base import AppBase
-from ctxchat.tui.screens.conversations import ConversationSwitcher, SwitcherResult
-from ctxchat.tui.screens.inspector import RequestInspector
-from ctxchat.tui.screens.model_picker import ModelChoice, ModelPicker
-from ctxchat.tui.screens.rename import RenameScreen
 from ctxchat.tui.views import ConversationRowView
+
+if TYPE_CHECKING:
+    from ctxchat.tui.screens.conversations import SwitcherResult
+    from ctxchat.tui.screens.model_picker import ModelChoice
 
 
 def request_body(model: str, plan: ContextPlan) -> dict[str, object]:
@@ -66,6 +67,8 @@ class ConversationActions(AppBase):
         def chosen(result: SwitcherResult | None) -> None:
             if result is not None:
                 self.call_later(self._switcher_result, result)
+
+        from ctxchat.tui.screens.conversations import ConversationSwitcher
 
         self.push_screen(
             ConversationSwitcher(rows, current_id=self.session.conversation_id), chosen
@@ -115,6 +118,8 @@ class ConversationActions(AppBase):
                 store.rename_conversation(conversation.id, title)
                 self.update_titles()
 
+        from ctxchat.tui.screens.rename import RenameScreen
+
         self.push_screen(RenameScreen(conversation.title), renamed)
 
     def action_inspect(self) -> None:
@@ -127,6 +132,8 @@ class ConversationActions(AppBase):
             self.inspect_reply(selected)
             return
         plan = session.plan(self.draft())
+        from ctxchat.tui.screens.inspector import RequestInspector
+
         self.push_screen(
             RequestInspector(
                 request_body(session.model, plan),
@@ -144,6 +151,8 @@ class ConversationActions(AppBase):
             self.notify("No request was stored for that message.", markup=False)
             return
         model = session.store.get_message(message_id).model or session.model
+        from ctxchat.tui.screens.inspector import RequestInspector
+
         self.push_screen(
             RequestInspector(
                 request_body(model, plan), plan, title=f"Request of reply {message_id}"
@@ -171,6 +180,8 @@ class ConversationActions(AppBase):
         def chosen(choice: ModelChoice | None) -> None:
             if choice is not None:
                 self.call_later(self._switch_model, choice)
+
+        from ctxchat.tui.screens.model_picker import ModelPicker
 
         self.push_screen(
             ModelPicker(

@@ -9,8 +9,6 @@ from textual import on
 from ctxchat.core.memory import MemoryKind
 from ctxchat.store import StoreError
 from ctxchat.tui.base import AppBase
-from ctxchat.tui.screens.confirm import ConfirmScreen
-from ctxchat.tui.screens.memory_editor import MemoryEditor
 from ctxchat.tui.views import MemoryDraft
 from ctxchat.tui.widgets.conversation import ConversationView
 from ctxchat.tui.widgets.memory_panel import MemoryPanel
@@ -67,6 +65,8 @@ class MemoryActions(AppBase):
                 return
             self._memory_changed()
 
+        from ctxchat.tui.screens.memory_editor import MemoryEditor
+
         self.push_screen(
             MemoryEditor(
                 draft,
@@ -103,6 +103,8 @@ class MemoryActions(AppBase):
             if confirmed:
                 self.session.store.delete_memory(entry.id)
                 self._memory_changed()
+
+        from ctxchat.tui.screens.confirm import ConfirmScreen
 
         self.push_screen(
             ConfirmScreen("Delete this memory entry?", "Delete", danger=True, detail=entry.text),

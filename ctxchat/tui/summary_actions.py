@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual import work
 
 from ctxchat.chat.extractor import (
@@ -14,11 +16,11 @@ from ctxchat.chat.extractor import (
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.summarizer import SummaryFailed, edit_summary, roll_back
 from ctxchat.tui.base import AppBase, message_view
-from ctxchat.tui.screens.extraction import ExtractionReview
-from ctxchat.tui.screens.extraction import ProposalDecision as ReviewDecision
-from ctxchat.tui.screens.summarize_preview import SummarizePreview
-from ctxchat.tui.screens.summary_versions import SummaryAction, SummaryScreen
 from ctxchat.tui.views import ProposalView, SummaryVersionView
+
+if TYPE_CHECKING:
+    from ctxchat.tui.screens.extraction import ProposalDecision as ReviewDecision
+    from ctxchat.tui.screens.summary_versions import SummaryAction
 
 
 class SummaryActions(AppBase):
@@ -60,6 +62,8 @@ class SummaryActions(AppBase):
                     started=f"Summarizing {len(fold.messages)} messages…",
                 )
 
+        from ctxchat.tui.screens.summarize_preview import SummarizePreview
+
         self.push_screen(
             SummarizePreview(
                 previews, next_version=next_version, strategy=session.settings.summary.strategy
@@ -93,6 +97,8 @@ class SummaryActions(AppBase):
         def chosen(action: SummaryAction | None) -> None:
             if action is not None:
                 self._summary_action(session, action)
+
+        from ctxchat.tui.screens.summary_versions import SummaryScreen
 
         self.push_screen(SummaryScreen(views), chosen)
 
@@ -154,6 +160,8 @@ class SummaryActions(AppBase):
         def decided(decisions: list[ReviewDecision] | None) -> None:
             if decisions:
                 self._apply(session, proposals, decisions)
+
+        from ctxchat.tui.screens.extraction import ExtractionReview
 
         self.push_screen(
             ExtractionReview(

@@ -23,6 +23,7 @@ from ctxchat.chat.turn import (
 from ctxchat.core.history import MessageStatus
 from ctxchat.model.errors import ErrorKind, ProviderError
 from ctxchat.tui.base import AppBase, message_view
+from ctxchat.tui.collector import full_collections_held
 from ctxchat.tui.views import MessageView
 from ctxchat.tui.widgets.composer import Composer
 from ctxchat.tui.widgets.conversation import ConversationView
@@ -143,6 +144,10 @@ class ChatActions(AppBase):
 
     @work(exclusive=True, group="reply", exit_on_error=False)
     async def _turn(self, session: ChatSession, events: object, clear_composer: bool) -> None:
+        with full_collections_held():
+            await self._run_turn(session, events, clear_composer)
+
+    async def _run_turn(self, session: ChatSession, events: object, clear_composer: bool) -> None:
         # Every widget update checks that this session is still the open one, so switching
         # conversations mid-reply never writes into the wrong chat; the store gets it all.
         item: MessageItem | None = None

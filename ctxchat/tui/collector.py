@@ -1,0 +1,38 @@
+"""Holding off the cycle collector's full passes while a reply streams."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+HELD = 1 << 30
+"""The oldest generation's threshold while full passes are held: never reached."""
+
+_holders = 0
+_saved: tuple[int, int, int] = gc.get_threshold()
+
+
+@contextmanager
+def full_collections_held() -> Iterator[None]:
+    """While inside, the cycle collector runs its young passes but no full one.
+
+    A full pass scans every object the app holds. While a long reply streams, Markdown
+    blocks are mounted faster than anything else in the app allocates, and the collector
+    starts a full pass every few hundred milliseconds, each 50–100 ms with the screen
+    frozen. Textual holds the whole collector off during smooth scrolling
+    (`App.PAUSE_GC_ON_SCROLL`) for the same reason. Young passes still free the short-lived
+    cycles; the first full pass after the reply catches up. Holds nest.
+    """
+    global _holders, _saved
+    if _holders == 0:
+        _saved = gc.get_threshold()
+        young, middle, _ = _saved
+        gc.set_threshold(young, middle, HELD)
+    _holders += 1
+    try:
+        yield
+    finally:
+        _holders -= 1
+        if _holders == 0:
+            gc.set_threshold(*_saved)

@@ -284,19 +284,52 @@ async def test_a_burst_of_binding_changes_rebuilds_the_footer_once(make_app: Mak
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         footer = app.screen.query_one(KeyFooter)
-        rebuilds: list[int] = []
-        original = footer.recompose
-
-        async def counted() -> None:
-            rebuilds.append(1)
-            await original()
-
-        footer.recompose = counted  # type: ignore[method-assign]
+        rebuilds = _count_rebuilds(footer)
+        assert "Stop" not in _footer_keys(footer)
+        app.streaming = True  # what a reply starting does: Esc now stops it
         for _ in range(4):
             app.screen.bindings_updated_signal.publish(app.screen)
         await settle(pilot)
         assert rebuilds == [1]
-        assert "Quit" in [key.description for key in footer.query(FooterKey)]
+        assert "Stop" in _footer_keys(footer)
+        assert "Quit" in _footer_keys(footer)
+        app.streaming = False
+
+
+async def test_binding_changes_that_leave_the_keys_alone_keep_the_footer(
+    make_app: MakeApp,
+) -> None:
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        footer = app.screen.query_one(KeyFooter)
+        keys = list(footer.query(FooterKey))
+        rebuilds = _count_rebuilds(footer)
+        app.screen.bindings_updated_signal.publish(app.screen)
+        await settle(pilot)
+        assert rebuilds == []
+        assert list(footer.query(FooterKey)) == keys
+        # A remapped key is a change the footer shows.
+        app.set_keymap({"app.quit": "f10"})
+        await settle(pilot)
+        assert rebuilds == [1]
+        assert "f10" in [key.key_display for key in footer.query(FooterKey)]
+
+
+def _count_rebuilds(footer: KeyFooter) -> list[int]:
+    rebuilds: list[int] = []
+    original = footer.recompose
+
+    async def counted() -> None:
+        rebuilds.append(1)
+        await original()
+
+    footer.recompose = counted  # type: ignore[method-assign]
+    return rebuilds
+
+
+def _footer_keys(footer: KeyFooter) -> list[str]:
+    return [key.description for key in footer.query(FooterKey)]
 
 
 async def test_keys_of_every_dialog_can_be_remapped(make_app: MakeApp) -> None:

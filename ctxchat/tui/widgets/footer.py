@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer
 
@@ -24,6 +25,7 @@ class KeyFooter(Footer):
         super().__init__()
         self._rebuild_queued = False
         self._bindings_ready = at_once
+        self._shown: tuple[object, ...] | None = None  # the keys the last build drew
 
     def bindings_changed(self, screen: Screen) -> None:  # type: ignore[type-arg]
         self._bindings_ready = True
@@ -35,4 +37,31 @@ class KeyFooter(Footer):
 
     async def _rebuild(self) -> None:
         self._rebuild_queued = False
-        await self.recompose()
+        if self.is_attached and self._keys() != self._shown:
+            await self.recompose()
+
+    def compose(self) -> ComposeResult:
+        if self._bindings_ready:
+            self._shown = self._keys()
+        yield from super().compose()
+
+    def _keys(self) -> tuple[object, ...]:
+        """What the keys drawn from the screen's bindings now would show.
+
+        Most binding changes (a reply starting, a turn selected) leave the keys as they
+        are; rebuilding then would only cost time.
+        """
+        app = self.app
+        return tuple(
+            (
+                app.get_key_display(binding),
+                binding.action,
+                binding.description,
+                binding.group,
+                binding.show,
+                enabled,
+                tooltip,
+                binding.tooltip,
+            )
+            for _, binding, enabled, tooltip in self.screen.active_bindings.values()
+        )

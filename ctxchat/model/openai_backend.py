@@ -432,10 +432,15 @@ def _pieces_of(chunk: ChatCompletionChunk, splitter: ThinkTagSplitter | None) ->
 
 def _reasoning_of(delta: object) -> str:
     # llama.cpp, vLLM and DeepSeek say reasoning_content; Ollama and OpenRouter say reasoning.
-    for name in ("reasoning_content", "reasoning"):
-        value = getattr(delta, name, None)
-        if isinstance(value, str) and value:
-            return value
+    # Neither is a declared field, so pydantic keeps them among its extras; they are read
+    # there, as `getattr` on a field a chunk lacks costs an exception per chunk.
+    for fields in (getattr(delta, "__pydantic_extra__", None), getattr(delta, "__dict__", None)):
+        if not fields:
+            continue
+        for name in ("reasoning_content", "reasoning"):
+            value = fields.get(name)
+            if isinstance(value, str) and value:
+                return value
     return ""
 
 

@@ -289,8 +289,10 @@ async def bare_stream(base_url: str) -> tuple[float, int]:
 
 
 def reply_done(app: CtxChatApp) -> bool:
+    if app.streaming:
+        return False  # checked first: the query below walks every widget, every millisecond
     items = app.query(MessageItem)
-    if len(items) < 2 or app.streaming:
+    if len(items) < 2:
         return False
     last = items.last()
     return last.view.role == "assistant" and not last.is_streaming

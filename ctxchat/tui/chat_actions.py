@@ -181,8 +181,11 @@ class ChatActions(AppBase):
                         self.server_prompt_tokens = None
                         self.refresh_plan()
                 elif isinstance(event, ReplyDelta):
-                    if item is not None and event.text and session is self._session:
-                        await item.append(event.text)
+                    if item is not None and session is self._session:
+                        if event.reasoning:
+                            await item.append_reasoning(event.reasoning)
+                        if event.text:
+                            await item.append(event.text)
                 elif isinstance(event, TurnFinished | TurnFailed):
                     await self._finish_item(session, item, event)
         except OverBudget as error:
@@ -199,6 +202,8 @@ class ChatActions(AppBase):
                     # Stopped: the store holds the kept part, marked interrupted.
                     stored = session.store.get_message(item.message_id)
                     await item.finish(stored.content, stored.status, error=stored.error or "")
+                    # Its count, and the reasoning's, now that they are stored.
+                    self.conversation_view.update_message(message_view(stored, session.counter))
                     self.set_status("Stopped; the part received so far was kept.")
                 self.refresh_plan()
 

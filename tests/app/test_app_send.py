@@ -257,3 +257,60 @@ async def test_a_reply_with_reasoning_shows_it_without_rebuilding_the_reply(
         # The streamed body was settled in place, not thrown away for the reasoning.
         assert reply.query_one(ReplyMarkdown) is bodies[0]
         assert shown_messages(app)[-1] == ("assistant", "Use WAL mode.")
+
+
+def reasoning_shown(item: MessageItem) -> tuple[str, bool, str] | None:
+    """The reasoning block of `item` as (title, collapsed, text), or None without one."""
+    blocks = item.query(Collapsible)
+    if not blocks:
+        return None
+    block = blocks.first()
+    text = str(block.query_one(".message--reasoning", Static).render())
+    return block.title, block.collapsed, text
+
+
+async def test_reasoning_shows_live_and_stays_when_the_reply_is_stopped(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, _ = make_app()
+    thought = "The user wants durability first, then speed."
+    # Every reasoning chunk arrives, then the server goes quiet before the answer.
+    server.fail_next(Fault.STALL, after=0, seconds=30)
+    server.script(Reply("Use WAL mode.", thought))
+    async with app.run_test(size=SIZE) as pilot:
+        await typed(pilot, "Which journal mode?")
+        await pilot.press("enter")
+        item: list[MessageItem] = []
+
+        def thinking() -> bool:
+            item[:] = [app.query(MessageItem).last()]
+            return reasoning_shown(item[0]) == ("Reasoning…", False, thought)
+
+        await until(pilot, thinking)
+        assert app.streaming
+        assert shown_messages(app)[-1] == ("assistant", "")
+        await pilot.press("escape")
+        await settle(pilot)
+
+        reply = app.session.store.messages(app.session.conversation)[-1]
+        assert (reply.reasoning, reply.status) == (thought, MessageStatus.INTERRUPTED)
+        tokens = app.session.counter.count_text(thought)
+        assert reasoning_shown(item[0]) == (f"Reasoning · {tokens:,} tokens", False, thought)
+
+
+async def test_live_reasoning_folds_away_once_the_answer_begins(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, _ = make_app()
+    thought = "Durability first."
+    server.fail_next(Fault.STALL, after=2, seconds=30)  # two answer chunks, then quiet
+    server.script(Reply("Use WAL mode, always.", thought))
+    async with app.run_test(size=SIZE) as pilot:
+        await typed(pilot, "Which journal mode?")
+        await pilot.press("enter")
+        await until(pilot, lambda: shown_messages(app)[-1] == ("assistant", "Use WAL mode"))
+        item = app.query(MessageItem).last()
+        # Drawn at the next write, at most a tenth of a second later.
+        await until(pilot, lambda: reasoning_shown(item) == ("Reasoning…", True, thought))
+        assert item.query_one(ReplyMarkdown).source == "Use WAL mode"
+        await pilot.press("escape")

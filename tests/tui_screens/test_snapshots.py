@@ -101,6 +101,24 @@ class TestConversationPane:
 
         assert snap_compare(ConversationHost(0, listed([])), run_before=run_before)
 
+    def test_reply_while_the_model_thinks(self, snap_compare: SnapCompare) -> None:
+        """A reasoning model before its answer: under the header ("thinking…") an open
+        "▼ Reasoning…" section shows the reasoning so far in muted text; the answer below it
+        is still empty and nothing is marked interrupted."""
+
+        async def run_before(pilot: Pilot[None]) -> None:
+            view = pilot.app.query_one(ConversationView)
+            await view.add_message(MessageView(1, "user", "Plan the trip.", tokens=9))
+            item = await view.begin_reply(
+                MessageView(2, "assistant", "", MessageStatus.STREAMING, model="qwen3:8b")
+            )
+            for delta in ["Three days. ", "Alfama first, ", "then Belém; [bold]not[/] Sintra."]:
+                await item.append_reasoning(delta)
+            await pilot.pause(0.15)  # past the write interval
+            await pilot.pause()
+
+        assert snap_compare(ConversationHost(0, listed([])), run_before=run_before)
+
 
 class TestConfirm:
     def test_link_confirmation(self, snap_compare: SnapCompare) -> None:

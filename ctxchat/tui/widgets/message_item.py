@@ -35,12 +35,19 @@ def status_sentence(view: MessageView) -> str:
     return ""
 
 
-def reasoning_block(view: MessageView) -> Collapsible:
-    """The reply's reasoning, collapsed, titled with its token count when known."""
-    title = "Reasoning"
+def reasoning_title(view: MessageView) -> str:
+    """ "Reasoning", with its token count when known, or "Reasoning…" while it arrives."""
+    if view.status == MessageStatus.STREAMING:
+        return "Reasoning…"
     if view.reasoning_tokens:
-        title += f" · {view.reasoning_tokens:,} tokens"
-    return Collapsible(Static(plain(view.reasoning)), title=title, collapsed=True)
+        return f"Reasoning · {view.reasoning_tokens:,} tokens"
+    return "Reasoning"
+
+
+def reasoning_block(view: MessageView, *, collapsed: bool = True) -> Collapsible:
+    """The reply's reasoning, collapsed unless asked otherwise."""
+    text = Static(plain(view.reasoning), classes="message--reasoning")
+    return Collapsible(text, title=reasoning_title(view), collapsed=collapsed)
 
 
 def header_text(view: MessageView) -> Text:
@@ -55,7 +62,7 @@ def header_text(view: MessageView) -> Text:
     if view.reasoning_tokens:
         details.append(f"reasoning {view.reasoning_tokens:,} tokens, not sent back")
     if view.status == MessageStatus.STREAMING:
-        details.append("writing…")
+        details.append("thinking…" if view.reasoning and not view.content else "writing…")
     if details:
         header.append("  " + " · ".join(details), style="dim")
     return header
@@ -127,6 +134,9 @@ class MessageItem(Vertical):
         self._view = view
         self._shown_reasoning = ""  # the reasoning the collapsible shows
         self._received: list[str] = []  # deltas not yet joined into the view's content
+        self._received_reasoning: list[str] = []  # the same for the reasoning
+        self._reasoning_pending = False  # reasoning arrived that the screen does not show yet
+        self._answer_shown = False  # whether any of the streamed answer is drawn yet
         self._stream: MarkdownStream | None = None
         self._pending: list[str] = []
         self._last_write = 0.0
@@ -141,6 +151,10 @@ class MessageItem(Vertical):
             content = "".join([self._view.content, *self._received])
             self._received = []
             self._view = replace(self._view, content=content)
+        if self._received_reasoning:
+            reasoning = "".join([self._view.reasoning, *self._received_reasoning])
+            self._received_reasoning = []
+            self._view = replace(self._view, reasoning=reasoning)
         return self._view
 
     @property
@@ -192,6 +206,9 @@ class MessageItem(Vertical):
                 self._shown_reasoning = self._view.reasoning
                 if self._view.reasoning:
                     self.mount(reasoning_block(self._view), after=header)
+            else:
+                for shown in self.query_children(Collapsible):
+                    shown.title = reasoning_title(self._view)
             return
         self._view = view
         self._sync_classes()
@@ -211,9 +228,26 @@ class MessageItem(Vertical):
         self._received.append(delta)
         if not self.is_attached:
             return  # switched away: the text is kept, nothing is drawn
-        # Deltas are written at most WRITES_PER_SECOND times a second: a fast server sends
-        # hundreds a second, and each write makes the Markdown parse and lay out again.
         self._pending.append(delta)
+        await self._schedule_write()
+
+    async def append_reasoning(self, delta: str) -> None:
+        """Add a fragment of the reply's reasoning as it arrives.
+
+        It shows in an open "Reasoning…" block while the model thinks, which folds away
+        when the answer itself begins.
+        """
+        if self._stream is None:
+            self.start_stream()
+        self._received_reasoning.append(delta)
+        if not self.is_attached:
+            return
+        self._reasoning_pending = True
+        await self._schedule_write()
+
+    async def _schedule_write(self) -> None:
+        # Writes happen at most WRITES_PER_SECOND times a second: a fast server sends
+        # hundreds of deltas a second, and each write makes the Markdown parse and lay out.
         if time.monotonic() - self._last_write >= 1 / WRITES_PER_SECOND:
             await self._write_pending()
         elif self._flush_timer is None:
@@ -221,13 +255,40 @@ class MessageItem(Vertical):
 
     async def _write_pending(self) -> None:
         self._flush_timer = None
-        if not self._pending or self._stream is None:
+        if self._stream is None:
+            return
+        self._last_write = time.monotonic()
+        if self._reasoning_pending:
+            self._reasoning_pending = False
+            await self._show_reasoning()
+        if not self._pending:
             return
         text, self._pending = "".join(self._pending), []
-        self._last_write = time.monotonic()
+        if not self._answer_shown:
+            self._answer_shown = True
+            for shown in self.query_children(Collapsible):
+                shown.collapsed = True  # the answer begins: the reasoning makes room for it
+            self._refresh_header()
         # A control sequence split across two writes is only partly removed here; the
         # final render in `finish` cleans the whole text.
         await self._stream.write(clean(text))
+
+    async def _show_reasoning(self) -> None:
+        """Show the reasoning received so far (while streaming, in an open block)."""
+        view = self.view
+        if view.reasoning == self._shown_reasoning:
+            return
+        self._shown_reasoning = view.reasoning
+        shown = self.query_children(Collapsible)
+        if shown:
+            shown.first().query_one(".message--reasoning", Static).update(plain(view.reasoning))
+        else:
+            block = reasoning_block(view, collapsed=bool(view.content))
+            await self.mount(block, after=self.query_one(".message--header"))
+            self._refresh_header()
+
+    def _refresh_header(self) -> None:
+        self.query_one(".message--header", Static).update(header_text(self.view))
 
     async def finish(
         self,
@@ -243,6 +304,9 @@ class MessageItem(Vertical):
             self._flush_timer = None
         self._pending = []  # the final render below shows them
         self._received = []  # `full_text` is the whole reply
+        if self._reasoning_pending and self.is_attached:
+            self._reasoning_pending = False
+            await self._show_reasoning()
         if self._stream is not None:
             stream, self._stream = self._stream, None
             await stream.stop()
@@ -276,7 +340,9 @@ class MessageItem(Vertical):
     def _set_status(self, status: MessageStatus) -> None:
         self._view = replace(self._view, status=status)
         self._sync_classes()
-        self.query_one(".message--header", Static).update(header_text(self._view))
+        self._refresh_header()
+        for shown in self.query_children(Collapsible):
+            shown.title = reasoning_title(self._view)
         self.query_one(".message--status", Static).update(plain(status_sentence(self._view)))
 
     @property

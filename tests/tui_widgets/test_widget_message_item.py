@@ -1,0 +1,64 @@
+"""A reply's turn while it streams: its answer and its reasoning."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+from textual.widgets import Collapsible, Static
+
+from ctxchat.core.history import MessageStatus
+from ctxchat.tui.views import MessageView
+from ctxchat.tui.widgets.message_item import MessageItem
+
+
+class OneTurn(App[None]):
+    def compose(self) -> ComposeResult:
+        yield MessageItem(MessageView(1, "assistant", "", MessageStatus.STREAMING, model="m"))
+
+
+def header(item: MessageItem) -> str:
+    return str(item.query_one(".message--header", Static).render())
+
+
+def reasoning_text(item: MessageItem) -> str:
+    return str(item.query_one(".message--reasoning", Static).render())
+
+
+async def test_reasoning_opened_again_by_the_user_stays_open_while_the_answer_streams() -> None:
+    app = OneTurn()
+    async with app.run_test() as pilot:
+        item = app.query_one(MessageItem)
+        await item.append_reasoning("First the log, ")
+        await item.append_reasoning("then the checkpoint.")
+        await pilot.pause(0.15)  # past the write interval
+        block = item.query_one(Collapsible)
+        assert (block.title, block.collapsed) == ("Reasoning…", False)
+        assert "thinking…" in header(item)
+        assert reasoning_text(item) == "First the log, then the checkpoint."
+
+        await item.append("Use ")
+        await pilot.pause(0.15)
+        assert block.collapsed  # the answer began
+        assert "writing…" in header(item)
+        block.collapsed = False  # the user opens it again
+        await item.append("WAL mode.")
+        await pilot.pause(0.15)
+        assert not block.collapsed
+        assert item.view.content == "Use WAL mode."
+
+        await item.finish("Use WAL mode.")
+        await pilot.pause()
+        assert (block.title, block.collapsed) == ("Reasoning", False)
+        assert item.query_one(Collapsible) is block  # kept, not rebuilt
+        assert reasoning_text(item) == "First the log, then the checkpoint."
+
+
+async def test_reasoning_that_arrives_after_the_answer_began_starts_folded() -> None:
+    app = OneTurn()
+    async with app.run_test() as pilot:
+        item = app.query_one(MessageItem)
+        await item.append("Use WAL mode.")
+        await pilot.pause(0.15)
+        await item.append_reasoning("A late thought.")
+        await pilot.pause(0.15)
+        assert item.query_one(Collapsible).collapsed
+        assert reasoning_text(item) == "A late thought."

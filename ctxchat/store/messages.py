@@ -103,6 +103,16 @@ class MessageStore(SummaryStore, PlanStore):
             ).fetchone()[0]
         return count
 
+    def count_messages_after(self, conversation_id: int, message_id: int) -> int:
+        """How many messages of the conversation were written after `message_id`."""
+        with self.reading() as conn:
+            self._require_conversation(conn, conversation_id)
+            count: int = conn.execute(
+                "SELECT count(*) FROM messages WHERE conversation_id = ? AND id > ?",
+                (conversation_id, message_id),
+            ).fetchone()[0]
+        return count
+
     def update_message_content(
         self, message_id: int, content: str, *, tokens: int, exact: bool, encoding: str
     ) -> StoredMessage:

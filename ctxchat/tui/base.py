@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Awaitable, Callable, Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
 from textual.app import App, ComposeResult
@@ -32,6 +32,9 @@ from ctxchat.tui.widgets.conversation import ConversationView
 from ctxchat.tui.widgets.footer import KeyFooter
 from ctxchat.tui.widgets.layer_panel import ContextPanels
 from ctxchat.tui.widgets.memory_panel import MemoryPanel
+
+if TYPE_CHECKING:
+    from ctxchat.model.errors import ProviderError
 
 # Drafts longer than this are planned in a thread, so a huge paste never stalls typing.
 BIG_DRAFT = 50_000
@@ -147,6 +150,7 @@ class AppBase(App[int]):
         self.cached_tokens: int | None = None
         self._plan_timer: Timer | None = None
         self.streaming = False
+        self._failures: dict[int, ProviderError] = {}  # this run's failed replies, by id
         self._first_frame_shown = False
         self._after_first_frame: list[Callable[[], object]] = []
 

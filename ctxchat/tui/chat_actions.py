@@ -84,6 +84,27 @@ class ChatActions(AppBase):
             return
         self.run_turn(self.session, regenerate, False)
 
+    @on(ConversationView.DetailsRequested)
+    def _details(self, event: ConversationView.DetailsRequested) -> None:
+        store = self.session.store
+        message = store.get_message(event.message_id)
+        error = self._failures.get(message.id)
+        if error is not None:
+            text, action, detail = error.message, error.action, error.detail
+        else:  # ended in an earlier session: the store keeps the sentence and the action
+            text, action, detail = message.error or "The reply did not finish.", "", ""
+        newest = store.count_messages_after(message.conversation_id, message.id) == 0
+        can_retry = newest and not self.streaming
+
+        def closed(retry: bool | None) -> None:
+            if retry:
+                self._again()
+
+        from ctxchat.tui.screens.error_details import ErrorDetails
+
+        screen = ErrorDetails(text, action, detail=detail, can_retry=can_retry)
+        self.push_screen(screen, closed)
+
     @on(ConversationView.CopyRequested)
     def _copy(self, event: ConversationView.CopyRequested) -> None:
         self.copy_to_clipboard(event.text)
@@ -110,7 +131,7 @@ class ChatActions(AppBase):
         if message.role != "user":
             self.notify("Only your own messages can be edited.", markup=False)
             return
-        later = sum(1 for m in store.messages(message.conversation_id) if m.id > message.id)
+        later = store.count_messages_after(message.conversation_id, message.id)
 
         def edited(result: EditResult | None) -> None:
             if result is not None:
@@ -211,6 +232,8 @@ class ChatActions(AppBase):
         self, session: ChatSession, item: MessageItem | None, event: TurnFinished | TurnFailed
     ) -> None:
         reply = event.reply
+        if isinstance(event, TurnFailed):
+            self._failures[reply.id] = event.error
         if session is self._session:
             if item is not None:
                 await item.finish(

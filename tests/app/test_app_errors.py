@@ -7,10 +7,13 @@ from typing import Any
 
 import pytest
 from app_harness import SIZE, MakeApp, settle, shown_messages, status_line, typed
+from textual.widgets import Static
+from textual.widgets._footer import FooterKey
 
 from ctxchat.core.history import MessageStatus
 from ctxchat.testing.harness import TEST_KEY
 from ctxchat.testing.server import Fault, ScriptedModelServer
+from ctxchat.tui.screens.error_details import ErrorDetails
 from ctxchat.tui.widgets.budget_bar import BudgetBar
 
 REPLY = "Some reply text that is long enough."
@@ -144,3 +147,71 @@ async def test_retry_after_a_server_error_gets_the_whole_reply(
         ]
         assert shown_messages(app) == [("user", "Hello there"), ("assistant", "The whole reply.")]
         assert len(notes.of("error")) == 1
+
+
+def dialog_text(app: Any) -> list[str]:
+    """The error dialog's lines: sentence, action, server's words (those it has)."""
+    screen = app.screen
+    assert isinstance(screen, ErrorDetails)
+    ids = ("#error-message", "#error-action", "#error-detail")
+    return [str(screen.query_one(name, Static).render()) for name in ids if screen.query(name)]
+
+
+async def test_details_of_a_failed_reply_show_the_servers_words_and_can_retry(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, _ = make_app()
+    server.fail_next(Fault.SERVER_ERROR)
+    server.script("The whole reply.")
+    async with app.run_test(size=SIZE) as pilot:
+        await typed(pilot, "Hello there")
+        await pilot.press("enter")
+        await settle(pilot)
+        app.conversation_view.focus()
+        await settle(pilot)
+        assert "Details" in footer_keys(app)
+        await pilot.press("i")
+        await settle(pilot)
+        assert dialog_text(app) == [
+            "The model server failed with an internal error (500).",
+            "Retry in a moment; if it keeps failing, check the server's log.",
+            "The server had an error while processing your request.",
+        ]
+        await pilot.click("#retry")
+        await settle(pilot)
+
+        messages = app.session.store.messages(app.session.conversation)
+        assert [(m.content, m.status) for m in messages][-1] == (
+            "The whole reply.",
+            MessageStatus.COMPLETE,
+        )
+        assert "Details" not in footer_keys(app)  # nothing failed any more
+
+
+async def test_details_of_a_reply_that_failed_in_an_earlier_run_come_from_the_store(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    first, _ = make_app()
+    server.fail_next(Fault.SERVER_ERROR)
+    async with first.run_test(size=SIZE) as pilot:
+        await typed(pilot, "Hello there")
+        await pilot.press("enter")
+        await settle(pilot)
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.conversation_view.focus()
+        await pilot.press("i")
+        await settle(pilot)
+        assert dialog_text(app) == [
+            "The model server failed with an internal error (500). "
+            "Retry in a moment; if it keeps failing, check the server's log."
+        ]
+        assert app.screen.query("#retry")
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not isinstance(app.screen, ErrorDetails)
+
+
+def footer_keys(app: Any) -> list[str]:
+    return [key.description for key in app.screen.query(FooterKey)]

@@ -57,7 +57,7 @@ class TestConversationPane:
         """The end of a conversation at 80x24: the user's [bold]/[/INST] text shown literally,
         an interrupted reply with its reason and "retry: ctrl+r" in yellow, then a failed reply
         in red with its reason. The view is scrolled to the newest turn; the footer lists
-        Copy, Pin, Edit (dimmed), Retry and Regenerate."""
+        Copy, Pin, Edit (dimmed), Retry, Regenerate and Details (the newest reply failed)."""
         assert snap_compare(ConversationHost(len(SAMPLE), listed(SAMPLE)))
 
     def test_whole_conversation_wide(self, snap_compare: SnapCompare) -> None:

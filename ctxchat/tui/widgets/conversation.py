@@ -114,6 +114,13 @@ class ConversationView(VerticalScroll, can_focus=True):
             id="message.regenerate",
             tooltip="Replace the last reply with a new one",
         ),
+        Binding(
+            "i",
+            "details",
+            "Details",
+            id="message.details",
+            tooltip="Show why the selected reply failed or stopped, in the server's own words",
+        ),
     ]
 
     INITIAL = 40
@@ -145,6 +152,12 @@ class ConversationView(VerticalScroll, can_focus=True):
     @dataclass
     class RetryRequested(Message):
         """Ask again for the interrupted or failed reply `message_id`."""
+
+        message_id: int
+
+    @dataclass
+    class DetailsRequested(Message):
+        """Show in full why the interrupted or failed reply `message_id` ended."""
 
         message_id: int
 
@@ -468,6 +481,9 @@ class ConversationView(VerticalScroll, can_focus=True):
         if action == "retry":
             ok = target is not None and target.view.status in RETRYABLE
             return True if ok and not self._streaming() else None
+        if action == "details":
+            # Shown only beside a reply that ended badly: the footer has no room to spare.
+            return target is not None and target.view.status in RETRYABLE
         if action == "regenerate":
             items = self.items
             last = items[-1] if items and self._end == self._total else None
@@ -495,6 +511,11 @@ class ConversationView(VerticalScroll, can_focus=True):
         target = self._target()
         if target is not None and target.view.status in RETRYABLE:
             self.post_message(self.RetryRequested(target.message_id))
+
+    def action_details(self) -> None:
+        target = self._target()
+        if target is not None and target.view.status in RETRYABLE:
+            self.post_message(self.DetailsRequested(target.message_id))
 
     def action_regenerate(self) -> None:
         self.post_message(self.RegenerateRequested())

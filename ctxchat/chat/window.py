@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ctxchat.model.known_models import known_context_window
-
-DEFAULT_WINDOW = 8_192
+from ctxchat.model.known_models import DEFAULT_CONTEXT_WINDOW, known_context_window
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,10 +24,10 @@ class WindowInfo:
         if known:
             return cls(known, "table")
         return cls(
-            DEFAULT_WINDOW,
+            DEFAULT_CONTEXT_WINDOW,
             "default",
             (
                 f"The context window of {model or 'this model'} is unknown; assuming "
-                f"{DEFAULT_WINDOW:,} tokens. Set context_window in the config to be sure.",
+                f"{DEFAULT_CONTEXT_WINDOW:,} tokens. Set context_window in the config to be sure.",
             ),
         )

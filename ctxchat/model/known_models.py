@@ -5,7 +5,16 @@ from __future__ import annotations
 # The same normalising as token counting's: one place decides what a model's name is.
 from ctxchat.core.tokens import bare_model_name as normalize_model_name
 
-__all__ = ["KNOWN_CONTEXT_WINDOWS", "known_context_window", "normalize_model_name"]
+__all__ = [
+    "DEFAULT_CONTEXT_WINDOW",
+    "KNOWN_CONTEXT_WINDOWS",
+    "known_context_window",
+    "normalize_model_name",
+]
+
+DEFAULT_CONTEXT_WINDOW = 4_096
+"""The window assumed when neither the config, the server nor the table knows one: small,
+since planning for more than the server holds makes it drop the start of the prompt."""
 
 # Prefix (lowercase) -> context window in tokens. The longest matching prefix wins, so
 # specific entries ("gpt-4-turbo") override family ones ("gpt-4"). Figures are the models'

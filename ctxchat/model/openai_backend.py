@@ -29,11 +29,10 @@ from ctxchat.model.errors import (
     status_error,
     unreadable_reply_error,
 )
-from ctxchat.model.known_models import known_context_window
+from ctxchat.model.known_models import DEFAULT_CONTEXT_WINDOW, known_context_window
 
 __all__ = ["DEFAULT_CONTEXT_WINDOW", "OpenAIBackend"]
 
-DEFAULT_CONTEXT_WINDOW = 4096
 # What Ollama and llama-cpp-python run a model with when nobody set a context size; neither
 # says so through its API, and both silently cut longer prompts (Ollama) or fail (llama-cpp-python).
 OLLAMA_DEFAULT_NUM_CTX = 4096

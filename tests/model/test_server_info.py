@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
+from ctxchat.chat.window import WindowInfo
 from ctxchat.model.errors import ProviderError
 from ctxchat.model.known_models import known_context_window, normalize_model_name
 from ctxchat.model.openai_backend import OpenAIBackend
@@ -144,6 +145,13 @@ async def test_unknown_model_without_configuration_uses_the_default(make_backend
         "default",
     )
     assert info.tokenizer is False
+    # The window assumed before the server is asked is the same: it does not jump at start-up.
+    before = WindowInfo.without_server(MODEL, 0)
+    assert (before.context_window, before.source) == (4096, "default")
+    assert before.warnings == (
+        f"The context window of {MODEL} is unknown; assuming 4,096 tokens. Set "
+        "context_window in the config to be sure.",
+    )
 
 
 async def test_model_missing_from_the_server_list_is_warned_about(make_backend: Build) -> None:

@@ -15,8 +15,8 @@ from ctxchat.chat.extractor import (
 )
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.summarizer import SummaryFailed, edit_summary, roll_back
-from ctxchat.tui.base import AppBase, message_view
-from ctxchat.tui.views import ProposalView, SummaryVersionView
+from ctxchat.tui.base import AppBase
+from ctxchat.tui.views import MessageView, ProposalView, SummaryVersionView
 
 if TYPE_CHECKING:
     from ctxchat.tui.screens.extraction import ProposalDecision as ReviewDecision
@@ -51,7 +51,9 @@ class SummaryActions(AppBase):
             return
         versions = session.store.summaries(session.conversation)
         next_version = (max(v.version for v in versions) + 1) if versions else 1
-        previews = [message_view(session.store.get_message(m.id)) for m in fold.messages[:200]]
+        previews = [
+            MessageView(m.id, m.role, m.content, m.status, tokens=m.tokens) for m in fold.messages
+        ]
 
         def confirmed(go: bool | None) -> None:
             if go:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from screen_hosts import PROBLEMS, PROPOSALS, ROWS, SERVERS, VERSIONS, ScreenHost
-from textual.widgets import Input, OptionList, RadioButton, RadioSet, Static, TextArea
+from textual.widgets import Button, Input, OptionList, RadioButton, RadioSet, Static, TextArea
 
 from ctxchat.core.memory import MemoryEntry, MemoryKind
 from ctxchat.tui.screens.confirm import ConfirmScreen
@@ -267,6 +267,20 @@ async def test_summarize_preview_confirms_or_cancels() -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("enter")  # only Cancel is there to press
         assert app.result is False
+
+
+async def test_summarize_preview_counts_a_long_fold_whole_and_lists_its_start() -> None:
+    messages = [MessageView(i, "user", f"turn {i}", tokens=10) for i in range(1, 251)]
+    app = ScreenHost(SummarizePreview(messages, next_version=2))
+    async with app.run_test(size=(100, 30)):
+        screen = app.screen
+        headline = str(screen.query_one("#preview-headline", Static).render())
+        assert headline.startswith("Fold 250 messages (#1–#250, 2,500 tokens) into summary v2")
+        assert str(screen.query_one("#confirm", Button).label) == "Summarize 250"
+        listed = screen.query_one("#preview-list", OptionList)
+        assert listed.option_count == 201
+        last = listed.get_option_at_index(200)
+        assert (str(last.prompt), last.disabled) == ("… and 50 more, up to #250", True)
 
 
 # Extraction review

@@ -32,6 +32,10 @@ def fold_line(view: MessageView, width: int = 120) -> Text:
     return line
 
 
+LISTED = 200
+"""Turns listed one per line; the headline counts them all."""
+
+
 class SummarizePreview(ModalScreen[bool]):
     """The turns "summarize now" would fold; dismisses True to go ahead, False to cancel."""
 
@@ -113,7 +117,11 @@ class SummarizePreview(ModalScreen[bool]):
                 headline.append(f"v{self._next_version}", style="bold")
                 headline.append(f" with the {self._strategy.value} strategy.")
                 yield Static(headline, id="preview-headline")
-                yield OptionList(*(Option(fold_line(m)) for m in self._messages), id="preview-list")
+                listed = [Option(fold_line(m)) for m in self._messages[:LISTED]]
+                if count > LISTED:
+                    more = f"… and {count - LISTED:,} more, up to #{last}"
+                    listed.append(Option(Text(more, style="dim"), disabled=True))
+                yield OptionList(*listed, id="preview-list")
                 yield Static(
                     "The originals stay stored; the summary replaces them in the context. "
                     "You can roll back or rebuild from the summary versions.",

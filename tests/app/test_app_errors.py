@@ -126,6 +126,15 @@ async def test_a_configured_window_stays_labelled_as_configured_after_an_overflo
         assert "window 16,000 (config)" in shown
 
 
+async def send_to_fail(app: Any, pilot: Any) -> None:
+    """Send "Hello there" (a fault is set up to fail it), then focus the conversation."""
+    await typed(pilot, "Hello there")
+    await pilot.press("enter")
+    await settle(pilot)
+    app.conversation_view.focus()
+    await settle(pilot)
+
+
 async def test_retry_after_a_server_error_gets_the_whole_reply(
     make_app: MakeApp, server: ScriptedModelServer
 ) -> None:
@@ -133,10 +142,7 @@ async def test_retry_after_a_server_error_gets_the_whole_reply(
     server.fail_next(Fault.SERVER_ERROR)
     server.script("The whole reply.")
     async with app.run_test(size=SIZE) as pilot:
-        await typed(pilot, "Hello there")
-        await pilot.press("enter")
-        await settle(pilot)
-        app.conversation_view.focus()
+        await send_to_fail(app, pilot)
         await pilot.press("ctrl+r")
         await settle(pilot)
 
@@ -164,11 +170,7 @@ async def test_details_of_a_failed_reply_show_the_servers_words_and_can_retry(
     server.fail_next(Fault.SERVER_ERROR)
     server.script("The whole reply.")
     async with app.run_test(size=SIZE) as pilot:
-        await typed(pilot, "Hello there")
-        await pilot.press("enter")
-        await settle(pilot)
-        app.conversation_view.focus()
-        await settle(pilot)
+        await send_to_fail(app, pilot)
         assert "Details" in footer_keys(app)
         await pilot.press("i")
         await settle(pilot)

@@ -61,6 +61,8 @@ def render_plan(plan: ContextPlan, conversation: int | None, window_source: str)
         parts.append(left)
     for note in (n for layer in plan.layers for n in layer.notes):
         parts.append(Text(f"note: {note}", style="yellow"))
+    for hint in (h for layer in plan.layers for h in layer.hints):
+        parts.append(Text(hint, style="dim"))
     for warning in plan.warnings:
         style = "bold red" if plan.status is PlanStatus.OVER_BUDGET else "yellow"
         parts.append(Text(warning, style=style))

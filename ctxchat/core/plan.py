@@ -76,7 +76,11 @@ class LeftOut:
 
 @dataclass(frozen=True, slots=True)
 class LayerPlan:
-    """One layer: its nominal budget and share, what it used, what it holds and left out."""
+    """One layer: its nominal budget and share, what it used, what it holds and left out.
+
+    `notes` tell of something the user may want to fix (a layer over its share, a summary
+    cut short); `hints` only explain how the layer chose.
+    """
 
     layer: Layer
     budget: int
@@ -85,6 +89,7 @@ class LayerPlan:
     items: tuple[Item, ...] = ()
     left_out: tuple[LeftOut, ...] = ()
     notes: tuple[str, ...] = ()
+    hints: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +188,8 @@ class ContextPlan:
                         for o in lp.left_out
                     ],
                     "notes": list(lp.notes),
+                    # Only when there are any: plans stored before hints existed lack the key.
+                    **({"hints": list(lp.hints)} if lp.hints else {}),
                 }
                 for lp in self.layers
             ],
@@ -231,6 +238,7 @@ class ContextPlan:
                         for o in lp["left_out"]
                     ),
                     notes=tuple(lp["notes"]),
+                    hints=tuple(lp.get("hints", ())),
                 )
                 for lp in data["layers"]
             ),

@@ -230,7 +230,7 @@ def plan_recall(
                     preview(hit.content),
                 )
             )
-    notes = ("newer messages outrank older ones on the same topic",) if chosen else ()
+    hints = ("newer messages outrank older ones on the same topic",) if chosen else ()
     layer = LayerPlan(
         Layer.RECALL,
         budget.nominal(Layer.RECALL),
@@ -238,6 +238,6 @@ def plan_recall(
         used if chosen else 0,
         tuple(items),
         tuple(left_out),
-        notes,
+        hints=hints,
     )
     return layer, render_recall(chosen) if chosen else None

@@ -61,7 +61,8 @@ def test_a_decision_from_turn_10_is_recalled_at_turn_300(session: ChatSession) -
         "recall found earlier messages: it takes 10% from working",
         "turn 300 > 20: working yields 10% (5% to summary, 5% to recall)",
     )
-    assert recall.notes == ("newer messages outrank older ones on the same topic",)
+    assert recall.hints == ("newer messages outrank older ones on the same topic",)
+    assert recall.notes == ()
 
 
 def test_a_later_contradicting_decision_outranks_the_earlier_one(session: ChatSession) -> None:

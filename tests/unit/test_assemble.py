@@ -2,6 +2,7 @@
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 
 import pytest
 
@@ -9,7 +10,7 @@ from ctxchat.core.assemble import AssemblyOptions, assemble_context
 from ctxchat.core.budget import Budget, BudgetShares, Layer
 from ctxchat.core.history import HistoryMessage, MessageStatus, SummaryState
 from ctxchat.core.memory import MEMORY_HEADER, MemoryEntry, MemoryKind, Mode, render_memory
-from ctxchat.core.plan import ContextPlan, PlanStatus, Reason
+from ctxchat.core.plan import ContextPlan, LayerPlan, PlanStatus, Reason
 from ctxchat.core.tokens import REPLY_PRIMER, TokenCounter, count_message
 
 History = Callable[[list[str]], list[HistoryMessage]]
@@ -263,3 +264,16 @@ def test_working_selection_respects_budget(
     assert sum(o.tokens for o in working.left_out) + working.tokens == sum(
         m.tokens for m in history
     )
+
+
+def test_hints_round_trip_and_plans_stored_before_them_still_load(counter: TokenCounter) -> None:
+    plan = plan_for(counter)
+    recall = LayerPlan(Layer.RECALL, 100, 0.1, 0, hints=("newer first",))
+    layers = tuple(recall if lp.layer is Layer.RECALL else lp for lp in plan.layers)
+    with_hint = replace(plan, layers=layers)
+    data = json.loads(json.dumps(with_hint.to_dict()))
+    assert ContextPlan.from_dict(data).layer(Layer.RECALL).hints == ("newer first",)
+    # A plan saved before hints existed has no "hints" key on any layer.
+    stored = plan.to_dict()
+    assert all("hints" not in layer for layer in stored["layers"])
+    assert all(lp.hints == () for lp in ContextPlan.from_dict(stored).layers)

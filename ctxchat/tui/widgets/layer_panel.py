@@ -218,6 +218,9 @@ class LayerPanel(Vertical, can_focus=True):
         for left in layer_plan.left_out:
             lines.extend(self._left_out_lines(left, columns(left.ref, left.tokens), removed))
         lines.extend(Content.styled(f"! {clean(note)}", "$warning") for note in layer_plan.notes)
+        lines.extend(
+            Content.styled(f"i {clean(hint)}", "$foreground-muted") for hint in layer_plan.hints
+        )
         if not lines:
             lines.append(Content.styled("  nothing", "$foreground-muted"))
         return Content("\n").join(lines)

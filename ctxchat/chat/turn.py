@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 
 from ctxchat.chat.session import ChatSession, OverBudget
@@ -54,7 +54,7 @@ class NoBackend(Exception):
     """The session has no model server to talk to."""
 
 
-async def send_message(session: ChatSession, text: str) -> AsyncIterator[TurnEvent]:
+async def send_message(session: ChatSession, text: str) -> AsyncGenerator[TurnEvent, None]:
     """Send `text` as the next user message and stream the reply.
 
     An input that cannot fit raises OverBudget before anything is stored. Otherwise the
@@ -66,11 +66,13 @@ async def send_message(session: ChatSession, text: str) -> AsyncIterator[TurnEve
     if plan.status is PlanStatus.OVER_BUDGET:
         raise OverBudget(plan)
     user_message = session.add_user_message(text)
-    async for event in _stream(session, plan, user_message):
-        yield event
+    # Closed with this generator, not whenever it is collected: closing marks the reply.
+    async with contextlib.aclosing(_stream(session, plan, user_message)) as events:
+        async for event in events:
+            yield event
 
 
-async def regenerate(session: ChatSession) -> AsyncIterator[TurnEvent]:
+async def regenerate(session: ChatSession) -> AsyncGenerator[TurnEvent, None]:
     """Answer the last user message again (retry after a failure, or regenerate).
 
     The replies after the last user message are replaced.
@@ -86,13 +88,14 @@ async def regenerate(session: ChatSession) -> AsyncIterator[TurnEvent]:
     plan = session.plan(None)
     if plan.status is PlanStatus.OVER_BUDGET:
         raise OverBudget(plan)
-    async for event in _stream(session, plan, None):
-        yield event
+    async with contextlib.aclosing(_stream(session, plan, None)) as events:
+        async for event in events:
+            yield event
 
 
 async def _stream(
     session: ChatSession, plan: ContextPlan, user_message: StoredMessage | None
-) -> AsyncIterator[TurnEvent]:
+) -> AsyncGenerator[TurnEvent, None]:
     backend = session.backend
     assert backend is not None
     writer = ReplyWriter.start(

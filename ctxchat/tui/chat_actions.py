@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import contextlib
+from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -93,16 +94,23 @@ class ChatActions(AppBase):
             text, action, detail = error.message, error.action, error.detail
         else:  # ended in an earlier session: the store keeps the sentence and the action
             text, action, detail = message.error or "The reply did not finish.", "", ""
-        newest = store.count_messages_after(message.conversation_id, message.id) == 0
-        can_retry = newest and not self.streaming
+        session = self.session
+
+        def still_newest() -> bool:
+            later = store.count_messages_after(message.conversation_id, message.id)
+            return later == 0 and not self.streaming and self._session is session
 
         def closed(retry: bool | None) -> None:
-            if retry:
+            # The palette works over the dialog: the conversation may have changed since.
+            if retry and still_newest():
+                self._failures.pop(message.id, None)
                 self._again()
 
         from ctxchat.tui.screens.error_details import ErrorDetails
 
-        screen = ErrorDetails(text, action, detail=detail, can_retry=can_retry)
+        stopped = message.status is MessageStatus.INTERRUPTED
+        title = "The reply stopped early" if stopped else "The request failed"
+        screen = ErrorDetails(text, action, detail=detail, can_retry=still_newest(), title=title)
         self.push_screen(screen, closed)
 
     @on(ConversationView.CopyRequested)
@@ -172,43 +180,13 @@ class ChatActions(AppBase):
         # Every widget update checks that this session is still the open one, so switching
         # conversations mid-reply never writes into the wrong chat; the store gets it all.
         item: MessageItem | None = None
-        stream: AsyncIterator[TurnEvent] = events(session)  # type: ignore[operator]
+        turn: AsyncGenerator[TurnEvent, None] = events(session)  # type: ignore[operator]
         try:
-            async for event in stream:
-                shown = session is self._session
-                if isinstance(event, TurnStarted):
-                    if clear_composer and shown:
-                        self.composer.clear()
-                    if event.user_message is None and shown:
-                        # Retry or regenerate: the replies it replaces left the store; the
-                        # pane drops them too (the store's last message is the new reply).
-                        kept = session.store.count_messages(session.conversation) - 1
-                        loader = self._loader(session)
-                        await self.conversation_view.replace_all(kept, loader)  # type: ignore[arg-type]
-                    if event.user_message is not None and shown:
-                        await self.conversation_view.add_message(message_view(event.user_message))
-                    if shown:
-                        item = await self.conversation_view.begin_reply(
-                            MessageView(
-                                event.reply_id,
-                                "assistant",
-                                "",
-                                MessageStatus.STREAMING,
-                                model=session.model,
-                            )
-                        )
-                        self.set_status(f"{session.model} is writing… (Esc stops)")
-                        self.sent_tokens = event.plan.tokens
-                        self.server_prompt_tokens = None
-                        self.refresh_plan()
-                elif isinstance(event, ReplyDelta):
-                    if item is not None and session is self._session:
-                        if event.reasoning:
-                            await item.append_reasoning(event.reasoning)
-                        if event.text:
-                            await item.append(event.text)
-                elif isinstance(event, TurnFinished | TurnFailed):
-                    await self._finish_item(session, item, event)
+            # Closed on the way out, whatever the worker was awaiting when it was stopped:
+            # closing is what marks the reply interrupted in the store.
+            async with contextlib.aclosing(turn) as stream:
+                async for event in stream:
+                    item = await self._show_event(session, item, event, clear_composer)
         except OverBudget as error:
             self.notify(str(error), severity="error", markup=False, timeout=8)
         except NoBackend as error:
@@ -227,6 +205,50 @@ class ChatActions(AppBase):
                     self.conversation_view.update_message(message_view(stored, session.counter))
                     self.set_status("Stopped; the part received so far was kept.")
                 self.refresh_plan()
+
+    async def _show_event(
+        self,
+        session: ChatSession,
+        item: MessageItem | None,
+        event: TurnEvent,
+        clear_composer: bool,
+    ) -> MessageItem | None:
+        """Draw one event of the turn; returns the reply's item (None while not shown)."""
+        shown = session is self._session
+        if isinstance(event, TurnStarted):
+            if clear_composer and shown:
+                self.composer.clear()
+            if event.user_message is None and shown:
+                # Retry or regenerate: the replies it replaces left the store; the
+                # pane drops them too (the store's last message is the new reply).
+                kept = session.store.count_messages(session.conversation) - 1
+                loader = self._loader(session)
+                await self.conversation_view.replace_all(kept, loader)  # type: ignore[arg-type]
+            if event.user_message is not None and shown:
+                await self.conversation_view.add_message(message_view(event.user_message))
+            if shown:
+                item = await self.conversation_view.begin_reply(
+                    MessageView(
+                        event.reply_id,
+                        "assistant",
+                        "",
+                        MessageStatus.STREAMING,
+                        model=session.model,
+                    )
+                )
+                self.set_status(f"{session.model} is writing… (Esc stops)")
+                self.sent_tokens = event.plan.tokens
+                self.server_prompt_tokens = None
+                self.refresh_plan()
+        elif isinstance(event, ReplyDelta):
+            if item is not None and shown:
+                if event.reasoning:
+                    await item.append_reasoning(event.reasoning)
+                if event.text:
+                    await item.append(event.text)
+        elif isinstance(event, TurnFinished | TurnFailed):
+            await self._finish_item(session, item, event)
+        return item
 
     async def _finish_item(
         self, session: ChatSession, item: MessageItem | None, event: TurnFinished | TurnFailed

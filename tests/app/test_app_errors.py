@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from app_harness import SIZE, MakeApp, settle, shown_messages, status_line, typed
+from app_harness import SIZE, MakeApp, seed, settle, shown_messages, status_line, typed
 from textual.widgets import Static
 from textual.widgets._footer import FooterKey
 
@@ -217,3 +217,25 @@ async def test_details_of_a_reply_that_failed_in_an_earlier_run_come_from_the_st
 
 def footer_keys(app: Any) -> list[str]:
     return [key.description for key in app.screen.query(FooterKey)]
+
+
+async def test_retry_in_the_details_does_nothing_once_another_conversation_is_open(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, _ = make_app()
+    server.fail_next(Fault.SERVER_ERROR)
+    async with app.run_test(size=SIZE) as pilot:
+        await send_to_fail(app, pilot)
+        store = app.session.store
+        other = store.create_conversation("Other", model="gpt-4o").id
+        kept = seed(store, [("user", "Hi"), ("assistant", "Good answer.")], conversation_id=other)
+        await pilot.press("i")
+        await settle(pilot)
+        sent = len(server.requests)
+        # The palette works over the dialog; a switch made there must not be retried into.
+        await app.open_conversation(other)
+        await settle(pilot)
+        await pilot.click("#retry")
+        await settle(pilot)
+        assert store.messages(other) == kept
+        assert len(server.requests) == sent

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import threading
 
+import pytest
 from app_harness import (
     SIZE,
     MakeApp,
@@ -314,3 +316,30 @@ async def test_live_reasoning_folds_away_once_the_answer_begins(
         await until(pilot, lambda: reasoning_shown(item) == ("Reasoning…", True, thought))
         assert item.query_one(ReplyMarkdown).source == "Use WAL mode"
         await pilot.press("escape")
+
+
+async def test_a_stop_while_the_turn_is_drawing_still_marks_the_reply_interrupted(
+    make_app: MakeApp, server: ScriptedModelServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app, _ = make_app()
+    server.script(Reply("Use WAL mode.", "Durability first."))
+    original = MessageItem.append_reasoning
+    drawing = asyncio.Event()
+
+    async def slow(item: MessageItem, delta: str) -> None:
+        drawing.set()
+        await asyncio.sleep(1)  # the stop lands here, in drawing code, not in the network
+        await original(item, delta)
+
+    monkeypatch.setattr(MessageItem, "append_reasoning", slow)
+    async with app.run_test(size=SIZE) as pilot:
+        await typed(pilot, "Which journal mode?")
+        await pilot.press("enter")
+        await until(pilot, drawing.is_set)
+        await pilot.press("escape")
+        await settle(pilot)
+
+        reply = app.session.store.messages(app.session.conversation)[-1]
+        assert reply.status is MessageStatus.INTERRUPTED
+        assert app.conversation_view.items[-1].view.status is MessageStatus.INTERRUPTED
+        assert not app.streaming

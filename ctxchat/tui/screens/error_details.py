@@ -67,9 +67,16 @@ class ErrorDetails(ModalScreen[bool]):
     ]
 
     def __init__(
-        self, message: str, action: str = "", *, detail: str = "", can_retry: bool = False
+        self,
+        message: str,
+        action: str = "",
+        *,
+        detail: str = "",
+        can_retry: bool = False,
+        title: str = "The request failed",
     ) -> None:
         super().__init__()
+        self._title = title
         self._message = message
         self._action = action
         self._detail = detail
@@ -77,7 +84,7 @@ class ErrorDetails(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical() as dialog:
-            dialog.border_title = "The request failed"
+            dialog.border_title = self._title
             yield Static(plain(self._message), id="error-message")
             if self._action:
                 yield Static(plain(self._action), id="error-action")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from textual.app import App, ComposeResult
 from textual.widgets import Collapsible, Static
 
@@ -62,3 +64,33 @@ async def test_reasoning_that_arrives_after_the_answer_began_starts_folded() -> 
         await pilot.pause(0.15)
         assert item.query_one(Collapsible).collapsed
         assert reasoning_text(item) == "A late thought."
+
+
+async def test_an_answer_that_arrives_at_once_after_reasoning_still_folds_it() -> None:
+    app = OneTurn()
+    async with app.run_test() as pilot:
+        item = app.query_one(MessageItem)
+        await item.append_reasoning("Long thought, ")
+        await pilot.pause(0.15)
+        await item.append_reasoning("then more.")
+        await item.append("Yes.")  # within the write interval: never drawn before the end
+        await item.finish("Yes.")
+        await pilot.pause()
+        block = item.query_one(Collapsible)
+        assert (block.title, block.collapsed) == ("Reasoning", True)
+        assert reasoning_text(item) == "Long thought, then more."
+
+
+async def test_reasoning_written_while_its_block_is_still_mounting_is_not_lost() -> None:
+    app = OneTurn()
+    async with app.run_test() as pilot:
+        item = app.query_one(MessageItem)
+        item._received_reasoning.append("a")
+        item._reasoning_pending = True
+        first = asyncio.ensure_future(item._write_pending())  # mounts the block
+        item._received_reasoning.append("b")
+        item._reasoning_pending = True
+        await item.finish("")  # runs before the mount above has finished
+        await first
+        await pilot.pause()
+        assert reasoning_text(item) == "ab"

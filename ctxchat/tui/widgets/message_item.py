@@ -44,10 +44,17 @@ def reasoning_title(view: MessageView) -> str:
     return "Reasoning"
 
 
-def reasoning_block(view: MessageView, *, collapsed: bool = True) -> Collapsible:
-    """The reply's reasoning, collapsed unless asked otherwise."""
-    text = Static(plain(view.reasoning), classes="message--reasoning")
-    return Collapsible(text, title=reasoning_title(view), collapsed=collapsed)
+def reasoning_text(view: MessageView) -> Static:
+    """The reply's reasoning as plain text (never markup)."""
+    return Static(plain(view.reasoning), classes="message--reasoning")
+
+
+def reasoning_block(
+    view: MessageView, *, collapsed: bool = True, text: Static | None = None
+) -> Collapsible:
+    """The reply's reasoning (`text`, else made here), collapsed unless asked otherwise."""
+    body = reasoning_text(view) if text is None else text
+    return Collapsible(body, title=reasoning_title(view), collapsed=collapsed)
 
 
 def header_text(view: MessageView) -> Text:
@@ -137,6 +144,7 @@ class MessageItem(Vertical):
         self._received_reasoning: list[str] = []  # the same for the reasoning
         self._reasoning_pending = False  # reasoning arrived that the screen does not show yet
         self._answer_shown = False  # whether any of the streamed answer is drawn yet
+        self._live_reasoning: Static | None = None  # the text of the block shown while streaming
         self._stream: MarkdownStream | None = None
         self._pending: list[str] = []
         self._last_write = 0.0
@@ -203,6 +211,7 @@ class MessageItem(Vertical):
             if self._stream is None and self._shown_reasoning != self._view.reasoning:
                 for shown in self.query_children(Collapsible):
                     shown.remove()
+                self._live_reasoning = None
                 self._shown_reasoning = self._view.reasoning
                 if self._view.reasoning:
                     self.mount(reasoning_block(self._view), after=header)
@@ -279,11 +288,12 @@ class MessageItem(Vertical):
         if view.reasoning == self._shown_reasoning:
             return
         self._shown_reasoning = view.reasoning
-        shown = self.query_children(Collapsible)
-        if shown:
-            shown.first().query_one(".message--reasoning", Static).update(plain(view.reasoning))
+        if self._live_reasoning is not None:
+            # Held from the start, not looked up: the block may still be composing.
+            self._live_reasoning.update(plain(view.reasoning))
         else:
-            block = reasoning_block(view, collapsed=bool(view.content))
+            self._live_reasoning = text = reasoning_text(view)
+            block = reasoning_block(view, collapsed=bool(view.content), text=text)
             await self.mount(block, after=self.query_one(".message--header"))
             self._refresh_header()
 
@@ -307,6 +317,11 @@ class MessageItem(Vertical):
         if self._reasoning_pending and self.is_attached:
             self._reasoning_pending = False
             await self._show_reasoning()
+        if full_text and not self._answer_shown:
+            # The whole answer came within the last write interval: fold as if it streamed.
+            self._answer_shown = True
+            for shown in self.query_children(Collapsible):
+                shown.collapsed = True
         if self._stream is not None:
             stream, self._stream = self._stream, None
             await stream.stop()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncGenerator
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -47,6 +48,17 @@ SESSION_ACTIONS = frozenset(
         "toggle_context",
     }
 )
+
+
+@dataclass
+class _LiveReply:
+    """The reply a turn is streaming: its id, the item drawing it, and what arrived so far
+    (to draw it whole into a fresh item when its conversation is opened again)."""
+
+    reply_id: int | None = None
+    item: MessageItem | None = None
+    text: list[str] = field(default_factory=list)
+    reasoning: list[str] = field(default_factory=list)
 
 
 class ChatActions(AppBase):
@@ -177,16 +189,17 @@ class ChatActions(AppBase):
             await self._run_turn(session, events, clear_composer)
 
     async def _run_turn(self, session: ChatSession, events: object, clear_composer: bool) -> None:
-        # Every widget update checks that this session is still the open one, so switching
-        # conversations mid-reply never writes into the wrong chat; the store gets it all.
-        item: MessageItem | None = None
+        # Every widget update checks that the turn's conversation is the open one, so
+        # switching conversations mid-reply never writes into the wrong chat; the store
+        # gets it all, and coming back picks the reply up where it is.
+        reply = _LiveReply()
         turn: AsyncGenerator[TurnEvent, None] = events(session)  # type: ignore[operator]
         try:
             # Closed on the way out, whatever the worker was awaiting when it was stopped:
             # closing is what marks the reply interrupted in the store.
             async with contextlib.aclosing(turn) as stream:
                 async for event in stream:
-                    item = await self._show_event(session, item, event, clear_composer)
+                    await self._show_event(session, reply, event, clear_composer)
         except OverBudget as error:
             self.notify(str(error), severity="error", markup=False, timeout=8)
         except NoBackend as error:
@@ -196,25 +209,44 @@ class ChatActions(AppBase):
         finally:
             self.streaming = False
             self.refresh_bindings()
-            if session is self._session:
-                if item is not None and item.is_streaming:
+            if self._shows(session):
+                item = self._reply_item(reply)
+                if item is not None and item.status is MessageStatus.STREAMING:
                     # Stopped: the store holds the kept part, marked interrupted.
                     stored = session.store.get_message(item.message_id)
                     await item.finish(stored.content, stored.status, error=stored.error or "")
                     # Its count, and the reasoning's, now that they are stored.
                     self.conversation_view.update_message(message_view(stored, session.counter))
                     self.set_status("Stopped; the part received so far was kept.")
+                if self.session is not session:
+                    # The conversation was left and opened again mid-reply: what the new
+                    # session read then still has the reply half-written.
+                    self.session.invalidate()
                 self.refresh_plan()
 
+    def _shows(self, session: ChatSession) -> bool:
+        """Whether the pane shows `session`'s conversation (through any session object)."""
+        return self.has_session and self.session.conversation_id == session.conversation_id
+
+    def _reply_item(self, reply: _LiveReply) -> MessageItem | None:
+        """The reply's mounted item: the one the turn began, or the one drawn since."""
+        if reply.item is not None and reply.item.is_attached:
+            return reply.item
+        return self.conversation_view.item(reply.reply_id)
+
+    async def _live_item(self, reply: _LiveReply) -> MessageItem | None:
+        """The item to stream into; one drawn afresh is first brought up to date."""
+        item = self._reply_item(reply)
+        if item is not None and item is not reply.item:
+            await item.resume("".join(reply.text), "".join(reply.reasoning))
+            reply.item = item
+        return item
+
     async def _show_event(
-        self,
-        session: ChatSession,
-        item: MessageItem | None,
-        event: TurnEvent,
-        clear_composer: bool,
-    ) -> MessageItem | None:
-        """Draw one event of the turn; returns the reply's item (None while not shown)."""
-        shown = session is self._session
+        self, session: ChatSession, reply: _LiveReply, event: TurnEvent, clear_composer: bool
+    ) -> None:
+        """Draw one event of the turn (only while its conversation is the open one)."""
+        shown = self._shows(session)
         if isinstance(event, TurnStarted):
             if clear_composer and shown:
                 self.composer.clear()
@@ -226,8 +258,9 @@ class ChatActions(AppBase):
                 await self.conversation_view.replace_all(kept, loader)  # type: ignore[arg-type]
             if event.user_message is not None and shown:
                 await self.conversation_view.add_message(message_view(event.user_message))
+            reply.reply_id = event.reply_id
             if shown:
-                item = await self.conversation_view.begin_reply(
+                reply.item = await self.conversation_view.begin_reply(
                     MessageView(
                         event.reply_id,
                         "assistant",
@@ -241,14 +274,17 @@ class ChatActions(AppBase):
                 self.server_prompt_tokens = None
                 self.refresh_plan()
         elif isinstance(event, ReplyDelta):
-            if item is not None and shown:
+            reply.text.append(event.text)
+            reply.reasoning.append(event.reasoning)
+            if shown and reply.item is not None and reply.item.is_attached:
                 if event.reasoning:
-                    await item.append_reasoning(event.reasoning)
+                    await reply.item.append_reasoning(event.reasoning)
                 if event.text:
-                    await item.append(event.text)
+                    await reply.item.append(event.text)
+            elif shown:
+                await self._live_item(reply)  # drawn again: catches up with everything so far
         elif isinstance(event, TurnFinished | TurnFailed):
-            await self._finish_item(session, item, event)
-        return item
+            await self._finish_item(session, self._reply_item(reply) if shown else None, event)
 
     async def _finish_item(
         self, session: ChatSession, item: MessageItem | None, event: TurnFinished | TurnFailed
@@ -256,7 +292,7 @@ class ChatActions(AppBase):
         reply = event.reply
         if isinstance(event, TurnFailed):
             self._failures[reply.id] = event.error
-        if session is self._session:
+        if self._shows(session):
             if item is not None:
                 await item.finish(
                     reply.content, reply.status, error=reply.error or "", tokens=reply.tokens
@@ -271,13 +307,13 @@ class ChatActions(AppBase):
             if error.kind is ErrorKind.UNKNOWN_MODEL and error.available_models:
                 text += " Press F4 to pick one."
             self.notify(text, severity="error", markup=False, timeout=12)
-            if session is self._session:
+            if self._shows(session):
                 self.set_status(f"{error.message} Ctrl+R retries.")
             return
         if event.notice:
             self.notify(event.notice, severity="warning", markup=False, timeout=10)
         self.start_semantic(session)
-        if session is self._session:
+        if self._shows(session):
             drift = reply.drift
             counted = (
                 "" if drift is None else f" · server counted {reply.prompt_tokens:,} ({drift:+,})"

@@ -21,6 +21,7 @@ from ctxchat.tui.screens.conversations import ConversationSwitcher
 from ctxchat.tui.screens.edit_message import EditMessageScreen
 from ctxchat.tui.screens.export_format import ExportFormatScreen
 from ctxchat.tui.screens.rename import RenameScreen
+from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
 
 DATABASE = [("user", "Which database?"), ("assistant", "PostgreSQL 16.")]
 BACKUPS = [("user", "How often do backups run?"), ("assistant", "Every night at two.")]
@@ -177,6 +178,36 @@ async def test_export_writes_a_file_in_the_working_directory(
     else:
         assert "Which database?" in text and "PostgreSQL 16." in text
         assert "Every night" not in text
+
+
+async def test_coming_back_mid_reply_shows_it_streaming_on_and_plans_with_it(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, _ = make_app()
+    first, second = two_conversations(app)
+    server.fail_next(Fault.STALL, after=2, seconds=1.0)
+    server.script("MySQL was never an option here.")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await typed(pilot, "Why not MySQL?")
+        await pilot.press("enter")
+        await until(pilot, lambda: shown_messages(app)[-1] == ("assistant", "MySQL was ne"))
+        await app.open_conversation(second)
+        await app.open_conversation(first)  # back while the server still holds the rest
+        assert app.streaming
+        await until(pilot, lambda: not app.streaming)
+        await settle(pilot)
+
+        reply = app.conversation_view.items[-1]
+        assert reply.view.content == "MySQL was never an option here."
+        assert reply.status is MessageStatus.COMPLETE
+        assert str(reply.query_one(ReplyMarkdown).source) == "MySQL was never an option here."
+        # The session opened mid-reply plans the next request with the finished reply.
+        assert app.last_plan is not None
+        assert {
+            "role": "assistant",
+            "content": "MySQL was never an option here.",
+        } in app.last_plan.request_messages()
 
 
 async def test_a_reply_streaming_during_a_switch_stays_in_its_own_conversation(

@@ -10,6 +10,7 @@ from textual.widgets import Collapsible, Static
 from ctxchat.core.history import MessageStatus
 from ctxchat.tui.views import MessageView
 from ctxchat.tui.widgets.message_item import MessageItem
+from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
 
 
 class OneTurn(App[None]):
@@ -94,3 +95,27 @@ async def test_reasoning_written_while_its_block_is_still_mounting_is_not_lost()
         await first
         await pilot.pause()
         assert reasoning_text(item) == "ab"
+
+
+class StoredMidReply(App[None]):
+    """A turn drawn from the store while its reply was still arriving."""
+
+    def compose(self) -> ComposeResult:
+        view = MessageView(1, "assistant", "Use", MessageStatus.STREAMING, reasoning="Thin")
+        yield MessageItem(view)
+
+
+async def test_a_turn_drawn_mid_reply_resumes_with_all_that_arrived_and_streams_on() -> None:
+    app = StoredMidReply()
+    async with app.run_test() as pilot:
+        item = app.query_one(MessageItem)
+        await item.resume("Use WAL", "Thinking done.")
+        await item.append(" mode.")
+        await item.finish("Use WAL mode.")
+        await pilot.pause()
+        body = item.query_one(ReplyMarkdown)
+        assert body.source == "Use WAL mode."
+        assert len(item.query(Collapsible)) == 1
+        assert reasoning_text(item) == "Thinking done."
+        assert item.query_one(Collapsible).collapsed
+        assert item.status is MessageStatus.COMPLETE

@@ -105,7 +105,7 @@ class ConversationView(VerticalScroll, can_focus=True):
             "retry",
             "Retry",
             id="message.retry",
-            tooltip="Ask again for an interrupted or failed reply",
+            tooltip="Ask again for the newest reply, if it was interrupted or failed",
         ),
         Binding(
             "g",
@@ -231,7 +231,7 @@ class ConversationView(VerticalScroll, can_focus=True):
         if self._end < self._total - 1:
             # The window is back in history: show the newest turns instead.
             await self._show_newest()
-            mounted = self._item(view.id)
+            mounted = self.item(view.id)
             if mounted is not None:
                 return mounted
         item = MessageItem(view)
@@ -253,7 +253,7 @@ class ConversationView(VerticalScroll, can_focus=True):
 
     def update_message(self, view: MessageView) -> None:
         """Show a stored message's new state, if it is mounted (otherwise it loads fresh)."""
-        item = self._item(view.id)
+        item = self.item(view.id)
         if item is not None:
             item.update_view(view)
             self.refresh_bindings()
@@ -373,7 +373,7 @@ class ConversationView(VerticalScroll, can_focus=True):
 
     # Selection.
 
-    def _item(self, message_id: int | None) -> MessageItem | None:
+    def item(self, message_id: int | None) -> MessageItem | None:
         """The mounted item of `message_id` (found by its widget id), if there is one."""
         if message_id is None:
             return None
@@ -382,11 +382,16 @@ class ConversationView(VerticalScroll, can_focus=True):
         except NoMatches:
             return None
 
+    def _newest(self, item: MessageItem) -> bool:
+        """Whether `item` is the conversation's newest turn."""
+        items = self.items
+        return self._end == self._total and bool(items) and items[-1] is item
+
     def _has_item(self, message_id: int) -> bool:
-        return self._item(message_id) is not None
+        return self.item(message_id) is not None
 
     def _selected_item(self) -> MessageItem | None:
-        return self._item(self._selected)
+        return self.item(self._selected)
 
     def _target(self) -> MessageItem | None:
         """The message an action applies to: the selected one, else the newest."""
@@ -412,7 +417,7 @@ class ConversationView(VerticalScroll, can_focus=True):
 
     def select(self, message_id: int) -> None:
         """Select a mounted message (the app may also select one, e.g. after a search)."""
-        item = self._item(message_id)
+        item = self.item(message_id)
         if item is not None:
             self._set_selected(item)
 
@@ -479,7 +484,8 @@ class ConversationView(VerticalScroll, can_focus=True):
             ok = target is not None and target.view.role == "user" and not self._streaming()
             return True if ok else None
         if action == "retry":
-            ok = target is not None and target.view.status in RETRYABLE
+            # Only the newest reply: asking again replaces it, and nothing after it is lost.
+            ok = target is not None and target.view.status in RETRYABLE and self._newest(target)
             return True if ok and not self._streaming() else None
         if action == "details":
             # Shown only beside a reply that ended badly: the footer has no room to spare.
@@ -509,7 +515,7 @@ class ConversationView(VerticalScroll, can_focus=True):
 
     def action_retry(self) -> None:
         target = self._target()
-        if target is not None and target.view.status in RETRYABLE:
+        if target is not None and target.view.status in RETRYABLE and self._newest(target):
             self.post_message(self.RetryRequested(target.message_id))
 
     def action_details(self) -> None:

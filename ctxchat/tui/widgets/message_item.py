@@ -144,7 +144,7 @@ class MessageItem(Vertical):
         self._received_reasoning: list[str] = []  # the same for the reasoning
         self._reasoning_pending = False  # reasoning arrived that the screen does not show yet
         self._answer_shown = False  # whether any of the streamed answer is drawn yet
-        self._live_reasoning: Static | None = None  # the text of the block shown while streaming
+        self._reasoning_text: Static | None = None  # the reasoning block's text, once shown
         self._stream: MarkdownStream | None = None
         self._pending: list[str] = []
         self._last_write = 0.0
@@ -178,7 +178,8 @@ class MessageItem(Vertical):
         yield Static(header_text(view), classes="message--header")
         self._shown_reasoning = view.reasoning
         if view.reasoning:
-            yield reasoning_block(view)
+            self._reasoning_text = text = reasoning_text(view)
+            yield reasoning_block(view, text=text)
         if view.role == "assistant":
             yield ReplyMarkdown(clean(view.content), open_links=False, classes="message--body")
         else:
@@ -211,10 +212,11 @@ class MessageItem(Vertical):
             if self._stream is None and self._shown_reasoning != self._view.reasoning:
                 for shown in self.query_children(Collapsible):
                     shown.remove()
-                self._live_reasoning = None
+                self._reasoning_text = None
                 self._shown_reasoning = self._view.reasoning
                 if self._view.reasoning:
-                    self.mount(reasoning_block(self._view), after=header)
+                    self._reasoning_text = text = reasoning_text(self._view)
+                    self.mount(reasoning_block(self._view, text=text), after=header)
             else:
                 for shown in self.query_children(Collapsible):
                     shown.title = reasoning_title(self._view)
@@ -228,6 +230,18 @@ class MessageItem(Vertical):
         if self._stream is None:
             self._stream = Markdown.get_stream(self.query_one(".message--body", Markdown))
             self._set_status(MessageStatus.STREAMING)
+
+    async def resume(self, content: str, reasoning: str) -> None:
+        """Stream on into a turn drawn from the store while its reply was still arriving
+        (its conversation was left and opened again): first show all that came so far."""
+        self._received, self._received_reasoning, self._pending = [], [], []
+        self._view = replace(self._view, content=content, reasoning=reasoning)
+        await self.query_one(".message--body", ReplyMarkdown).settle(clean(content))
+        self._answer_shown = bool(content)
+        await self._show_reasoning()
+        for shown in self.query_children(Collapsible):
+            shown.collapsed = bool(content)
+        self.start_stream()
 
     async def append(self, delta: str) -> None:
         """Add a fragment of the reply as it arrives."""
@@ -288,11 +302,11 @@ class MessageItem(Vertical):
         if view.reasoning == self._shown_reasoning:
             return
         self._shown_reasoning = view.reasoning
-        if self._live_reasoning is not None:
+        if self._reasoning_text is not None:
             # Held from the start, not looked up: the block may still be composing.
-            self._live_reasoning.update(plain(view.reasoning))
+            self._reasoning_text.update(plain(view.reasoning))
         else:
-            self._live_reasoning = text = reasoning_text(view)
+            self._reasoning_text = text = reasoning_text(view)
             block = reasoning_block(view, collapsed=bool(view.content), text=text)
             await self.mount(block, after=self.query_one(".message--header"))
             self._refresh_header()

@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping
 
 from ctxchat.config.loader import LoadedSettings
-from ctxchat.config.schema import CONTEXT_KEYS, SHARE_KEYS, SUMMARY_KEYS
+from ctxchat.config.schema import CONTEXT_KEYS, RECALL_KEYS, SHARE_KEYS, SUMMARY_KEYS
 from ctxchat.config.settings import ProviderProfile, Settings
 from ctxchat.redaction import mask_secret, redact
 
@@ -84,6 +84,7 @@ def _sources(loaded: LoadedSettings) -> dict[str, str]:
     keys += [f"context.{name}" for name in CONTEXT_KEYS if name != "shares"]
     keys += [f"context.shares.{name}" for name in SHARE_KEYS]
     keys += [f"summary.{name}" for name in SUMMARY_KEYS]
+    keys += [f"recall.{name}" for name in RECALL_KEYS]
     keys += [f"keys.{binding}" for binding in settings.keymap]
     return {key: loaded.source(key) for key in keys}
 

@@ -134,7 +134,8 @@ def test_the_report_masks_every_key(tmp_path: Path) -> None:
 
 
 def test_the_report_says_where_settings_came_from(tmp_path: Path) -> None:
-    report = _report(tmp_path, 'theme = "nord"\n[context.shares]\nworking = 0.5\n', {})
+    text = 'theme = "nord"\n[context.shares]\nworking = 0.5\n[recall]\nshare = 0.2\n'
+    report = _report(tmp_path, text, {})
     assert report["config_file"] == str(tmp_path / "config.toml")
     assert report["needs_setup"] is True
     sources = report["sources"]
@@ -143,6 +144,7 @@ def test_the_report_says_where_settings_came_from(tmp_path: Path) -> None:
         "file",
         "default",
     )
+    assert (sources["recall.share"], sources["recall.limit"]) == ("file", "default")
 
 
 def test_the_report_of_environment_settings(tmp_path: Path) -> None:

@@ -4,20 +4,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 
 from ctxchat.cli.common import print_json
 from ctxchat.cli.main import EXIT_USAGE
-from ctxchat.cli.run import CliError
+from ctxchat.cli.run import CliError, confirm
 from ctxchat.config.loader import load_settings
 from ctxchat.config.locations import Locations
-
-
-def _confirm(question: str) -> bool:
-    if not sys.stdin.isatty():
-        return False
-    answer = input(f"{question} [y/N] ").strip().lower()
-    return answer in ("y", "yes")
 
 
 def config_command(args: argparse.Namespace) -> int:
@@ -33,7 +25,7 @@ def config_command(args: argparse.Namespace) -> int:
         path = locations.config_file
         if path.exists() and not args.force:
             raise CliError(f"{path} already exists; pass --force to replace it", EXIT_USAGE)
-        if path.exists() and not _confirm(f"Replace {path}? Its contents will be lost."):
+        if path.exists() and not confirm(f"Replace {path}? Its contents will be lost."):
             raise CliError(f"{path} was left as it is", EXIT_USAGE)
         written = write_initial_config(path, force=args.force)
         print(f"Wrote {written} (mode 0600). Edit it, then run `ctxchat`.")

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ctxchat.cli.main import EXIT_USAGE
-from ctxchat.cli.run import CliError
+from ctxchat.cli.run import CliError, confirm
 from ctxchat.config.locations import Locations
 from ctxchat.store import CorruptDatabase, Store, move_aside
 
@@ -24,8 +24,7 @@ def db_command(args: argparse.Namespace) -> int:
     if not args.yes:
         if not sys.stdin.isatty():
             raise CliError("pass --yes to move the damaged database aside", EXIT_USAGE)
-        answer = input(f"Move the damaged {path} aside and start a new database? [y/N] ")
-        if answer.strip().lower() not in ("y", "yes"):
+        if not confirm(f"Move the damaged {path} aside and start a new database?"):
             raise CliError(f"{path} was left where it is", EXIT_USAGE)
     target = move_aside(path)
     print(f"Moved {path} to {target}; the next start creates a new database.")

@@ -16,6 +16,14 @@ class CliError(Exception):
         self.code = code
 
 
+def confirm(question: str) -> bool:
+    """Ask `question` on the terminal; only "y" or "yes" agrees (no terminal: no)."""
+    if not sys.stdin.isatty():
+        return False
+    answer = input(f"{question} [y/N] ").strip().lower()
+    return answer in ("y", "yes")
+
+
 def fail(message: str) -> int:
     from ctxchat.safe_text import clean
 

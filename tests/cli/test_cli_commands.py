@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from ctxchat.cli.run import confirm
 from ctxchat.testing.server import Fault, ScriptedModelServer
 
 KEY = "sk-cli-secret-0123456789"
@@ -279,3 +280,18 @@ def test_the_cycle_collector_is_off_only_while_the_tui_starts(
     finally:
         gc.enable()
     assert seen == [collecting]
+
+
+@pytest.mark.parametrize(
+    ("answer", "agreed"), [("y", True), (" YES ", True), ("", False), ("n", False)]
+)
+def test_confirm_agrees_only_to_yes_on_a_terminal(
+    monkeypatch: pytest.MonkeyPatch, answer: str, agreed: bool
+) -> None:
+    asked: list[str] = []
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    monkeypatch.setattr("builtins.input", lambda prompt: asked.append(prompt) or answer)
+    assert confirm("Replace it?") is agreed
+    assert asked == ["Replace it? [y/N] "]
+    monkeypatch.setattr("sys.stdin.isatty", lambda: False)
+    assert confirm("Replace it?") is False  # no terminal: never

@@ -73,7 +73,7 @@ async def _probe_port(
     )
     status, body = listing
     needs_key = status in (401, 403)
-    models = _model_ids(body) if status == 200 else ()
+    models = model_ids(body) if status == 200 else ()
     if kind == "ollama" and not models:
         models = _ollama_names(signatures[0][1])
     if kind is None:
@@ -97,7 +97,8 @@ async def _get(client: httpx2.AsyncClient, url: str, timeout: float) -> tuple[in
         return response.status_code, None
 
 
-def _model_ids(body: Any) -> tuple[str, ...]:
+def model_ids(body: Any) -> tuple[str, ...]:
+    """The model ids of a `/v1/models` answer (entries without a string id are skipped)."""
     data = body.get("data") if isinstance(body, dict) else None
     if not isinstance(data, list):
         return ()

@@ -15,6 +15,7 @@ import openai
 from openai.types.chat import ChatCompletionChunk, ChatCompletionMessageParam
 
 from ctxchat.model.backend import ModelBackend, ServerInfo, StreamChunk, ThinkTagSplitter, Usage
+from ctxchat.model.discovery import model_ids
 from ctxchat.model.errors import (
     ErrorKind,
     ProviderError,
@@ -482,7 +483,7 @@ def _interpret(
     warnings: list[str] = []
     entries = listing.get("data") if isinstance(listing, dict) else None
     entries = entries if isinstance(entries, list) else []
-    ids = [e["id"] for e in entries if isinstance(e, dict) and isinstance(e.get("id"), str)]
+    ids = model_ids(listing)
     entry = next((e for e in entries if isinstance(e, dict) and e.get("id") == model), None)
     if ids and entry is None:
         shown = ", ".join(ids[:12])

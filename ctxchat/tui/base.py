@@ -280,6 +280,19 @@ class AppBase(App[int]):
         self.title = title
         self.sub_title = f"{session.profile.name} · {session.model} · mode: {session.mode.value}"
 
+    def open_session_for(self, session: ChatSession) -> ChatSession | None:
+        """The open session if it shows `session`'s conversation, else None.
+
+        Opening a conversation makes a new session, so work begun on one (a reply, a
+        summary) finds its conversation's session again through this.
+        """
+        if self.has_session and self.session.conversation_id == session.conversation_id:
+            return self.session
+        return None
+
+    async def conversation_shown(self) -> None:
+        """Called once the pane shows the open conversation afresh."""
+
     def set_status(self, text: str, style: str = "") -> None:
         self.query_one("#status-line", Static).update(content(text, style))
 
@@ -306,7 +319,10 @@ class AppBase(App[int]):
             )
             return
         self.notify(done(version), markup=False)
-        if session is self._session:
+        shown = self.open_session_for(session)
+        if shown is not None:
+            if shown is not session:
+                shown.invalidate()  # it read the conversation before this summary existed
             self.refresh_plan()
 
     # --- semantic recall (the embeddings extra) -------------------------------------------
@@ -331,15 +347,17 @@ class AppBase(App[int]):
 
         def stop() -> bool:
             # The app is quitting, or the user has moved to another conversation.
-            return worker.is_cancelled or session is not self._session
+            return worker.is_cancelled or self.open_session_for(session) is None
 
         semantic.prepare()
         added = semantic.catch_up(cancelled=stop)
         if worker.is_cancelled:
             return  # the app is closing: nothing to show
-        if session.semantic is None or added:
-            session.semantic = semantic
-            session.forget_recall()
+        # The conversation may have been left and opened again: its session is a new one.
+        shown = self.open_session_for(session) or session
+        if shown.semantic is None or added:
+            shown.semantic = semantic
+            shown.forget_recall()
             self.call_from_thread(self.refresh_plan)
 
     # --- opening conversations -------------------------------------------------------
@@ -368,10 +386,11 @@ class AppBase(App[int]):
         self.server_prompt_tokens = self.sent_tokens = self.cached_tokens = None
         self.refresh_plan()
         self.after_first_frame(lambda: self.start_semantic(session))
+        await self.conversation_shown()
 
     async def open_conversation(self, conversation_id: int) -> None:
         """Make `conversation_id` the open conversation (a reply still streaming elsewhere
-        goes on into the store, not into this view)."""
+        goes on into the store, and into the pane again once its conversation is back)."""
         old = self.session
         self._session = ChatSession(
             old.store,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
@@ -55,14 +56,18 @@ class _LiveReply:
     """The reply a turn is streaming: its id, the item drawing it, and what arrived so far
     (to draw it whole into a fresh item when its conversation is opened again)."""
 
+    session: ChatSession | None = None
     reply_id: int | None = None
     item: MessageItem | None = None
     text: list[str] = field(default_factory=list)
     reasoning: list[str] = field(default_factory=list)
+    catching_up: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 class ChatActions(AppBase):
     """The conversation's own actions."""
+
+    _live_reply: _LiveReply | None = None  # the reply being streamed, if any
 
     @on(Composer.Submitted)
     def _send(self, event: Composer.Submitted) -> None:
@@ -192,7 +197,7 @@ class ChatActions(AppBase):
         # Every widget update checks that the turn's conversation is the open one, so
         # switching conversations mid-reply never writes into the wrong chat; the store
         # gets it all, and coming back picks the reply up where it is.
-        reply = _LiveReply()
+        reply = self._live_reply = _LiveReply(session)
         turn: AsyncGenerator[TurnEvent, None] = events(session)  # type: ignore[operator]
         try:
             # Closed on the way out, whatever the worker was awaiting when it was stopped:
@@ -207,6 +212,7 @@ class ChatActions(AppBase):
         except ProviderError as error:
             self.notify(str(error), severity="error", markup=False, timeout=10)
         finally:
+            self._live_reply = None
             self.streaming = False
             self.refresh_bindings()
             if self._shows(session):
@@ -226,7 +232,14 @@ class ChatActions(AppBase):
 
     def _shows(self, session: ChatSession) -> bool:
         """Whether the pane shows `session`'s conversation (through any session object)."""
-        return self.has_session and self.session.conversation_id == session.conversation_id
+        return self.open_session_for(session) is not None
+
+    async def conversation_shown(self) -> None:
+        # Back in the conversation of the reply that is streaming: catch it up at once,
+        # not at its next delta (the store's copy is up to a quarter second old).
+        live = self._live_reply
+        if live is not None and live.session is not None and self._shows(live.session):
+            await self._live_item(live)
 
     def _reply_item(self, reply: _LiveReply) -> MessageItem | None:
         """The reply's mounted item: the one the turn began, or the one drawn since."""
@@ -236,11 +249,12 @@ class ChatActions(AppBase):
 
     async def _live_item(self, reply: _LiveReply) -> MessageItem | None:
         """The item to stream into; one drawn afresh is first brought up to date."""
-        item = self._reply_item(reply)
-        if item is not None and item is not reply.item:
-            await item.resume("".join(reply.text), "".join(reply.reasoning))
-            reply.item = item
-        return item
+        async with reply.catching_up:  # the next delta and the reopening may both ask
+            item = self._reply_item(reply)
+            if item is not None and item is not reply.item:
+                await item.resume("".join(reply.text), "".join(reply.reasoning))
+                reply.item = item
+            return item
 
     async def _show_event(
         self, session: ChatSession, reply: _LiveReply, event: TurnEvent, clear_composer: bool

@@ -195,6 +195,10 @@ async def test_coming_back_mid_reply_shows_it_streaming_on_and_plans_with_it(
         await app.open_conversation(second)
         await app.open_conversation(first)  # back while the server still holds the rest
         assert app.streaming
+        # Caught up at once with all that arrived, not with the store's older copy.
+        back = app.conversation_view.items[-1]
+        assert (back.is_streaming, back.view.content) == (True, "MySQL was ne")
+        assert back.query_one(ReplyMarkdown).source == "MySQL was ne"
         await until(pilot, lambda: not app.streaming)
         await settle(pilot)
 
@@ -208,6 +212,31 @@ async def test_coming_back_mid_reply_shows_it_streaming_on_and_plans_with_it(
             "role": "assistant",
             "content": "MySQL was never an option here.",
         } in app.last_plan.request_messages()
+
+
+async def test_a_summary_made_after_a_reply_reaches_the_reopened_conversation(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, _ = make_app(extra="[context]\nmin_recent = 2\n[summary]\nmax_unsummarized = 2\n")
+    first, second = two_conversations(app)
+    server.fail_next(Fault.STALL, after=2, seconds=0.5)
+    server.script("MySQL was never an option here.", "We chose PostgreSQL 16.")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await typed(pilot, "Why not MySQL?")
+        await pilot.press("enter")
+        await until(pilot, lambda: shown_messages(app)[-1] == ("assistant", "MySQL was ne"))
+        await app.open_conversation(second)
+        await app.open_conversation(first)
+        await until(pilot, lambda: app.workspace.store.active_summary(first) is not None)
+        await settle(pilot)
+
+        summary = app.session.active_summary()
+        assert summary is not None and summary.text == "We chose PostgreSQL 16."
+        assert app.last_plan is not None
+        sent = json.dumps(app.last_plan.request_messages())
+        assert "We chose PostgreSQL 16." in sent
+        assert app.session.pending_fold() is None  # nothing folded twice
 
 
 async def test_a_reply_streaming_during_a_switch_stays_in_its_own_conversation(

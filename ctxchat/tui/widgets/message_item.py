@@ -242,6 +242,7 @@ class MessageItem(Vertical):
         for shown in self.query_children(Collapsible):
             shown.collapsed = bool(content)
         self.start_stream()
+        self.refresh_bindings()  # a streaming turn takes some keys away (edit, regenerate)
 
     async def append(self, delta: str) -> None:
         """Add a fragment of the reply as it arrives."""

@@ -16,6 +16,7 @@ import importlib.util
 import marshal
 import os
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -166,11 +167,28 @@ def write_cached_ranks(spec: EncodingSpec, ranks: dict[bytes, int]) -> None:
     partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        _sweep_partials(path)
         partial.write_bytes(hashlib.sha256(payload).digest() + payload)
         os.replace(partial, path)
     except OSError:
         with contextlib.suppress(OSError):
             partial.unlink(missing_ok=True)
+
+
+STALE_PARTIAL = 600.0
+"""Seconds after which a half-written cache file is taken as left by a process that died."""
+
+
+def _sweep_partials(path: Path) -> None:
+    """Delete half-written copies of `path` that a crashed process left behind.
+
+    Only old ones: a fresh one may be another ctxchat writing the same cache right now.
+    """
+    cutoff = time.time() - STALE_PARTIAL
+    for partial in path.parent.glob(f"{path.name}.*.tmp"):
+        with contextlib.suppress(OSError):
+            if partial.stat().st_mtime < cutoff:
+                partial.unlink()
 
 
 def drop_cached_ranks(spec: EncodingSpec) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -131,3 +132,19 @@ def test_a_cache_that_checks_out_but_does_not_build_is_dropped_and_rebuilt(cache
     finally:
         encodings.forget_built()
     assert encodings.read_cached_ranks(SPEC) == parsed()
+
+
+def test_half_written_files_a_crash_left_are_swept_but_fresh_ones_kept(cache: Path) -> None:
+    target = encodings.cache_file(SPEC)
+    assert target is not None
+    target.parent.mkdir(parents=True, exist_ok=True)
+    crashed = target.with_name(f"{target.name}.4242.tmp")
+    writing = target.with_name(f"{target.name}.4343.tmp")  # another process, right now
+    for partial in (crashed, writing):
+        partial.write_bytes(b"half")
+    old = time.time() - encodings.STALE_PARTIAL - 60
+    os.utime(crashed, (old, old))
+    encodings.write_cached_ranks(SPEC, {b"a": 0})
+    assert not crashed.exists()
+    assert writing.exists()
+    assert target.exists()

@@ -164,6 +164,7 @@ def _close(
         completion_tokens=usage.completion_tokens if usage else None,
         cached_tokens=usage.cached_tokens if usage else None,
         error=None if error is None else redact(_error_line(error), session.secrets),
+        error_detail=redact(error.detail, session.secrets) if error and error.detail else None,
     )
     session.remember_message(message)
     return message

@@ -15,7 +15,7 @@ from ctxchat.store.summaries import SummaryStore
 MESSAGE_COLUMNS = (
     "id, conversation_id, role, content, tokens, exact, encoding, status, model, reasoning, "
     "finish_reason, error, prompt_tokens, completion_tokens, cached_tokens, "
-    "estimated_prompt_tokens, parent_id, created_at, updated_at"
+    "estimated_prompt_tokens, parent_id, created_at, updated_at, error_detail"
 )
 
 

@@ -45,6 +45,8 @@ class StoredMessage:
     separate reasoning text, shown but never sent back. For replies, `prompt_tokens`,
     `completion_tokens` and `cached_tokens` are the server's usage report, and
     `estimated_prompt_tokens` ctxchat's own count of the request, to show the drift.
+    `error` is why a reply failed or stopped, as ctxchat tells it; `error_detail` is what
+    the server itself said, when it said anything (redacted).
     """
 
     id: int
@@ -66,6 +68,7 @@ class StoredMessage:
     parent_id: int | None = None
     created_at: float = 0.0
     updated_at: float = 0.0
+    error_detail: str | None = None
 
     @property
     def drift(self) -> int | None:

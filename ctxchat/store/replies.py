@@ -119,9 +119,11 @@ class ReplyStore(MessageStore):
         completion_tokens: int | None = None,
         cached_tokens: int | None = None,
         error: str | None = None,
+        error_detail: str | None = None,
     ) -> StoredMessage:
         """Store the whole reply with its count and the server's usage; `status` says how it
-        ended: complete, interrupted (stopped or cut off) or failed (`error` says why)."""
+        ended: complete, interrupted (stopped or cut off) or failed (`error` says why, and
+        `error_detail` what the server said)."""
         status = MessageStatus(status)
         if status is MessageStatus.STREAMING:
             raise InvalidValue("A finished reply cannot still be streaming.")
@@ -131,8 +133,8 @@ class ReplyStore(MessageStore):
             cursor = conn.execute(
                 "UPDATE messages SET content = ?, reasoning = ?, status = ?, tokens = ?, "
                 "exact = ?, encoding = ?, finish_reason = ?, prompt_tokens = ?, "
-                "completion_tokens = ?, cached_tokens = ?, error = ?, stream_owner = NULL, "
-                f"updated_at = ? WHERE id = ? AND {_OPEN}",
+                "completion_tokens = ?, cached_tokens = ?, error = ?, error_detail = ?, "
+                f"stream_owner = NULL, updated_at = ? WHERE id = ? AND {_OPEN}",
                 (
                     storable(content),
                     storable(reasoning),
@@ -145,6 +147,7 @@ class ReplyStore(MessageStore):
                     completion_tokens,
                     cached_tokens,
                     None if error is None else storable(error),
+                    None if error_detail is None else storable(error_detail),
                     now,
                     message_id,
                 ),

@@ -157,6 +157,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         END
         """,
     ),
+    # 4: what the server itself said about a failed reply (`error` is ctxchat's sentence).
+    ("ALTER TABLE messages ADD COLUMN error_detail TEXT",),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

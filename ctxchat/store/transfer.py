@@ -39,7 +39,9 @@ _MESSAGE_FIELDS = (
     "estimated_prompt_tokens",
     "created_at",
     "updated_at",
+    "error_detail",
 )
+_OPTIONAL_MESSAGE_FIELDS = frozenset({"error_detail"})  # absent from older exports
 _SUMMARY_FIELDS = (
     "id",
     "version",
@@ -230,7 +232,10 @@ class TransferStore(ReplyStore, MemoryStore):
 
         messages = IdMap()
         for message in sorted(data["messages"], key=lambda m: int(m["id"])):
-            row = {name: message[name] for name in _MESSAGE_FIELDS[1:]}
+            row = {
+                name: message.get(name) if name in _OPTIONAL_MESSAGE_FIELDS else message[name]
+                for name in _MESSAGE_FIELDS[1:]
+            }
             parent = row["parent_id"]
             row["parent_id"] = None if parent is None else messages.ids.get(parent)
             row["exact"] = int(row["exact"])

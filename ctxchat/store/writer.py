@@ -112,6 +112,7 @@ class ReplyWriter:
         completion_tokens: int | None = None,
         cached_tokens: int | None = None,
         error: str | None = None,
+        error_detail: str | None = None,
     ) -> StoredMessage:
         """Finish the reply with the whole text; `status` says how it ended."""
         if self._closed:
@@ -129,6 +130,7 @@ class ReplyWriter:
             completion_tokens=completion_tokens,
             cached_tokens=cached_tokens,
             error=error,
+            error_detail=error_detail,
         )
         self._closed = True
         self._saved = message.content

@@ -109,8 +109,10 @@ class ChatActions(AppBase):
         error = self._failures.get(message.id)
         if error is not None:
             text, action, detail = error.message, error.action, error.detail
-        else:  # ended in an earlier session: the store keeps the sentence and the action
-            text, action, detail = message.error or "The reply did not finish.", "", ""
+        else:  # ended in an earlier run: the store keeps the sentence, the action and
+            # what the server said
+            text, action = message.error or "The reply did not finish.", ""
+            detail = message.error_detail or ""
         session = self.session
 
         def still_newest() -> bool:

@@ -207,7 +207,8 @@ async def test_details_of_a_reply_that_failed_in_an_earlier_run_come_from_the_st
         await settle(pilot)
         assert dialog_text(app) == [
             "The model server failed with an internal error (500). "
-            "Retry in a moment; if it keeps failing, check the server's log."
+            "Retry in a moment; if it keeps failing, check the server's log.",
+            "The server had an error while processing your request.",  # kept in the store
         ]
         assert app.screen.query("#retry")
         await pilot.press("escape")

@@ -237,3 +237,25 @@ def test_damage_found_while_running_is_reported_too(store: Store, db_path: Path)
 def test_a_programming_error_is_not_disguised(store: Store) -> None:
     with pytest.raises(sqlite3.OperationalError), store.reading() as conn:
         conn.execute("SELECT nothing FROM nowhere")
+
+
+def test_a_database_from_before_error_details_is_upgraded_in_place(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:3])
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", 3)
+    with Store.open(db_path) as old:
+        conversation = old.create_conversation("kept").id
+        with old.transaction() as conn:
+            conn.execute(
+                "INSERT INTO messages (conversation_id, role, content, tokens, exact, encoding, "
+                "status, error, created_at, updated_at) "
+                "VALUES (?, 'assistant', '', 0, 1, 'o200k_base', 'failed', 'It failed.', 1, 1)",
+                (conversation,),
+            )
+    monkeypatch.undo()
+
+    with Store.open(db_path) as store:
+        (failed,) = store.messages(conversation)
+        assert (failed.error, failed.error_detail) == ("It failed.", None)
+    assert pragma(db_path, "user_version") == SCHEMA_VERSION == 4

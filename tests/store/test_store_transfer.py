@@ -139,6 +139,7 @@ def build_conversation(store: Store) -> int:
             completion_tokens=4,
             cached_tokens=128,
             error=error,
+            error_detail=None if error is None else "upstream: out of memory",
         )
     return conversation.id
 
@@ -164,6 +165,7 @@ def test_export_holds_everything_as_json_ready_data(store: Store) -> None:
         "HTTP 500",
         128,
     )
+    assert failed["error_detail"] == "upstream: out of memory"
     refs = [m["ref"] for m in export["plans"][0]["plan"]["messages"]]
     assert "memory" in refs and any(r.startswith("message:") for r in refs)
 
@@ -280,3 +282,12 @@ def test_markdown_export(store: Store, say: Say) -> None:
         "\n"
         "They plan a hike.\n"
     )
+
+
+def test_an_export_from_before_error_details_imports(store: Store) -> None:
+    original = store.export_conversation(build_conversation(store))
+    for message in original["messages"]:
+        del message["error_detail"]
+    imported = store.messages(store.import_conversation(original))
+    assert imported[-1].error == "HTTP 500"
+    assert all(m.error_detail is None for m in imported)

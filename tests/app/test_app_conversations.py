@@ -180,6 +180,14 @@ async def test_export_writes_a_file_in_the_working_directory(
         assert "Every night" not in text
 
 
+async def ask_until_the_reply_begins(app: CtxChatApp, pilot: Pilot[Any]) -> None:
+    """Send "Why not MySQL?" and wait for the reply's first two chunks ("MySQL was ne")."""
+    await settle(pilot)
+    await typed(pilot, "Why not MySQL?")
+    await pilot.press("enter")
+    await until(pilot, lambda: shown_messages(app)[-1] == ("assistant", "MySQL was ne"))
+
+
 async def test_coming_back_mid_reply_shows_it_streaming_on_and_plans_with_it(
     make_app: MakeApp, server: ScriptedModelServer
 ) -> None:
@@ -188,10 +196,7 @@ async def test_coming_back_mid_reply_shows_it_streaming_on_and_plans_with_it(
     server.fail_next(Fault.STALL, after=2, seconds=1.0)
     server.script("MySQL was never an option here.")
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await typed(pilot, "Why not MySQL?")
-        await pilot.press("enter")
-        await until(pilot, lambda: shown_messages(app)[-1] == ("assistant", "MySQL was ne"))
+        await ask_until_the_reply_begins(app, pilot)
         await app.open_conversation(second)
         await app.open_conversation(first)  # back while the server still holds the rest
         assert app.streaming
@@ -222,10 +227,7 @@ async def test_a_summary_made_after_a_reply_reaches_the_reopened_conversation(
     server.fail_next(Fault.STALL, after=2, seconds=0.5)
     server.script("MySQL was never an option here.", "We chose PostgreSQL 16.")
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await typed(pilot, "Why not MySQL?")
-        await pilot.press("enter")
-        await until(pilot, lambda: shown_messages(app)[-1] == ("assistant", "MySQL was ne"))
+        await ask_until_the_reply_begins(app, pilot)
         await app.open_conversation(second)
         await app.open_conversation(first)
         await until(pilot, lambda: app.workspace.store.active_summary(first) is not None)
@@ -247,10 +249,7 @@ async def test_a_reply_streaming_during_a_switch_stays_in_its_own_conversation(
     server.fail_next(Fault.STALL, after=2, seconds=0.5)
     server.script("MySQL was never an option here.")
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await typed(pilot, "Why not MySQL?")
-        await pilot.press("enter")
-        await until(pilot, lambda: shown_messages(app)[-1] == ("assistant", "MySQL was ne"))
+        await ask_until_the_reply_begins(app, pilot)
         await open_switcher(app, pilot, highlight=second)
         await pilot.press("enter")
         await until(pilot, lambda: app.session.conversation == second)

@@ -44,19 +44,6 @@ def reasoning_title(view: MessageView) -> str:
     return "Reasoning"
 
 
-def reasoning_text(view: MessageView) -> Static:
-    """The reply's reasoning as plain text (never markup)."""
-    return Static(plain(view.reasoning), classes="message--reasoning")
-
-
-def reasoning_block(
-    view: MessageView, *, collapsed: bool = True, text: Static | None = None
-) -> Collapsible:
-    """The reply's reasoning (`text`, else made here), collapsed unless asked otherwise."""
-    body = reasoning_text(view) if text is None else text
-    return Collapsible(body, title=reasoning_title(view), collapsed=collapsed)
-
-
 def header_text(view: MessageView) -> Text:
     """Role, then model and token count when known, as plain styled text (never markup)."""
     header = Text()
@@ -178,8 +165,7 @@ class MessageItem(Vertical):
         yield Static(header_text(view), classes="message--header")
         self._shown_reasoning = view.reasoning
         if view.reasoning:
-            self._reasoning_text = text = reasoning_text(view)
-            yield reasoning_block(view, text=text)
+            yield self._reasoning_block(view)
         if view.role == "assistant":
             yield ReplyMarkdown(clean(view.content), open_links=False, classes="message--body")
         else:
@@ -215,11 +201,9 @@ class MessageItem(Vertical):
                 self._reasoning_text = None
                 self._shown_reasoning = self._view.reasoning
                 if self._view.reasoning:
-                    self._reasoning_text = text = reasoning_text(self._view)
-                    self.mount(reasoning_block(self._view, text=text), after=header)
+                    self.mount(self._reasoning_block(self._view), after=header)
             else:
-                for shown in self.query_children(Collapsible):
-                    shown.title = reasoning_title(self._view)
+                self._retitle_reasoning()
             return
         self._view = view
         self._sync_classes()
@@ -289,9 +273,7 @@ class MessageItem(Vertical):
             return
         text, self._pending = "".join(self._pending), []
         if not self._answer_shown:
-            self._answer_shown = True
-            for shown in self.query_children(Collapsible):
-                shown.collapsed = True  # the answer begins: the reasoning makes room for it
+            self._fold_reasoning()
             self._refresh_header()
         # A control sequence split across two writes is only partly removed here; the
         # final render in `finish` cleans the whole text.
@@ -307,10 +289,24 @@ class MessageItem(Vertical):
             # Held from the start, not looked up: the block may still be composing.
             self._reasoning_text.update(plain(view.reasoning))
         else:
-            self._reasoning_text = text = reasoning_text(view)
-            block = reasoning_block(view, collapsed=bool(view.content), text=text)
+            block = self._reasoning_block(view, collapsed=bool(view.content))
             await self.mount(block, after=self.query_one(".message--header"))
             self._refresh_header()
+
+    def _reasoning_block(self, view: MessageView, *, collapsed: bool = True) -> Collapsible:
+        """A block showing `view`'s reasoning as plain text; its text widget is kept."""
+        self._reasoning_text = Static(plain(view.reasoning), classes="message--reasoning")
+        return Collapsible(self._reasoning_text, title=reasoning_title(view), collapsed=collapsed)
+
+    def _fold_reasoning(self) -> None:
+        """The answer begins: the reasoning makes room for it (once; reopening is kept)."""
+        self._answer_shown = True
+        for shown in self.query_children(Collapsible):
+            shown.collapsed = True
+
+    def _retitle_reasoning(self) -> None:
+        for shown in self.query_children(Collapsible):
+            shown.title = reasoning_title(self._view)
 
     def _refresh_header(self) -> None:
         self.query_one(".message--header", Static).update(header_text(self.view))
@@ -333,10 +329,7 @@ class MessageItem(Vertical):
             self._reasoning_pending = False
             await self._show_reasoning()
         if full_text and not self._answer_shown:
-            # The whole answer came within the last write interval: fold as if it streamed.
-            self._answer_shown = True
-            for shown in self.query_children(Collapsible):
-                shown.collapsed = True
+            self._fold_reasoning()  # the whole answer came within the last write interval
         if self._stream is not None:
             stream, self._stream = self._stream, None
             await stream.stop()
@@ -371,8 +364,7 @@ class MessageItem(Vertical):
         self._view = replace(self._view, status=status)
         self._sync_classes()
         self._refresh_header()
-        for shown in self.query_children(Collapsible):
-            shown.title = reasoning_title(self._view)
+        self._retitle_reasoning()
         self.query_one(".message--status", Static).update(plain(status_sentence(self._view)))
 
     @property

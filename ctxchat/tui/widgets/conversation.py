@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, TypeGuard
 
 from textual import events
 from textual.binding import Binding, BindingType
@@ -382,10 +382,10 @@ class ConversationView(VerticalScroll, can_focus=True):
         except NoMatches:
             return None
 
-    def _newest(self, item: MessageItem) -> bool:
-        """Whether `item` is the conversation's newest turn."""
+    def _newest_item(self) -> MessageItem | None:
+        """The conversation's newest turn, if it is mounted."""
         items = self.items
-        return self._end == self._total and bool(items) and items[-1] is item
+        return items[-1] if items and self._end == self._total else None
 
     def _has_item(self, message_id: int) -> bool:
         return self.item(message_id) is not None
@@ -398,8 +398,14 @@ class ConversationView(VerticalScroll, can_focus=True):
         selected = self._selected_item()
         if selected is not None:
             return selected
-        items = self.items
-        return items[-1] if items and self._end == self._total else None
+        return self._newest_item()
+
+    def _retryable(self, target: MessageItem | None) -> TypeGuard[MessageItem]:
+        """Whether `target` can be asked again: only the newest reply, interrupted or failed
+        (asking again replaces it, and nothing after it is lost)."""
+        return (
+            target is not None and target.view.status in RETRYABLE and target is self._newest_item()
+        )
 
     def _set_selected(self, item: MessageItem | None) -> None:
         old = self._selected_item()
@@ -484,15 +490,12 @@ class ConversationView(VerticalScroll, can_focus=True):
             ok = target is not None and target.view.role == "user" and not self._streaming()
             return True if ok else None
         if action == "retry":
-            # Only the newest reply: asking again replaces it, and nothing after it is lost.
-            ok = target is not None and target.view.status in RETRYABLE and self._newest(target)
-            return True if ok and not self._streaming() else None
+            return True if self._retryable(target) and not self._streaming() else None
         if action == "details":
             # Shown only beside a reply that ended badly: the footer has no room to spare.
             return target is not None and target.view.status in RETRYABLE
         if action == "regenerate":
-            items = self.items
-            last = items[-1] if items and self._end == self._total else None
+            last = self._newest_item()
             ok = last is not None and last.view.role == "assistant" and not self._streaming()
             return True if ok else None
         return True
@@ -515,7 +518,7 @@ class ConversationView(VerticalScroll, can_focus=True):
 
     def action_retry(self) -> None:
         target = self._target()
-        if target is not None and target.view.status in RETRYABLE and self._newest(target):
+        if self._retryable(target):
             self.post_message(self.RetryRequested(target.message_id))
 
     def action_details(self) -> None:

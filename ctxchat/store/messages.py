@@ -95,21 +95,14 @@ class MessageStore(SummaryStore, PlanStore):
             ).fetchall()
         return [message_from_row(row) for row in rows]
 
-    def count_messages(self, conversation_id: int) -> int:
-        with self.reading() as conn:
-            self._require_conversation(conn, conversation_id)
-            count: int = conn.execute(
-                "SELECT count(*) FROM messages WHERE conversation_id = ?", (conversation_id,)
-            ).fetchone()[0]
-        return count
-
-    def count_messages_after(self, conversation_id: int, message_id: int) -> int:
-        """How many messages of the conversation were written after `message_id`."""
+    def count_messages(self, conversation_id: int, *, after: int | None = None) -> int:
+        """How many messages the conversation holds (only those written after the message
+        `after`, when given)."""
         with self.reading() as conn:
             self._require_conversation(conn, conversation_id)
             count: int = conn.execute(
                 "SELECT count(*) FROM messages WHERE conversation_id = ? AND id > ?",
-                (conversation_id, message_id),
+                (conversation_id, -1 if after is None else after),
             ).fetchone()[0]
         return count
 

@@ -116,7 +116,7 @@ class ChatActions(AppBase):
         session = self.session
 
         def still_newest() -> bool:
-            later = store.count_messages_after(message.conversation_id, message.id)
+            later = store.count_messages(message.conversation_id, after=message.id)
             return later == 0 and not self.streaming and self._session is session
 
         def closed(retry: bool | None) -> None:
@@ -158,7 +158,7 @@ class ChatActions(AppBase):
         if message.role != "user":
             self.notify("Only your own messages can be edited.", markup=False)
             return
-        later = store.count_messages_after(message.conversation_id, message.id)
+        later = store.count_messages(message.conversation_id, after=message.id)
 
         def edited(result: EditResult | None) -> None:
             if result is not None:

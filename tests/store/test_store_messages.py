@@ -93,12 +93,12 @@ def test_messages_page_in_order(store: Store, say: Say) -> None:
     assert [m.content for m in store.messages(conversation.id, offset=5)] == ["m5", "m6"]
     assert store.count_messages(conversation.id) == 7
     third = store.messages(conversation.id)[2]
-    assert store.count_messages_after(conversation.id, third.id) == 4  # other's not counted
-    assert store.count_messages_after(conversation.id, store.messages(conversation.id)[-1].id) == 0
+    assert store.count_messages(conversation.id, after=third.id) == 4  # other's not counted
+    assert store.count_messages(conversation.id, after=store.messages(conversation.id)[-1].id) == 0
     with pytest.raises(NotFound):
         store.messages(99)
     with pytest.raises(NotFound):
-        store.count_messages_after(99, third.id)
+        store.count_messages(99, after=third.id)
 
 
 def test_text_that_cannot_be_encoded_is_stored_with_a_replacement_character(

@@ -2,23 +2,31 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
 from textual.app import App, ComposeResult
+from textual.selection import Selection
 from textual.widget import Widget
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock
 
-from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown, signature, top_level_groups
+from ctxchat.tui.widgets.reply_markdown import (
+    DrawnList,
+    ReplyMarkdown,
+    signature,
+    stop_stream,
+    top_level_groups,
+)
 
 
 class Pair(App[None]):
-    """A streamed-then-settled reply beside a plain full render of the same text."""
+    """A streamed-then-settled reply beside a full render of the same text."""
 
     def compose(self) -> ComposeResult:
         yield ReplyMarkdown(id="streamed")
-        yield Markdown(id="rendered")
+        yield ReplyMarkdown(id="rendered")
 
 
 def shape(widget: Widget) -> list[Any]:
@@ -28,7 +36,9 @@ def shape(widget: Widget) -> list[Any]:
     for child in widget.children:
         text = child._content.markup if isinstance(child, MarkdownBlock) else None
         code = getattr(child, "code", None)
-        found.append((type(child).__name__, text, code, shape(child)))
+        rows = child.rows if isinstance(child, DrawnList) else None
+        drawn = None if rows is None else [(symbol, line.markup) for symbol, line in rows]
+        found.append((type(child).__name__, text, code, drawn, shape(child)))
     return found
 
 
@@ -43,10 +53,10 @@ async def stream_then_settle(text: str, pieces: int) -> tuple[App[None], list[Wi
         for start in range(0, len(text), step):
             await stream.write(text[start : start + step])
             await pilot.pause()
-        await stream.stop()
+        await stop_stream(stream)
         before = list(streamed.children)
         await streamed.settle(text)
-        rendered = app.query_one("#rendered", Markdown)
+        rendered = app.query_one("#rendered", ReplyMarkdown)
         await rendered.update(text)
         await pilot.pause()
         assert shape(streamed) == shape(rendered)
@@ -103,7 +113,7 @@ async def test_settling_a_different_text_replaces_what_no_longer_matches() -> No
         await streamed.settle("one\n\ntwo\n\nthree\n")
         first = streamed.children[0]
         await streamed.settle("one\n\nTWO\n")
-        rendered = app.query_one("#rendered", Markdown)
+        rendered = app.query_one("#rendered", ReplyMarkdown)
         await rendered.update("one\n\nTWO\n")
         await pilot.pause()
         assert streamed.children[0] is first
@@ -158,3 +168,118 @@ def test_signatures_leave_out_line_numbers_only() -> None:
     [c] = list(top_level_groups(parse("same **text**\n")))
     assert signature(a) == signature(b)
     assert signature(a) != signature(c)
+
+
+async def test_stopping_a_stream_leaves_out_what_it_still_queues() -> None:
+    app = Pair()
+    async with app.run_test(size=(100, 40)) as pilot:
+        streamed = app.query_one("#streamed", ReplyMarkdown)
+        stream = Markdown.get_stream(streamed)
+        await stream.write("first\n\n")
+        await pilot.pause()
+        # While an append waits for the document, the next fragment queues; only the
+        # stream's stop would append it.
+        async with streamed.lock:
+            await stream.write("second\n\n")  # taken by the stream: its append waits
+            await stream.write("third\n")  # queued behind it
+            stopping = asyncio.ensure_future(stop_stream(stream))
+            await asyncio.sleep(0)
+        await stopping
+        assert streamed.source == "first\n\nsecond\n\n"
+        await streamed.settle("first\n\nsecond\n\nthird\n")
+        assert [child._content.plain for child in streamed.query(MarkdownBlock)] == [
+            "first",
+            "second",
+            "third",
+        ]
+
+
+# --- lists drawn by one widget ------------------------------------------------------------
+
+LISTS = {
+    "wrapped items with inline styles": (
+        "- **Durability:** both fsync the log on commit; `synchronous = NORMAL` trades the "
+        "last transaction after a power cut for fewer fsyncs.\n- short\n\nafter\n"
+    ),
+    "an ordered list starting at 9, loose": (
+        "9. Read `user_version`.\n\n10. Apply every script with a higher number, in one "
+        "transaction each, long enough to wrap.\n\nafter\n"
+    ),
+    "two lists in a row": "- a\n- b\n\n1. c\n2. d\n\n- e\n",
+    "a nested list": (
+        "- outer\n  - nested one\n  - nested two, long enough to wrap around the width of "
+        "this narrow test app\n- back\n"
+    ),
+    "an empty item": "- a\n- \n- c\n",
+    "several paragraphs in an item": "- one\n\n  more of one\n- two\n",
+    "a hard line break": "- first line  \n  second line\n- next\n",
+}
+
+
+class OneDocument(App[None]):
+    def __init__(self, widget: Markdown, theme: str) -> None:
+        super().__init__()
+        self._widget = widget
+        self._theme_name = theme
+
+    def compose(self) -> ComposeResult:
+        yield self._widget
+
+    def on_mount(self) -> None:
+        self.theme = self._theme_name
+
+
+async def drawn_cells(widget: Markdown, width: int, theme: str) -> list[list[tuple[str, str]]]:
+    """Each screen row as (character, style) cells."""
+    app = OneDocument(widget, theme)
+    async with app.run_test(size=(width, 16)) as pilot:
+        await pilot.pause()
+        strips = app.screen._compositor.render_strips()
+        return [
+            [(char, str(segment.style)) for segment in strip for char in segment.text]
+            for strip in strips
+        ]
+
+
+@pytest.mark.parametrize("theme", ["textual-dark", "textual-light"])
+@pytest.mark.parametrize("width", [30, 60])
+@pytest.mark.parametrize("name", LISTS)
+async def test_a_list_looks_exactly_as_textual_draws_it(name: str, width: int, theme: str) -> None:
+    text = LISTS[name]
+    ours = await drawn_cells(ReplyMarkdown(text), width, theme)
+    textual = await drawn_cells(Markdown(text), width, theme)
+    assert ours == textual
+
+
+async def test_a_list_of_one_paragraph_items_is_one_widget() -> None:
+    app = OneDocument(ReplyMarkdown(LISTS["wrapped items with inline styles"]), "textual-dark")
+    async with app.run_test(size=(60, 16)) as pilot:
+        await pilot.pause()
+        [drawn] = [block for block in app.query(MarkdownBlock) if isinstance(block, DrawnList)]
+        assert list(drawn.children) == []
+        assert drawn.rows is not None
+        assert [symbol for symbol, _ in drawn.rows] == ["• ", "• "]
+        # Selecting it gives its text, markers included.
+        selected = drawn.get_selection(Selection(None, None))
+        assert selected is not None
+        assert selected[0].startswith("• Durability: both fsync")
+        assert "• short" in selected[0]
+
+
+async def test_lists_it_cannot_draw_are_composed_as_textual_composes_them() -> None:
+    app = OneDocument(ReplyMarkdown(LISTS["several paragraphs in an item"]), "textual-dark")
+    async with app.run_test(size=(60, 16)) as pilot:
+        await pilot.pause()
+        [drawn] = [block for block in app.query(MarkdownBlock) if isinstance(block, DrawnList)]
+        assert drawn.rows is None
+        assert len(drawn.query("MarkdownParagraph")) == 3
+
+
+async def test_a_stream_stopped_before_it_ran_does_not_stop_its_caller() -> None:
+    # A reply that fails at once ends its stream before the stream's task first ran.
+    app = Pair()
+    async with app.run_test(size=(100, 40)):
+        stream = Markdown.get_stream(app.query_one("#streamed", ReplyMarkdown))
+        await stop_stream(stream)  # raised CancelledError into this task before
+        assert asyncio.current_task() is not None
+        await asyncio.sleep(0)  # still running: not cancelled

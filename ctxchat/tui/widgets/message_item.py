@@ -17,7 +17,7 @@ from textual.widgets.markdown import MarkdownStream
 from ctxchat.core.history import MessageStatus
 from ctxchat.tui.text import clean, plain
 from ctxchat.tui.views import MessageView
-from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
+from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown, stop_stream
 
 ROLE_NAMES = {"user": "You", "assistant": "Assistant", "system": "System"}
 RETRY_HINT = "retry: ctrl+r"
@@ -332,7 +332,7 @@ class MessageItem(Vertical):
             self._fold_reasoning()  # the whole answer came within the last write interval
         if self._stream is not None:
             stream, self._stream = self._stream, None
-            await stream.stop()
+            await stop_stream(stream)  # what it still queues, the settling below shows
         if not self.is_attached:
             self._view = replace(self._view, content=full_text, status=status, error=error)
             return

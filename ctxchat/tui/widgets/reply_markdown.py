@@ -2,14 +2,30 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
+from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
+from textual.content import Content
+from textual.geometry import Size
+from textual.visual import VisualType
 from textual.widgets import Markdown
-from textual.widgets.markdown import MarkdownBlock
+
+# Textual exports only some block classes; the list's are in its own module, and are what
+# `Markdown.BLOCKS` (the documented way to change a block) maps to.
+from textual.widgets._markdown import (
+    MarkdownBlock,
+    MarkdownBulletList,
+    MarkdownList,
+    MarkdownListItem,
+    MarkdownOrderedList,
+    MarkdownParagraph,
+)
+from textual.widgets.markdown import MarkdownStream
 
 SIGNATURE = "ctxchat.signature"
 """Key in a top-level token's `meta` holding the signature of the tokens it was built from."""
@@ -28,6 +44,27 @@ BLOCK_TOKENS = frozenset(
         "code_block",
     }
 )
+
+
+async def stop_stream(stream: MarkdownStream) -> None:
+    """Stop `stream` without appending the fragments it still queues.
+
+    For a reply about to be settled against its full text: `MarkdownStream.stop` appends
+    whatever arrived while the last append ran, which on a long reply means parsing and
+    mounting blocks that `settle` then checks again.
+    """
+    queued = getattr(stream, "_pending", None)  # MarkdownStream's queue (Textual 8.2.8)
+    if isinstance(queued, list):
+        queued.clear()
+    try:
+        await stream.stop()
+    except asyncio.CancelledError:
+        # A stream stopped before its task first ran (a reply that failed at once) hands
+        # the task's cancellation to whoever awaits it; only a cancellation of the caller
+        # itself goes on.
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise
 
 
 def top_level_groups(tokens: Iterable[Token]) -> Iterator[list[Token]]:
@@ -63,6 +100,95 @@ def signature(group: Sequence[Token]) -> tuple[Any, ...]:
     return tuple(_token_key(token) for token in group)
 
 
+if TYPE_CHECKING:
+    _ListBase = MarkdownList
+else:
+    # At run time a plain mixin: Textual takes a widget's CSS from its first widget base
+    # only, and that must stay the Textual list class, whose rules the list keeps.
+    _ListBase = object
+
+
+class DrawnList(_ListBase):
+    """A list of one-paragraph items drawn by one widget, exactly as Textual draws it.
+
+    Textual builds four widgets an item (a row, its bullet, a column and the paragraph),
+    and every widget is styled, measured and placed again on each layout while a reply
+    streams: lists are most of a long reply's widgets. When every item is one paragraph
+    (the common case), the list draws the bullets and the text itself, with the same
+    hanging indent. Any other list (an empty item, nested blocks, several paragraphs in an
+    item) is composed the way Textual composes it.
+    """
+
+    _rows: list[tuple[str, Content]] | None = None
+    _drawn: tuple[int, Content] | None = None  # (width, lines) last drawn
+
+    @property
+    def rows(self) -> list[tuple[str, Content]] | None:
+        """Each item's marker and text when the list draws them itself, else None."""
+        return self._rows
+
+    def symbols(self, items: Sequence[MarkdownListItem]) -> list[str]:
+        """The marker before each item, padded as Textual pads it."""
+        raise NotImplementedError
+
+    def compose(self) -> ComposeResult:
+        items = [block for block in self._blocks if isinstance(block, MarkdownListItem)]
+        if not all(_one_paragraph(item) for item in items):
+            yield from super().compose()
+            return
+        texts = [item._blocks[0]._content for item in items]
+        self._rows = list(zip(self.symbols(items), texts, strict=True))
+        self._blocks.clear()
+
+    def _lines(self, width: int) -> Content:
+        """The list as it shows at `width`: wrapped lines, each item's under its first."""
+        if self._drawn is not None and self._drawn[0] == width:
+            return self._drawn[1]
+        assert self._rows is not None
+        lines: list[Content] = []
+        for symbol, text in self._rows:
+            wrapped = text.wrap(max(1, width - len(symbol)))
+            lines.append(Content.styled(symbol, ".list--bullet") + wrapped[0])
+            # Styled too, as under Textual's bullet: the cells are blank but keep its colour.
+            indent = Content.styled(" " * len(symbol), ".list--bullet")
+            lines.extend(indent + line for line in wrapped[1:])
+        drawn = Content("\n").join(lines)
+        self._drawn = (width, drawn)
+        return drawn
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        if self._rows is None:
+            return super().get_content_height(container, viewport, width)
+        return len(self._lines(width).split(allow_blank=True)) if width else 0
+
+    def render(self) -> VisualType:
+        if self._rows is None:
+            return super().render()
+        return self._lines(self.size.width)
+
+
+def _one_paragraph(item: MarkdownListItem) -> bool:
+    # An empty item is left to Textual, which draws it as a blank line without a bullet.
+    return len(item._blocks) == 1 and isinstance(item._blocks[0], MarkdownParagraph)
+
+
+class DrawnBulletList(DrawnList, MarkdownBulletList):
+    def symbols(self, items: Sequence[MarkdownListItem]) -> list[str]:
+        return [item.bullet for item in items]
+
+
+class DrawnOrderedList(DrawnList, MarkdownOrderedList):
+    def symbols(self, items: Sequence[MarkdownListItem]) -> list[str]:
+        # As MarkdownOrderedList numbers them: on from the first item's number, right-aligned.
+        try:
+            start = int(items[0].bullet) if items else 1
+        except ValueError:
+            start = 1
+        numbers = [f"{number}. " for number in range(start, start + len(items))]
+        size = max((len(number) for number in numbers), default=0)
+        return [number.rjust(size + 1) for number in numbers]
+
+
 class ReplyMarkdown(Markdown):
     """Textual's Markdown, able to settle a streamed document against its full text.
 
@@ -77,7 +203,25 @@ class ReplyMarkdown(Markdown):
     that: the reply ends on its text, not on a blank line. It is set on the block itself,
     because a `:last-child` rule would restyle every block each time a streamed one is
     added, and a CSS `margin-bottom` rule would zero the other sides too.
+
+    Lists of one-paragraph items are drawn by one widget each (`DrawnList`).
     """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"list--bullet"}
+    DEFAULT_CSS = """
+    ReplyMarkdown > .list--bullet {
+        color: $text-primary;
+    }
+    ReplyMarkdown:light > .list--bullet {
+        color: $text-secondary;
+    }
+    """
+
+    BLOCKS: dict[str, type[MarkdownBlock]] = {  # noqa: RUF012 (Textual declares it so)
+        **Markdown.BLOCKS,
+        "bullet_list_open": DrawnBulletList,
+        "ordered_list_open": DrawnOrderedList,
+    }
 
     def update(self, markdown: str) -> AwaitComplete:
         rendered = super().update(markdown)

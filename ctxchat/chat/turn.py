@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
 
 from ctxchat.chat.session import ChatSession, OverBudget
 from ctxchat.chat.window import WindowInfo
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.plan import ContextPlan, PlanStatus
-from ctxchat.model.backend import Usage
+from ctxchat.model.backend import StreamChunk, Usage
 from ctxchat.model.errors import ErrorKind, ProviderError, describe_finish, redact, stopped_by_user
 from ctxchat.store import ReplyWriter, StoredMessage
 
@@ -107,14 +107,17 @@ async def _stream(
     # The plan is saved before the first token, so even a crash keeps what was sent.
     session.store.save_plan(writer.message_id, plan)
     session.remember_request(plan)
-    yield TurnStarted(user_message, writer.message_id, plan)
-
+    # The request goes out before the new turn is drawn: the server starts answering while
+    # the screen catches up.
+    stream = _EarlyStream(
+        backend.stream_reply(
+            plan.request_messages(), model=session.model, max_tokens=plan.output_reserve
+        )
+    )
     usage: Usage | None = None
     finish: str | None = None
-    stream = backend.stream_reply(
-        plan.request_messages(), model=session.model, max_tokens=plan.output_reserve
-    )
     try:
+        yield TurnStarted(user_message, writer.message_id, plan)
         async for chunk in stream:
             if chunk.text or chunk.reasoning:
                 writer.append(chunk.text, chunk.reasoning)
@@ -135,9 +138,42 @@ async def _stream(
         raise
     finally:
         with contextlib.suppress(Exception):
-            await stream.aclose()  # type: ignore[attr-defined]
+            await stream.aclose()
     reply = _close(session, writer, usage, finish, None)
     yield TurnFinished(reply, describe_finish(finish))
+
+
+class _EarlyStream:
+    """A reply's chunks, whose first step (sending the request, reading the first chunk) runs
+    at once in a task of its own instead of when the first chunk is asked for."""
+
+    def __init__(self, chunks: AsyncIterator[StreamChunk]) -> None:
+        self._chunks = chunks
+        self._first: asyncio.Task[StreamChunk | None] | None = asyncio.ensure_future(self._step())
+
+    async def _step(self) -> StreamChunk | None:
+        # A task cannot end in StopAsyncIteration; None stands for it.
+        return await anext(self._chunks, None)
+
+    def __aiter__(self) -> _EarlyStream:
+        return self
+
+    async def __anext__(self) -> StreamChunk:
+        first, self._first = self._first, None
+        # Awaiting the task also cancels it if the turn is stopped meanwhile.
+        chunk = await (first if first is not None else self._step())
+        if chunk is None:
+            raise StopAsyncIteration
+        return chunk
+
+    async def aclose(self) -> None:
+        first, self._first = self._first, None
+        if first is not None:
+            # Stopped before the first chunk was asked for: the request is called off.
+            first.cancel()
+            with contextlib.suppress(BaseException):
+                await first
+        await self._chunks.aclose()  # type: ignore[attr-defined]
 
 
 def _close(

@@ -145,6 +145,36 @@ async def test_stopping_keeps_what_arrived(
     assert reply.error == "You stopped the reply; the part received so far was kept."
 
 
+async def test_the_request_goes_out_while_the_turn_is_being_drawn(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    server.script("Answer.")
+    events = send_message(session, "Hello")
+    started = await anext(events)
+    assert isinstance(started, TurnStarted)
+    # No chunk asked for yet: the caller is still drawing the new turn.
+    assert await asyncio.to_thread(server.wait_for_requests, 1)
+    rest = await collect(events)
+    assert isinstance(rest[-1], TurnFinished)
+    assert rest[-1].reply.content == "Answer."
+
+
+async def test_stopping_before_the_first_chunk_marks_the_reply(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    server.latency = 0.5
+    server.script("Never seen.")
+    events = send_message(session, "Hello")
+    started = await anext(events)
+    assert isinstance(started, TurnStarted)
+    assert await asyncio.to_thread(server.wait_for_requests, 1)
+    await events.aclose()  # as when the user stops the turn while it is being drawn
+    reply = session.store.get_message(started.reply_id)
+    assert reply.status is MessageStatus.INTERRUPTED
+    assert reply.content == ""
+    assert await asyncio.to_thread(server.wait_for_abort)
+
+
 async def test_over_budget_input_stores_nothing(
     session: ChatSession, server: ScriptedModelServer
 ) -> None:

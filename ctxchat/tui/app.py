@@ -22,6 +22,7 @@ from ctxchat.core.memory import Mode
 from ctxchat.model.deferred import warm
 from ctxchat.tui.base import NARROW
 from ctxchat.tui.chat_actions import ChatActions
+from ctxchat.tui.collector import freeze_long_lived, thaw
 from ctxchat.tui.commands import ctxchat_commands
 from ctxchat.tui.conversation_actions import ConversationActions
 from ctxchat.tui.memory_actions import MemoryActions
@@ -53,7 +54,7 @@ class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions
     def on_mount(self) -> None:
         # The model client loads in a thread once the first frame is drawn.
         self.after_first_frame(
-            lambda: self.run_worker(warm, thread=True, group="warm", exit_on_error=False)
+            lambda: self.run_worker(self._warm(), group="warm", exit_on_error=False)
         )
         self._load_themes()
         self._apply_keymap()
@@ -74,6 +75,11 @@ class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions
                 ),
                 self._setup_done,
             )
+
+    async def _warm(self) -> None:
+        await asyncio.to_thread(warm)
+        # The client's modules live as long as the app, as what start-up made does.
+        freeze_long_lived()
 
     async def _start_session(self) -> None:
         await self.show_conversation()
@@ -169,6 +175,7 @@ class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions
         self.notify(note, severity="warning", markup=False)
 
     async def on_unmount(self) -> None:
+        thaw()
         if self.has_session and self.session.backend is not None:
             await self.session.backend.aclose()
 

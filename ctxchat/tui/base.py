@@ -24,6 +24,7 @@ from ctxchat.core.memory import Mode
 from ctxchat.core.plan import ContextPlan
 from ctxchat.core.tokens import TokenCounter
 from ctxchat.store import StoredMessage, SummaryVersion
+from ctxchat.tui.collector import freeze_long_lived
 from ctxchat.tui.text import content
 from ctxchat.tui.themes import LAYER_VARIABLE_DEFAULTS
 from ctxchat.tui.views import MessageView
@@ -169,11 +170,10 @@ class AppBase(App[int]):
 
     def on_ready(self) -> None:
         self._first_frame_shown = True
-        if not gc.isenabled():
-            # The command line turned the cycle collector off while the app started;
-            # what start-up made lives on, so it moves out of the collector's sight.
-            gc.freeze()
-            gc.enable()
+        # What start-up made lives on: it moves out of the collector's sight. The command
+        # line turns the collector off while the app starts; it is back on from here.
+        freeze_long_lived()
+        gc.enable()
         waiting, self._after_first_frame = self._after_first_frame, []
         for callback in waiting:
             callback()

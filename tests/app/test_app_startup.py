@@ -279,6 +279,18 @@ async def test_the_cycle_collector_is_back_on_once_the_app_has_drawn(make_app: M
         gc.unfreeze()
 
 
+async def test_what_start_up_made_is_set_aside_until_the_app_closes(make_app: MakeApp) -> None:
+    app, _ = make_app()
+    gc.unfreeze()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        # Full passes of the cycle collector no longer scan the start-up objects.
+        assert gc.get_freeze_count() > 0
+    # Given back on the way out: an app closed in a longer-lived process leaves no
+    # uncollectable objects behind.
+    assert gc.get_freeze_count() == 0
+
+
 async def test_a_burst_of_binding_changes_rebuilds_the_footer_once(make_app: MakeApp) -> None:
     app, _ = make_app()
     async with app.run_test(size=SIZE) as pilot:

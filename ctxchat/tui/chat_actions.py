@@ -201,11 +201,17 @@ class ChatActions(AppBase):
         # gets it all, and coming back picks the reply up where it is.
         reply = self._live_reply = _LiveReply(session)
         turn: AsyncGenerator[TurnEvent, None] = events(session)  # type: ignore[operator]
+        # The end of the turn changes the reply, its header, the status line, the panels and
+        # the footer: one frame draws it all, where each change would lay out the whole
+        # reply again.
+        ending = contextlib.ExitStack()
         try:
             # Closed on the way out, whatever the worker was awaiting when it was stopped:
             # closing is what marks the reply interrupted in the store.
             async with contextlib.aclosing(turn) as stream:
                 async for event in stream:
+                    if isinstance(event, TurnFinished | TurnFailed):
+                        ending.enter_context(self.batch_update())
                     await self._show_event(session, reply, event, clear_composer)
         except OverBudget as error:
             self.notify(str(error), severity="error", markup=False, timeout=8)
@@ -214,23 +220,28 @@ class ChatActions(AppBase):
         except ProviderError as error:
             self.notify(str(error), severity="error", markup=False, timeout=10)
         finally:
-            self._live_reply = None
-            self.streaming = False
-            self.refresh_bindings()
-            if self._shows(session):
-                item = self._reply_item(reply)
-                if item is not None and item.status is MessageStatus.STREAMING:
-                    # Stopped: the store holds the kept part, marked interrupted.
-                    stored = session.store.get_message(item.message_id)
-                    await item.finish(stored.content, stored.status, error=stored.error or "")
-                    # Its count, and the reasoning's, now that they are stored.
-                    self.conversation_view.update_message(message_view(stored, session.counter))
-                    self.set_status("Stopped; the part received so far was kept.")
-                if self.session is not session:
-                    # The conversation was left and opened again mid-reply: what the new
-                    # session read then still has the reply half-written.
-                    self.session.invalidate()
-                self.refresh_plan()
+            with ending, self.batch_update():
+                await self._end_turn(session, reply)
+
+    async def _end_turn(self, session: ChatSession, reply: _LiveReply) -> None:
+        """Whatever stopped the turn: the reply is marked, the plan and the keys follow."""
+        self._live_reply = None
+        self.streaming = False
+        self.refresh_bindings()
+        if self._shows(session):
+            item = self._reply_item(reply)
+            if item is not None and item.status is MessageStatus.STREAMING:
+                # Stopped: the store holds the kept part, marked interrupted.
+                stored = session.store.get_message(item.message_id)
+                await item.finish(stored.content, stored.status, error=stored.error or "")
+                # Its count, and the reasoning's, now that they are stored.
+                self.conversation_view.update_message(message_view(stored, session.counter))
+                self.set_status("Stopped; the part received so far was kept.")
+            if self.session is not session:
+                # The conversation was left and opened again mid-reply: what the new
+                # session read then still has the reply half-written.
+                self.session.invalidate()
+            self.refresh_plan()
 
     def _shows(self, session: ChatSession) -> bool:
         """Whether the pane shows `session`'s conversation (through any session object)."""

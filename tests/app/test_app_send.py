@@ -19,6 +19,7 @@ from app_harness import (
 )
 from textual.widgets import Collapsible, Static
 
+from ctxchat.chat.turn import TurnFinished
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.plan import ContextPlan, PlanStatus
 from ctxchat.testing.server import Fault, Reply, ScriptedModelServer
@@ -342,4 +343,49 @@ async def test_a_stop_while_the_turn_is_drawing_still_marks_the_reply_interrupte
         reply = app.session.store.messages(app.session.conversation)[-1]
         assert reply.status is MessageStatus.INTERRUPTED
         assert app.conversation_view.items[-1].view.status is MessageStatus.INTERRUPTED
+        assert not app.streaming
+
+
+async def test_the_end_of_a_reply_is_drawn_in_one_frame(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    # Ending a turn settles the reply, its header, the status line, the context panels and
+    # the footer. Each frame lays out the whole reply, so none is drawn half-way.
+    app, _ = make_app()
+    server.script("- one\n- two\n\nA paragraph after the list.")
+    frames_while_ending: list[str] = []
+    ending = False
+    show_event = app._show_event
+    end_turn = app._end_turn
+
+    async def showing(*args: object) -> None:
+        nonlocal ending
+        ending = ending or isinstance(args[2], TurnFinished)
+        await show_event(*args)  # type: ignore[arg-type]
+
+    async def ended(*args: object) -> None:
+        nonlocal ending
+        await asyncio.sleep(0.1)  # a slow ending: the screen's timer has time to draw
+        await end_turn(*args)  # type: ignore[arg-type]
+        ending = False
+
+    app._show_event = showing  # type: ignore[method-assign]
+    app._end_turn = ended  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        refresh_layout = app.screen._refresh_layout
+
+        def laying_out(*args: object, **kwargs: object) -> None:
+            if ending:
+                frames_while_ending.append(status_line(app))
+            refresh_layout(*args, **kwargs)  # type: ignore[arg-type]
+
+        app.screen._refresh_layout = laying_out  # type: ignore[method-assign]
+        await typed(pilot, "List two things.")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert frames_while_ending == []
+        assert shown_messages(app)[-1] == (
+            "assistant",
+            "- one\n- two\n\nA paragraph after the list.",
+        )
         assert not app.streaming

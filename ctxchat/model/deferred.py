@@ -33,15 +33,25 @@ class DeferredBackend(ModelBackend):
         self._real: OpenAIBackend | None = None
         self._lock = asyncio.Lock()
 
+    @property
+    def ready(self) -> bool:
+        """Whether the client is built (by `real`, which the app calls once it has drawn)."""
+        return self._real is not None
+
     async def real(self) -> OpenAIBackend:
-        """The client itself; the import runs in a thread so the screen keeps drawing."""
+        """The client itself, built in a thread so the screen keeps drawing: the import,
+        and the client's TLS set-up (about 20 ms)."""
         if self._real is None:
             async with self._lock:
                 if self._real is None:
-                    module = await asyncio.to_thread(importlib.import_module, _MODULE)
-                    self._real = module.OpenAIBackend(self.base_url, self._api_key)
+                    self._real = await asyncio.to_thread(self._build)
         assert self._real is not None
         return self._real
+
+    def _build(self) -> OpenAIBackend:
+        module = importlib.import_module(_MODULE)
+        backend: OpenAIBackend = module.OpenAIBackend(self.base_url, self._api_key)
+        return backend
 
     async def stream_reply(
         self,

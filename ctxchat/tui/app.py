@@ -19,7 +19,7 @@ from ctxchat.config.loader import load_settings
 from ctxchat.config.schema import OPENAI_DEFAULT_BASE_URL
 from ctxchat.config.settings import ProviderProfile
 from ctxchat.core.memory import Mode
-from ctxchat.model.deferred import warm
+from ctxchat.model.deferred import DeferredBackend, warm
 from ctxchat.tui.base import NARROW
 from ctxchat.tui.chat_actions import ChatActions
 from ctxchat.tui.collector import freeze_long_lived, thaw
@@ -78,6 +78,9 @@ class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions
 
     async def _warm(self) -> None:
         await asyncio.to_thread(warm)
+        backend = self.session.backend if self.has_session else None
+        if isinstance(backend, DeferredBackend):
+            await backend.real()  # the first message then goes out at once
         # The client's modules live as long as the app, as what start-up made does.
         freeze_long_lived()
 

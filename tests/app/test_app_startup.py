@@ -19,6 +19,7 @@ from textual.widgets._footer import FooterKey
 from ctxchat.chat.workspace import Workspace
 from ctxchat.core.memory import Mode
 from ctxchat.model import discovery
+from ctxchat.model.deferred import DeferredBackend
 from ctxchat.store import Store
 from ctxchat.testing.harness import app_args, open_test_workspace
 from ctxchat.testing.server import ScriptedModelServer
@@ -277,6 +278,19 @@ async def test_the_cycle_collector_is_back_on_once_the_app_has_drawn(make_app: M
     finally:
         gc.enable()
         gc.unfreeze()
+
+
+async def test_the_model_client_is_ready_before_the_first_message(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        backend = app.session.backend
+        assert isinstance(backend, DeferredBackend)
+        # Built in the background once the app had drawn: sending does not wait for it.
+        assert backend.ready
+        assert server.requests == []
 
 
 async def test_what_start_up_made_is_set_aside_until_the_app_closes(make_app: MakeApp) -> None:

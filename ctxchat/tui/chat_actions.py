@@ -117,7 +117,7 @@ class ChatActions(AppBase):
 
         def still_newest() -> bool:
             later = store.count_messages(message.conversation_id, after=message.id)
-            return later == 0 and not self.streaming and self._session is session
+            return later == 0 and not self.streaming and self._shows(session)
 
         def closed(retry: bool | None) -> None:
             # The palette works over the dialog: the conversation may have changed since.

@@ -240,3 +240,25 @@ async def test_retry_in_the_details_does_nothing_once_another_conversation_is_op
         await settle(pilot)
         assert store.messages(other) == kept
         assert len(server.requests) == sent
+
+
+async def test_retry_in_the_details_works_after_leaving_the_conversation_and_coming_back(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, _ = make_app()
+    server.fail_next(Fault.SERVER_ERROR)
+    server.script("The whole reply.")
+    async with app.run_test(size=SIZE) as pilot:
+        await send_to_fail(app, pilot)
+        first = app.session.conversation
+        other = app.session.store.create_conversation("Other", model="gpt-4o").id
+        await pilot.press("i")
+        await settle(pilot)
+        # Away and back through the palette, over the dialog: the reply is still the newest.
+        await app.open_conversation(other)
+        await app.open_conversation(first)
+        await settle(pilot)
+        await pilot.click("#retry")
+        await settle(pilot)
+        last = app.session.store.messages(first)[-1]
+        assert (last.content, last.status) == ("The whole reply.", MessageStatus.COMPLETE)

@@ -201,15 +201,19 @@ class ChatActions(AppBase):
         # gets it all, and coming back picks the reply up where it is.
         reply = self._live_reply = _LiveReply(session)
         turn: AsyncGenerator[TurnEvent, None] = events(session)  # type: ignore[operator]
-        # The end of the turn changes the reply, its header, the status line, the panels and
-        # the footer: one frame draws it all, where each change would lay out the whole
-        # reply again.
+        # The start and the end of a turn each change the conversation, the status line, the
+        # panels and the footer: one frame draws each, where every change would lay out
+        # the screen (at the end, the whole reply) again.
         ending = contextlib.ExitStack()
         try:
             # Closed on the way out, whatever the worker was awaiting when it was stopped:
             # closing is what marks the reply interrupted in the store.
             async with contextlib.aclosing(turn) as stream:
                 async for event in stream:
+                    if isinstance(event, TurnStarted):
+                        with self.batch_update():
+                            await self._show_event(session, reply, event, clear_composer)
+                        continue
                     if isinstance(event, TurnFinished | TurnFailed):
                         ending.enter_context(self.batch_update())
                     await self._show_event(session, reply, event, clear_composer)

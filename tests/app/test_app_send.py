@@ -19,7 +19,7 @@ from app_harness import (
 )
 from textual.widgets import Collapsible, Static
 
-from ctxchat.chat.turn import TurnFinished
+from ctxchat.chat.turn import TurnFinished, TurnStarted
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.plan import ContextPlan, PlanStatus
 from ctxchat.testing.server import Fault, Reply, ScriptedModelServer
@@ -346,28 +346,37 @@ async def test_a_stop_while_the_turn_is_drawing_still_marks_the_reply_interrupte
         assert not app.streaming
 
 
-async def test_the_end_of_a_reply_is_drawn_in_one_frame(
+async def test_the_start_and_the_end_of_a_turn_are_each_drawn_in_one_frame(
     make_app: MakeApp, server: ScriptedModelServer
 ) -> None:
-    # Ending a turn settles the reply, its header, the status line, the context panels and
-    # the footer. Each frame lays out the whole reply, so none is drawn half-way.
+    # Starting a turn clears the composer and adds the message and the reply; ending it
+    # settles the reply, its header, the status line, the context panels and the footer.
+    # Each frame lays out the screen (at the end, the whole reply): none is drawn half-way.
     app, _ = make_app()
     server.script("- one\n- two\n\nA paragraph after the list.")
-    frames_while_ending: list[str] = []
-    ending = False
+    half_drawn: list[str] = []
+    drawing: str | None = None
     show_event = app._show_event
     end_turn = app._end_turn
 
     async def showing(*args: object) -> None:
-        nonlocal ending
-        ending = ending or isinstance(args[2], TurnFinished)
+        nonlocal drawing
+        event = args[2]
+        if isinstance(event, TurnStarted):
+            drawing = "start"
+            await show_event(*args)  # type: ignore[arg-type]
+            await asyncio.sleep(0.1)  # a slow start: the screen's timer has time to draw
+            drawing = None
+            return
+        if isinstance(event, TurnFinished):
+            drawing = "end"
         await show_event(*args)  # type: ignore[arg-type]
 
     async def ended(*args: object) -> None:
-        nonlocal ending
-        await asyncio.sleep(0.1)  # a slow ending: the screen's timer has time to draw
+        nonlocal drawing
+        await asyncio.sleep(0.1)  # a slow ending, likewise
         await end_turn(*args)  # type: ignore[arg-type]
-        ending = False
+        drawing = None
 
     app._show_event = showing  # type: ignore[method-assign]
     app._end_turn = ended  # type: ignore[method-assign]
@@ -375,17 +384,18 @@ async def test_the_end_of_a_reply_is_drawn_in_one_frame(
         refresh_layout = app.screen._refresh_layout
 
         def laying_out(*args: object, **kwargs: object) -> None:
-            if ending:
-                frames_while_ending.append(status_line(app))
+            if drawing is not None:
+                half_drawn.append(drawing)
             refresh_layout(*args, **kwargs)  # type: ignore[arg-type]
 
         app.screen._refresh_layout = laying_out  # type: ignore[method-assign]
         await typed(pilot, "List two things.")
         await pilot.press("enter")
         await settle(pilot)
-        assert frames_while_ending == []
-        assert shown_messages(app)[-1] == (
-            "assistant",
-            "- one\n- two\n\nA paragraph after the list.",
-        )
+        assert half_drawn == []
+        assert shown_messages(app)[-2:] == [
+            ("user", "List two things."),
+            ("assistant", "- one\n- two\n\nA paragraph after the list."),
+        ]
+        assert app.composer.text == ""
         assert not app.streaming

@@ -147,6 +147,50 @@ class TestConversationWithInterruptedAndFailedReplies:
         assert snap_compare(app, run_before=then(), terminal_size=WIDE)
 
 
+RICH_REPLY = """## Choosing the storage
+
+SQLite in WAL mode fits a single small VM:
+
+- **Durability:** both engines fsync the log on commit; `synchronous = NORMAL` trades
+  the last transaction after a power cut for fewer fsyncs.
+- **Operations:** a file you copy, no server to upgrade.
+  - nested: back it up with the online backup API
+
+1. Read `user_version`.
+2. Apply every newer script, each in its own transaction.
+
+```python
+conn.execute("PRAGMA journal_mode = WAL")
+```
+
+> Rule of thumb: if every write comes through one service, start with SQLite."""
+
+
+def rich_reply(app: CtxChatApp) -> CtxChatApp:
+    """A reply with a heading, wrapped list items, a nested list, numbers, code, a quote."""
+    store, conversation = open_conversation(app)
+    say(store, conversation, "user", "Which database for the sync service?")
+    reply(store, conversation, RICH_REPLY)
+    return app
+
+
+class TestReplyWithListsCodeAndAQuote:
+    def test_narrow(self, build: BuildApp, snap_compare: SnapCompare) -> None:
+        """The reply's Markdown: `Choosing the storage` as a heading; two bullets (`•` in
+        blue) whose wrapped lines start under their text, not under the bullet, with
+        `Durability:` in bold and `synchronous = NORMAL` as inline code; the nested `▪`
+        item under the second bullet; ` 1.` and ` 2.` numbered items; the highlighted
+        python line in its code block; the quote with its bar on the left. The reply
+        ends on its last line, with no blank line before the status."""
+        app = rich_reply(build())
+        assert snap_compare(app, run_before=then(), terminal_size=(80, 40))
+
+    def test_wide(self, build: BuildApp, snap_compare: SnapCompare) -> None:
+        """The same reply at 200 columns: every list item on one line."""
+        app = rich_reply(build())
+        assert snap_compare(app, run_before=then(), terminal_size=WIDE)
+
+
 def objective_after_switch(app: CtxChatApp) -> CtxChatApp:
     store, conversation = open_conversation(app)
     every_kind(store, conversation)

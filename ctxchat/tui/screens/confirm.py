@@ -8,13 +8,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import plain
 
 
-class ConfirmScreen(ModalScreen[bool]):
+class ConfirmScreen(Dialog[bool]):
     """Ask `question`; dismiss with True when the user confirms, False otherwise.
 
     `danger` paints the confirm button red and focuses Cancel first, so a stray enter does
@@ -23,14 +23,11 @@ class ConfirmScreen(ModalScreen[bool]):
 
     DEFAULT_CSS = """
     ConfirmScreen {
-        align: center middle;
         & > Vertical {
             width: 64;
             max-width: 90%;
             height: auto;
             padding: 1 2;
-            border: thick $primary 60%;
-            background: $surface;
         }
         &.-danger > Vertical {
             border: thick $error 70%;

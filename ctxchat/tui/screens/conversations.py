@@ -12,11 +12,11 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ctxchat.tui.screens.confirm import ConfirmScreen
+from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.screens.export_format import ExportFormat, ExportFormatScreen
 from ctxchat.tui.screens.rename import RenameScreen
 from ctxchat.tui.text import clean, plain, tokens
@@ -62,7 +62,7 @@ def row_prompt(row: ConversationRowView, query: str, current: bool) -> Text:
     return prompt
 
 
-class ConversationSwitcher(ModalScreen[SwitcherResult | None]):
+class ConversationSwitcher(Dialog[SwitcherResult | None]):
     """Searchable list of conversations; dismisses with a `SwitcherResult` or None.
 
     Typing goes to the search box; tab moves to the list, where n/r/d/e act on the
@@ -71,15 +71,11 @@ class ConversationSwitcher(ModalScreen[SwitcherResult | None]):
 
     DEFAULT_CSS = """
     ConversationSwitcher {
-        align: center middle;
         & > Vertical {
             width: 90%;
             max-width: 110;
             height: 90%;
             max-height: 36;
-            border: thick $primary 60%;
-            border-title-align: left;
-            background: $surface;
             padding: 0 1;
         }
         Input {

@@ -9,9 +9,9 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, RadioButton, RadioSet, Static, TextArea
 
+from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import clean, plain
 
 LaterTurns = Literal["replace", "branch"]
@@ -30,20 +30,16 @@ class EditResult:
     later: LaterTurns
 
 
-class EditMessageScreen(ModalScreen[EditResult | None]):
+class EditMessageScreen(Dialog[EditResult | None]):
     """The message's text in an editor and the choice about later turns; None on cancel."""
 
     DEFAULT_CSS = """
     EditMessageScreen {
-        align: center middle;
         & > Vertical {
             width: 84;
             max-width: 100%;
             height: auto;
             max-height: 100%;
-            border: thick $primary 60%;
-            border-title-align: left;
-            background: $surface;
             padding: 0 1;
         }
         TextArea {

@@ -8,13 +8,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import plain
 
 
-class ErrorDetails(ModalScreen[bool]):
+class ErrorDetails(Dialog[bool]):
     """Show one error; dismiss True when the user asks to retry, False to close.
 
     `detail` is the server's own text, already redacted by the model client.
@@ -22,15 +22,12 @@ class ErrorDetails(ModalScreen[bool]):
 
     DEFAULT_CSS = """
     ErrorDetails {
-        align: center middle;
         & > Vertical {
             width: 76;
             max-width: 95%;
             height: auto;
             max-height: 90%;
             border: thick $error 70%;
-            border-title-align: left;
-            background: $surface;
             padding: 1 2;
         }
         #error-message {

@@ -8,30 +8,24 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import plain
 
 ExportFormat = Literal["markdown", "json"]
 
 
-class ExportFormatScreen(ModalScreen[ExportFormat | None]):
+class ExportFormatScreen(Dialog[ExportFormat | None]):
     """Markdown (to read) or JSON (everything, for tools); dismiss with the choice or None."""
 
     DEFAULT_CSS = """
     ExportFormatScreen {
-        align: center middle;
         & > Vertical {
             width: 64;
             max-width: 90%;
             height: auto;
             padding: 1 2;
-            border: thick $primary 60%;
-            background: $surface;
-        }
-        .dialog--title {
-            text-style: bold;
         }
         .export--hint {
             color: $text-muted;

@@ -11,12 +11,12 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ctxchat.core.history import preview
 from ctxchat.core.memory import MemoryKind
+from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.screens.memory_editor import MemoryEditor
 from ctxchat.tui.text import clean, plain
 from ctxchat.tui.views import MemoryDraft, ProposalView, Scope
@@ -90,7 +90,7 @@ def problems_text(problems: Sequence[str]) -> Text:
     return line
 
 
-class ExtractionReview(ModalScreen[list[ProposalDecision] | None]):
+class ExtractionReview(Dialog[list[ProposalDecision] | None]):
     """Proposals from fact extraction; dismisses with the decisions made (None on cancel).
 
     Proposals left undecided are not in the list: nothing is stored for them.
@@ -98,14 +98,10 @@ class ExtractionReview(ModalScreen[list[ProposalDecision] | None]):
 
     DEFAULT_CSS = """
     ExtractionReview {
-        align: center middle;
         & > Vertical {
             width: 95%;
             max-width: 130;
             height: 90%;
-            border: thick $primary 60%;
-            border-title-align: left;
-            background: $surface;
             padding: 0 1;
         }
         #extraction-problems {

@@ -8,10 +8,10 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSet, Static, TextArea
 
 from ctxchat.core.memory import MemoryKind
+from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import clean, plain
 from ctxchat.tui.views import MemoryDraft, Scope
 
@@ -40,20 +40,16 @@ def validate(text: str, key: str, importance: str) -> list[str]:
     return problems
 
 
-class MemoryEditor(ModalScreen[MemoryDraft | None]):
+class MemoryEditor(Dialog[MemoryDraft | None]):
     """Edit one memory entry; dismiss with the filled-in `MemoryDraft`, or None on cancel."""
 
     DEFAULT_CSS = """
     MemoryEditor {
-        align: center middle;
         & > Vertical {
             width: 84;
             max-width: 100%;
             height: auto;
             max-height: 100%;
-            border: thick $primary 60%;
-            border-title-align: left;
-            background: $surface;
             padding: 0 1;
         }
         #memory-note {

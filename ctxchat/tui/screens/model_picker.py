@@ -10,10 +10,10 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import content
 
 
@@ -25,24 +25,17 @@ class ModelChoice:
     model: str | None = None
 
 
-class ModelPicker(ModalScreen[ModelChoice | None]):
+class ModelPicker(Dialog[ModelChoice | None]):
     """Profiles from the config first, then the models the current server offers."""
 
     DEFAULT_CSS = """
     ModelPicker {
-        align: center middle;
         & > Vertical {
             width: 72;
             max-width: 95%;
             height: auto;
             max-height: 90%;
             padding: 1 2;
-            border: thick $primary 60%;
-            background: $surface;
-        }
-        .dialog--title {
-            text-style: bold;
-            margin-bottom: 1;
         }
         .dialog--note {
             color: $text-muted;

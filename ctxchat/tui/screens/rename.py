@@ -8,30 +8,24 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
+from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import clean, plain
 
 MAX_TITLE = 200
 
 
-class RenameScreen(ModalScreen[str | None]):
+class RenameScreen(Dialog[str | None]):
     """Edit a title; dismiss with the new title (trimmed, never empty) or None on cancel."""
 
     DEFAULT_CSS = """
     RenameScreen {
-        align: center middle;
         & > Vertical {
             width: 64;
             max-width: 90%;
             height: auto;
             padding: 1 2;
-            border: thick $primary 60%;
-            background: $surface;
-        }
-        .dialog--title {
-            text-style: bold;
         }
         #rename-error {
             color: $error;

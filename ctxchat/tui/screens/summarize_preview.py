@@ -10,12 +10,12 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ctxchat.core.history import preview
 from ctxchat.core.summary import SummaryStrategy
+from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import clean, tokens
 from ctxchat.tui.views import MessageView
 
@@ -36,20 +36,16 @@ LISTED = 200
 """Turns listed one per line; the headline counts them all."""
 
 
-class SummarizePreview(ModalScreen[bool]):
+class SummarizePreview(Dialog[bool]):
     """The turns "summarize now" would fold; dismisses True to go ahead, False to cancel."""
 
     DEFAULT_CSS = """
     SummarizePreview {
-        align: center middle;
         & > Vertical {
             width: 95%;
             max-width: 120;
             height: auto;
             max-height: 90%;
-            border: thick $primary 60%;
-            border-title-align: left;
-            background: $surface;
             padding: 0 1;
         }
         #preview-headline {

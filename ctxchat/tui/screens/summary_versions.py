@@ -12,10 +12,10 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
+from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import clean, plain, tokens
 from ctxchat.tui.views import SummaryVersionView
 from ctxchat.tui.widgets.footer import KeyFooter
@@ -66,19 +66,15 @@ def version_details(view: SummaryVersionView) -> Text:
     return details
 
 
-class SummaryScreen(ModalScreen[SummaryAction | None]):
+class SummaryScreen(Dialog[SummaryAction | None]):
     """Summary versions, newest first; dismisses with a `SummaryAction` or None."""
 
     DEFAULT_CSS = """
     SummaryScreen {
-        align: center middle;
         & > Vertical {
             width: 95%;
             max-width: 140;
             height: 90%;
-            border: thick $primary 60%;
-            border-title-align: left;
-            background: $surface;
         }
         Horizontal {
             height: 1fr;

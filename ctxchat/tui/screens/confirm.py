@@ -41,13 +41,6 @@ class ConfirmScreen(Dialog[bool]):
             color: $text-muted;
             margin-bottom: 1;
         }
-        Horizontal {
-            height: auto;
-            align-horizontal: right;
-        }
-        Button {
-            margin-left: 2;
-        }
     }
     """
 
@@ -76,7 +69,7 @@ class ConfirmScreen(Dialog[bool]):
             yield Static(plain(self._question), id="confirm-question")
             if self._detail:
                 yield Static(plain(self._detail), id="confirm-detail")
-            with Horizontal():
+            with Horizontal(classes="dialog--buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button(
                     plain(self._confirm_label),

@@ -13,7 +13,8 @@ class Dialog(ModalScreen[ResultType]):
     """A modal dialog: one framed column in the middle of the screen.
 
     Each dialog sets its column's size and padding (and may recolour the frame); the frame,
-    where its title sits and the bold `.dialog--title` line are the same in all of them.
+    where its title sits, the bold `.dialog--title` line and the row of buttons on the right
+    (`.dialog--buttons`) are the same in all of them.
     """
 
     DEFAULT_CSS = """
@@ -26,6 +27,13 @@ class Dialog(ModalScreen[ResultType]):
         }
         .dialog--title {
             text-style: bold;
+        }
+        .dialog--buttons {
+            height: auto;
+            align-horizontal: right;
+            & > Button {
+                margin-left: 2;
+            }
         }
     }
     """

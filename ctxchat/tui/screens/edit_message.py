@@ -58,12 +58,7 @@ class EditMessageScreen(Dialog[EditResult | None]):
             height: auto;
         }
         #edit-buttons {
-            height: auto;
-            align-horizontal: right;
             margin-top: 1;
-            & > Button {
-                margin-left: 2;
-            }
         }
     }
     """
@@ -104,7 +99,7 @@ class EditMessageScreen(Dialog[EditResult | None]):
                         id="later-replace",
                     )
             yield Static("", id="edit-error")
-            with Horizontal(id="edit-buttons"):
+            with Horizontal(id="edit-buttons", classes="dialog--buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Send", id="send", variant="primary")
 

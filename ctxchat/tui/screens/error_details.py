@@ -48,13 +48,8 @@ class ErrorDetails(Dialog[bool]):
         #error-detail {
             color: $text-muted;
         }
-        Horizontal {
-            height: auto;
-            align-horizontal: right;
+        .dialog--buttons {
             margin-top: 1;
-            & > Button {
-                margin-left: 2;
-            }
         }
     }
     """
@@ -88,7 +83,7 @@ class ErrorDetails(Dialog[bool]):
             if self._detail:
                 with VerticalScroll(id="error-detail-scroll"):
                     yield Static(plain(self._detail), id="error-detail")
-            with Horizontal():
+            with Horizontal(classes="dialog--buttons"):
                 yield Button("Close", id="close")
                 if self._can_retry:
                     yield Button("Retry", id="retry", variant="primary")

@@ -31,13 +31,6 @@ class ExportFormatScreen(Dialog[ExportFormat | None]):
             color: $text-muted;
             margin-bottom: 1;
         }
-        Horizontal {
-            height: auto;
-            align-horizontal: right;
-        }
-        Button {
-            margin-left: 2;
-        }
     }
     """
 
@@ -72,7 +65,7 @@ class ExportFormatScreen(Dialog[ExportFormat | None]):
                 classes="export--hint",
                 markup=False,
             )
-            with Horizontal():
+            with Horizontal(classes="dialog--buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("JSON", id="json")
                 yield Button("Markdown", id="markdown", variant="primary")

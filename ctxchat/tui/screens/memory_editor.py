@@ -100,13 +100,6 @@ class MemoryEditor(Dialog[MemoryDraft | None]):
             height: auto;
             margin-top: 1;
         }
-        #memory-buttons {
-            height: auto;
-            align-horizontal: right;
-            & > Button {
-                margin-left: 2;
-            }
-        }
     }
     """
 
@@ -191,7 +184,7 @@ class MemoryEditor(Dialog[MemoryDraft | None]):
                     id="memory-pinned",
                 )
             yield Static("", id="memory-errors")
-            with Horizontal(id="memory-buttons"):
+            with Horizontal(id="memory-buttons", classes="dialog--buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Save", id="save", variant="primary")
 

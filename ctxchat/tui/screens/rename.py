@@ -31,13 +31,8 @@ class RenameScreen(Dialog[str | None]):
             color: $error;
             height: auto;
         }
-        Horizontal {
-            height: auto;
-            align-horizontal: right;
+        .dialog--buttons {
             margin-top: 1;
-        }
-        Button {
-            margin-left: 2;
         }
     }
     """
@@ -56,7 +51,7 @@ class RenameScreen(Dialog[str | None]):
             yield Static(plain(self._heading), classes="dialog--title")
             yield Input(clean(self._title), max_length=MAX_TITLE, id="rename-input")
             yield Static("", id="rename-error")
-            with Horizontal():
+            with Horizontal(classes="dialog--buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Rename", id="save", variant="primary")
 

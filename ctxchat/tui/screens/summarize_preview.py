@@ -65,12 +65,7 @@ class SummarizePreview(Dialog[bool]):
             text-overflow: ellipsis;
         }
         #preview-buttons {
-            height: auto;
-            align-horizontal: right;
             margin-top: 1;
-            & > Button {
-                margin-left: 2;
-            }
         }
     }
     """
@@ -124,7 +119,7 @@ class SummarizePreview(Dialog[bool]):
                     id="preview-note",
                     markup=False,
                 )
-            with Horizontal(id="preview-buttons"):
+            with Horizontal(id="preview-buttons", classes="dialog--buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button(
                     f"Summarize {count:,}",

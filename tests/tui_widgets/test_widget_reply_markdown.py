@@ -229,10 +229,12 @@ class OneDocument(App[None]):
         self.theme = self._theme_name
 
 
-async def drawn_cells(widget: Markdown, width: int, theme: str) -> list[list[tuple[str, str]]]:
+async def drawn_cells(
+    widget: Markdown, width: int, theme: str, rows: int = 16
+) -> list[list[tuple[str, str]]]:
     """Each screen row as (character, style) cells."""
     app = OneDocument(widget, theme)
-    async with app.run_test(size=(width, 16)) as pilot:
+    async with app.run_test(size=(width, rows)) as pilot:
         await pilot.pause()
         strips = app.screen._compositor.render_strips()
         return [
@@ -249,6 +251,36 @@ async def test_a_list_looks_exactly_as_textual_draws_it(name: str, width: int, t
     ours = await drawn_cells(ReplyMarkdown(text), width, theme)
     textual = await drawn_cells(Markdown(text), width, theme)
     assert ours == textual
+
+
+INLINE = (
+    "# A *title* with `code`\n\nSome **bold**, *italic*, ~~struck~~ and `inline code`.\n\n"
+    "### Small `heading`\n\n> A quote with **bold** and `code`.\n\n"
+    "- item with *em*\n\n  and a second paragraph with `code`\n- two\n\n"
+    "| name | value |\n|---|---|\n| `key` | **on** |\n\n"
+    "```python\nprint('code')\n```\n"
+)
+
+
+@pytest.mark.parametrize("theme", ["textual-dark", "textual-light"])
+async def test_inline_styles_look_exactly_as_textual_draws_them(theme: str) -> None:
+    # Resolved once on the reply, not on each block: the cells must not change.
+    ours = await drawn_cells(ReplyMarkdown(INLINE), 50, theme, rows=40)
+    textual = await drawn_cells(Markdown(INLINE), 50, theme, rows=40)
+    assert ours == textual
+
+
+async def test_inline_styles_follow_a_change_of_theme() -> None:
+    app = OneDocument(ReplyMarkdown(INLINE), "textual-dark")
+    async with app.run_test(size=(50, 40)) as pilot:
+        await pilot.pause()
+        app.theme = "textual-light"
+        await pilot.pause()
+        switched = [
+            [(char, str(segment.style)) for segment in strip for char in segment.text]
+            for strip in app.screen._compositor.render_strips()
+        ]
+    assert switched == await drawn_cells(Markdown(INLINE), 50, "textual-light", rows=40)
 
 
 async def test_a_list_of_one_paragraph_items_is_one_widget() -> None:

@@ -86,18 +86,29 @@ class Reply:
     reasoning: str = ""
     reasoning_field: str = "reasoning_content"
     finish_reason: str = "stop"
+    raw_chunks: tuple[Any, ...] = ()
+    """JSON payloads sent as they are before the text: chunks of shapes a server may send."""
 
 
 ScriptItem = str | Reply | Callable[[dict[str, Any]], "str | Reply"]
 
 
 class RecordedRequest(dict[str, Any]):
-    """A received chat request body (a dict) that also carries its path and headers."""
+    """A received chat request body (a dict) that also carries its path and headers, and the
+    client's address and port (one per connection: a reused connection keeps its port)."""
 
-    def __init__(self, body: Mapping[str, Any], *, path: str, headers: Mapping[str, str]) -> None:
+    def __init__(
+        self,
+        body: Mapping[str, Any],
+        *,
+        path: str,
+        headers: Mapping[str, str],
+        client: tuple[str, int] = ("", 0),
+    ) -> None:
         super().__init__(body)
         self.path = path
         self.headers = dict(headers)
+        self.client = client
 
 
 @dataclass(frozen=True)
@@ -443,7 +454,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _remember(self, path: str, body: object, *, chat: bool) -> None:
         recorded = body if isinstance(body, dict) else {}
         headers = dict(self.headers.items())
-        self.owner._record(RecordedRequest(recorded, path=path, headers=headers), chat=chat)
+        client = (str(self.client_address[0]), int(self.client_address[1]))
+        request = RecordedRequest(recorded, path=path, headers=headers, client=client)
+        self.owner._record(request, chat=chat)
 
     # -- routing ---------------------------------------------------------------------------------
 
@@ -809,6 +822,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._end()
             return
         self._event(chunk({"role": "assistant", "content": ""}))
+        for payload in reply.raw_chunks:
+            self._event(json.dumps(payload))
         for piece in self._pieces(reply.reasoning):
             if owner._pause(owner.latency):
                 return

@@ -278,3 +278,38 @@ async def test_many_chunks_arrive_in_order(
     texts = [c.text for c in chunks if c.text]
     assert len(texts) == 500
     assert "".join(texts) == " ".join(f"w{i}" for i in range(500))
+
+
+async def test_the_connection_is_reused_for_the_next_reply(
+    model_server: ScriptedModelServer, backend: OpenAIBackend
+) -> None:
+    model_server.script("First.", "Second.")
+
+    first = text_of(await collect(backend))
+    second = text_of(await collect(backend))
+
+    assert (first, second) == ("First.", "Second.")
+    # The body was read to its end after [DONE], so the client kept the connection.
+    assert model_server.requests[0].client == model_server.requests[1].client
+
+
+async def test_chunks_of_an_unexpected_shape_are_read_as_absent(
+    model_server: ScriptedModelServer, backend: OpenAIBackend
+) -> None:
+    """A server's odd chunks (null choices, a second choice, a delta that is not an object,
+    wrongly typed fields) neither fail the reply nor add to it."""
+    odd = [
+        {"choices": None},
+        {"choices": [{"index": 1, "delta": {"content": "other choice"}}]},
+        {"choices": [{"index": 0, "delta": "not an object"}]},
+        {"choices": [{"index": 0, "delta": {"content": 7, "reasoning": 8}}]},
+        {"choices": [], "usage": {"prompt_tokens": "many", "completion_tokens": 3}},
+        [1, 2, 3],
+    ]
+    model_server.script(Reply(text="Fine.", raw_chunks=tuple(odd)))
+
+    chunks = await collect(backend)
+
+    assert text_of(chunks) == "Fine."
+    assert all(not c.reasoning for c in chunks)
+    assert Usage(prompt_tokens=None, completion_tokens=3) in [c.usage for c in chunks]

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from functools import partial
 
+import pytest
 from textual.app import App, ComposeResult
-from textual.widgets import Collapsible, Static
+from textual.pilot import Pilot
+from textual.widgets import Collapsible, Markdown, Static
 
 from ctxchat.core.history import MessageStatus
 from ctxchat.tui.views import MessageView
-from ctxchat.tui.widgets.message_item import MessageItem
+from ctxchat.tui.widgets import message_item
+from ctxchat.tui.widgets.message_item import DRAWING_SHARE, WRITES_PER_SECOND, MessageItem
 from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
 
 
@@ -119,3 +125,92 @@ async def test_a_turn_drawn_mid_reply_resumes_with_all_that_arrived_and_streams_
         assert reasoning_text(item) == "Thinking done."
         assert item.query_one(Collapsible).collapsed
         assert item.status is MessageStatus.COMPLETE
+
+
+def record_appends(item: MessageItem, *, delay: float = 0.0, announce: bool = True) -> list[float]:
+    """Make the body's appends take `delay` seconds (a slow draw), and return a list that
+    gets the time each append began. With `announce=False` the body never says it drew."""
+    body = item.query_one(ReplyMarkdown)
+    started: list[float] = []
+    append = body.append if announce else partial(Markdown.append, body)
+
+    def slow_append(markdown: str) -> Awaitable[None]:
+        started.append(time.monotonic())
+
+        async def slowly() -> None:
+            await asyncio.sleep(delay)
+            await append(markdown)
+
+        return slowly()
+
+    body.append = slow_append  # type: ignore[method-assign]
+    return started
+
+
+async def wait_for(condition: Callable[[], bool], pilot: Pilot[None], limit: float = 5.0) -> None:
+    deadline = time.monotonic() + limit
+    while not condition():
+        assert time.monotonic() < deadline, "never happened"
+        await pilot.pause(0.02)
+
+
+async def test_writes_come_at_most_ten_times_a_second() -> None:
+    app = OneTurn()
+    async with app.run_test() as pilot:
+        item = app.query_one(MessageItem)
+        appends = record_appends(item)
+        await item.append("One ")
+        await item.append("two ")
+        await item.append("three.")
+        await wait_for(lambda: len(appends) == 2, pilot)
+        assert appends[1] - appends[0] >= 1 / WRITES_PER_SECOND - 0.01
+        await wait_for(lambda: item.query_one(ReplyMarkdown).source == "One two three.", pilot)
+
+
+async def test_a_write_waits_for_the_last_to_be_drawn_and_as_long_again() -> None:
+    """A slow draw (0.3 s) holds the next write back until it is on screen, and then for as
+    long again (DRAWING_SHARE): drawing never takes more than half the time."""
+    app = OneTurn()
+    async with app.run_test() as pilot:
+        item = app.query_one(MessageItem)
+        appends = record_appends(item, delay=0.3)
+        await item.append("One ")
+        await pilot.pause(0.15)
+        await item.append("two.")
+        await wait_for(lambda: len(appends) == 2, pilot)
+        assert appends[1] - appends[0] >= 0.3 / DRAWING_SHARE - 0.01
+        await wait_for(lambda: item.query_one(ReplyMarkdown).source == "One two.", pilot)
+
+
+async def test_a_draw_that_is_never_announced_holds_writes_back_only_briefly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(message_item, "DRAWING_WAIT_LIMIT", 0.4)
+    app = OneTurn()
+    async with app.run_test() as pilot:
+        item = app.query_one(MessageItem)
+        appends = record_appends(item, announce=False)
+        await item.append("One ")
+        await item.append("two.")  # no further delta comes to ask again
+        await wait_for(lambda: len(appends) == 2, pilot)
+        assert appends[1] - appends[0] >= 0.4 - 0.01
+        await wait_for(lambda: item.query_one(ReplyMarkdown).source == "One two.", pilot)
+
+
+async def test_a_new_stream_does_not_wait_for_a_draw_the_last_one_left_unfinished(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(message_item, "DRAWING_WAIT_LIMIT", 3.0)
+    app = OneTurn()
+    async with app.run_test() as pilot:
+        item = app.query_one(MessageItem)
+        record_appends(item, announce=False)
+        await item.append("Half")
+        await item.finish("Half", MessageStatus.INTERRUPTED)
+        await pilot.pause()
+        del item.query_one(ReplyMarkdown).append  # drawn and announced again
+        appends = record_appends(item)
+        asked = time.monotonic()
+        await item.append("Whole reply.")  # retried into the same turn
+        await wait_for(lambda: len(appends) == 1, pilot)
+        assert appends[0] - asked < 1.0

@@ -7,14 +7,17 @@ from typing import Any
 
 import pytest
 from textual.app import App, ComposeResult
+from textual.containers import Vertical
+from textual.geometry import Size
 from textual.selection import Selection
 from textual.widget import Widget
-from textual.widgets import Markdown
+from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownBlock
 
 from ctxchat.tui.widgets.reply_markdown import (
     DrawnList,
     ReplyMarkdown,
+    arranged_by_width,
     signature,
     stop_stream,
     top_level_groups,
@@ -315,3 +318,63 @@ async def test_a_stream_stopped_before_it_ran_does_not_stop_its_caller() -> None
         await stop_stream(stream)  # raised CancelledError into this task before
         assert asyncio.current_task() is not None
         await asyncio.sleep(0)  # still running: not cancelled
+
+
+@pytest.mark.parametrize("theme", ["textual-dark", "textual-light"])
+async def test_a_long_reply_looks_exactly_as_textual_draws_it(theme: str) -> None:
+    """Blocks placed by width alone (`arranged_by_width`) land where Textual puts them."""
+    text = "\n".join(DOCUMENTS.values()) + "\n" + INLINE
+    ours = await drawn_cells(ReplyMarkdown(text), 70, theme, rows=90)
+    textual = await drawn_cells(Markdown(text), 70, theme, rows=90)
+    assert ours == textual
+
+
+class Sized(App[None]):
+    def compose(self) -> ComposeResult:
+        with Vertical(id="auto"):
+            yield Static("a")
+            yield Static("b")
+        with Vertical(id="relative"):
+            yield Static("a")
+            yield Static("b", classes="fill")
+
+    CSS = "#relative > .fill { height: 1fr; }"
+
+
+async def test_children_of_auto_height_are_arranged_by_width_alone() -> None:
+    app = Sized()
+    async with app.run_test():
+        auto = app.query_one("#auto", Vertical)
+        relative = app.query_one("#relative", Vertical)
+        assert arranged_by_width(auto, Size(40, 12)) == Size(40, 0)
+        # A child that takes a share of the height is placed by it: the height stays.
+        assert arranged_by_width(relative, Size(40, 12)) == Size(40, 12)
+
+
+class Streamed(App[None]):
+    def __init__(self) -> None:
+        super().__init__()
+        self.appended: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield ReplyMarkdown()
+
+    def on_reply_markdown_appended(self, event: ReplyMarkdown.Appended) -> None:
+        self.appended.append(self.query_one(ReplyMarkdown).source)
+
+
+async def test_each_streamed_append_is_announced_once_it_is_on_screen() -> None:
+    app = Streamed()
+    async with app.run_test() as pilot:
+        markdown = app.query_one(ReplyMarkdown)
+        stream = Markdown.get_stream(markdown)
+        await stream.write("# Title\n\n")
+        await pilot.pause()
+        await stream.write("Some text.")
+        await pilot.pause()
+        await stop_stream(stream)
+        assert app.appended == ["# Title\n\n", "# Title\n\nSome text."]
+        assert [type(block).__name__ for block in markdown.children] == [
+            "MarkdownH1",
+            "MarkdownParagraph",
+        ]

@@ -22,6 +22,11 @@ from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown, stop_stream
 ROLE_NAMES = {"user": "You", "assistant": "Assistant", "system": "System"}
 RETRY_HINT = "retry: ctrl+r"
 WRITES_PER_SECOND = 10
+DRAWING_SHARE = 0.5
+"""The most of a streaming reply's time that drawing it may take: the rest is left for
+reading the reply and for the keyboard."""
+DRAWING_WAIT_LIMIT = 1.0
+"""Seconds a write waits for the one before it to be drawn before it goes anyway."""
 
 
 def status_sentence(view: MessageView) -> str:
@@ -135,6 +140,8 @@ class MessageItem(Vertical):
         self._stream: MarkdownStream | None = None
         self._pending: list[str] = []
         self._last_write = 0.0
+        self._drawing = False  # the last write is not on screen yet
+        self._draw_time = 0.0  # seconds from the last write until it was on screen
         self._flush_timer: Timer | None = None
         self._sync_classes()
 
@@ -213,6 +220,7 @@ class MessageItem(Vertical):
         """Begin streaming the reply into the Markdown body."""
         if self._stream is None:
             self._stream = Markdown.get_stream(self.query_one(".message--body", Markdown))
+            self._drawing, self._draw_time = False, 0.0
             self._set_status(MessageStatus.STREAMING)
 
     async def resume(self, content: str, reasoning: str) -> None:
@@ -254,12 +262,35 @@ class MessageItem(Vertical):
         await self._schedule_write()
 
     async def _schedule_write(self) -> None:
-        # Writes happen at most WRITES_PER_SECOND times a second: a fast server sends
-        # hundreds of deltas a second, and each write makes the Markdown parse and lay out.
-        if time.monotonic() - self._last_write >= 1 / WRITES_PER_SECOND:
+        # A fast server sends hundreds of deltas a second, and each write makes the Markdown
+        # parse and lay out again, at a cost that grows with the reply. So a write waits for
+        # the last one to be on screen, and comes at most WRITES_PER_SECOND times a second,
+        # and no sooner than keeps drawing within DRAWING_SHARE of the time.
+        if self._flush_timer is not None:
+            return  # what arrives meanwhile goes with the write already planned
+        since = time.monotonic() - self._last_write
+        if self._drawing:
+            wait = DRAWING_WAIT_LIMIT - since  # planned again once it is drawn (`_drawn`)
+        else:
+            wait = max(1 / WRITES_PER_SECOND, self._draw_time / DRAWING_SHARE) - since
+        if wait <= 0:
             await self._write_pending()
-        elif self._flush_timer is None:
-            self._flush_timer = self.set_timer(1 / WRITES_PER_SECOND, self._write_pending)
+        else:
+            self._flush_timer = self.set_timer(wait, self._write_pending)
+
+    @on(ReplyMarkdown.Appended)
+    async def _drawn(self, event: ReplyMarkdown.Appended) -> None:
+        """The last write is on screen: the next one may be planned."""
+        event.stop()
+        if not self._drawing:
+            return
+        self._draw_time = time.monotonic() - self._last_write
+        self._drawing = False
+        if self._flush_timer is not None:  # the wait for this draw, which is over
+            self._flush_timer.stop()
+            self._flush_timer = None
+        if self._stream is not None and (self._pending or self._reasoning_pending):
+            await self._schedule_write()
 
     async def _write_pending(self) -> None:
         self._flush_timer = None
@@ -277,7 +308,9 @@ class MessageItem(Vertical):
             self._refresh_header()
         # A control sequence split across two writes is only partly removed here; the
         # final render in `finish` cleans the whole text.
-        await self._stream.write(clean(text))
+        text = clean(text)
+        self._drawing = bool(text)  # an empty write appends nothing, so is never drawn
+        await self._stream.write(text)
 
     async def _show_reasoning(self) -> None:
         """Show the reasoning received so far (while streaming, in an open block)."""

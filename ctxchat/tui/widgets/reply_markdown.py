@@ -12,7 +12,10 @@ from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.content import Content
 from textual.geometry import Size
+from textual.layout import DockArrangeResult
+from textual.message import Message
 from textual.visual import VisualType
+from textual.widget import Widget
 from textual.widgets import Markdown
 
 # Textual exports only some block classes; the list's are in its own module, and are what
@@ -172,6 +175,37 @@ def _one_paragraph(item: MarkdownListItem) -> bool:
     return len(item._blocks) == 1 and isinstance(item._blocks[0], MarkdownParagraph)
 
 
+def arranged_by_width(container: Widget, size: Size) -> Size:
+    """The size to arrange `container`'s children in: `size` without its height when every
+    child is of auto height (its place does not depend on the height then).
+
+    Textual arranges a container twice a layout: once to measure it, with the height of what
+    holds it, and once to place its children, with its own height, which changes whenever a
+    streamed reply grows. Each arrangement is cached by the size it was given, and so is
+    every child's box model; with the height left out, both passes share one arrangement and
+    the blocks that did not change keep their cached box models.
+    """
+    if size.height and all(_auto_height(child) for child in container.children):
+        return Size(size.width, 0)
+    return size
+
+
+def _auto_height(widget: Widget) -> bool:
+    height = widget.styles.height
+    return height is not None and height.is_auto and not widget.styles.is_docked
+
+
+if TYPE_CHECKING:
+    _WidgetBase = Widget
+else:
+    _WidgetBase = object  # a plain mixin at run time, as `_ListBase` above
+
+
+class _ArrangedByWidth(_WidgetBase):
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+        return super().arrange(arranged_by_width(self, size), optimal)
+
+
 B = TypeVar("B", bound=type[MarkdownBlock])
 
 
@@ -186,7 +220,8 @@ def _styled_by_the_reply(block: B) -> B:
 def _styled_copy(block: type[MarkdownBlock]) -> type[MarkdownBlock]:
     """A subclass of Textual's `block` styled by the reply; same name, so every CSS rule
     for `block` still applies."""
-    return _styled_by_the_reply(type(block.__name__, (block,), {"__module__": __name__}))
+    copy = type(block.__name__, (_ArrangedByWidth, block), {"__module__": __name__})
+    return _styled_by_the_reply(copy)
 
 
 @_styled_by_the_reply
@@ -268,6 +303,21 @@ class ReplyMarkdown(Markdown):
         "bullet_list_open": DrawnBulletList,
         "ordered_list_open": DrawnOrderedList,
     }
+
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+        return super().arrange(arranged_by_width(self, size), optimal)
+
+    class Appended(Message):
+        """What a stream appended is parsed, mounted and on screen."""
+
+    def append(self, markdown: str) -> AwaitComplete:
+        appended = super().append(markdown)
+
+        async def then() -> None:
+            await appended
+            self.call_after_refresh(self.post_message, self.Appended())
+
+        return AwaitComplete(then())
 
     def update(self, markdown: str) -> AwaitComplete:
         rendered = super().update(markdown)

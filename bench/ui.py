@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import fcntl
 import os
 import re
@@ -23,12 +24,13 @@ import sys
 import tempfile
 import termios
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from openai import AsyncOpenAI
 from textual.app import App, ComposeResult
+from textual.await_complete import AwaitComplete
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown
 
@@ -37,6 +39,7 @@ from ctxchat.testing import harness
 from ctxchat.testing.server import ScriptedModelServer
 from ctxchat.tui.app import CtxChatApp, build_app
 from ctxchat.tui.widgets.message_item import MessageItem
+from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -307,7 +310,34 @@ async def wait_until(condition: Callable[[], bool], timeout: float = 600.0) -> N
         await asyncio.sleep(0.001)
 
 
-async def app_stream(server: ScriptedModelServer, text: str) -> tuple[float, str]:
+@contextlib.contextmanager
+def counted_writes() -> Iterator[list[str]]:
+    """While entered, every write a stream makes to a reply's Markdown, in order."""
+    writes: list[str] = []
+    append = ReplyMarkdown.append
+
+    def counted(self: ReplyMarkdown, markdown: str) -> AwaitComplete:
+        writes.append(markdown)
+        return append(self, markdown)
+
+    ReplyMarkdown.append = counted  # type: ignore[method-assign]
+    try:
+        yield writes
+    finally:
+        ReplyMarkdown.append = append  # type: ignore[method-assign]
+
+
+@dataclass(frozen=True)
+class Streamed:
+    """One run of the app: seconds from enter to the final frame, the reply it showed, and how
+    many writes drew it on the way (the final render not counted)."""
+
+    seconds: float
+    shown: str
+    writes: int
+
+
+async def app_stream(server: ScriptedModelServer, text: str) -> Streamed:
     """Seconds from pressing enter to the frame after the reply is finished, and the reply."""
     with tempfile.TemporaryDirectory() as directory:
         root = Path(directory)
@@ -320,14 +350,16 @@ async def app_stream(server: ScriptedModelServer, text: str) -> tuple[float, str
                 app.composer.text = QUESTION
                 await pilot.pause()
                 server.script(text)
-                started = time.perf_counter()
-                # What Enter does. pilot.press would also wait for the CPU to go idle, twice,
-                # for up to a second each, while the reply streams.
-                app.composer.action_submit()
-                await wait_until(lambda: reply_done(app))
-                await app.screen.wait_for_refresh()
-                elapsed = time.perf_counter() - started
-                return elapsed, app.query(MessageItem).last().view.content
+                with counted_writes() as writes:
+                    started = time.perf_counter()
+                    # What Enter does. pilot.press would also wait for the CPU to go idle,
+                    # twice, for up to a second each, while the reply streams.
+                    app.composer.action_submit()
+                    await wait_until(lambda: reply_done(app))
+                    await app.screen.wait_for_refresh()
+                    elapsed = time.perf_counter() - started
+                shown = app.query(MessageItem).last().view.content
+                return Streamed(elapsed, shown, len(writes))
         finally:
             workspace.close()
 
@@ -396,14 +428,19 @@ async def streaming() -> None:
         print(f"bare openai client, request to last chunk (median of {BARE_RUNS}): {ms(bare)}")
 
         runs = [await app_stream(server, text) for _ in range(APP_RUNS)]
-        app_seconds = median([seconds for seconds, _ in runs])
-        check = "the whole reply" if all(shown == text for _, shown in runs) else "a DIFFERENT text"
+        app_seconds = median([run.seconds for run in runs])
+        check = "the whole reply" if all(run.shown == text for run in runs) else "a DIFFERENT text"
         print(
             f"ctxchat, enter to the frame after the reply is finished (median of {APP_RUNS}): "
             f"{ms(app_seconds)} ({check}; target within 2x)"
         )
-        ratios = ", ".join(f"{seconds / bare:.1f}" for seconds, _ in runs)
+        ratios = ", ".join(f"{run.seconds / bare:.1f}" for run in runs)
         print(f"  ratio: {app_seconds / bare:.1f}x the bare client (each run: {ratios})")
+        writes = ", ".join(str(run.writes) for run in runs)
+        print(
+            f"  drawn on the way in {median([run.writes for run in runs]):.0f} writes before "
+            f"the final render (each run: {writes}; a write waits for the last to be drawn)"
+        )
 
         server.script(text)
         floor = await markdown_only(base_url, naive=False)

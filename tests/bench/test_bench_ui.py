@@ -53,3 +53,18 @@ async def test_the_markdown_only_app_renders_a_streamed_reply(ui: ModuleType) ->
         server.script(ui.reply_text(120))
         naive = await ui.markdown_only(server.base_url, naive=True)
     assert 0 < streamed < 30 and 0 < naive < 30
+
+
+async def test_an_app_run_shows_the_whole_reply_and_counts_its_writes(ui: ModuleType) -> None:
+    from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
+
+    append = ReplyMarkdown.append
+    text = ui.reply_text(2_000)
+    with ScriptedModelServer(
+        models=[ui.MODEL], requires_key=harness.TEST_KEY, chunk_size=ui.CHUNK_CHARS
+    ) as server:
+        run = await ui.app_stream(server, text)
+    assert run.shown == text
+    assert 1 <= run.writes < len(text) // ui.CHUNK_CHARS  # several chunks to a write
+    assert 0 < run.seconds < 30
+    assert ReplyMarkdown.append is append  # the counting is undone

@@ -271,6 +271,8 @@ async def test_dropped_connection_keeps_the_partial_reply(
         "The connection dropped in the middle of the reply; the part received so far was kept. "
         "Retry to get the whole reply."
     )
+    # The details say what broke it, as the HTTP library put it.
+    assert error.detail.startswith("RemoteProtocolError: peer closed connection")
 
 
 async def test_retry_after_a_drop_gets_the_whole_reply(

@@ -161,6 +161,7 @@ SQLite in WAL mode fits a single small VM:
 
 ```python
 conn.execute("PRAGMA journal_mode = WAL")
+conn.execute("CREATE INDEX IF NOT EXISTS events_by_device ON events (device_id, created_at)")
 ```
 
 > Rule of thumb: if every write comes through one service, start with SQLite."""
@@ -180,13 +181,15 @@ class TestReplyWithListsCodeAndAQuote:
         blue) whose wrapped lines start under their text, not under the bullet, with
         `Durability:` in bold and `synchronous = NORMAL` as inline code; the nested `▪`
         item under the second bullet; ` 1.` and ` 2.` numbered items; the highlighted
-        python line in its code block; the quote with its bar on the left. The reply
-        ends on its last line, with no blank line before the status."""
+        python lines in their code block, the second cut at the pane's edge with a
+        horizontal scrollbar under the block; the quote with its bar on the left. The
+        reply ends on its last line, with no blank line before the status."""
         app = rich_reply(build())
         assert snap_compare(app, run_before=then(), terminal_size=(80, 40))
 
     def test_wide(self, build: BuildApp, snap_compare: SnapCompare) -> None:
-        """The same reply at 200 columns: every list item on one line."""
+        """The same reply at 200 columns: every list item on one line, and the code block
+        without a scrollbar (its lines fit)."""
         app = rich_reply(build())
         assert snap_compare(app, run_before=then(), terminal_size=WIDE)
 

@@ -35,6 +35,7 @@ from ctxchat.tui.screens.summarize_preview import SummarizePreview
 from ctxchat.tui.screens.summary_versions import SummaryScreen
 from ctxchat.tui.views import MemoryDraft, MessageView
 from ctxchat.tui.widgets.conversation import ConversationView
+from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
 
 WIDE = (140, 40)
 SnapCompare = Any
@@ -95,8 +96,15 @@ class TestConversationPane:
             item = await view.begin_reply(
                 MessageView(2, "assistant", "", MessageStatus.STREAMING, model="llama3.2:3b")
             )
-            for delta in ["Here is a ", "plan:\n\n", "- Day 1: ", "Alfama\n", "- Day 2"]:
+            deltas = ["Here is a ", "plan:\n\n", "- Day 1: ", "Alfama\n", "- Day 2"]
+            for delta in deltas:
                 await item.append(delta)
+            # Writes are paced (the first at once, the rest once it is drawn): wait for all.
+            body = item.query_one(ReplyMarkdown)
+            for _ in range(200):
+                if body.source == "".join(deltas):
+                    break
+                await pilot.pause(0.02)
             await pilot.pause()
 
         assert snap_compare(ConversationHost(0, listed([])), run_before=run_before)

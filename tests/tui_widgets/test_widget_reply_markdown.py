@@ -12,7 +12,7 @@ from textual.geometry import Size
 from textual.selection import Selection
 from textual.widget import Widget
 from textual.widgets import Markdown, Static
-from textual.widgets.markdown import MarkdownBlock
+from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
 from ctxchat.tui.widgets.reply_markdown import (
     DrawnList,
@@ -378,3 +378,19 @@ async def test_each_streamed_append_is_announced_once_it_is_on_screen() -> None:
             "MarkdownH1",
             "MarkdownParagraph",
         ]
+
+
+async def test_code_wider_than_the_pane_shows_a_scrollbar_under_it() -> None:
+    long_line = "x = " + "1 + " * 40 + "1"
+    text = f"```python\n{long_line}\n```\n\n```python\nshort = 1\n```\n"
+    app = OneDocument(ReplyMarkdown(text), "textual-dark")
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        wide, narrow = app.query(MarkdownFence)
+        assert wide.show_horizontal_scrollbar and wide.max_scroll_x > 0
+        assert not narrow.show_horizontal_scrollbar
+        # The scrollbar takes one row under the code; nothing else changes height.
+        assert wide.size.height == narrow.size.height + 1
+        wide.scroll_to(x=wide.max_scroll_x, animate=False)
+        await pilot.pause()
+        assert wide.scroll_x == wide.max_scroll_x

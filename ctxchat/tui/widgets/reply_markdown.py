@@ -295,6 +295,12 @@ class ReplyMarkdown(Markdown):
         &:light > .list--bullet {
             color: $text-secondary;
         }
+        /* Code wider than the pane shows a scrollbar under it (drag it, or shift+wheel),
+           rather than being cut at the edge with no sign that more follows. */
+        & MarkdownFence {
+            overflow-x: auto;
+            scrollbar-size-horizontal: 1;
+        }
     }
     """
 

@@ -29,12 +29,15 @@ def embed_pending(
     pending = store.messages_to_embed(conversation_id, encoder.model_name, limit=batch)
     if not pending:
         return 0
-    ids = [message_id for message_id, _ in pending]
     vectors = encoder.encode([content for _, content in pending])
-    store.save_embeddings(
-        encoder.model_name,
-        [(message_id, vector_blob(v)) for message_id, v in zip(ids, vectors, strict=True)],
-    )
-    if index is not None:
-        index.add(ids, vectors)
+    rows = [
+        (message_id, content, vector_blob(vector))
+        for (message_id, content), vector in zip(pending, vectors, strict=True)
+    ]
+    saved = set(store.save_embeddings(encoder.model_name, rows))
+    if index is not None and saved:
+        # A message edited while it was encoded keeps no vector of its old text; the edit
+        # brings it back to the next batch.
+        kept = [row for row, (message_id, _) in enumerate(pending) if message_id in saved]
+        index.add([pending[row][0] for row in kept], vectors[kept])
     return len(pending)

@@ -102,16 +102,27 @@ class SearchStore(TransferStore):
             ).fetchall()
         return [(int(message_id), str(content)) for message_id, content in rows]
 
-    def save_embeddings(self, model: str, rows: Sequence[tuple[int, bytes]]) -> None:
-        """Store (message id, vector bytes) for `model`; a message deleted meanwhile is skipped."""
+    def save_embeddings(self, model: str, rows: Sequence[tuple[int, str, bytes]]) -> list[int]:
+        """Store (message id, the content that was embedded, vector bytes) for `model`, and
+        return the ids stored.
+
+        A message deleted or edited since its content was read is skipped: its vector would
+        stand for text it no longer holds (an edit brings it back to `messages_to_embed`).
+        """
+        saved: list[int] = []
         with self.transaction() as conn:
-            conn.executemany(
-                "INSERT INTO message_embeddings (message_id, model, vector) "
-                "SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM messages WHERE id = ?) "
-                "ON CONFLICT (message_id) DO UPDATE SET model = excluded.model, "
-                "vector = excluded.vector",
-                [(message_id, model, vector, message_id) for message_id, vector in rows],
-            )
+            for message_id, content, vector in rows:
+                cursor = conn.execute(
+                    "INSERT INTO message_embeddings (message_id, model, vector) "
+                    "SELECT ?, ?, ? WHERE EXISTS "
+                    "(SELECT 1 FROM messages WHERE id = ? AND content = ?) "
+                    "ON CONFLICT (message_id) DO UPDATE SET model = excluded.model, "
+                    "vector = excluded.vector",
+                    (message_id, model, vector, message_id, content),
+                )
+                if cursor.rowcount:
+                    saved.append(message_id)
+        return saved
 
     def load_embeddings(self, conversation_id: int, model: str) -> list[tuple[int, bytes]]:
         """(message id, vector bytes) of the conversation's embedded messages, oldest first."""

@@ -72,3 +72,32 @@ def test_an_edited_message_is_embedded_again_and_replaced_in_the_index(
     assert nearest == ids[2]
     assert cosine == pytest.approx(1.0, abs=1e-5)
     assert embed_pending(store, encoder, conversation, index=index) == 0
+
+
+def test_a_message_edited_while_it_is_encoded_keeps_no_vector_of_its_old_text(
+    store: Store, add: Callable[..., int], encoder: MiniLMEncoder
+) -> None:
+    conversation = store.create_conversation().id
+    ids = [add(conversation, text) for text in TEXTS]
+    index = SemanticIndex(encoder.dimensions, conversation)
+
+    class EditedMeanwhile:
+        """The encoder, with the user editing the third message while it works."""
+
+        model_name = encoder.model_name
+        dimensions = encoder.dimensions
+
+        def encode(self, texts: list[str]) -> np.ndarray:
+            store.update_message_content(
+                ids[2], "We use Kubernetes now.", tokens=5, exact=False, encoding="e"
+            )
+            return encoder.encode(texts)
+
+    assert embed_pending(store, EditedMeanwhile(), conversation, index=index) == len(TEXTS)  # type: ignore[arg-type]
+    assert ids[2] not in stored(store, conversation, encoder)
+    assert len(index) == len(TEXTS) - 1  # the old text's vector is not searched either
+    # The edit brings it back: the next batch embeds what it says now.
+    assert embed_pending(store, encoder, conversation, index=index) == 1
+    edited = encoder.encode(["We use Kubernetes now."])[0]
+    np.testing.assert_allclose(stored(store, conversation, encoder)[ids[2]], edited, atol=1e-6)
+    assert index.search(edited, 1)[0][0] == ids[2]

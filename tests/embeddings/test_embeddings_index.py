@@ -141,13 +141,14 @@ def test_load_reads_the_conversations_vectors_of_that_model(
     ids = [add(conversation, f"message {n}") for n in range(3)]
     elsewhere = add(other, "another conversation")
     vectors = unit_vectors(4)
-    store.save_embeddings("m", [(i, vector_blob(v)) for i, v in zip(ids, vectors, strict=False)])
-    store.save_embeddings("m", [(elsewhere, vector_blob(vectors[3]))])
-    store.save_embeddings("other-model", [(ids[0], vector_blob(vectors[3]))])
+    rows = [(i, f"message {n}", vector_blob(vectors[n])) for n, i in enumerate(ids)]
+    store.save_embeddings("m", rows)
+    store.save_embeddings("m", [(elsewhere, "another conversation", vector_blob(vectors[3]))])
+    store.save_embeddings("other-model", [(ids[0], "message 0", vector_blob(vectors[3]))])
     index = SemanticIndex.load(store, conversation, "m", 8)
     assert len(index) == 2  # ids[0] now holds other-model's vector (one vector per message)
     assert index.conversation_id == conversation
     assert index.search(vectors[1], 1)[0][0] == ids[1]
     # A blob of the wrong size (another model under the same name) is skipped.
-    store.save_embeddings("m", [(ids[0], b"\x00" * 12)])
+    store.save_embeddings("m", [(ids[0], "message 0", b"\x00" * 12)])
     assert len(SemanticIndex.load(store, conversation, "m", 8)) == 2

@@ -73,7 +73,10 @@ def test_embeddings_round_trip_and_go_stale_on_edit(tmp_path: Path) -> None:
         first = add(store, conversation, "first")
         second = add(store, conversation, "second")
         assert store.messages_to_embed(conversation, "m") == [(first, "first"), (second, "second")]
-        store.save_embeddings("m", [(first, b"\x01\x02"), (second, b"\x03\x04")])
+        saved = store.save_embeddings(
+            "m", [(first, "first", b"\x01\x02"), (second, "second", b"\x03\x04")]
+        )
+        assert saved == [first, second]
         assert store.messages_to_embed(conversation, "m") == []
         assert store.load_embeddings(conversation, "m") == [
             (first, b"\x01\x02"),
@@ -82,3 +85,20 @@ def test_embeddings_round_trip_and_go_stale_on_edit(tmp_path: Path) -> None:
         store.update_message_content(first, "first, edited", tokens=3, exact=False, encoding="e")
         assert store.messages_to_embed(conversation, "m") == [(first, "first, edited")]
         assert store.load_embeddings(conversation, "other-model") == []
+
+
+def test_a_vector_of_text_a_message_no_longer_holds_is_not_saved(tmp_path: Path) -> None:
+    """The message was edited, or deleted, while its old text was being embedded."""
+    with Store.open(tmp_path / "s.db") as store:
+        conversation = store.create_conversation().id
+        kept = add(store, conversation, "kept")
+        edited = add(store, conversation, "before")
+        deleted = add(store, conversation, "gone")
+        read = store.messages_to_embed(conversation, "m")
+        assert [message_id for message_id, _ in read] == [kept, edited, deleted]
+        store.update_message_content(edited, "after", tokens=1, exact=False, encoding="e")
+        store.delete_messages_after(conversation, edited)
+        rows = [(message_id, content, b"\x01") for message_id, content in read]
+        assert store.save_embeddings("m", rows) == [kept]
+        assert store.load_embeddings(conversation, "m") == [(kept, b"\x01")]
+        assert store.messages_to_embed(conversation, "m") == [(edited, "after")]

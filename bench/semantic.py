@@ -96,9 +96,8 @@ def loading(encoder: MiniLMEncoder) -> None:
                 for text in texts
             ]
         vectors = unit_vectors(STORED, seed=3)
-        store.save_embeddings(
-            encoder.model_name, [(i, vector_blob(v)) for i, v in zip(ids, vectors, strict=True)]
-        )
+        rows = [(i, t, vector_blob(v)) for i, t, v in zip(ids, texts, vectors, strict=True)]
+        store.save_embeddings(encoder.model_name, rows)
         load = median_ms(
             lambda: SemanticIndex.load(store, conversation, encoder.model_name, DIMENSIONS), 7
         )

@@ -14,6 +14,7 @@ from types import TracebackType
 from typing import Any, Self, cast
 from urllib.parse import quote, urlsplit
 
+import anyio
 import httpx2  # the HTTP library openai itself uses; reused for the non-OpenAI endpoints
 import openai
 from openai.types.chat import ChatCompletionMessageParam
@@ -66,8 +67,9 @@ _NO_KEY = "not-needed"  # local servers ignore the key, but the client insists o
 _AFTER_FINISH_TIMEOUT = 5.0
 # After [DONE], how long the rest of the body is read so the connection can be used again.
 _DRAIN_TIMEOUT = 0.1
-# What a broken connection raises while the body is read (as openai itself maps them).
-_TRANSPORT_ERRORS = (httpx2.RequestError, ssl.SSLError)
+# What a broken connection raises while the body is read (as openai itself maps them; a TLS
+# connection that drops can surface as anyio's EndOfStream).
+_TRANSPORT_ERRORS = (httpx2.RequestError, ssl.SSLError, anyio.EndOfStream)
 
 
 @dataclass(frozen=True)

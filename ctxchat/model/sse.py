@@ -9,26 +9,27 @@ async def event_data(body: AsyncIterable[bytes]) -> AsyncIterator[str]:
     """The data of each event in `body`, in order (the text/event-stream format).
 
     An event's `data:` lines are joined with newlines and it ends at a blank line; comment
-    lines (`:`) and the other fields (`event:`, `id:`, `retry:`) are skipped. Lines end in LF,
-    CRLF or CR, and are split before they are decoded, so a character cut between two
-    network reads arrives whole. Text that is not UTF-8 is replaced, never raised on.
+    lines (`:`) and the other fields (`event:`, `id:`, `retry:`) are skipped, and an event
+    the body ends in before its blank line is dropped, as the format says. Lines end in LF,
+    CRLF or CR (a CR ends its line at once; an LF right after it is skipped), and are split
+    before they are decoded, so a character cut between two network reads arrives whole.
+    Text that is not UTF-8 is replaced, never raised on.
     """
     pending = b""
+    after_cr = False
     data: list[str] = []
     async for part in body:
+        if after_cr and part.startswith(b"\n"):
+            part = part[1:]  # the LF of a CRLF cut between two reads
+        if not part:
+            continue
         lines = (pending + part).splitlines(keepends=True)
-        # A line is whole once its ending is in; a CR may yet be followed by its LF.
-        pending = lines.pop() if lines and not lines[-1].endswith(b"\n") else b""
+        pending = b"" if lines[-1].endswith((b"\n", b"\r")) else lines.pop()
+        after_cr = bool(lines) and lines[-1].endswith(b"\r") and not pending
         for line in lines:
             event = _read_line(line, data)
             if event is not None:
                 yield event
-    if pending:
-        event = _read_line(pending, data)
-        if event is not None:
-            yield event
-    if data:
-        yield "\n".join(data)  # the body ended without the blank line after its last event
 
 
 def _read_line(line: bytes, data: list[str]) -> str | None:

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import ssl
+from collections.abc import AsyncIterator
 
+import anyio
+import httpx2
+import openai
 import pytest
 
 from ctxchat.model.backend import StreamChunk, Usage
 from ctxchat.model.errors import ErrorKind, ProviderError, describe_finish
-from ctxchat.model.openai_backend import OpenAIBackend
+from ctxchat.model.openai_backend import OpenAIBackend, _chunks_of
 from ctxchat.testing.server import Fault, Reply, ScriptedModelServer, count_prompt_tokens
 
 MODEL = "test-model"
@@ -313,3 +318,34 @@ async def test_chunks_of_an_unexpected_shape_are_read_as_absent(
     assert text_of(chunks) == "Fine."
     assert all(not c.reasoning for c in chunks)
     assert Usage(prompt_tokens=None, completion_tokens=3) in [c.usage for c in chunks]
+
+
+class BrokenBody:
+    """A response whose body breaks after its first event, the way `error` breaks it."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.http_response = httpx2.Response(200, request=httpx2.Request("POST", "http://x/v1"))
+        self._error = error
+
+    async def iter_bytes(self) -> AsyncIterator[bytes]:
+        yield b'data: {"choices": [{"index": 0, "delta": {"content": "Hel"}}]}\n\n'
+        raise self._error
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        httpx2.ReadError("connection reset"),
+        ssl.SSLError("record layer failure"),
+        anyio.EndOfStream(),  # a TLS connection dropping, which httpx does not convert
+    ],
+    ids=["read-error", "ssl-error", "end-of-stream"],
+)
+async def test_a_body_that_breaks_is_a_connection_error(error: BaseException) -> None:
+    """As openai itself raises it, so the reply is marked interrupted with its text kept."""
+    chunks = _chunks_of(BrokenBody(error))  # type: ignore[arg-type]
+    first = await anext(chunks)
+    assert first["choices"][0]["delta"]["content"] == "Hel"
+    with pytest.raises(openai.APIConnectionError) as raised:
+        await anext(chunks)
+    assert raised.value.message.startswith(type(error).__name__)

@@ -48,8 +48,31 @@ async def test_blank_lines_without_data_make_no_event() -> None:
     assert await read([b"\n\n\r\n: ping\n\n"]) == []
 
 
-async def test_a_last_event_without_its_blank_line_is_still_read() -> None:
-    assert await read([b"data: a\n\ndata: b"]) == ["a", "b"]
+async def test_an_event_the_body_ends_in_before_its_blank_line_is_dropped() -> None:
+    """As the format says (and as openai reads it): a body cut mid-event ends early."""
+    assert await read([b"data: a\n\ndata: b"]) == ["a"]
+    assert await read([b"data: a\n\ndata: b\n"]) == ["a"]
+
+
+@pytest.mark.parametrize("ending", [b"\n", b"\r\n", b"\r"])
+async def test_an_event_arrives_with_the_read_that_ends_it(ending: bytes) -> None:
+    """Not one read later: a CR at the end of a read ends its line at once."""
+    reads: list[bytes] = []
+
+    async def body() -> AsyncIterator[bytes]:
+        for data in (b"one", b"two", b"three"):
+            part = b"data: " + data + ending + ending
+            reads.append(part)
+            yield part
+
+    events = event_data(body())
+    for count, expected in enumerate(["one", "two", "three"], start=1):
+        assert await anext(events) == expected
+        assert len(reads) == count
+
+
+async def test_a_crlf_cut_between_two_reads_is_one_line_ending() -> None:
+    assert await read([b"data: a\r", b"\n\r", b"\ndata: b\r\n\r\n"]) == ["a", "b"]
 
 
 async def test_bytes_that_are_not_utf8_are_replaced() -> None:

@@ -143,7 +143,7 @@ def record_appends(item: MessageItem, *, delay: float = 0.0, announce: bool = Tr
 
         return slowly()
 
-    body.append = slow_append  # type: ignore[method-assign]
+    body.append = slow_append  # type: ignore[method-assign,assignment]
     return started
 
 
@@ -214,3 +214,23 @@ async def test_a_new_stream_does_not_wait_for_a_draw_the_last_one_left_unfinishe
         await item.append("Whole reply.")  # retried into the same turn
         await wait_for(lambda: len(appends) == 1, pilot)
         assert appends[0] - asked < 1.0
+
+
+async def test_an_earlier_writes_announcement_does_not_count_for_the_last_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A draw announced for less than was written (an earlier write, or the last stream's)
+    leaves the wait for the last write as it was."""
+    monkeypatch.setattr(message_item, "DRAWING_WAIT_LIMIT", 0.4)
+    app = OneTurn()
+    async with app.run_test() as pilot:
+        item = app.query_one(MessageItem)
+        body = item.query_one(ReplyMarkdown)
+        appends = record_appends(item, announce=False)
+        await item.append("One ")
+        await wait_for(lambda: len(appends) == 1, pilot)
+        body.post_message(ReplyMarkdown.Appended(len("One") - 1))  # covers less than written
+        await pilot.pause()
+        await item.append("two.")
+        await wait_for(lambda: len(appends) == 2, pilot)
+        assert appends[1] - appends[0] >= 0.4 - 0.01

@@ -394,3 +394,14 @@ async def test_code_wider_than_the_pane_shows_a_scrollbar_under_it() -> None:
         wide.scroll_to(x=wide.max_scroll_x, animate=False)
         await pilot.pause()
         assert wide.scroll_x == wide.max_scroll_x
+
+
+async def test_a_reply_and_its_blocks_arrange_once_for_any_height() -> None:
+    """The arrangement made to measure the reply (height 0) is the one that places it."""
+    app = OneDocument(ReplyMarkdown(INLINE), "textual-dark")
+    async with app.run_test(size=(70, 40)) as pilot:
+        await pilot.pause()
+        reply = app.query_one(ReplyMarkdown)
+        assert reply.arrange(Size(70, 55)) is reply.arrange(Size(70, 0))
+        fence = reply.query_one(MarkdownFence)
+        assert fence.arrange(Size(66, 9)) is fence.arrange(Size(66, 0))

@@ -141,6 +141,8 @@ class MessageItem(Vertical):
         self._pending: list[str] = []
         self._last_write = 0.0
         self._drawing = False  # the last write is not on screen yet
+        self._stream_start = 0  # the body's length when the stream began
+        self._written = 0  # characters written to the stream since
         self._draw_time = 0.0  # seconds from the last write until it was on screen
         self._flush_timer: Timer | None = None
         self._sync_classes()
@@ -219,8 +221,10 @@ class MessageItem(Vertical):
     def start_stream(self) -> None:
         """Begin streaming the reply into the Markdown body."""
         if self._stream is None:
-            self._stream = Markdown.get_stream(self.query_one(".message--body", Markdown))
+            body = self.query_one(".message--body", Markdown)
+            self._stream = Markdown.get_stream(body)
             self._drawing, self._draw_time = False, 0.0
+            self._stream_start, self._written = len(body.source), 0
             self._set_status(MessageStatus.STREAMING)
 
     async def resume(self, content: str, reasoning: str) -> None:
@@ -282,8 +286,8 @@ class MessageItem(Vertical):
     async def _drawn(self, event: ReplyMarkdown.Appended) -> None:
         """The last write is on screen: the next one may be planned."""
         event.stop()
-        if not self._drawing:
-            return
+        if not self._drawing or event.size < self._stream_start + self._written:
+            return  # an earlier write (or the last stream's) is drawn, not the last one
         self._draw_time = time.monotonic() - self._last_write
         self._drawing = False
         if self._flush_timer is not None:  # the wait for this draw, which is over
@@ -310,6 +314,7 @@ class MessageItem(Vertical):
         # final render in `finish` cleans the whole text.
         text = clean(text)
         self._drawing = bool(text)  # an empty write appends nothing, so is never drawn
+        self._written += len(text)
         await self._stream.write(text)
 
     async def _show_reasoning(self) -> None:

@@ -314,14 +314,20 @@ class ReplyMarkdown(Markdown):
         return super().arrange(arranged_by_width(self, size), optimal)
 
     class Appended(Message):
-        """What a stream appended is parsed, mounted and on screen."""
+        """What a stream appended is parsed, mounted and on screen. `size` is the length of
+        the document it made, so a writer can tell which of its writes this covers."""
+
+        def __init__(self, size: int) -> None:
+            super().__init__()
+            self.size = size
 
     def append(self, markdown: str) -> AwaitComplete:
         appended = super().append(markdown)
+        size = len(self.source)  # the source grows as the append is called, not as it ends
 
         async def then() -> None:
             await appended
-            self.call_after_refresh(self.post_message, self.Appended())
+            self.call_after_refresh(self.post_message, self.Appended(size))
 
         return AwaitComplete(then())
 

@@ -444,7 +444,8 @@ async def _chunks_of(response: openai.AsyncAPIResponse[Any]) -> AsyncGenerator[A
     try:
         async for data in events:
             if data.startswith("[DONE]"):
-                break
+                await _drain(events)
+                return
             chunk = json.loads(data)
             if isinstance(chunk, dict) and chunk.get("error"):
                 error = chunk["error"]
@@ -453,14 +454,15 @@ async def _chunks_of(response: openai.AsyncAPIResponse[Any]) -> AsyncGenerator[A
                     message = "An error occurred during streaming"
                 raise openai.APIError(message, request, body=error)
             yield chunk
-        else:
-            return
     except _TRANSPORT_ERRORS as exc:
         raise openai.APIConnectionError(
             message=f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__,
             request=request,
         ) from exc
-    # After [DONE]: read what is left of the body, briefly, so the connection is reused.
+
+
+async def _drain(events: AsyncIterator[str]) -> None:
+    """Read what is left of the body after [DONE], briefly, so the connection is reused."""
     with contextlib.suppress(TimeoutError, *_TRANSPORT_ERRORS):
         async with asyncio.timeout(_DRAIN_TIMEOUT):
             async for _ in events:

@@ -140,9 +140,8 @@ class MessageItem(Vertical):
         self._stream: MarkdownStream | None = None
         self._pending: list[str] = []
         self._last_write = 0.0
-        self._drawing = False  # the last write is not on screen yet
-        self._stream_start = 0  # the body's length when the stream began
-        self._written = 0  # characters written to the stream since
+        self._written_to = 0  # the body's length once every write so far is appended
+        self._drawn_to = 0  # the body's length last seen on screen
         self._draw_time = 0.0  # seconds from the last write until it was on screen
         self._flush_timer: Timer | None = None
         self._sync_classes()
@@ -223,8 +222,8 @@ class MessageItem(Vertical):
         if self._stream is None:
             body = self.query_one(".message--body", Markdown)
             self._stream = Markdown.get_stream(body)
-            self._drawing, self._draw_time = False, 0.0
-            self._stream_start, self._written = len(body.source), 0
+            self._written_to = self._drawn_to = len(body.source)
+            self._draw_time = 0.0
             self._set_status(MessageStatus.STREAMING)
 
     async def resume(self, content: str, reasoning: str) -> None:
@@ -273,7 +272,7 @@ class MessageItem(Vertical):
         if self._flush_timer is not None:
             return  # what arrives meanwhile goes with the write already planned
         since = time.monotonic() - self._last_write
-        if self._drawing:
+        if self._drawn_to < self._written_to:  # the last write is not on screen yet
             wait = DRAWING_WAIT_LIMIT - since  # planned again once it is drawn (`_drawn`)
         else:
             wait = max(1 / WRITES_PER_SECOND, self._draw_time / DRAWING_SHARE) - since
@@ -286,10 +285,10 @@ class MessageItem(Vertical):
     async def _drawn(self, event: ReplyMarkdown.Appended) -> None:
         """The last write is on screen: the next one may be planned."""
         event.stop()
-        if not self._drawing or event.size < self._stream_start + self._written:
+        if self._drawn_to >= self._written_to or event.size < self._written_to:
             return  # an earlier write (or the last stream's) is drawn, not the last one
         self._draw_time = time.monotonic() - self._last_write
-        self._drawing = False
+        self._drawn_to = event.size
         if self._flush_timer is not None:  # the wait for this draw, which is over
             self._flush_timer.stop()
             self._flush_timer = None
@@ -313,8 +312,7 @@ class MessageItem(Vertical):
         # A control sequence split across two writes is only partly removed here; the
         # final render in `finish` cleans the whole text.
         text = clean(text)
-        self._drawing = bool(text)  # an empty write appends nothing, so is never drawn
-        self._written += len(text)
+        self._written_to += len(text)  # an empty write appends nothing: none to wait for
         await self._stream.write(text)
 
     async def _show_reasoning(self) -> None:

@@ -202,6 +202,8 @@ else:
 
 
 class _ArrangedByWidth(_WidgetBase):
+    """Arranges its children by width alone when it can (`arranged_by_width`)."""
+
     def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
         return super().arrange(arranged_by_width(self, size), optimal)
 
@@ -243,7 +245,7 @@ class DrawnOrderedList(DrawnList, MarkdownOrderedList):
         return [number.rjust(size + 1) for number in numbers]
 
 
-class ReplyMarkdown(Markdown):
+class ReplyMarkdown(_ArrangedByWidth, Markdown):
     """Textual's Markdown, able to settle a streamed document against its full text.
 
     While a reply streams, `Markdown.append` re-parses only the document's tail, so what is
@@ -309,9 +311,6 @@ class ReplyMarkdown(Markdown):
         "bullet_list_open": DrawnBulletList,
         "ordered_list_open": DrawnOrderedList,
     }
-
-    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
-        return super().arrange(arranged_by_width(self, size), optimal)
 
     class Appended(Message):
         """What a stream appended is parsed, mounted and on screen. `size` is the length of

@@ -32,8 +32,10 @@ class HistoryMessage:
 
     def __post_init__(self) -> None:
         # Failed replies (and replies still arriving) carry nothing the model should see.
+        # `isspace` stops at the first visible character; `strip` would copy the whole text.
+        content = self.content
         sendable = self.status not in (MessageStatus.FAILED, MessageStatus.STREAMING) and (
-            self.role == "user" or bool(self.content.strip())
+            self.role == "user" or (bool(content) and not content.isspace())
         )
         object.__setattr__(self, "sendable", sendable)
 

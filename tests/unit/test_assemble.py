@@ -277,3 +277,20 @@ def test_hints_round_trip_and_plans_stored_before_them_still_load(counter: Token
     stored = plan.to_dict()
     assert all("hints" not in layer for layer in stored["layers"])
     assert all(lp.hints == () for lp in ContextPlan.from_dict(stored).layers)
+
+
+@pytest.mark.parametrize(
+    ("role", "content", "sendable"),
+    [
+        ("assistant", "", False),
+        ("assistant", " \n\t", False),
+        ("assistant", "\u2003\u00a0", False),  # other whitespace: still nothing to send
+        ("assistant", "  an answer  ", True),
+        ("assistant", "\u2003x", True),
+        ("user", "", True),  # the user's turn is always sent
+    ],
+)
+def test_a_reply_of_whitespace_alone_is_not_sent(role: str, content: str, sendable: bool) -> None:
+    assert HistoryMessage(1, role, content, 5).sendable is sendable
+    failed = HistoryMessage(1, role, content or "text", 5, MessageStatus.FAILED)
+    assert failed.sendable is False

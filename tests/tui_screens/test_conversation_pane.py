@@ -312,6 +312,26 @@ async def test_switching_conversation_replaces_every_turn() -> None:
         assert view.selected_id is None
 
 
+async def test_a_scroll_while_the_turns_are_replaced_loads_no_page() -> None:
+    # The pane grew from 8 to 12 turns and is redrawn; the old turns going scrolls it, which
+    # asked for the newer page (9-12) before the new window (1-12) was mounted: twice.
+    app = ConversationHost(8, numbered(8)[1])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        view = app.query_one(ConversationView)
+        remove_children = view.remove_children
+
+        async def removed_then_scrolled(*args: object) -> None:
+            await remove_children(*args)  # type: ignore[arg-type]
+            await view._load_at_edge()  # what the scroll the removal causes asks for
+
+        view.remove_children = removed_then_scrolled  # type: ignore[assignment,method-assign]
+        await view.replace_all(12, numbered(12)[1])
+        await pilot.pause()
+        assert [item.message_id for item in view.items] == list(range(1, 13))
+        assert view.window == (0, 12)
+
+
 async def test_update_message_shows_the_new_state() -> None:
     app = ConversationHost(len(SAMPLE), listed(SAMPLE))
     async with app.run_test(size=(80, 24)) as pilot:

@@ -261,13 +261,19 @@ class ConversationView(VerticalScroll, can_focus=True):
     # Paging.
 
     async def _show_newest(self) -> None:
-        await self.remove_children()
-        start = max(0, self._total - self.INITIAL)
-        views = list(self._loader(start, self._total - start))
-        self._start = start
-        self._end = start + len(views)
-        if views:
-            await self.mount_all([MessageItem(view) for view in views])
+        # No page loads while the turns are replaced: a scroll as the old ones go would
+        # load a page of the new window, and then the window itself again.
+        self._loading = True
+        try:
+            await self.remove_children()
+            start = max(0, self._total - self.INITIAL)
+            views = list(self._loader(start, self._total - start))
+            self._start = start
+            self._end = start + len(views)
+            if views:
+                await self.mount_all([MessageItem(view) for view in views])
+        finally:
+            self._loading = False
         if self._selected is not None and not self._has_item(self._selected):
             self._set_selected(None)
         self.anchor()

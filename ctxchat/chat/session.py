@@ -25,10 +25,16 @@ from ctxchat.core.recall import (
     rank_recall,
 )
 from ctxchat.core.summary import FoldRange, SummaryStrategy, pending_fold
-from ctxchat.core.tokens import CachingCounter, TokenCounter, count_message, counter_for_model
+from ctxchat.core.tokens import (
+    CachingCounter,
+    DeferredCounter,
+    TokenCounter,
+    count_message,
+    text_key,
+)
 from ctxchat.model.backend import ModelBackend
 from ctxchat.model.errors import ProviderError
-from ctxchat.store import Store, StoredMessage, SummaryVersion
+from ctxchat.store import Store, StoredMessage, StoreError, SummaryVersion
 
 
 class OverBudget(Exception):
@@ -55,6 +61,8 @@ class SessionCache:
     last_request_loaded: bool = False
     turns: int | None = None
     recall: dict[str, tuple[RecallHit, ...]] = field(default_factory=dict)
+    counted_as: str = ""
+    """The counter's name when `history` was read (a failed tokenizer turns it to estimate)."""
 
 
 class ChatSession:
@@ -88,7 +96,8 @@ class ChatSession:
         self.window = window or WindowInfo.without_server(
             profile.model, settings.context_window(profile)
         )
-        self.counter: TokenCounter = CachingCounter(counter or counter_for_model(profile.model))
+        self._keeps_as: str | None = None
+        self.counter = self._counter_for(profile.model, counter)
         self.secrets = tuple(secrets)
         self.env = dict(env or {})
         self._cache = SessionCache()
@@ -111,6 +120,9 @@ class ChatSession:
         self._cache = SessionCache()
 
     def history(self) -> list[HistoryMessage]:
+        if self._cache.counted_as != self.counter.name:
+            self.forget_history()
+            self._cache.counted_as = self.counter.name
         if self._cache.history is None and self.conversation_id is None:
             self._cache.history = []
         if self._cache.history is None:
@@ -252,21 +264,49 @@ class ChatSession:
         self._cache.last_request_loaded = True
 
     def _assemble(self, draft: str | None) -> ContextPlan:
-        return assemble_context(
-            budget=self.budget,
-            counter=self.counter,
-            mode=self.mode,
-            system_prompt=self.settings.context.system_prompt,
-            memory=self.memory(),
-            summary=self.summary_state(),
-            history=self.history(),
-            new_input=draft,
-            conversation_id=self.conversation_id,
-            options=self.settings.context.assembly_options(),
-            recall=self.recall(draft),
-            adaptive=self.settings.recall.policy(),
-            turns=self._turns() + (draft is not None),
-        )
+        counted_as = self.counter.name
+        with self.counter.recording() as counted:
+            plan = assemble_context(
+                budget=self.budget,
+                counter=self.counter,
+                mode=self.mode,
+                system_prompt=self.settings.context.system_prompt,
+                memory=self.memory(),
+                summary=self.summary_state(),
+                history=self.history(),
+                new_input=draft,
+                conversation_id=self.conversation_id,
+                options=self.settings.context.assembly_options(),
+                recall=self.recall(draft),
+                adaptive=self.settings.recall.policy(),
+                turns=self._turns() + (draft is not None),
+            )
+        if self.counter.name != counted_as:
+            # The tokenizer failed to build halfway: count everything again as an estimate.
+            return self._assemble(draft)
+        if draft:
+            counted.pop(text_key(draft), None)
+        self._keep_counts(counted)
+        return plan
+
+    def _counter_for(self, model: str, counter: TokenCounter | None = None) -> CachingCounter:
+        """A counter for `model` that, with the model's own tokenizer, uses and adds to the
+        counts the store keeps: what a plan needs besides the draft is counted only once."""
+        if counter is not None:
+            self._keeps_as = None
+            return CachingCounter(counter)
+        deferred = DeferredCounter(model)
+        self._keeps_as = deferred.name
+        return CachingCounter(deferred, kept=self.store.kept_counts(deferred.name))
+
+    def _keep_counts(self, counted: dict[bytes, int]) -> None:
+        # Only counts of the tokenizer the kept ones belong to (not of an estimate).
+        if counted and self.counter.name == self._keeps_as:
+            try:
+                self.store.keep_counts(self._keeps_as, counted)
+            except StoreError:
+                return  # kept counts only save time: the plan stands without them
+            self.counter.keep(counted)
 
     def pending_fold(self, *, manual: bool = False) -> FoldRange | None:
         """What summarization would fold now: by hand everything but the recent turns,
@@ -391,7 +431,7 @@ class ChatSession:
         self.window = WindowInfo.without_server(
             profile.model, self.settings.context_window(profile)
         )
-        self.counter = CachingCounter(counter_for_model(profile.model))
+        self.counter = self._counter_for(profile.model)
         self.forget_history()
 
     async def detect_window(self) -> WindowInfo:

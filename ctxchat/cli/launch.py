@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ctxchat.chat.workspace import Workspace
 
 
 def launch_tui(args: argparse.Namespace) -> int:
     from ctxchat.chat.workspace import open_workspace, profile_for
-    from ctxchat.core.tokens import preload_counter
 
     workspace = open_workspace(config=args.config, data_dir=args.data_dir)
     try:
@@ -15,10 +18,24 @@ def launch_tui(args: argparse.Namespace) -> int:
             workspace.settings, name=args.profile, model=args.model, base_url=args.base_url
         )
         if profile is not None:
-            # The tokenizer loads in a thread while the UI's modules import.
-            preload_counter(profile.model)
+            preload_tokenizer_if_needed(workspace, profile.model)
         from ctxchat.tui.app import run_app
 
         return run_app(args, workspace)
     finally:
         workspace.close()
+
+
+def preload_tokenizer_if_needed(workspace: Workspace, model: str) -> bool:
+    """Start loading `model`'s tokenizer now if the first plan will need it; whether it did.
+
+    With no counts kept from an earlier run, the first plan needs the tokenizer: it loads
+    in a thread while the UI's modules import. With kept counts it loads after the first
+    frame, instead of competing with the start for the interpreter.
+    """
+    from ctxchat.core.tokens import encoding_for_model, preload_counter
+
+    if workspace.store.has_kept_counts(encoding_for_model(model).encoding):
+        return False
+    preload_counter(model)
+    return True

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -181,13 +183,30 @@ class EstimateCounter:
         return max(1, -(-sum(_char_cost(char) for char in text) // 100))
 
 
-class CachingCounter:
-    """Wraps a counter and remembers counts of texts seen recently (system prompt, memory lines)."""
+def text_key(text: str) -> bytes:
+    """A short digest naming `text` among kept counts (the text itself is not stored)."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
-    def __init__(self, inner: TokenCounter, size: int = 4096) -> None:
+
+class CachingCounter:
+    """Wraps a counter and remembers counts of texts seen recently (system prompt, memory lines).
+
+    `kept` holds counts from earlier runs, by `text_key`: a text found there is not counted
+    again, so a start whose plan uses only known texts never waits for the tokenizer.
+    Inside `recording()`, the counts the wrapped counter makes are collected for keeping.
+    Should the wrapped counter change its name (a deferred tokenizer that failed to build),
+    every count remembered under the old name is forgotten.
+    """
+
+    def __init__(
+        self, inner: TokenCounter, size: int = 4096, *, kept: Mapping[bytes, int] | None = None
+    ) -> None:
         self._inner = inner
         self._cache: OrderedDict[str, int] = OrderedDict()
         self._size = size
+        self._kept = dict(kept or {})
+        self._recorded: dict[bytes, int] | None = None
+        self._counted_as = inner.name
 
     @property
     def name(self) -> str:
@@ -202,15 +221,84 @@ class CachingCounter:
         return self._inner.note
 
     def count_text(self, text: str) -> int:
+        if self._inner.name != self._counted_as:
+            self._cache.clear()
+            self._kept.clear()
+            self._counted_as = self._inner.name
         cached = self._cache.get(text)
         if cached is not None:
             self._cache.move_to_end(text)
             return cached
-        tokens = self._inner.count_text(text)
+        key = text_key(text) if self._kept or self._recorded is not None else b""
+        tokens = self._kept.get(key) if self._kept else None
+        if tokens is None:
+            tokens = self._inner.count_text(text)
+            if self._recorded is not None:
+                self._recorded[key] = tokens
         self._cache[text] = tokens
         if len(self._cache) > self._size:
             self._cache.popitem(last=False)
         return tokens
+
+    @contextmanager
+    def recording(self) -> Iterator[dict[bytes, int]]:
+        """Collect, by `text_key`, the counts the wrapped counter makes inside the block."""
+        recorded: dict[bytes, int] = {}
+        self._recorded = recorded
+        try:
+            yield recorded
+        finally:
+            self._recorded = None
+
+    def keep(self, counts: Mapping[bytes, int]) -> None:
+        """Counts now kept elsewhere (in the store) that this counter may use too."""
+        self._kept.update(counts)
+
+    def build(self) -> None:
+        """Build the wrapped counter's tokenizer now, if it is built on first use."""
+        if isinstance(self._inner, DeferredCounter):
+            self._inner.build()
+
+
+class DeferredCounter:
+    """The best counter for a model, built on first use; its name and note are known before.
+
+    Building a tiktoken encoding takes a few tenths of a second. A caller whose counts are
+    all known already (stored with the messages, or kept from earlier runs) never waits for
+    it. Should the build fail, this is the labelled estimate from then on, as
+    `counter_for_model` would have been.
+    """
+
+    def __init__(self, model: str) -> None:
+        self._model = model
+        self._choice = encoding_for_model(model)
+        self._built: TokenCounter | None = None
+
+    @property
+    def is_built(self) -> bool:
+        return self._built is not None
+
+    def build(self) -> TokenCounter:
+        """The counter itself, built now if it was not yet (thread-safe: built once)."""
+        built = self._built
+        if built is None:
+            built = self._built = counter_for_model(self._model)
+        return built
+
+    @property
+    def name(self) -> str:
+        return self._built.name if self._built is not None else self._choice.encoding
+
+    @property
+    def exact(self) -> bool:
+        return self._built.exact if self._built is not None else not self._choice.approximate
+
+    @property
+    def note(self) -> str:
+        return self._built.note if self._built is not None else _note(self._choice)
+
+    def count_text(self, text: str) -> int:
+        return self.build().count_text(text)
 
 
 def preload_counter(model: str) -> None:
@@ -225,6 +313,8 @@ def counter_for_model(model: str) -> TokenCounter:
         encoding = load_encoding(choice.encoding)
     except EncodingUnavailable as exc:
         return EstimateCounter(f"tokenizer data unavailable ({exc})")
-    if choice.approximate:
-        return TiktokenCounter(encoding, exact=False, note=choice.note)
-    return TiktokenCounter(encoding, note=f"exact: {choice.note}")
+    return TiktokenCounter(encoding, exact=not choice.approximate, note=_note(choice))
+
+
+def _note(choice: EncodingChoice) -> str:
+    return choice.note if choice.approximate else f"exact: {choice.note}"

@@ -159,6 +159,19 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     ),
     # 4: what the server itself said about a failed reply (`error` is ctxchat's sentence).
     ("ALTER TABLE messages ADD COLUMN error_detail TEXT",),
+    # 5: token counts of texts every plan uses (system prompt, memory entries), by a digest of
+    # the text, so the next start draws its plan before the tokenizer has loaded.
+    (
+        """
+        CREATE TABLE kept_counts (
+            id INTEGER PRIMARY KEY,
+            encoding TEXT NOT NULL,
+            digest BLOB NOT NULL,
+            tokens INTEGER NOT NULL,
+            UNIQUE (encoding, digest)
+        )
+        """,
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -7,10 +7,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ctxchat.store.connection import connect
+from ctxchat.store.counts import CountStore
 from ctxchat.store.search import SearchStore
 
 
-class Store(SearchStore):
+class Store(SearchStore, CountStore):
     """ctxchat's database: conversations, messages, memory, summaries and reply plans.
 
     Open it with `Store.open(path)`; use it as a context manager or `close()` it. Every

@@ -52,7 +52,7 @@ class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions
         self._notes = list(notes)
 
     def on_mount(self) -> None:
-        # The model client loads in a thread once the first frame is drawn.
+        # The tokenizer and the model client load in a thread once the first frame is drawn.
         self.after_first_frame(
             lambda: self.run_worker(self._warm(), group="warm", exit_on_error=False)
         )
@@ -77,6 +77,9 @@ class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions
             )
 
     async def _warm(self) -> None:
+        if self.has_session:
+            # Counts of the draft need the tokenizer; the plan on screen did not.
+            await asyncio.to_thread(self.session.counter.build)
         await asyncio.to_thread(warm)
         backend = self.session.backend if self.has_session else None
         if isinstance(backend, DeferredBackend):

@@ -8,6 +8,7 @@ import functools
 import gc
 import html
 import stat
+import threading
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,10 @@ from textual.widgets import Input, RadioButton, Static
 from textual.widgets._footer import FooterKey
 
 from ctxchat.chat.workspace import Workspace
+from ctxchat.cli.launch import preload_tokenizer_if_needed
+from ctxchat.core import tokens
 from ctxchat.core.memory import Mode
+from ctxchat.core.tokens import DeferredCounter, TokenCounter
 from ctxchat.model import discovery
 from ctxchat.model.deferred import DeferredBackend
 from ctxchat.store import Store
@@ -292,6 +296,46 @@ async def test_the_model_client_is_ready_before_the_first_message(
         # Built in the background once the app had drawn: sending does not wait for it.
         assert backend.ready
         assert server.requests == []
+
+
+async def test_with_counts_kept_the_tokenizer_loads_after_the_plan_is_drawn(
+    make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first, _ = make_app()
+    async with first.run_test(size=SIZE) as pilot:
+        await settle(pilot)  # its plan keeps the counts of the system prompt and headers
+    assert first.workspace.store.has_kept_counts("o200k_base")
+
+    builds: list[tuple[bool, bool]] = []  # (plan shown, in the main thread) at each build
+    original = DeferredCounter.build
+
+    def build(self: DeferredCounter) -> TokenCounter:
+        if not self.is_built:
+            main = threading.current_thread() is threading.main_thread()
+            builds.append((app.last_plan is not None, main))
+        return original(self)
+
+    monkeypatch.setattr(DeferredCounter, "build", build)
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert builds == [(True, False)]  # after the plan was drawn, in a thread
+        plan = await typed(pilot, "Now the draft is counted")
+        assert plan.exact
+
+
+def test_the_tokenizer_preloads_only_when_no_counts_are_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workspaces: list[Workspace]
+) -> None:
+    started: list[str] = []
+    monkeypatch.setattr(tokens, "preload", started.append)
+    workspace = open_test_workspace(tmp_path)
+    workspaces.append(workspace)
+    assert preload_tokenizer_if_needed(workspace, "gpt-4o")
+    workspace.store.keep_counts("o200k_base", {b"k" * 16: 1})
+    assert not preload_tokenizer_if_needed(workspace, "gpt-4o")
+    assert preload_tokenizer_if_needed(workspace, "gpt-4")  # no cl100k_base counts kept
+    assert started == ["o200k_base", "cl100k_base"]
 
 
 async def test_what_start_up_made_is_set_aside_until_the_app_closes(make_app: MakeApp) -> None:

@@ -4,15 +4,17 @@ from pathlib import Path
 
 import pytest
 
-from ctxchat.core import encodings
+from ctxchat.core import encodings, tokens
 from ctxchat.core.tokens import (
     CachingCounter,
+    DeferredCounter,
     EstimateCounter,
     TokenCount,
     count_message,
     counter_for_model,
     encoding_for_model,
     sum_counts,
+    text_key,
 )
 
 ENGLISH = "We decided to use PostgreSQL for the main database."
@@ -120,6 +122,7 @@ def test_caching_counter_counts_each_text_once() -> None:
 
 def test_falls_back_to_labelled_estimate_without_data(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(encodings, "candidate_files", lambda name: [])
+    monkeypatch.setattr(encodings, "_cache_dir", None)  # no parsed copy from another test
     encodings.forget_built()
     try:
         counter = counter_for_model("gpt-4o")
@@ -139,6 +142,7 @@ def test_a_data_file_with_the_wrong_hash_is_refused(
     bad = tmp_path / "o200k_base.tiktoken"
     bad.write_bytes(b"aGVsbG8= 0\n")
     monkeypatch.setattr(encodings, "candidate_files", lambda name: [bad])
+    monkeypatch.setattr(encodings, "_cache_dir", None)
     encodings.forget_built()
     try:
         counter = counter_for_model("gpt-4o")
@@ -154,3 +158,101 @@ def test_packaged_data_matches_tiktoken_hashes() -> None:
         files = encodings.candidate_files(name)
         assert files, f"no packaged data file for {name}"
         encodings.read_verified(files[0], spec.sha256)
+
+
+def test_a_deferred_counter_names_its_encoding_before_building_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    built: list[str] = []
+    monkeypatch.setattr(tokens, "load_encoding", lambda name: built.append(name) or _loaded(name))
+    exact = DeferredCounter("gpt-4o")
+    approximate = DeferredCounter("qwen2.5:7b")
+    assert (exact.name, exact.exact, exact.note) == (
+        "o200k_base",
+        True,
+        "exact: o200k_base, the encoding of gpt-4o",
+    )
+    assert (approximate.name, approximate.exact) == ("cl100k_base", False)
+    assert approximate.note == (
+        "approximate: qwen2.5:7b is not an OpenAI model, counted with cl100k_base"
+    )
+    assert built == [] and not exact.is_built
+    assert exact.count_text(ENGLISH) == 11
+    assert built == ["o200k_base"] and exact.is_built
+    exact.count_text(RUSSIAN)
+    assert built == ["o200k_base"]  # built once
+
+
+def _loaded(name: str) -> object:
+    return encodings.load_encoding(name)
+
+
+def test_a_deferred_counter_whose_tokenizer_fails_becomes_the_estimate(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(encodings, "candidate_files", lambda name: [])
+    monkeypatch.setattr(encodings, "_cache_dir", None)  # no parsed copy from another test
+    encodings.forget_built()
+    try:
+        counter = DeferredCounter("gpt-4o")
+        assert counter.name == "o200k_base"
+        assert counter.count_text(ENGLISH) == EstimateCounter().count_text(ENGLISH)
+    finally:
+        encodings.forget_built()
+    assert (counter.name, counter.exact) == ("estimate", False)
+    assert counter.note.startswith("estimate: tokenizer data unavailable (o200k_base:")
+
+
+class _Recording(EstimateCounter):
+    def __init__(self, name: str = "o200k_base") -> None:
+        super().__init__()
+        self.calls: list[str] = []
+        self.counted_as = name
+
+    @property
+    def name(self) -> str:
+        return self.counted_as
+
+    def count_text(self, text: str) -> int:
+        self.calls.append(text)
+        return super().count_text(text)
+
+
+def test_kept_counts_are_used_without_counting() -> None:
+    inner = _Recording()
+    counter = CachingCounter(inner, kept={text_key("You are terse."): 4})
+    assert counter.count_text("You are terse.") == 4
+    assert counter.count_text("Something new") == EstimateCounter().count_text("Something new")
+    assert inner.calls == ["Something new"]
+
+
+def test_recording_collects_only_what_the_inner_counter_counted() -> None:
+    inner = _Recording()
+    counter = CachingCounter(inner, kept={text_key("kept"): 9})
+    counter.count_text("seen before")
+    with counter.recording() as counted:
+        counter.count_text("kept")  # from the kept counts
+        counter.count_text("seen before")  # from the cache
+        tokens = counter.count_text("fresh text")
+    counter.count_text("after the block")
+    assert counted == {text_key("fresh text"): tokens}
+    counter.keep(counted)
+    inner.calls.clear()
+    assert CachingCounter(inner, kept=counted).count_text("fresh text") == tokens
+    assert inner.calls == []
+
+
+def test_counts_made_under_another_name_are_forgotten() -> None:
+    inner = _Recording()
+    counter = CachingCounter(inner, kept={text_key("kept"): 99})
+    counter.count_text("cached")
+    inner.counted_as = "estimate"  # a deferred tokenizer that failed to build
+    assert counter.count_text("kept") == EstimateCounter().count_text("kept")
+    assert counter.count_text("cached") == EstimateCounter().count_text("cached")
+    assert inner.calls == ["cached", "kept", "cached"]
+
+
+def test_text_keys_tell_texts_apart() -> None:
+    assert text_key("a") != text_key("b") and text_key("a") == text_key("a")
+    assert len(text_key("x" * 10_000)) == 16
+    assert text_key("\ud800 lone surrogate") != text_key("? lone surrogate")

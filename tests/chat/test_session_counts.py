@@ -1,0 +1,116 @@
+"""Kept counts: what a plan counts besides the draft is kept, so a later session plans
+before its tokenizer has loaded."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ctxchat.chat.session import ChatSession
+from ctxchat.chat.window import WindowInfo
+from ctxchat.core import encodings, tokens
+from ctxchat.core.tokens import EstimateCounter, text_key
+from ctxchat.store import Store
+
+
+def again(session: ChatSession) -> ChatSession:
+    """A new session on the same conversation, as the next start of the app opens."""
+    return ChatSession(
+        session.store,
+        session.settings,
+        session.profile,
+        session.conversation_id,
+        window=WindowInfo(8_000, "config"),
+    )
+
+
+@pytest.fixture
+def loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The encodings the sessions' counters build, in order."""
+    built: list[str] = []
+    original = tokens.load_encoding
+
+    def load(name: str) -> Any:
+        built.append(name)
+        return original(name)
+
+    monkeypatch.setattr(tokens, "load_encoding", load)
+    return built
+
+
+def no_tokenizer_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No packaged data file and no parsed copy: the next tokenizer build fails."""
+    monkeypatch.setattr(encodings, "candidate_files", lambda name: [])
+    monkeypatch.setattr(encodings, "_cache_dir", None)
+    encodings.forget_built()
+
+
+def test_a_later_session_plans_from_kept_counts_without_its_tokenizer(
+    store: Store, session: ChatSession, loads: list[str]
+) -> None:
+    store.add_memory("fact", "The service runs on one small VM.")
+    store.add_memory(
+        "preference", "Short answers, with code.", conversation_id=session.conversation
+    )
+    first = again(session)
+    planned = first.plan(None)
+    assert loads == ["o200k_base"]
+    assert len(store.kept_counts("o200k_base")) >= 3  # the prompt, memory lines, roles
+
+    second = again(session)
+    assert second.plan(None) == planned
+    assert loads == ["o200k_base"]  # nothing counted: the second never built its tokenizer
+    second.plan("Which VM size?")  # the draft needs it
+    assert loads == ["o200k_base", "o200k_base"]
+
+
+def test_the_draft_is_counted_but_not_kept(store: Store, session: ChatSession) -> None:
+    draft = "A draft the user is still typing"
+    session.plan(draft)
+    kept = store.kept_counts("o200k_base")
+    assert kept and text_key(draft) not in kept
+    assert text_key("You are terse.") in kept
+
+
+def test_counts_outside_a_plan_are_not_kept(store: Store, session: ChatSession) -> None:
+    session.plan(None)
+    before = store.kept_counts("o200k_base")
+    session.add_user_message("A message is counted once and stored with its count.")
+    session.plan(None)
+    assert store.kept_counts("o200k_base") == before
+
+
+def test_an_estimate_keeps_nothing(
+    store: Store, session: ChatSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    no_tokenizer_data(monkeypatch)
+    try:
+        plan = again(session).plan(None)
+    finally:
+        encodings.forget_built()
+    assert plan.counter == "estimate"
+    assert store.kept_counts("o200k_base") == {} and store.kept_counts("estimate") == {}
+
+
+def test_a_tokenizer_that_fails_after_kept_counts_replans_as_an_estimate(
+    session: ChatSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = again(session)
+    first.add_user_message("Hello there, how are you today?")
+    exact = first.plan(None)
+    no_tokenizer_data(monkeypatch)
+    try:
+        second = again(session)
+        assert second.plan(None) == exact  # from the kept and stored counts
+        estimated = second.plan("now the draft needs the tokenizer, which fails")
+        assert estimated.counter == "estimate" and not estimated.exact
+        # Every layer is counted again as an estimate, the stored history too.
+        estimate = EstimateCounter()
+        prompt = 3 + estimate.count_text("system") + estimate.count_text("You are terse.")
+        assert estimated.messages[0].tokens == prompt
+        assert [m.tokens for m in second.history()] == [
+            3 + estimate.count_text("user") + estimate.count_text("Hello there, how are you today?")
+        ]
+    finally:
+        encodings.forget_built()

@@ -377,14 +377,16 @@ class AppBase(App[int]):
         """Draw the open session's conversation from the store (newest turns only)."""
         session = self.session
         view = self.conversation_view
+        self.last_plan = None
+        self.server_prompt_tokens = self.sent_tokens = self.cached_tokens = None
+        # The plan first: the newest turns then arrive in the same frame, before the pane
+        # mounts older pages to fill its margin.
+        self.refresh_plan()
         if session.conversation_id is None:
             await view.replace_all(0, lambda offset, limit: [])
         else:
             total = session.store.count_messages(session.conversation_id)
             await view.replace_all(total, self._loader(session))  # type: ignore[arg-type]
-        self.last_plan = None
-        self.server_prompt_tokens = self.sent_tokens = self.cached_tokens = None
-        self.refresh_plan()
         self.after_first_frame(lambda: self.start_semantic(session))
         await self.conversation_shown()
 

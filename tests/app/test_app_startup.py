@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from app_harness import SIZE, MakeApp, Notes, settle, shown_messages, typed
+from app_harness import SIZE, MakeApp, Notes, exchange, seed, settle, shown_messages, typed
 from textual.widgets import Input, RadioButton, Static
 from textual.widgets._footer import FooterKey
 
@@ -322,6 +322,29 @@ async def test_with_counts_kept_the_tokenizer_loads_after_the_plan_is_drawn(
         assert builds == [(True, False)]  # after the plan was drawn, in a thread
         plan = await typed(pilot, "Now the draft is counted")
         assert plan.exact
+
+
+async def test_a_conversation_is_shown_with_its_plan_ready(
+    make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The plan comes first, so the frame with the newest turns has it beside them.
+    app, _ = make_app()
+    seed(app.workspace.store, exchange(3), conversation_id=app.session.conversation)
+    planned: list[bool] = []
+    original = ConversationView.replace_all
+
+    async def replace_all(self: ConversationView, *args: Any) -> None:
+        planned.append(app.last_plan is not None)
+        await original(self, *args)
+
+    monkeypatch.setattr(ConversationView, "replace_all", replace_all)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert planned == [True]
+        await app.open_conversation(seed(app.workspace.store, exchange(1))[0].conversation_id)
+        await settle(pilot)
+        assert planned == [True, True]
+        assert len(shown_messages(app)) == 2
 
 
 def test_the_tokenizer_preloads_only_when_no_counts_are_kept(

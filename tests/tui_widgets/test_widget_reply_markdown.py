@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from typing import Any
 
 import pytest
+from markdown_it import MarkdownIt
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.geometry import Size
@@ -14,6 +16,7 @@ from textual.widget import Widget
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
+from ctxchat.tui.widgets import reply_markdown
 from ctxchat.tui.widgets.reply_markdown import (
     DrawnList,
     ReplyMarkdown,
@@ -405,3 +408,47 @@ async def test_a_reply_and_its_blocks_arrange_once_for_any_height() -> None:
         assert reply.arrange(Size(70, 55)) is reply.arrange(Size(70, 0))
         fence = reply.query_one(MarkdownFence)
         assert fence.arrange(Size(66, 9)) is fence.arrange(Size(66, 0))
+
+
+def parsed_in(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """For every Markdown parse from now on: whether it ran in the main thread."""
+    threads: list[bool] = []
+    original = MarkdownIt.parse
+
+    def parse(self: MarkdownIt, src: str, env: Any = None) -> Any:
+        threads.append(threading.current_thread() is threading.main_thread())
+        return original(self, src, env)
+
+    monkeypatch.setattr(MarkdownIt, "parse", parse)
+    return threads
+
+
+async def test_a_stored_reply_is_parsed_as_it_composes(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Its blocks mount with it, so the frame that shows the turn shows its text; Textual
+    # parses in a thread once mounted, and the text filled in frames later.
+    threads = parsed_in(monkeypatch)
+    text = DOCUMENTS["headings, lists and code"]
+    app = OneDocument(ReplyMarkdown(text), "textual-dark")
+    async with app.run_test(size=(60, 30)) as pilot:
+        await pilot.pause()
+        reply = app.query_one(ReplyMarkdown)
+        assert threads == [True]
+        assert reply.source == text
+        assert reply.children[-1].has_class("-last")
+        # It goes on as any rendered reply: a new text replaces its blocks.
+        await reply.update("Just one line now.\n")
+        await pilot.pause()
+        assert shape(reply) == [("MarkdownParagraph", "Just one line now.", None, None, [])]
+        assert reply.source == "Just one line now.\n"
+
+
+async def test_a_very_long_stored_reply_is_parsed_in_a_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(reply_markdown, "COMPOSED_PARSE", 100)
+    threads = parsed_in(monkeypatch)
+    text = DOCUMENTS["headings, lists and code"]
+    assert len(text) > 100
+    ours = await drawn_cells(ReplyMarkdown(text), 60, "textual-dark", rows=30)
+    assert threads == [False]
+    assert ours == await drawn_cells(Markdown(text), 60, "textual-dark", rows=30)

@@ -11,6 +11,7 @@ from markdown_it.token import Token
 from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.content import Content
+from textual.events import Mount
 from textual.geometry import Size
 from textual.layout import DockArrangeResult
 from textual.message import Message
@@ -31,6 +32,10 @@ from textual.widgets._markdown import (
 from textual.widgets.markdown import MarkdownStream
 
 SIGNATURE = "ctxchat.signature"
+
+COMPOSED_PARSE = 20_000
+"""Longest text a reply parses as it composes (about 10 ms); longer ones are parsed in a
+thread once mounted, as Textual does, so the screen never waits on one."""
 """Key in a top-level token's `meta` holding the signature of the tokens it was built from."""
 
 # The top-level tokens Textual's Markdown turns into a block; any other renders nothing.
@@ -320,6 +325,46 @@ class ReplyMarkdown(_ArrangedByWidth, Markdown):
             super().__init__()
             self.size = size
 
+    _composed: str | None = None
+    """The text whose blocks `compose` made, until the mount takes them as the document."""
+
+    def compose(self) -> ComposeResult:
+        # A stored reply of ordinary length is parsed here, so its blocks mount with it and
+        # the frame that shows the turn shows its text. Textual parses the text in a thread
+        # once the widget is mounted: the turns of an opened conversation would show empty,
+        # and fill in frames later.
+        markdown = self._initial_markdown
+        if not markdown or len(markdown) > COMPOSED_PARSE:
+            return
+        self._initial_markdown = None
+        self._composed = markdown
+        self._theme = self.app.theme
+        yield from self._parse_markdown(self._parser().parse(markdown))
+
+    # Sync, like Widget's handler (Markdown's is async: Textual calls either kind).
+    def _on_mount(self, event: Mount) -> None:  # type: ignore[override]
+        markdown = self._composed
+        if markdown is None:
+            return  # Markdown's own handler parses the text and mounts its blocks
+        self._composed = None
+        event.prevent_default()  # which would parse it again, and replace these blocks
+        Widget._on_mount(self, event)
+        self._mark_last()
+        self._rendered(markdown)
+
+    def _parser(self) -> MarkdownIt:
+        return MarkdownIt("gfm-like") if self._parser_factory is None else self._parser_factory()
+
+    def _rendered(self, markdown: str) -> None:
+        """The blocks on screen show `markdown`: take it as the document, as `update` does."""
+        self._markdown = markdown
+        self._table_of_contents = None
+        lines = markdown.splitlines()
+        self._last_parsed_line = len(lines) - (1 if lines and lines[-1] else 0)
+        self.post_message(
+            Markdown.TableOfContentsUpdated(self, self.table_of_contents).set_sender(self)
+        )
+
     def append(self, markdown: str) -> AwaitComplete:
         appended = super().append(markdown)
         size = len(self.source)  # the source grows as the append is called, not as it ends
@@ -362,9 +407,8 @@ class ReplyMarkdown(_ArrangedByWidth, Markdown):
     async def settle(self, markdown: str) -> None:
         """Show `markdown` exactly as a full render would, rebuilding only changed blocks."""
         self._theme = self.app.theme
-        parser = MarkdownIt("gfm-like") if self._parser_factory is None else self._parser_factory()
         async with self.lock:
-            groups = list(top_level_groups(parser.parse(markdown)))
+            groups = list(top_level_groups(self._parser().parse(markdown)))
             existing = [child for child in self.children if isinstance(child, MarkdownBlock)]
             kept = 0
             first_new = len(groups)
@@ -387,13 +431,7 @@ class ReplyMarkdown(_ArrangedByWidth, Markdown):
                 if new_blocks:
                     await self.mount_all(new_blocks)
         self._mark_last()
-        self._markdown = markdown
-        self._table_of_contents = None
-        lines = markdown.splitlines()
-        self._last_parsed_line = len(lines) - (1 if lines and lines[-1] else 0)
-        self.post_message(
-            Markdown.TableOfContentsUpdated(self, self.table_of_contents).set_sender(self)
-        )
+        self._rendered(markdown)
 
 
 def _shows(block: MarkdownBlock, group: Sequence[Token]) -> bool:

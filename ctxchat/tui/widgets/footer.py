@@ -56,7 +56,7 @@ class KeyFooter(Footer):
         A reply starting or ending adds or removes one key (Esc stops it); rebuilding the
         footer for that restyled and remounted every key, about 20 ms each time.
         """
-        fresh = list(Footer.compose(self))
+        fresh = list(self._composed_keys())
         drawn = list(self.children)
         if not all(isinstance(widget, FooterKey) for widget in (*fresh, *drawn)):
             return False
@@ -81,7 +81,24 @@ class KeyFooter(Footer):
     def compose(self) -> ComposeResult:
         if self._bindings_ready:
             self._shown = self._keys()
-        yield from super().compose()
+        yield from self._composed_keys()
+
+    def _composed_keys(self) -> ComposeResult:
+        """Textual's keys, told the footer's `compact` before they mount.
+
+        A `FooterKey` takes its `-compact` class once mounted, and a bound one is then told
+        the footer's style: every key was restyled once or twice as it mounted, about 2 ms
+        each in the first frame.
+        """
+        for widget in Footer.compose(self):
+            if isinstance(widget, FooterKey):
+                # The keys bound to the footer's `compact` follow it; the palette key keeps
+                # FooterKey's own default, compact.
+                bound = "compact" in (widget._reactive_connect or {})
+                compact = self.compact if bound else True
+                widget.set_reactive(FooterKey.compact, compact)
+                widget.set_class(compact, "-compact", update=False)
+            yield widget
 
     def _keys(self) -> tuple[object, ...]:
         """What the keys drawn from the screen's bindings now would show.

@@ -68,3 +68,15 @@ async def test_an_app_run_shows_the_whole_reply_and_counts_its_writes(ui: Module
     assert 1 <= run.writes < len(text) // ui.CHUNK_CHARS  # several chunks to a write
     assert 0 < run.seconds < 30
     assert ReplyMarkdown.append is append  # the counting is undone
+
+
+def test_a_started_app_shows_the_newest_turn_beside_the_plan(
+    ui: ModuleType, tmp_path: Path
+) -> None:
+    config = harness.write_config(
+        tmp_path, "http://127.0.0.1:9/v1", model=ui.MODEL, extra=ui.NO_SEMANTIC
+    )
+    ui.build_conversation(tmp_path, messages=4)
+    seen, ended = ui.run_in_pty(ui.APP, ui.app_env(tmp_path, config), ui.opened_frame(4))
+    assert set(seen) == {"composer", "plan", "footer", "newest"}
+    assert 0 < max(seen.values()) <= ended < 20

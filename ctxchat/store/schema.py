@@ -171,6 +171,26 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             UNIQUE (encoding, digest)
         )
         """,
+        # A digest still confirms a guessed text: when a text goes (a message, a memory
+        # entry, a summary, with their conversation) or is edited, every kept count goes
+        # with it, and the next plan counts again what it needs. A reply being written (it
+        # has an owner) was never counted in a plan.
+        *(
+            f"""
+            CREATE TRIGGER kept_counts_forget_{table}_{event.split()[0].lower()}
+            AFTER {event} ON {table} {when} BEGIN
+                DELETE FROM kept_counts;
+            END
+            """
+            for table, event, when in (
+                ("messages", "DELETE", ""),
+                ("messages", "UPDATE OF content", "WHEN old.stream_owner IS NULL"),
+                ("memory", "DELETE", ""),
+                ("memory", "UPDATE OF text", ""),
+                ("summaries", "DELETE", ""),
+                ("summaries", "UPDATE OF text", ""),
+            )
+        ),
     ),
 )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import Say
 
 from ctxchat.store import SCHEMA_VERSION, Store, schema
 from ctxchat.store import counts as counts_module
@@ -56,3 +57,39 @@ def test_a_database_from_before_kept_counts_gets_the_table(
         assert store.kept_counts("o200k_base") == {b"x" * 16: 2}
         with store.reading() as conn:
             assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+
+
+KEPT = {b"d" * 16: 4}
+
+
+def test_deleting_or_editing_a_text_forgets_every_kept_count(store: Store, say: Say) -> None:
+    conversation = store.create_conversation("c").id
+    first = say(conversation, "user", "kept words")
+    message = say(conversation, "user", "secret words")
+    entry = store.add_memory("fact", "Lives in Berlin.", conversation_id=conversation)
+    changes = [
+        lambda: store.update_memory(entry.id, text="Lives in Paris."),
+        lambda: store.update_message_content(
+            message.id, "other words", tokens=4, exact=True, encoding="o200k_base"
+        ),
+        lambda: store.delete_memory(entry.id),
+        lambda: store.delete_messages_after(conversation, first.id),
+        lambda: store.delete_conversation(conversation),
+    ]
+    for change in changes:
+        store.keep_counts("o200k_base", KEPT)
+        change()
+        assert store.kept_counts("o200k_base") == {}, change
+
+
+def test_a_streaming_reply_and_new_texts_keep_the_counts(store: Store, say: Say) -> None:
+    conversation = store.create_conversation("c").id
+    store.keep_counts("o200k_base", KEPT)
+    say(conversation, "user", "a question")
+    store.add_memory("fact", "A new entry.")
+    reply = store.start_reply(conversation, model="m")
+    store.save_partial(reply.id, "part of ")
+    store.finish_reply(
+        reply.id, content="part of the answer", tokens=4, exact=True, encoding="o200k_base"
+    )
+    assert store.kept_counts("o200k_base") == KEPT

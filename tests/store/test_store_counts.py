@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import Say
 
-from ctxchat.store import SCHEMA_VERSION, Store, schema
+from ctxchat.store import SCHEMA_VERSION, Store, StoredMessage, schema
 from ctxchat.store import counts as counts_module
+
+Say = Callable[[int, str, str], StoredMessage]
 
 
 def test_counts_are_kept_per_encoding(store: Store) -> None:

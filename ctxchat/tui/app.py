@@ -29,6 +29,7 @@ from ctxchat.tui.memory_actions import MemoryActions
 from ctxchat.tui.summary_actions import SummaryActions
 from ctxchat.tui.themes import describe_problems, load_themes, shipped_theme_dirs
 from ctxchat.tui.views import ServerView
+from ctxchat.tui.widgets.conversation import warm_widgets
 
 if TYPE_CHECKING:
     from ctxchat.tui.screens.setup import SetupChoice
@@ -80,6 +81,7 @@ class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions
         if self.has_session:
             # Counts of the draft need the tokenizer; the plan on screen did not.
             await asyncio.to_thread(self.session.counter.build)
+        await asyncio.to_thread(warm_widgets)
         await asyncio.to_thread(warm)
         backend = self.session.backend if self.has_session else None
         if isinstance(backend, DeferredBackend):

@@ -30,10 +30,10 @@ from ctxchat.tui.collector import full_collections_held
 from ctxchat.tui.views import MessageView
 from ctxchat.tui.widgets.composer import Composer
 from ctxchat.tui.widgets.conversation import ConversationView
-from ctxchat.tui.widgets.message_item import MessageItem
 
 if TYPE_CHECKING:
     from ctxchat.tui.screens.edit_message import EditResult
+    from ctxchat.tui.widgets.message_item import MessageItem
 
 SESSION_ACTIONS = frozenset(
     {
@@ -137,8 +137,9 @@ class ChatActions(AppBase):
         self.copy_to_clipboard(event.text)
         self.notify("Copied the message to the clipboard.", markup=False)
 
-    @on(MessageItem.LinkClicked)
-    def _link(self, event: MessageItem.LinkClicked) -> None:
+    # By name, not `@on(MessageItem.LinkClicked)`: the turn widget is imported only once
+    # the first turn is drawn (see `item_class`).
+    def on_message_item_link_clicked(self, event: MessageItem.LinkClicked) -> None:
         href = event.href
 
         def opened(confirmed: bool | None) -> None:

@@ -17,6 +17,7 @@ import pytest
 from app_harness import SIZE, MakeApp, Notes, exchange, seed, settle, shown_messages, typed
 from textual.widgets import Input, RadioButton, Static
 from textual.widgets._footer import FooterKey
+from textual.widgets.markdown import MarkdownBlock
 
 from ctxchat.chat.workspace import Workspace
 from ctxchat.cli.launch import preload_tokenizer_if_needed
@@ -29,6 +30,7 @@ from ctxchat.store import Store
 from ctxchat.testing.harness import app_args, open_test_workspace
 from ctxchat.testing.server import ScriptedModelServer
 from ctxchat.tui.app import CtxChatApp, build_app, known_binding_ids
+from ctxchat.tui.screens.confirm import ConfirmScreen
 from ctxchat.tui.screens.setup import SetupScreen
 from ctxchat.tui.widgets.conversation import ConversationView
 from ctxchat.tui.widgets.footer import KeyFooter
@@ -253,6 +255,29 @@ async def test_model_text_is_shown_literally_and_never_acts(
         assert app.is_running
         assert app.return_code is None
         assert notes.of("error") == []
+
+
+async def test_a_link_in_a_reply_opens_only_once_confirmed(
+    make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app, _ = make_app()
+    seed(
+        app.workspace.store,
+        [("user", "Where?"), ("assistant", "Read [the docs](https://example.com/docs) first.")],
+        conversation_id=app.session.conversation,
+    )
+    opened: list[str] = []
+    monkeypatch.setattr(app, "open_url", lambda url, **_: opened.append(url))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        paragraph = app.conversation_view.items[-1].query_one(MarkdownBlock)
+        await pilot.click(paragraph, offset=(7, 0))  # "Read " is five cells
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        assert opened == []
+        await pilot.click("#confirm")
+        await settle(pilot)
+        assert opened == ["https://example.com/docs"]
 
 
 async def test_background_work_waits_for_the_first_frame(

@@ -34,3 +34,20 @@ def test_loading_an_encoding_imports_only_tiktoken() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+def test_the_app_imports_markdown_only_to_draw_a_turn() -> None:
+    # Textual's Markdown, markdown-it and Pygments take about 45 ms to import: a start on a
+    # new conversation draws its first frame without them; the first turn brings them.
+    code = (
+        "import sys\n"
+        "import ctxchat.tui.app\n"
+        "before = sorted(m for m in sys.modules if m.split('.')[0] in ('markdown_it', 'pygments'))\n"
+        "from ctxchat.tui.widgets.conversation import item_class\n"
+        "item_class()\n"
+        "print(before, 'markdown_it' in sys.modules)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[] True"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, TypeGuard
+from typing import TYPE_CHECKING, ClassVar, TypeGuard
 
 from textual import events
 from textual.binding import Binding, BindingType
@@ -15,7 +15,9 @@ from textual.widget import Widget
 
 from ctxchat.core.history import MessageStatus
 from ctxchat.tui.views import MessageView
-from ctxchat.tui.widgets.message_item import MessageItem
+
+if TYPE_CHECKING:
+    from ctxchat.tui.widgets.message_item import MessageItem
 
 Loader = Callable[[int, int], Sequence[MessageView]]
 """`load(offset, limit)`: messages `offset` to `offset + limit` counted from the oldest (0),
@@ -26,6 +28,20 @@ RETRYABLE = (MessageStatus.INTERRUPTED, MessageStatus.FAILED)
 
 def _no_messages(offset: int, limit: int) -> Sequence[MessageView]:
     return []
+
+
+def item_class() -> type[MessageItem]:
+    """The turn widget, imported when the first turn is shown (or by `warm_widgets`): with
+    it come Textual's Markdown, markdown-it and Pygments, about 45 ms a start needs only
+    when its conversation has turns."""
+    from ctxchat.tui.widgets.message_item import MessageItem
+
+    return MessageItem
+
+
+def warm_widgets() -> None:
+    """Import what drawing turns needs, so the first one sent does not wait for it."""
+    item_class()
 
 
 class ConversationView(VerticalScroll, can_focus=True):
@@ -208,7 +224,7 @@ class ConversationView(VerticalScroll, can_focus=True):
     @property
     def items(self) -> list[MessageItem]:
         """The mounted turns, oldest first."""
-        return list(self.query_children(MessageItem))
+        return list(self.query_children(item_class()))
 
     async def on_mount(self) -> None:
         await self._show_newest()
@@ -234,7 +250,7 @@ class ConversationView(VerticalScroll, can_focus=True):
             mounted = self.item(view.id)
             if mounted is not None:
                 return mounted
-        item = MessageItem(view)
+        item = item_class()(view)
         await self.mount(item)
         self._end += 1
         await self._prune_oldest()
@@ -271,7 +287,7 @@ class ConversationView(VerticalScroll, can_focus=True):
             self._start = start
             self._end = start + len(views)
             if views:
-                await self.mount_all([MessageItem(view) for view in views])
+                await self.mount_all([item_class()(view) for view in views])
         finally:
             self._loading = False
         if self._selected is not None and not self._has_item(self._selected):
@@ -318,7 +334,7 @@ class ConversationView(VerticalScroll, can_focus=True):
             return
         items = self.items
         keep = self._position_of(items[0]) if items else None
-        await self.mount_all([MessageItem(view) for view in views], before=0)
+        await self.mount_all([item_class()(view) for view in views], before=0)
         self._start -= len(views)
         surplus = len(items) + len(views) - self.MAX_MOUNTED
         # A reply still streaming stays mounted, even past the cap.
@@ -342,7 +358,7 @@ class ConversationView(VerticalScroll, can_focus=True):
         items = self.items
         surplus = len(items) + len(views) - self.MAX_MOUNTED
         keep = self._position_of(items[surplus]) if 0 < surplus < len(items) else None
-        await self.mount_all([MessageItem(view) for view in views])
+        await self.mount_all([item_class()(view) for view in views])
         self._end += len(views)
         if surplus > 0:
             await self._unmount(items[:surplus])
@@ -384,7 +400,7 @@ class ConversationView(VerticalScroll, can_focus=True):
         if message_id is None:
             return None
         try:
-            return self.get_child_by_id(f"message-{message_id}", MessageItem)
+            return self.get_child_by_id(f"message-{message_id}", item_class())
         except NoMatches:
             return None
 
@@ -475,7 +491,7 @@ class ConversationView(VerticalScroll, can_focus=True):
     def on_click(self, event: events.Click) -> None:
         widget: Widget | None = event.widget
         while widget is not None and widget is not self:
-            if isinstance(widget, MessageItem):
+            if isinstance(widget, item_class()):
                 self._set_selected(widget)
                 return
             parent = widget.parent
@@ -484,7 +500,7 @@ class ConversationView(VerticalScroll, can_focus=True):
     # Actions on the selected (or newest) message.
 
     def _streaming(self) -> bool:
-        return any(item.is_streaming for item in self.query_children(MessageItem))
+        return any(item.is_streaming for item in self.query_children(item_class()))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "clear_selection":

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ctxchat.chat.semantic import SemanticRecall
@@ -30,7 +31,6 @@ from ctxchat.core.tokens import (
     DeferredCounter,
     TokenCounter,
     count_message,
-    text_key,
 )
 from ctxchat.model.backend import ModelBackend
 from ctxchat.model.errors import ProviderError
@@ -265,7 +265,9 @@ class ChatSession:
 
     def _assemble(self, draft: str | None) -> ContextPlan:
         counted_as = self.counter.name
-        with self.counter.recording() as counted:
+        history = self.history()  # a recount of its messages is kept in their rows
+        # What a plan without a draft counts is what the next start's first plan counts.
+        with self.keeping() if not draft else contextlib.nullcontext():
             plan = assemble_context(
                 budget=self.budget,
                 counter=self.counter,
@@ -273,7 +275,7 @@ class ChatSession:
                 system_prompt=self.settings.context.system_prompt,
                 memory=self.memory(),
                 summary=self.summary_state(),
-                history=self.history(),
+                history=history,
                 new_input=draft,
                 conversation_id=self.conversation_id,
                 options=self.settings.context.assembly_options(),
@@ -284,9 +286,6 @@ class ChatSession:
         if self.counter.name != counted_as:
             # The tokenizer failed to build halfway: count everything again as an estimate.
             return self._assemble(draft)
-        if draft:
-            counted.pop(text_key(draft), None)
-        self._keep_counts(counted)
         return plan
 
     def _counter_for(self, model: str, counter: TokenCounter | None = None) -> CachingCounter:
@@ -299,14 +298,27 @@ class ChatSession:
         self._keeps_as = deferred.name
         return CachingCounter(deferred, kept=self.store.kept_counts(deferred.name))
 
-    def _keep_counts(self, counted: dict[bytes, int]) -> None:
+    @contextlib.contextmanager
+    def keeping(self) -> Iterator[None]:
+        """Keep in the store, for later runs, the count of every text counted inside: the
+        texts of a plan without a draft, or the reasoning of the turns on screen.
+
+        The whole set is written each time, so counts the store dropped (an edit, a
+        deletion, the cap) come back, and the ones in use stay the newest.
+        """
+        counter, encoding = self.counter, self._keeps_as
+        if encoding is None:
+            yield
+            return
+        with counter.recording() as counted:
+            yield
         # Only counts of the tokenizer the kept ones belong to (not of an estimate).
-        if counted and self.counter.name == self._keeps_as:
+        if counted and counter.name == encoding:
             try:
-                self.store.keep_counts(self._keeps_as, counted)
+                self.store.keep_counts(encoding, counted)
             except StoreError:
                 return  # kept counts only save time: the plan stands without them
-            self.counter.keep(counted)
+            counter.keep(counted)
 
     def pending_fold(self, *, manual: bool = False) -> FoldRange | None:
         """What summarization would fold now: by hand everything but the recent turns,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -193,7 +194,8 @@ class CachingCounter:
 
     `kept` holds counts from earlier runs, by `text_key`: a text found there is not counted
     again, so a start whose plan uses only known texts never waits for the tokenizer.
-    Inside `recording()`, the counts the wrapped counter makes are collected for keeping.
+    Inside `recording()`, every count asked for in that thread is collected for keeping,
+    whether it was counted, remembered or kept.
     Should the wrapped counter change its name (a deferred tokenizer that failed to build),
     every count remembered under the old name is forgotten.
     """
@@ -205,7 +207,7 @@ class CachingCounter:
         self._cache: OrderedDict[str, int] = OrderedDict()
         self._size = size
         self._kept = dict(kept or {})
-        self._recorded: dict[bytes, int] | None = None
+        self._recording = threading.local()
         self._counted_as = inner.name
 
     @property
@@ -225,16 +227,19 @@ class CachingCounter:
             self._cache.clear()
             self._kept.clear()
             self._counted_as = self._inner.name
+        recorded: dict[bytes, int] | None = getattr(self._recording, "counts", None)
         cached = self._cache.get(text)
         if cached is not None:
             self._cache.move_to_end(text)
+            if recorded is not None:
+                recorded[text_key(text)] = cached
             return cached
-        key = text_key(text) if self._kept or self._recorded is not None else b""
+        key = text_key(text) if self._kept or recorded is not None else b""
         tokens = self._kept.get(key) if self._kept else None
         if tokens is None:
             tokens = self._inner.count_text(text)
-            if self._recorded is not None:
-                self._recorded[key] = tokens
+        if recorded is not None:
+            recorded[key] = tokens
         self._cache[text] = tokens
         if len(self._cache) > self._size:
             self._cache.popitem(last=False)
@@ -242,13 +247,16 @@ class CachingCounter:
 
     @contextmanager
     def recording(self) -> Iterator[dict[bytes, int]]:
-        """Collect, by `text_key`, the counts the wrapped counter makes inside the block."""
+        """Collect, by `text_key`, every count asked for in this thread inside the block."""
         recorded: dict[bytes, int] = {}
-        self._recorded = recorded
+        outer = getattr(self._recording, "counts", None)
+        self._recording.counts = recorded
         try:
             yield recorded
         finally:
-            self._recorded = None
+            self._recording.counts = outer
+            if outer is not None:
+                outer.update(recorded)
 
     def keep(self, counts: Mapping[bytes, int]) -> None:
         """Counts now kept elsewhere (in the store) that this counter may use too."""
@@ -273,6 +281,7 @@ class DeferredCounter:
         self._model = model
         self._choice = encoding_for_model(model)
         self._built: TokenCounter | None = None
+        self._building = threading.Lock()
 
     @property
     def is_built(self) -> bool:
@@ -282,7 +291,10 @@ class DeferredCounter:
         """The counter itself, built now if it was not yet (thread-safe: built once)."""
         built = self._built
         if built is None:
-            built = self._built = counter_for_model(self._model)
+            with self._building:
+                built = self._built
+                if built is None:
+                    built = self._built = counter_for_model(self._model)
         return built
 
     @property

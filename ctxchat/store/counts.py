@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 
+from ctxchat.store.connection import BUSY_TIMEOUT_MS
 from ctxchat.store.database import Database
 
 KEPT_COUNTS = 4096
-"""How many counts are kept per encoding; the oldest go first (they are counted again)."""
+"""How many counts are kept per encoding; the least recently kept go first (they are
+counted again when next needed)."""
+
+KEEP_WAIT_MS = 50
+"""How long keeping counts waits for another process's write to end."""
 
 
 class CountStore(Database):
@@ -32,18 +38,37 @@ class CountStore(Database):
         return row is not None
 
     def keep_counts(self, encoding: str, counts: Mapping[bytes, int]) -> None:
-        """Keep `counts` (digest → tokens) of `encoding`, at most KEPT_COUNTS of them."""
+        """Keep `counts` (digest → tokens) of `encoding`, at most KEPT_COUNTS of them.
+
+        It is called as the app plans, so it waits only briefly for another process's
+        write (StoreError when that is not enough): the counts are only a saving.
+        """
         if not counts:
             return
-        with self.transaction() as conn:
+        with self._lock, self._briefly_busy(), self.transaction() as conn:
+            # `used` grows with each write: a count kept again is as new as one kept first.
+            (used,) = conn.execute(
+                "SELECT coalesce(max(used), 0) + 1 FROM kept_counts WHERE encoding = ?",
+                (encoding,),
+            ).fetchone()
             conn.executemany(
-                "INSERT INTO kept_counts (encoding, digest, tokens) VALUES (?, ?, ?) "
-                "ON CONFLICT (encoding, digest) DO UPDATE SET tokens = excluded.tokens",
-                [(encoding, digest, tokens) for digest, tokens in counts.items()],
+                "INSERT INTO kept_counts (encoding, digest, tokens, used) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (encoding, digest) DO UPDATE "
+                "SET tokens = excluded.tokens, used = excluded.used",
+                [(encoding, digest, tokens, used) for digest, tokens in counts.items()],
             )
             conn.execute(
-                "DELETE FROM kept_counts WHERE encoding = ? AND id <= "
-                "(SELECT id FROM kept_counts WHERE encoding = ? ORDER BY id DESC "
-                "LIMIT 1 OFFSET ?)",
+                "DELETE FROM kept_counts WHERE encoding = ? AND id IN "
+                "(SELECT id FROM kept_counts WHERE encoding = ? ORDER BY used DESC, id DESC "
+                "LIMIT -1 OFFSET ?)",
                 (encoding, encoding, KEPT_COUNTS),
             )
+
+    @contextmanager
+    def _briefly_busy(self) -> Iterator[None]:
+        conn = self._conn
+        conn.execute(f"PRAGMA busy_timeout = {KEEP_WAIT_MS}")
+        try:
+            yield
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")

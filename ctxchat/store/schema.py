@@ -168,13 +168,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             encoding TEXT NOT NULL,
             digest BLOB NOT NULL,
             tokens INTEGER NOT NULL,
+            used INTEGER NOT NULL,
             UNIQUE (encoding, digest)
         )
         """,
+        "CREATE INDEX kept_counts_by_use ON kept_counts(encoding, used)",
         # A digest still confirms a guessed text: when a text goes (a message, a memory
-        # entry, a summary, with their conversation) or is edited, every kept count goes
-        # with it, and the next plan counts again what it needs. A reply being written (it
-        # has an owner) was never counted in a plan.
+        # entry, a summary, with their conversation) or its words change, every kept count
+        # goes with it, and the next plan counts again what it needs. A reply still
+        # streaming was never counted in a plan, and its saves would empty the table.
         *(
             f"""
             CREATE TRIGGER kept_counts_forget_{table}_{event.split()[0].lower()}
@@ -184,11 +186,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             """
             for table, event, when in (
                 ("messages", "DELETE", ""),
-                ("messages", "UPDATE OF content", "WHEN old.stream_owner IS NULL"),
+                (
+                    "messages",
+                    "UPDATE OF content",
+                    "WHEN old.status <> 'streaming' AND old.content IS NOT new.content",
+                ),
                 ("memory", "DELETE", ""),
-                ("memory", "UPDATE OF text", ""),
+                ("memory", "UPDATE OF text", "WHEN old.text IS NOT new.text"),
                 ("summaries", "DELETE", ""),
-                ("summaries", "UPDATE OF text", ""),
+                ("summaries", "UPDATE OF text", "WHEN old.text IS NOT new.text"),
             )
         ),
     ),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import importlib
 import pkgutil
 from collections.abc import Iterable, Sequence
@@ -79,8 +80,10 @@ class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions
 
     async def _warm(self) -> None:
         if self.has_session:
-            # Counts of the draft need the tokenizer; the plan on screen did not.
-            await asyncio.to_thread(self.session.counter.build)
+            # Counts of the draft need the tokenizer; the plan on screen did not. A build
+            # that fails here fails again where it is needed, and is reported there.
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(self.session.counter.build)
         await asyncio.to_thread(warm_widgets)
         await asyncio.to_thread(warm)
         backend = self.session.backend if self.has_session else None

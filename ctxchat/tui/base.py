@@ -366,10 +366,11 @@ class AppBase(App[int]):
         store, conversation = session.store, session.conversation
 
         def load(offset: int, limit: int) -> list[MessageView]:
-            return [
-                message_view(m, session.counter)
-                for m in store.messages(conversation, offset=offset, limit=limit)
-            ]
+            messages = store.messages(conversation, offset=offset, limit=limit)
+            # The reasoning's counts are kept too: a start that shows a reasoning reply
+            # then draws it without waiting for the tokenizer.
+            with session.keeping():
+                return [message_view(m, session.counter) for m in messages]
 
         return load
 

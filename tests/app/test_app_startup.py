@@ -349,6 +349,42 @@ async def test_with_counts_kept_the_tokenizer_loads_after_the_plan_is_drawn(
         assert plan.exact
 
 
+async def test_a_reasoning_reply_is_drawn_from_kept_counts_too(
+    make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The pane counts a reply's reasoning to show its tokens: kept, as the plan's texts are.
+    first, _ = make_app()
+    store, conversation = first.workspace.store, first.session.conversation
+    seed(store, [("user", "Why?")], conversation_id=conversation)
+    reply = store.start_reply(conversation, model="gpt-4o")
+    store.finish_reply(
+        reply.id,
+        content="Because.",
+        reasoning="Let me think about it.",
+        tokens=5,
+        exact=True,
+        encoding="o200k_base",
+    )
+    async with first.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+    main_thread_builds: list[bool] = []
+    original = DeferredCounter.build
+
+    def build(self: DeferredCounter) -> TokenCounter:
+        if not self.is_built:
+            main_thread_builds.append(threading.current_thread() is threading.main_thread())
+        return original(self)
+
+    monkeypatch.setattr(DeferredCounter, "build", build)
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert main_thread_builds == [False]
+        assert app.conversation_view.items[
+            -1
+        ].view.reasoning_tokens == first.session.counter.count_text("Let me think about it.")
+
+
 async def test_a_conversation_is_shown_with_its_plan_ready(
     make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -65,12 +65,54 @@ def test_a_later_session_plans_from_kept_counts_without_its_tokenizer(
     assert loads == ["o200k_base", "o200k_base"]
 
 
-def test_the_draft_is_counted_but_not_kept(store: Store, session: ChatSession) -> None:
+def test_a_plan_with_a_draft_keeps_nothing(
+    store: Store, session: ChatSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writes: list[int] = []
+    keep = store.keep_counts
+    monkeypatch.setattr(store, "keep_counts", lambda e, c: (writes.append(len(c)), keep(e, c)))
     draft = "A draft the user is still typing"
-    session.plan(draft)
+    for end in range(1, len(draft) + 1):  # a plan a keystroke: no write while typing
+        session.plan(draft[:end])
+    assert writes == []
+    session.plan(None)
+    assert len(writes) == 1
     kept = store.kept_counts("o200k_base")
-    assert kept and text_key(draft) not in kept
-    assert text_key("You are terse.") in kept
+    assert text_key("You are terse.") in kept and text_key(draft) not in kept
+
+
+def test_the_next_plan_keeps_again_what_an_edit_dropped(
+    store: Store, session: ChatSession, loads: list[str]
+) -> None:
+    first = again(session)
+    kept = first.add_user_message("first")
+    first.add_user_message("second")
+    first.plan(None)
+    first.delete_after(kept.id)  # a deletion drops every kept count
+    assert store.kept_counts("o200k_base") == {}
+    store.add_memory("fact", "A new fact.")
+    first.forget_memory()
+    first.plan(None)  # the prompt's count, remembered by this session, is kept again
+    assert text_key("You are terse.") in store.kept_counts("o200k_base")
+    built = len(loads)
+    again(session).plan(None)
+    assert len(loads) == built  # the next start plans without its tokenizer
+
+
+def test_a_recount_of_the_history_is_kept_in_the_messages_not_here(
+    store: Store, session: ChatSession
+) -> None:
+    first = again(session)
+    for index in range(5):  # counted with another model's encoding
+        store.add_message(
+            first.conversation, "user", f"message {index}", tokens=5, exact=False, encoding="x"
+        )
+    first.plan(None)
+    assert [m.tokens for m in first.history()] == [first.count("user", "message 0")] + [
+        first.count("user", f"message {index}") for index in range(1, 5)
+    ]
+    kept = store.kept_counts("o200k_base")
+    assert text_key("message 0") not in kept and text_key("You are terse.") in kept
 
 
 def test_counts_outside_a_plan_are_not_kept(store: Store, session: ChatSession) -> None:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from ctxchat.store import SCHEMA_VERSION, Store, StoredMessage, schema
+from ctxchat.store import SCHEMA_VERSION, Store, StoredMessage, StoreError, schema
 from ctxchat.store import counts as counts_module
+from ctxchat.store import replies as replies_module
 
 Say = Callable[[int, str, str], StoredMessage]
 
@@ -31,13 +34,30 @@ def test_counts_survive_reopening(db_path: Path) -> None:
         assert second.kept_counts("o200k_base") == {b"k" * 16: 3}
 
 
-def test_only_the_newest_counts_are_kept(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_counts_kept_least_recently_go_first(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(counts_module, "KEPT_COUNTS", 3)
     store.keep_counts("cl100k_base", {b"other": 1})
+    prompt = {b"p" * 16: 9}  # in every plan: kept again each time
     for index in range(5):
-        store.keep_counts("o200k_base", {bytes([index]) * 16: index})
-    assert store.kept_counts("o200k_base") == {bytes([i]) * 16: i for i in (2, 3, 4)}
+        store.keep_counts("o200k_base", {**prompt, bytes([index]) * 16: index})
+    assert store.kept_counts("o200k_base") == {**prompt, b"\x03" * 16: 3, b"\x04" * 16: 4}
     assert store.kept_counts("cl100k_base") == {b"other": 1}  # each encoding has its cap
+
+
+def test_keeping_waits_only_briefly_for_another_writer(db_path: Path, store: Store) -> None:
+    other = sqlite3.connect(db_path)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        started = time.perf_counter()
+        with pytest.raises(StoreError):
+            store.keep_counts("o200k_base", {b"k" * 16: 1})
+        assert time.perf_counter() - started < 2
+    finally:
+        other.rollback()
+        other.close()
+    store.create_conversation("writes wait as long as before")
 
 
 def test_nothing_to_keep_writes_nothing(store: Store) -> None:
@@ -94,4 +114,25 @@ def test_a_streaming_reply_and_new_texts_keep_the_counts(store: Store, say: Say)
     store.finish_reply(
         reply.id, content="part of the answer", tokens=4, exact=True, encoding="o200k_base"
     )
+    assert store.kept_counts("o200k_base") == KEPT
+
+
+def test_editing_an_abandoned_reply_forgets_the_counts(
+    store: Store, say: Say, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conversation = store.create_conversation("c").id
+    say(conversation, "user", "q")
+    reply = store.start_reply(conversation, model="m")
+    store.save_partial(reply.id, "secret partial text")
+    monkeypatch.setattr(replies_module, "writer_alive", lambda *args: False)
+    assert store.interrupt_abandoned_replies() == 1  # marked interrupted, owner kept
+    store.keep_counts("o200k_base", KEPT)
+    store.update_message_content(reply.id, "edited", tokens=3, exact=True, encoding="o200k_base")
+    assert store.kept_counts("o200k_base") == {}
+
+
+def test_changes_that_leave_a_text_as_it_was_keep_the_counts(store: Store) -> None:
+    entry = store.add_memory("fact", "Lives in Berlin.")
+    store.keep_counts("o200k_base", KEPT)
+    store.update_memory(entry.id, text="Lives in Berlin.", pinned=True, importance=9)
     assert store.kept_counts("o200k_base") == KEPT

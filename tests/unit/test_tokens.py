@@ -1,5 +1,6 @@
 """Token counting: tiktoken from packaged data, the estimate, and the model table."""
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -226,17 +227,24 @@ def test_kept_counts_are_used_without_counting() -> None:
     assert inner.calls == ["Something new"]
 
 
-def test_recording_collects_only_what_the_inner_counter_counted() -> None:
+def test_recording_collects_every_count_asked_for_in_its_thread() -> None:
     inner = _Recording()
     counter = CachingCounter(inner, kept={text_key("kept"): 9})
     counter.count_text("seen before")
+    elsewhere: list[int] = []
     with counter.recording() as counted:
         counter.count_text("kept")  # from the kept counts
         counter.count_text("seen before")  # from the cache
-        tokens = counter.count_text("fresh text")
+        tokens = counter.count_text("fresh text")  # counted
+        thread = threading.Thread(target=lambda: elsewhere.append(counter.count_text("other")))
+        thread.start()
+        thread.join()
     counter.count_text("after the block")
-    assert counted == {text_key("fresh text"): tokens}
-    counter.keep(counted)
+    assert counted == {
+        text_key("kept"): 9,
+        text_key("seen before"): counter.count_text("seen before"),
+        text_key("fresh text"): tokens,
+    }
     inner.calls.clear()
     assert CachingCounter(inner, kept=counted).count_text("fresh text") == tokens
     assert inner.calls == []

@@ -41,7 +41,7 @@ class Notes:
             notes.calls.append((str(message), str(options.get("severity", "information"))))
             original(message, **options)
 
-        app.notify = record  # type: ignore[method-assign]
+        app.notify = record
         return notes
 
     def of(self, severity: str) -> list[str]:
@@ -105,7 +105,8 @@ async def settle(pilot: Pilot[Any]) -> None:
 async def typed(pilot: Pilot[Any], text: str, *, keys: bool = False) -> ContextPlan:
     """Write `text` into the composer (pasted, or key by key with `keys`) and wait for the
     live plan to hold it."""
-    app: CtxChatApp = pilot.app  # type: ignore[assignment]
+    app = pilot.app
+    assert isinstance(app, CtxChatApp)
     app.composer.focus()
     if keys:
         await pilot.press(*text)

@@ -11,12 +11,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from app_harness import MakeApp, Notes
 
 from ctxchat.chat.workspace import Workspace
 from ctxchat.testing.harness import TEST_KEY, app_args, open_test_workspace, write_config
 from ctxchat.testing.server import ScriptedModelServer
 from ctxchat.tui.app import CtxChatApp, build_app
+
+from .app_harness import MakeApp, Notes
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from app_harness import SIZE, MakeApp, seed, settle, shown_messages, typed, until
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, RadioButton, TextArea
 
@@ -22,6 +21,8 @@ from ctxchat.tui.screens.edit_message import EditMessageScreen
 from ctxchat.tui.screens.export_format import ExportFormatScreen
 from ctxchat.tui.screens.rename import RenameScreen
 from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
+
+from .app_harness import SIZE, MakeApp, seed, settle, shown_messages, typed, until
 
 DATABASE = [("user", "Which database?"), ("assistant", "PostgreSQL 16.")]
 BACKUPS = [("user", "How often do backups run?"), ("assistant", "Every night at two.")]

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from app_harness import SIZE, MakeApp, seed, settle, shown_messages, status_line, typed
 from textual.widgets import Static
 from textual.widgets._footer import FooterKey
 
@@ -15,6 +14,8 @@ from ctxchat.testing.harness import TEST_KEY
 from ctxchat.testing.server import Fault, ScriptedModelServer
 from ctxchat.tui.screens.error_details import ErrorDetails
 from ctxchat.tui.widgets.budget_bar import BudgetBar
+
+from .app_harness import SIZE, MakeApp, seed, settle, shown_messages, status_line, typed
 
 REPLY = "Some reply text that is long enough."
 CASES = [

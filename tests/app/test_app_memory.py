@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from app_harness import SIZE, MakeApp, memory_refs, seed, settle
 from textual.widgets import Input, TextArea
 
 from ctxchat.core.budget import Layer
@@ -11,6 +10,8 @@ from ctxchat.core.plan import ContextPlan, Reason
 from ctxchat.tui.screens.confirm import ConfirmScreen
 from ctxchat.tui.screens.memory_editor import MemoryEditor
 from ctxchat.tui.widgets.memory_panel import MemoryPanel
+
+from .app_harness import SIZE, MakeApp, memory_refs, seed, settle
 
 
 def memory_message(plan: ContextPlan | None) -> str:
@@ -27,7 +28,7 @@ async def test_f6_goes_to_the_memory_list_from_the_composer(make_app: MakeApp) -
         assert app.focused is app.composer
         await pilot.press("f6")
         panel = app.query_one("#memory", MemoryPanel)
-        assert app.focused is panel.option_list
+        assert panel.option_list.has_focus
         assert panel.highlighted_entry is not None
         assert panel.highlighted_entry.text == "The service runs on PostgreSQL 16."
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from app_harness import SIZE, MakeApp, memory_refs, seed, settle, typed
 from textual.widgets import OptionList
 
 from ctxchat.config.state import load_state
@@ -14,6 +13,8 @@ from ctxchat.testing.server import ScriptedModelServer
 from ctxchat.tui.screens.inspector import RequestInspector, pretty_json
 from ctxchat.tui.screens.model_picker import ModelPicker
 from ctxchat.tui.widgets.layer_panel import ContextPanels
+
+from .app_harness import SIZE, MakeApp, memory_refs, seed, settle, typed
 
 
 def every_kind(store: Store) -> dict[MemoryKind, str]:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from app_harness import MakeApp, seed, settle, typed
-
 from ctxchat.core.budget import Layer
 from ctxchat.testing.server import ScriptedModelServer
 from ctxchat.tui.widgets.layer_panel import ContextPanels
+
+from .app_harness import MakeApp, seed, settle, typed
 
 SIZE = (160, 40)
 

@@ -5,18 +5,9 @@ from __future__ import annotations
 import asyncio
 import gc
 import threading
+from typing import Any
 
 import pytest
-from app_harness import (
-    SIZE,
-    MakeApp,
-    input_panel_tokens,
-    settle,
-    shown_messages,
-    status_line,
-    typed,
-    until,
-)
 from textual.widgets import Collapsible, Static
 
 from ctxchat.chat.turn import TurnFinished, TurnStarted
@@ -27,6 +18,17 @@ from ctxchat.tui.base import BIG_DRAFT
 from ctxchat.tui.collector import HELD
 from ctxchat.tui.widgets.message_item import MessageItem
 from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
+
+from .app_harness import (
+    SIZE,
+    MakeApp,
+    input_panel_tokens,
+    settle,
+    shown_messages,
+    status_line,
+    typed,
+    until,
+)
 
 SYSTEM = {"role": "system", "content": "You are a helpful assistant."}
 PRIMER = 3  # the tokens that prime the reply, counted in the input layer
@@ -208,7 +210,7 @@ async def test_a_one_megabyte_paste_is_planned_in_a_thread_and_kept_when_over_bu
             )
             return plan(draft)
 
-        session.plan = watched  # type: ignore[method-assign]
+        session.plan = watched
         side = app.query_one("#side")
         assert not side.has_class("-hidden")
         app.composer.insert(paste)
@@ -234,7 +236,7 @@ async def test_a_one_megabyte_paste_is_planned_in_a_thread_and_kept_when_over_bu
 
 
 async def test_a_reply_with_reasoning_shows_it_without_rebuilding_the_reply(
-    make_app: MakeApp, server: ScriptedModelServer
+    make_app: MakeApp, server: ScriptedModelServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app, _ = make_app()
     server.script(Reply("Use WAL mode.", "The user wants durability and speed."))
@@ -246,13 +248,11 @@ async def test_a_reply_with_reasoning_shows_it_without_rebuilding_the_reply(
             original(item)
             bodies.append(item.query_one(ReplyMarkdown))
 
-        MessageItem.start_stream = spy  # type: ignore[method-assign]
-        try:
-            await typed(pilot, "Which journal mode?")
-            await pilot.press("enter")
-            await settle(pilot)
-        finally:
-            MessageItem.start_stream = original  # type: ignore[method-assign]
+        monkeypatch.setattr(MessageItem, "start_stream", spy)
+        await typed(pilot, "Which journal mode?")
+        await pilot.press("enter")
+        await settle(pilot)
+        monkeypatch.undo()
         reply = app.query(MessageItem).last()
         (shown,) = reply.query(Collapsible)
         assert shown.title.startswith("Reasoning")
@@ -347,7 +347,7 @@ async def test_a_stop_while_the_turn_is_drawing_still_marks_the_reply_interrupte
 
 
 async def test_the_start_and_the_end_of_a_turn_are_each_drawn_in_one_frame(
-    make_app: MakeApp, server: ScriptedModelServer
+    make_app: MakeApp, server: ScriptedModelServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Starting a turn clears the composer and adds the message and the reply; ending it
     # settles the reply, its header, the status line, the context panels and the footer.
@@ -359,36 +359,36 @@ async def test_the_start_and_the_end_of_a_turn_are_each_drawn_in_one_frame(
     show_event = app._show_event
     end_turn = app._end_turn
 
-    async def showing(*args: object) -> None:
+    async def showing(*args: Any) -> None:
         nonlocal drawing
         event = args[2]
         if isinstance(event, TurnStarted):
             drawing = "start"
-            await show_event(*args)  # type: ignore[arg-type]
+            await show_event(*args)
             await asyncio.sleep(0.1)  # a slow start: the screen's timer has time to draw
             drawing = None
             return
         if isinstance(event, TurnFinished):
             drawing = "end"
-        await show_event(*args)  # type: ignore[arg-type]
+        await show_event(*args)
 
-    async def ended(*args: object) -> None:
+    async def ended(*args: Any) -> None:
         nonlocal drawing
         await asyncio.sleep(0.1)  # a slow ending, likewise
-        await end_turn(*args)  # type: ignore[arg-type]
+        await end_turn(*args)
         drawing = None
 
-    app._show_event = showing  # type: ignore[method-assign]
-    app._end_turn = ended  # type: ignore[method-assign]
+    monkeypatch.setattr(app, "_show_event", showing)
+    monkeypatch.setattr(app, "_end_turn", ended)
     async with app.run_test(size=SIZE) as pilot:
         refresh_layout = app.screen._refresh_layout
 
-        def laying_out(*args: object, **kwargs: object) -> None:
+        def laying_out(*args: Any, **kwargs: Any) -> None:
             if drawing is not None:
                 half_drawn.append(drawing)
-            refresh_layout(*args, **kwargs)  # type: ignore[arg-type]
+            refresh_layout(*args, **kwargs)
 
-        app.screen._refresh_layout = laying_out  # type: ignore[method-assign]
+        app.screen._refresh_layout = laying_out
         await typed(pilot, "List two things.")
         await pilot.press("enter")
         await settle(pilot)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app_harness import SIZE, MakeApp, exchange, seed, settle
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static, TextArea
 
@@ -17,6 +16,8 @@ from ctxchat.tui.app import CtxChatApp
 from ctxchat.tui.screens.extraction import ExtractionReview
 from ctxchat.tui.screens.summarize_preview import SummarizePreview
 from ctxchat.tui.screens.summary_versions import SummaryScreen
+
+from .app_harness import SIZE, MakeApp, exchange, seed, settle
 
 # Two recent messages stay in working memory; nothing is folded behind the test's back.
 SMALL_WORKING = "[context]\nmin_recent = 2\n[summary]\nauto = false\n"
@@ -225,6 +226,7 @@ async def test_extracted_facts_are_stored_only_when_accepted(
         assert [(e.kind, e.text, e.importance, e.source, e.conversation_id) for e in stored] == [
             (MemoryKind.FACT, "The team deploys on Fridays.", 6, f"message:{question.id}", None)
         ]
+        assert app.last_plan is not None
         assert [item.ref for item in app.last_plan.layer(Layer.MEMORY).items] == [stored[0].ref]
         assert "Stored 1 memory entries." in notes.messages
 

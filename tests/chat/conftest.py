@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,14 +31,14 @@ def store(tmp_path: Path) -> Iterator[Store]:
     opened.close()
 
 
-def make_settings(server: ScriptedModelServer, **context: object) -> Settings:
+def make_settings(server: ScriptedModelServer, **context: Any) -> Settings:
     profile = ProviderProfile(
         name="test", base_url=server.base_url, model="gpt-4o", api_key_env="TEST_KEY"
     )
     return Settings(
         profiles={"test": profile},
         default_profile="test",
-        context=ContextSettings(system_prompt="You are terse.", **context),  # type: ignore[arg-type]
+        context=ContextSettings(system_prompt="You are terse.", **context),
         summary=SummarySettings(min_messages=4, min_tokens=100_000),
     )
 

@@ -3,6 +3,7 @@ before its tokenizer has loaded."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -29,7 +30,7 @@ def again(session: ChatSession) -> ChatSession:
 def loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The encodings the sessions' counters build, in order."""
     built: list[str] = []
-    original = tokens.load_encoding
+    original = encodings.load_encoding  # what tokens.load_encoding names until it is patched
 
     def load(name: str) -> Any:
         built.append(name)
@@ -70,7 +71,12 @@ def test_a_plan_with_a_draft_keeps_nothing(
 ) -> None:
     writes: list[int] = []
     keep = store.keep_counts
-    monkeypatch.setattr(store, "keep_counts", lambda e, c: (writes.append(len(c)), keep(e, c)))
+
+    def watched(encoding: str, counts: Mapping[bytes, int]) -> None:
+        writes.append(len(counts))
+        keep(encoding, counts)
+
+    monkeypatch.setattr(store, "keep_counts", watched)
     draft = "A draft the user is still typing"
     for end in range(1, len(draft) + 1):  # a plan a keystroke: no write while typing
         session.plan(draft[:end])

@@ -158,7 +158,6 @@ def test_semantic_recall_finds_what_shares_no_words(session: ChatSession) -> Non
 def test_catching_up_pauses_between_batches_and_stops_when_asked(
     session: ChatSession, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ctxchat.chat import semantic as semantic_module
     from ctxchat.chat.semantic import SemanticRecall
 
     if not SemanticRecall.possible():
@@ -167,7 +166,7 @@ def test_catching_up_pauses_between_batches_and_stops_when_asked(
     semantic = SemanticRecall(session.store, session.conversation)
     semantic.prepare()
     pauses: list[float] = []
-    monkeypatch.setattr(semantic_module.time, "sleep", pauses.append)
+    monkeypatch.setattr("ctxchat.chat.semantic.time.sleep", pauses.append)
     # Stopped during the pause after the first batch: 16 of the 80 messages are embedded.
     assert semantic.catch_up(batch=16, cancelled=lambda: len(pauses) >= 1) == 16
     assert len(pauses) == 1 and 0 < pauses[0] <= 0.1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -25,8 +26,8 @@ from ctxchat.testing.server import Fault, Reply, ScriptedModelServer
 API_KEY = "sk-chat-test-0123456789"  # the key tests/chat/conftest.py configures
 
 
-async def collect(events: object) -> list[TurnEvent]:
-    return [event async for event in events]  # type: ignore[attr-defined]
+async def collect(events: AsyncIterator[TurnEvent]) -> list[TurnEvent]:
+    return [event async for event in events]
 
 
 async def test_the_bytes_sent_are_the_plan(
@@ -74,10 +75,12 @@ async def test_reply_is_streamed_stored_with_usage_and_drift(
     assert reply.status is MessageStatus.COMPLETE
     assert reply.content == "A reply that arrives in several small chunks."
     assert reply.prompt_tokens == server.prompt_tokens(server.requests[-1]["messages"])
-    assert reply.estimated_prompt_tokens == events[0].plan.tokens  # type: ignore[union-attr]
-    assert reply.drift == reply.prompt_tokens - reply.estimated_prompt_tokens  # type: ignore[operator]
+    started = events[0]
+    assert isinstance(started, TurnStarted)
+    assert reply.estimated_prompt_tokens == started.plan.tokens
+    assert reply.drift == reply.prompt_tokens - started.plan.tokens
     assert reply.tokens == session.count("assistant", reply.content)
-    stored = session.store.messages(session.conversation_id)
+    stored = session.store.messages(session.conversation)
     assert [(m.role, m.content) for m in stored] == [
         ("user", "Hi there"),
         ("assistant", "A reply that arrives in several small chunks."),
@@ -96,7 +99,7 @@ async def test_wrong_key_keeps_the_message_and_names_no_secret(
     assert failed.reply.error is not None
     assert API_KEY not in failed.reply.error
     assert API_KEY not in str(failed.error)
-    stored = session.store.messages(session.conversation_id)
+    stored = session.store.messages(session.conversation)
     assert stored[0].content == "Keep me"
     # A failed reply is not sent back next time.
     assert [m["role"] for m in session.plan("again").request_messages()] == [
@@ -139,7 +142,7 @@ async def test_stopping_keeps_what_arrived(
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    reply = session.store.messages(session.conversation_id)[-1]
+    reply = session.store.messages(session.conversation)[-1]
     assert reply.status is MessageStatus.INTERRUPTED
     assert reply.content == "".join(received)
     assert reply.error == "You stopped the reply; the part received so far was kept."
@@ -182,7 +185,7 @@ async def test_over_budget_input_stores_nothing(
         await collect(send_message(session, "word " * 20_000))
     assert str(caught.value).startswith("The message is ")
     assert "tokens over the budget of 7,000 tokens" in str(caught.value)
-    assert session.store.messages(session.conversation_id) == []
+    assert session.store.messages(session.conversation) == []
     assert server.requests == []
 
 
@@ -193,7 +196,7 @@ async def test_regenerate_replaces_the_last_reply(
     await collect(send_message(session, "Question"))
     events = await collect(regenerate(session))
     assert isinstance(events[-1], TurnFinished)
-    stored = session.store.messages(session.conversation_id)
+    stored = session.store.messages(session.conversation)
     assert [(m.role, m.content) for m in stored] == [
         ("user", "Question"),
         ("assistant", "Second try."),
@@ -206,7 +209,9 @@ async def test_reasoning_is_stored_apart_and_never_sent_back(
 ) -> None:
     server.script(Reply("The answer is 4.", reasoning="Two plus two makes four."))
     events = await collect(send_message(session, "2+2?"))
-    reply = events[-1].reply  # type: ignore[union-attr]
+    finished = events[-1]
+    assert isinstance(finished, TurnFinished)
+    reply = finished.reply
     assert reply.content == "The answer is 4."
     assert reply.reasoning == "Two plus two makes four."
     server.script("ok")
@@ -221,7 +226,9 @@ async def test_think_tags_are_split_from_the_answer(
 ) -> None:
     server.script("<think>Let me see.</think>\n\nIt is Tuesday.")
     events = await collect(send_message(session, "Day?"))
-    reply = events[-1].reply  # type: ignore[union-attr]
+    finished = events[-1]
+    assert isinstance(finished, TurnFinished)
+    reply = finished.reply
     assert (reply.content, reply.reasoning) == ("It is Tuesday.", "Let me see.")
 
 

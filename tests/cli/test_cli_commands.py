@@ -13,10 +13,14 @@ import pytest
 from ctxchat.cli.run import confirm
 from ctxchat.testing.server import Fault, ScriptedModelServer
 
+from .conftest import Run
+
 KEY = "sk-cli-secret-0123456789"
 
 
-def test_send_streams_the_reply_and_stores_both_messages(run, server: ScriptedModelServer) -> None:  # type: ignore[no-untyped-def]
+def test_send_streams_the_reply_and_stores_both_messages(
+    run: Run, server: ScriptedModelServer
+) -> None:
     server.script("Hello from the model.")
     code, out, _err = run("send", "Hi there")
     assert (code, out) == (0, "Hello from the model.\n")
@@ -31,7 +35,9 @@ def test_send_streams_the_reply_and_stores_both_messages(run, server: ScriptedMo
     ]
 
 
-def test_send_json_prints_reply_usage_and_the_plan_sent(run, server: ScriptedModelServer) -> None:  # type: ignore[no-untyped-def]
+def test_send_json_prints_reply_usage_and_the_plan_sent(
+    run: Run, server: ScriptedModelServer
+) -> None:
     server.script("Four.")
     code, out, _ = run("send", "--json", "2+2?")
     assert code == 0
@@ -43,8 +49,8 @@ def test_send_json_prints_reply_usage_and_the_plan_sent(run, server: ScriptedMod
 
 
 def test_send_reads_standard_input(
-    run, server: ScriptedModelServer, monkeypatch: pytest.MonkeyPatch
-) -> None:  # type: ignore[no-untyped-def]
+    run: Run, server: ScriptedModelServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import io
 
     monkeypatch.setattr("sys.stdin", io.StringIO("from a pipe\n"))
@@ -55,8 +61,8 @@ def test_send_reads_standard_input(
 
 
 def test_provider_error_exits_3_with_one_line_and_keeps_the_message(
-    run, server: ScriptedModelServer
-) -> None:  # type: ignore[no-untyped-def]
+    run: Run, server: ScriptedModelServer
+) -> None:
     server.fail_next(Fault.RATE_LIMIT, retry_after=7)
     code, out, err = run("send", "Still here?")
     assert code == 3
@@ -69,7 +75,7 @@ def test_provider_error_exits_3_with_one_line_and_keeps_the_message(
     assert json.loads(out)[0]["messages"] == 2  # the user's message and the failed reply
 
 
-def test_bad_usage_exits_2(run) -> None:  # type: ignore[no-untyped-def]
+def test_bad_usage_exits_2(run: Run) -> None:
     code, _, err = run("context", "--conversation", "999")
     assert code == 2
     assert err == "ctxchat: No conversation with id 999.\n"
@@ -78,15 +84,15 @@ def test_bad_usage_exits_2(run) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_message_over_the_budget_is_refused_before_sending(
-    run, server: ScriptedModelServer
-) -> None:  # type: ignore[no-untyped-def]
+    run: Run, server: ScriptedModelServer
+) -> None:
     code, _, err = run("send", "word " * 9000)
     assert code == 2
     assert "tokens over the budget of 7,000 tokens" in err
     assert server.requests == []
 
 
-def test_context_table_and_json(run, server: ScriptedModelServer) -> None:  # type: ignore[no-untyped-def]
+def test_context_table_and_json(run: Run, server: ScriptedModelServer) -> None:
     run("memory", "add", "The database is SQLite.", "--kind", "fact", "--pin")
     run("memory", "add", "Likes [bold]tea[/bold].", "--kind", "preference")
     server.script("ok")
@@ -116,7 +122,7 @@ def test_context_table_and_json(run, server: ScriptedModelServer) -> None:  # ty
     assert "excluded: objective mode leaves out preferences" in out
 
 
-def test_memory_commands(run) -> None:  # type: ignore[no-untyped-def]
+def test_memory_commands(run: Run) -> None:
     assert run("memory", "add", "Use UTC.", "--kind", "constraint", "--importance", "8")[0] == 0
     run("memory", "add", "Maybe the ORM is slow.", "--kind", "hypothesis")
     run("memory", "pin", "2")
@@ -144,8 +150,8 @@ def test_memory_commands(run) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_export_markdown_and_import_round_trip(
-    run, server: ScriptedModelServer, home: Path
-) -> None:  # type: ignore[no-untyped-def]
+    run: Run, server: ScriptedModelServer, home: Path
+) -> None:
     server.script("First reply.")
     run("send", "First question")
     code, md, _ = run("export", "1", "--format", "md")
@@ -167,7 +173,7 @@ def test_export_markdown_and_import_round_trip(
     assert err.startswith(f"ctxchat: {bad} is not a JSON export")
 
 
-def test_config_init_show_path(run, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_config_init_show_path(run: Run, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fresh = home / "fresh" / "config.toml"
     code, out, _ = run("--config", str(fresh), "config", "init")
     assert code == 0
@@ -183,7 +189,7 @@ def test_config_init_show_path(run, home: Path, monkeypatch: pytest.MonkeyPatch)
     assert json.loads(out)["settings"]["default_profile"] == "test"
 
 
-def test_broken_config_is_one_line_with_file_and_line(run, home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_broken_config_is_one_line_with_file_and_line(run: Run, home: Path) -> None:
     (home / "config.toml").write_text('[context]\nmin_recent = "ten"\n')
     code, _out, err = run("conversations")
     assert code == 1
@@ -191,7 +197,7 @@ def test_broken_config_is_one_line_with_file_and_line(run, home: Path) -> None: 
     assert "config.toml:2: context.min_recent: expected a whole number" in err
 
 
-def test_corrupt_database_is_named_and_moved_only_on_consent(run, home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_corrupt_database_is_named_and_moved_only_on_consent(run: Run, home: Path) -> None:
     data = home / "data"
     data.mkdir()
     (data / "ctxchat.db").write_bytes(b"this is not sqlite at all" * 100)
@@ -209,7 +215,7 @@ def test_corrupt_database_is_named_and_moved_only_on_consent(run, home: Path) ->
     assert run("conversations")[0] == 0
 
 
-def test_summarize_command(run, server: ScriptedModelServer) -> None:  # type: ignore[no-untyped-def]
+def test_summarize_command(run: Run, server: ScriptedModelServer) -> None:
     server.default_reply = "reply"
     for i in range(5):
         run("send", "--no-summarize", f"question {i}")
@@ -222,7 +228,7 @@ def test_summarize_command(run, server: ScriptedModelServer) -> None:  # type: i
     assert summary["items"][0]["ref"] == "summary:v1"
 
 
-def test_send_folds_automatically(run, server: ScriptedModelServer) -> None:  # type: ignore[no-untyped-def]
+def test_send_folds_automatically(run: Run, server: ScriptedModelServer) -> None:
     def answer(body: dict[str, object]) -> str:
         messages = body["messages"]
         assert isinstance(messages, list)
@@ -251,8 +257,8 @@ def test_send_folds_automatically(run, server: ScriptedModelServer) -> None:  # 
 
 
 def test_missing_key_variable_is_named_not_shown(
-    run, home: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:  # type: ignore[no-untyped-def]
+    run: Run, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("CTXCHAT_TEST_KEY")
     code, out, err = run("send", "hello")
     assert code == 1
@@ -274,7 +280,12 @@ def test_the_cycle_collector_is_off_only_while_the_tui_starts(
     from ctxchat.cli import run as cli_run
 
     seen: list[bool] = []
-    monkeypatch.setattr(cli_run, "run", lambda args: seen.append(gc.isenabled()) or 0)
+
+    def run(args: object) -> int:
+        seen.append(gc.isenabled())
+        return 0
+
+    monkeypatch.setattr(cli_run, "run", run)
     try:
         assert cli_main.main(argv) == 0
     finally:
@@ -289,8 +300,13 @@ def test_confirm_agrees_only_to_yes_on_a_terminal(
     monkeypatch: pytest.MonkeyPatch, answer: str, agreed: bool
 ) -> None:
     asked: list[str] = []
+
+    def ask(prompt: str) -> str:
+        asked.append(prompt)
+        return answer
+
     monkeypatch.setattr("sys.stdin.isatty", lambda: True)
-    monkeypatch.setattr("builtins.input", lambda prompt: asked.append(prompt) or answer)
+    monkeypatch.setattr("builtins.input", ask)
     assert confirm("Replace it?") is agreed
     assert asked == ["Replace it? [y/N] "]
     monkeypatch.setattr("sys.stdin.isatty", lambda: False)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import pytest
 
@@ -93,7 +93,8 @@ def test_a_message_edited_while_it_is_encoded_keeps_no_vector_of_its_old_text(
             )
             return encoder.encode(texts)
 
-    assert embed_pending(store, EditedMeanwhile(), conversation, index=index) == len(TEXTS)  # type: ignore[arg-type]
+    edited_meanwhile = cast("MiniLMEncoder", EditedMeanwhile())  # has all embed_pending reads
+    assert embed_pending(store, edited_meanwhile, conversation, index=index) == len(TEXTS)
     assert ids[2] not in stored(store, conversation, encoder)
     assert len(index) == len(TEXTS) - 1  # the old text's vector is not searched either
     # The edit brings it back: the next batch embeds what it says now.

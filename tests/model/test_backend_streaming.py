@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import ssl
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
+from typing import Any, cast
 
 import anyio
 import httpx2
@@ -25,8 +26,13 @@ MESSAGES = [
 ]
 
 
-async def collect(backend: OpenAIBackend, **kwargs: object) -> list[StreamChunk]:
-    return [chunk async for chunk in backend.stream_reply(MESSAGES, model=MODEL, **kwargs)]  # type: ignore[arg-type]
+async def collect(
+    backend: OpenAIBackend, max_tokens: int | None = None, temperature: float | None = None
+) -> list[StreamChunk]:
+    stream = backend.stream_reply(
+        MESSAGES, model=MODEL, max_tokens=max_tokens, temperature=temperature
+    )
+    return [chunk async for chunk in stream]
 
 
 def text_of(chunks: list[StreamChunk]) -> str:
@@ -266,9 +272,10 @@ async def test_breaking_out_early_closes_the_stream(
     model_server.script("word " * 200)
 
     stream = backend.stream_reply(MESSAGES, model=MODEL)
+    assert isinstance(stream, AsyncGenerator)
     async for _ in stream:
         break
-    await stream.aclose()  # type: ignore[attr-defined]
+    await stream.aclose()
 
     assert await asyncio.to_thread(model_server.wait_for_abort, 1, 5.0)
 
@@ -343,7 +350,8 @@ class BrokenBody:
 )
 async def test_a_body_that_breaks_is_a_connection_error(error: BaseException) -> None:
     """As openai itself raises it, so the reply is marked interrupted with its text kept."""
-    chunks = _chunks_of(BrokenBody(error))  # type: ignore[arg-type]
+    # Only the two attributes BrokenBody has are read from the response.
+    chunks = _chunks_of(cast("openai.AsyncAPIResponse[Any]", BrokenBody(error)))
     first = await anext(chunks)
     assert first["choices"][0]["delta"]["content"] == "Hel"
     with pytest.raises(openai.APIConnectionError) as raised:

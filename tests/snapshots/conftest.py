@@ -9,7 +9,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from snapshot_apps import NOW, BuildApp, Clock
 
 from ctxchat.chat.workspace import Workspace
 from ctxchat.model import discovery
@@ -17,6 +16,8 @@ from ctxchat.model.discovery import FoundServer
 from ctxchat.store import Store
 from ctxchat.testing.harness import app_args, open_test_workspace, write_config
 from ctxchat.tui.app import CtxChatApp, build_app
+
+from .snapshot_apps import NOW, BuildApp, Clock
 
 # A base URL that is never contacted: the apps in these snapshots only plan, except where
 # a test passes the scripted server. Its port is fixed, so it could never vary a picture.
@@ -32,7 +33,7 @@ def without_toasts(app: CtxChatApp) -> CtxChatApp:
     def silent(*args: object, **kwargs: object) -> None:
         return None
 
-    app.notify = silent  # type: ignore[method-assign]
+    app.notify = silent
     return app
 
 

@@ -12,7 +12,18 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from snapshot_apps import (
+from textual.pilot import Pilot
+
+from ctxchat.core.history import MessageStatus
+from ctxchat.core.memory import MemoryKind
+from ctxchat.core.summary import SummaryStrategy
+from ctxchat.model.discovery import FoundServer
+from ctxchat.store import Store
+from ctxchat.testing.harness import TEST_KEY
+from ctxchat.testing.server import ScriptedModelServer
+from ctxchat.tui.app import CtxChatApp
+
+from .snapshot_apps import (
     HOUR,
     NOW,
     BuildApp,
@@ -24,16 +35,6 @@ from snapshot_apps import (
     steady,
     then,
 )
-from textual.pilot import Pilot
-
-from ctxchat.core.history import MessageStatus
-from ctxchat.core.memory import MemoryKind
-from ctxchat.core.summary import SummaryStrategy
-from ctxchat.model.discovery import FoundServer
-from ctxchat.store import Store
-from ctxchat.testing.harness import TEST_KEY
-from ctxchat.testing.server import ScriptedModelServer
-from ctxchat.tui.app import CtxChatApp
 
 SnapCompare = Callable[..., bool]
 NARROW = (80, 24)

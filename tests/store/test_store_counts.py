@@ -89,7 +89,7 @@ def test_deleting_or_editing_a_text_forgets_every_kept_count(store: Store, say: 
     first = say(conversation, "user", "kept words")
     message = say(conversation, "user", "secret words")
     entry = store.add_memory("fact", "Lives in Berlin.", conversation_id=conversation)
-    changes = [
+    changes: list[Callable[[], object]] = [
         lambda: store.update_memory(entry.id, text="Lives in Paris."),
         lambda: store.update_message_content(
             message.id, "other words", tokens=4, exact=True, encoding="o200k_base"

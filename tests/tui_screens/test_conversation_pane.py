@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from screen_hosts import SAMPLE, ConversationHost, listed, numbered
+from typing import Any
+
+import pytest
 from textual.geometry import Offset
 from textual.selection import Selection
 from textual.widgets import Markdown, Static
@@ -13,6 +15,8 @@ from ctxchat.tui.screens.confirm import ConfirmScreen
 from ctxchat.tui.views import MessageView
 from ctxchat.tui.widgets.conversation import ConversationView
 from ctxchat.tui.widgets.message_item import MessageItem
+
+from .screen_hosts import SAMPLE, ConversationHost, listed, numbered
 
 
 def top_item(view: ConversationView) -> MessageItem:
@@ -312,7 +316,9 @@ async def test_switching_conversation_replaces_every_turn() -> None:
         assert view.selected_id is None
 
 
-async def test_a_scroll_while_the_turns_are_replaced_loads_no_page() -> None:
+async def test_a_scroll_while_the_turns_are_replaced_loads_no_page(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # The pane grew from 8 to 12 turns and is redrawn; the old turns going scrolls it, which
     # asked for the newer page (9-12) before the new window (1-12) was mounted: twice.
     app = ConversationHost(8, numbered(8)[1])
@@ -321,11 +327,11 @@ async def test_a_scroll_while_the_turns_are_replaced_loads_no_page() -> None:
         view = app.query_one(ConversationView)
         remove_children = view.remove_children
 
-        async def removed_then_scrolled(*args: object) -> None:
-            await remove_children(*args)  # type: ignore[arg-type]
+        async def removed_then_scrolled(*args: Any) -> None:
+            await remove_children(*args)
             await view._load_at_edge()  # what the scroll the removal causes asks for
 
-        view.remove_children = removed_then_scrolled  # type: ignore[assignment,method-assign]
+        monkeypatch.setattr(view, "remove_children", removed_then_scrolled)
         await view.replace_all(12, numbered(12)[1])
         await pilot.pause()
         assert [item.message_id for item in view.items] == list(range(1, 13))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from screen_hosts import PROBLEMS, PROPOSALS, ROWS, SERVERS, VERSIONS, ScreenHost
 from textual.widgets import Button, Input, OptionList, RadioButton, RadioSet, Static, TextArea
 
 from ctxchat.core.memory import MemoryEntry, MemoryKind
@@ -18,6 +17,8 @@ from ctxchat.tui.screens.setup import SetupChoice, SetupScreen, check_choice
 from ctxchat.tui.screens.summarize_preview import SummarizePreview
 from ctxchat.tui.screens.summary_versions import SummaryAction, SummaryScreen
 from ctxchat.tui.views import MemoryDraft, MessageView
+
+from .screen_hosts import PROBLEMS, PROPOSALS, ROWS, SERVERS, VERSIONS, ScreenHost
 
 # Confirm
 

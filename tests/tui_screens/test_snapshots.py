@@ -4,18 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from screen_hosts import (
-    NOW,
-    PROBLEMS,
-    PROPOSALS,
-    ROWS,
-    SAMPLE,
-    SERVERS,
-    VERSIONS,
-    ConversationHost,
-    ScreenHost,
-    listed,
-)
 from textual.pilot import Pilot
 from textual.widgets import Collapsible, Input
 
@@ -36,6 +24,19 @@ from ctxchat.tui.screens.summary_versions import SummaryScreen
 from ctxchat.tui.views import MemoryDraft, MessageView
 from ctxchat.tui.widgets.conversation import ConversationView
 from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
+
+from .screen_hosts import (
+    NOW,
+    PROBLEMS,
+    PROPOSALS,
+    ROWS,
+    SAMPLE,
+    SERVERS,
+    VERSIONS,
+    ConversationHost,
+    ScreenHost,
+    listed,
+)
 
 WIDE = (140, 40)
 SnapCompare = Any

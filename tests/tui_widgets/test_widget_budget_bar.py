@@ -2,11 +2,12 @@
 
 import pytest
 from textual.content import Content
-from widget_hosts import HostApp, make_plan, rendered
 
 from ctxchat.core.budget import Budget
 from ctxchat.core.plan import PlanStatus
 from ctxchat.tui.widgets.budget_bar import BudgetBar, flow, share_text, split_cells
+
+from .widget_hosts import HostApp, make_plan, rendered
 
 
 @pytest.mark.parametrize(

@@ -2,8 +2,8 @@
 
 import json
 
+from textual.binding import Binding
 from textual.widgets import Static, TabbedContent
-from widget_hosts import HostApp, make_plan, rendered, request_body
 
 from ctxchat.core.memory import Mode
 from ctxchat.tui.screens.inspector import (
@@ -13,6 +13,8 @@ from ctxchat.tui.screens.inspector import (
     message_line_owners,
     pretty_json,
 )
+
+from .widget_hosts import HostApp, make_plan, rendered, request_body
 
 
 def shown(screen: RequestInspector, view: str) -> str:
@@ -143,14 +145,14 @@ async def test_message_text_is_shown_literally_and_a_mismatched_body_is_flagged(
 
 
 def test_every_binding_has_an_id_and_a_tooltip() -> None:
-    assert {b.id for b in RequestInspector.BINDINGS} == {  # type: ignore[union-attr]
+    assert {b.id for b in Binding.make_bindings(RequestInspector.BINDINGS)} == {
         "inspector.close",
         "inspector.copy",
         "inspector.json",
         "inspector.messages",
         "inspector.diff",
     }
-    assert all(b.tooltip for b in RequestInspector.BINDINGS)  # type: ignore[union-attr]
+    assert all(b.tooltip for b in Binding.make_bindings(RequestInspector.BINDINGS))
 
 
 async def test_a_long_request_scrolls_and_rewraps_on_resize() -> None:

@@ -4,13 +4,15 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from textual.binding import Binding
 from textual.widgets import Static
-from widget_hosts import ENTRIES, HostApp, make_plan, rendered
 
 from ctxchat.core.budget import Budget, Layer
 from ctxchat.core.memory import MemoryEntry, MemoryKind, Mode
 from ctxchat.tui.widgets.budget_bar import BudgetBar
 from ctxchat.tui.widgets.layer_panel import ContextPanels, LayerPanel, mode_change
+
+from .widget_hosts import ENTRIES, HostApp, make_plan, rendered
 
 
 def panel_text(panels: ContextPanels, layer: Layer) -> str:
@@ -150,10 +152,10 @@ async def test_typing_updates_the_input_layer_without_remounting(
 
 
 async def test_text_in_layers_is_never_markup() -> None:
-    from widget_hosts import COUNTER
-
     from ctxchat.core.assemble import assemble_context
     from ctxchat.core.history import HistoryMessage
+
+    from .widget_hosts import COUNTER
 
     plan = assemble_context(
         budget=Budget(8_000, 1_000),
@@ -199,8 +201,8 @@ async def test_a_layer_panel_folds_from_the_keyboard(key: str) -> None:
 
 
 def test_layer_panel_binding_has_an_id_and_tooltip() -> None:
-    for binding in LayerPanel.BINDINGS:
-        assert binding.id and binding.tooltip  # type: ignore[union-attr]
+    for binding in Binding.make_bindings(LayerPanel.BINDINGS):
+        assert binding.id and binding.tooltip
 
 
 async def test_a_long_layer_lists_its_newest_items_and_counts_the_rest() -> None:

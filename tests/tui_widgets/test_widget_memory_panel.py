@@ -3,12 +3,15 @@
 from dataclasses import replace
 
 import pytest
+from textual.binding import Binding
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
-from widget_hosts import ENTRIES, HostApp, make_plan, rendered
 
 from ctxchat.core.memory import MemoryEntry, MemoryKind, Mode
 from ctxchat.tui.widgets.memory_panel import MemoryPanel, entry_status, next_kind
+
+from .widget_hosts import ENTRIES, HostApp, make_plan, rendered
 
 
 class MemoryHost(HostApp):
@@ -43,7 +46,11 @@ class MemoryHost(HostApp):
 
 
 def option_texts(panel: MemoryPanel) -> list[str]:
-    return [option.prompt.plain for option in panel.option_list.options]  # type: ignore[union-attr]
+    texts: list[str] = []
+    for option in panel.option_list.options:
+        assert isinstance(option.prompt, Content)  # entry text is never markup
+        texts.append(option.prompt.plain)
+    return texts
 
 
 async def test_every_entry_shows_kind_pin_scope_importance_and_status() -> None:
@@ -201,7 +208,7 @@ def test_next_kind_cycles_through_all_kinds() -> None:
 
 
 def test_every_binding_has_an_id_and_a_tooltip() -> None:
-    ids = {binding.id for binding in MemoryPanel.BINDINGS}  # type: ignore[union-attr]
+    ids = {binding.id for binding in Binding.make_bindings(MemoryPanel.BINDINGS)}
     assert ids == {
         "memory.add",
         "memory.edit",
@@ -213,7 +220,7 @@ def test_every_binding_has_an_id_and_a_tooltip() -> None:
         "memory.importance_up",
         "memory.importance_down",
     }
-    assert all(binding.tooltip for binding in MemoryPanel.BINDINGS)  # type: ignore[union-attr]
+    assert all(binding.tooltip for binding in Binding.make_bindings(MemoryPanel.BINDINGS))
 
 
 async def test_a_replan_that_leaves_memory_alone_keeps_the_list_as_it_is() -> None:

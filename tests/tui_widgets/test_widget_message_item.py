@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from functools import partial
 
 import pytest
 from textual.app import App, ComposeResult
+from textual.await_complete import AwaitComplete
 from textual.pilot import Pilot
 from textual.widgets import Collapsible, Markdown, Static
 
@@ -134,16 +135,16 @@ def record_appends(item: MessageItem, *, delay: float = 0.0, announce: bool = Tr
     started: list[float] = []
     append = body.append if announce else partial(Markdown.append, body)
 
-    def slow_append(markdown: str) -> Awaitable[None]:
+    def slow_append(markdown: str) -> AwaitComplete:
         started.append(time.monotonic())
 
         async def slowly() -> None:
             await asyncio.sleep(delay)
             await append(markdown)
 
-        return slowly()
+        return AwaitComplete(slowly())
 
-    body.append = slow_append  # type: ignore[method-assign,assignment]
+    body.append = slow_append
     return started
 
 

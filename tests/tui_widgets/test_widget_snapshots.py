@@ -9,7 +9,6 @@ from typing import Any
 
 from textual.pilot import Pilot
 from textual.widget import Widget
-from widget_hosts import ENTRIES, HostApp, make_plan, request_body
 
 from ctxchat.core.budget import Budget
 from ctxchat.core.memory import Mode
@@ -17,6 +16,8 @@ from ctxchat.tui.screens.inspector import RequestInspector
 from ctxchat.tui.widgets.budget_bar import BudgetBar
 from ctxchat.tui.widgets.layer_panel import ContextPanels
 from ctxchat.tui.widgets.memory_panel import MemoryPanel
+
+from .widget_hosts import ENTRIES, HostApp, make_plan, request_body
 
 SnapCompare = Callable[..., bool]
 WIDE = (150, 50)

@@ -5,7 +5,6 @@ from pathlib import Path
 import pytest
 from rich.color import Color as RichColor
 from textual.color import Color
-from widget_hosts import HostApp, make_plan, rendered
 
 from ctxchat.tui.themes import (
     LAYER_VARIABLE_DEFAULTS,
@@ -15,6 +14,8 @@ from ctxchat.tui.themes import (
 )
 from ctxchat.tui.widgets.budget_bar import BudgetBar
 from ctxchat.tui.widgets.layer_panel import ContextPanels
+
+from .widget_hosts import HostApp, make_plan, rendered
 
 GOOD = """
 name = "mine"

@@ -3,6 +3,7 @@
 import json
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -24,8 +25,8 @@ FIVE_ENTRIES = [
 ]
 
 
-def plan_for(counter: TokenCounter, **overrides: object) -> ContextPlan:
-    arguments: dict[str, object] = {
+def plan_for(counter: TokenCounter, **overrides: Any) -> ContextPlan:
+    arguments: dict[str, Any] = {
         "budget": Budget(8_000, 1_000),
         "counter": counter,
         "mode": Mode.PERSONALIZATION,
@@ -36,7 +37,7 @@ def plan_for(counter: TokenCounter, **overrides: object) -> ContextPlan:
         "new_input": "What did we decide?",
     }
     arguments.update(overrides)
-    return assemble_context(**arguments)  # type: ignore[arg-type]
+    return assemble_context(**arguments)
 
 
 def test_personalization_mode_includes_every_kind_labelled(counter: TokenCounter) -> None:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -63,12 +64,14 @@ def test_without_a_cache_dir_nothing_is_written(tmp_path: Path) -> None:
     ],
     ids=["truncated", "flipped", "empty"],
 )
-def test_a_damaged_cache_is_ignored_and_rewritten(cache: Path, damage: object) -> None:
+def test_a_damaged_cache_is_ignored_and_rewritten(
+    cache: Path, damage: Callable[[bytes], bytes]
+) -> None:
     encodings.packaged_ranks(SPEC)
     path = encodings.cache_file(SPEC)
     assert path is not None
     good = path.read_bytes()
-    path.write_bytes(damage(good))  # type: ignore[operator]
+    path.write_bytes(damage(good))
     assert encodings.read_cached_ranks(SPEC) is None
     assert encodings.packaged_ranks(SPEC) == parsed()
     assert path.read_bytes() == good
@@ -123,7 +126,8 @@ def test_preload_counter_starts_the_models_own_encoding(monkeypatch: pytest.Monk
 
 def test_a_cache_that_checks_out_but_does_not_build_is_dropped_and_rebuilt(cache: Path) -> None:
     # Right checksum and count, wrong types: tiktoken refuses it.
-    encodings.write_cached_ranks(SPEC, {str(rank): rank for rank in range(SPEC.ranks)})  # type: ignore[misc]
+    wrong_types: dict[Any, int] = {str(rank): rank for rank in range(SPEC.ranks)}
+    encodings.write_cached_ranks(SPEC, wrong_types)
     assert encodings.read_cached_ranks(SPEC) is not None
     encodings.forget_built()
     try:

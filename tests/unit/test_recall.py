@@ -1,6 +1,7 @@
 """Recall: query terms, ranking by relevance and recency, and the recall layer in a plan."""
 
 from collections.abc import Callable
+from typing import Any
 
 from ctxchat.core.adaptive import AdaptivePolicy
 from ctxchat.core.assemble import AssemblyOptions, assemble_context
@@ -97,7 +98,7 @@ def test_unused_recall_share_flows_back_to_working(
 ) -> None:
     history = make_history([f"message {i}" for i in range(40)])
     hits = rank_recall([_hit(history[-1], 0)], [])  # only a hit that is in working memory
-    kwargs = dict(
+    kwargs: dict[str, Any] = dict(
         budget=Budget(8_000, 1_000),
         counter=counter,
         mode=Mode.PERSONALIZATION,
@@ -108,8 +109,8 @@ def test_unused_recall_share_flows_back_to_working(
         new_input="hello",
         adaptive=AdaptivePolicy(long_after_turns=1000),
     )
-    with_hits = assemble_context(recall=hits, **kwargs)  # type: ignore[arg-type]
-    without = assemble_context(**kwargs)  # type: ignore[arg-type]
+    with_hits = assemble_context(recall=hits, **kwargs)
+    without = assemble_context(**kwargs)
     assert with_hits.layer(Layer.RECALL).tokens == 0
     assert with_hits.layer(Layer.WORKING).items == without.layer(Layer.WORKING).items
 

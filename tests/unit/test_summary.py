@@ -4,6 +4,7 @@ from collections.abc import Callable
 
 from ctxchat.core.history import HistoryMessage, MessageStatus, SummaryState
 from ctxchat.core.summary import (
+    FoldRange,
     SummaryPolicy,
     SummaryStrategy,
     batches_for_summarizer,
@@ -16,8 +17,8 @@ from ctxchat.core.tokens import TokenCounter
 History = Callable[[list[str]], list[HistoryMessage]]
 
 
-def ids(messages: object) -> list[int]:
-    return [m.id for m in messages.messages]  # type: ignore[attr-defined]
+def ids(messages: FoldRange) -> list[int]:
+    return [m.id for m in messages.messages]
 
 
 def test_manual_fold_keeps_the_last_min_recent(make_history: History) -> None:

@@ -2,6 +2,7 @@
 
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -165,7 +166,12 @@ def test_a_deferred_counter_names_its_encoding_before_building_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     built: list[str] = []
-    monkeypatch.setattr(tokens, "load_encoding", lambda name: built.append(name) or _loaded(name))
+
+    def load(name: str) -> Any:
+        built.append(name)
+        return _loaded(name)
+
+    monkeypatch.setattr(tokens, "load_encoding", load)
     exact = DeferredCounter("gpt-4o")
     approximate = DeferredCounter("qwen2.5:7b")
     assert (exact.name, exact.exact, exact.note) == (

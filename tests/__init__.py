@@ -1,0 +1,1 @@
+"""ctxchat's tests: packages, so that pytest and mypy give every module a unique name."""

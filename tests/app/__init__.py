@@ -1,0 +1,1 @@
+"""The whole app, driven with Textual's pilot."""

@@ -1,0 +1,1 @@
+"""The benchmarks run as tests."""

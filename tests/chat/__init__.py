@@ -1,0 +1,1 @@
+"""One conversation's session: the turn, summaries, extraction."""

@@ -1,0 +1,1 @@
+"""The command line, in-process and as real processes."""

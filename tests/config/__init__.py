@@ -1,0 +1,1 @@
+"""Settings, paths, state and the config template."""

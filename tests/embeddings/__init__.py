@@ -1,0 +1,1 @@
+"""Semantic recall with the local MiniLM encoder."""

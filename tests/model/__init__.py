@@ -1,0 +1,1 @@
+"""The OpenAI-compatible client against the scripted server over real HTTP."""

@@ -1,0 +1,1 @@
+"""Widgets, hosted alone."""

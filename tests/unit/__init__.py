@@ -1,0 +1,1 @@
+"""The context engine (ctxchat.core), with exact numbers and invariants."""

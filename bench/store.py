@@ -1,10 +1,11 @@
 """Benchmark of the SQLite store on a 10,000-message conversation: open, history + assembly,
-a streamed reply with its plan. Run: python bench/store.py"""
+a streamed reply with its plan, kept counts under another writer. Run: python bench/store.py"""
 
 from __future__ import annotations
 
 import json
 import random
+import sqlite3
 import statistics
 import tempfile
 import time
@@ -17,7 +18,8 @@ from ctxchat.core.history import HistoryMessage
 from ctxchat.core.memory import Mode
 from ctxchat.core.plan import ContextPlan
 from ctxchat.core.tokens import CachingCounter, count_message, counter_for_model
-from ctxchat.store import ReplyWriter, Store
+from ctxchat.store import ReplyWriter, Store, StoreError
+from ctxchat.store.connection import BUSY_TIMEOUT_MS
 
 MESSAGES = 10_000
 DELTAS = 2_000
@@ -186,6 +188,24 @@ def main() -> None:
                 f"save_plan: {save_plan_time * 1000:.1f} ms, load_plan: "
                 f"{load_plan_time * 1000:.1f} ms, stored plan: {packed:,} bytes "
                 f"(to_dict JSON would be {len(json.dumps(plan.to_dict())):,})"
+            )
+            other = sqlite3.connect(path)  # another process writing: keeping counts gives way
+            other.execute("BEGIN IMMEDIATE")
+
+            def keep_while_locked() -> None:
+                try:
+                    store.keep_counts(counter.name, {b"k" * 16: 1})
+                except StoreError:
+                    return
+                raise AssertionError("kept counts while another writer held the database")
+
+            given_up = timed(keep_while_locked)
+            other.rollback()
+            other.close()
+            print(
+                f"keep_counts while another writer holds the database: gave up after "
+                f"{given_up * 1000:.0f} ms ({given_up * 1000 / BUSY_TIMEOUT_MS:.3f}x the "
+                f"{BUSY_TIMEOUT_MS:,} ms other writes wait)"
             )
             export_time = timed(lambda: store.export_conversation(conversation), runs=3)
             print(f"export_conversation: {export_time * 1000:.0f} ms")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 import threading
 from typing import Any
 
@@ -15,7 +14,6 @@ from ctxchat.core.history import MessageStatus
 from ctxchat.core.plan import ContextPlan, PlanStatus
 from ctxchat.testing.server import Fault, Reply, ScriptedModelServer
 from ctxchat.tui.base import BIG_DRAFT
-from ctxchat.tui.collector import HELD
 from ctxchat.tui.widgets.message_item import MessageItem
 from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
 
@@ -90,7 +88,6 @@ async def test_escape_stops_the_reply_and_keeps_the_part_received(
     make_app: MakeApp, server: ScriptedModelServer
 ) -> None:
     app, _ = make_app()
-    before = gc.get_threshold()
     # Two chunks of six characters arrive, then the server goes quiet.
     server.fail_next(Fault.STALL, after=2, seconds=30)
     server.script("Partial answer that never ends.")
@@ -99,10 +96,8 @@ async def test_escape_stops_the_reply_and_keeps_the_part_received(
         await pilot.press("enter")
         await until(pilot, lambda: shown_messages(app)[-1:] == [("assistant", "Partial answ")])
         assert app.streaming
-        assert gc.get_threshold() == (*before[:2], HELD)  # no full pass while it streams
         await pilot.press("escape")
         await settle(pilot)
-        assert gc.get_threshold() == before
 
         user, reply = app.session.store.messages(app.session.conversation)
         assert user.content == "Tell me everything."

@@ -298,7 +298,10 @@ async def test_background_work_waits_for_the_first_frame(
         assert any(request.path.endswith("/models") for request in server.other_requests)
 
 
+@pytest.mark.perf
 async def test_the_cycle_collector_is_back_on_once_the_app_has_drawn(make_app: MakeApp) -> None:
+    """Protects the first frame's speed: no cycle collection while the TUI starts, and the
+    start-up objects frozen out of later full passes."""
     app, _ = make_app()
     gc.disable()  # what `ctxchat` does before it starts the TUI
     try:
@@ -423,7 +426,10 @@ def test_the_tokenizer_preloads_only_when_no_counts_are_kept(
     assert started == ["o200k_base", "cl100k_base"]
 
 
+@pytest.mark.perf
 async def test_what_start_up_made_is_set_aside_until_the_app_closes(make_app: MakeApp) -> None:
+    """Protects full collections from rescanning start-up objects, and a longer-lived process
+    from keeping them frozen after the app closes."""
     app, _ = make_app()
     gc.unfreeze()
     async with app.run_test(size=SIZE) as pilot:
@@ -435,9 +441,12 @@ async def test_what_start_up_made_is_set_aside_until_the_app_closes(make_app: Ma
     assert gc.get_freeze_count() == 0
 
 
+@pytest.mark.perf
 async def test_a_reply_starting_and_ending_adds_and_removes_only_the_stop_key(
     make_app: MakeApp,
 ) -> None:
+    """Protects streaming from footer rebuilds: a reply's start and end mount or remove only
+    the Stop key (and the footer still draws as a full rebuild would)."""
     app, _ = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -463,9 +472,11 @@ async def test_a_reply_starting_and_ending_adds_and_removes_only_the_stop_key(
         app.streaming = False
 
 
+@pytest.mark.perf
 async def test_binding_changes_that_leave_the_keys_alone_keep_the_footer(
     make_app: MakeApp,
 ) -> None:
+    """Protects frames from needless footer rebuilds: unchanged keys keep their widgets."""
     app, _ = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -482,9 +493,11 @@ async def test_binding_changes_that_leave_the_keys_alone_keep_the_footer(
         assert _drawn(footer) == await _rebuilt(pilot, footer)
 
 
+@pytest.mark.perf
 async def test_footer_keys_mount_with_the_footers_compact_style(
     make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Protects the first frame from restyling every footer key twice."""
     # A FooterKey starts compact and learns the footer's style once mounted: two restyles of
     # every key in the first frame. The footer tells its keys before they mount.
     restyled: list[FooterKey] = []

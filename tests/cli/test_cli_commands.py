@@ -273,9 +273,12 @@ def test_missing_key_variable_is_named_not_shown(
 @pytest.mark.parametrize(
     ("argv", "collecting"), [([], False), (["conversations"], True)], ids=["tui", "command"]
 )
+@pytest.mark.perf
 def test_the_cycle_collector_is_off_only_while_the_tui_starts(
     monkeypatch: pytest.MonkeyPatch, argv: list[str], collecting: bool
 ) -> None:
+    """Protects the TUI's first frame from cycle collections, and commands from running
+    without the collector."""
     from ctxchat.cli import main as cli_main
     from ctxchat.cli import run as cli_run
 

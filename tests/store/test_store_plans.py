@@ -2,7 +2,6 @@
 
 import hashlib
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -191,7 +190,6 @@ def test_ten_thousand_replies_cost_little(store: Store, db_path: Path) -> None:
         )
     store.checkpoint()
     size_before = db_path.stat().st_size
-    started = time.perf_counter()
     naive = 0
     with store.transaction():
         for index in range(replies):
@@ -207,7 +205,6 @@ def test_ten_thousand_replies_cost_little(store: Store, db_path: Path) -> None:
             )
             naive += len(json.dumps(plan.to_dict()))
             store.save_plan(history[index + window].id, plan)
-    elapsed = time.perf_counter() - started
     store.checkpoint()
     with store.reading() as conn:
         blobs = conn.execute("SELECT count(*) FROM plan_blobs").fetchone()[0]
@@ -218,7 +215,6 @@ def test_ten_thousand_replies_cost_little(store: Store, db_path: Path) -> None:
     assert packed < replies * 400
     assert grown < 8 * 1024 * 1024
     assert naive > 20 * grown  # what storing to_dict() JSON per reply would have cost
-    assert elapsed < 20
     reply_id = history[-1].id
     loaded = store.load_plan(reply_id)
     assert loaded is not None

@@ -169,7 +169,9 @@ async def gap_between_two_writes(
     return appends[1] - appends[0]
 
 
+@pytest.mark.perf
 async def test_writes_come_at_most_ten_times_a_second() -> None:
+    """Protects streaming's speed: deltas are written to the Markdown in batches."""
     app = OneTurn()
     async with app.run_test() as pilot:
         item = app.query_one(MessageItem)
@@ -182,8 +184,9 @@ async def test_writes_come_at_most_ten_times_a_second() -> None:
         await wait_for(lambda: item.query_one(ReplyMarkdown).source == "One two three.", pilot)
 
 
+@pytest.mark.perf
 async def test_a_write_waits_for_the_last_to_be_drawn_and_as_long_again() -> None:
-    """A slow draw (0.3 s) holds the next write back until it is on screen, and then for as
+    """Protects the UI from a slow draw (pins the write pacing). A slow draw (0.3 s) holds the next write back until it is on screen, and then for as
     long again (DRAWING_SHARE): drawing never takes more than half the time."""
     app = OneTurn()
     async with app.run_test() as pilot:
@@ -193,9 +196,11 @@ async def test_a_write_waits_for_the_last_to_be_drawn_and_as_long_again() -> Non
         assert gap >= 0.3 / DRAWING_SHARE - 0.01
 
 
+@pytest.mark.perf
 async def test_a_draw_that_is_never_announced_holds_writes_back_only_briefly(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Pins the write pacing: an unannounced draw holds the next write DRAWING_WAIT_LIMIT."""
     monkeypatch.setattr(message_item, "DRAWING_WAIT_LIMIT", 0.4)
     app = OneTurn()
     async with app.run_test() as pilot:
@@ -208,7 +213,7 @@ async def test_a_draw_that_is_never_announced_holds_writes_back_only_briefly(
 async def test_a_new_stream_does_not_wait_for_a_draw_the_last_one_left_unfinished(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(message_item, "DRAWING_WAIT_LIMIT", 3.0)
+    monkeypatch.setattr(message_item, "DRAWING_WAIT_LIMIT", 3600.0)  # waiting it out would hang
     app = OneTurn()
     async with app.run_test() as pilot:
         item = app.query_one(MessageItem)
@@ -217,17 +222,15 @@ async def test_a_new_stream_does_not_wait_for_a_draw_the_last_one_left_unfinishe
         await item.finish("Half", MessageStatus.INTERRUPTED)
         await pilot.pause()
         del item.query_one(ReplyMarkdown).append  # drawn and announced again
-        appends = record_appends(item)
-        asked = time.monotonic()
         await item.append("Whole reply.")  # retried into the same turn
-        await wait_for(lambda: len(appends) == 1, pilot)
-        assert appends[0] - asked < 1.0
+        await wait_for(lambda: item.query_one(ReplyMarkdown).source == "HalfWhole reply.", pilot)
 
 
+@pytest.mark.perf
 async def test_an_earlier_writes_announcement_does_not_count_for_the_last_one(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A draw announced for less than was written (an earlier write, or the last stream's)
+    """Pins the write pacing. A draw announced for less than was written (an earlier write, or the last stream's)
     leaves the wait for the last write as it was."""
     monkeypatch.setattr(message_item, "DRAWING_WAIT_LIMIT", 0.4)
     app = OneTurn()

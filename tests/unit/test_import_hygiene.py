@@ -4,6 +4,8 @@ import pkgutil
 import subprocess
 import sys
 
+import pytest
+
 import ctxchat.core
 
 FORBIDDEN = ("textual", "rich", "openai", "httpx", "sqlite3", "_sqlite3", "aiohttp", "platformdirs")
@@ -36,7 +38,9 @@ def test_loading_an_encoding_imports_only_tiktoken() -> None:
     assert result.stdout.strip() == "[]"
 
 
+@pytest.mark.perf
 def test_the_app_imports_markdown_only_to_draw_a_turn() -> None:
+    """Protects the first frame: Markdown's imports wait for the first turn to draw."""
     # Textual's Markdown, markdown-it and Pygments take about 45 ms to import: a start on a
     # new conversation draws its first frame without them; the first turn brings them.
     code = (

@@ -1,0 +1,32 @@
+"""Optimisations of the running app, pinned behind the `perf` marker (see each docstring)."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from ctxchat.testing.server import Fault, ScriptedModelServer
+from ctxchat.tui.collector import HELD
+
+from .app_harness import SIZE, MakeApp, settle, shown_messages, typed, until
+
+
+@pytest.mark.perf
+async def test_no_full_collection_runs_while_a_reply_streams(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    """Protects streaming from pauses: the collector's full passes wait while a reply
+    streams, and its thresholds are as they were once the reply stops."""
+    app, _ = make_app()
+    before = gc.get_threshold()
+    server.fail_next(Fault.STALL, after=2, seconds=30)
+    server.script("Partial answer that never ends.")
+    async with app.run_test(size=SIZE) as pilot:
+        await typed(pilot, "Tell me everything.")
+        await pilot.press("enter")
+        await until(pilot, lambda: shown_messages(app)[-1:] == [("assistant", "Partial answ")])
+        assert gc.get_threshold() == (*before[:2], HELD)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert gc.get_threshold() == before

@@ -17,6 +17,8 @@ from ctxchat.store import Store, StoredMessage
 from ctxchat.tui.app import CtxChatApp
 from ctxchat.tui.widgets.layer_panel import LayerPanel
 
+from ..waiting import until as until  # the app tests import it with the helpers below
+
 COUNTER = counter_for_model("gpt-4o")
 # Just wide enough for the context side (shown from 110 columns); small screens draw fast.
 SIZE = (112, 28)
@@ -83,16 +85,6 @@ def exchange(count: int, topic: str = "the database") -> list[tuple[str, str]]:
         turns.append(("user", f"Question {number} about {topic}?"))
         turns.append(("assistant", f"Answer {number} about {topic}."))
     return turns
-
-
-async def until(pilot: Pilot[Any], condition: Callable[[], object], timeout: float = 5.0) -> None:
-    """Let the app run until `condition()` is true (fails the test after `timeout` seconds)."""
-    steps = int(timeout / 0.01)
-    for _ in range(steps):
-        if condition():
-            return
-        await pilot.pause(0.01)
-    raise AssertionError(f"still not true after {timeout}s: {condition}")
 
 
 async def settle(pilot: Pilot[Any]) -> None:

@@ -17,6 +17,7 @@ from ctxchat.tui.base import BIG_DRAFT
 from ctxchat.tui.widgets.message_item import MessageItem
 from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
 
+from ..waiting import PATIENCE
 from .app_harness import (
     SIZE,
     MakeApp,
@@ -324,7 +325,8 @@ async def test_a_stop_while_the_turn_is_drawing_still_marks_the_reply_interrupte
 
     async def slow(item: MessageItem, delta: str) -> None:
         drawing.set()
-        await asyncio.sleep(1)  # the stop lands here, in drawing code, not in the network
+        # Drawing that only the stop ends: so the stop lands here, not in the network.
+        await asyncio.wait_for(asyncio.Event().wait(), PATIENCE)
         await original(item, delta)
 
     monkeypatch.setattr(MessageItem, "append_reasoning", slow)

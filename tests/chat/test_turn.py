@@ -23,6 +23,8 @@ from ctxchat.core.memory import MemoryKind
 from ctxchat.model.errors import ErrorKind
 from ctxchat.testing.server import Fault, Reply, ScriptedModelServer
 
+from ..waiting import PATIENCE
+
 API_KEY = "sk-chat-test-0123456789"  # the key tests/chat/conftest.py configures
 
 
@@ -130,15 +132,17 @@ async def test_stopping_keeps_what_arrived(
     server.latency = 0.05
     server.script("word " * 200)
     received: list[str] = []
+    three_arrived = asyncio.Event()
 
     async def run() -> None:
         async for event in send_message(session, "Talk a lot"):
             if isinstance(event, ReplyDelta):
                 received.append(event.text)
+                if len(received) == 3:
+                    three_arrived.set()
 
     task = asyncio.create_task(run())
-    while len(received) < 3:
-        await asyncio.sleep(0.01)
+    await asyncio.wait_for(three_arrived.wait(), PATIENCE)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

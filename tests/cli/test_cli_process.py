@@ -7,12 +7,13 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from ctxchat.core.history import MessageStatus
 from ctxchat.store import Store
 from ctxchat.testing.server import ScriptedModelServer
+
+from ..waiting import until_true
 
 HEAVY = ("textual", "openai", "tiktoken", "rich", "httpx2", "sqlite3")
 
@@ -57,22 +58,24 @@ def test_killed_send_keeps_the_message_and_most_of_the_reply(
     )
     database = home / "data" / "ctxchat.db"
     seen = ""
-    deadline = time.monotonic() + 20
+
+    def saved_while_streaming() -> bool:
+        nonlocal seen
+        if not database.exists():
+            return False
+        try:
+            with sqlite3.connect(database, timeout=5) as conn:
+                row = conn.execute(
+                    "SELECT content FROM messages WHERE role = 'assistant'"
+                ).fetchone()
+        except sqlite3.OperationalError:
+            return False
+        if row and len(row[0]) > 200:
+            seen = row[0]
+        return bool(seen)
+
     try:
-        while time.monotonic() < deadline:
-            if database.exists():
-                try:
-                    with sqlite3.connect(database, timeout=5) as conn:
-                        row = conn.execute(
-                            "SELECT content FROM messages WHERE role = 'assistant'"
-                        ).fetchone()
-                except sqlite3.OperationalError:
-                    row = None
-                if row and len(row[0]) > 200:
-                    seen = row[0]
-                    break
-            time.sleep(0.05)
-        assert seen, "the reply was never saved while streaming"
+        until_true(saved_while_streaming)  # the reply saved while it streams
         process.send_signal(signal.SIGKILL)
     finally:
         process.kill()

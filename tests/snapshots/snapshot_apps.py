@@ -14,6 +14,8 @@ from ctxchat.core.tokens import count_message, counter_for_model
 from ctxchat.store import ReplyWriter, Store, StoredMessage
 from ctxchat.tui.app import CtxChatApp
 
+from ..waiting import until
+
 # 2025-01-06 09:30 UTC.
 NOW = 1736155800.0
 HOUR = 3600.0
@@ -84,14 +86,14 @@ async def planned(pilot: Pilot[Any], draft: str) -> None:
     app = pilot.app
     assert isinstance(app, CtxChatApp)
     wanted = app.session.count("user", draft)
-    for _ in range(500):
+
+    def holds_the_draft() -> bool:
         plan = app.last_plan
-        if plan is not None and any(
+        return plan is not None and any(
             item.ref == "input" and item.tokens == wanted for item in plan.layer(Layer.INPUT).items
-        ):
-            return
-        await pilot.pause(0.01)
-    raise AssertionError("the live plan never showed the draft")
+        )
+
+    await until(pilot, holds_the_draft)
 
 
 async def steady(pilot: Pilot[Any]) -> None:

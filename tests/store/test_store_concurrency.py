@@ -3,7 +3,6 @@
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 from ctxchat.store import ReplyWriter, Store
@@ -14,6 +13,7 @@ from pathlib import Path
 from ctxchat.store import Store
 
 path, name, go = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3])
+print("ready", flush=True)
 while not go.exists():
     time.sleep(0.001)
 with Store.open(path) as store:  # both open a database that does not exist yet
@@ -30,9 +30,11 @@ from pathlib import Path
 from ctxchat.store import Store
 
 path, go = Path(sys.argv[1]), Path(sys.argv[2])
+print("ready", flush=True)
 while not go.exists():
     time.sleep(0.001)
-time.sleep(0.05)
+while not path.exists():  # the writers create it
+    time.sleep(0.001)
 exports = 0
 with Store.open(path) as store:
     deadline = time.monotonic() + 0.5
@@ -62,7 +64,8 @@ def test_two_processes_write_at_once_and_a_third_reads(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(0.3)  # let every interpreter start and wait at the line
+    for child in (*children, reader):  # every interpreter started and waits at the line
+        assert child.stdout is not None and child.stdout.readline() == "ready\n"
     go.touch()
     results = [child.communicate(timeout=60) for child in (*children, reader)]
     for child, (_, err) in zip((*children, reader), results, strict=True):

@@ -25,6 +25,7 @@ from ctxchat.tui.views import MemoryDraft, MessageView
 from ctxchat.tui.widgets.conversation import ConversationView
 from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
 
+from ..waiting import until
 from .screen_hosts import (
     NOW,
     PROBLEMS,
@@ -102,10 +103,7 @@ class TestConversationPane:
                 await item.append(delta)
             # Writes are paced (the first at once, the rest once it is drawn): wait for all.
             body = item.query_one(ReplyMarkdown)
-            for _ in range(200):
-                if body.source == "".join(deltas):
-                    break
-                await pilot.pause(0.02)
+            await until(pilot, lambda: body.source == "".join(deltas))
             await pilot.pause()
 
         assert snap_compare(ConversationHost(0, listed([])), run_before=run_before)
@@ -121,9 +119,15 @@ class TestConversationPane:
             item = await view.begin_reply(
                 MessageView(2, "assistant", "", MessageStatus.STREAMING, model="qwen3:8b")
             )
-            for delta in ["Three days. ", "Alfama first, ", "then Belém; [bold]not[/] Sintra."]:
+            deltas = ["Three days. ", "Alfama first, ", "then Belém; [bold]not[/] Sintra."]
+            for delta in deltas:
                 await item.append_reasoning(delta)
-            await pilot.pause(0.15)  # past the write interval
+
+            def all_shown() -> bool:
+                blocks = item.query(".message--reasoning")
+                return any(str(block.render()) == "".join(deltas) for block in blocks)
+
+            await until(pilot, all_shown)
             await pilot.pause()
 
         assert snap_compare(ConversationHost(0, listed([])), run_before=run_before)

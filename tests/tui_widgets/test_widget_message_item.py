@@ -19,6 +19,8 @@ from ctxchat.tui.widgets import message_item
 from ctxchat.tui.widgets.message_item import DRAWING_SHARE, WRITES_PER_SECOND, MessageItem
 from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
 
+from ..waiting import until
+
 
 class OneTurn(App[None]):
     def compose(self) -> ComposeResult:
@@ -33,25 +35,34 @@ def reasoning_text(item: MessageItem) -> str:
     return str(item.query_one(".message--reasoning", Static).render())
 
 
+def shown_reasoning(item: MessageItem) -> str:
+    """The reasoning on screen ("" before its block is mounted)."""
+    return reasoning_text(item) if item.query(".message--reasoning") else ""
+
+
+def shown_answer(item: MessageItem) -> str:
+    return item.query_one(ReplyMarkdown).source
+
+
 async def test_reasoning_opened_again_by_the_user_stays_open_while_the_answer_streams() -> None:
     app = OneTurn()
     async with app.run_test() as pilot:
         item = app.query_one(MessageItem)
         await item.append_reasoning("First the log, ")
         await item.append_reasoning("then the checkpoint.")
-        await pilot.pause(0.15)  # past the write interval
+        await until(pilot, lambda: shown_reasoning(item) == "First the log, then the checkpoint.")
         block = item.query_one(Collapsible)
         assert (block.title, block.collapsed) == ("Reasoning…", False)
         assert "thinking…" in header(item)
         assert reasoning_text(item) == "First the log, then the checkpoint."
 
         await item.append("Use ")
-        await pilot.pause(0.15)
+        await until(pilot, lambda: shown_answer(item) == "Use ")
         assert block.collapsed  # the answer began
         assert "writing…" in header(item)
         block.collapsed = False  # the user opens it again
         await item.append("WAL mode.")
-        await pilot.pause(0.15)
+        await until(pilot, lambda: shown_answer(item) == "Use WAL mode.")
         assert not block.collapsed
         assert item.view.content == "Use WAL mode."
 
@@ -67,9 +78,9 @@ async def test_reasoning_that_arrives_after_the_answer_began_starts_folded() -> 
     async with app.run_test() as pilot:
         item = app.query_one(MessageItem)
         await item.append("Use WAL mode.")
-        await pilot.pause(0.15)
+        await until(pilot, lambda: shown_answer(item) == "Use WAL mode.")
         await item.append_reasoning("A late thought.")
-        await pilot.pause(0.15)
+        await until(pilot, lambda: shown_reasoning(item) == "A late thought.")
         assert item.query_one(Collapsible).collapsed
         assert reasoning_text(item) == "A late thought."
 
@@ -79,7 +90,7 @@ async def test_an_answer_that_arrives_at_once_after_reasoning_still_folds_it() -
     async with app.run_test() as pilot:
         item = app.query_one(MessageItem)
         await item.append_reasoning("Long thought, ")
-        await pilot.pause(0.15)
+        await until(pilot, lambda: shown_reasoning(item) == "Long thought, ")
         await item.append_reasoning("then more.")
         await item.append("Yes.")  # within the write interval: never drawn before the end
         await item.finish("Yes.")
@@ -148,11 +159,8 @@ def record_appends(item: MessageItem, *, delay: float = 0.0, announce: bool = Tr
     return started
 
 
-async def wait_for(condition: Callable[[], bool], pilot: Pilot[None], limit: float = 5.0) -> None:
-    deadline = time.monotonic() + limit
-    while not condition():
-        assert time.monotonic() < deadline, "never happened"
-        await pilot.pause(0.02)
+async def wait_for(condition: Callable[[], bool], pilot: Pilot[None]) -> None:
+    await until(pilot, condition)
 
 
 async def gap_between_two_writes(

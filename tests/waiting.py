@@ -1,0 +1,34 @@
+"""Waiting for a condition instead of for time: the tests' polling helpers."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from textual.pilot import Pilot
+
+PATIENCE = 30.0
+"""Seconds to wait for a condition: long enough that only a hang runs out of it."""
+STEP = 0.01
+"""Seconds between two looks at the condition."""
+
+
+async def until(
+    pilot: Pilot[Any], condition: Callable[[], object], timeout: float = PATIENCE
+) -> None:
+    """Let the app run until `condition()` is true (fails the test after `timeout` seconds)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still not true after {timeout}s: {condition}")
+        await pilot.pause(STEP)
+
+
+def until_true(condition: Callable[[], object], timeout: float = PATIENCE) -> None:
+    """Block until `condition()` is true, for tests of threads and processes."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still not true after {timeout}s: {condition}")
+        time.sleep(STEP)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -11,6 +12,8 @@ from typing import Any
 import pytest
 
 from ctxchat.core import encodings, tokens
+
+from ..waiting import PATIENCE
 
 SPEC = encodings.SPECS["cl100k_base"]
 
@@ -96,17 +99,19 @@ def test_an_unwritable_cache_dir_costs_only_the_cache(tmp_path: Path) -> None:
 
 def test_a_preload_builds_once_and_a_caller_waits_for_it(monkeypatch: pytest.MonkeyPatch) -> None:
     built: list[str] = []
+    building = threading.Event()
     original = encodings.packaged_ranks
 
-    def slow(spec: encodings.EncodingSpec) -> dict[bytes, int]:
+    def watched(spec: encodings.EncodingSpec) -> dict[bytes, int]:
         built.append(spec.name)
-        time.sleep(0.05)  # long enough for a second caller to arrive mid-build
-        return original(spec)
+        building.set()
+        return original(spec)  # reading and checking the ranks: the caller arrives meanwhile
 
-    monkeypatch.setattr(encodings, "packaged_ranks", slow)
+    monkeypatch.setattr(encodings, "packaged_ranks", watched)
     encodings.forget_built()
     try:
         encodings.preload("cl100k_base")
+        assert building.wait(PATIENCE)
         first = encodings.load_encoding("cl100k_base")
         assert encodings.load_encoding("cl100k_base") is first
         assert first.encode("hello world") == [15339, 1917]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import re
 import sys
+import time
 from pathlib import Path
 from types import ModuleType
 
@@ -38,21 +39,24 @@ def test_run_in_pty_sees_the_marker_then_sends_ctrl_q(ui: ModuleType, tmp_path: 
         "import sys, tty; tty.setraw(0); print('ready', flush=True); "
         "print(repr(sys.stdin.buffer.read(1)), flush=True)"
     )
+    started = time.perf_counter()
     seen, ended = ui.run_in_pty(
         [sys.executable, "-c", child], {"PATH": "/usr/bin:/bin"}, {"ready": re.compile(rb"ready")}
     )
-    assert 0 < seen["ready"] <= ended < 10
+    assert 0 < seen["ready"] <= ended <= time.perf_counter() - started  # seconds from the start
 
 
 async def test_the_markdown_only_app_renders_a_streamed_reply(ui: ModuleType) -> None:
     with ScriptedModelServer(
         models=[ui.MODEL], requires_key=harness.TEST_KEY, chunk_size=ui.CHUNK_CHARS
     ) as server:
+        started = time.perf_counter()
         server.script(ui.reply_text(300))
         streamed = await ui.markdown_only(server.base_url, naive=False)
         server.script(ui.reply_text(120))
         naive = await ui.markdown_only(server.base_url, naive=True)
-    assert 0 < streamed < 30 and 0 < naive < 30
+        both = time.perf_counter() - started
+    assert streamed > 0 and naive > 0 and streamed + naive <= both  # seconds each took
 
 
 async def test_an_app_run_shows_the_whole_reply_and_counts_its_writes(ui: ModuleType) -> None:
@@ -63,10 +67,12 @@ async def test_an_app_run_shows_the_whole_reply_and_counts_its_writes(ui: Module
     with ScriptedModelServer(
         models=[ui.MODEL], requires_key=harness.TEST_KEY, chunk_size=ui.CHUNK_CHARS
     ) as server:
+        started = time.perf_counter()
         run = await ui.app_stream(server, text)
+        took = time.perf_counter() - started
     assert run.shown == text
     assert 1 <= run.writes < len(text) // ui.CHUNK_CHARS  # several chunks to a write
-    assert 0 < run.seconds < 30
+    assert 0 < run.seconds <= took
     assert ReplyMarkdown.append is append  # the counting is undone
 
 
@@ -77,6 +83,7 @@ def test_a_started_app_shows_the_newest_turn_beside_the_plan(
         tmp_path, "http://127.0.0.1:9/v1", model=ui.MODEL, extra=ui.NO_SEMANTIC
     )
     ui.build_conversation(tmp_path, messages=4)
+    started = time.perf_counter()
     seen, ended = ui.run_in_pty(ui.APP, ui.app_env(tmp_path, config), ui.opened_frame(4))
     assert set(seen) == {"composer", "plan", "footer", "newest"}
-    assert 0 < max(seen.values()) <= ended < 20
+    assert 0 < max(seen.values()) <= ended <= time.perf_counter() - started

@@ -14,6 +14,7 @@ from ctxchat.core.budget import Layer
 from ctxchat.core.plan import ContextPlan
 from ctxchat.core.tokens import count_message, counter_for_model
 from ctxchat.store import Store, StoredMessage
+from ctxchat.testing.server import Fault, ScriptedModelServer
 from ctxchat.tui.app import CtxChatApp
 from ctxchat.tui.widgets.layer_panel import LayerPanel
 
@@ -108,6 +109,18 @@ async def typed(pilot: Pilot[Any], text: str, *, keys: bool = False) -> ContextP
     await until(pilot, lambda: input_tokens(app.last_plan) == expected)
     assert app.last_plan is not None
     return app.last_plan
+
+
+async def stalled_reply(pilot: Pilot[Any], server: ScriptedModelServer) -> None:
+    """Send a message whose reply stops after its first two chunks ("Partial answ") and
+    wait until they are shown, the reply still streaming."""
+    app = pilot.app
+    assert isinstance(app, CtxChatApp)
+    server.fail_next(Fault.STALL, after=2, seconds=30)
+    server.script("Partial answer that never ends.")
+    await typed(pilot, "Tell me everything.")
+    await pilot.press("enter")
+    await until(pilot, lambda: shown_messages(app)[-1:] == [("assistant", "Partial answ")])
 
 
 def input_tokens(plan: ContextPlan | None) -> int | None:

@@ -6,10 +6,10 @@ import gc
 
 import pytest
 
-from ctxchat.testing.server import Fault, ScriptedModelServer
+from ctxchat.testing.server import ScriptedModelServer
 from ctxchat.tui.collector import HELD
 
-from .app_harness import SIZE, MakeApp, settle, shown_messages, typed, until
+from .app_harness import SIZE, MakeApp, settle, stalled_reply
 
 
 @pytest.mark.perf
@@ -20,12 +20,8 @@ async def test_no_full_collection_runs_while_a_reply_streams(
     streams, and its thresholds are as they were once the reply stops."""
     app, _ = make_app()
     before = gc.get_threshold()
-    server.fail_next(Fault.STALL, after=2, seconds=30)
-    server.script("Partial answer that never ends.")
     async with app.run_test(size=SIZE) as pilot:
-        await typed(pilot, "Tell me everything.")
-        await pilot.press("enter")
-        await until(pilot, lambda: shown_messages(app)[-1:] == [("assistant", "Partial answ")])
+        await stalled_reply(pilot, server)
         assert gc.get_threshold() == (*before[:2], HELD)
         await pilot.press("escape")
         await settle(pilot)

@@ -24,6 +24,7 @@ from .app_harness import (
     input_panel_tokens,
     settle,
     shown_messages,
+    stalled_reply,
     status_line,
     typed,
     until,
@@ -89,13 +90,8 @@ async def test_escape_stops_the_reply_and_keeps_the_part_received(
     make_app: MakeApp, server: ScriptedModelServer
 ) -> None:
     app, _ = make_app()
-    # Two chunks of six characters arrive, then the server goes quiet.
-    server.fail_next(Fault.STALL, after=2, seconds=30)
-    server.script("Partial answer that never ends.")
     async with app.run_test(size=SIZE) as pilot:
-        await typed(pilot, "Tell me everything.")
-        await pilot.press("enter")
-        await until(pilot, lambda: shown_messages(app)[-1:] == [("assistant", "Partial answ")])
+        await stalled_reply(pilot, server)  # two chunks of six characters, then quiet
         assert app.streaming
         await pilot.press("escape")
         await settle(pilot)

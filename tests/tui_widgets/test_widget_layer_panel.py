@@ -121,9 +121,11 @@ def counting(
     return counted
 
 
+@pytest.mark.perf
 async def test_typing_updates_the_input_layer_without_remounting(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Protects typing from redrawing the side: a keystroke updates the input panel only."""
     app = HostApp(lambda: [ContextPanels()])
     async with app.run_test(size=(100, 80)) as pilot:
         panels = app.query_one(ContextPanels)

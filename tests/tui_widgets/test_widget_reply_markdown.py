@@ -95,7 +95,9 @@ async def test_a_settled_stream_shows_what_a_full_render_shows(name: str, pieces
     await stream_then_settle(DOCUMENTS[name], pieces)
 
 
+@pytest.mark.perf
 async def test_blocks_whose_tokens_did_not_change_are_kept_not_rebuilt() -> None:
+    """Protects the end of a long reply from a full rebuild: unchanged blocks are reused."""
     text = "\n\n".join(f"Paragraph {n} with *some* text." for n in range(30)) + "\n"
     _, before, after = await stream_then_settle(text, 30)
     kept = [block for block in before if block in after]
@@ -399,8 +401,10 @@ async def test_code_wider_than_the_pane_shows_a_scrollbar_under_it() -> None:
         assert wide.scroll_x == wide.max_scroll_x
 
 
+@pytest.mark.perf
 async def test_a_reply_and_its_blocks_arrange_once_for_any_height() -> None:
-    """The arrangement made to measure the reply (height 0) is the one that places it."""
+    """Protects layout time (pins the arrangement cache): the arrangement made to measure the
+    reply (height 0) is the one that places it."""
     app = OneDocument(ReplyMarkdown(INLINE), "textual-dark")
     async with app.run_test(size=(70, 40)) as pilot:
         await pilot.pause()

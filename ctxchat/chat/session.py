@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.window import WindowInfo
+from ctxchat.config.errors import MissingApiKey
 from ctxchat.config.settings import ProviderProfile, Settings
 from ctxchat.core.assemble import assemble_context
 from ctxchat.core.budget import Budget, Layer
@@ -34,6 +35,7 @@ from ctxchat.core.tokens import (
 )
 from ctxchat.model.backend import ModelBackend
 from ctxchat.model.errors import ProviderError
+from ctxchat.model.request import ChatRequest, build_chat_request
 from ctxchat.store import Store, StoredMessage, StoreError, SummaryVersion
 
 
@@ -257,6 +259,29 @@ class ChatSession:
         return dataclasses.replace(
             plan, prefix_messages=prefix.messages, prefix_tokens=prefix.tokens
         )
+
+    def request_for(self, plan: ContextPlan, *, model: str | None = None) -> ChatRequest:
+        """The request `plan` goes out as: what the client sends and every surface shows."""
+        try:
+            api_key = self.profile.resolve_api_key(self.env)
+        except MissingApiKey:
+            api_key = None
+        backend = self.backend
+        return build_chat_request(
+            base_url=self.profile.base_url,
+            model=model or self.model,
+            messages=plan.request_messages(),
+            max_tokens=plan.output_reserve,
+            stream_usage=True if backend is None else backend.sends_usage_option,
+            api_key=api_key,
+            headers=self.profile.headers,
+        )
+
+    def with_request(self, plan: ContextPlan) -> ContextPlan:
+        """`plan` with the request it goes out as (see `ContextPlan.request`)."""
+        if plan.request is not None:
+            return plan
+        return dataclasses.replace(plan, request=self.request_for(plan).shown())
 
     def remember_request(self, plan: ContextPlan) -> None:
         """`plan` was just sent: the next request's prefix is measured against it."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
 
@@ -98,6 +99,8 @@ async def _stream(
 ) -> AsyncGenerator[TurnEvent, None]:
     backend = session.backend
     assert backend is not None
+    request = session.request_for(plan)
+    plan = dataclasses.replace(plan, request=request.shown())
     writer = ReplyWriter.start(
         session.store,
         session.conversation,
@@ -109,11 +112,7 @@ async def _stream(
     session.remember_request(plan)
     # The request goes out before the new turn is drawn: the server starts answering while
     # the screen catches up.
-    stream = _EarlyStream(
-        backend.stream_reply(
-            plan.request_messages(), model=session.model, max_tokens=plan.output_reserve
-        )
-    )
+    stream = _EarlyStream(backend.stream_request(request))
     usage: Usage | None = None
     finish: str | None = None
     try:

@@ -118,4 +118,4 @@ def make_backend(profile: ProviderProfile, env: Mapping[str, str]) -> ModelBacke
     """
     from ctxchat.model.deferred import DeferredBackend
 
-    return DeferredBackend(profile.base_url, profile.resolve_api_key(env))
+    return DeferredBackend(profile.base_url, profile.resolve_api_key(env), profile.headers)

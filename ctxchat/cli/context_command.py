@@ -16,7 +16,7 @@ def show_context(args: argparse.Namespace) -> int:
     with workspace(args) as space:
         conversation = conversation_id(space, args)
         session = make_session(space, args, conversation, connect=False)
-        plan = session.plan(args.message)
+        plan = session.with_request(session.plan(args.message))
         window = session.window
     if args.json:
         data = plan.to_dict()

@@ -13,23 +13,25 @@ from ctxchat.core.budget import Budget, BudgetShares
 from ctxchat.core.memory import Mode
 from ctxchat.core.summary import SummaryPolicy, SummaryStrategy
 from ctxchat.core.working import Selection
-from ctxchat.redaction import mask_secret
+from ctxchat.redaction import is_sensitive_header, mask_secret, masked_headers
 
 if TYPE_CHECKING:
     from ctxchat.core.assemble import AssemblyOptions
+
+__all__ = [
+    "ContextSettings",
+    "ProviderProfile",
+    "RecallSettings",
+    "Settings",
+    "SummarySettings",
+    "default_output_reserve",
+    "is_sensitive_header",
+]
 
 DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 DEFAULT_THEME = "textual-dark"
 # The output reserve chosen when none is configured: an eighth of the window, at most 4096.
 MAX_DEFAULT_OUTPUT_RESERVE = 4096
-
-_SENSITIVE_HEADER_WORDS = ("authorization", "key", "token", "secret", "cookie", "password")
-
-
-def is_sensitive_header(name: str) -> bool:
-    """Whether a header's value is treated as a secret (masked, redacted)."""
-    lowered = name.lower()
-    return any(word in lowered for word in _SENSITIVE_HEADER_WORDS)
 
 
 def default_output_reserve(context_window: int) -> int:
@@ -60,10 +62,7 @@ class ProviderProfile:
 
     def masked_headers(self) -> dict[str, str]:
         """The headers, with the values of auth-like ones masked."""
-        return {
-            name: mask_secret(value) if is_sensitive_header(name) else value
-            for name, value in self.headers.items()
-        }
+        return masked_headers(self.headers)
 
     def env_key(self, env: Mapping[str, str]) -> str:
         """The value of the variable `api_key_env` names, trimmed ("" when unset or none)."""

@@ -323,8 +323,9 @@ class TestRequestInspector:
 
     def test_wide(self, build: BuildApp, snap_compare: SnapCompare) -> None:
         """The whole JSON body fits: `model`, the system prompt, the memory message with
-        labelled entries, the two stored turns and the draft, `max_tokens: 2000`,
-        `stream: true`."""
+        labelled entries, the two stored turns and the draft, `stream: true`,
+        `stream_options` with `include_usage: true`, `max_tokens: 2000` (the body the client
+        sends)."""
         run = then_draft("And how do I write one?", "f2")
         assert snap_compare(inspector_app(build()), run_before=run, terminal_size=WIDE)
 

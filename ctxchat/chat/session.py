@@ -105,6 +105,8 @@ class ChatSession:
         self._cache = SessionCache()
         # Set by the app once the embeddings extra has loaded (see chat/semantic.py).
         self.semantic: SemanticRecall | None = None
+        # The summarizer's own server, when `[summary] profile` names another one.
+        self._summary_backend: ModelBackend | None = None
 
     # --- what the session knows -------------------------------------------------------
 
@@ -471,6 +473,45 @@ class ChatSession:
         self.counter = self._counter_for(profile.model)
         self.forget_history()
 
+    def for_conversation(self, conversation_id: int | None) -> ChatSession:
+        """A session on another conversation with the same servers, model, mode and window."""
+        other = ChatSession(
+            self.store,
+            self.settings,
+            self.profile,
+            conversation_id,
+            backend=self.backend,
+            mode=self.mode,
+            window=self.window,
+            secrets=self.secrets,
+            env=self.env,
+        )
+        other._summary_backend = self._summary_backend
+        return other
+
+    def summary_profile(self) -> ProviderProfile:
+        """The profile summaries are written with (see `Settings.summarizer_profile`)."""
+        return self.settings.summarizer_profile(self.profile)
+
+    def summary_backend(self) -> ModelBackend | None:
+        """The server summaries are written by: the chat's, unless the summary profile talks
+        to another server (or with another key or headers). Raises MissingApiKey."""
+        profile = self.summary_profile()
+        if self.backend is None or _same_server(profile, self.profile, self.env):
+            return self.backend
+        if self._summary_backend is None:
+            from ctxchat.chat.workspace import make_backend
+
+            self._summary_backend = make_backend(profile, self.env)
+        return self._summary_backend
+
+    async def aclose(self) -> None:
+        """Close the connections to the model servers."""
+        for backend in (self.backend, self._summary_backend):
+            if backend is not None:
+                await backend.aclose()
+        self._summary_backend = None
+
     async def detect_window(self) -> WindowInfo:
         """Ask the server for its context window (configured values still win)."""
         configured = self.settings.context_window(self.profile)
@@ -487,3 +528,19 @@ class ChatSession:
                 self.window.context_window, self.window.source, self.window.warnings + info.warnings
             )
         return self.window
+
+
+def _same_server(one: ProviderProfile, other: ProviderProfile, env: Mapping[str, str]) -> bool:
+    """Whether requests for the two profiles go to one server the same way."""
+
+    def key(profile: ProviderProfile) -> str | None:
+        try:
+            return profile.resolve_api_key(env)
+        except MissingApiKey:
+            return None
+
+    return (one.base_url, dict(one.headers), key(one)) == (
+        other.base_url,
+        dict(other.headers),
+        key(other),
+    )

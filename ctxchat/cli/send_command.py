@@ -89,7 +89,7 @@ async def _send(session: ChatSession, text: str, args: argparse.Namespace) -> in
             print_json(result)
         return code
     finally:
-        await session.backend.aclose()
+        await session.aclose()
 
 
 async def _auto_summarize(session: ChatSession) -> dict[str, Any] | None:
@@ -137,7 +137,7 @@ async def _summarize(session: ChatSession, *, rebuild: bool) -> int:
         print(f"ctxchat: {error} The previous summary stays in force.", file=sys.stderr)
         return EXIT_PROVIDER
     finally:
-        await session.backend.aclose()
+        await session.aclose()
     print(
         f"Summary v{version.version} covers messages {version.first_message_id}-"
         f"{version.last_message_id} ({version.tokens:,} tokens)."

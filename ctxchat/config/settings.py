@@ -215,9 +215,15 @@ class Settings:
         except KeyError:
             raise UnknownProfile(wanted, list(self.profiles)) from None
 
-    def summarizer_profile(self, chat_profile: str | None = None) -> ProviderProfile:
-        """The profile the summarizer uses, with the summary model applied when one is set."""
-        profile = self.profile(self.summary.profile or chat_profile)
+    def summarizer_profile(self, chat: ProviderProfile) -> ProviderProfile:
+        """The profile the summarizer uses: `[summary] profile` if it names another one (its
+        own server, key and headers), else the chat profile as in use (with `--base-url`,
+        `--model` or `OPENAI_BASE_URL` applied); with `[summary] model` applied when set.
+
+        Raises UnknownProfile when `[summary] profile` names none there is.
+        """
+        named = self.summary.profile
+        profile = self.profile(named) if named and named != chat.name else chat
         if self.summary.model:
             return dataclasses.replace(profile, model=self.summary.model)
         return profile

@@ -187,8 +187,8 @@ class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions
 
     async def on_unmount(self) -> None:
         thaw()
-        if self.has_session and self.session.backend is not None:
-            await self.session.backend.aclose()
+        if self.has_session:
+            await self.session.aclose()
 
 
 def known_binding_ids() -> set[str]:

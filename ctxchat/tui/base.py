@@ -394,18 +394,7 @@ class AppBase(App[int]):
     async def open_conversation(self, conversation_id: int) -> None:
         """Make `conversation_id` the open conversation (a reply still streaming elsewhere
         goes on into the store, and into the pane again once its conversation is back)."""
-        old = self.session
-        self._session = ChatSession(
-            old.store,
-            old.settings,
-            old.profile,
-            conversation_id,
-            backend=old.backend,
-            mode=old.mode,
-            window=old.window,
-            secrets=old.secrets,
-            env=old.env,
-        )
+        self._session = self.session.for_conversation(conversation_id)
         self.remember(conversation=conversation_id)
         await self.show_conversation()
 

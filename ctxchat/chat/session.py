@@ -6,10 +6,12 @@ import contextlib
 import dataclasses
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.window import WindowInfo
 from ctxchat.config.errors import MissingApiKey
+from ctxchat.config.server_facts import ServerFacts
 from ctxchat.config.settings import ProviderProfile, Settings
 from ctxchat.core.assemble import assemble_context
 from ctxchat.core.budget import Budget, Layer
@@ -37,6 +39,11 @@ from ctxchat.model.backend import ModelBackend
 from ctxchat.model.errors import ProviderError
 from ctxchat.model.request import ChatRequest, build_chat_request
 from ctxchat.store import Store, StoredMessage, StoreError, SummaryVersion
+
+SEMANTIC_MISSING = (
+    "Semantic recall is on in the config, but the embeddings extra is not installed "
+    "(pip install 'ctxchat[embeddings]'): earlier turns are recalled by their words only."
+)
 
 
 class OverBudget(Exception):
@@ -107,6 +114,7 @@ class ChatSession:
         self.semantic: SemanticRecall | None = None
         # The summarizer's own server, when `[summary] profile` names another one.
         self._summary_backend: ModelBackend | None = None
+        self._semantic_missing: bool | None = None
 
     # --- what the session knows -------------------------------------------------------
 
@@ -254,6 +262,8 @@ class ChatSession:
         provider's prompt cache can reuse.
         """
         plan = self._assemble(draft)
+        if self._recall_note():
+            plan = dataclasses.replace(plan, warnings=(*plan.warnings, SEMANTIC_MISSING))
         previous = self.last_request()
         if previous is None:
             return plan
@@ -284,6 +294,15 @@ class ChatSession:
         if plan.request is not None:
             return plan
         return dataclasses.replace(plan, request=self.request_for(plan).shown())
+
+    def _recall_note(self) -> bool:
+        """Whether semantic recall is configured but cannot run (the extra is missing)."""
+        if self._semantic_missing is None:
+            recall = self.settings.recall
+            self._semantic_missing = (
+                recall.enabled and recall.semantic and not SemanticRecall.possible()
+            )
+        return self._semantic_missing
 
     def remember_request(self, plan: ContextPlan) -> None:
         """`plan` was just sent: the next request's prefix is measured against it."""
@@ -500,7 +519,7 @@ class ChatSession:
         if self.backend is None or _same_server(profile, self.profile, self.env):
             return self.backend
         if self._summary_backend is None:
-            from ctxchat.chat.workspace import make_backend
+            from ctxchat.chat.session_factory import make_backend
 
             self._summary_backend = make_backend(profile, self.env)
         return self._summary_backend
@@ -514,20 +533,37 @@ class ChatSession:
 
     async def detect_window(self) -> WindowInfo:
         """Ask the server for its context window (configured values still win)."""
-        configured = self.settings.context_window(self.profile)
-        if configured > 0 or self.backend is None:
+        if self.settings.context_window(self.profile) > 0:
             return self.window
+        await self.probe_server()
+        return self.window
+
+    async def probe_server(self) -> ServerFacts | None:
+        """Ask the server which it is, its window for the model and whether it counts
+        tokens; plan with that window unless one is configured. None: no answer."""
+        if self.backend is None:
+            return None
         try:
             info = await self.backend.describe_server(self.model, None)
         except ProviderError:
-            return self.window
-        if info.context_window:
+            return None
+        if not info.context_window:
+            if info.warnings:
+                self.window = dataclasses.replace(
+                    self.window, warnings=self.window.warnings + info.warnings
+                )
+            return None
+        facts = ServerFacts(
+            context_window=info.context_window,
+            window_source=info.window_source,
+            tokenizer="server" if info.tokenizer else "",
+            flavour=info.kind,
+            checked_at=datetime.now(UTC),
+            warnings=info.warnings,
+        )
+        if not self.settings.context_window(self.profile):
             self.window = WindowInfo(info.context_window, info.window_source, info.warnings)
-        elif info.warnings:
-            self.window = WindowInfo(
-                self.window.context_window, self.window.source, self.window.warnings + info.warnings
-            )
-        return self.window
+        return facts
 
 
 def _same_server(one: ProviderProfile, other: ProviderProfile, env: Mapping[str, str]) -> bool:

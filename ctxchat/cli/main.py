@@ -15,11 +15,6 @@ from typing import Any
 
 from ctxchat import __version__
 
-EXIT_OK = 0
-EXIT_ERROR = 1  # the environment stopped us: config, database, missing key
-EXIT_USAGE = 2  # the invocation was wrong: bad arguments, unknown id, message too long
-EXIT_PROVIDER = 3  # the model server failed
-
 KINDS = ("fact", "constraint", "preference", "hypothesis")
 MODES = ("personalization", "objective")
 
@@ -47,6 +42,13 @@ def _options(parser: argparse.ArgumentParser, default: object) -> None:
         "--base-url", default=default, help="the server's OpenAI base URL (overrides the profile's)"
     )
     parser.add_argument("--mode", choices=MODES, default=default, help="the mode to use")
+    parser.add_argument(
+        "--offline",
+        action="store_true",
+        default=default if default is argparse.SUPPRESS else False,
+        help="do not ask the server about itself: plan with the window found last time, "
+        "the config or the known-models table",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from ctxchat.chat.options import SessionOptions
 from ctxchat.cli.common import conversation_id, print_json, require, workspace
 from ctxchat.cli.tables import cell, console, table
 from ctxchat.core.memory import MemoryEntry
@@ -27,12 +28,12 @@ def entry_dict(entry: MemoryEntry) -> dict[str, object]:
     }
 
 
-def memory_command(args: argparse.Namespace) -> int:
+def memory_command(args: argparse.Namespace, options: SessionOptions) -> int:
     action = args.memory_command
-    with workspace(args) as space:
+    with workspace(options) as space:
         store = space.store
         if action == "list":
-            conversation = None if args.all else conversation_id(space, args)
+            conversation = None if args.all else conversation_id(space, options)
             entries = store.list_memory(conversation_id=conversation, include_all_scopes=args.all)
             if args.json:
                 print_json([entry_dict(e) for e in entries])
@@ -59,7 +60,7 @@ def memory_command(args: argparse.Namespace) -> int:
             scope_id = None
             if args.scope == "conversation":
                 scope_id = require(
-                    conversation_id(space, args),
+                    conversation_id(space, options),
                     "a conversation-scoped entry needs a conversation: pass --conversation ID",
                 )
             entry = store.add_memory(
@@ -97,7 +98,7 @@ def memory_command(args: argparse.Namespace) -> int:
             changes["conversation_id"] = None
         elif args.scope == "conversation":
             changes["conversation_id"] = require(
-                conversation_id(space, args), "pass --conversation ID for a conversation scope"
+                conversation_id(space, options), "pass --conversation ID for a conversation scope"
             )
         if args.enabled is not None:
             changes["enabled"] = args.enabled

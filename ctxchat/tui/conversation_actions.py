@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
-from ctxchat.chat.workspace import make_backend
+from ctxchat.chat.session_factory import learn_server, make_backend
 from ctxchat.config.errors import MissingApiKey
 from ctxchat.model.errors import ProviderError
 from ctxchat.store import export_text
@@ -211,7 +211,8 @@ class ConversationActions(AppBase):
     async def detect_window(self) -> None:
         session = self.session
         before = session.window
-        window = await session.detect_window()
+        # Asked on every start; the answer is kept for `ctxchat context` and the next start.
+        window = await learn_server(session, self.workspace, refresh=True)
         if session is self._session and window != before:
             self.notify_lines(window.warnings, severity="warning")
             self.refresh_plan()

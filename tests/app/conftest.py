@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 from app_harness import MakeApp, Notes
 
+from ctxchat.chat.options import SessionOptions
 from ctxchat.chat.workspace import Workspace
-from ctxchat.testing.harness import TEST_KEY, app_args, open_test_workspace, write_config
+from ctxchat.testing.harness import TEST_KEY, open_test_workspace, write_config
 from ctxchat.testing.server import ScriptedModelServer
 from ctxchat.tui.app import CtxChatApp, build_app
 
@@ -64,7 +65,7 @@ def make_app(tmp_path: Path, server: ScriptedModelServer, workspaces: list[Works
         )
         workspace = open_test_workspace(tmp_path / "home", config)
         workspaces.append(workspace)
-        app = build_app(app_args(**args), workspace)
+        app = build_app(workspace, SessionOptions(**args))
         return app, Notes.attach(app)
 
     return make

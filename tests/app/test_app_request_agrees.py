@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 from app_harness import SIZE, settle, typed
 
+from ctxchat.chat.options import SessionOptions
 from ctxchat.cli.main import main
 from ctxchat.testing import harness
-from ctxchat.testing.harness import TEST_KEY, app_args, open_test_workspace, write_config
+from ctxchat.testing.harness import TEST_KEY, open_test_workspace, write_config
 from ctxchat.testing.server import Flavour, ScriptedModelServer
 from ctxchat.tui.app import build_app
 from ctxchat.tui.screens.inspector import RequestInspector
@@ -83,7 +84,7 @@ async def test_the_request_shown_everywhere_is_the_one_received(
         ]
         workspace = open_test_workspace(home, config)
         try:
-            app = build_app(app_args(), workspace)
+            app = build_app(workspace, SessionOptions())
             async with app.run_test(size=SIZE) as pilot:
                 await settle(pilot)
                 reply = workspace.store.messages(app.session.conversation)[-1]

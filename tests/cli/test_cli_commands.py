@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxchat.cli.run import confirm
+from ctxchat.cli.confirm import confirm
 from ctxchat.testing.server import Fault, ScriptedModelServer
 
 KEY = "sk-cli-secret-0123456789"

@@ -3,22 +3,22 @@ server, and `--base-url` / `OPENAI_BASE_URL` giving the summarizer the chat's se
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from conftest import Run
 
 from ctxchat.chat.extractor import extract_facts
 from ctxchat.chat.session import ChatSession
+from ctxchat.chat.session_factory import make_backend
 from ctxchat.chat.summarizer import Summarizer
-from ctxchat.chat.workspace import make_backend
 from ctxchat.cli.main import main
 from ctxchat.config.settings import ContextSettings, ProviderProfile, Settings
 from ctxchat.store import Store
 from ctxchat.testing.server import Flavour, RecordedRequest, ScriptedModelServer
 
+Run = Callable[..., tuple[int, str, str]]
 SUMMARY_KEY = "sk-summary-secret-0123456789"
 SUMMARY_PROMPT = "You maintain the running summary"
 

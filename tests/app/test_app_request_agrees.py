@@ -3,18 +3,13 @@ plan and the inspector show, for every server flavour the scripted server imitat
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
-from app_harness import SIZE, settle, typed
+from app_harness import SIZE, Cli, settle, typed
 
 from ctxchat.chat.options import SessionOptions
-from ctxchat.cli.main import main
-from ctxchat.testing import harness
 from ctxchat.testing.harness import TEST_KEY, open_test_workspace, write_config
 from ctxchat.testing.server import Flavour, ScriptedModelServer
 from ctxchat.tui.app import build_app
@@ -25,35 +20,10 @@ HEADERS = (
 )
 
 
-@pytest.fixture
-def cli(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> Callable[[Path, str], Callable[..., Awaitable[dict[str, Any]]]]:
-    """`ctxchat ARGS --json` in-process on a home dir; returns its JSON output."""
-
-    def on(home: Path, config: str) -> Callable[..., Awaitable[dict[str, Any]]]:
-        for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
-            monkeypatch.delenv(name, raising=False)
-        for name, value in harness.test_env(home, Path(config)).items():
-            monkeypatch.setenv(name, value)
-
-        async def run(*args: str) -> dict[str, Any]:
-            # The command runs its own event loop, as it does from a shell.
-            code = await asyncio.to_thread(main, list(args))
-            out = capsys.readouterr().out
-            assert code == 0, out
-            data: dict[str, Any] = json.loads(out)
-            return data
-
-        return run
-
-    return on
-
-
 @pytest.mark.parametrize("flavour", list(Flavour))
 async def test_the_request_shown_everywhere_is_the_one_received(
     tmp_path: Path,
-    cli: Callable[[Path, str], Callable[..., Awaitable[dict[str, Any]]]],
+    cli: Cli,
     flavour: Flavour,
 ) -> None:
     with ScriptedModelServer(models=["gpt-4o"], requires_key=TEST_KEY, flavour=flavour) as server:

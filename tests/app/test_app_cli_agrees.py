@@ -1,0 +1,105 @@
+"""One session everywhere: `ctxchat context` and the TUI plan the same conversation alike,
+with the window the server reported (cached), the same recall and the same profile."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app_harness import SIZE, Cli, settle, typed
+
+from ctxchat.chat.options import SessionOptions
+from ctxchat.config.state import load_state
+from ctxchat.core.memory import MemoryKind
+from ctxchat.store import Store
+from ctxchat.testing.harness import TEST_KEY, open_test_workspace, write_config
+from ctxchat.testing.server import Flavour, ScriptedModelServer
+from ctxchat.tui.app import build_app
+
+DRAFT = "Which database did we choose, and why?"
+
+
+def seed_conversation(store: Store) -> int:
+    conversation = store.create_conversation("Databases").id
+    turns = [
+        ("user", "We need a database for the billing service."),
+        ("assistant", "PostgreSQL fits: transactions, mature tooling."),
+        ("user", "What about the cache?"),
+        ("assistant", "Redis, with a short expiry."),
+    ] * 3
+    for role, text in turns:
+        store.add_message(conversation, role, text, tokens=0, exact=False, encoding="estimate")
+    store.add_memory(MemoryKind.FACT, "Billing runs on PostgreSQL 16.", pinned=True)
+    store.add_memory(MemoryKind.PREFERENCE, "Prefers managed services.")
+    return conversation
+
+
+async def test_the_cli_and_the_tui_plan_a_conversation_alike(tmp_path: Path, cli: Cli) -> None:
+    # No window in the config: both must use the one the server reports (llama.cpp: n_ctx).
+    with ScriptedModelServer(
+        models=["local-model"], requires_key=TEST_KEY, flavour=Flavour.LLAMA_CPP, n_ctx=6_144
+    ) as server:
+        home = tmp_path / "home"
+        config = write_config(
+            home,
+            server.base_url,
+            model="local-model",
+            context_window=0,
+            output_reserve=0,
+            extra="[context]\nmin_recent = 4\n",
+        )
+        run = cli(home, str(config))
+        workspace = open_test_workspace(home, config)
+        try:
+            conversation = seed_conversation(workspace.store)
+            app = build_app(workspace, SessionOptions(conversation=conversation))
+            async with app.run_test(size=SIZE) as pilot:
+                await settle(pilot)  # the window asked, semantic recall loaded
+                assert app.session.window.context_window == 6_144
+                await typed(pilot, DRAFT)
+                session = app.session
+                tui = session.with_request(session.plan(DRAFT)).to_dict()
+        finally:
+            workspace.close()
+        facts = load_state(home / "data" / "state.toml").state.facts_for(
+            server.base_url, "local-model"
+        )
+        assert facts is not None
+        assert (facts.context_window, facts.window_source, facts.flavour) == (
+            6_144,
+            "server",
+            "llama.cpp",
+        )
+
+        probes = len(server.other_requests)
+        cli_plan = await run("context", "--json", "--message", DRAFT)
+        assert len(server.other_requests) == probes  # the cached facts answered
+        assert cli_plan.pop("conversation_id") == conversation
+        assert cli_plan.pop("window_source") == "server"
+        assert cli_plan == tui
+        assert tui["budget"]["context_window"] == 6_144
+        refs = [m["ref"] for m in tui["messages"]]
+        assert "memory" in refs and refs[-1] == "input"
+
+
+async def test_offline_plans_without_asking_the_server(tmp_path: Path, cli: Cli) -> None:
+    with ScriptedModelServer(
+        models=["local-model"], requires_key=TEST_KEY, flavour=Flavour.LLAMA_CPP, n_ctx=6_144
+    ) as server:
+        home = tmp_path / "home"
+        config = write_config(
+            home, server.base_url, model="local-model", context_window=0, output_reserve=0
+        )
+        run = cli(home, str(config))
+        offline = await run("context", "--json", "--offline", "--message", "Hello")
+        assert server.other_requests == []
+        assert (offline["budget"]["context_window"], offline["window_source"]) == (
+            4_096,
+            "default",
+        )
+        asked = await run("context", "--json", "--message", "Hello")
+        assert (asked["budget"]["context_window"], asked["window_source"]) == (6_144, "server")
+        # From now on the answer is cached: offline or not, no one asks again.
+        probes = len(server.other_requests)
+        again = await run("context", "--json", "--offline", "--message", "Hello")
+        assert (again["budget"]["context_window"], again["window_source"]) == (6_144, "server")
+        assert len(server.other_requests) == probes

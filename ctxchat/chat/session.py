@@ -115,6 +115,8 @@ class ChatSession:
         # The summarizer's own server, when `[summary] profile` names another one.
         self._summary_backend: ModelBackend | None = None
         self._semantic_missing: bool | None = None
+        # What the server said about itself (asked, or cached from an earlier run).
+        self.facts: ServerFacts | None = None
 
     # --- what the session knows -------------------------------------------------------
 
@@ -506,6 +508,7 @@ class ChatSession:
             env=self.env,
         )
         other._summary_backend = self._summary_backend
+        other.facts = self.facts
         return other
 
     def summary_profile(self) -> ProviderProfile:
@@ -563,6 +566,7 @@ class ChatSession:
         )
         if not self.settings.context_window(self.profile):
             self.window = WindowInfo(info.context_window, info.window_source, info.warnings)
+        self.facts = facts
         return facts
 
 

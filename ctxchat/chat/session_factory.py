@@ -110,7 +110,7 @@ def open_session(
             if connect is Connect.MUST:
                 raise
             notes(f"{error} Replies cannot be sent until it is set.")
-    return ChatSession(
+    session = ChatSession(
         workspace.store,
         settings,
         profile,
@@ -121,6 +121,8 @@ def open_session(
         secrets=workspace.secrets,
         env=workspace.env,
     )
+    session.facts = workspace.state.facts_for(profile.base_url, profile.model)
+    return session
 
 
 def cached_window(workspace: Workspace, profile: ProviderProfile) -> WindowInfo | None:

@@ -30,6 +30,17 @@ def show_context(args: argparse.Namespace, options: SessionOptions) -> int:
         data = plan.to_dict()
         data["conversation_id"] = conversation
         data["window_source"] = window.source
+        facts = session.facts
+        data["server"] = (
+            None
+            if facts is None
+            else {
+                "flavour": facts.flavour,
+                "tokenizer": facts.tokenizer,
+                "context_window": facts.context_window,
+                "checked_at": facts.checked_at.isoformat(),
+            }
+        )
         print_json(data)
         return 0
     console().print(render_plan(plan, conversation, window.source))

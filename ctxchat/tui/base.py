@@ -17,6 +17,7 @@ from textual.worker import get_current_worker
 
 from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.session import ChatSession
+from ctxchat.chat.session_factory import semantic_recall_for
 from ctxchat.chat.summarizer import Summarizer, SummaryFailed
 from ctxchat.chat.workspace import Workspace
 from ctxchat.core.budget import BudgetError
@@ -329,11 +330,10 @@ class AppBase(App[int]):
 
     def start_semantic(self, session: ChatSession) -> None:
         """Load the encoder and embed what has no vector yet, off the UI thread."""
-        if session.conversation_id is None or not session.settings.recall.semantic:
+        # The same recall the commands get (see chat/session_factory.py).
+        semantic = session.semantic or semantic_recall_for(session)
+        if semantic is None:
             return
-        if not SemanticRecall.possible():
-            return
-        semantic = session.semantic or SemanticRecall(session.store, session.conversation)
         self.run_worker(
             lambda: self._semantic_in_thread(session, semantic),
             thread=True,

@@ -75,6 +75,12 @@ async def test_the_cli_and_the_tui_plan_a_conversation_alike(tmp_path: Path, cli
         assert len(server.other_requests) == probes  # the cached facts answered
         assert cli_plan.pop("conversation_id") == conversation
         assert cli_plan.pop("window_source") == "server"
+        assert cli_plan.pop("server") == {
+            "flavour": "llama.cpp",
+            "tokenizer": "server",
+            "context_window": 6_144,
+            "checked_at": facts.checked_at.isoformat(),
+        }
         assert cli_plan == tui
         assert tui["budget"]["context_window"] == 6_144
         refs = [m["ref"] for m in tui["messages"]]

@@ -18,6 +18,20 @@ from ctxchat.tui.app import build_app
 DRAFT = "Which database did we choose, and why?"
 
 
+def local_server() -> ScriptedModelServer:
+    """A llama.cpp server running its model with a 6,144-token window."""
+    return ScriptedModelServer(
+        models=["local-model"], requires_key=TEST_KEY, flavour=Flavour.LLAMA_CPP, n_ctx=6_144
+    )
+
+
+def local_config(home: Path, server: ScriptedModelServer, extra: str = "") -> Path:
+    """A config for `server` that sets no window: it is the server's to say."""
+    return write_config(
+        home, server.base_url, model="local-model", context_window=0, output_reserve=0, extra=extra
+    )
+
+
 def seed_conversation(store: Store) -> int:
     conversation = store.create_conversation("Databases").id
     turns = [
@@ -35,18 +49,9 @@ def seed_conversation(store: Store) -> int:
 
 async def test_the_cli_and_the_tui_plan_a_conversation_alike(tmp_path: Path, cli: Cli) -> None:
     # No window in the config: both must use the one the server reports (llama.cpp: n_ctx).
-    with ScriptedModelServer(
-        models=["local-model"], requires_key=TEST_KEY, flavour=Flavour.LLAMA_CPP, n_ctx=6_144
-    ) as server:
+    with local_server() as server:
         home = tmp_path / "home"
-        config = write_config(
-            home,
-            server.base_url,
-            model="local-model",
-            context_window=0,
-            output_reserve=0,
-            extra="[context]\nmin_recent = 4\n",
-        )
+        config = local_config(home, server, extra="[context]\nmin_recent = 4\n")
         run = cli(home, str(config))
         workspace = open_test_workspace(home, config)
         try:
@@ -88,13 +93,9 @@ async def test_the_cli_and_the_tui_plan_a_conversation_alike(tmp_path: Path, cli
 
 
 async def test_offline_plans_without_asking_the_server(tmp_path: Path, cli: Cli) -> None:
-    with ScriptedModelServer(
-        models=["local-model"], requires_key=TEST_KEY, flavour=Flavour.LLAMA_CPP, n_ctx=6_144
-    ) as server:
+    with local_server() as server:
         home = tmp_path / "home"
-        config = write_config(
-            home, server.base_url, model="local-model", context_window=0, output_reserve=0
-        )
+        config = local_config(home, server)
         run = cli(home, str(config))
         offline = await run("context", "--json", "--offline", "--message", "Hello")
         assert server.other_requests == []

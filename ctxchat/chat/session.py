@@ -492,6 +492,7 @@ class ChatSession:
             profile.model, self.settings.context_window(profile)
         )
         self.counter = self._counter_for(profile.model)
+        self.facts = None  # they were the other model's
         self.forget_history()
 
     def for_conversation(self, conversation_id: int | None) -> ChatSession:

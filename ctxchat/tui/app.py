@@ -47,8 +47,10 @@ class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions
         theme: str | None = None,
         servers: Sequence[ServerView] = (),
         notes: Sequence[str] = (),
+        offline: bool = False,
     ) -> None:
         super().__init__(workspace, session)
+        self._offline = offline
         self._wanted_theme = theme
         self._servers = list(servers)
         self._notes = list(notes)
@@ -95,7 +97,7 @@ class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions
     async def _start_session(self) -> None:
         await self.show_conversation()
         self.composer.focus()
-        if self.session.backend is not None:
+        if self.session.backend is not None and not self._offline:
             self.after_first_frame(self.detect_window)
 
     def _load_themes(self) -> None:
@@ -254,7 +256,7 @@ def build_app(
     if resolve_profile(settings, options) is None:
         return CtxChatApp(workspace, None, theme=theme, servers=_found_servers())
     session = open_tui_session(workspace, options, notes=notes.append)
-    return CtxChatApp(workspace, session, theme=theme, notes=notes)
+    return CtxChatApp(workspace, session, theme=theme, notes=notes, offline=options.offline)
 
 
 def run_app(workspace: Workspace, options: SessionOptions, *, theme: str | None = None) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app_harness import SIZE, Cli, settle, typed
+from app_harness import SIZE, Cli, MakeApp, settle, typed
 
 from ctxchat.chat.options import SessionOptions
 from ctxchat.config.state import load_state
@@ -110,3 +110,18 @@ async def test_offline_plans_without_asking_the_server(tmp_path: Path, cli: Cli)
         again = await run("context", "--json", "--offline", "--message", "Hello")
         assert (again["budget"]["context_window"], again["window_source"]) == (6_144, "server")
         assert len(server.other_requests) == probes
+
+
+async def test_the_app_offline_asks_the_server_nothing_but_replies(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, _ = make_app(context_window=0, offline=True)
+    server.script("Here.")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.session.window.source == "table"  # gpt-4o's documented window
+        await typed(pilot, "Anyone there?")
+        await pilot.press("enter")
+        await settle(pilot)
+    assert server.other_requests == []
+    assert [r["messages"][-1]["content"] for r in server.requests] == ["Anyone there?"]

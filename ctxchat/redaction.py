@@ -34,6 +34,19 @@ def is_sensitive_header(name: str) -> bool:
     return any(word in lowered for word in _SENSITIVE_HEADER_WORDS)
 
 
+def header_secrets(headers: Mapping[str, str]) -> list[str]:
+    """The secret values among `headers`: those of auth-like headers, and the credential
+    alone after a scheme (`Bearer <token>`), since servers echo that part."""
+    found: list[str] = []
+    for name, value in headers.items():
+        if is_sensitive_header(name) and value:
+            found.append(value)
+            scheme, _, credential = value.partition(" ")
+            if credential.strip() and scheme.isalpha():
+                found.append(credential.strip())
+    return found
+
+
 def masked_headers(headers: Mapping[str, str]) -> dict[str, str]:
     """`headers` as they may be shown: the values of auth-like ones masked."""
     return {

@@ -13,7 +13,7 @@ from ctxchat.core.budget import Budget, BudgetShares
 from ctxchat.core.memory import Mode
 from ctxchat.core.summary import SummaryPolicy, SummaryStrategy
 from ctxchat.core.working import Selection
-from ctxchat.redaction import is_sensitive_header, mask_secret, masked_headers
+from ctxchat.redaction import header_secrets, is_sensitive_header, mask_secret, masked_headers
 
 if TYPE_CHECKING:
     from ctxchat.core.assemble import AssemblyOptions
@@ -96,7 +96,7 @@ class ProviderProfile:
     def secrets(self, env: Mapping[str, str]) -> list[str]:
         """Every secret this profile may put on the wire, to redact from any text shown."""
         found = [self.api_key or "", self.env_key(env)]
-        found.extend(value for name, value in self.headers.items() if is_sensitive_header(name))
+        found.extend(header_secrets(self.headers))
         return [secret for secret in found if secret]
 
 

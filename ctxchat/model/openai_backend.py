@@ -38,6 +38,7 @@ from ctxchat.model.errors import (
 from ctxchat.model.known_models import DEFAULT_CONTEXT_WINDOW, known_context_window
 from ctxchat.model.request import ChatRequest, request_headers
 from ctxchat.model.sse import event_data
+from ctxchat.redaction import header_secrets
 
 __all__ = ["DEFAULT_CONTEXT_WINDOW", "OpenAIBackend"]
 
@@ -109,9 +110,8 @@ class OpenAIBackend(ModelBackend):
         self._host = (urlsplit(self.base_url).hostname or "").lower()
         self._api_key = api_key or None
         self._headers = dict(headers or {})
-        self._secrets: tuple[str, ...] = tuple(
-            secret for secret in (api_key, *self._headers.values()) if secret
-        )
+        secrets = [api_key, *header_secrets(self._headers)]
+        self._secrets: tuple[str, ...] = tuple(s for s in secrets if s)
         self._chunk_timeout = chunk_timeout
         self._first_chunk_timeout = first_chunk_timeout
         self._connect_timeout = connect_timeout

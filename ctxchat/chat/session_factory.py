@@ -17,6 +17,7 @@ from ctxchat.chat.session import ChatSession
 from ctxchat.chat.window import WindowInfo
 from ctxchat.chat.workspace import Workspace
 from ctxchat.config.errors import MissingApiKey
+from ctxchat.config.server_facts import ServerFacts
 from ctxchat.config.settings import ProviderProfile, Settings
 from ctxchat.model.backend import ModelBackend
 
@@ -31,6 +32,10 @@ __all__ = [
     "resolve_profile",
     "semantic_recall_for",
 ]
+
+
+# The kind of a server nothing identified (no answer, or an unknown one).
+GENERIC_FLAVOUR = "openai-compatible"
 
 
 class Connect(StrEnum):
@@ -149,13 +154,19 @@ async def learn_server(
     if cached is not None and cached.fresh() and not refresh:
         return session.window
     facts = await session.probe_server()
-    # Only what the server itself said is worth keeping: the table and the default are
-    # known without asking, and a server that did not answer may answer next time.
-    if facts is not None and facts.window_source == "server":
+    if facts is not None and _worth_keeping(facts):
         # Facts only save time: a state file that cannot be written costs a probe next time.
         with contextlib.suppress(OSError):
             workspace.save_state(workspace.state.with_facts(profile.base_url, profile.model, facts))
     return session.window
+
+
+def _worth_keeping(facts: ServerFacts) -> bool:
+    """Whether facts should stand in for asking again: what a server said, or a known host's
+    documented window; not a guess, nor the table for a server that may not have answered."""
+    if facts.window_source == "server":
+        return True
+    return facts.window_source == "table" and facts.flavour != GENERIC_FLAVOUR
 
 
 def semantic_recall_for(session: ChatSession) -> SemanticRecall | None:

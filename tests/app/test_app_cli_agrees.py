@@ -3,6 +3,7 @@ with the window the server reported (cached), the same recall and the same profi
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 from app_harness import SIZE, Cli, MakeApp, settle, typed
@@ -125,3 +126,18 @@ async def test_the_app_offline_asks_the_server_nothing_but_replies(
         await settle(pilot)
     assert server.other_requests == []
     assert [r["messages"][-1]["content"] for r in server.requests] == ["Anyone there?"]
+
+
+async def test_a_server_that_did_not_answer_is_asked_again_next_time(
+    tmp_path: Path, cli: Cli
+) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # closed again: nothing listens there
+    home = tmp_path / "home"
+    config = write_config(home, f"http://127.0.0.1:{port}/v1", context_window=0)
+    run = cli(home, str(config))
+    plan = await run("context", "--json", "--message", "Hello")
+    assert (plan["budget"]["context_window"], plan["window_source"]) == (128_000, "table")
+    state = load_state(home / "data" / "state.toml").state
+    assert state.facts_for(f"http://127.0.0.1:{port}/v1", "gpt-4o") is None

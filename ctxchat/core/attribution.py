@@ -11,7 +11,10 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from ctxchat.core.budget import Layer
+from ctxchat.core.plan import ContextPlan
 from ctxchat.core.recall import PREFIX_LENGTH, query_terms
+from ctxchat.core.summary import SUMMARY_HEADER
 
 # A source counts as used when the reply shares at least this share of its distinctive
 # weight (and two of its words, or one no other source holds) ...
@@ -110,6 +113,22 @@ def summary_sources(ref: str, text: str) -> list[Source]:
         for number, line in enumerate(text.splitlines(), start=1)
         if line.strip()
     ]
+
+
+def request_sources(plan: ContextPlan, texts: Mapping[str, str]) -> list[Source]:
+    """What a request held that a reply could draw on: its memory entries, summary lines and
+    recalled turns. `texts` gives the text of each memory entry and message by ref."""
+    sources = [
+        Source(item.ref, texts[item.ref])
+        for layer in (Layer.MEMORY, Layer.RECALL)
+        for item in plan.layer(layer).items
+        if item.ref in texts
+    ]
+    for message in plan.messages:
+        if message.layer is Layer.SUMMARY:
+            body = message.content.removeprefix(SUMMARY_HEADER + "\n")
+            sources.extend(summary_sources(message.ref, body))
+    return sources
 
 
 def never_used(

@@ -1,6 +1,20 @@
 """The "used" estimate: which context a reply drew on, by shared distinctive words and meaning."""
 
-from ctxchat.core.attribution import Source, Use, estimate_use, never_used, summary_sources
+from datetime import date
+
+from ctxchat.core.assemble import assemble_context
+from ctxchat.core.attribution import (
+    Source,
+    Use,
+    estimate_use,
+    never_used,
+    request_sources,
+    summary_sources,
+)
+from ctxchat.core.budget import Budget
+from ctxchat.core.history import HistoryMessage, SummaryState
+from ctxchat.core.memory import MemoryDates, MemoryEntry, MemoryKind, Mode
+from ctxchat.core.tokens import TokenCounter
 
 SOURCES = [
     Source("memory:1", "The service runs on PostgreSQL 16 in production."),
@@ -61,3 +75,31 @@ def test_never_used_counts_replies_back_from_the_newest() -> None:
         "memory:2": 1,
         "memory:3": None,
     }
+
+
+def test_a_requests_sources_are_its_entries_summary_lines_and_recalled_turns(
+    counter: TokenCounter,
+) -> None:
+    entries = [
+        MemoryEntry(1, MemoryKind.FACT, "The service runs on PostgreSQL 16."),
+        MemoryEntry(2, MemoryKind.FACT, "Old fact.", superseded_by=1),
+    ]
+    summary = SummaryState(3, "decision: SQLite FTS5\nopen: sharding", 1, 2, False)
+    history = [HistoryMessage(i, "user", f"message {i}", 5) for i in range(1, 5)]
+    plan = assemble_context(
+        budget=Budget(8_000, 1_000),
+        counter=counter,
+        mode=Mode.PERSONALIZATION,
+        system_prompt="",
+        memory=entries,
+        summary=summary,
+        history=history,
+        new_input="Hi",
+        dates=MemoryDates(date(2026, 11, 25)),
+    )
+    texts = {e.ref: e.text for e in entries} | {m.ref: m.content for m in history}
+    assert request_sources(plan, texts) == [
+        Source("memory:1", "The service runs on PostgreSQL 16."),
+        Source("summary:v3#1", "decision: SQLite FTS5"),
+        Source("summary:v3#2", "open: sharding"),
+    ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from textual import on, work
@@ -273,12 +274,14 @@ class MemoryActions(AppBase):
             )
             return
         view = self.query_one(ConversationView)
-        while view.item(message.id) is None and view.window[0] > 0:
+        stalled = 0
+        while view.item(message.id) is None and view.window[0] > 0 and stalled < 100:
             start = view.window[0]
             view.select(view.items[0].message_id)
             await view.action_select_previous()  # at the top: loads the page before
-            if view.window[0] == start:
-                break
+            # A load the scroll itself started may be running: let it finish.
+            stalled = stalled + 1 if view.window[0] == start else 0
+            await asyncio.sleep(0)
         if view.item(message.id) is None:
             self.notify(f"Message #{message.id} is not shown in this conversation.", markup=False)
             return

@@ -325,6 +325,17 @@ class MemoryPanel(Vertical):
         return self._entries.get(int(option.id.removeprefix("memory-")))
 
     @property
+    def notes(self) -> EntryNotes:
+        """The notes on show (hypothesis flags, what recent replies used)."""
+        return self._notes
+
+    @property
+    def detail_text(self) -> str:
+        """The line about the highlighted entry (shown while the list has focus)."""
+        entry = self.highlighted_entry
+        return "" if entry is None else entry_detail(entry, self._notes)
+
+    @property
     def sorted_by_use(self) -> bool:
         """True while entries no recent reply used come first."""
         return self._by_use

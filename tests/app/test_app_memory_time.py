@@ -38,7 +38,10 @@ async def test_the_reply_marks_the_entries_it_used_with_the_evidence(
         panels = app.query_one("#context", ContextPanels)
         tooltip = str(panels.panels[next(iter(panels.panels))].tooltip or "")
         assert "used" not in tooltip  # the system layer holds nothing used
+        detail = panel.query_one(".memory-panel--detail")
+        assert not detail.display  # shown only while the list has focus
         await pilot.press("f6")
+        assert detail.display
         assert panel.highlighted_entry == store.get_memory(database.id)
         assert "used by the last reply (estimate): shares" in panel.detail_text
         assert '"postgresql"' in panel.detail_text

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -116,7 +116,7 @@ class MemoryPanel(Vertical):
         & > OptionList { height: 1fr; border: none; padding: 0; }
         & > OptionList:focus { border: none; }
         & > .memory-panel--detail { display: none; padding: 0 1; color: $foreground-muted; }
-        &:focus-within > .memory-panel--detail { display: block; }
+        &.-focused > .memory-panel--detail { display: block; }
     }
     """
 
@@ -348,6 +348,13 @@ class MemoryPanel(Vertical):
     def on_mount(self) -> None:
         if self._initial is not None:
             self.update_entries(*self._initial)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        # The line about the highlighted entry shows while the list has focus.
+        self.add_class("-focused")
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        self.remove_class("-focused")
 
     def update_entries(
         self,

@@ -9,7 +9,7 @@ from textual import on, work
 
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.usage import UsageTracker, UsageView
-from ctxchat.core.memory import MemoryKind
+from ctxchat.core.memory import MemoryKind, provenance
 from ctxchat.core.plan import ContextPlan
 from ctxchat.store import NotFound, StoreError
 from ctxchat.tui.base import AppBase
@@ -158,7 +158,13 @@ class MemoryActions(AppBase):
     @on(MemoryPanel.EditRequested)
     def _edit_entry(self, event: MemoryPanel.EditRequested) -> None:
         entry = self.session.store.get_memory(event.entry_id)
-        self._editor(MemoryDraft.from_entry(entry), "Edit memory entry", entry.id)
+        origin = provenance(entry.source).text
+        self._editor(
+            MemoryDraft.from_entry(entry),
+            "Edit memory entry",
+            entry.id,
+            note=f"memory #{entry.id}, {origin}.",
+        )
 
     @on(MemoryPanel.DeleteRequested)
     def _delete(self, event: MemoryPanel.DeleteRequested) -> None:

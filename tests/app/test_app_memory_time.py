@@ -4,7 +4,7 @@ entry, and the "used" estimate after a reply."""
 from __future__ import annotations
 
 from app_harness import SIZE, MakeApp, memory_refs, seed, settle, typed, until
-from textual.widgets import TextArea
+from textual.widgets import Static, TextArea
 
 from ctxchat.core.memory import MemoryKind
 from ctxchat.testing.server import ScriptedModelServer
@@ -129,3 +129,17 @@ async def test_g_shows_the_message_an_entry_came_from(make_app: MakeApp) -> None
         await settle(pilot)
         assert view.selected_id == source.id
         assert app.focused is view
+
+
+async def test_the_editor_tells_where_the_entry_came_from(make_app: MakeApp) -> None:
+    app, _ = make_app()
+    entry = app.workspace.store.add_memory(
+        MemoryKind.FACT, "Deploys happen on Fridays.", source="messages:4-9"
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f6", "e")
+        editor = app.screen
+        assert isinstance(editor, MemoryEditor)
+        note = str(editor.query_one("#memory-note", Static).content)
+        assert note == f"memory #{entry.id}, extracted from messages #4–#9."

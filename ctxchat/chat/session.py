@@ -6,7 +6,7 @@ import contextlib
 import dataclasses
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 
 from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.window import WindowInfo
@@ -16,7 +16,7 @@ from ctxchat.config.settings import ProviderProfile, Settings
 from ctxchat.core.assemble import assemble_context
 from ctxchat.core.budget import Budget, Layer
 from ctxchat.core.history import HistoryMessage, SummaryState
-from ctxchat.core.memory import MemoryEntry, Mode
+from ctxchat.core.memory import MemoryDates, MemoryEntry, Mode, day
 from ctxchat.core.plan import ContextPlan
 from ctxchat.core.prefix import shared_prefix
 from ctxchat.core.recall import (
@@ -69,9 +69,17 @@ class SessionCache:
     last_request: ContextPlan | None = None
     last_request_loaded: bool = False
     turns: int | None = None
+    all_turns: int | None = None
+    """User turns over every conversation: the clock unconfirmed hypotheses wait by."""
     recall: dict[str, tuple[RecallHit, ...]] = field(default_factory=dict)
     counted_as: str = ""
     """The counter's name when `history` was read (a failed tokenizer turns it to estimate)."""
+
+
+def local_zone() -> tzinfo:
+    """The time zone dates are shown in: the machine's."""
+    zone = datetime.now().astimezone().tzinfo
+    return zone if zone is not None else UTC
 
 
 class ChatSession:
@@ -154,6 +162,20 @@ class ChatSession:
             self._cache.memory = self.store.list_memory(conversation_id=self.conversation_id)
         return self._cache.memory
 
+    def user_turns(self) -> int:
+        """User turns over every conversation (memory entries record the one they came in)."""
+        if self._cache.all_turns is None:
+            self._cache.all_turns = self.store.user_turns()
+        return self._cache.all_turns
+
+    def memory_dates(self) -> MemoryDates | None:
+        """Today's date for the memory layer, when `[memory] dates` is on (read here, so the
+        core never reads the clock)."""
+        if not self.settings.memory.dates:
+            return None
+        zone = local_zone()
+        return MemoryDates(day(self.store.now(), zone), zone)
+
     def active_summary(self) -> SummaryVersion | None:
         if not self._cache.summary_loaded:
             self._cache.summary = (
@@ -235,7 +257,7 @@ class ChatSession:
         candidates = []
         for entry in self.memory():
             matched = matched_terms(entry.text, terms)
-            if matched and entry.enabled:
+            if matched and entry.enabled and not entry.superseded:
                 relevance = scale * len(matched) / len(terms)
                 candidates.append(
                     RecallCandidate(
@@ -330,6 +352,8 @@ class ChatSession:
                 recall=self.recall(draft),
                 adaptive=self.settings.recall.policy(),
                 turns=self._turns() + (draft is not None),
+                dates=self.memory_dates(),
+                zone=local_zone(),
             )
         if self.counter.name != counted_as:
             # The tokenizer failed to build halfway: count everything again as an estimate.

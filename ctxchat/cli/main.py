@@ -106,6 +106,12 @@ def build_parser() -> argparse.ArgumentParser:
         default="global",
         help="every conversation, or only the one given with --conversation",
     )
+    add.add_argument(
+        "--replaces",
+        type=int,
+        metavar="ID",
+        help="keep entry ID as superseded by this one (an entry on the same key always is)",
+    )
     edit = memory_commands.add_parser("edit", help="change an entry's text, key or importance")
     edit.add_argument("id", type=int)
     edit.add_argument("--text")
@@ -113,7 +119,11 @@ def build_parser() -> argparse.ArgumentParser:
     edit.add_argument("--importance", type=int)
     remove = memory_commands.add_parser("rm", help="delete an entry")
     remove.add_argument("id", type=int)
-    for name, text in (("pin", "pin an entry"), ("unpin", "unpin an entry")):
+    for name, text in (
+        ("pin", "pin an entry"),
+        ("unpin", "unpin an entry"),
+        ("restore", "make a superseded entry current again"),
+    ):
         memory_commands.add_parser(name, help=text).add_argument("id", type=int)
     tag = memory_commands.add_parser("tag", help="change an entry's kind, scope or inclusion")
     tag.add_argument("id", type=int)

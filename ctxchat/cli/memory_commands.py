@@ -1,4 +1,4 @@
-"""`ctxchat memory list|add|edit|rm|pin|unpin|tag`."""
+"""`ctxchat memory list|add|edit|rm|pin|unpin|restore|tag`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 from ctxchat.chat.options import SessionOptions
 from ctxchat.cli.common import conversation_id, print_json, require, workspace
 from ctxchat.cli.tables import cell, console, table
-from ctxchat.core.memory import MemoryEntry
+from ctxchat.core.memory import MemoryEntry, provenance, superseded_detail
 from ctxchat.store import UNSET
 
 
@@ -22,9 +22,13 @@ def entry_dict(entry: MemoryEntry) -> dict[str, object]:
         "scope": entry.scope,
         "conversation_id": entry.conversation_id,
         "source": entry.source,
+        "provenance": provenance(entry.source).text,
         "enabled": entry.enabled,
         "created_at": entry.created_at,
         "updated_at": entry.updated_at,
+        "superseded_by": entry.superseded_by,
+        "superseded_at": entry.superseded_at,
+        "turn": entry.turn,
     }
 
 
@@ -41,18 +45,22 @@ def memory_command(args: argparse.Namespace, options: SessionOptions) -> int:
             if not entries:
                 print("No memory entries.")
                 return 0
-            grid = table("id", "kind", "pin", "imp", "scope", "text")
+            grid = table("id", "kind", "pin", "imp", "scope", "text", "from")
             for e in entries:
                 scope = "global" if e.conversation_id is None else f"conv {e.conversation_id}"
                 text = f"{e.key}: {e.text}" if e.key else e.text
-                style = "" if e.enabled else "dim"
+                if e.superseded:
+                    text += f"  ({superseded_detail(e)})"
+                elif not e.enabled:
+                    text += "  (excluded)"
                 grid.add_row(
                     str(e.id),
                     e.kind.value,
                     "📌" if e.pinned else "",
                     str(e.importance),
                     scope,
-                    cell(text + ("" if e.enabled else "  (excluded)"), style),
+                    cell(text, "" if e.enabled and not e.superseded else "dim"),
+                    cell(provenance(e.source).text, "dim"),
                 )
             console().print(grid)
             return 0
@@ -70,8 +78,12 @@ def memory_command(args: argparse.Namespace, options: SessionOptions) -> int:
                 pinned=args.pin,
                 importance=args.importance,
                 conversation_id=scope_id,
+                replaces=args.replaces,
             )
             print(f"Added memory entry {entry.id} ({entry.kind.value}, {entry.scope}).")
+            for old in store.list_memory(include_all_scopes=True):
+                if old.superseded_by == entry.id:
+                    print(f"Memory entry {old.id} is kept as superseded by {entry.id}.")
             return 0
         if action == "edit":
             entry = store.update_memory(
@@ -85,6 +97,10 @@ def memory_command(args: argparse.Namespace, options: SessionOptions) -> int:
         if action == "rm":
             store.delete_memory(args.id)
             print(f"Deleted memory entry {args.id}.")
+            return 0
+        if action == "restore":
+            entry = store.restore_memory(args.id)
+            print(f"Restored memory entry {entry.id}: it is current again.")
             return 0
         if action in ("pin", "unpin"):
             store.update_memory(args.id, pinned=action == "pin")

@@ -181,6 +181,17 @@ class RecallSettings:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class MemorySettings:
+    """How memory entries show their time."""
+
+    hypothesis_turns: int = 30
+    """Flag a hypothesis in the memory panel after this many turns without confirmation."""
+    dates: bool = False
+    """Put today's date and each entry's date in the memory layer (off: the request's start
+    stays the same from day to day, so prompt caches keep hitting)."""
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything configurable, validated; built by `load_settings` from the file and environment."""
@@ -195,6 +206,8 @@ class Settings:
     """Summary strategy, thresholds and summarizer profile."""
     recall: RecallSettings = field(default_factory=RecallSettings)
     """Recall of earlier turns and the adaptive budget."""
+    memory: MemorySettings = field(default_factory=MemorySettings)
+    """Hypothesis flags and dates in the memory layer."""
     default_mode: Mode = Mode.PERSONALIZATION
     """The mode a new conversation starts in."""
     theme: str = DEFAULT_THEME

@@ -22,6 +22,7 @@ class Reason(StrEnum):
     FAILED = "failed"  # a failed reply with nothing worth sending
     SCOPE = "scope"  # belongs to another conversation
     DUPLICATE = "duplicate"  # a recall hit already in working memory
+    SUPERSEDED = "superseded"  # a memory entry replaced by a newer one on its key
 
 
 class PlanStatus(StrEnum):

@@ -265,9 +265,13 @@ class AppBase(App[int]):
             sent_tokens=self.sent_tokens,
             cached_tokens=self.cached_tokens,
         )
-        self.query_one("#memory", MemoryPanel).update_entries(self.session.memory(), plan)
         self.last_plan = plan
+        self.show_memory(plan)
         self.update_titles()
+
+    def show_memory(self, plan: ContextPlan) -> None:
+        """Draw the memory panel for `plan` (the memory actions add their notes)."""
+        self.query_one("#memory", MemoryPanel).update_entries(self.session.memory(), plan)
 
     def update_titles(self) -> None:
         if not self.has_session:

@@ -21,6 +21,10 @@ from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
 
 from ..waiting import until
 
+SLACK = 0.1
+"""Seconds a loaded machine may take between planning a write and making it: the pacing
+tests allow it, yet still tell each wait from the shorter one it would be without it."""
+
 
 class OneTurn(App[None]):
     def compose(self) -> ComposeResult:
@@ -188,7 +192,7 @@ async def test_writes_come_at_most_ten_times_a_second() -> None:
         await item.append("two ")
         await item.append("three.")
         await wait_for(lambda: len(appends) == 2, pilot)
-        assert appends[1] - appends[0] >= 1 / WRITES_PER_SECOND - 0.01
+        assert appends[1] - appends[0] >= 1 / WRITES_PER_SECOND - SLACK / 2
         await wait_for(lambda: item.query_one(ReplyMarkdown).source == "One two three.", pilot)
 
 
@@ -201,7 +205,7 @@ async def test_a_write_waits_for_the_last_to_be_drawn_and_as_long_again() -> Non
         item = app.query_one(MessageItem)
         appends = record_appends(item, delay=0.3)
         gap = await gap_between_two_writes(item, appends, pilot, pause=0.15)
-        assert gap >= 0.3 / DRAWING_SHARE - 0.01
+        assert gap >= 0.3 / DRAWING_SHARE - SLACK
 
 
 @pytest.mark.perf
@@ -215,7 +219,7 @@ async def test_a_draw_that_is_never_announced_holds_writes_back_only_briefly(
         item = app.query_one(MessageItem)
         appends = record_appends(item, announce=False)
         gap = await gap_between_two_writes(item, appends, pilot)  # no third delta asks again
-        assert gap >= 0.4 - 0.01
+        assert gap >= 0.4 - SLACK
 
 
 async def test_a_new_stream_does_not_wait_for_a_draw_the_last_one_left_unfinished(
@@ -252,4 +256,4 @@ async def test_an_earlier_writes_announcement_does_not_count_for_the_last_one(
         await pilot.pause()
         await item.append("two.")
         await wait_for(lambda: len(appends) == 2, pilot)
-        assert appends[1] - appends[0] >= 0.4 - 0.01
+        assert appends[1] - appends[0] >= 0.4 - SLACK

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ctxchat.core.history import HistoryMessage
 from ctxchat.core.recall import RecallCandidate
 from ctxchat.embeddings import available
 
@@ -84,7 +85,12 @@ class SemanticRecall:
         return total
 
     def candidates(
-        self, draft: str, limit: int, before_id: int | None, age_of: Callable[[int], int]
+        self,
+        draft: str,
+        limit: int,
+        before_id: int | None,
+        age_of: Callable[[int], int],
+        known: Callable[[int], HistoryMessage | None] | None = None,
     ) -> list[RecallCandidate]:
         """The messages nearest to `draft` in meaning (empty until prepared)."""
         if self._encoder is None or self._index is None:
@@ -92,5 +98,5 @@ class SemanticRecall:
         from ctxchat.embeddings import semantic_candidates
 
         return semantic_candidates(
-            self._index, self._encoder, self.store, draft, limit, before_id, age_of
+            self._index, self._encoder, self.store, draft, limit, before_id, age_of, known
         )

@@ -43,4 +43,4 @@ def test_fused_candidates_rank_with_recency_as_before() -> None:
     hits = rank_recall(fused, ["text"], half_life=150.0)
     # Equal relevance after fusion: recency decides.
     assert [hit.message_id for hit in hits] == [2, 1]
-    assert hits[1].recency == pytest.approx(0.25)
+    assert hits[1].recency == pytest.approx(1 - 0.25 * (1 - 0.25))  # two half-lives old

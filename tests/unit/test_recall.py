@@ -37,7 +37,7 @@ def test_newer_outranks_older_at_equal_relevance() -> None:
     assert [hit.ref for hit in ranked] == ["message:200", "message:10"]
     assert ranked[0].terms == ("decided", "database")
     assert ranked[0].why == (
-        "matched decided, database; score 2.52 (relevance 4.00 × recency 0.63, 100 messages ago)"
+        "matched decided, database; score 3.63 (relevance 4.00 × recency 0.91, 100 messages ago)"
     )
 
 
@@ -83,10 +83,7 @@ def test_recall_layer_never_repeats_working_memory(
     assert "message:1" not in working_refs
     assert plan.messages[1].layer is Layer.RECALL
     assert plan.messages[1].content.startswith(RECALL_HEADER)
-    assert (
-        "[message 1, user, 60 messages ago] We decided the database is PostgreSQL."
-        in plan.messages[1].content
-    )
+    assert "[#1 user, 60 ago] We decided the database is PostgreSQL.\n" in plan.messages[1].content
     assert plan.shares["recall"] == 0.15  # turn 31 > 20: the long-conversation shift too
     assert plan.share_notes[0] == "recall found earlier messages: it takes 10% from working"
     assert sum(layer.tokens for layer in plan.layers) == plan.tokens <= plan.total_budget

@@ -9,7 +9,6 @@ answer to a recalled question, and fills the recall share by tokens.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -163,6 +162,8 @@ class RecallCandidate:
     message_id: int | None = None
     cosine: float | None = None
     matched: bool = True
+    terms: tuple[str, ...] | None = None
+    """The query terms the content holds, when already worked out (else found when ranked)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,9 +216,23 @@ def local_relevance(
     """Full-text candidates scored again by BM25 over this conversation alone, best first
     (the store's BM25 weighs words by every conversation)."""
     weights = stats.weights(terms)
-    rescored = [
-        dataclasses.replace(c, bm25=-stats.relevance(c.content, weights)) for c in candidates
-    ]
+    rescored = []
+    for c in candidates:
+        words = spaced(c.content)
+        rescored.append(
+            RecallCandidate(
+                c.ref,
+                c.role,
+                c.content,
+                c.tokens,
+                -stats.relevance(words, weights),
+                c.age,
+                c.message_id,
+                c.cosine,
+                c.matched,
+                tuple(term for term in terms if occurrences(term, words)),
+            )
+        )
     rescored.sort(key=lambda c: (c.bm25, c.age, c.ref))
     return rescored
 
@@ -255,7 +270,13 @@ def rank_recall(
                 score=relevance * recency,
                 relevance=relevance,
                 recency=recency,
-                terms=matched_terms(candidate.content, terms) if candidate.matched else (),
+                terms=(
+                    ()
+                    if not candidate.matched
+                    else candidate.terms
+                    if candidate.terms is not None
+                    else matched_terms(candidate.content, terms)
+                ),
                 age=candidate.age,
                 message_id=candidate.message_id,
                 cosine=candidate.cosine,

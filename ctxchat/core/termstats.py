@@ -51,6 +51,7 @@ class ConversationTerms:
     def __init__(self, texts: Iterable[str] = ()) -> None:
         self._documents: Counter[str] = Counter()
         self._vocabulary: list[str] | None = None
+        self._prefixes: dict[str, int] = {}
         self.messages = 0
         self.words = 0
         for text in texts:
@@ -63,6 +64,7 @@ class ConversationTerms:
         self.messages += 1
         self.words += len(words)
         self._vocabulary = None
+        self._prefixes.clear()
 
     @property
     def average_length(self) -> float:
@@ -73,12 +75,17 @@ class ConversationTerms:
         two words of one prefix counts twice, so long prefixes are a close upper bound."""
         if len(term) < PREFIX_LENGTH:
             return self._documents.get(term, 0)
+        known = self._prefixes.get(term)
+        if known is not None:
+            return known
         if self._vocabulary is None:
             self._vocabulary = sorted(self._documents)
         vocabulary = self._vocabulary
         start = bisect.bisect_left(vocabulary, term)
         end = bisect.bisect_left(vocabulary, term + "\uffff", start)
-        return min(self.messages, sum(self._documents[w] for w in vocabulary[start:end]))
+        held = min(self.messages, sum(self._documents[w] for w in vocabulary[start:end]))
+        self._prefixes[term] = held
+        return held
 
     def weight(self, term: str) -> float:
         """BM25's inverse document frequency of `term` in this conversation (0 for a word
@@ -89,10 +96,9 @@ class ConversationTerms:
     def weights(self, terms: Iterable[str]) -> dict[str, float]:
         return {term: self.weight(term) for term in terms}
 
-    def relevance(self, text: str, weights: dict[str, float]) -> float:
-        """BM25 of `text` for the terms of `weights` (from `weights()`: this conversation's
-        own statistics)."""
-        words = spaced(text)
+    def relevance(self, words: str, weights: dict[str, float]) -> float:
+        """BM25 of a text, as `spaced` words, for the terms of `weights` (from `weights()`:
+        this conversation's own statistics)."""
         norm = K1 * (1.0 - B + B * (words.count(" ") - 1) / self.average_length)
         score = 0.0
         for term, weight in weights.items():

@@ -69,6 +69,7 @@ def fuse(
             message_id=c.message_id,
             cosine=cosines.get(key),
             matched=key in matched,
+            terms=c.terms,
         )
         for key, c in first_seen.items()
     ]

@@ -218,6 +218,8 @@ class ChatSession:
             from ctxchat.embeddings import fuse
 
             # Meaning finds what shares no words with the draft ("which DB did we pick?").
+            # What full-text search found but has no vector yet is embedded first.
+            semantic.want([c.message_id for c in candidates if c.message_id is not None])
             query = meaning_query(draft, stats)
             candidates = fuse(
                 candidates, semantic.candidates(query, settings.limit, before, age_of, known)

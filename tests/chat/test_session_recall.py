@@ -255,3 +255,25 @@ def test_semantic_recall_looks_past_the_speakers_names(session: ChatSession) -> 
     recall = plan.layer(Layer.RECALL)
     assert recall.items[0].ref == "message:15"
     assert recall.items[0].label.startswith("similar in meaning (cosine 0.")
+
+
+def test_what_a_query_finds_is_embedded_before_the_rest(
+    session: ChatSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ctxchat.chat import semantic as semantic_module
+    from ctxchat.chat.semantic import SemanticRecall
+
+    if not SemanticRecall.possible():
+        pytest.skip("the embeddings extra is not installed")
+    session.window = WindowInfo(4_000, "config")
+    long_conversation(session, 60, {3: "The invoice bug came from the timezone."})
+    semantic = SemanticRecall(session.store, session.conversation)
+    semantic.prepare()
+    session.semantic = semantic
+    session.plan("What caused the invoice bug?")  # full-text finds message 5
+    pauses: list[float] = []
+    monkeypatch.setattr(semantic_module.time, "sleep", pauses.append)
+    assert semantic.catch_up(batch=2, cancelled=lambda: len(pauses) >= 1) == 2
+    rows = session.store.load_embeddings(session.conversation, "all-MiniLM-L6-v2")
+    # The message the query wanted, then the newest one.
+    assert [message_id for message_id, _ in rows] == [5, 120]

@@ -23,8 +23,8 @@ from ctxchat.core.tokens import MESSAGE_OVERHEAD, TokenCounter, count_message
 __all__ = ["PREFIX_LENGTH", "ConversationTerms"]
 
 RECALL_HEADER = (
-    "Earlier messages recalled for the new message, oldest first; [#id role, N ago] says "
-    "how many messages ago each was written (when they disagree, the more recent one holds):"
+    "Earlier messages recalled for the new message, oldest first "
+    "(when they disagree, the more recent one holds):"
 )
 
 # Words too common to say what a message is about.

@@ -132,9 +132,10 @@ class SemanticRecall:
 
 
 def _lower_this_threads_priority() -> None:
-    """Nice the calling thread (Linux gives each thread its own nice value; elsewhere
-    setpriority would lower the whole process, UI included, so it is left alone)."""
-    if sys.platform != "linux":
+    """Nice the calling worker thread (Linux gives each thread its own nice value; elsewhere
+    setpriority would lower the whole process, UI included, so it is left alone, as is the
+    main thread, which runs everything else)."""
+    if sys.platform != "linux" or threading.current_thread() is threading.main_thread():
         return
     try:
         thread = threading.get_native_id()

@@ -133,8 +133,7 @@ class SearchStore(TransferStore):
                     "INSERT INTO message_embeddings (message_id, model, vector) "
                     "SELECT ?, ?, ? WHERE EXISTS "
                     "(SELECT 1 FROM messages WHERE id = ? AND content = ?) "
-                    "ON CONFLICT (message_id) DO UPDATE SET model = excluded.model, "
-                    "vector = excluded.vector",
+                    "ON CONFLICT (message_id, model) DO UPDATE SET vector = excluded.vector",
                     (message_id, model, vector, message_id, content),
                 )
                 if cursor.rowcount:

@@ -146,7 +146,7 @@ def test_load_reads_the_conversations_vectors_of_that_model(
     store.save_embeddings("m", [(elsewhere, "another conversation", vector_blob(vectors[3]))])
     store.save_embeddings("other-model", [(ids[0], "message 0", vector_blob(vectors[3]))])
     index = SemanticIndex.load(store, conversation, "m", 8)
-    assert len(index) == 2  # ids[0] now holds other-model's vector (one vector per message)
+    assert len(index) == 3  # other-model's vector of ids[0] is kept beside m's, not in place
     assert index.conversation_id == conversation
     assert index.search(vectors[1], 1)[0][0] == ids[1]
     # A blob of the wrong size (another model under the same name) is skipped.

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from ctxchat.core.recall import fts_query
 from ctxchat.store import Store
 from ctxchat.store.schema import MIGRATIONS, SCHEMA_VERSION
@@ -111,3 +113,44 @@ def test_a_vector_of_text_a_message_no_longer_holds_is_not_saved(tmp_path: Path)
         assert store.save_embeddings("m", rows) == [kept]
         assert store.load_embeddings(conversation, "m") == [(kept, b"\x01")]
         assert store.messages_to_embed(conversation, "m") == [(edited, "after")]
+
+
+def test_each_model_keeps_its_own_vectors(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "s.db") as store:
+        conversation = store.create_conversation().id
+        first = add(store, conversation, "first")
+        assert store.save_embeddings("a", [(first, "first", b"\x01")]) == [first]
+        assert store.save_embeddings("b", [(first, "first", b"\x02")]) == [first]
+        assert store.load_embeddings(conversation, "a") == [(first, b"\x01")]
+        assert store.load_embeddings(conversation, "b") == [(first, b"\x02")]
+        assert store.messages_to_embed(conversation, "a") == []
+        store.update_message_content(first, "edited", tokens=1, exact=False, encoding="e")
+        # An edit drops every model's vector of the old text.
+        assert (
+            store.load_embeddings(conversation, "a")
+            == store.load_embeddings(conversation, "b")
+            == []
+        )
+
+
+def test_vectors_stored_before_they_were_keyed_by_model_are_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ctxchat.store import schema
+
+    path = tmp_path / "s.db"
+    monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:5])
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", 5)
+    with Store.open(path) as old:
+        conversation = old.create_conversation().id
+        first = add(old, conversation, "first")
+        with old.transaction() as conn:
+            conn.execute(
+                "INSERT INTO message_embeddings (message_id, model, vector) VALUES (?, 'a', ?)",
+                (first, b"\x01"),
+            )
+    monkeypatch.undo()
+    with Store.open(path) as store:
+        assert store.load_embeddings(conversation, "a") == [(first, b"\x01")]
+        assert store.save_embeddings("b", [(first, "first", b"\x02")]) == [first]
+        assert store.load_embeddings(conversation, "a") == [(first, b"\x01")]

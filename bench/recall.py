@@ -24,11 +24,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _corpus import varied_texts
+from recall_quality import planner, store_messages
 
 from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.session import ChatSession
-from ctxchat.chat.window import WindowInfo
-from ctxchat.config.settings import ContextSettings, ProviderProfile, RecallSettings, Settings
 from ctxchat.core.budget import Layer
 from ctxchat.core.recall import distinctive_terms, fts_query, query_terms, rank_recall
 from ctxchat.store import Store
@@ -38,16 +37,6 @@ SESSION_MESSAGES = 10_000
 SEARCHED_MESSAGES = 100_000
 WINDOW = 16_384
 QUESTIONS = 40
-
-
-def settings_for(enabled: bool, semantic: bool) -> Settings:
-    profile = ProviderProfile(name="bench", base_url="http://127.0.0.1:9/v1", model="gpt-4o")
-    return Settings(
-        profiles={"bench": profile},
-        default_profile="bench",
-        context=ContextSettings(output_reserve=512),
-        recall=RecallSettings(enabled=enabled, semantic=semantic),
-    )
 
 
 def corpus_messages_and_questions() -> tuple[list[tuple[str, str]], list[str]]:
@@ -76,24 +65,12 @@ def session_planning(semantic: bool) -> None:
     messages, questions = corpus_messages_and_questions()
     with tempfile.TemporaryDirectory() as directory:
         store = Store.open(Path(directory) / "recall.db")
-        conversation = store.create_conversation("bench").id
-        counting = settings_for(False, False)
-        session = ChatSession(store, counting, counting.profiles["bench"], conversation)
-        with store.transaction():
-            for role, text in messages:
-                store.add_message(
-                    conversation,
-                    role,
-                    text,
-                    tokens=session.count(role, text),
-                    exact=True,
-                    encoding=session.counter.name,
-                )
+        conversation = store_messages(store, "bench", messages)
         print(
             f"session: {len(messages):,} messages, {len(questions)} questions, "
             f"window {WINDOW:,} (reserve 512)"
         )
-        modes = [("recall off (baseline)", False, False), ("full-text recall", True, False)]
+        modes = [("recall off (baseline)", "off"), ("full-text recall", "full-text")]
         prepared = None
         if semantic and SemanticRecall.possible():
             prepared = SemanticRecall(store, conversation)
@@ -101,20 +78,12 @@ def session_planning(semantic: bool) -> None:
             prepared.prepare()
             embedded = prepared.catch_up(batch=64, pause=0.0)
             print(f"  embedded {embedded:,} messages in {time.perf_counter() - start:.0f} s")
-            modes.append(("semantic recall (fused)", True, True))
+            modes.append(("semantic recall (fused)", "semantic"))
         baseline = 0.0
-        for label, enabled, with_semantic in modes:
-            settings = settings_for(enabled, with_semantic)
-            planner = ChatSession(
-                store,
-                settings,
-                settings.profiles["bench"],
-                conversation,
-                window=WindowInfo(WINDOW, "config"),
-            )
-            planner.semantic = prepared if with_semantic else None
-            planner.plan(None)  # history read and counted once, as when a conversation opens
-            median, found = median_plan_ms(planner, questions)
+        for label, mode in modes:
+            session = planner(store, mode, conversation, WINDOW, prepared)
+            session.plan(None)  # history read and counted once, as when a conversation opens
+            median, found = median_plan_ms(session, questions)
             baseline = baseline or median
             print(
                 f"  {label}: {median:.1f} ms median per plan ({median / baseline:.1f}x the "

@@ -66,23 +66,43 @@ def settings_for(mode: str) -> Settings:
     )
 
 
-def store_conversation(store: Store, conversation: dict[str, Any]) -> tuple[int, ChatSession]:
-    """The conversation stored message by message, counted as the app counts them."""
+def store_messages(store: Store, title: str, messages: list[tuple[str, str]]) -> int:
+    """A new conversation holding (role, text) messages, counted as the app counts them."""
     settings = settings_for("off")
-    conversation_id = store.create_conversation(conversation["title"]).id
+    conversation_id = store.create_conversation(title).id
     session = ChatSession(store, settings, settings.profiles["bench"], conversation_id)
     with store.transaction():
-        for message in conversation["messages"]:
+        for role, text in messages:
             store.add_message(
                 conversation_id,
-                message["role"],
-                message["content"],
-                tokens=session.count(message["role"], message["content"]),
+                role,
+                text,
+                tokens=session.count(role, text),
                 exact=session.counter.exact,
                 encoding=session.counter.name,
                 model="gpt-4o",
             )
-    return conversation_id, session
+    return conversation_id
+
+
+def planner(
+    store: Store,
+    mode: str,
+    conversation_id: int,
+    window: int,
+    semantic: SemanticRecall | None,
+) -> ChatSession:
+    """The session that plans the next message of the conversation, as the app's does."""
+    settings = settings_for(mode)
+    session = ChatSession(
+        store,
+        settings,
+        settings.profiles["bench"],
+        conversation_id,
+        window=WindowInfo(window, "config"),
+    )
+    session.semantic = semantic if mode == "semantic" else None
+    return session
 
 
 def semantic_for(store: Store, conversation_id: int) -> SemanticRecall | None:
@@ -97,22 +117,15 @@ def semantic_for(store: Store, conversation_id: int) -> SemanticRecall | None:
 def run_conversation(
     store: Store, conversation: dict[str, Any], tally: Tally, modes: tuple[str, ...]
 ) -> None:
-    conversation_id, _ = store_conversation(store, conversation)
+    pairs = [(m["role"], m["content"]) for m in conversation["messages"]]
+    conversation_id = store_messages(store, conversation["title"], pairs)
     semantic = semantic_for(store, conversation_id) if "semantic" in modes else None
     messages = conversation["messages"]
     for mode in modes:
         if mode == "semantic" and semantic is None:
             continue
-        settings = settings_for(mode)
         for window in WINDOWS:
-            session = ChatSession(
-                store,
-                settings,
-                settings.profiles["bench"],
-                conversation_id,
-                window=WindowInfo(window, "config"),
-            )
-            session.semantic = semantic if mode == "semantic" else None
+            session = planner(store, mode, conversation_id, window, semantic)
             for question in conversation["questions"]:
                 started = time.perf_counter()
                 plan = session.plan(question["question"])

@@ -119,15 +119,17 @@ _WORD_AND_POSSESSIVE = re.compile(r"\w+(?:'s\b)?", re.UNICODE)
 
 
 def meaning_query(draft: str, stats: ConversationTerms, share: float = MEANING_COMMON_SHARE) -> str:
-    """`draft` without the words that tell this conversation's messages apart least (its
-    speakers' names above all), for semantic search; `draft` itself when nothing is left."""
+    """`draft` without the content words that tell this conversation's messages apart least
+    (its speakers' names above all), for semantic search. Function words stay: the encoder
+    reads a sentence better than a list of words. `draft` itself when nothing is left."""
     if stats.messages < COMMON_MIN_MESSAGES:
         return draft
     limit = share * stats.messages
 
     def keep(match: re.Match[str]) -> str:
         word = match.group(0).casefold().removesuffix("'s")
-        return "" if len(word) >= 3 and stats.documents(stem(word)) > limit else match.group(0)
+        common = word not in _STOPWORDS and stats.documents(stem(word)) > limit
+        return "" if len(word) >= 3 and common else match.group(0)
 
     stripped = " ".join(_WORD_AND_POSSESSIVE.sub(keep, draft).split())
     return stripped if any(ch.isalnum() for ch in stripped) else draft

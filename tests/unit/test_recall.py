@@ -196,11 +196,12 @@ def test_query_words_lose_their_english_endings_when_enough_is_left() -> None:
 
 def test_the_meaning_query_leaves_out_the_speakers_names() -> None:
     stats = ConversationTerms(
-        [f"Good luck, Jon! Message {i}." for i in range(30)] + ["Big news: I got promoted."] * 10
+        [f"What luck, Jon! Message {i}." for i in range(30)] + ["Big news: I got promoted."] * 10
     )
+    # "message" is as common as "Jon"; "what", as common too, is a function word and stays.
     assert (
-        meaning_query("What is Jon's new position at the company?", stats)
-        == "What is new position at the company?"
+        meaning_query("What is Jon's new position? The message said so.", stats)
+        == "What is new position? The said so."
     )
     assert meaning_query("Jon?", stats) == "Jon?"  # nothing would be left
 

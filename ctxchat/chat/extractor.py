@@ -11,7 +11,7 @@ from ctxchat.core.extraction import (
     build_extraction_request,
     parse_proposals,
 )
-from ctxchat.core.memory import MemoryEntry, MemoryKind
+from ctxchat.core.memory import MemoryEntry, MemoryKind, extracted_source
 from ctxchat.model.errors import ProviderError
 
 RECENT_MESSAGES = 20
@@ -56,23 +56,40 @@ class ProposalDecision:
     key: str | None = None
     global_scope: bool = False
     pinned: bool = False
+    span: tuple[int, int] | None = None
+    """The messages the model read, the source when the proposal names no message."""
+
+    @property
+    def source(self) -> str:
+        if self.message_id:
+            return extracted_source(self.message_id, self.message_id)
+        return extracted_source(*self.span) if self.span else "extraction"
 
 
 def apply_decisions(session: ChatSession, decisions: list[ProposalDecision]) -> list[MemoryEntry]:
-    """Store the accepted and updated entries; returns what was written."""
+    """Store the accepted and updated entries; returns what was written.
+
+    An update is a new entry that supersedes the one it updates (same key and scope): the
+    old one is kept, and can be restored.
+    """
     written: list[MemoryEntry] = []
     for decision in decisions:
         if decision.action is Decision.REJECT:
             continue
-        source = f"message:{decision.message_id}" if decision.message_id else "extraction"
+        source = decision.source
         if decision.action is Decision.UPDATE and decision.target_entry_id is not None:
+            old = session.store.get_memory(decision.target_entry_id)
             written.append(
-                session.store.update_memory(
-                    decision.target_entry_id,
-                    kind=decision.kind,
-                    text=decision.text,
+                session.store.add_memory(
+                    decision.kind,
+                    decision.text,
+                    key=old.key,
+                    pinned=decision.pinned or old.pinned,
                     importance=decision.importance,
-                    pinned=decision.pinned,
+                    conversation_id=old.conversation_id,
+                    source=source,
+                    tags=old.tags,
+                    replaces=old.id,
                 )
             )
         else:

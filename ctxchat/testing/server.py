@@ -94,8 +94,9 @@ ScriptItem = str | Reply | Callable[[dict[str, Any]], "str | Reply"]
 
 
 class RecordedRequest(dict[str, Any]):
-    """A received chat request body (a dict) that also carries its path and headers, and the
-    client's address and port (one per connection: a reused connection keeps its port)."""
+    """A received chat request body (a dict) that also carries its path and headers, the
+    body's bytes as received (`raw`), and the client's address and port (one per
+    connection: a reused connection keeps its port)."""
 
     def __init__(
         self,
@@ -104,11 +105,13 @@ class RecordedRequest(dict[str, Any]):
         path: str,
         headers: Mapping[str, str],
         client: tuple[str, int] = ("", 0),
+        raw: bytes = b"",
     ) -> None:
         super().__init__(body)
         self.path = path
         self.headers = dict(headers)
         self.client = client
+        self.raw = raw
 
 
 @dataclass(frozen=True)
@@ -398,15 +401,16 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- plumbing ------------------------------------------------------------------------------
 
-    def _read_json(self) -> Any:
+    def _read_json(self) -> tuple[bytes, Any]:
+        """The body's bytes and their decoded JSON (None when they are not JSON)."""
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         if not raw:
-            return {}
+            return raw, {}
         try:
-            return json.loads(raw)
+            return raw, json.loads(raw)
         except ValueError:
-            return None
+            return raw, None
 
     def _send_json(
         self, status: int, payload: object, headers: Mapping[str, str] | None = None
@@ -451,11 +455,11 @@ class _Handler(BaseHTTPRequestHandler):
         )
         return False
 
-    def _remember(self, path: str, body: object, *, chat: bool) -> None:
+    def _remember(self, path: str, body: object, *, chat: bool, raw: bytes = b"") -> None:
         recorded = body if isinstance(body, dict) else {}
         headers = dict(self.headers.items())
         client = (str(self.client_address[0]), int(self.client_address[1]))
-        request = RecordedRequest(recorded, path=path, headers=headers, client=client)
+        request = RecordedRequest(recorded, path=path, headers=headers, client=client, raw=raw)
         self.owner._record(request, chat=chat)
 
     # -- routing ---------------------------------------------------------------------------------
@@ -489,9 +493,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         path = self.path.split("?", 1)[0]
         owner = self.owner
-        body = self._read_json()
+        raw, body = self._read_json()
         chat = path == "/v1/chat/completions" and isinstance(body, dict)
-        self._remember(path, body, chat=chat)
+        self._remember(path, body, chat=chat, raw=raw)
         if not self._authorized():
             return
         if not isinstance(body, dict):

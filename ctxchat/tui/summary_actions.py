@@ -161,7 +161,7 @@ class SummaryActions(AppBase):
 
         def decided(decisions: list[ReviewDecision] | None) -> None:
             if decisions:
-                self._apply(session, proposals, decisions)
+                self._apply(session, proposals, decisions, result.span)
 
         from ctxchat.tui.screens.extraction import ExtractionReview
 
@@ -175,7 +175,11 @@ class SummaryActions(AppBase):
         )
 
     def _apply(
-        self, session: ChatSession, proposals: list[ProposalView], decisions: list[ReviewDecision]
+        self,
+        session: ChatSession,
+        proposals: list[ProposalView],
+        decisions: list[ReviewDecision],
+        span: tuple[int, int] | None,
     ) -> None:
         chosen = []
         for decision in decisions:
@@ -191,6 +195,7 @@ class SummaryActions(AppBase):
                     key=decision.key,
                     global_scope=decision.scope == "global",
                     pinned=decision.pinned,
+                    span=span,
                 )
             )
         written = apply_decisions(session, chosen)

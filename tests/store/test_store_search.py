@@ -139,8 +139,9 @@ def test_vectors_stored_before_they_were_keyed_by_model_are_kept(
     from ctxchat.store import schema
 
     path = tmp_path / "s.db"
-    monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:5])
-    monkeypatch.setattr(schema, "SCHEMA_VERSION", 5)
+    # The schema before migration 7, which keyed vectors by model.
+    monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:6])
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", 6)
     with Store.open(path) as old:
         conversation = old.create_conversation().id
         first = add(old, conversation, "first")

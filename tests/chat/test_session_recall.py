@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.turn import send_message
 from ctxchat.chat.window import WindowInfo
@@ -42,6 +43,15 @@ def long_conversation(session: ChatSession, turns: int, planted: dict[int, str])
             user = planted.get(turn, filler(rng))
             add_turn(session, user, filler(rng))
     session.forget_history()
+
+
+def prepared_semantic(session: ChatSession) -> SemanticRecall:
+    """The session's semantic recall, its encoder and vectors loaded (skips without the extra)."""
+    if not SemanticRecall.possible():
+        pytest.skip("the embeddings extra is not installed")
+    semantic = SemanticRecall(session.store, session.conversation)
+    semantic.prepare()
+    return semantic
 
 
 def test_a_decision_from_turn_10_is_recalled_at_turn_300(session: ChatSession) -> None:
@@ -136,16 +146,9 @@ async def test_prefix_stays_without_changes_and_shrinks_with_a_new_memory_entry(
 
 
 def test_semantic_recall_finds_what_shares_no_words(session: ChatSession) -> None:
-    import pytest
-
-    from ctxchat.chat.semantic import SemanticRecall
-
-    if not SemanticRecall.possible():
-        pytest.skip("the embeddings extra is not installed")
     session.window = WindowInfo(4_000, "config")
     long_conversation(session, 120, {8: "We chose Postgres as our DB."})
-    semantic = SemanticRecall(session.store, session.conversation)
-    semantic.prepare()
+    semantic = prepared_semantic(session)
     assert semantic.catch_up() == 240
     assert semantic.catch_up() == 0
     session.semantic = semantic
@@ -159,13 +162,9 @@ def test_catching_up_pauses_between_batches_and_stops_when_asked(
     session: ChatSession, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from ctxchat.chat import semantic as semantic_module
-    from ctxchat.chat.semantic import SemanticRecall
 
-    if not SemanticRecall.possible():
-        pytest.skip("the embeddings extra is not installed")
     long_conversation(session, 40, {})
-    semantic = SemanticRecall(session.store, session.conversation)
-    semantic.prepare()
+    semantic = prepared_semantic(session)
     pauses: list[float] = []
     monkeypatch.setattr(semantic_module.time, "sleep", pauses.append)
     # Stopped during the pause after the first batch: 16 of the 80 messages are embedded.
@@ -232,10 +231,6 @@ CHIT_CHAT = ("Good luck, Jon! You've got this.", "Thanks, Jon, means a lot.", "J
 
 
 def test_semantic_recall_looks_past_the_speakers_names(session: ChatSession) -> None:
-    from ctxchat.chat.semantic import SemanticRecall
-
-    if not SemanticRecall.possible():
-        pytest.skip("the embeddings extra is not installed")
     session.window = WindowInfo(4_000, "config")
     rng = random.Random(9)
     with session.store.transaction():
@@ -247,8 +242,7 @@ def test_semantic_recall_looks_past_the_speakers_names(session: ChatSession) -> 
             )
             add_turn(session, user, filler(rng))
     session.forget_history()
-    semantic = SemanticRecall(session.store, session.conversation)
-    semantic.prepare()
+    semantic = prepared_semantic(session)
     semantic.catch_up(pause=0.0)
     session.semantic = semantic
     plan = session.plan("What is Jon's new position at the company?")
@@ -261,14 +255,10 @@ def test_what_a_query_finds_is_embedded_before_the_rest(
     session: ChatSession, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from ctxchat.chat import semantic as semantic_module
-    from ctxchat.chat.semantic import SemanticRecall
 
-    if not SemanticRecall.possible():
-        pytest.skip("the embeddings extra is not installed")
     session.window = WindowInfo(4_000, "config")
     long_conversation(session, 60, {3: "The invoice bug came from the timezone."})
-    semantic = SemanticRecall(session.store, session.conversation)
-    semantic.prepare()
+    semantic = prepared_semantic(session)
     session.semantic = semantic
     session.plan("What caused the invoice bug?")  # full-text finds message 5
     pauses: list[float] = []

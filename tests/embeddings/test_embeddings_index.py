@@ -90,6 +90,15 @@ def test_before_id_whatever_order_ids_were_added_in(order: str) -> None:
         ]
 
 
+def test_equal_vectors_rank_newest_first_whatever_order_they_were_added_in() -> None:
+    same, other = unit_vectors(2)
+    vectors = np.stack([same, other, same, same])
+    for ids in ([1, 2, 3, 4], [4, 3, 2, 1]):
+        index = SemanticIndex(8)
+        index.add(ids, vectors if ids[0] == 1 else vectors[::-1])
+        assert [message_id for message_id, _ in index.search(same, 4)] == [4, 3, 1, 2]
+
+
 def test_adding_an_id_again_replaces_its_vector() -> None:
     vectors = unit_vectors(3)
     index = SemanticIndex(8)

@@ -1,18 +1,22 @@
 """Semantic recall for a session, when the `embeddings` extra is installed.
 
 Loading the encoder and the conversation's vectors, and embedding new messages, are slow
-enough to belong in a worker thread: `prepare` and `catch_up` are meant to run there.
-Until `prepare` has run, recall is full-text only.
+enough to belong in a worker thread: `prepare` and `catch_up` are meant to run there, the
+latter at a low priority, newest messages first, in small batches, and first of all the
+messages a query wanted (`want`). Until `prepare` has run, recall is full-text only.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from ctxchat.core.attribution import Source
+from ctxchat.core.history import HistoryMessage
 from ctxchat.core.recall import RecallCandidate
 from ctxchat.embeddings import available
 
@@ -30,6 +34,8 @@ class SemanticRecall:
         self._encoder: MiniLMEncoder | None = None
         self._index: SemanticIndex | None = None
         self._lock = threading.Lock()
+        self._wanted: dict[int, None] = {}  # ordered, newest wish first
+        self._wanted_lock = threading.Lock()
 
     @staticmethod
     def possible() -> bool:
@@ -53,28 +59,52 @@ class SemanticRecall:
             )
             self._encoder, self._index = encoder, index
 
+    def want(self, message_ids: Sequence[int]) -> None:
+        """A query found these messages: embed the ones without a vector before the rest."""
+        index = self._index
+        if index is None:
+            return
+        missing = [i for i in message_ids if i not in index]
+        if missing:
+            with self._wanted_lock:
+                self._wanted = dict.fromkeys([*missing, *self._wanted])
+
+    def _take_wanted(self, count: int) -> list[int]:
+        with self._wanted_lock:
+            wanted = list(self._wanted)
+            self._wanted = dict.fromkeys(wanted[count:])
+        return wanted[:count]
+
     def catch_up(
         self,
-        batch: int = 32,
+        batch: int = 16,
         *,
         pause: float = 1.0,
         cancelled: Callable[[], bool] = lambda: False,
     ) -> int:
         """Embed every message that has no vector yet (in a worker thread); how many.
 
-        Between batches the thread sleeps `pause` times as long as the batch took, so a
-        long history embedded on first use leaves the interpreter to the UI about half
-        the time. It stops early when `cancelled()` says so (the conversation was left).
+        Wanted messages go first, then the newest. Between batches the thread sleeps
+        `pause` times as long as the batch took, so a long history embedded on first use
+        leaves the interpreter to the UI about half the time; on Linux the thread also runs
+        at a lower priority. It stops early when `cancelled()` says so (the conversation
+        was left).
         """
         from ctxchat.embeddings import embed_pending
 
         if self._encoder is None or self._index is None:
             return 0
+        _lower_this_threads_priority()
         total = 0
         while not cancelled():
             started = time.monotonic()
             done = embed_pending(
-                self.store, self._encoder, self.conversation_id, batch, index=self._index
+                self.store,
+                self._encoder,
+                self.conversation_id,
+                batch,
+                index=self._index,
+                first=self._take_wanted(batch),
             )
             total += done
             if done == 0:
@@ -85,7 +115,12 @@ class SemanticRecall:
         return total
 
     def candidates(
-        self, draft: str, limit: int, before_id: int | None, age_of: Callable[[int], int]
+        self,
+        draft: str,
+        limit: int,
+        before_id: int | None,
+        age_of: Callable[[int], int],
+        known: Callable[[int], HistoryMessage | None] | None = None,
     ) -> list[RecallCandidate]:
         """The messages nearest to `draft` in meaning (empty until prepared)."""
         if self._encoder is None or self._index is None:
@@ -93,7 +128,7 @@ class SemanticRecall:
         from ctxchat.embeddings import semantic_candidates
 
         return semantic_candidates(
-            self._index, self._encoder, self.store, draft, limit, before_id, age_of
+            self._index, self._encoder, self.store, draft, limit, before_id, age_of, known
         )
 
     def closeness(self, text: str, sources: Sequence[Source]) -> dict[str, float]:
@@ -105,3 +140,16 @@ class SemanticRecall:
         vectors = encoder.encode([text, *(source.text for source in sources)])
         scores = vectors[1:] @ vectors[0]
         return {source.ref: float(score) for source, score in zip(sources, scores, strict=True)}
+
+
+def _lower_this_threads_priority() -> None:
+    """Nice the calling worker thread (Linux gives each thread its own nice value; elsewhere
+    setpriority would lower the whole process, UI included, so it is left alone, as is the
+    main thread, which runs everything else)."""
+    if sys.platform != "linux" or threading.current_thread() is threading.main_thread():
+        return
+    try:
+        thread = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, thread, max(os.getpriority(os.PRIO_PROCESS, thread), 10))
+    except OSError:
+        return  # not allowed here: embedding still pauses between batches

@@ -20,13 +20,18 @@ from ctxchat.core.memory import MemoryDates, MemoryEntry, Mode, day
 from ctxchat.core.plan import ContextPlan
 from ctxchat.core.prefix import shared_prefix
 from ctxchat.core.recall import (
+    ConversationTerms,
     RecallCandidate,
     RecallHit,
     distinctive_terms,
     fts_query,
+    local_relevance,
     matched_terms,
+    meaning_query,
     query_terms,
     rank_recall,
+    uncommon_terms,
+    with_neighbours,
 )
 from ctxchat.core.summary import FoldRange, SummaryStrategy, pending_fold
 from ctxchat.core.tokens import (
@@ -72,6 +77,8 @@ class SessionCache:
     all_turns: int | None = None
     """User turns over every conversation: the clock unconfirmed hypotheses wait by."""
     recall: dict[str, tuple[RecallHit, ...]] = field(default_factory=dict)
+    terms: ConversationTerms | None = None
+    """Word statistics of the history, for recall's term weights."""
     counted_as: str = ""
     """The counter's name when `history` was read (a failed tokenizer turns it to estimate)."""
 
@@ -200,6 +207,11 @@ class ChatSession:
             self._cache.turns = sum(1 for m in self.history() if m.role == "user")
         return self._cache.turns
 
+    def _terms(self) -> ConversationTerms:
+        if self._cache.terms is None:
+            self._cache.terms = ConversationTerms(m.content for m in self.history() if m.sendable)
+        return self._cache.terms
+
     def recall(self, draft: str | None) -> tuple[RecallHit, ...]:
         """Earlier messages (and memory entries) relevant to `draft`, best first."""
         settings = self.settings.recall
@@ -210,6 +222,9 @@ class ChatSession:
             return cached
         terms = query_terms(draft)
         kept, _skipped = distinctive_terms(terms, self.store.term_documents(terms))
+        stats = self._terms()
+        # Words most of this conversation holds (names, greetings) tell nothing apart here.
+        kept, _common = uncommon_terms(kept, stats)
         history = self.history()
         positions = self._positions()
         newest = len(history) - 1
@@ -220,27 +235,36 @@ class ChatSession:
         def age_of(message_id: int) -> int:
             return newest - positions.get(message_id, newest)
 
+        def known(message_id: int) -> HistoryMessage | None:
+            position = positions.get(message_id)
+            return history[position] if position is not None else None
+
         candidates: list[RecallCandidate] = []
         if kept:
-            candidates = self.store.search_messages(
+            found = self.store.search_messages(
                 self.conversation,
                 fts_query(kept),
                 limit=settings.limit,
                 before_id=before,
                 age_of=age_of,
             )
+            candidates = local_relevance(found, kept, stats)
         semantic = self.semantic
         if semantic is not None and settings.semantic and semantic.ready:
             from ctxchat.embeddings import fuse
 
             # Meaning finds what shares no words with the draft ("which DB did we pick?").
+            # What full-text search found but has no vector yet is embedded first.
+            semantic.want([c.message_id for c in candidates if c.message_id is not None])
+            query = meaning_query(draft, stats)
             candidates = fuse(
-                candidates, semantic.candidates(draft, settings.limit, before, age_of)
+                candidates, semantic.candidates(query, settings.limit, before, age_of, known)
             )
         hits: tuple[RecallHit, ...] = ()
         if candidates or kept:
             candidates.extend(self._memory_candidates(kept, candidates))
-            hits = tuple(rank_recall(candidates, kept, settings.half_life))
+            ranked = rank_recall(candidates, kept, settings.half_life)
+            hits = tuple(with_neighbours(ranked, history, positions))
         if len(self._cache.recall) > 16:
             self._cache.recall.clear()
         self._cache.recall[draft] = hits
@@ -449,6 +473,12 @@ class ChatSession:
         self._cache.positions = None
         self._cache.turns = None
         self._cache.recall.clear()
+        history, terms = self._cache.history, self._cache.terms
+        if terms is not None:
+            if history and history[-1].id < message.id and message.to_history().sendable:
+                terms.add(message.content)  # a new message
+            else:
+                self._cache.terms = None  # an edit: counted again when next asked
         if self._cache.history is not None:
             self._cache.history = [m for m in self._cache.history if m.id != message.id]
             self._cache.history.append(message.to_history())

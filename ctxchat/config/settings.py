@@ -162,9 +162,11 @@ class RecallSettings:
     share: float = 0.10
     """The share recall takes from working memory while it has results."""
     half_life: float = 150.0
-    """Recency weighting: a message this many messages old counts half as much."""
-    limit: int = 20
-    """At most this many search results are considered."""
+    """Recency breaks near-ties: a message this many messages old loses half of the most
+    recency can take off (a quarter of its score)."""
+    limit: int = 50
+    """At most this many results of each search are considered; the recall share is filled
+    by tokens from them, best first, leaving out what working memory holds."""
     semantic: bool = True
     """Also search by meaning when the `embeddings` extra is installed."""
     long_after_turns: int = 20

@@ -198,9 +198,13 @@ def _recall(settings: Settings) -> str:
         "share", recall.share, "The share recall takes from working memory when it finds something."
     )
     text += _setting(
-        "half_life", recall.half_life, "A message this many messages old counts half as much."
+        "half_life",
+        recall.half_life,
+        "Recency breaks near-ties; it halves every this many messages.",
     )
-    text += _setting("limit", recall.limit, "At most this many search results are considered.")
+    text += _setting(
+        "limit", recall.limit, "At most this many results of each search; filled by tokens."
+    )
     text += _setting(
         "semantic", recall.semantic, "Also search by meaning (needs the embeddings extra)."
     )

@@ -1,12 +1,15 @@
 """Recall: which earlier messages to bring back for the new input, and why.
 
-The search itself (SQLite FTS5 with BM25) runs in the store; this module builds the query
-from the input and ranks what comes back, weighting relevance by recency so that a newer
-decision outranks an older one on the same topic.
+The search itself (SQLite FTS5, and vectors when the embeddings extra is installed) runs
+around the core; this module builds the query from the input, weighs what comes back by the
+conversation's own word statistics, uses recency only to break near-ties (a newer decision
+beats an older one on the same topic, but never buries the only answer), brings along the
+answer to a recalled question, and fills the recall share by tokens.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -14,10 +17,13 @@ from dataclasses import dataclass
 from ctxchat.core.budget import Budget, Layer
 from ctxchat.core.history import HistoryMessage, preview
 from ctxchat.core.plan import LayerPlan, LeftOut, PlanItem, Reason
-from ctxchat.core.tokens import TokenCounter, count_message
+from ctxchat.core.termstats import PREFIX_LENGTH, ConversationTerms, occurrences, spaced
+from ctxchat.core.tokens import MESSAGE_OVERHEAD, TokenCounter, count_message
+
+__all__ = ["PREFIX_LENGTH", "ConversationTerms"]
 
 RECALL_HEADER = (
-    "Earlier messages recalled by search for the new message "
+    "Earlier messages recalled for the new message, oldest first "
     "(when they disagree, the more recent one holds):"
 )
 
@@ -37,21 +43,32 @@ _STOPWORDS = frozenset(
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
+# English endings taken off a query word so that its stem, matched as a prefix, finds the
+# other forms ("flooring" finds "floor", "catering" finds "caterer"); only when at least
+# PREFIX_LENGTH letters are left, so short words keep their exact match.
+_ENDINGS = ("ing", "ed", "es", "s")
+
+
+def stem(word: str) -> str:
+    """`word` without a common English ending, when enough of it is left to match as a prefix."""
+    for ending in _ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= PREFIX_LENGTH:
+            return word[: -len(ending)]
+    return word
+
+
 def query_terms(text: str, limit: int = 12) -> list[str]:
-    """Distinct content words of `text`, in order, lower-cased, at most `limit`."""
+    """Distinct content words of `text`, in order, lower-cased and stemmed, at most `limit`."""
     terms: list[str] = []
-    for word in _WORD.findall(text.casefold()):
-        if len(word) < 3 or word in _STOPWORDS or (word.isdigit() and len(word) < 4):
+    for found in _WORD.findall(text.casefold()):
+        if len(found) < 3 or found in _STOPWORDS or (found.isdigit() and len(found) < 4):
             continue
+        word = stem(found)
         if word not in terms:
             terms.append(word)
         if len(terms) == limit:
             break
     return terms
-
-
-# Words this long are matched as prefixes, so "database" also finds "databases".
-PREFIX_LENGTH = 5
 
 
 def fts_query(terms: Iterable[str]) -> str:
@@ -88,12 +105,54 @@ def distinctive_terms(
     return sorted(kept, key=order.__getitem__), sorted(skipped, key=order.__getitem__)
 
 
+# A word held by more than this share of a conversation's messages (a speaker's name, a
+# greeting) tells none of them apart; it is not searched for in that conversation.
+COMMON_SHARE = 0.2
+# ...unless the conversation is too short for shares to mean anything.
+COMMON_MIN_MESSAGES = 30
+
+
+# Words in more than this share of a conversation's messages are left out of the query for
+# meaning: a name in the question pulls every "Thanks, <name>!" closer than the answer.
+MEANING_COMMON_SHARE = 0.08
+_WORD_AND_POSSESSIVE = re.compile(r"\w+(?:'s\b)?", re.UNICODE)
+
+
+def meaning_query(draft: str, stats: ConversationTerms, share: float = MEANING_COMMON_SHARE) -> str:
+    """`draft` without the content words that tell this conversation's messages apart least
+    (its speakers' names above all), for semantic search. Function words stay: the encoder
+    reads a sentence better than a list of words. `draft` itself when nothing is left."""
+    if stats.messages < COMMON_MIN_MESSAGES:
+        return draft
+    limit = share * stats.messages
+
+    def keep(match: re.Match[str]) -> str:
+        word = match.group(0).casefold().removesuffix("'s")
+        common = word not in _STOPWORDS and stats.documents(stem(word)) > limit
+        return "" if len(word) >= 3 and common else match.group(0)
+
+    stripped = " ".join(_WORD_AND_POSSESSIVE.sub(keep, draft).split())
+    return stripped if any(ch.isalnum() for ch in stripped) else draft
+
+
+def uncommon_terms(
+    terms: Sequence[str], stats: ConversationTerms, share: float = COMMON_SHARE
+) -> tuple[list[str], list[str]]:
+    """The terms worth searching this conversation for, and those too common in it."""
+    if stats.messages < COMMON_MIN_MESSAGES:
+        return list(terms), []
+    limit = share * stats.messages
+    kept = [t for t in terms if stats.documents(t) <= limit]
+    return kept, [t for t in terms if t not in kept]
+
+
 @dataclass(frozen=True, slots=True)
 class RecallCandidate:
     """A search result from the store.
 
-    `bm25` is SQLite's score (lower is more relevant, usually negative); `age` is how many
-    messages of the conversation are newer than this one.
+    `bm25` is the relevance, negated (lower is more relevant, as SQLite's bm25() is);
+    `age` is how many messages of the conversation are newer than this one; `cosine` is the
+    similarity in meaning when semantic search found it, `matched` whether full-text did.
     """
 
     ref: str
@@ -103,6 +162,10 @@ class RecallCandidate:
     bm25: float
     age: int
     message_id: int | None = None
+    cosine: float | None = None
+    matched: bool = True
+    terms: tuple[str, ...] | None = None
+    """The query terms the content holds, when already worked out (else found when ranked)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,12 +182,23 @@ class RecallHit:
     terms: tuple[str, ...]
     age: int
     message_id: int | None = None
+    cosine: float | None = None
+    neighbour_of: int | None = None
 
     @property
     def why(self) -> str:
-        terms = ", ".join(self.terms) or "no exact term"
+        if self.neighbour_of is not None:
+            return (
+                f"neighbour of #{self.neighbour_of} (question and answer); {self.age} messages ago"
+            )
+        reasons = []
+        if self.terms:
+            reasons.append("matched " + ", ".join(self.terms))
+        if self.cosine is not None:
+            reasons.append(f"similar in meaning (cosine {self.cosine:.2f})")
+        found = "; ".join(reasons) or "matched no exact term"
         return (
-            f"matched {terms}; score {self.score:.2f} (relevance {self.relevance:.2f} × "
+            f"{found}; score {self.score:.2f} (relevance {self.relevance:.2f} × "
             f"recency {self.recency:.2f}, {self.age} messages ago)"
         )
 
@@ -134,26 +208,61 @@ class RecallHit:
 
 
 def matched_terms(content: str, terms: Iterable[str]) -> tuple[str, ...]:
-    words = set(_WORD.findall(content.casefold()))
-    found = []
-    for term in terms:
-        if term in words or (len(term) >= PREFIX_LENGTH and any(w.startswith(term) for w in words)):
-            found.append(term)
-    return tuple(found)
+    words = spaced(content)
+    return tuple(term for term in terms if occurrences(term, words))
+
+
+def local_relevance(
+    candidates: Iterable[RecallCandidate], terms: Sequence[str], stats: ConversationTerms
+) -> list[RecallCandidate]:
+    """Full-text candidates scored again by BM25 over this conversation alone, best first
+    (the store's BM25 weighs words by every conversation)."""
+    weights = stats.weights(terms)
+    rescored = []
+    for c in candidates:
+        words = spaced(c.content)
+        rescored.append(
+            RecallCandidate(
+                c.ref,
+                c.role,
+                c.content,
+                c.tokens,
+                -stats.relevance(words, weights),
+                c.age,
+                c.message_id,
+                c.cosine,
+                c.matched,
+                tuple(term for term in terms if occurrences(term, words)),
+            )
+        )
+    rescored.sort(key=lambda c: (c.bm25, c.age, c.ref))
+    return rescored
+
+
+# How much recency can take off a score: the oldest message keeps 1 − RECENCY_WEIGHT of it.
+# Enough for a newer decision to beat an older one of about the same relevance, not enough
+# to bury a clearly better old match (the only answer is often old).
+RECENCY_WEIGHT = 0.25
+
+
+def recency_factor(age: int, half_life: float) -> float:
+    """1 for the newest message, falling towards 1 − RECENCY_WEIGHT with age."""
+    return 1.0 - RECENCY_WEIGHT * (1.0 - math.pow(0.5, age / half_life))
 
 
 def rank_recall(
     candidates: Iterable[RecallCandidate], terms: list[str], half_life: float = 150.0
 ) -> list[RecallHit]:
-    """Order search results by relevance × recency, best first.
+    """Order search results by relevance, recency breaking near-ties, best first.
 
-    Recency halves every `half_life` messages, so between two equally relevant messages the
-    newer one wins, while a much better match from long ago still outranks a weak new one.
+    The recency factor falls from 1 to 1 − RECENCY_WEIGHT, halving its distance every
+    `half_life` messages: between two about equally relevant messages the newer one wins,
+    while a better match from long ago still outranks a weaker new one.
     """
     hits = []
     for candidate in candidates:
         relevance = max(0.0, -candidate.bm25)
-        recency = 0.5 ** (candidate.age / half_life)
+        recency = recency_factor(candidate.age, half_life)
         hits.append(
             RecallHit(
                 ref=candidate.ref,
@@ -163,24 +272,90 @@ def rank_recall(
                 score=relevance * recency,
                 relevance=relevance,
                 recency=recency,
-                terms=matched_terms(candidate.content, terms),
+                terms=(
+                    ()
+                    if not candidate.matched
+                    else candidate.terms
+                    if candidate.terms is not None
+                    else matched_terms(candidate.content, terms)
+                ),
                 age=candidate.age,
                 message_id=candidate.message_id,
+                cosine=candidate.cosine,
             )
         )
     hits.sort(key=lambda hit: (-hit.score, hit.age, hit.ref))
     return hits
 
 
+def is_question(text: str) -> bool:
+    return text.rstrip().endswith("?")
+
+
+def with_neighbours(
+    hits: Sequence[RecallHit], history: Sequence[HistoryMessage], positions: dict[int, int]
+) -> list[RecallHit]:
+    """The hits, each question followed by the message that answers it, and each answer
+    preceded by the question it answers (when those are not hits already)."""
+    found = {hit.message_id for hit in hits if hit.message_id is not None}
+    result: list[RecallHit] = []
+    for hit in hits:
+        index = positions.get(hit.message_id) if hit.message_id is not None else None
+        if index is None:
+            result.append(hit)
+            continue
+        before = history[index - 1] if index > 0 else None
+        after = history[index + 1] if index + 1 < len(history) else None
+        if (
+            hit.role == "assistant"
+            and before is not None
+            and before.role == "user"
+            and is_question(before.content)
+            and before.id not in found
+        ):
+            found.add(before.id)
+            result.append(_neighbour(before, hit, hit.age + 1))
+        result.append(hit)
+        if (
+            hit.role == "user"
+            and is_question(hit.content)
+            and after is not None
+            and after.sendable
+            and after.id not in found
+        ):
+            found.add(after.id)
+            result.append(_neighbour(after, hit, hit.age - 1))
+    return result
+
+
+def _neighbour(message: HistoryMessage, of: RecallHit, age: int) -> RecallHit:
+    return RecallHit(
+        ref=message.ref,
+        role=message.role,
+        content=message.content,
+        tokens=message.tokens,
+        score=of.score,
+        relevance=of.relevance,
+        recency=of.recency,
+        terms=(),
+        age=max(age, 0),
+        message_id=message.id,
+        neighbour_of=of.message_id,
+    )
+
+
 def render_hit(hit: RecallHit) -> str:
-    """The line a hit becomes in the recall message, newline included."""
-    text = " ".join(hit.content.split())
-    source = hit.ref.replace(":", " ")
-    return f"- [{source}, {hit.role}, {hit.age} messages ago] {text}\n"
+    """The line a hit becomes in the recall message, newline included: a short tag, then the
+    text exactly as stored."""
+    if hit.message_id is not None:
+        return f"[#{hit.message_id} {hit.role}, {hit.age} ago] {hit.content}\n"
+    return f"[{hit.ref.replace(':', ' ')}] {hit.content}\n"
 
 
-def render_recall(hits: list[RecallHit]) -> str:
-    return RECALL_HEADER + "\n" + "".join(render_hit(hit) for hit in hits)
+def render_recall(hits: Sequence[RecallHit]) -> str:
+    """The recall message: memory entries first, then messages oldest first."""
+    ordered = sorted(hits, key=lambda hit: (hit.message_id is not None, -hit.age, hit.ref))
+    return RECALL_HEADER + "\n" + "".join(render_hit(hit) for hit in ordered)
 
 
 def plan_recall(
@@ -191,7 +366,8 @@ def plan_recall(
     memory_layer: LayerPlan,
     allowance: int,
 ) -> tuple[LayerPlan, str | None]:
-    """The recall layer: the best hits that are not in working memory, within `allowance`.
+    """The recall layer: the best hits that are not in working memory, until `allowance`
+    tokens are used (a hit that does not fit is skipped for smaller ones after it).
 
     A memory entry is recalled only when the memory layer dropped it for its budget: entries
     left out by objective mode or by the user stay out.
@@ -203,12 +379,11 @@ def plan_recall(
     items: list[PlanItem] = []
     used = count_message(counter, "system", RECALL_HEADER + "\n").tokens
     for hit in hits:
-        line = counter.count_text(render_hit(hit))
         if hit.message_id is not None and hit.message_id in in_working:
             left_out.append(
                 LeftOut(
                     hit.ref,
-                    line,
+                    hit.tokens,
                     Reason.DUPLICATE,
                     "already in working memory",
                     preview(hit.content),
@@ -216,17 +391,20 @@ def plan_recall(
             )
         elif hit.ref.startswith("memory:") and hit.ref not in budget_dropped:
             continue
-        elif used + line <= allowance:
+        elif used + hit.tokens - MESSAGE_OVERHEAD - 1 <= allowance and (
+            used + (line := counter.count_text(render_hit(hit))) <= allowance
+        ):
             used += line
             chosen.append(hit)
             items.append(PlanItem(hit.ref, line, hit.why))
         else:
+            # Too big to fit whatever its tag costs: its stored count says so.
             left_out.append(
                 LeftOut(
                     hit.ref,
-                    line,
+                    hit.tokens,
                     Reason.BUDGET,
-                    "dropped: over the recall budget",
+                    f"dropped: over the recall budget ({hit.why})",
                     preview(hit.content),
                 )
             )

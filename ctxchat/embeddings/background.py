@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ctxchat.embeddings.encoder import MiniLMEncoder
@@ -18,15 +19,17 @@ def embed_pending(
     batch: int = 32,
     *,
     index: SemanticIndex | None = None,
+    first: Sequence[int] = (),
 ) -> int:
-    """Embed up to `batch` of the conversation's messages that have no vector, oldest first.
+    """Embed up to `batch` of the conversation's messages that have no vector: those of
+    `first` (wanted by a query), then the newest.
 
     Saves the vectors in the store (and adds them to `index`, when given, replacing the old
     vector of an edited message) and returns how many were embedded. The app calls this in a
     worker thread until it returns 0; an edit deletes a message's vector, so the message comes
     back here.
     """
-    pending = store.messages_to_embed(conversation_id, encoder.model_name, limit=batch)
+    pending = store.messages_to_embed(conversation_id, encoder.model_name, limit=batch, first=first)
     if not pending:
         return 0
     vectors = encoder.encode([content for _, content in pending])

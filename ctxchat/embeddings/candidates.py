@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ctxchat.core.history import MessageStatus
+from ctxchat.core.history import HistoryMessage, MessageStatus
 from ctxchat.core.recall import RecallCandidate
 from ctxchat.embeddings.encoder import MiniLMEncoder
 from ctxchat.embeddings.index import SemanticIndex
@@ -44,6 +44,7 @@ def semantic_candidates(
     limit: int,
     before_id: int | None = None,
     age_of: Callable[[int], int] | None = None,
+    known: Callable[[int], HistoryMessage | None] | None = None,
     *,
     min_cosine: float = MIN_COSINE,
 ) -> list[RecallCandidate]:
@@ -53,7 +54,8 @@ def semantic_candidates(
     so the list ranks with `rank_recall` alone or merges with full-text hits by `fuse`.
     `before_id` and `age_of` mean what they do for `Store.search_messages` (without
     `age_of`, age counts the index's newer vectors: a close guess). Encoding the draft takes
-    a few milliseconds. A message deleted since it was indexed is dropped from the index.
+    a few milliseconds. `known(message_id)` gives a message the caller holds already (no
+    store read). A message deleted since it was indexed is dropped from the index.
     """
     if not draft.strip() or limit <= 0:
         return []
@@ -63,11 +65,13 @@ def semantic_candidates(
     for message_id, cosine in index.search(query, limit, before_id):
         if cosine <= min_cosine:
             break
-        try:
-            message = store.get_message(message_id)
-        except LookupError:
-            gone.append(message_id)
-            continue
+        message: HistoryMessage | None = known(message_id) if known is not None else None
+        if message is None:
+            try:
+                message = store.get_message(message_id).to_history()
+            except LookupError:
+                gone.append(message_id)
+                continue
         if message.status not in (MessageStatus.COMPLETE, MessageStatus.INTERRUPTED):
             continue
         age = age_of(message_id) if age_of is not None else index.newer_than(message_id)
@@ -80,6 +84,8 @@ def semantic_candidates(
                 bm25=-cosine_relevance(cosine, min_cosine),
                 age=age,
                 message_id=message_id,
+                cosine=cosine,
+                matched=False,
             )
         )
     if gone:

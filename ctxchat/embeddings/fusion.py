@@ -45,11 +45,15 @@ def fuse(
         return _best_first(fts or semantic)
     fused: dict[int | str, float] = {}
     first_seen: dict[int | str, RecallCandidate] = {}
+    cosines: dict[int | str, float | None] = {}
     for ranked in (_best_first(fts), _best_first(semantic)):
         for rank, candidate in enumerate(ranked, start=1):
             key = _key(candidate)
             fused[key] = fused.get(key, 0.0) + 1.0 / (k + rank)
             first_seen.setdefault(key, candidate)
+            if candidate.cosine is not None:
+                cosines[key] = candidate.cosine
+    matched = {_key(c) for c in fts}
     scale = max(-c.bm25 for c in fts)
     if scale <= 0:
         scale = max(-c.bm25 for c in semantic)
@@ -63,6 +67,9 @@ def fuse(
             bm25=-scale * (fused[key] / best),
             age=c.age,
             message_id=c.message_id,
+            cosine=cosines.get(key),
+            matched=key in matched,
+            terms=c.terms,
         )
         for key, c in first_seen.items()
     ]

@@ -124,7 +124,8 @@ class SemanticIndex:
     def search(
         self, query: Floats, limit: int, before_id: int | None = None
     ) -> list[tuple[int, float]]:
-        """(message id, cosine) of the `limit` vectors nearest to `query`, best first.
+        """(message id, cosine) of the `limit` vectors nearest to `query`, best first (the
+        newer message first between equals).
 
         Vectors and query are normalised, so the dot product is the cosine. `before_id`
         keeps only messages older than that one (ids grow with time).
@@ -146,7 +147,9 @@ class SemanticIndex:
                 top = np.argpartition(-scores, limit - 1)[:limit]
             else:
                 top = np.arange(len(scores))
-            top = top[np.argsort(-scores[top], kind="stable")]
+            # Equal cosines (the same text said twice) rank newest first, whatever order the
+            # vectors were added in: the same query gets the same answer in every process.
+            top = top[np.lexsort((-ids[top], -scores[top]))]
             return [(int(ids[row]), float(scores[row])) for row in top if scores[row] != -np.inf]
 
     def _reserve(self, size: int) -> None:

@@ -209,6 +209,28 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "UPDATE memory SET turn = (SELECT count(*) FROM messages WHERE role = 'user')",
         "CREATE INDEX memory_by_key ON memory(key COLLATE NOCASE) WHERE key IS NOT NULL",
     ),
+    # 7: vectors keyed by (message, model), so switching the embedding model keeps the
+    # other model's vectors instead of overwriting them.
+    (
+        """
+        CREATE TABLE message_vectors (
+            message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+            model TEXT NOT NULL,
+            vector BLOB NOT NULL,
+            PRIMARY KEY (message_id, model)
+        )
+        """,
+        "INSERT INTO message_vectors SELECT message_id, model, vector FROM message_embeddings",
+        "DROP TRIGGER message_embeddings_stale",
+        "DROP TABLE message_embeddings",
+        "ALTER TABLE message_vectors RENAME TO message_embeddings",
+        # An edited message must be embedded again, by every model.
+        """
+        CREATE TRIGGER message_embeddings_stale AFTER UPDATE OF content ON messages BEGIN
+            DELETE FROM message_embeddings WHERE message_id = new.id;
+        END
+        """,
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -86,20 +86,37 @@ class SearchStore(TransferStore):
     # --- embeddings, for semantic recall --------------------------------------------------
 
     def messages_to_embed(
-        self, conversation_id: int, model: str, limit: int = 64
+        self, conversation_id: int, model: str, limit: int = 64, *, first: Sequence[int] = ()
     ) -> list[tuple[int, str]]:
-        """(id, content) of finished messages with no embedding by `model` yet, oldest first.
+        """(id, content) of finished messages with no embedding by `model` yet: those of
+        `first` (what a query needs now), then the newest (the likeliest to be asked about).
 
         Editing a message deletes its embedding (a trigger), so it comes back here.
         """
+        query = (
+            "SELECT m.id, m.content FROM messages AS m "
+            "LEFT JOIN message_embeddings AS e ON e.message_id = m.id AND e.model = ? "
+            "WHERE m.conversation_id = ? AND m.status IN ('complete', 'interrupted') "
+            "AND e.message_id IS NULL "
+        )
+        rows: list[tuple[int, str]] = []
         with self.reading() as conn:
-            rows = conn.execute(
-                "SELECT m.id, m.content FROM messages AS m "
-                "LEFT JOIN message_embeddings AS e ON e.message_id = m.id AND e.model = ? "
-                "WHERE m.conversation_id = ? AND m.status IN ('complete', 'interrupted') "
-                "AND e.message_id IS NULL ORDER BY m.id LIMIT ?",
-                (model, conversation_id, limit),
-            ).fetchall()
+            wanted = list(dict.fromkeys(first))[:limit]
+            if wanted:
+                marks = ", ".join("?" * len(wanted))
+                rows = conn.execute(
+                    query + f"AND m.id IN ({marks}) ORDER BY m.id DESC",
+                    (model, conversation_id, *wanted),
+                ).fetchall()
+            if len(rows) < limit:
+                taken = [message_id for message_id, _ in rows]
+                marks = ", ".join("?" * len(taken))
+                rows += conn.execute(
+                    query
+                    + (f"AND m.id NOT IN ({marks}) " if taken else "")
+                    + "ORDER BY m.id DESC LIMIT ?",
+                    (model, conversation_id, *taken, limit - len(rows)),
+                ).fetchall()
         return [(int(message_id), str(content)) for message_id, content in rows]
 
     def save_embeddings(self, model: str, rows: Sequence[tuple[int, str, bytes]]) -> list[int]:
@@ -116,8 +133,7 @@ class SearchStore(TransferStore):
                     "INSERT INTO message_embeddings (message_id, model, vector) "
                     "SELECT ?, ?, ? WHERE EXISTS "
                     "(SELECT 1 FROM messages WHERE id = ? AND content = ?) "
-                    "ON CONFLICT (message_id) DO UPDATE SET model = excluded.model, "
-                    "vector = excluded.vector",
+                    "ON CONFLICT (message_id, model) DO UPDATE SET vector = excluded.vector",
                     (message_id, model, vector, message_id, content),
                 )
                 if cursor.rowcount:

@@ -52,4 +52,7 @@ async def test_typing_a_question_recalls_the_newer_decision_first(
         )
         assert sent[1]["role"] == "system"
         assert "Change of plan: we decided on PostgreSQL" in sent[1]["content"]
-        assert sent[1]["content"].index("PostgreSQL") < sent[1]["content"].index("MySQL")
+        # The message gives them oldest first, with their age: the newer decision reads last.
+        recalled = sent[1]["content"]
+        assert recalled.index("MySQL") < recalled.index("PostgreSQL")
+        assert f"[#{newer.id} user, " in recalled

@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.turn import send_message
 from ctxchat.chat.window import WindowInfo
@@ -42,6 +43,15 @@ def long_conversation(session: ChatSession, turns: int, planted: dict[int, str])
             user = planted.get(turn, filler(rng))
             add_turn(session, user, filler(rng))
     session.forget_history()
+
+
+def prepared_semantic(session: ChatSession) -> SemanticRecall:
+    """The session's semantic recall, its encoder and vectors loaded (skips without the extra)."""
+    if not SemanticRecall.possible():
+        pytest.skip("the embeddings extra is not installed")
+    semantic = SemanticRecall(session.store, session.conversation)
+    semantic.prepare()
+    return semantic
 
 
 def test_a_decision_from_turn_10_is_recalled_at_turn_300(session: ChatSession) -> None:
@@ -136,16 +146,9 @@ async def test_prefix_stays_without_changes_and_shrinks_with_a_new_memory_entry(
 
 
 def test_semantic_recall_finds_what_shares_no_words(session: ChatSession) -> None:
-    import pytest
-
-    from ctxchat.chat.semantic import SemanticRecall
-
-    if not SemanticRecall.possible():
-        pytest.skip("the embeddings extra is not installed")
     session.window = WindowInfo(4_000, "config")
     long_conversation(session, 120, {8: "We chose Postgres as our DB."})
-    semantic = SemanticRecall(session.store, session.conversation)
-    semantic.prepare()
+    semantic = prepared_semantic(session)
     assert semantic.catch_up() == 240
     assert semantic.catch_up() == 0
     session.semantic = semantic
@@ -158,13 +161,8 @@ def test_semantic_recall_finds_what_shares_no_words(session: ChatSession) -> Non
 def test_catching_up_pauses_between_batches_and_stops_when_asked(
     session: ChatSession, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ctxchat.chat.semantic import SemanticRecall
-
-    if not SemanticRecall.possible():
-        pytest.skip("the embeddings extra is not installed")
     long_conversation(session, 40, {})
-    semantic = SemanticRecall(session.store, session.conversation)
-    semantic.prepare()
+    semantic = prepared_semantic(session)
     pauses: list[float] = []
     monkeypatch.setattr("ctxchat.chat.semantic.time.sleep", pauses.append)
     # Stopped during the pause after the first batch: 16 of the 80 messages are embedded.
@@ -174,3 +172,94 @@ def test_catching_up_pauses_between_batches_and_stops_when_asked(
     pauses.clear()
     assert semantic.catch_up(batch=16) == 64
     assert pauses and all(0 < pause <= 0.1 for pause in pauses)
+
+
+def test_a_name_most_messages_hold_does_not_fill_recall_with_chit_chat(
+    session: ChatSession,
+) -> None:
+    session.window = WindowInfo(4_000, "config")
+    rng = random.Random(3)
+    with session.store.transaction():
+        for turn in range(1, 151):
+            user = (
+                "We adopted a beagle called Biscuit." if turn == 20 else f"Haha Maya, {filler(rng)}"
+            )
+            add_turn(session, user, filler(rng))
+    session.forget_history()
+    plan = session.plan("What did Maya call the beagle?")
+    recall = plan.layer(Layer.RECALL)
+    # "maya" is in half of this conversation's messages: it says nothing about which one.
+    assert [item.ref for item in recall.items] == ["message:39"]
+    assert recall.items[0].label.startswith("matched beagle; score ")
+
+
+def test_recall_fills_its_share_by_tokens_past_twenty_results(session: ChatSession) -> None:
+    session.window = WindowInfo(8_000, "config")
+    planted = {turn: f"Invoice {turn} was paid late." for turn in range(3, 153, 5)}
+    long_conversation(session, 299, planted)
+    plan = session.plan("Which invoice was paid late?")
+    recall = plan.layer(Layer.RECALL)
+    assert sorted(int(item.ref.split(":")[1]) for item in recall.items) == [
+        2 * turn - 1 for turn in planted
+    ]
+    assert recall.left_out == ()
+
+
+def test_a_recalled_question_brings_the_answer_along(session: ChatSession) -> None:
+    session.window = WindowInfo(4_000, "config")
+    rng = random.Random(5)
+    with session.store.transaction():
+        for turn in range(1, 121):
+            if turn == 10:
+                add_turn(session, "Which database should we use for the shop?", "PostgreSQL.")
+            else:
+                add_turn(session, filler(rng), filler(rng))
+    session.forget_history()
+    plan = session.plan("Remind me about the database for the shop?")
+    recall = plan.layer(Layer.RECALL)
+    assert [item.ref for item in recall.items] == ["message:19", "message:20"]
+    assert recall.items[1].label == "neighbour of #19 (question and answer); 220 messages ago"
+    assert "[#19 user, 221 ago] Which database should we use for the shop?\n" in (
+        plan.messages[1].content
+    )
+    assert "[#20 assistant, 220 ago] PostgreSQL.\n" in plan.messages[1].content
+
+
+CHIT_CHAT = ("Good luck, Jon! You've got this.", "Thanks, Jon, means a lot.", "Jon! Guess what.")
+
+
+def test_semantic_recall_looks_past_the_speakers_names(session: ChatSession) -> None:
+    session.window = WindowInfo(4_000, "config")
+    rng = random.Random(9)
+    with session.store.transaction():
+        for turn in range(1, 121):
+            user = (
+                "Big news: I got promoted to project manager."
+                if turn == 8
+                else CHIT_CHAT[turn % len(CHIT_CHAT)]
+            )
+            add_turn(session, user, filler(rng))
+    session.forget_history()
+    semantic = prepared_semantic(session)
+    semantic.catch_up(pause=0.0)
+    session.semantic = semantic
+    plan = session.plan("What is Jon's new position at the company?")
+    recall = plan.layer(Layer.RECALL)
+    assert recall.items[0].ref == "message:15"
+    assert recall.items[0].label.startswith("similar in meaning (cosine 0.")
+
+
+def test_what_a_query_finds_is_embedded_before_the_rest(
+    session: ChatSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session.window = WindowInfo(4_000, "config")
+    long_conversation(session, 60, {3: "The invoice bug came from the timezone."})
+    semantic = prepared_semantic(session)
+    session.semantic = semantic
+    session.plan("What caused the invoice bug?")  # full-text finds message 5
+    pauses: list[float] = []
+    monkeypatch.setattr("ctxchat.chat.semantic.time.sleep", pauses.append)
+    assert semantic.catch_up(batch=2, cancelled=lambda: len(pauses) >= 1) == 2
+    rows = session.store.load_embeddings(session.conversation, "all-MiniLM-L6-v2")
+    # The message the query wanted, then the newest one.
+    assert [message_id for message_id, _ in rows] == [5, 120]

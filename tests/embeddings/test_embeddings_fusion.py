@@ -43,4 +43,16 @@ def test_fused_candidates_rank_with_recency_as_before() -> None:
     hits = rank_recall(fused, ["text"], half_life=150.0)
     # Equal relevance after fusion: recency decides.
     assert [hit.message_id for hit in hits] == [2, 1]
-    assert hits[1].recency == pytest.approx(0.25)
+    assert hits[1].recency == pytest.approx(1 - 0.25 * (1 - 0.25))  # two half-lives old
+
+
+def test_a_fused_hit_says_which_search_found_it() -> None:
+    fts = [candidate(1, -8.0), candidate(2, -4.0)]
+    semantic = [
+        RecallCandidate("message:1", "user", "text 1", 5, -6.0, 0, 1, cosine=0.61, matched=False),
+        RecallCandidate("message:3", "user", "text 3", 5, -5.0, 0, 3, cosine=0.52, matched=False),
+    ]
+    hits = {hit.message_id: hit for hit in rank_recall(fuse(fts, semantic), ["text"])}
+    assert hits[1].why.startswith("matched text; similar in meaning (cosine 0.61); score ")
+    assert hits[2].why.startswith("matched text; score ")
+    assert hits[3].why.startswith("similar in meaning (cosine 0.52); score ")

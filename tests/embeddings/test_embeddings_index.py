@@ -90,6 +90,15 @@ def test_before_id_whatever_order_ids_were_added_in(order: str) -> None:
         ]
 
 
+def test_equal_vectors_rank_newest_first_whatever_order_they_were_added_in() -> None:
+    same, other = unit_vectors(2)
+    vectors = np.stack([same, other, same, same])
+    for ids in ([1, 2, 3, 4], [4, 3, 2, 1]):
+        index = SemanticIndex(8)
+        index.add(ids, vectors if ids[0] == 1 else vectors[::-1])
+        assert [message_id for message_id, _ in index.search(same, 4)] == [4, 3, 1, 2]
+
+
 def test_adding_an_id_again_replaces_its_vector() -> None:
     vectors = unit_vectors(3)
     index = SemanticIndex(8)
@@ -146,7 +155,7 @@ def test_load_reads_the_conversations_vectors_of_that_model(
     store.save_embeddings("m", [(elsewhere, "another conversation", vector_blob(vectors[3]))])
     store.save_embeddings("other-model", [(ids[0], "message 0", vector_blob(vectors[3]))])
     index = SemanticIndex.load(store, conversation, "m", 8)
-    assert len(index) == 2  # ids[0] now holds other-model's vector (one vector per message)
+    assert len(index) == 3  # other-model's vector of ids[0] is kept beside m's, not in place
     assert index.conversation_id == conversation
     assert index.search(vectors[1], 1)[0][0] == ids[1]
     # A blob of the wrong size (another model under the same name) is skipped.

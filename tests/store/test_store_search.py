@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from ctxchat.core.recall import fts_query
 from ctxchat.store import Store
 from ctxchat.store.schema import MIGRATIONS, SCHEMA_VERSION
@@ -72,7 +74,8 @@ def test_embeddings_round_trip_and_go_stale_on_edit(tmp_path: Path) -> None:
         conversation = store.create_conversation().id
         first = add(store, conversation, "first")
         second = add(store, conversation, "second")
-        assert store.messages_to_embed(conversation, "m") == [(first, "first"), (second, "second")]
+        # Newest first: the likeliest to be asked about.
+        assert store.messages_to_embed(conversation, "m") == [(second, "second"), (first, "first")]
         saved = store.save_embeddings(
             "m", [(first, "first", b"\x01\x02"), (second, "second", b"\x03\x04")]
         )
@@ -87,6 +90,14 @@ def test_embeddings_round_trip_and_go_stale_on_edit(tmp_path: Path) -> None:
         assert store.load_embeddings(conversation, "other-model") == []
 
 
+def test_messages_a_query_wants_are_embedded_first(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "s.db") as store:
+        conversation = store.create_conversation().id
+        ids = [add(store, conversation, f"message {i}") for i in range(5)]
+        pending = store.messages_to_embed(conversation, "m", limit=3, first=[ids[1], ids[0]])
+        assert pending == [(ids[1], "message 1"), (ids[0], "message 0"), (ids[4], "message 4")]
+
+
 def test_a_vector_of_text_a_message_no_longer_holds_is_not_saved(tmp_path: Path) -> None:
     """The message was edited, or deleted, while its old text was being embedded."""
     with Store.open(tmp_path / "s.db") as store:
@@ -95,10 +106,52 @@ def test_a_vector_of_text_a_message_no_longer_holds_is_not_saved(tmp_path: Path)
         edited = add(store, conversation, "before")
         deleted = add(store, conversation, "gone")
         read = store.messages_to_embed(conversation, "m")
-        assert [message_id for message_id, _ in read] == [kept, edited, deleted]
+        assert [message_id for message_id, _ in read] == [deleted, edited, kept]
         store.update_message_content(edited, "after", tokens=1, exact=False, encoding="e")
         store.delete_messages_after(conversation, edited)
         rows = [(message_id, content, b"\x01") for message_id, content in read]
         assert store.save_embeddings("m", rows) == [kept]
         assert store.load_embeddings(conversation, "m") == [(kept, b"\x01")]
         assert store.messages_to_embed(conversation, "m") == [(edited, "after")]
+
+
+def test_each_model_keeps_its_own_vectors(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "s.db") as store:
+        conversation = store.create_conversation().id
+        first = add(store, conversation, "first")
+        assert store.save_embeddings("a", [(first, "first", b"\x01")]) == [first]
+        assert store.save_embeddings("b", [(first, "first", b"\x02")]) == [first]
+        assert store.load_embeddings(conversation, "a") == [(first, b"\x01")]
+        assert store.load_embeddings(conversation, "b") == [(first, b"\x02")]
+        assert store.messages_to_embed(conversation, "a") == []
+        store.update_message_content(first, "edited", tokens=1, exact=False, encoding="e")
+        # An edit drops every model's vector of the old text.
+        assert (
+            store.load_embeddings(conversation, "a")
+            == store.load_embeddings(conversation, "b")
+            == []
+        )
+
+
+def test_vectors_stored_before_they_were_keyed_by_model_are_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ctxchat.store import schema
+
+    path = tmp_path / "s.db"
+    # The schema before migration 7, which keyed vectors by model.
+    monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:6])
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", 6)
+    with Store.open(path) as old:
+        conversation = old.create_conversation().id
+        first = add(old, conversation, "first")
+        with old.transaction() as conn:
+            conn.execute(
+                "INSERT INTO message_embeddings (message_id, model, vector) VALUES (?, 'a', ?)",
+                (first, b"\x01"),
+            )
+    monkeypatch.undo()
+    with Store.open(path) as store:
+        assert store.load_embeddings(conversation, "a") == [(first, b"\x01")]
+        assert store.save_embeddings("b", [(first, "first", b"\x02")]) == [first]
+        assert store.load_embeddings(conversation, "a") == [(first, b"\x01")]

@@ -1,20 +1,31 @@
 """Recall: query terms, ranking by relevance and recency, and the recall layer in a plan."""
 
+import dataclasses
+import math
 from collections.abc import Callable
 from typing import Any
+
+import pytest
 
 from ctxchat.core.adaptive import AdaptivePolicy
 from ctxchat.core.assemble import AssemblyOptions, assemble_context
 from ctxchat.core.budget import Budget, Layer
 from ctxchat.core.history import HistoryMessage
 from ctxchat.core.memory import MemoryEntry, MemoryKind, Mode
-from ctxchat.core.plan import Reason
+from ctxchat.core.plan import LayerPlan, Reason
 from ctxchat.core.recall import (
     RECALL_HEADER,
+    ConversationTerms,
     RecallCandidate,
     fts_query,
+    local_relevance,
+    meaning_query,
+    plan_recall,
     query_terms,
     rank_recall,
+    stem,
+    uncommon_terms,
+    with_neighbours,
 )
 from ctxchat.core.tokens import TokenCounter
 
@@ -38,7 +49,7 @@ def test_newer_outranks_older_at_equal_relevance() -> None:
     assert [hit.ref for hit in ranked] == ["message:200", "message:10"]
     assert ranked[0].terms == ("decided", "database")
     assert ranked[0].why == (
-        "matched decided, database; score 2.52 (relevance 4.00 × recency 0.63, 100 messages ago)"
+        "matched decided, database; score 3.63 (relevance 4.00 × recency 0.91, 100 messages ago)"
     )
 
 
@@ -84,10 +95,7 @@ def test_recall_layer_never_repeats_working_memory(
     assert "message:1" not in working_refs
     assert plan.messages[1].layer is Layer.RECALL
     assert plan.messages[1].content.startswith(RECALL_HEADER)
-    assert (
-        "[message 1, user, 60 messages ago] We decided the database is PostgreSQL."
-        in plan.messages[1].content
-    )
+    assert "[#1 user, 60 ago] We decided the database is PostgreSQL.\n" in plan.messages[1].content
     assert plan.shares["recall"] == 0.15  # turn 31 > 20: the long-conversation shift too
     assert plan.share_notes[0] == "recall found earlier messages: it takes 10% from working"
     assert sum(layer.tokens for layer in plan.layers) == plan.tokens <= plan.total_budget
@@ -145,3 +153,131 @@ def test_memory_is_recalled_only_when_dropped_for_budget(counter: TokenCounter) 
     memory_out = {o.ref: o.reason for o in plan.layer(Layer.MEMORY).left_out}
     assert memory_out == {"memory:9": Reason.MODE, "memory:3": Reason.BUDGET}
     assert [item.ref for item in plan.layer(Layer.RECALL).items] == ["memory:3"]
+
+
+# --- weights from the conversation itself -------------------------------------------------
+
+
+def test_a_word_most_of_the_conversation_holds_weighs_nothing() -> None:
+    texts = [f"Thanks, Maya! Message {i}." for i in range(40)] + [
+        "Maya, we adopted a dog called Biscuit.",
+        "The dog park was full.",
+    ]
+    stats = ConversationTerms(texts)
+    assert (stats.messages, stats.documents("maya"), stats.documents("dog")) == (42, 41, 2)
+    assert stats.weight("maya") == pytest.approx(math.log(1 + 1.5 / 41.5))
+    assert stats.weight("dog") == pytest.approx(math.log(1 + 40.5 / 2.5))
+    # Long words count as prefixes, as the full-text query matches them.
+    assert ConversationTerms(["databases", "database", "data"]).documents("database") == 2
+    assert uncommon_terms(["maya", "dog"], stats) == (["dog"], ["maya"])
+    # In a short conversation shares mean little: every word is kept.
+    assert uncommon_terms(["maya", "dog"], ConversationTerms(texts[:20])) == (["maya", "dog"], [])
+
+
+def test_candidates_are_scored_by_the_conversation_not_the_store() -> None:
+    stats = ConversationTerms([f"Thanks, Maya! Message {i}." for i in range(40)])
+    stats.add("We adopted a dog.")
+    chit_chat = RecallCandidate("message:1", "user", "Thanks, Maya!", 5, -9.0, 5, 1)
+    answer = RecallCandidate("message:41", "user", "We adopted a dog.", 6, -1.0, 50, 41)
+    ranked = local_relevance([chit_chat, answer], ["maya", "dog"], stats)
+    assert [c.ref for c in ranked] == ["message:41", "message:1"]
+    assert ranked[0].bm25 < ranked[1].bm25 < 0
+
+
+def test_query_words_lose_their_english_endings_when_enough_is_left() -> None:
+    assert [stem(w) for w in ("flooring", "caterers", "decided", "plans", "going")] == [
+        "floor",
+        "caterer",
+        "decid",
+        "plans",
+        "going",
+    ]
+    assert query_terms("What flooring did we choose?") == ["floor", "choose"]
+
+
+def test_the_meaning_query_leaves_out_the_speakers_names() -> None:
+    stats = ConversationTerms(
+        [f"What luck, Jon! Message {i}." for i in range(30)] + ["Big news: I got promoted."] * 10
+    )
+    # "message" is as common as "Jon"; "what", as common too, is a function word and stays.
+    assert (
+        meaning_query("What is Jon's new position? The message said so.", stats)
+        == "What is new position? The said so."
+    )
+    assert meaning_query("Jon?", stats) == "Jon?"  # nothing would be left
+
+
+# --- ranking: recency breaks ties, never buries the only answer -----------------------------
+
+
+def test_an_old_answer_outranks_a_weaker_new_match() -> None:
+    old = RecallCandidate("message:1", "user", "a", 5, -6.0, 1_000, 1)
+    new = RecallCandidate("message:2", "user", "b", 5, -4.0, 0, 2)
+    ranked = rank_recall([new, old], [])
+    assert [hit.ref for hit in ranked] == ["message:1", "message:2"]
+    assert ranked[0].recency == pytest.approx(1 - 0.25 * (1 - 0.5 ** (1_000 / 150)))
+    assert ranked[1].recency == 1.0
+
+
+def test_a_recalled_question_brings_its_answer_and_an_answer_its_question(
+    make_history: History,
+) -> None:
+    history = make_history(
+        [
+            "Which database should we use?",
+            "PostgreSQL: it has the transactions you need.",
+            "What about the cache?",
+            "Redis, with a short expiry.",
+        ]
+    )
+    positions = {m.id: i for i, m in enumerate(history)}
+    question = rank_recall([_hit(history[0], 3)], ["database"])
+    answer = rank_recall([_hit(history[3], 0)], ["redis"])
+    hits = with_neighbours([*question, *answer], history, positions)
+    assert [(hit.ref, hit.neighbour_of) for hit in hits] == [
+        ("message:1", None),
+        ("message:2", 1),
+        ("message:3", 4),
+        ("message:4", None),
+    ]
+    assert hits[1].why == "neighbour of #1 (question and answer); 2 messages ago"
+    assert hits[2].why == "neighbour of #4 (question and answer); 1 messages ago"
+
+
+# --- the recall layer: filled by tokens, verbatim, oldest first ------------------------------
+
+
+def test_the_recall_share_is_filled_by_tokens_skipping_what_does_not_fit(
+    counter: TokenCounter, make_history: History
+) -> None:
+    texts = [f"Note {i} about the garden:\n  keep   this spacing." for i in range(30)]
+    texts[5] = "A very long garden note " + "word " * 400
+    history = make_history(texts)
+    candidates = [_hit(m, 30 - m.id) for m in history]
+    # The long note is the best match, the one after it the second best.
+    candidates[5] = dataclasses.replace(candidates[5], bm25=-9.0)
+    candidates[6] = dataclasses.replace(candidates[6], bm25=-8.0)
+    hits = rank_recall(candidates, ["garden"])
+    recall, text = plan_recall(
+        Budget(16_000, 500),
+        counter,
+        hits,
+        history[-2:],  # the last two are in working memory
+        LayerPlan(Layer.MEMORY, 0, 0.0, 0),
+        300,
+    )
+    chosen = [item.ref for item in recall.items]
+    left = {o.ref: (o.reason, o.detail) for o in recall.left_out}
+    assert left["message:29"][0] is Reason.DUPLICATE and left["message:30"][0] is Reason.DUPLICATE
+    assert left["message:6"][0] is Reason.BUDGET
+    assert left["message:6"][1].startswith("dropped: over the recall budget (matched garden;")
+    # Smaller hits after the one that did not fit still come in, until the share is used.
+    assert chosen[:3] == ["message:7", "message:28", "message:27"]
+    assert recall.tokens <= 300 < recall.tokens + 16
+    assert text is not None
+    # Oldest first, each text exactly as stored.
+    assert "\n[#7 user, 23 ago] Note 6 about the garden:\n  keep   this spacing.\n[#" in text
+    tags = [text.index(f"[#{ref.split(':')[1]} ") for ref in chosen]
+    assert [ref for _, ref in sorted(zip(tags, chosen, strict=True))] == sorted(
+        chosen, key=lambda ref: int(ref.split(":")[1])
+    )

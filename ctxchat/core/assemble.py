@@ -9,7 +9,7 @@ from datetime import UTC, tzinfo
 
 from ctxchat.core.adaptive import AdaptivePolicy, shares_in_force
 from ctxchat.core.budget import Budget, Layer
-from ctxchat.core.history import HistoryMessage, SummaryState, preview
+from ctxchat.core.history import HistoryMessage, MessageStatus, SummaryState, preview
 from ctxchat.core.memory import (
     PLURALS,
     MemoryDates,
@@ -46,13 +46,35 @@ class AssemblyOptions:
     selection: Selection = Selection.RECENCY
 
 
+def _split_at(
+    run: Sequence[HistoryMessage], apart: Sequence[int]
+) -> Iterable[Sequence[HistoryMessage]]:
+    """The run cut wherever a message listed apart (a failed reply, by id) lies between two
+    of its neighbours, so that no `messages:A-B` range also covers that message."""
+    if len(run) < 2 or not apart:
+        yield run
+        return
+    start = 0
+    inside = apart[bisect.bisect_right(apart, run[0].id) : bisect.bisect_left(apart, run[-1].id)]
+    for message_id in inside:
+        cut = bisect.bisect_left(run, message_id, key=_message_id)
+        if cut > start:
+            yield run[start:cut]
+        start = cut
+    yield run[start:]
+
+
 def _collapse(
-    runs: Iterable[Sequence[HistoryMessage]], reason: Reason, detail: str
+    runs: Iterable[Sequence[HistoryMessage]],
+    reason: Reason,
+    detail: str,
+    apart: Sequence[int] = (),
 ) -> list[LeftOut]:
     """Each run of adjacent left-out messages becomes one item, so a 10,000-message history
-    does not make a 10,000-item plan."""
+    does not make a 10,000-item plan. `apart` holds the ids (ascending) of messages listed
+    on their own, which no run may span."""
     items = []
-    for run in runs:
+    for run in (piece for whole in runs for piece in _split_at(whole, apart)):
         if len(run) == 1:
             message = run[0]
             items.append(
@@ -394,6 +416,13 @@ def _split_history(
     return _HistorySplit(history[:split], candidates, failed)
 
 
+def _unsent_detail(message: HistoryMessage) -> str:
+    """Why a stored reply is never sent: it failed or stopped, or it came back empty."""
+    if message.status is MessageStatus.COMPLETE:
+        return "excluded: empty reply"
+    return f"excluded: {message.status.value} reply"
+
+
 def _choose_working(
     candidates: list[HistoryMessage], allowance: int, options: AssemblyOptions
 ) -> tuple[WorkingChoice, Sequence[HistoryMessage]]:
@@ -433,12 +462,11 @@ def _working_layer(
             dropped_runs,
             Reason.BUDGET,
             "dropped: over the working budget, not yet summarized",
+            [m.id for m in split.failed],
         )
     )
     left_out.extend(
-        LeftOut(
-            m.ref, m.tokens, Reason.FAILED, f"excluded: {m.status.value} reply", preview(m.content)
-        )
+        LeftOut(m.ref, m.tokens, Reason.FAILED, _unsent_detail(m), preview(m.content))
         for m in split.failed
     )
     if choice.recent_shortfall:

@@ -201,6 +201,31 @@ def test_failed_replies_are_not_sent(counter: TokenCounter) -> None:
     ]
 
 
+def test_an_empty_finished_reply_is_excluded_as_empty(counter: TokenCounter) -> None:
+    history = [
+        HistoryMessage(1, "user", "Hi", 6),
+        HistoryMessage(2, "assistant", "", 4),
+    ]
+    working = plan_for(counter, history=history).layer(Layer.WORKING)
+    assert [(o.ref, o.detail) for o in working.left_out] == [("message:2", "excluded: empty reply")]
+
+
+def test_a_range_dropped_over_budget_never_spans_a_failed_reply(counter: TokenCounter) -> None:
+    history = [
+        HistoryMessage(i, "user" if i % 2 else "assistant", "word " * 40, 300) for i in (1, 2)
+    ]
+    history.append(HistoryMessage(3, "user", "", 4, MessageStatus.FAILED))
+    history += [
+        HistoryMessage(i, "assistant" if i % 2 else "user", "word " * 40, 300) for i in (4, 5)
+    ]
+    history += [HistoryMessage(6, "user", "last", 5)]
+    plan = plan_for(
+        counter, history=history, budget=Budget(300, 0), options=AssemblyOptions(min_recent=1)
+    )
+    working = plan.layer(Layer.WORKING)
+    assert [o.ref for o in working.left_out] == ["messages:1-2", "messages:4-5", "message:3"]
+
+
 def test_request_messages_are_in_layer_order(counter: TokenCounter, make_history: History) -> None:
     plan = plan_for(
         counter,

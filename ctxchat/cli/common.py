@@ -12,9 +12,10 @@ from typing import Any
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.workspace import Workspace, open_workspace, profile_for
 from ctxchat.cli.main import EXIT_USAGE
-from ctxchat.cli.run import CliError
+from ctxchat.cli.run import CliError, warn
 from ctxchat.config.settings import ProviderProfile, Settings
 from ctxchat.core.memory import Mode
+from ctxchat.safe_text import clean
 
 
 @contextmanager
@@ -22,7 +23,7 @@ def workspace(args: argparse.Namespace) -> Iterator[Workspace]:
     opened = open_workspace(config=args.config, data_dir=args.data_dir)
     try:
         for warning in opened.warnings:
-            print(f"ctxchat: warning: {warning}", file=sys.stderr)
+            warn(f"warning: {warning}")
         yield opened
     finally:
         opened.close()
@@ -83,8 +84,14 @@ def make_session(
 
 
 def print_json(data: Any) -> None:
-    json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
-    sys.stdout.write("\n")
+    """`data` as JSON on stdout: exact into a pipe, cleaned (and still exact JSON) on a terminal."""
+    text = json.dumps(data, ensure_ascii=False, indent=2)
+    write_out(text + "\n")
+
+
+def write_out(text: str) -> None:
+    """`text` on stdout as it is, or cleaned of control sequences when stdout is a terminal."""
+    sys.stdout.write(clean(text) if sys.stdout.isatty() else text)
 
 
 def require(value: Any, message: str) -> Any:

@@ -7,7 +7,7 @@ import json
 import sys
 from datetime import datetime
 
-from ctxchat.cli.common import print_json, workspace
+from ctxchat.cli.common import print_json, workspace, write_out
 from ctxchat.cli.main import EXIT_USAGE
 from ctxchat.cli.run import CliError
 from ctxchat.cli.tables import cell, console, table
@@ -57,10 +57,13 @@ def export_conversation(args: argparse.Namespace) -> int:
         data = space.store.export_conversation(args.id)
     text = export_text(data, markdown=args.format == "md")
     if args.output:
-        args.output.write_text(text, encoding="utf-8")
+        try:
+            args.output.write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise CliError(f"cannot write {args.output}: {error.strerror}", EXIT_USAGE) from error
         print(f"Wrote {args.output}", file=sys.stderr)
     else:
-        sys.stdout.write(text)
+        write_out(text)
     return 0
 
 

@@ -24,10 +24,15 @@ def confirm(question: str) -> bool:
     return answer in ("y", "yes")
 
 
-def fail(message: str) -> int:
+def warn(message: str) -> None:
+    """One line for the user on stderr, cleaned: it may quote a server or a model."""
     from ctxchat.safe_text import clean
 
     print(f"ctxchat: {clean(message)}", file=sys.stderr)
+
+
+def fail(message: str) -> int:
+    warn(message)
     return EXIT_ERROR
 
 

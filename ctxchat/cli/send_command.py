@@ -10,11 +10,10 @@ from typing import Any
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.summarizer import Summarizer, SummaryFailed
 from ctxchat.chat.turn import ReplyDelta, TurnFailed, TurnFinished, TurnStarted, send_message
-from ctxchat.cli.common import conversation_id, make_session, print_json, workspace
+from ctxchat.cli.common import conversation_id, make_session, print_json, workspace, write_out
 from ctxchat.cli.main import EXIT_PROVIDER, EXIT_USAGE
-from ctxchat.cli.run import CliError
+from ctxchat.cli.run import CliError, warn
 from ctxchat.core.history import preview
-from ctxchat.safe_text import clean
 
 
 def _message_text(args: argparse.Namespace) -> str:
@@ -49,7 +48,6 @@ async def _send(session: ChatSession, text: str, args: argparse.Namespace) -> in
     assert session.backend is not None
     try:
         await session.detect_window()
-        to_terminal = sys.stdout.isatty()
         result: dict[str, Any] = {"conversation_id": session.conversation_id}
         code = 0
         async for event in send_message(session, text):
@@ -57,7 +55,7 @@ async def _send(session: ChatSession, text: str, args: argparse.Namespace) -> in
                 result["plan"] = event.plan.to_dict()
             elif isinstance(event, ReplyDelta) and not args.json and event.text:
                 # Escape sequences from a model never reach the user's terminal raw.
-                sys.stdout.write(clean(event.text) if to_terminal else event.text)
+                write_out(event.text)
                 sys.stdout.flush()
             elif isinstance(event, TurnFinished | TurnFailed):
                 reply = event.reply
@@ -78,10 +76,10 @@ async def _send(session: ChatSession, text: str, args: argparse.Namespace) -> in
                 if not args.json and reply.content and not reply.content.endswith("\n"):
                     sys.stdout.write("\n")
                 if isinstance(event, TurnFinished) and event.notice:
-                    print(f"ctxchat: {event.notice}", file=sys.stderr)
+                    warn(event.notice)
                 if isinstance(event, TurnFailed):
                     result["error"] = {"kind": event.error.kind.value, "message": str(event.error)}
-                    print(f"ctxchat: {clean(str(event.error))}", file=sys.stderr)
+                    warn(str(event.error))
                     code = EXIT_PROVIDER
         if code == 0 and not args.no_summarize:
             result["summary"] = await _auto_summarize(session)
@@ -99,12 +97,9 @@ async def _auto_summarize(session: ChatSession) -> dict[str, Any] | None:
     try:
         version = await Summarizer.for_session(session).fold(fold)
     except SummaryFailed as error:
-        print(f"ctxchat: {error} The previous summary stays in force.", file=sys.stderr)
+        warn(f"{error} The previous summary stays in force.")
         return {"error": str(error)}
-    print(
-        f"ctxchat: folded {len(fold.messages)} messages into summary v{version.version}.",
-        file=sys.stderr,
-    )
+    warn(f"folded {len(fold.messages)} messages into summary v{version.version}.")
     return {
         "version": version.version,
         "first_message_id": version.first_message_id,
@@ -134,7 +129,7 @@ async def _summarize(session: ChatSession, *, rebuild: bool) -> int:
                 return 0
             version = await summarizer.fold(fold)
     except SummaryFailed as error:
-        print(f"ctxchat: {error} The previous summary stays in force.", file=sys.stderr)
+        warn(f"{error} The previous summary stays in force.")
         return EXIT_PROVIDER
     finally:
         await session.backend.aclose()

@@ -25,7 +25,7 @@ from ctxchat.core.plan import ContextPlan
 from ctxchat.core.tokens import TokenCounter
 from ctxchat.store import StoredMessage, SummaryVersion
 from ctxchat.tui.collector import freeze_long_lived
-from ctxchat.tui.text import content
+from ctxchat.tui.text import clean, content
 from ctxchat.tui.themes import LAYER_VARIABLE_DEFAULTS
 from ctxchat.tui.views import MessageView
 from ctxchat.tui.widgets.composer import Composer
@@ -179,6 +179,27 @@ class AppBase(App[int]):
             callback()
 
     # --- layout -------------------------------------------------------------------------
+
+    # Everything the app shows outside its widgets is cleaned here, once: the header's title
+    # (a conversation title, a server's model id) and every notification.
+    def validate_title(self, title: object) -> str:
+        return clean(str(title))
+
+    def validate_sub_title(self, sub_title: object) -> str:
+        return clean(str(sub_title))
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        super().notify(
+            clean(message), title=clean(title), severity=severity, timeout=timeout, markup=markup
+        )
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◧")

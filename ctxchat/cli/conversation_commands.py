@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from datetime import datetime
 
 from ctxchat.cli.common import print_json, workspace, write_out
 from ctxchat.cli.main import EXIT_USAGE
 from ctxchat.cli.run import CliError
 from ctxchat.cli.tables import cell, console, table
+from ctxchat.store.markdown import when
 
 
 def list_conversations(args: argparse.Namespace) -> int:
@@ -38,7 +38,7 @@ def list_conversations(args: argparse.Namespace) -> int:
         return 0
     grid = table("id", "title", "messages", "tokens", "updated")
     for c in rows:
-        updated = datetime.fromtimestamp(c.updated_at).strftime("%Y-%m-%d %H:%M")
+        updated = when(c.updated_at, "%Y-%m-%d %H:%M")
         grid.add_row(
             str(c.id),
             cell(c.title or "(untitled)"),

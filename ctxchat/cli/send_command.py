@@ -22,7 +22,14 @@ def _message_text(args: argparse.Namespace) -> str:
     elif sys.stdin.isatty():
         raise CliError("give the message as an argument or on standard input", EXIT_USAGE)
     else:
-        text = sys.stdin.read()
+        try:
+            text = sys.stdin.read()
+        except UnicodeDecodeError as error:
+            raise CliError(
+                f"standard input is not {error.encoding} text (byte {error.object[error.start]:#04x}"
+                f" at offset {error.start}); nothing was sent",
+                EXIT_USAGE,
+            ) from error
     if not text.strip():
         raise CliError("the message is empty", EXIT_USAGE)
     return text

@@ -31,6 +31,7 @@ __all__ = [
     "connection_error",
     "describe_finish",
     "empty_reply_error",
+    "empty_text_error",
     "error_in_reply",
     "interrupted_error",
     "parse_retry_after",
@@ -41,6 +42,7 @@ __all__ = [
     "status_error",
     "stopped_by_user",
     "unreadable_reply_error",
+    "web_page_error",
     "window_from_error",
 ]
 
@@ -426,6 +428,25 @@ def empty_reply_error(*, likely_overflow: bool) -> ProviderError:
         ErrorKind.BAD_RESPONSE,
         "The server ended the reply without sending anything.",
         "Retry; if it happens again, the conversation may not fit the server's context window.",
+    )
+
+
+def empty_text_error(finish_reason: str) -> ProviderError:
+    """The stream ended normally, but the model wrote nothing at all."""
+    return ProviderError(
+        ErrorKind.BAD_RESPONSE,
+        f"The model returned an empty reply (it finished with {finish_reason!r} before "
+        "writing anything).",
+        "Retry; if it keeps happening, try another model.",
+    )
+
+
+def web_page_error(content_type: str) -> ProviderError:
+    """A 200 answer that is a web page: a captive portal or a proxy's login page, usually."""
+    return ProviderError(
+        ErrorKind.BAD_RESPONSE,
+        f"The server answered with a web page, not an OpenAI-compatible stream ({content_type}).",
+        "Check the base URL; a network login page or a proxy may be in the way. Then retry.",
     )
 
 

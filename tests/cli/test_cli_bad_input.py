@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from pty_process import Run
 
-from ctxchat.testing.server import ScriptedModelServer
+from ctxchat.testing.server import Fault, ScriptedModelServer
 
 
 @pytest.fixture
@@ -106,3 +106,25 @@ def test_an_id_sqlite_cannot_hold_is_refused_as_usage(
     err = capsys.readouterr().err
     assert "Traceback" not in err
     assert "is not an id (a whole number from 1)" in err.splitlines()[-1]
+
+
+def test_an_empty_reply_fails_with_one_line_and_exit_3(
+    run: Run, server: ScriptedModelServer, home: Path
+) -> None:
+    server.script("")
+    code, out, err = run("send", "Say something")
+    assert code == 3
+    assert out == ""
+    assert one_line(err).startswith("ctxchat: The model returned an empty reply")
+    with sqlite3.connect(home / "data" / "ctxchat.db") as conn:
+        rows = conn.execute("SELECT role, status FROM messages ORDER BY id").fetchall()
+    assert rows == [("user", "complete"), ("assistant", "failed")]
+
+
+def test_a_web_page_is_named_as_one(run: Run, server: ScriptedModelServer) -> None:
+    server.fail_next(Fault.SERVER_ERROR, status=200, body="<html><body>Log in</body></html>")
+    code, _, err = run("send", "Hello")
+    assert code == 3
+    assert one_line(err).startswith(
+        "ctxchat: The server answered with a web page, not an OpenAI-compatible stream (text/html)."
+    )

@@ -46,7 +46,14 @@ def send(args: argparse.Namespace) -> int:
             conversation = space.store.create_conversation(args.title or preview(text)).id
             session.conversation_id = conversation
             session.invalidate()
-        code = asyncio.run(_send(session, text, args))
+        try:
+            code = asyncio.run(_send(session, text, args))
+        except BaseException:
+            # A refused message (over the budget, a server that cannot be reached) must not
+            # leave the new conversation behind, empty.
+            if existing is None and not space.store.count_messages(conversation):
+                space.store.delete_conversation(conversation)
+            raise
         space.update_state(last_conversation_id=conversation)
         return code
 

@@ -128,3 +128,17 @@ def test_a_web_page_is_named_as_one(run: Run, server: ScriptedModelServer) -> No
     assert one_line(err).startswith(
         "ctxchat: The server answered with a web page, not an OpenAI-compatible stream (text/html)."
     )
+
+
+def test_a_refused_message_leaves_no_empty_conversation(
+    run: Run, server: ScriptedModelServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, _, err = run("send", "word " * 20_000)
+    assert code == 2
+    assert "over the budget" in one_line(err)
+    monkeypatch.delenv("CTXCHAT_TEST_KEY")
+    code, _, err = run("send", "Hello")
+    assert code != 0
+    one_line(err)
+    assert run("conversations", "--json")[1] == "[]\n"
+    assert server.requests == []

@@ -19,6 +19,7 @@ EXIT_OK = 0
 EXIT_ERROR = 1  # the environment stopped us: config, database, missing key
 EXIT_USAGE = 2  # the invocation was wrong: bad arguments, unknown id, message too long
 EXIT_PROVIDER = 3  # the model server failed
+EXIT_INTERRUPTED = 130  # Ctrl-C, as shells report a command that SIGINT stopped
 
 KINDS = ("fact", "constraint", "preference", "hypothesis")
 MODES = ("personalization", "objective")

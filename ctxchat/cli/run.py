@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ctxchat.cli.main import EXIT_ERROR, EXIT_PROVIDER, EXIT_USAGE
+from ctxchat.cli.main import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_PROVIDER, EXIT_USAGE
 
 
 class CliError(Exception):
@@ -57,7 +57,8 @@ def run(args: argparse.Namespace) -> int:
     except (ConfigError, MissingApiKey, UnknownProfile, StoreError, BudgetError) as error:
         return fail(str(error))
     except KeyboardInterrupt:
-        return fail("interrupted")
+        warn("interrupted")
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader of our output went away (`| head`): nothing more to say.
         return 0

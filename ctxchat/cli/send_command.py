@@ -4,14 +4,23 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sys
 from typing import Any
 
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.summarizer import Summarizer, SummaryFailed
-from ctxchat.chat.turn import ReplyDelta, TurnFailed, TurnFinished, TurnStarted, send_message
+from ctxchat.chat.turn import (
+    ReplyDelta,
+    TurnEvent,
+    TurnFailed,
+    TurnFinished,
+    TurnStarted,
+    send_message,
+)
 from ctxchat.cli.common import conversation_id, make_session, print_json, workspace, write_out
-from ctxchat.cli.main import EXIT_PROVIDER, EXIT_USAGE
+from ctxchat.cli.ctrl_c import CtrlC
+from ctxchat.cli.main import EXIT_INTERRUPTED, EXIT_PROVIDER, EXIT_USAGE
 from ctxchat.cli.run import CliError, warn
 from ctxchat.core.history import preview
 
@@ -60,48 +69,66 @@ def send(args: argparse.Namespace) -> int:
 
 async def _send(session: ChatSession, text: str, args: argparse.Namespace) -> int:
     assert session.backend is not None
-    try:
-        await session.detect_window()
-        result: dict[str, Any] = {"conversation_id": session.conversation_id}
-        code = 0
-        async for event in send_message(session, text):
-            if isinstance(event, TurnStarted):
-                result["plan"] = event.plan.to_dict()
-            elif isinstance(event, ReplyDelta) and not args.json and event.text:
-                # Escape sequences from a model never reach the user's terminal raw.
-                write_out(event.text)
-                sys.stdout.flush()
-            elif isinstance(event, TurnFinished | TurnFailed):
-                reply = event.reply
-                result["reply"] = {
-                    "id": reply.id,
-                    "content": reply.content,
-                    "reasoning": reply.reasoning,
-                    "status": reply.status.value,
-                    "finish_reason": reply.finish_reason,
-                }
-                result["usage"] = {
-                    "prompt_tokens": reply.prompt_tokens,
-                    "completion_tokens": reply.completion_tokens,
-                    "cached_tokens": reply.cached_tokens,
-                    "estimated_prompt_tokens": reply.estimated_prompt_tokens,
-                    "drift": reply.drift,
-                }
-                if not args.json and reply.content and not reply.content.endswith("\n"):
-                    sys.stdout.write("\n")
-                if isinstance(event, TurnFinished) and event.notice:
-                    warn(event.notice)
-                if isinstance(event, TurnFailed):
-                    result["error"] = {"kind": event.error.kind.value, "message": str(event.error)}
-                    warn(str(event.error))
-                    code = EXIT_PROVIDER
-        if code == 0 and not args.no_summarize:
-            result["summary"] = await _auto_summarize(session)
-        if args.json:
-            print_json(result)
-        return code
-    finally:
-        await session.backend.aclose()
+    result: dict[str, Any] = {"conversation_id": session.conversation_id}
+    code = 0
+    with CtrlC() as ctrl_c:
+        try:
+            await session.detect_window()
+            async with contextlib.aclosing(send_message(session, text)) as events:
+                async for event in events:
+                    if ctrl_c.pressed:
+                        break  # closing the turn keeps the part received, marked interrupted
+                    code = _show(event, result, args) or code
+            if code == 0 and not args.no_summarize and not ctrl_c.pressed:
+                result["summary"] = await _auto_summarize(session)
+        except asyncio.CancelledError:
+            if not ctrl_c.pressed:
+                raise
+            ctrl_c.absorb()
+        finally:
+            await session.backend.aclose()
+    if ctrl_c.pressed:
+        if not args.json:
+            sys.stdout.write("\n")
+        warn("interrupted; the part of the reply received so far was kept.")
+        return EXIT_INTERRUPTED
+    if args.json:
+        print_json(result)
+    return code
+
+
+def _show(event: TurnEvent, result: dict[str, Any], args: argparse.Namespace) -> int:
+    """Write one turn event out (or into `result` for --json); the exit code it calls for."""
+    if isinstance(event, TurnStarted):
+        result["plan"] = event.plan.to_dict()
+    elif isinstance(event, ReplyDelta) and not args.json and event.text:
+        write_out(event.text)
+        sys.stdout.flush()
+    elif isinstance(event, TurnFinished | TurnFailed):
+        reply = event.reply
+        result["reply"] = {
+            "id": reply.id,
+            "content": reply.content,
+            "reasoning": reply.reasoning,
+            "status": reply.status.value,
+            "finish_reason": reply.finish_reason,
+        }
+        result["usage"] = {
+            "prompt_tokens": reply.prompt_tokens,
+            "completion_tokens": reply.completion_tokens,
+            "cached_tokens": reply.cached_tokens,
+            "estimated_prompt_tokens": reply.estimated_prompt_tokens,
+            "drift": reply.drift,
+        }
+        if not args.json and reply.content and not reply.content.endswith("\n"):
+            sys.stdout.write("\n")
+        if isinstance(event, TurnFinished) and event.notice:
+            warn(event.notice)
+        if isinstance(event, TurnFailed):
+            result["error"] = {"kind": event.error.kind.value, "message": str(event.error)}
+            warn(str(event.error))
+            return EXIT_PROVIDER
+    return 0
 
 
 async def _auto_summarize(session: ChatSession) -> dict[str, Any] | None:

@@ -101,6 +101,7 @@ class ChatSession:
         self.secrets = tuple(secrets)
         self.env = dict(env or {})
         self._cache = SessionCache()
+        self._seen_version = store.data_version()
         # Set by the app once the embeddings extra has loaded (see chat/semantic.py).
         self.semantic: SemanticRecall | None = None
 
@@ -118,6 +119,15 @@ class ChatSession:
     def invalidate(self) -> None:
         """Forget what was read; the next plan reads the store again (after outside changes)."""
         self._cache = SessionCache()
+
+    def catch_up(self) -> bool:
+        """Forget what was read if another process has written since; whether it had."""
+        version = self.store.data_version()
+        if version == self._seen_version:
+            return False
+        self._seen_version = version
+        self.invalidate()
+        return True
 
     def history(self) -> list[HistoryMessage]:
         if self._cache.counted_as != self.counter.name:
@@ -247,8 +257,10 @@ class ChatSession:
         """The context plan of the next request (with `draft` as the new message, if any).
 
         It records how much of its start is identical to the previous request's, the part a
-        provider's prompt cache can reuse.
+        provider's prompt cache can reuse. What another process wrote since the last plan
+        (a `ctxchat send` to this conversation) is read first, so the plan never leaves it out.
         """
+        self.catch_up()
         plan = self._assemble(draft)
         previous = self.last_request()
         if previous is None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from ctxchat.config.loader import LoadedSettings, load_settings
 from ctxchat.config.locations import Locations
-from ctxchat.config.settings import ProviderProfile, Settings
+from ctxchat.config.settings import ModelSettings, ProviderProfile, Settings
 from ctxchat.config.state import AppState, LoadedState, load_state, save_state
 from ctxchat.core import encodings
 from ctxchat.store import Store
@@ -111,11 +111,15 @@ def profile_for(
     return profile
 
 
-def make_backend(profile: ProviderProfile, env: Mapping[str, str]) -> ModelBackend:
-    """The OpenAI-compatible backend for a profile (raises MissingApiKey without its key).
+def make_backend(
+    profile: ProviderProfile, env: Mapping[str, str], timeouts: ModelSettings | None = None
+) -> ModelBackend:
+    """The OpenAI-compatible backend for a profile (raises MissingApiKey without its key),
+    waiting on the server as long as `timeouts` (the `[model]` settings) allow.
 
     The `openai` package is imported on first use, so starting costs nothing for it.
     """
     from ctxchat.model.deferred import DeferredBackend
 
-    return DeferredBackend(profile.base_url, profile.resolve_api_key(env))
+    waits = dataclasses.asdict(timeouts) if timeouts is not None else {}
+    return DeferredBackend(profile.base_url, profile.resolve_api_key(env), **waits)

@@ -69,7 +69,7 @@ def make_session(
     if connect:
         from ctxchat.chat.workspace import make_backend
 
-        backend = make_backend(profile, space.env)
+        backend = make_backend(profile, space.env, settings.model)
     mode = Mode(args.mode) if getattr(args, "mode", None) else space.state.last_mode or None
     return ChatSession(
         space.store,

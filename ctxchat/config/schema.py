@@ -37,6 +37,11 @@ typo never passes silently. The layout::
     profile = ""                       # a profile for the summarizer; "" = the chat profile
     model = ""                         # a model for the summarizer; "" = the profile's
 
+    [model]                            # waits on the server, in seconds
+    chunk_timeout = 60                 # silence allowed between two chunks of a reply
+    first_chunk_timeout = 300          # wait for a reply to start
+    connect_timeout = 5
+
     [keys]                             # binding id = keys
     "mode.toggle" = "ctrl+o"
 
@@ -54,6 +59,7 @@ from ctxchat.config.reader import TableReader
 from ctxchat.config.settings import (
     DEFAULT_THEME,
     ContextSettings,
+    ModelSettings,
     ProviderProfile,
     RecallSettings,
     Settings,
@@ -76,6 +82,7 @@ TOP_KEYS = (
     "context",
     "summary",
     "recall",
+    "model",
     "keys",
 )
 PROFILE_KEYS = (
@@ -115,6 +122,7 @@ RECALL_KEYS = (
     "long_after_turns",
     "long_shift",
 )
+MODEL_KEYS = ("chunk_timeout", "first_chunk_timeout", "connect_timeout")
 
 _URL = "a URL starting with http:// or https://"
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -158,6 +166,7 @@ def read_settings(
     context = _read_context(reader, data)
     summary = _read_summary(reader, data, profiles)
     recall = _read_recall(reader, data)
+    model = _read_model(reader, data)
     default_profile = reader.string(data, ("default_profile",), "", what="a profile name")
     if default_profile and default_profile not in profiles:
         raise reader.error(("default_profile",), _no_such_profile(default_profile, profiles))
@@ -175,6 +184,7 @@ def read_settings(
         context=context,
         summary=summary,
         recall=recall,
+        model=model,
         default_mode=reader.choice(data, ("default_mode",), Settings().default_mode),
         theme=_read_theme(reader, data),
         keymap=keymap,
@@ -335,6 +345,20 @@ def _read_recall(reader: TableReader, data: dict[str, object]) -> RecallSettings
         ),
         long_shift=fractions["long_shift"],
     )
+
+
+def _read_model(reader: TableReader, data: dict[str, object]) -> ModelSettings:
+    at: Key = ("model",)
+    table = reader.table(data, at)
+    reader.check_keys(table, at, MODEL_KEYS)
+    defaults = ModelSettings()
+    seconds = {}
+    for name in MODEL_KEYS:
+        value = reader.number(table, (*at, name), getattr(defaults, name), "seconds, above 0")
+        if value <= 0:
+            raise reader.expected((*at, name), "seconds, above 0", table[name])
+        seconds[name] = value
+    return ModelSettings(**seconds)
 
 
 def _check_reserves(

@@ -120,6 +120,7 @@ def render_config(settings: Settings) -> str:
     parts.append(_context(settings) + "\n")
     parts.append(_summary(settings) + "\n")
     parts.append(_recall(settings) + "\n")
+    parts.append(_model(settings) + "\n")
     parts.append(_keys(settings))
     return "".join(parts)
 
@@ -209,6 +210,24 @@ def _recall(settings: Settings) -> str:
         "Past this many turns, working memory yields long_shift to summary and recall.",
     )
     text += _setting("long_shift", recall.long_shift, "How much working memory yields then.")
+    return text
+
+
+def _model(settings: Settings) -> str:
+    model = settings.model
+    text = "# How long to wait on the model server, in seconds.\n"
+    text += _table("model")
+    text += _setting(
+        "chunk_timeout",
+        model.chunk_timeout,
+        "Silence allowed between two chunks of a reply; then it is stopped (what arrived is kept).",
+    )
+    text += _setting(
+        "first_chunk_timeout",
+        model.first_chunk_timeout,
+        "Wait for a reply to start: a local model may read a long prompt for minutes.",
+    )
+    text += _setting("connect_timeout", model.connect_timeout, "Wait to connect to the server.")
     return text
 
 

@@ -373,10 +373,13 @@ def connection_error(
         if timeout is not None
         else f"Could not connect to the model server at {base_url}."
     )
+    action = "Check that the server is running and that the base URL is right."
+    if timeout is not None:
+        action += " A slow network may need a larger connect_timeout in the [model] config table."
     return ProviderError(
         ErrorKind.CONNECTION,
         message,
-        "Check that the server is running and that the base URL is right.",
+        action,
         detail=detail,
         secrets=secrets,
     )
@@ -408,10 +411,13 @@ def stalled_error(seconds: float, partial_text: str, *, started: bool) -> Provid
             f"The server sent nothing for {_seconds(seconds)}, so the reply was stopped; "
             "the part received so far was kept."
         )
-        action = "Retry; if the server is busy, raise the chunk timeout."
+        action = "Retry; if the server is busy, raise chunk_timeout in the [model] config table."
     else:
         message = f"The server did not start replying within {_seconds(seconds)}."
-        action = "Retry; a long prompt on a slow machine may need a longer first-reply timeout."
+        action = (
+            "Retry; a long prompt on a slow machine may need a larger first_chunk_timeout "
+            "in the [model] config table."
+        )
     return ProviderError(ErrorKind.STALLED, message, action, partial_text=partial_text)
 
 

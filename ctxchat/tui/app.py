@@ -224,7 +224,7 @@ def open_session(
         conversation = store.create_conversation(model=profile.model, profile=profile.name).id
     backend = None
     try:
-        backend = make_backend(profile, workspace.env)
+        backend = make_backend(profile, workspace.env, workspace.settings.model)
     except MissingApiKey as error:
         notes(f"{error} Replies cannot be sent until it is set.")  # type: ignore[operator]
     return ChatSession(

@@ -1,4 +1,4 @@
-"""Bad input at the door: one clear line, nothing written, never a traceback."""
+"""Bad input and faults at the door: one clear line, nothing lost, never a traceback."""
 
 from __future__ import annotations
 
@@ -142,3 +142,20 @@ def test_a_refused_message_leaves_no_empty_conversation(
     one_line(err)
     assert run("conversations", "--json")[1] == "[]\n"
     assert server.requests == []
+
+
+def test_the_chunk_timeout_setting_stops_a_stalled_reply_and_is_named(
+    run: Run, server: ScriptedModelServer, home: Path
+) -> None:
+    config = home / "config.toml"
+    config.write_text(config.read_text() + "[model]\nchunk_timeout = 0.5\n")
+    server.fail_next(Fault.STALL, after=2, seconds=30)
+    server.script("Once upon a time there was a stall.")
+    code, out, err = run("send", "Tell me a story")
+    assert code == 3
+    assert out.startswith("Once")
+    assert one_line(err) == (
+        "ctxchat: The server sent nothing for 0.5 seconds, so the reply was stopped; the part "
+        "received so far was kept. Retry; if the server is busy, raise chunk_timeout in the "
+        "[model] config table.\n"
+    )

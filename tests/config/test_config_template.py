@@ -11,6 +11,7 @@ import pytest
 from ctxchat.config.loader import load_settings, parse_settings
 from ctxchat.config.settings import (
     ContextSettings,
+    ModelSettings,
     ProviderProfile,
     Settings,
     SummarySettings,
@@ -118,6 +119,7 @@ def test_every_setting_survives_a_round_trip() -> None:
             profile="local",
             model="tiny",
         ),
+        model=ModelSettings(chunk_timeout=12.5, first_chunk_timeout=600, connect_timeout=2),
         default_mode=Mode.OBJECTIVE,
         theme="my-theme",
         keymap={"toggle_mode": "ctrl+o", "quit": "ctrl+q,f10"},

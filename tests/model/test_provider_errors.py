@@ -347,7 +347,8 @@ async def test_stalled_stream_is_stopped_and_keeps_the_partial_reply(
     assert error.partial_text == "Once upon a "
     assert str(error) == (
         "The server sent nothing for 0.3 seconds, so the reply was stopped; the part received "
-        "so far was kept. Retry; if the server is busy, raise the chunk timeout."
+        "so far was kept. Retry; if the server is busy, raise chunk_timeout in the [model] "
+        "config table."
     )
 
 

@@ -7,8 +7,8 @@ import os
 
 from ctxchat.cli.common import print_json
 from ctxchat.cli.main import EXIT_USAGE
-from ctxchat.cli.run import CliError, confirm
-from ctxchat.config.loader import load_settings
+from ctxchat.cli.run import CliError, confirm, warn
+from ctxchat.config.loader import LoadedSettings, load_settings
 from ctxchat.config.locations import Locations
 
 
@@ -35,5 +35,19 @@ def config_command(args: argparse.Namespace) -> int:
     loaded = load_settings(
         locations.config_file, dict(os.environ), required=args.config is not None
     )
-    print_json(settings_report(loaded, dict(os.environ)))
+    report = settings_report(loaded, dict(os.environ))
+    names = _check_names(loaded, locations)
+    if names:
+        report["warnings"] = [*loaded.warnings, *names]
+    for line in names:
+        warn(f"warning: {line}")
+    print_json(report)
     return 0
+
+
+def _check_names(loaded: LoadedSettings, locations: Locations) -> list[str]:
+    """The config's theme and key remaps against what the app has (this loads the TUI's parts)."""
+    from ctxchat.tui.app import check_config_names
+    from ctxchat.tui.themes import theme_names
+
+    return check_config_names(loaded, theme_names(locations.themes_dir)).lines

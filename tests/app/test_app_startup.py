@@ -155,16 +155,38 @@ async def test_quitting_the_setup_writes_nothing(
 async def test_keys_from_the_config_rebind_and_unknown_ids_are_reported(
     make_app: MakeApp,
 ) -> None:
-    app, notes = make_app(extra='[keys]\n"mode.toggle" = "f9"\n"no.such.binding" = "f1"\n')
+    app, notes = make_app(
+        extra='[keys]\n"mode.toggle" = "f9"\n"mode.toggel" = "f1"\n"memory.focus" = "ctrl+"\n'
+    )
+    config = app.workspace.loaded.path
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert notes.of("warning") == ["Unknown key binding ids in the config: no.such.binding."]
+        # Told as config errors are: file, line, key, and the likely meant id.
+        assert notes.of("warning") == [
+            f'{config}:4: keys."mode.toggel": no key binding has this id; '
+            'did you mean "mode.toggle"?',
+            f'{config}:5: keys."memory.focus": "ctrl+" ends without a key after "+"',
+        ]
         await pilot.press("ctrl+o")
         await settle(pilot)
         assert app.session.mode is Mode.PERSONALIZATION
         await pilot.press("f9")
         await settle(pilot)
         assert app.session.mode is Mode.OBJECTIVE
+
+
+async def test_an_unknown_theme_in_the_config_is_a_config_error_and_the_default_is_used(
+    make_app: MakeApp,
+) -> None:
+    app, notes = make_app(extra='theme = "nrod"\n')
+    config = app.workspace.loaded.path
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert notes.of("warning") == [
+            f"{config}:2: theme: no theme called 'nrod'; did you mean \"nord\"?"
+        ]
+        assert app.theme == "textual-dark"
+        assert app.is_running
 
 
 async def test_a_broken_theme_file_is_named_in_one_notification(make_app: MakeApp) -> None:

@@ -159,3 +159,18 @@ def test_the_chunk_timeout_setting_stops_a_stalled_reply_and_is_named(
         "received so far was kept. Retry; if the server is busy, raise chunk_timeout in the "
         "[model] config table.\n"
     )
+
+
+def test_config_show_reports_an_unknown_theme_and_bad_keys_like_config_errors(
+    run: Run, home: Path
+) -> None:
+    config = home / "config.toml"
+    config.write_text('theme = "nrod"\n' + config.read_text() + '[keys]\n"mode.toggel" = "f9"\n')
+    code, out, err = run("config", "show")
+    assert code == 0
+    expected = [
+        f"{config}:1: theme: no theme called 'nrod'; did you mean \"nord\"?",
+        f'{config}:15: keys."mode.toggel": no key binding has this id; did you mean "mode.toggle"?',
+    ]
+    assert json.loads(out)["warnings"] == expected
+    assert err.splitlines() == [f"ctxchat: warning: {line}" for line in expected]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from ctxchat.cli.common import print_json
+from ctxchat.cli.common import print_json, write_out
 from ctxchat.cli.main import EXIT_USAGE
 from ctxchat.cli.run import CliError, confirm, warn
 from ctxchat.config.loader import LoadedSettings, load_settings
@@ -17,7 +17,7 @@ def config_command(args: argparse.Namespace) -> int:
     action = args.config_command
     if action == "path":
         for name, value in locations.as_dict().items():
-            print(f"{name}: {value}")
+            write_out(f"{name}: {value}\n")
         return 0
     if action == "init":
         from ctxchat.config.template import write_initial_config

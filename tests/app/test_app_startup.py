@@ -14,7 +14,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from app_harness import SIZE, MakeApp, Notes, exchange, seed, settle, shown_messages, typed
+from app_harness import (
+    SIZE,
+    MakeApp,
+    Notes,
+    exchange,
+    seed,
+    settle,
+    shown_messages,
+    typed,
+    until,
+)
 from textual.widgets import Input, RadioButton, Static
 from textual.widgets._footer import FooterKey
 from textual.widgets.markdown import MarkdownBlock
@@ -28,6 +38,7 @@ from ctxchat.model import discovery
 from ctxchat.model.deferred import DeferredBackend
 from ctxchat.store import Store
 from ctxchat.testing.harness import app_args, open_test_workspace
+from ctxchat.testing.hostile_text import HOSTILE_SAMPLES, HOSTILE_TEXT
 from ctxchat.testing.server import ScriptedModelServer
 from ctxchat.tui.app import CtxChatApp, build_app, known_binding_ids
 from ctxchat.tui.screens.confirm import ConfirmScreen
@@ -570,3 +581,15 @@ async def test_keys_of_every_dialog_can_be_remapped(make_app: MakeApp) -> None:
     assert {"setup.save", "model_picker.cancel", "summarize_preview.cancel"} <= (
         known_binding_ids()
     )
+
+
+async def test_notifications_are_cleaned_of_control_sequences(make_app: MakeApp) -> None:
+    app, _ = make_app()
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        app.notify(f"server said: {HOSTILE_TEXT}", title=HOSTILE_SAMPLES["osc0"], markup=False)
+        # Toasts found by their type name: the class is not public.
+        await until(pilot, lambda: bool(app.screen.query("Toast")))
+        shown = " ".join(str(toast.render()) for toast in app.screen.query("Toast"))
+        assert "\x1b" not in shown and "\x9b" not in shown and "\u202e" not in shown
+        assert "server said: <osc52> <osc52st>" in shown

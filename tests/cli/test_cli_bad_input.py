@@ -61,11 +61,13 @@ def test_a_row_poisoned_by_an_older_import_does_not_stop_the_list(
 ) -> None:
     with sqlite3.connect(home / "data" / "ctxchat.db") as conn:
         conn.execute("UPDATE conversations SET updated_at = 'yesterday', created_at = 1e300")
+        conn.execute("UPDATE messages SET tokens = 'many', created_at = 'today'")
     code, out, err = run("conversations")
     assert code == 0, err
     assert "?" in out
-    code, out, err = run("export", "1", "--format", "md")
-    assert code == 0, err
+    for args in (("export", "1", "--format", "md"), ("export", "1"), ("context",)):
+        code, out, err = run(*args)
+        assert code == 0, (args, err)
 
 
 def test_export_into_a_missing_folder_is_one_line(run: Run, exported: Path, home: Path) -> None:

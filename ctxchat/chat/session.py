@@ -125,6 +125,7 @@ class ChatSession:
         self.secrets = tuple(secrets)
         self.env = dict(env or {})
         self._cache = SessionCache()
+        self._seen_version = store.data_version()
         # Set by the app once the embeddings extra has loaded (see chat/semantic.py).
         self.semantic: SemanticRecall | None = None
         # The summarizer's own server, when `[summary] profile` names another one.
@@ -147,6 +148,15 @@ class ChatSession:
     def invalidate(self) -> None:
         """Forget what was read; the next plan reads the store again (after outside changes)."""
         self._cache = SessionCache()
+
+    def catch_up(self) -> bool:
+        """Forget what was read if another process has written since; whether it had."""
+        version = self.store.data_version()
+        if version == self._seen_version:
+            return False
+        self._seen_version = version
+        self.invalidate()
+        return True
 
     def history(self) -> list[HistoryMessage]:
         if self._cache.counted_as != self.counter.name:
@@ -307,8 +317,10 @@ class ChatSession:
         """The context plan of the next request (with `draft` as the new message, if any).
 
         It records how much of its start is identical to the previous request's, the part a
-        provider's prompt cache can reuse.
+        provider's prompt cache can reuse. What another process wrote since the last plan
+        (a `ctxchat send` to this conversation) is read first, so the plan never leaves it out.
         """
+        self.catch_up()
         plan = self._assemble(draft)
         if self._recall_note():
             plan = dataclasses.replace(plan, warnings=(*plan.warnings, SEMANTIC_MISSING))
@@ -579,7 +591,7 @@ class ChatSession:
         if self._summary_backend is None:
             from ctxchat.chat.session_factory import make_backend
 
-            self._summary_backend = make_backend(profile, self.env)
+            self._summary_backend = make_backend(profile, self.env, self.settings.model)
         return self._summary_backend
 
     async def aclose(self) -> None:

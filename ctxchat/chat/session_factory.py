@@ -18,7 +18,7 @@ from ctxchat.chat.window import WindowInfo
 from ctxchat.chat.workspace import Workspace
 from ctxchat.config.errors import MissingApiKey
 from ctxchat.config.server_facts import ServerFacts
-from ctxchat.config.settings import ProviderProfile, Settings
+from ctxchat.config.settings import ModelSettings, ProviderProfile, Settings
 from ctxchat.model.backend import ModelBackend
 
 __all__ = [
@@ -77,12 +77,16 @@ def resolve_profile(settings: Settings, options: SessionOptions) -> ProviderProf
     return profile
 
 
-def make_backend(profile: ProviderProfile, env: Mapping[str, str]) -> ModelBackend:
+def make_backend(
+    profile: ProviderProfile, env: Mapping[str, str], timeouts: ModelSettings | None = None
+) -> ModelBackend:
     """The OpenAI-compatible backend for a profile: its server, key and headers (raises
-    MissingApiKey without its key). The `openai` package is imported on first use."""
+    MissingApiKey without its key), waiting on the server as long as `timeouts` (the
+    `[model]` settings) allow. The `openai` package is imported on first use."""
     from ctxchat.model.deferred import DeferredBackend
 
-    return DeferredBackend(profile.base_url, profile.resolve_api_key(env), profile.headers)
+    waits = dataclasses.asdict(timeouts) if timeouts is not None else {}
+    return DeferredBackend(profile.base_url, profile.resolve_api_key(env), profile.headers, **waits)
 
 
 def open_session(
@@ -110,7 +114,7 @@ def open_session(
     backend = None
     if connect is not Connect.NO and profile.base_url:
         try:
-            backend = make_backend(profile, workspace.env)
+            backend = make_backend(profile, workspace.env, settings.model)
         except MissingApiKey as error:
             if connect is Connect.MUST:
                 raise

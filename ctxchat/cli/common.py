@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -13,6 +12,7 @@ from ctxchat.chat.session import ChatSession
 from ctxchat.chat.session_factory import Connect, NoServer, open_session
 from ctxchat.chat.workspace import Workspace, open_workspace
 from ctxchat.cli.exits import EXIT_USAGE, CliError
+from ctxchat.cli.output import warn, write_out
 
 
 @contextmanager
@@ -20,7 +20,7 @@ def workspace(options: SessionOptions) -> Iterator[Workspace]:
     opened = open_workspace(config=options.config, data_dir=options.data_dir)
     try:
         for warning in opened.warnings:
-            print(f"ctxchat: warning: {warning}", file=sys.stderr)
+            warn(f"warning: {warning}")
         yield opened
     finally:
         opened.close()
@@ -44,8 +44,9 @@ def make_session(
 
 
 def print_json(data: Any) -> None:
-    json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
-    sys.stdout.write("\n")
+    """`data` as JSON on stdout: exact into a pipe, cleaned (and still exact JSON) on a terminal."""
+    text = json.dumps(data, ensure_ascii=False, indent=2)
+    write_out(text + "\n")
 
 
 def require(value: Any, message: str) -> Any:

@@ -9,7 +9,8 @@ from ctxchat.chat.options import SessionOptions
 from ctxchat.cli.common import print_json
 from ctxchat.cli.confirm import confirm
 from ctxchat.cli.exits import EXIT_USAGE, CliError
-from ctxchat.config.loader import load_settings
+from ctxchat.cli.output import warn, write_out
+from ctxchat.config.loader import LoadedSettings, load_settings
 from ctxchat.config.locations import Locations
 
 
@@ -18,7 +19,7 @@ def config_command(args: argparse.Namespace, options: SessionOptions) -> int:
     action = args.config_command
     if action == "path":
         for name, value in locations.as_dict().items():
-            print(f"{name}: {value}")
+            write_out(f"{name}: {value}\n")
         return 0
     if action == "init":
         from ctxchat.config.template import write_initial_config
@@ -36,5 +37,19 @@ def config_command(args: argparse.Namespace, options: SessionOptions) -> int:
     loaded = load_settings(
         locations.config_file, dict(os.environ), required=options.config is not None
     )
-    print_json(settings_report(loaded, dict(os.environ)))
+    report = settings_report(loaded, dict(os.environ))
+    names = _check_names(loaded, locations)
+    if names:
+        report["warnings"] = [*loaded.warnings, *names]
+    for line in names:
+        warn(f"warning: {line}")
+    print_json(report)
     return 0
+
+
+def _check_names(loaded: LoadedSettings, locations: Locations) -> list[str]:
+    """The config's theme and key remaps against what the app has (this loads the TUI's parts)."""
+    from ctxchat.tui.app import check_config_names
+    from ctxchat.tui.themes import theme_names
+
+    return check_config_names(loaded, theme_names(locations.themes_dir)).lines

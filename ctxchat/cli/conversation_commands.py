@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from datetime import datetime
 
 from ctxchat.chat.options import SessionOptions
 from ctxchat.cli.common import print_json, workspace
 from ctxchat.cli.exits import EXIT_USAGE, CliError
+from ctxchat.cli.output import write_out
 from ctxchat.cli.tables import cell, console, table
+from ctxchat.store.markdown import when
 
 
 def list_conversations(args: argparse.Namespace, options: SessionOptions) -> int:
@@ -38,7 +39,7 @@ def list_conversations(args: argparse.Namespace, options: SessionOptions) -> int
         return 0
     grid = table("id", "title", "messages", "tokens", "updated")
     for c in rows:
-        updated = datetime.fromtimestamp(c.updated_at).strftime("%Y-%m-%d %H:%M")
+        updated = when(c.updated_at, "%Y-%m-%d %H:%M")
         grid.add_row(
             str(c.id),
             cell(c.title or "(untitled)"),
@@ -57,10 +58,13 @@ def export_conversation(args: argparse.Namespace, options: SessionOptions) -> in
         data = space.store.export_conversation(args.id)
     text = export_text(data, markdown=args.format == "md")
     if args.output:
-        args.output.write_text(text, encoding="utf-8")
+        try:
+            args.output.write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise CliError(f"cannot write {args.output}: {error.strerror}", EXIT_USAGE) from error
         print(f"Wrote {args.output}", file=sys.stderr)
     else:
-        sys.stdout.write(text)
+        write_out(text)
     return 0
 
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-__all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_PROVIDER", "EXIT_USAGE", "CliError"]
+__all__ = ["EXIT_ERROR", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_PROVIDER", "EXIT_USAGE", "CliError"]
 
 EXIT_OK = 0
 EXIT_ERROR = 1  # the environment stopped us: config, database, missing key
 EXIT_USAGE = 2  # the invocation was wrong: bad arguments, unknown id, message too long
 EXIT_PROVIDER = 3  # the model server failed
+EXIT_INTERRUPTED = 130  # Ctrl-C, as shells report a command that SIGINT stopped
 
 
 class CliError(Exception):

@@ -19,6 +19,20 @@ KINDS = ("fact", "constraint", "preference", "hypothesis")
 MODES = ("personalization", "objective")
 
 
+LARGEST_ID = 2**63 - 1  # SQLite's integers are 64-bit
+
+
+def record_id(text: str) -> int:
+    """A conversation or memory id from the command line: a whole number SQLite can hold."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= LARGEST_ID:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an id (a whole number from 1)")
+    return value
+
+
 def _options(parser: argparse.ArgumentParser, default: object) -> None:
     """The options every command takes, before or after the command's name."""
     parser.add_argument(
@@ -34,7 +48,7 @@ def _options(parser: argparse.ArgumentParser, default: object) -> None:
         help="where the database lives (default: CTXCHAT_DATA_DIR or the user data dir)",
     )
     parser.add_argument(
-        "--conversation", type=int, metavar="ID", default=default, help="the conversation"
+        "--conversation", type=record_id, metavar="ID", default=default, help="the conversation"
     )
     parser.add_argument("--profile", default=default, help="the provider profile to use")
     parser.add_argument("--model", default=default, help="the model (overrides the profile's)")
@@ -113,27 +127,27 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep entry ID as superseded by this one (an entry on the same key always is)",
     )
     edit = memory_commands.add_parser("edit", help="change an entry's text, key or importance")
-    edit.add_argument("id", type=int)
+    edit.add_argument("id", type=record_id)
     edit.add_argument("--text")
     edit.add_argument("--key")
     edit.add_argument("--importance", type=int)
     remove = memory_commands.add_parser("rm", help="delete an entry")
-    remove.add_argument("id", type=int)
+    remove.add_argument("id", type=record_id)
     for name, text in (
         ("pin", "pin an entry"),
         ("unpin", "unpin an entry"),
         ("restore", "make a superseded entry current again"),
     ):
-        memory_commands.add_parser(name, help=text).add_argument("id", type=int)
+        memory_commands.add_parser(name, help=text).add_argument("id", type=record_id)
     tag = memory_commands.add_parser("tag", help="change an entry's kind, scope or inclusion")
-    tag.add_argument("id", type=int)
+    tag.add_argument("id", type=record_id)
     tag.add_argument("kind", nargs="?", choices=KINDS)
     tag.add_argument("--scope", choices=("global", "conversation"))
     tag.add_argument("--include", dest="enabled", action="store_true", default=None)
     tag.add_argument("--exclude", dest="enabled", action="store_false")
 
     export = commands.add_parser("export", help="export a conversation")
-    export.add_argument("id", type=int)
+    export.add_argument("id", type=record_id)
     export.add_argument("--format", choices=("md", "json"), default="md")
     export.add_argument("--output", "-o", type=Path, help="write to a file instead of stdout")
     importing = commands.add_parser("import", help="import a conversation exported as JSON")

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from ctxchat.cli.exits import EXIT_ERROR, EXIT_PROVIDER, EXIT_USAGE, CliError
+from ctxchat.cli.exits import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_PROVIDER, EXIT_USAGE, CliError
 from ctxchat.cli.options import session_options
+from ctxchat.cli.output import warn
 
 
 def fail(message: str) -> int:
-    from ctxchat.safe_text import clean
-
-    print(f"ctxchat: {clean(message)}", file=sys.stderr)
+    warn(message)
     return EXIT_ERROR
 
 
@@ -37,7 +35,8 @@ def run(args: argparse.Namespace) -> int:
     except (ConfigError, MissingApiKey, UnknownProfile, StoreError, BudgetError) as error:
         return fail(str(error))
     except KeyboardInterrupt:
-        return fail("interrupted")
+        warn("interrupted")
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader of our output went away (`| head`): nothing more to say.
         return 0

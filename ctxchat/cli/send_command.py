@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sys
 from typing import Any
 
@@ -11,12 +12,20 @@ from ctxchat.chat.options import SessionOptions
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.session_factory import Connect, learn_server, prepare_recall
 from ctxchat.chat.summarizer import Summarizer, SummaryFailed
-from ctxchat.chat.turn import ReplyDelta, TurnFailed, TurnFinished, TurnStarted, send_message
+from ctxchat.chat.turn import (
+    ReplyDelta,
+    TurnEvent,
+    TurnFailed,
+    TurnFinished,
+    TurnStarted,
+    send_message,
+)
 from ctxchat.chat.workspace import Workspace
 from ctxchat.cli.common import conversation_id, make_session, print_json, workspace
-from ctxchat.cli.exits import EXIT_PROVIDER, EXIT_USAGE, CliError
+from ctxchat.cli.ctrl_c import CtrlC
+from ctxchat.cli.exits import EXIT_INTERRUPTED, EXIT_PROVIDER, EXIT_USAGE, CliError
+from ctxchat.cli.output import warn, write_out
 from ctxchat.core.history import preview
-from ctxchat.safe_text import clean
 
 
 def _message_text(args: argparse.Namespace) -> str:
@@ -25,7 +34,14 @@ def _message_text(args: argparse.Namespace) -> str:
     elif sys.stdin.isatty():
         raise CliError("give the message as an argument or on standard input", EXIT_USAGE)
     else:
-        text = sys.stdin.read()
+        try:
+            text = sys.stdin.read()
+        except UnicodeDecodeError as error:
+            raise CliError(
+                f"standard input is not {error.encoding} text (byte {error.object[error.start]:#04x}"
+                f" at offset {error.start}); nothing was sent",
+                EXIT_USAGE,
+            ) from error
     if not text.strip():
         raise CliError("the message is empty", EXIT_USAGE)
     return text
@@ -42,7 +58,14 @@ def send(args: argparse.Namespace, options: SessionOptions) -> int:
             conversation = space.store.create_conversation(args.title or preview(text)).id
             session = session.for_conversation(conversation)
         prepare_recall(session)
-        code = asyncio.run(_send(session, space, text, args, offline=options.offline))
+        try:
+            code = asyncio.run(_send(session, space, text, args, offline=options.offline))
+        except BaseException:
+            # A refused message (over the budget, a server that cannot be reached) must not
+            # leave the new conversation behind, empty.
+            if existing is None and not space.store.count_messages(conversation):
+                space.store.delete_conversation(conversation)
+            raise
         space.update_state(last_conversation_id=conversation)
         return code
 
@@ -51,49 +74,66 @@ async def _send(
     session: ChatSession, space: Workspace, text: str, args: argparse.Namespace, *, offline: bool
 ) -> int:
     assert session.backend is not None
-    try:
-        await learn_server(session, space, offline=offline)
-        to_terminal = sys.stdout.isatty()
-        result: dict[str, Any] = {"conversation_id": session.conversation_id}
-        code = 0
-        async for event in send_message(session, text):
-            if isinstance(event, TurnStarted):
-                result["plan"] = event.plan.to_dict()
-            elif isinstance(event, ReplyDelta) and not args.json and event.text:
-                # Escape sequences from a model never reach the user's terminal raw.
-                sys.stdout.write(clean(event.text) if to_terminal else event.text)
-                sys.stdout.flush()
-            elif isinstance(event, TurnFinished | TurnFailed):
-                reply = event.reply
-                result["reply"] = {
-                    "id": reply.id,
-                    "content": reply.content,
-                    "reasoning": reply.reasoning,
-                    "status": reply.status.value,
-                    "finish_reason": reply.finish_reason,
-                }
-                result["usage"] = {
-                    "prompt_tokens": reply.prompt_tokens,
-                    "completion_tokens": reply.completion_tokens,
-                    "cached_tokens": reply.cached_tokens,
-                    "estimated_prompt_tokens": reply.estimated_prompt_tokens,
-                    "drift": reply.drift,
-                }
-                if not args.json and reply.content and not reply.content.endswith("\n"):
-                    sys.stdout.write("\n")
-                if isinstance(event, TurnFinished) and event.notice:
-                    print(f"ctxchat: {event.notice}", file=sys.stderr)
-                if isinstance(event, TurnFailed):
-                    result["error"] = {"kind": event.error.kind.value, "message": str(event.error)}
-                    print(f"ctxchat: {clean(str(event.error))}", file=sys.stderr)
-                    code = EXIT_PROVIDER
-        if code == 0 and not args.no_summarize:
-            result["summary"] = await _auto_summarize(session)
-        if args.json:
-            print_json(result)
-        return code
-    finally:
-        await session.aclose()
+    result: dict[str, Any] = {"conversation_id": session.conversation_id}
+    code = 0
+    with CtrlC() as ctrl_c:
+        try:
+            await learn_server(session, space, offline=offline)
+            async with contextlib.aclosing(send_message(session, text)) as events:
+                async for event in events:
+                    if ctrl_c.pressed:
+                        break  # closing the turn keeps the part received, marked interrupted
+                    code = _show(event, result, args) or code
+            if code == 0 and not args.no_summarize and not ctrl_c.pressed:
+                result["summary"] = await _auto_summarize(session)
+        except asyncio.CancelledError:
+            if not ctrl_c.pressed:
+                raise
+            ctrl_c.absorb()
+        finally:
+            await session.aclose()
+    if ctrl_c.pressed:
+        if not args.json:
+            sys.stdout.write("\n")
+        warn("interrupted; the part of the reply received so far was kept.")
+        return EXIT_INTERRUPTED
+    if args.json:
+        print_json(result)
+    return code
+
+
+def _show(event: TurnEvent, result: dict[str, Any], args: argparse.Namespace) -> int:
+    """Write one turn event out (or into `result` for --json); the exit code it calls for."""
+    if isinstance(event, TurnStarted):
+        result["plan"] = event.plan.to_dict()
+    elif isinstance(event, ReplyDelta) and not args.json and event.text:
+        write_out(event.text)
+        sys.stdout.flush()
+    elif isinstance(event, TurnFinished | TurnFailed):
+        reply = event.reply
+        result["reply"] = {
+            "id": reply.id,
+            "content": reply.content,
+            "reasoning": reply.reasoning,
+            "status": reply.status.value,
+            "finish_reason": reply.finish_reason,
+        }
+        result["usage"] = {
+            "prompt_tokens": reply.prompt_tokens,
+            "completion_tokens": reply.completion_tokens,
+            "cached_tokens": reply.cached_tokens,
+            "estimated_prompt_tokens": reply.estimated_prompt_tokens,
+            "drift": reply.drift,
+        }
+        if not args.json and reply.content and not reply.content.endswith("\n"):
+            sys.stdout.write("\n")
+        if isinstance(event, TurnFinished) and event.notice:
+            warn(event.notice)
+        if isinstance(event, TurnFailed):
+            result["error"] = {"kind": event.error.kind.value, "message": str(event.error)}
+            warn(str(event.error))
+            return EXIT_PROVIDER
+    return 0
 
 
 async def _auto_summarize(session: ChatSession) -> dict[str, Any] | None:
@@ -103,12 +143,9 @@ async def _auto_summarize(session: ChatSession) -> dict[str, Any] | None:
     try:
         version = await Summarizer.for_session(session).fold(fold)
     except SummaryFailed as error:
-        print(f"ctxchat: {error} The previous summary stays in force.", file=sys.stderr)
+        warn(f"{error} The previous summary stays in force.")
         return {"error": str(error)}
-    print(
-        f"ctxchat: folded {len(fold.messages)} messages into summary v{version.version}.",
-        file=sys.stderr,
-    )
+    warn(f"folded {len(fold.messages)} messages into summary v{version.version}.")
     return {
         "version": version.version,
         "first_message_id": version.first_message_id,
@@ -144,7 +181,7 @@ async def _summarize(
                 return 0
             version = await summarizer.fold(fold)
     except SummaryFailed as error:
-        print(f"ctxchat: {error} The previous summary stays in force.", file=sys.stderr)
+        warn(f"{error} The previous summary stays in force.")
         return EXIT_PROVIDER
     finally:
         await session.aclose()

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping
 
 from ctxchat.config.loader import LoadedSettings
-from ctxchat.config.schema import CONTEXT_KEYS, RECALL_KEYS, SHARE_KEYS, SUMMARY_KEYS
+from ctxchat.config.schema import (
+    CONTEXT_KEYS,
+    MODEL_KEYS,
+    RECALL_KEYS,
+    SHARE_KEYS,
+    SUMMARY_KEYS,
+)
 from ctxchat.config.settings import ProviderProfile, Settings
 from ctxchat.redaction import mask_secret, redact
 
@@ -72,6 +79,7 @@ def _settings(settings: Settings, env: Mapping[str, str]) -> dict[str, ReportVal
             "long_after_turns": settings.recall.long_after_turns,
             "long_shift": settings.recall.long_shift,
         },
+        "model": dataclasses.asdict(settings.model),
         "keys": dict(settings.keymap),
     }
 
@@ -85,6 +93,7 @@ def _sources(loaded: LoadedSettings) -> dict[str, str]:
     keys += [f"context.shares.{name}" for name in SHARE_KEYS]
     keys += [f"summary.{name}" for name in SUMMARY_KEYS]
     keys += [f"recall.{name}" for name in RECALL_KEYS]
+    keys += [f"model.{name}" for name in MODEL_KEYS]
     keys += [f"keys.{binding}" for binding in settings.keymap]
     return {key: loaded.source(key) for key in keys}
 

@@ -37,6 +37,11 @@ typo never passes silently. The layout::
     profile = ""                       # a profile for the summarizer; "" = the chat profile
     model = ""                         # a model for the summarizer; "" = the profile's
 
+    [model]                            # waits on the server, in seconds
+    chunk_timeout = 60                 # silence allowed between two chunks of a reply
+    first_chunk_timeout = 300          # wait for a reply to start
+    connect_timeout = 5
+
     [keys]                             # binding id = keys
     "mode.toggle" = "ctrl+o"
 
@@ -55,6 +60,7 @@ from ctxchat.config.settings import (
     DEFAULT_THEME,
     ContextSettings,
     MemorySettings,
+    ModelSettings,
     ProviderProfile,
     RecallSettings,
     Settings,
@@ -78,6 +84,7 @@ TOP_KEYS = (
     "summary",
     "recall",
     "memory",
+    "model",
     "keys",
 )
 PROFILE_KEYS = (
@@ -117,6 +124,7 @@ RECALL_KEYS = (
     "long_after_turns",
     "long_shift",
 )
+MODEL_KEYS = ("chunk_timeout", "first_chunk_timeout", "connect_timeout")
 
 MEMORY_KEYS = ("hypothesis_turns", "dates")
 
@@ -163,6 +171,7 @@ def read_settings(
     summary = _read_summary(reader, data, profiles)
     recall = _read_recall(reader, data)
     memory = _read_memory(reader, data)
+    model = _read_model(reader, data)
     default_profile = reader.string(data, ("default_profile",), "", what="a profile name")
     if default_profile and default_profile not in profiles:
         raise reader.error(("default_profile",), _no_such_profile(default_profile, profiles))
@@ -181,6 +190,7 @@ def read_settings(
         summary=summary,
         recall=recall,
         memory=memory,
+        model=model,
         default_mode=reader.choice(data, ("default_mode",), Settings().default_mode),
         theme=_read_theme(reader, data),
         keymap=keymap,
@@ -354,6 +364,20 @@ def _read_memory(reader: TableReader, data: dict[str, object]) -> MemorySettings
         ),
         dates=reader.boolean(table, (*at, "dates"), defaults.dates),
     )
+
+
+def _read_model(reader: TableReader, data: dict[str, object]) -> ModelSettings:
+    at: Key = ("model",)
+    table = reader.table(data, at)
+    reader.check_keys(table, at, MODEL_KEYS)
+    defaults = ModelSettings()
+    seconds = {}
+    for name in MODEL_KEYS:
+        value = reader.number(table, (*at, name), getattr(defaults, name), "seconds, above 0")
+        if value <= 0:
+            raise reader.expected((*at, name), "seconds, above 0", table[name])
+        seconds[name] = value
+    return ModelSettings(**seconds)
 
 
 def _check_reserves(

@@ -194,6 +194,18 @@ class MemorySettings:
     stays the same from day to day, so prompt caches keep hitting)."""
 
 
+@dataclass(frozen=True, slots=True)
+class ModelSettings:
+    """How long to wait on a model server (`[model]`), in seconds."""
+
+    chunk_timeout: float = 60.0
+    """The longest silence allowed between two chunks of a reply before it is stopped."""
+    first_chunk_timeout: float = 300.0
+    """The longest wait for a reply to start (a local model may read a long prompt first)."""
+    connect_timeout: float = 5.0
+    """The longest wait to connect to the server."""
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything configurable, validated; built by `load_settings` from the file and environment."""
@@ -210,6 +222,8 @@ class Settings:
     """Recall of earlier turns and the adaptive budget."""
     memory: MemorySettings = field(default_factory=MemorySettings)
     """Hypothesis flags and dates in the memory layer."""
+    model: ModelSettings = field(default_factory=ModelSettings)
+    """Timeouts for talking to the model server."""
     default_mode: Mode = Mode.PERSONALIZATION
     """The mode a new conversation starts in."""
     theme: str = DEFAULT_THEME

@@ -121,6 +121,7 @@ def render_config(settings: Settings) -> str:
     parts.append(_summary(settings) + "\n")
     parts.append(_recall(settings) + "\n")
     parts.append(_memory(settings) + "\n")
+    parts.append(_model(settings) + "\n")
     parts.append(_keys(settings))
     return "".join(parts)
 
@@ -232,6 +233,24 @@ def _memory(settings: Settings) -> str:
         "Put today's date and each entry's date in the memory layer. Off by default: the",
         "start of the request then stays the same from day to day, so prompt caches hit.",
     )
+    return text
+
+
+def _model(settings: Settings) -> str:
+    model = settings.model
+    text = "# How long to wait on the model server, in seconds.\n"
+    text += _table("model")
+    text += _setting(
+        "chunk_timeout",
+        model.chunk_timeout,
+        "Silence allowed between two chunks of a reply; then it is stopped (what arrived is kept).",
+    )
+    text += _setting(
+        "first_chunk_timeout",
+        model.first_chunk_timeout,
+        "Wait for a reply to start: a local model may read a long prompt for minutes.",
+    )
+    text += _setting("connect_timeout", model.connect_timeout, "Wait to connect to the server.")
     return text
 
 

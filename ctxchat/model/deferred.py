@@ -29,11 +29,18 @@ class DeferredBackend(ModelBackend):
     """An `OpenAIBackend` for `base_url`, built on the first call."""
 
     def __init__(
-        self, base_url: str, api_key: str | None = None, headers: Mapping[str, str] | None = None
+        self,
+        base_url: str,
+        api_key: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        **timeouts: float,
     ) -> None:
+        """`timeouts`: `chunk_timeout`, `first_chunk_timeout`, `connect_timeout` (seconds),
+        passed on to `OpenAIBackend`."""
         self.base_url = base_url
         self._api_key = api_key
         self._headers = dict(headers or {})
+        self._timeouts = timeouts
         self._real: OpenAIBackend | None = None
         self._lock = asyncio.Lock()
 
@@ -59,7 +66,7 @@ class DeferredBackend(ModelBackend):
     def _build(self) -> OpenAIBackend:
         module = importlib.import_module(_MODULE)
         backend: OpenAIBackend = module.OpenAIBackend(
-            self.base_url, self._api_key, headers=self._headers
+            self.base_url, self._api_key, headers=self._headers, **self._timeouts
         )
         return backend
 

@@ -31,6 +31,7 @@ __all__ = [
     "connection_error",
     "describe_finish",
     "empty_reply_error",
+    "empty_text_error",
     "error_in_reply",
     "interrupted_error",
     "parse_retry_after",
@@ -41,6 +42,7 @@ __all__ = [
     "status_error",
     "stopped_by_user",
     "unreadable_reply_error",
+    "web_page_error",
     "window_from_error",
 ]
 
@@ -371,10 +373,13 @@ def connection_error(
         if timeout is not None
         else f"Could not connect to the model server at {base_url}."
     )
+    action = "Check that the server is running and that the base URL is right."
+    if timeout is not None:
+        action += " A slow network may need a larger connect_timeout in the [model] config table."
     return ProviderError(
         ErrorKind.CONNECTION,
         message,
-        "Check that the server is running and that the base URL is right.",
+        action,
         detail=detail,
         secrets=secrets,
     )
@@ -406,10 +411,13 @@ def stalled_error(seconds: float, partial_text: str, *, started: bool) -> Provid
             f"The server sent nothing for {_seconds(seconds)}, so the reply was stopped; "
             "the part received so far was kept."
         )
-        action = "Retry; if the server is busy, raise the chunk timeout."
+        action = "Retry; if the server is busy, raise chunk_timeout in the [model] config table."
     else:
         message = f"The server did not start replying within {_seconds(seconds)}."
-        action = "Retry; a long prompt on a slow machine may need a longer first-reply timeout."
+        action = (
+            "Retry; a long prompt on a slow machine may need a larger first_chunk_timeout "
+            "in the [model] config table."
+        )
     return ProviderError(ErrorKind.STALLED, message, action, partial_text=partial_text)
 
 
@@ -426,6 +434,25 @@ def empty_reply_error(*, likely_overflow: bool) -> ProviderError:
         ErrorKind.BAD_RESPONSE,
         "The server ended the reply without sending anything.",
         "Retry; if it happens again, the conversation may not fit the server's context window.",
+    )
+
+
+def empty_text_error(finish_reason: str) -> ProviderError:
+    """The stream ended normally, but the model wrote nothing at all."""
+    return ProviderError(
+        ErrorKind.BAD_RESPONSE,
+        f"The model returned an empty reply (it finished with {finish_reason!r} before "
+        "writing anything).",
+        "Retry; if it keeps happening, try another model.",
+    )
+
+
+def web_page_error(content_type: str) -> ProviderError:
+    """A 200 answer that is a web page: a captive portal or a proxy's login page, usually."""
+    return ProviderError(
+        ErrorKind.BAD_RESPONSE,
+        f"The server answered with a web page, not an OpenAI-compatible stream ({content_type}).",
+        "Check the base URL; a network login page or a proxy may be in the way. Then retry.",
     )
 
 

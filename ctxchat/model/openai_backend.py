@@ -26,7 +26,9 @@ from ctxchat.model.errors import (
     ProviderError,
     classify_status,
     connection_error,
+    describe_finish,
     empty_reply_error,
+    empty_text_error,
     error_in_reply,
     interrupted_error,
     parse_retry_after,
@@ -34,6 +36,7 @@ from ctxchat.model.errors import (
     stalled_error,
     status_error,
     unreadable_reply_error,
+    web_page_error,
 )
 from ctxchat.model.known_models import DEFAULT_CONTEXT_WINDOW, known_context_window
 from ctxchat.model.request import ChatRequest, request_headers
@@ -41,6 +44,9 @@ from ctxchat.model.sse import event_data
 from ctxchat.redaction import header_secrets
 
 __all__ = ["DEFAULT_CONTEXT_WINDOW", "OpenAIBackend"]
+
+# A 200 answer of this type is a web page (a captive portal, a proxy's login page), not a stream.
+_WEB_PAGES = frozenset({"text/html", "application/xhtml+xml"})
 
 # What Ollama and llama-cpp-python run a model with when nobody set a context size; neither
 # says so through its API, and both silently cut longer prompts (Ollama) or fail (llama-cpp-python).
@@ -165,6 +171,9 @@ class OpenAIBackend(ModelBackend):
         async with contextlib.AsyncExitStack() as cleanup:
             # Closed on errors, on early exit and on cancellation: frees the connection.
             response = await self._open_stream(cleanup, body)
+            content_type = response.headers.get("content-type", "").split(";")[0].strip()
+            if content_type in _WEB_PAGES:
+                raise web_page_error(content_type)
             chunks = await cleanup.enter_async_context(aclosing(_chunks_of(response)))
             pieces = self._read_stream(chunks, sent, model)
             async with aclosing(pieces):
@@ -220,6 +229,9 @@ class OpenAIBackend(ModelBackend):
                 raise empty_reply_error(likely_overflow=self._likely_overflow(sent, model))
             # A clean end without a finish reason: the body was cut short.
             raise interrupted_error("".join(text), detail="The stream ended early.")
+        if not produced and describe_finish(finish) is None:
+            # Finished normally with nothing in it: a failure to retry, not a blank reply.
+            raise empty_text_error(finish)
 
     async def _open_stream(
         self, cleanup: contextlib.AsyncExitStack, body: dict[str, Any]

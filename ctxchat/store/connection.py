@@ -27,8 +27,11 @@ def connect(path: Path) -> sqlite3.Connection:
     except sqlite3.Error as exc:
         raise translate(exc, path) or StoreError(f"Cannot open {path}: {exc}.") from exc
     try:
-        _configure(conn)
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        # Before any pragma that writes (journal_mode changes the file's header): another
+        # program's database, or one from a newer ctxchat, is refused byte-identical.
         check_ownership(conn, path)
+        _configure(conn)
         _check_integrity(conn, path)
         migrate(conn, path)
     except sqlite3.Error as exc:
@@ -84,7 +87,6 @@ def _prepare_file(path: Path) -> None:
 
 
 def _configure(conn: sqlite3.Connection) -> None:
-    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     # Only takes effect on a new file, and only before journal_mode: lets deletes give the
     # space back (PRAGMA incremental_vacuum) without rewriting the whole file.
     conn.execute("PRAGMA auto_vacuum = INCREMENTAL")

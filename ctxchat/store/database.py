@@ -109,6 +109,14 @@ class Database:
                 raise
             raise error from exc
 
+    def data_version(self) -> int:
+        """A number that changes whenever another connection (another process: a `ctxchat
+        send` beside the TUI) commits to the database; this connection's own writes leave it.
+        Cheap enough to ask before every plan."""
+        with self._lock, self._translated():
+            version: int = self._conn.execute("PRAGMA data_version").fetchone()[0]
+            return version
+
     def reclaim_space(self) -> None:
         """Give the pages freed by deletes back to the file system (auto_vacuum=INCREMENTAL).
 

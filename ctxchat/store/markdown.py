@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 _ROLE_HEADINGS = {"user": "User", "assistant": "Assistant", "system": "System", "tool": "Tool"}
 
 
 def _when(timestamp: float) -> str:
-    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return when(timestamp, "%Y-%m-%d %H:%M UTC", UTC)
+
+
+def when(timestamp: object, form: str, zone: tzinfo | None = None) -> str:
+    """`timestamp` (seconds) written in `form`; "?" for a value that is not a time, which a
+    database written by an older import may hold: one bad row must not stop a command."""
+    try:
+        return datetime.fromtimestamp(timestamp, zone).strftime(form)  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError, OSError):
+        return "?"
 
 
 def conversation_markdown(export: dict[str, Any]) -> str:

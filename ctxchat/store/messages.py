@@ -21,9 +21,19 @@ MESSAGE_COLUMNS = (
 
 def message_from_row(row: Any) -> StoredMessage:
     values = list(row)
+    values[4] = _count(values[4])
     values[5] = bool(values[5])
     values[7] = MessageStatus(values[7])
+    for time_column in (17, 18):
+        if not isinstance(values[time_column], int | float):
+            values[time_column] = 0.0
     return StoredMessage(*values)
+
+
+def _count(value: object) -> int:
+    # An older ctxchat imported whatever an export held; a count that is not one reads as 0
+    # (and is counted again where a recount is possible) so one bad row stops no command.
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def check_role(role: str) -> None:
@@ -183,10 +193,12 @@ class MessageStore(SummaryStore, PlanStore):
             ).fetchall()
         history: list[HistoryMessage] = []
         updates: list[tuple[int, str, int, int, str, str]] = []
-        for message_id, role, content, tokens, status, encoding in rows:
+        for message_id, role, content, stored_tokens, status, encoding in rows:
             state = MessageStatus(status)
+            tokens = _count(stored_tokens)
+            stale = encoding != counter_name or tokens != stored_tokens
             # A reply still arriving is counted when it is finished.
-            if recount and encoding != counter_name and state is not MessageStatus.STREAMING:
+            if recount and stale and state is not MessageStatus.STREAMING:
                 tokens = recount(role, content)
                 updates.append((tokens, counter_name, int(exact), message_id, encoding, content))
             history.append(HistoryMessage(message_id, role, content, tokens, state))

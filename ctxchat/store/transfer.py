@@ -12,6 +12,7 @@ from ctxchat.core.history import MessageStatus
 from ctxchat.core.memory import MemoryEntry
 from ctxchat.core.plan import ContextPlan
 from ctxchat.store.errors import StoreError
+from ctxchat.store.export_check import describe_problems, export_problems
 from ctxchat.store.memory import MemoryStore, valid_kind
 from ctxchat.store.messages import check_role
 from ctxchat.store.records import StoredMessage, SummaryVersion
@@ -221,6 +222,14 @@ class TransferStore(ReplyStore, MemoryStore):
             raise StoreError(
                 f"This export has format version {version}; this ctxchat reads up to "
                 f"{EXPORT_VERSION}. Upgrade ctxchat to import it."
+            )
+        # Checked whole before the first write: a bad value never reaches the database, where
+        # it would break later commands rather than this one.
+        problems = export_problems(data)
+        if problems:
+            raise StoreError(
+                f"The export does not match ctxchat's format, so nothing was imported: "
+                f"{describe_problems(problems)}."
             )
         try:
             with self.transaction() as conn:

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import importlib
 import pkgutil
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from textual.app import SystemCommand
@@ -17,7 +17,8 @@ from ctxchat.chat.session import ChatSession
 from ctxchat.chat.session_factory import Connect, open_session, resolve_profile
 from ctxchat.chat.workspace import Workspace
 from ctxchat.config.errors import ConfigError
-from ctxchat.config.loader import load_settings
+from ctxchat.config.loader import LoadedSettings, load_settings
+from ctxchat.config.names_check import NameProblems, check_names
 from ctxchat.config.schema import OPENAI_DEFAULT_BASE_URL
 from ctxchat.config.settings import ProviderProfile
 from ctxchat.model.deferred import DeferredBackend, warm
@@ -61,7 +62,6 @@ class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions
             lambda: self.run_worker(self._warm(), group="warm", exit_on_error=False)
         )
         self._load_themes()
-        self._apply_keymap()
         if self.size.width < NARROW:
             self.query_one("#side").add_class("-hidden")
         self.notify_lines(self.workspace.warnings, severity="warning")
@@ -106,32 +106,29 @@ class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions
             self.register_theme(theme)
         if problems:
             self.notify(describe_problems(problems), severity="warning", markup=False, timeout=10)
+        settings = self.workspace.settings
+        # A wrong theme or key remap in the config is told like any config error (file, line,
+        # key, "did you mean"); the app starts anyway, on the default theme.
+        names = check_config_names(self.workspace.loaded, self.available_themes)
+        self.notify_lines(names.lines, severity="warning")
         wanted = self._wanted_theme
         if wanted:
             if wanted in self.available_themes:
                 self.theme = wanted
-            else:
+            elif not (names.bad_theme and wanted == settings.theme):
                 self.notify(
                     f"There is no theme called {wanted!r}.", severity="warning", markup=False
                 )
+        self._apply_keymap(names.bad_bindings)
 
     def watch_theme(self, theme: str) -> None:
         if self.is_running and theme != self.workspace.state.theme:
             self.remember(theme=theme)
 
-    def _apply_keymap(self) -> None:
-        keymap = dict(self.workspace.settings.keymap)
-        if not keymap:
-            return
-        known = known_binding_ids()
-        unknown = sorted(set(keymap) - known)
-        if unknown:
-            self.notify(
-                f"Unknown key binding ids in the config: {', '.join(unknown)}.",
-                severity="warning",
-                markup=False,
-            )
-        self.set_keymap({k: v for k, v in keymap.items() if k in known})
+    def _apply_keymap(self, leave_out: Collection[str]) -> None:
+        keymap = self.workspace.settings.keymap
+        if keymap:
+            self.set_keymap({k: v for k, v in keymap.items() if k not in leave_out})
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:  # type: ignore[type-arg]
         yield from super().get_system_commands(screen)
@@ -193,6 +190,18 @@ class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions
         thaw()
         if self.has_session:
             await self.session.aclose()
+
+
+def check_config_names(loaded: LoadedSettings, themes: Collection[str]) -> NameProblems:
+    """The config's theme and key remaps checked against `themes` and the app's bindings."""
+    settings = loaded.settings
+    return check_names(
+        settings.theme,
+        settings.keymap,
+        loaded.path,
+        themes=themes,
+        bindings=known_binding_ids() if settings.keymap else (),
+    )
 
 
 def known_binding_ids() -> set[str]:

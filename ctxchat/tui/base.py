@@ -26,7 +26,7 @@ from ctxchat.core.plan import ContextPlan
 from ctxchat.core.tokens import TokenCounter
 from ctxchat.store import StoredMessage, SummaryVersion
 from ctxchat.tui.collector import freeze_long_lived
-from ctxchat.tui.text import content
+from ctxchat.tui.text import clean, content
 from ctxchat.tui.themes import LAYER_VARIABLE_DEFAULTS
 from ctxchat.tui.views import MessageView
 from ctxchat.tui.widgets.composer import Composer
@@ -41,6 +41,8 @@ if TYPE_CHECKING:
 # Drafts longer than this are planned in a thread, so a huge paste never stalls typing.
 BIG_DRAFT = 50_000
 NARROW = 110
+# How often the app asks whether another process (a `ctxchat send`) wrote to the database.
+OTHERS_POLL_SECONDS = 1.0
 
 
 def message_view(message: StoredMessage, counter: TokenCounter | None = None) -> MessageView:
@@ -155,6 +157,7 @@ class AppBase(App[int]):
         self._failures: dict[int, ProviderError] = {}  # this run's failed replies, by id
         self._first_frame_shown = False
         self._after_first_frame: list[Callable[[], object]] = []
+        self._shown_version: int | None = None  # the database's data_version when last drawn
 
     # --- start-up -----------------------------------------------------------------------
 
@@ -178,8 +181,38 @@ class AppBase(App[int]):
         waiting, self._after_first_frame = self._after_first_frame, []
         for callback in waiting:
             callback()
+        self.set_interval(OTHERS_POLL_SECONDS, self.catch_up_with_others)
+
+    async def catch_up_with_others(self) -> None:
+        """Draw the conversation again when another process wrote to the database."""
+        if not self.has_session or self.streaming:
+            return  # after the reply: the next tick sees the change still
+        if self.session.store.data_version() != self._shown_version:
+            self.session.invalidate()
+            await self.show_conversation()
 
     # --- layout -------------------------------------------------------------------------
+
+    # Everything the app shows outside its widgets is cleaned here, once: the header's title
+    # (a conversation title, a server's model id) and every notification.
+    def validate_title(self, title: object) -> str:
+        return clean(str(title))
+
+    def validate_sub_title(self, sub_title: object) -> str:
+        return clean(str(sub_title))
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        super().notify(
+            clean(message), title=clean(title), severity=severity, timeout=timeout, markup=markup
+        )
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◧")
@@ -382,6 +415,7 @@ class AppBase(App[int]):
         """Draw the open session's conversation from the store (newest turns only)."""
         session = self.session
         view = self.conversation_view
+        self._shown_version = session.store.data_version()
         self.last_plan = None
         self.server_prompt_tokens = self.sent_tokens = self.cached_tokens = None
         # The plan first: the newest turns then arrive in the same frame, before the pane

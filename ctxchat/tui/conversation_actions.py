@@ -195,7 +195,7 @@ class ConversationActions(AppBase):
         if choice.model:
             profile = dataclasses.replace(profile, model=choice.model)
         try:
-            backend = make_backend(profile, self.workspace.env)
+            backend = make_backend(profile, self.workspace.env, session.settings.model)
         except MissingApiKey as error:
             self.notify(str(error), severity="error", markup=False)
             return

@@ -235,3 +235,11 @@ def shipped_theme_dirs() -> list[Path]:
     if checkout.is_dir() and (package.parent / "pyproject.toml").is_file():
         return [checkout]
     return []
+
+
+def theme_names(user_themes_dir: Path) -> set[str]:
+    """Every theme the app can show: Textual's own, the shipped files and the user's files."""
+    from textual.theme import BUILTIN_THEMES
+
+    loaded, _ = load_themes([*shipped_theme_dirs(), user_themes_dir])
+    return {*BUILTIN_THEMES, *(theme.name for theme in loaded)}

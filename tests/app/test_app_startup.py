@@ -28,6 +28,7 @@ from ctxchat.model import discovery
 from ctxchat.model.deferred import DeferredBackend
 from ctxchat.store import Store
 from ctxchat.testing.harness import open_test_workspace
+from ctxchat.testing.hostile_text import HOSTILE_SAMPLES, HOSTILE_TEXT
 from ctxchat.testing.server import ScriptedModelServer
 from ctxchat.tui.app import CtxChatApp, build_app, known_binding_ids
 from ctxchat.tui.screens.confirm import ConfirmScreen
@@ -35,7 +36,7 @@ from ctxchat.tui.screens.setup import SetupScreen
 from ctxchat.tui.widgets.conversation import ConversationView
 from ctxchat.tui.widgets.footer import KeyFooter
 
-from .app_harness import SIZE, MakeApp, Notes, exchange, seed, settle, shown_messages, typed
+from .app_harness import SIZE, MakeApp, Notes, exchange, seed, settle, shown_messages, typed, until
 
 
 async def first_run(
@@ -157,16 +158,38 @@ async def test_quitting_the_setup_writes_nothing(
 async def test_keys_from_the_config_rebind_and_unknown_ids_are_reported(
     make_app: MakeApp,
 ) -> None:
-    app, notes = make_app(extra='[keys]\n"mode.toggle" = "f9"\n"no.such.binding" = "f1"\n')
+    app, notes = make_app(
+        extra='[keys]\n"mode.toggle" = "f9"\n"mode.toggel" = "f1"\n"memory.focus" = "ctrl+"\n'
+    )
+    config = app.workspace.loaded.path
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert notes.of("warning") == ["Unknown key binding ids in the config: no.such.binding."]
+        # Told as config errors are: file, line, key, and the likely meant id.
+        assert notes.of("warning") == [
+            f'{config}:4: keys."mode.toggel": no key binding has this id; '
+            'did you mean "mode.toggle"?',
+            f'{config}:5: keys."memory.focus": "ctrl+" ends without a key after "+"',
+        ]
         await pilot.press("ctrl+o")
         await settle(pilot)
         after_the_old_key = app.session.mode
         await pilot.press("f9")
         await settle(pilot)
         assert (after_the_old_key, app.session.mode) == (Mode.PERSONALIZATION, Mode.OBJECTIVE)
+
+
+async def test_an_unknown_theme_in_the_config_is_a_config_error_and_the_default_is_used(
+    make_app: MakeApp,
+) -> None:
+    app, notes = make_app(extra='theme = "nrod"\n')
+    config = app.workspace.loaded.path
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert notes.of("warning") == [
+            f"{config}:2: theme: no theme called 'nrod'; did you mean \"nord\"?"
+        ]
+        assert app.theme == "textual-dark"
+        assert app.is_running
 
 
 async def test_a_broken_theme_file_is_named_in_one_notification(make_app: MakeApp) -> None:
@@ -563,3 +586,15 @@ async def test_keys_of_every_dialog_can_be_remapped(make_app: MakeApp) -> None:
     assert {"setup.save", "model_picker.cancel", "summarize_preview.cancel"} <= (
         known_binding_ids()
     )
+
+
+async def test_notifications_are_cleaned_of_control_sequences(make_app: MakeApp) -> None:
+    app, _ = make_app()
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        app.notify(f"server said: {HOSTILE_TEXT}", title=HOSTILE_SAMPLES["osc0"], markup=False)
+        # Toasts found by their type name: the class is not public.
+        await until(pilot, lambda: bool(app.screen.query("Toast")))
+        shown = " ".join(str(toast.render()) for toast in app.screen.query("Toast"))
+        assert "\x1b" not in shown and "\x9b" not in shown and "\u202e" not in shown
+        assert "server said: <osc52> <osc52st>" in shown

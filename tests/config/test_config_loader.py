@@ -11,6 +11,7 @@ from ctxchat.config.errors import ConfigError, MissingApiKey
 from ctxchat.config.loader import load_settings, parse_settings
 from ctxchat.config.settings import (
     ContextSettings,
+    ModelSettings,
     ProviderProfile,
     Settings,
     SummarySettings,
@@ -58,6 +59,11 @@ min_tokens = 3000
 max_unsummarized = 40
 profile = "local"
 model = "tiny"
+
+[model]
+chunk_timeout = 90
+first_chunk_timeout = 600.5
+connect_timeout = 2
 
 [keys]
 toggle_mode = "ctrl+o"
@@ -116,6 +122,7 @@ def test_every_setting_is_read(tmp_path: Path) -> None:
             profile="local",
             model="tiny",
         ),
+        model=ModelSettings(chunk_timeout=90, first_chunk_timeout=600.5, connect_timeout=2),
         default_mode=Mode.OBJECTIVE,
         theme="nord",
         keymap={"toggle_mode": "ctrl+o", "summarize_now": "f5,ctrl+s"},
@@ -177,7 +184,7 @@ def test_a_wrong_value_names_the_file_line_key_and_expectation(tmp_path: Path) -
         (
             'colour = "blue"\n',
             "config.toml:1: colour: unknown key (known here: default_profile, default_mode, "
-            "theme, profiles, context, summary, recall, memory, keys)",
+            "theme, profiles, context, summary, recall, memory, model, keys)",
         ),
         (
             'profiles = { a = { base_url = "http://a/v1", model = "m", colour = 1 } }\n',
@@ -241,6 +248,14 @@ def test_unknown_keys_are_errors_with_their_line(text: str, message: str) -> Non
             'theme = ""\n',
             'config.toml:1: theme: expected a theme name, got ""',
         ),
+        (
+            "[model]\nchunk_timeout = 0\n",
+            "config.toml:2: model.chunk_timeout: expected seconds, above 0, got 0",
+        ),
+        (
+            '[model]\nconnect_timeout = "5s"\n',
+            'config.toml:2: model.connect_timeout: expected seconds, above 0, got "5s"',
+        ),
     ],
     ids=[
         "string",
@@ -253,6 +268,8 @@ def test_unknown_keys_are_errors_with_their_line(text: str, message: str) -> Non
         "url",
         "keys",
         "theme",
+        "timeout",
+        "timeout-string",
     ],
 )
 def test_wrong_values_name_the_line_key_and_expectation(text: str, message: str) -> None:

@@ -13,6 +13,7 @@ from ctxchat.config.loader import load_settings, parse_settings
 from ctxchat.config.settings import (
     ContextSettings,
     MemorySettings,
+    ModelSettings,
     ProviderProfile,
     Settings,
     SummarySettings,
@@ -121,6 +122,7 @@ def test_every_setting_survives_a_round_trip() -> None:
             model="tiny",
         ),
         memory=MemorySettings(hypothesis_turns=12, dates=True),
+        model=ModelSettings(chunk_timeout=12.5, first_chunk_timeout=600, connect_timeout=2),
         default_mode=Mode.OBJECTIVE,
         theme="my-theme",
         keymap={"toggle_mode": "ctrl+o", "quit": "ctrl+q,f10"},

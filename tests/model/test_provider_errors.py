@@ -258,6 +258,36 @@ async def test_empty_stream(model_server: ScriptedModelServer, backend: OpenAIBa
     )
 
 
+async def test_a_web_page_instead_of_a_stream_says_what_arrived(
+    model_server: ScriptedModelServer, backend: OpenAIBackend
+) -> None:
+    page = "<!doctype html><html><body>Sign in to the hotel Wi-Fi</body></html>"
+    model_server.fail_next(Fault.SERVER_ERROR, status=200, body=page)
+
+    error, _ = await failure(backend)
+
+    assert error.kind is ErrorKind.BAD_RESPONSE
+    assert error.message == (
+        "The server answered with a web page, not an OpenAI-compatible stream (text/html)."
+    )
+    assert "context window" not in str(error)
+
+
+async def test_a_reply_that_finishes_with_nothing_in_it_is_a_failure(
+    model_server: ScriptedModelServer, backend: OpenAIBackend
+) -> None:
+    model_server.script("")
+
+    error, received = await failure(backend)
+
+    assert received == ""
+    assert error.kind is ErrorKind.BAD_RESPONSE
+    assert str(error) == (
+        "The model returned an empty reply (it finished with 'stop' before writing anything). "
+        "Retry; if it keeps happening, try another model."
+    )
+
+
 async def test_empty_stream_for_a_prompt_near_the_window_is_an_overflow(
     make_backend: Callable[..., OpenAIBackend],
 ) -> None:
@@ -338,7 +368,8 @@ async def test_stalled_stream_is_stopped_and_keeps_the_partial_reply(
     assert error.partial_text == "Once upon a "
     assert str(error) == (
         "The server sent nothing for 0.3 seconds, so the reply was stopped; the part received "
-        "so far was kept. Retry; if the server is busy, raise the chunk timeout."
+        "so far was kept. Retry; if the server is busy, raise chunk_timeout in the [model] "
+        "config table."
     )
 
 

@@ -107,12 +107,16 @@ def test_another_programs_database_is_left_alone(db_path: Path) -> None:
     conn.execute("CREATE TABLE photos (id INTEGER PRIMARY KEY)")
     conn.commit()
     conn.close()
+    before = db_path.read_bytes()
     with pytest.raises(StoreError) as caught:
         Store.open(db_path)
     assert str(caught.value) == (
         f"{db_path} is an SQLite database of another program, not ctxchat's; "
         "choose another data directory."
     )
+    # Byte-identical: not even its journal mode was switched, and no WAL files were left.
+    assert db_path.read_bytes() == before
+    assert sorted(p.name for p in db_path.parent.iterdir()) == [db_path.name]
     conn = sqlite3.connect(db_path)
     tables = [row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
     conn.close()

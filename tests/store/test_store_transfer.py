@@ -215,13 +215,50 @@ def test_import_refuses_what_it_cannot_read(store: Store) -> None:
     del broken["messages"][3]["content"]
     with pytest.raises(StoreError) as damaged:
         store.import_conversation(broken)
-    assert str(damaged.value) == "The export is damaged or incomplete (KeyError('content'))."
+    assert str(damaged.value) == (
+        "The export does not match ctxchat's format, so nothing was imported: "
+        "messages[3].content: missing."
+    )
     bad_status = json.loads(json.dumps(export))
     bad_status["messages"][0]["status"] = "exploded"
     with pytest.raises(StoreError):
         store.import_conversation(bad_status)
     # Nothing half-imported was left behind.
     assert store.list_conversations() == before
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "problem"),
+    [
+        (("messages", 1, "content"), ["a", "list"], "messages[1].content: expected text"),
+        (("messages", 1, "content"), {"an": "object"}, "messages[1].content: expected text"),
+        (("messages", 0, "created_at"), "yesterday", "messages[0].created_at: expected a number"),
+        (("messages", 2, "tokens"), "12", "messages[2].tokens: expected a whole number"),
+        (("messages", 2, "tokens"), 2**70, "messages[2].tokens: expected a whole number from"),
+        (("conversation", "updated_at"), 1e300, "conversation.updated_at: expected a time"),
+        (("messages", 0, "updated_at"), -5, "messages[0].updated_at: expected a time"),
+        (("messages", 0, "role"), "wizard", "messages[0].role: expected one of"),
+        (("memory", 0, "importance"), 11, "memory[0].importance: expected a whole number"),
+        (("global_memory", 0, "tags"), [1], "global_memory[0].tags: expected a list of text"),
+        (("summaries",), {"not": "a list"}, "summaries: expected a list"),
+        (("plans", 0, "plan"), {"layers": 3}, "plans[0].plan: expected a context plan"),
+        (("messages", 1, "content"), "\ud800", "messages[1].content: expected text (it holds"),
+    ],
+)
+def test_an_export_with_wrong_values_imports_nothing_and_names_them(
+    store: Store, where: tuple[Any, ...], value: Any, problem: str
+) -> None:
+    export = json.loads(json.dumps(store.export_conversation(build_conversation(store))))
+    before = (store.list_conversations(), store.list_memory(include_all_scopes=True))
+    target = export
+    for key in where[:-1]:
+        target = target[key]
+    target[where[-1]] = value
+    with pytest.raises(StoreError) as caught:
+        store.import_conversation(export)
+    assert f"nothing was imported: {problem}" in str(caught.value)
+    assert "\n" not in str(caught.value)
+    assert (store.list_conversations(), store.list_memory(include_all_scopes=True)) == before
 
 
 def test_markdown_export(store: Store, say: Say) -> None:

@@ -130,9 +130,10 @@ async def test_message_text_is_shown_literally_and_a_mismatched_body_is_flagged(
         screen = RequestInspector(body, plan, tab="messages")
         await app.push_screen(screen)
         await pilot.pause()
-        # JSON escapes the ESC and BEL; the bidi override is removed for display only.
-        assert '"content": "[bold]x[/bold] [@click=app.quit]q[/] \\u001b]0;t\\u0007evil"' in shown(
-            screen, "json-view"
+        # JSON escapes the ESC and BEL; the bidi override is shown escaped, for display only.
+        assert (
+            '"content": "[bold]x[/bold] [@click=app.quit]q[/] \\u001b]0;t\\u0007\\u202eevil"'
+            in shown(screen, "json-view")
         )
         assert "[bold]x[/bold] [@click=app.quit]q[/]" in shown(screen, "messages-view")
         assert "\u202e" in screen.json_text

@@ -19,12 +19,19 @@ from ctxchat.tui.text import clean, content, plain, signed, tokens
         ("\x1b]8;;https://x.test\x1b\\link\x1b]8;;\x1b\\", "link"),
         ("\x1bPq#0;2;0;0;0\x1b\\done", "done"),
         ("\x1b7saved\x1b8", "saved"),
-        ("\x9b2Jeight-bit CSI", "eight-bit CSI"),
-        ("\x9d0;title\x9cafter", "after"),
-        ("nul\x00 bell\x07 backspace\x08 del\x7f", "nul bell backspace del"),
+        # 8-bit controls are never legitimate text: shown, their parameters left inert.
+        ("\x9b2Jeight-bit CSI", "\\u009b2Jeight-bit CSI"),
+        ("\x9d0;title\x9cafter", "\\u009d0;title\\u009cafter"),
+        (
+            "nul\x00 bell\x07 backspace\x08 del\x7f",
+            "nul\u2400 bell\u2407 backspace\u2408 del\\u007f",
+        ),
         ("windows\r\nline\rbreaks", "windows\nline\nbreaks"),
         ("tabs\tand\nnewlines stay", "tabs\tand\nnewlines stay"),
-        ("trojan \u202eevil\u202c source \u2066x\u2069", "trojan evil source x"),
+        (
+            "trojan \u202eevil\u202c source \u2066x\u2069",
+            r"trojan \u202eevil\u202c source \u2066x\u2069",
+        ),
         ("truncated \x1b[31", "truncated "),
         ("lone escape \x1b", "lone escape "),
         ("Привет, 世界 🙂", "Привет, 世界 🙂"),

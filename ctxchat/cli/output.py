@@ -1,0 +1,19 @@
+"""What a command writes for the user: stdout exact into pipes, cleaned on a terminal."""
+
+from __future__ import annotations
+
+import sys
+
+
+def write_out(text: str) -> None:
+    """`text` on stdout as it is, or cleaned of control sequences when stdout is a terminal."""
+    from ctxchat.safe_text import clean
+
+    sys.stdout.write(clean(text) if sys.stdout.isatty() else text)
+
+
+def warn(message: str) -> None:
+    """One line for the user on stderr, cleaned: it may quote a server or a model."""
+    from ctxchat.safe_text import clean
+
+    print(f"ctxchat: {clean(message)}", file=sys.stderr)

@@ -1,0 +1,179 @@
+"""Bad input and faults at the door: one clear line, nothing lost, never a traceback."""
+
+from __future__ import annotations
+
+import io
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from ctxchat.testing.server import Fault, ScriptedModelServer
+
+from .pty_process import Run
+
+
+@pytest.fixture
+def exported(run: Run, server: ScriptedModelServer, home: Path) -> Path:
+    server.script("Hello back.")
+    assert run("send", "Hello")[0] == 0
+    code, out, _ = run("export", "1", "--format", "json")
+    assert code == 0
+    path = home / "export.json"
+    path.write_text(out, encoding="utf-8")
+    return path
+
+
+def one_line(err: str) -> str:
+    assert "Traceback" not in err
+    assert err.count("\n") == 1, err
+    return err
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "said"),
+    [
+        ("content", ["a", "list"], "messages[0].content: expected text"),
+        ("content", {"an": "object"}, "messages[0].content: expected text"),
+        ("created_at", "2024-01-01", "messages[0].created_at: expected a number"),
+        ("tokens", "7", "messages[0].tokens: expected a whole number"),
+        ("updated_at", 10**20, "messages[0].updated_at: expected a time from 1970 to 9999"),
+    ],
+)
+def test_import_of_wrong_types_names_them_and_imports_nothing(
+    run: Run, exported: Path, field: str, value: object, said: str
+) -> None:
+    data = json.loads(exported.read_text(encoding="utf-8"))
+    data["messages"][0][field] = value
+    exported.write_text(json.dumps(data), encoding="utf-8")
+    code, _, err = run("import", str(exported))
+    assert code != 0
+    assert said in one_line(err)
+    # Nothing was imported, and every command still works.
+    code, out, _ = run("conversations", "--json")
+    assert [c["id"] for c in json.loads(out)] == [1]
+    for args in (("conversations",), ("export", "1"), ("context",)):
+        assert run(*args)[0] == 0
+
+
+def test_a_row_poisoned_by_an_older_import_does_not_stop_the_list(
+    run: Run, exported: Path, home: Path
+) -> None:
+    with sqlite3.connect(home / "data" / "ctxchat.db") as conn:
+        conn.execute("UPDATE conversations SET updated_at = 'yesterday', created_at = 1e300")
+        conn.execute("UPDATE messages SET tokens = 'many', created_at = 'today'")
+    code, out, err = run("conversations")
+    assert code == 0, err
+    assert "?" in out
+    for args in (("export", "1", "--format", "md"), ("export", "1"), ("context",)):
+        code, out, err = run(*args)
+        assert code == 0, (args, err)
+
+
+def test_export_into_a_missing_folder_is_one_line(run: Run, exported: Path, home: Path) -> None:
+    target = home / "no" / "such" / "folder" / "out.md"
+    code, _, err = run("export", "1", "-o", str(target))
+    assert code == 2
+    assert one_line(err) == f"ctxchat: cannot write {target}: No such file or directory\n"
+
+
+def test_invalid_utf8_on_standard_input_is_one_line(
+    run: Run, server: ScriptedModelServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    piped = io.TextIOWrapper(io.BytesIO(b"caf\xe9 \xff\xfe"), encoding="utf-8")
+    monkeypatch.setattr("sys.stdin", piped)
+    code, _, err = run("send")
+    assert code == 2
+    assert one_line(err) == (
+        "ctxchat: standard input is not utf-8 text (byte 0xe9 at offset 3); nothing was sent\n"
+    )
+    assert server.requests == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("export", "99999999999999999999"),
+        ("memory", "rm", "99999999999999999999"),
+        ("send", "--conversation", "99999999999999999999", "hi"),
+        ("conversations", "--conversation", "-3"),
+    ],
+)
+def test_an_id_sqlite_cannot_hold_is_refused_as_usage(
+    run: Run, args: tuple[str, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        run(*args)
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert "is not an id (a whole number from 1)" in err.splitlines()[-1]
+
+
+def test_an_empty_reply_fails_with_one_line_and_exit_3(
+    run: Run, server: ScriptedModelServer, home: Path
+) -> None:
+    server.script("")
+    code, out, err = run("send", "Say something")
+    assert code == 3
+    assert out == ""
+    assert one_line(err).startswith("ctxchat: The model returned an empty reply")
+    with sqlite3.connect(home / "data" / "ctxchat.db") as conn:
+        rows = conn.execute("SELECT role, status FROM messages ORDER BY id").fetchall()
+    assert rows == [("user", "complete"), ("assistant", "failed")]
+
+
+def test_a_web_page_is_named_as_one(run: Run, server: ScriptedModelServer) -> None:
+    server.fail_next(Fault.SERVER_ERROR, status=200, body="<html><body>Log in</body></html>")
+    code, _, err = run("send", "Hello")
+    assert code == 3
+    assert one_line(err).startswith(
+        "ctxchat: The server answered with a web page, not an OpenAI-compatible stream (text/html)."
+    )
+
+
+def test_a_refused_message_leaves_no_empty_conversation(
+    run: Run, server: ScriptedModelServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, _, err = run("send", "word " * 20_000)
+    assert code == 2
+    assert "over the budget" in one_line(err)
+    monkeypatch.delenv("CTXCHAT_TEST_KEY")
+    code, _, err = run("send", "Hello")
+    assert code != 0
+    one_line(err)
+    assert run("conversations", "--json")[1] == "[]\n"
+    assert server.requests == []
+
+
+def test_the_chunk_timeout_setting_stops_a_stalled_reply_and_is_named(
+    run: Run, server: ScriptedModelServer, home: Path
+) -> None:
+    config = home / "config.toml"
+    config.write_text(config.read_text() + "[model]\nchunk_timeout = 0.5\n")
+    server.fail_next(Fault.STALL, after=2, seconds=30)
+    server.script("Once upon a time there was a stall.")
+    code, out, err = run("send", "Tell me a story")
+    assert code == 3
+    assert out.startswith("Once")
+    assert one_line(err) == (
+        "ctxchat: The server sent nothing for 0.5 seconds, so the reply was stopped; the part "
+        "received so far was kept. Retry; if the server is busy, raise chunk_timeout in the "
+        "[model] config table.\n"
+    )
+
+
+def test_config_show_reports_an_unknown_theme_and_bad_keys_like_config_errors(
+    run: Run, home: Path
+) -> None:
+    config = home / "config.toml"
+    config.write_text('theme = "nrod"\n' + config.read_text() + '[keys]\n"mode.toggel" = "f9"\n')
+    code, out, err = run("config", "show")
+    assert code == 0
+    expected = [
+        f"{config}:1: theme: no theme called 'nrod'; did you mean \"nord\"?",
+        f'{config}:15: keys."mode.toggel": no key binding has this id; did you mean "mode.toggle"?',
+    ]
+    assert json.loads(out)["warnings"] == expected
+    assert err.splitlines() == [f"ctxchat: warning: {line}" for line in expected]

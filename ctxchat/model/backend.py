@@ -7,6 +7,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from ctxchat.model.errors import ErrorKind, ProviderError, describe_finish
+from ctxchat.model.probes.base import WINDOW_SOURCES
 
 __all__ = [
     "WINDOW_SOURCES",
@@ -16,8 +17,6 @@ __all__ = [
     "ThinkTagSplitter",
     "Usage",
 ]
-
-WINDOW_SOURCES = ("server", "table", "config", "default")
 
 
 @dataclass(frozen=True)
@@ -43,9 +42,10 @@ class StreamChunk:
 class ServerInfo:
     """What the server is and how large a context it serves.
 
-    `window_source` is one of `WINDOW_SOURCES`: "server" (the server said), "table" (the known
-    window of this model), "config" (the user's setting) or "default" (a guess).
-    `tokenizer` tells whether `count_tokens` gives exact counts.
+    `window_source` is one of `WINDOW_SOURCES`: "server" (the server said), "probed" (an
+    over-long probe made it say), "learned from an error" (a refused request said), "table"
+    (the known window of this model), "config" (the user's setting) or "default" (a guess).
+    `tokenizer` tells whether `count_tokens` gives exact counts, `tokenizer_name` whose.
     """
 
     kind: str
@@ -54,6 +54,7 @@ class ServerInfo:
     context_window: int | None
     window_source: str
     tokenizer: bool
+    tokenizer_name: str | None = None
     warnings: tuple[str, ...] = ()
 
 

@@ -81,11 +81,31 @@ async def test_vllm_max_model_len(make_backend: Build) -> None:
         info = await make_backend(server).describe_server(MODEL, None)
 
     assert (info.kind, info.context_window, info.window_source) == ("vllm", 32000, "server")
-    assert info.tokenizer is False
+    assert (info.tokenizer, info.tokenizer_name) == (True, "vllm")
 
 
-async def test_llama_cpp_python_without_a_window(make_backend: Build) -> None:
+async def test_llama_cpp_python_window_is_probed_once(make_backend: Build) -> None:
+    with ScriptedModelServer(flavour="llama-cpp-python", n_ctx=4096) as server:
+        backend = make_backend(server)
+        info = await backend.describe_server(MODEL, None)
+        again = await backend.describe_server(MODEL, None)
+
+    assert (info.kind, info.context_window, info.window_source) == (
+        "llama-cpp-python",
+        4096,
+        "probed",
+    )
+    assert (info.tokenizer, info.tokenizer_name) == (True, "llama-cpp-python")
+    assert info.warnings == ()
+    assert (again.context_window, again.window_source) == (4096, "probed")
+    # One over-long request, refused before the model reads it; the second answer is cached.
+    assert len(server.requests) == 1
+    assert server.requests[0]["max_tokens"] == 1
+
+
+async def test_llama_cpp_python_window_probe_that_times_out(make_backend: Build) -> None:
     with ScriptedModelServer(flavour="llama-cpp-python") as server:
+        server.fail_next(Fault.STALL, seconds=30)
         info = await make_backend(server).describe_server(MODEL, None)
 
     assert (info.kind, info.context_window, info.window_source) == (
@@ -93,15 +113,26 @@ async def test_llama_cpp_python_without_a_window(make_backend: Build) -> None:
         2048,
         "default",
     )
-    assert info.tokenizer is True
     assert info.warnings == (
-        "llama-cpp-python does not report its context size (--n_ctx, 2048 unless set); set the "
-        "context window to match the server.",
+        "llama-cpp-python does not report its context size, and asking it timed out (--n_ctx, "
+        "2048 unless set); set the context window to match the server.",
+    )
+
+
+async def test_llama_cpp_python_that_never_refuses_keeps_the_default(make_backend: Build) -> None:
+    with ScriptedModelServer(flavour="llama-cpp-python", n_ctx=None) as server:
+        info = await make_backend(server).describe_server(MODEL, None)
+
+    assert (info.context_window, info.window_source) == (2048, "default")
+    assert info.warnings == (
+        "llama-cpp-python does not report its context size, and asking it got an answer "
+        "without it (HTTP 200) (--n_ctx, 2048 unless set); set the context window to match "
+        "the server.",
     )
 
 
 async def test_window_learned_from_an_overflow_error(make_backend: Build) -> None:
-    with ScriptedModelServer(flavour="llama-cpp-python") as server:
+    with ScriptedModelServer(flavour="llama-cpp-python", n_ctx=None) as server:
         backend = make_backend(server)
         server.fail_next(Fault.CONTEXT_LENGTH_EXCEEDED, n_ctx=4096)
         with pytest.raises(ProviderError):
@@ -109,8 +140,24 @@ async def test_window_learned_from_an_overflow_error(make_backend: Build) -> Non
                 pass
         info = await backend.describe_server(MODEL, 2048)
 
-    assert (info.context_window, info.window_source) == (4096, "server")
+    assert (info.context_window, info.window_source) == (4096, "learned from an error")
     assert info.warnings == ()
+
+
+async def test_a_window_that_shrinks_after_a_restart_is_learned(make_backend: Build) -> None:
+    with ScriptedModelServer(flavour="llama-cpp-python", n_ctx=4096) as server:
+        backend = make_backend(server)
+        before = await backend.describe_server(MODEL, None)
+        server.n_ctx = 2048  # restarted with a smaller --n_ctx
+        with pytest.raises(ProviderError) as caught:
+            text = "word " * 3000
+            async for _ in backend.stream_reply([{"role": "user", "content": text}], model=MODEL):
+                pass
+        after = await backend.describe_server(MODEL, None)
+
+    assert (before.context_window, before.window_source) == (4096, "probed")
+    assert caught.value.context_window == 2048
+    assert (after.context_window, after.window_source) == (2048, "learned from an error")
 
 
 async def test_known_model_from_the_table(make_backend: Build) -> None:
@@ -175,7 +222,7 @@ async def test_server_down_still_gives_an_answer(make_backend: Build) -> None:
     )
 
 
-@pytest.mark.parametrize("flavour", ["llama.cpp", "llama-cpp-python"])
+@pytest.mark.parametrize("flavour", ["llama.cpp", "llama-cpp-python", "vllm"])
 async def test_count_tokens_with_the_server_tokenizer(make_backend: Build, flavour: str) -> None:
     with ScriptedModelServer(flavour=flavour) as server:
         backend = make_backend(server)
@@ -188,6 +235,28 @@ async def test_count_tokens_with_the_server_tokenizer(make_backend: Build, flavo
 async def test_count_tokens_without_a_tokenizer(make_backend: Build) -> None:
     with ScriptedModelServer(flavour="ollama") as server:
         assert await make_backend(server).count_tokens("Hello") is None
+
+
+@pytest.mark.parametrize("fault", ["garbage", "error", "stall"])
+@pytest.mark.parametrize("flavour", ["llama.cpp", "llama-cpp-python", "vllm"])
+async def test_a_tokenizer_that_goes_bad_counts_nothing(
+    make_backend: Build, flavour: str, fault: str
+) -> None:
+    with ScriptedModelServer(flavour=flavour) as server:
+        backend = make_backend(server)
+        first = await backend.count_tokens("one two")
+        server.tokenizer_fault = fault
+        later = await backend.count_tokens("one two")
+
+    assert (first, later) == (2, None)
+
+
+@pytest.mark.parametrize("fault", ["garbage", "error"])
+async def test_a_bad_tokenizer_is_not_taken_for_one(make_backend: Build, fault: str) -> None:
+    with ScriptedModelServer(flavour="llama.cpp", tokenizer_fault=fault) as server:
+        info = await make_backend(server).describe_server(MODEL, None)
+
+    assert (info.kind, info.tokenizer, info.tokenizer_name) == ("llama.cpp", False, None)
 
 
 @pytest.mark.parametrize(

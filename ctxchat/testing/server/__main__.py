@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 from collections.abc import Sequence
 
 from ctxchat.testing.server.flavours import Flavour
@@ -42,4 +43,6 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    # Ctrl-C may come before serving starts (right after the banner): still a clean exit.
+    with contextlib.suppress(KeyboardInterrupt):
+        main()

@@ -60,6 +60,10 @@ def get_answer(server: ScriptedModelServer, path: str) -> Answer:
 def post_answer(server: ScriptedModelServer, path: str, body: dict[str, Any]) -> Answer:
     """The answer to a POST other than a chat request: tokenizers, Ollama's show, or 404."""
     flavour = server.flavour
+    if path in _TOKENIZE_PATHS.get(flavour, ()) and server.tokenizer_fault is not None:
+        return _tokenizer_fault(server, server.tokenizer_fault)
+    if path == "/tokenize" and flavour is Flavour.VLLM:
+        return _vllm_tokenize(server, body)
     if path == "/tokenize" and flavour is Flavour.LLAMA_CPP:
         content = str(body.get("content", ""))
         return Answer.json(200, {"tokens": list(range(simple_token_count(content)))})
@@ -68,6 +72,31 @@ def post_answer(server: ScriptedModelServer, path: str, body: dict[str, Any]) ->
     if path == "/api/show" and flavour is Flavour.OLLAMA:
         return _ollama_show(server, str(body.get("model") or body.get("name") or ""))
     return Answer.error(404, f"File Not Found: {path}")
+
+
+_TOKENIZE_PATHS = {
+    Flavour.LLAMA_CPP: ("/tokenize",),
+    Flavour.LLAMA_CPP_PYTHON: ("/extras/tokenize/count",),
+    Flavour.VLLM: ("/tokenize",),
+}
+
+
+def _tokenizer_fault(server: ScriptedModelServer, fault: str) -> Answer:
+    if fault == "garbage":
+        return Answer(200, b"<html>tokens: many</html>", "text/html")
+    if fault == "stall":
+        server.pause(30)
+    return Answer.error(500, "tokenizer crashed", type="server_error")
+
+
+def _vllm_tokenize(server: ScriptedModelServer, body: dict[str, Any]) -> Answer:
+    prompt = body.get("prompt")
+    if not isinstance(prompt, str):
+        return Answer.error(400, "Field required: prompt", type="BadRequestError", code=400)
+    count = simple_token_count(prompt)
+    return Answer.json(
+        200, {"count": count, "max_model_len": server.n_ctx, "tokens": list(range(count))}
+    )
 
 
 def model_entries(server: ScriptedModelServer) -> list[dict[str, Any]]:

@@ -192,7 +192,7 @@ class Handler(BaseHTTPRequestHandler):
         writer = ReplyWriter(
             owner,
             self,
-            model=model,
+            model=owner.served_model or model,
             reply=reply,
             usage=usage_of(owner, prompt_tokens, reply),
             fault=fault,

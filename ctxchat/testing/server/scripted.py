@@ -43,10 +43,12 @@ class ScriptedModelServer:
         reject_stream_options: bool = False,
         ignore_stream_options: bool = False,
         reject_unknown_models: bool = False,
-        enforce_n_ctx: bool = False,
+        enforce_n_ctx: bool | None = None,
         cached_tokens: int | None = None,
         prompt_tokens: Callable[[Sequence[Mapping[str, Any]]], int] = count_prompt_tokens,
         default_reply: str | Callable[[dict[str, Any]], str] | None = None,
+        tokenizer_fault: str | None = None,
+        served_model: str | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
@@ -62,10 +64,19 @@ class ScriptedModelServer:
         self.reject_stream_options = reject_stream_options
         self.ignore_stream_options = ignore_stream_options
         self.reject_unknown_models = reject_unknown_models
-        self.enforce_n_ctx = enforce_n_ctx
+        # llama-cpp-python refuses an over-long prompt before reading it, whatever is asked.
+        self.enforce_n_ctx = (
+            self.flavour is Flavour.LLAMA_CPP_PYTHON if enforce_n_ctx is None else enforce_n_ctx
+        )
         self.cached_tokens = cached_tokens
         self.prompt_tokens = prompt_tokens
         self.default_reply = default_reply
+        self.tokenizer_fault = tokenizer_fault
+        """How the tokenize endpoint misbehaves: "garbage" (200, not a count), "error" (500),
+        "stall" (answers after 30 s); None: it counts. May be changed while serving."""
+        self.served_model = served_model
+        """The model replies name, whatever was asked (a server restarted with another model);
+        None: the one asked for. May be changed while serving."""
         self.script_log = Script()
         self.requests: list[RecordedRequest] = self.script_log.requests
         self.other_requests: list[RecordedRequest] = self.script_log.other_requests

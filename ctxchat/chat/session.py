@@ -101,6 +101,9 @@ class ChatSession:
         self.secrets = tuple(secrets)
         self.env = dict(env or {})
         self._cache = SessionCache()
+        self.server_notes: tuple[str, ...] = ()
+        """What went wrong finding the server's facts (a probe that timed out, a tokenizer
+        that failed, a window that shrank): every plan carries them as warnings."""
         # Set by the app once the embeddings extra has loaded (see chat/semantic.py).
         self.semantic: SemanticRecall | None = None
 
@@ -286,6 +289,8 @@ class ChatSession:
         if self.counter.name != counted_as:
             # The tokenizer failed to build halfway: count everything again as an estimate.
             return self._assemble(draft)
+        if self.server_notes:
+            plan = dataclasses.replace(plan, warnings=plan.warnings + self.server_notes)
         return plan
 
     def _counter_for(self, model: str, counter: TokenCounter | None = None) -> CachingCounter:
@@ -446,6 +451,11 @@ class ChatSession:
         self.counter = self._counter_for(profile.model)
         self.forget_history()
 
+    def note_server(self, note: str) -> None:
+        """Add a note about the server to every plan from now on (once)."""
+        if note not in self.server_notes:
+            self.server_notes = (*self.server_notes, note)
+
     async def detect_window(self) -> WindowInfo:
         """Ask the server for its context window (configured values still win)."""
         configured = self.settings.context_window(self.profile)
@@ -455,6 +465,7 @@ class ChatSession:
             info = await self.backend.describe_server(self.model, None)
         except ProviderError:
             return self.window
+        self.server_notes = info.warnings
         if info.context_window:
             self.window = WindowInfo(info.context_window, info.window_source, info.warnings)
         elif info.warnings:

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 from textual import work
 
 from ctxchat.chat.extractor import (
-    Decision,
     ExtractionFailed,
     ProposalDecision,
     apply_decisions,
@@ -19,7 +18,6 @@ from ctxchat.tui.base import AppBase
 from ctxchat.tui.views import MessageView, ProposalView, SummaryVersionView
 
 if TYPE_CHECKING:
-    from ctxchat.tui.screens.extraction import ProposalDecision as ReviewDecision
     from ctxchat.tui.screens.summary_versions import SummaryAction
 
 
@@ -159,9 +157,9 @@ class SummaryActions(AppBase):
             for index, p in enumerate(result.proposals)
         ]
 
-        def decided(decisions: list[ReviewDecision] | None) -> None:
+        def decided(decisions: list[ProposalDecision] | None) -> None:
             if decisions:
-                self._apply(session, proposals, decisions)
+                self._apply(session, decisions)
 
         from ctxchat.tui.screens.extraction import ExtractionReview
 
@@ -174,26 +172,8 @@ class SummaryActions(AppBase):
             decided,
         )
 
-    def _apply(
-        self, session: ChatSession, proposals: list[ProposalView], decisions: list[ReviewDecision]
-    ) -> None:
-        chosen = []
-        for decision in decisions:
-            proposal = proposals[decision.index]
-            chosen.append(
-                ProposalDecision(
-                    Decision(decision.action),
-                    decision.kind,
-                    decision.text,
-                    decision.importance,
-                    message_id=proposal.source_message_id,
-                    target_entry_id=decision.target_entry_id,
-                    key=decision.key,
-                    global_scope=decision.scope == "global",
-                    pinned=decision.pinned,
-                )
-            )
-        written = apply_decisions(session, chosen)
+    def _apply(self, session: ChatSession, decisions: list[ProposalDecision]) -> None:
+        written = apply_decisions(session, decisions)
         self.notify(f"Stored {len(written)} memory entries.", markup=False)
         if session is self._session:
             self.refresh_plan()

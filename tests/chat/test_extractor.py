@@ -91,15 +91,18 @@ def test_apply_accept_update_reject(session: ChatSession) -> None:
     written = apply_decisions(
         session,
         [
-            ProposalDecision(Decision.ACCEPT, MemoryKind.FACT, "Uses SQLite.", 7, message_id=None),
             ProposalDecision(
+                0, Decision.ACCEPT, MemoryKind.FACT, "Uses SQLite.", 7, message_id=None
+            ),
+            ProposalDecision(
+                1,
                 Decision.UPDATE,
                 MemoryKind.FACT,
                 "The cache is cold at start.",
                 6,
                 target_entry_id=old.id,
             ),
-            ProposalDecision(Decision.REJECT, MemoryKind.FACT, "Nonsense.", 1),
+            ProposalDecision(2, Decision.REJECT, MemoryKind.FACT, "Nonsense.", 1),
         ],
     )
     assert [(e.kind, e.text, e.source) for e in written] == [

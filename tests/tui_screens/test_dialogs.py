@@ -5,13 +5,14 @@ from __future__ import annotations
 from screen_hosts import PROBLEMS, PROPOSALS, ROWS, SERVERS, VERSIONS, ScreenHost
 from textual.widgets import Button, Input, OptionList, RadioButton, RadioSet, Static, TextArea
 
+from ctxchat.chat.extractor import Decision, ProposalDecision
 from ctxchat.core.memory import MemoryEntry, MemoryKind
 from ctxchat.tui.screens.confirm import ConfirmScreen
 from ctxchat.tui.screens.conversations import ConversationSwitcher, SwitcherResult
 from ctxchat.tui.screens.edit_message import EditMessageScreen, EditResult
 from ctxchat.tui.screens.error_details import ErrorDetails
 from ctxchat.tui.screens.export_format import ExportFormatScreen
-from ctxchat.tui.screens.extraction import ExtractionReview, ProposalDecision
+from ctxchat.tui.screens.extraction import ExtractionReview
 from ctxchat.tui.screens.memory_editor import MemoryEditor
 from ctxchat.tui.screens.rename import RenameScreen
 from ctxchat.tui.screens.setup import SetupChoice, SetupScreen, check_choice
@@ -294,9 +295,32 @@ async def test_extraction_decisions_accept_update_reject_and_skip() -> None:
         await pilot.press("x")  # proposal 2
         await pilot.press("ctrl+s")  # proposal 3 left undecided
         assert app.result == [
-            ProposalDecision(0, "update", MemoryKind.FACT, PROPOSALS[0].text, 8, 4),
-            ProposalDecision(1, "accept", MemoryKind.CONSTRAINT, PROPOSALS[1].text, 9),
-            ProposalDecision(2, "reject", MemoryKind.PREFERENCE, PROPOSALS[2].text, 4),
+            # Each decision carries the message its proposal came from.
+            ProposalDecision(
+                0,
+                Decision.UPDATE,
+                MemoryKind.FACT,
+                PROPOSALS[0].text,
+                8,
+                4,
+                message_id=PROPOSALS[0].source_message_id,
+            ),
+            ProposalDecision(
+                1,
+                Decision.ACCEPT,
+                MemoryKind.CONSTRAINT,
+                PROPOSALS[1].text,
+                9,
+                message_id=PROPOSALS[1].source_message_id,
+            ),
+            ProposalDecision(
+                2,
+                Decision.REJECT,
+                MemoryKind.PREFERENCE,
+                PROPOSALS[2].text,
+                4,
+                message_id=PROPOSALS[2].source_message_id,
+            ),
         ]
 
 
@@ -326,11 +350,12 @@ async def test_extraction_edit_opens_the_memory_editor_prefilled() -> None:
         assert review.decisions == [
             ProposalDecision(
                 3,
-                "accept",
+                Decision.ACCEPT,
                 MemoryKind.FACT,
                 "The slow start comes from loading encodings.",
                 3,
                 edited=True,
+                message_id=PROPOSALS[3].source_message_id,
             )
         ]
         tally = str(review.query_one("#extraction-tally", Static).content)

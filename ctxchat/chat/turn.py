@@ -137,6 +137,7 @@ async def _stream(
     usage: Usage | None = None
     finish: str | None = None
     retried: ProviderError | None = None
+    session.count_with_server(plan)
     try:
         yield TurnStarted(user_message, writer.message_id, plan)
         async for chunk in stream:
@@ -165,6 +166,7 @@ async def _stream(
     finally:
         with contextlib.suppress(Exception):
             await stream.aclose()
+    session.saw_served_model(backend.served_model(session.model))
     if retried is None:
         reply = _close(session, writer, usage, finish, None)
         yield TurnFinished(reply, describe_finish(finish))

@@ -6,6 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from ctxchat.core.server_count import TemplateCost
 from ctxchat.model.errors import ErrorKind, ProviderError, describe_finish
 from ctxchat.model.probes.base import WINDOW_SOURCES
 
@@ -55,6 +56,8 @@ class ServerInfo:
     window_source: str
     tokenizer: bool
     tokenizer_name: str | None = None
+    template: TemplateCost | None = None
+    """The chat template's cost, calibrated where the server can count (see probes.template)."""
     warnings: tuple[str, ...] = ()
 
 
@@ -135,6 +138,10 @@ class ModelBackend(ABC):
     @abstractmethod
     async def count_tokens(self, text: str) -> int | None:
         """Exact token count of `text` by the server's tokenizer; None when it has none."""
+
+    def served_model(self, model: str) -> str | None:
+        """The model the server named in its last reply to a request for `model`."""
+        return None
 
     @abstractmethod
     async def aclose(self) -> None:

@@ -17,6 +17,7 @@ import httpx2  # the HTTP library openai itself uses; reused for the non-OpenAI 
 import openai
 from openai.types.chat import ChatCompletionMessageParam
 
+from ctxchat.core.server_count import TemplateCost
 from ctxchat.model.backend import ModelBackend, ServerInfo, StreamChunk, ThinkTagSplitter
 from ctxchat.model.chunks import pieces_of
 from ctxchat.model.errors import (
@@ -37,6 +38,7 @@ from ctxchat.model.known_models import DEFAULT_CONTEXT_WINDOW
 from ctxchat.model.probes.base import Answer, Context, SideRequests
 from ctxchat.model.probes.hosted import HOSTED
 from ctxchat.model.probes.registry import detect
+from ctxchat.model.probes.template import calibrate_template
 from ctxchat.model.probes.tokenizers import TokenizerEndpoint, find_tokenizer
 from ctxchat.model.sse import event_data
 
@@ -103,6 +105,8 @@ class OpenAIBackend(ModelBackend):
         self._learned_windows: dict[str, int] = {}
         self._described_windows: dict[str, int] = {}
         self._probed_windows: dict[str, int] = {}
+        self._templates: dict[str, TemplateCost] = {}
+        self._served: dict[str, str] = {}
         self._model_hint = ""
         self._tokenizer: TokenizerEndpoint | None = None
         self._tokenizer_known = False
@@ -175,6 +179,8 @@ class OpenAIBackend(ModelBackend):
                 raise unreadable_reply_error(
                     str(exc), partial_text="".join(text), secrets=self._secrets
                 ) from None
+            if not received and isinstance(chunk, dict) and isinstance(chunk.get("model"), str):
+                self._served[model] = chunk["model"]
             received = True
             for piece in pieces_of(chunk, splitter):
                 text.append(piece.text)
@@ -295,6 +301,9 @@ class OpenAIBackend(ModelBackend):
         estimate = sum(len(m.get("content") or "") for m in messages) / 4 + 4 * len(messages)
         return estimate >= 0.8 * window
 
+    def served_model(self, model: str) -> str | None:
+        return self._served.get(model)
+
     # -- models --------------------------------------------------------------------------------
 
     async def list_models(self) -> list[str]:
@@ -332,8 +341,9 @@ class OpenAIBackend(ModelBackend):
             learned_window=learned or probed,
             tokenizer=tokenizer.name if tokenizer else None,
         )
-        kind, window, source, warnings = await detect(
-            ask, context, configured_window=configured_window
+        (kind, window, source, warnings), template = await asyncio.gather(
+            detect(ask, context, configured_window=configured_window),
+            self._template_cost(ask, model, tokenizer),
         )
         if source == "learned from an error" and learned is None:
             source = "probed"  # probed once before, and remembered
@@ -348,8 +358,22 @@ class OpenAIBackend(ModelBackend):
             window_source=source,
             tokenizer=tokenizer is not None,
             tokenizer_name=tokenizer.name if tokenizer else None,
+            template=template,
             warnings=warnings,
         )
+
+    async def _template_cost(
+        self, ask: SideRequests, model: str, tokenizer: TokenizerEndpoint | None
+    ) -> TemplateCost | None:
+        """The chat template's cost, calibrated once per model where the server can count."""
+        if tokenizer is None:
+            return None
+        if model not in self._templates:
+            cost = await calibrate_template(ask, model, tokenizer)
+            if cost is None:
+                return None  # asked again next time: the server may have been busy
+            self._templates[model] = cost
+        return self._templates[model]
 
     async def count_tokens(self, text: str) -> int | None:
         endpoint = await self._tokenizer_endpoint(self._side_requests(), "")

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import pytest
 
 from ctxchat.chat.window import WindowInfo
+from ctxchat.core.server_count import TemplateCost
 from ctxchat.model.errors import ProviderError
 from ctxchat.model.known_models import known_context_window, normalize_model_name
 from ctxchat.model.openai_backend import OpenAIBackend
-from ctxchat.testing.server import Fault, ScriptedModelServer
+from ctxchat.testing.server import Fault, ScriptedModelServer, count_prompt_tokens
 
 MODEL = "test-model"
 
@@ -98,9 +100,11 @@ async def test_llama_cpp_python_window_is_probed_once(make_backend: Build) -> No
     assert (info.tokenizer, info.tokenizer_name) == (True, "llama-cpp-python")
     assert info.warnings == ()
     assert (again.context_window, again.window_source) == (4096, "probed")
-    # One over-long request, refused before the model reads it; the second answer is cached.
-    assert len(server.requests) == 1
-    assert server.requests[0]["max_tokens"] == 1
+    # One over-long request, refused before the model reads it, and one short request that
+    # calibrates the chat template; the second answer is cached.
+    over_long = [r for r in server.requests if len(r["messages"][-1]["content"]) > 100_000]
+    assert len(over_long) == 1 and over_long[0]["max_tokens"] == 1
+    assert len(server.requests) == 2
 
 
 async def test_llama_cpp_python_window_probe_that_times_out(make_backend: Build) -> None:
@@ -249,6 +253,38 @@ async def test_a_tokenizer_that_goes_bad_counts_nothing(
         later = await backend.count_tokens("one two")
 
     assert (first, later) == (2, None)
+
+
+@pytest.mark.parametrize("flavour", ["llama.cpp", "llama-cpp-python", "vllm"])
+async def test_the_chat_template_is_calibrated_once(make_backend: Build, flavour: str) -> None:
+    with ScriptedModelServer(flavour=flavour) as server:
+        backend = make_backend(server)
+        info = await backend.describe_server(MODEL, None)
+        await backend.describe_server(MODEL, None)
+
+    # The scripted server's template: 3 tokens a message, 3 to prime the reply.
+    assert info.template == TemplateCost(per_message=3.0, drops_system=False)
+    calibrations = [r for r in server.requests if "temperature" in r]
+    assert len(calibrations) == 1
+    assert calibrations[0]["messages"][0]["role"] == "system"
+
+
+async def test_a_template_that_drops_system_messages_is_found(make_backend: Build) -> None:
+    def without_system(messages: Sequence[Mapping[str, Any]]) -> int:
+        return count_prompt_tokens([m for m in messages if m.get("role") != "system"])
+
+    with ScriptedModelServer(flavour="llama.cpp", prompt_tokens=without_system) as server:
+        info = await make_backend(server).describe_server(MODEL, None)
+
+    assert info.template is not None and info.template.drops_system
+
+
+async def test_no_calibration_without_a_tokenizer(make_backend: Build) -> None:
+    with ScriptedModelServer(flavour="ollama") as server:
+        info = await make_backend(server).describe_server(MODEL, None)
+
+    assert info.template is None
+    assert server.requests == []
 
 
 @pytest.mark.parametrize("fault", ["garbage", "error"])

@@ -37,8 +37,10 @@ from ctxchat.model.errors import (
 from ctxchat.model.known_models import DEFAULT_CONTEXT_WINDOW
 from ctxchat.model.probes.base import Answer, Context, SideRequests
 from ctxchat.model.probes.hosted import HOSTED
+from ctxchat.model.probes.llama_cpp_python import LlamaCppPythonProbe
 from ctxchat.model.probes.registry import detect
 from ctxchat.model.probes.template import calibrate_template
+from ctxchat.model.probes.tokenizers import LLAMA_CPP_PYTHON as LLAMA_CPP_PYTHON_TOKENIZER
 from ctxchat.model.probes.tokenizers import TokenizerEndpoint, find_tokenizer
 from ctxchat.model.sse import event_data
 
@@ -195,7 +197,7 @@ class OpenAIBackend(ModelBackend):
                 yield StreamChunk(text=rest, reasoning=thought)
         if finish is None:
             if not produced:
-                raise empty_reply_error(likely_overflow=self._likely_overflow(sent, model))
+                raise await self._empty_reply(sent, model)
             # A clean end without a finish reason: the body was cut short.
             raise interrupted_error("".join(text), detail="The stream ended early.")
 
@@ -291,6 +293,22 @@ class OpenAIBackend(ModelBackend):
             self._learned_windows[model] = error.context_window
             # The server said so just now: an older probe (a restart since?) no longer holds.
             self._probed_windows.pop(model, None)
+
+    async def _empty_reply(self, sent: Sequence[Mapping[str, str]], model: str) -> ProviderError:
+        """An empty stream; llama-cpp-python's way of refusing an over-long streamed prompt,
+        which one probe of its window and one count of the prompt tell apart."""
+        window = None
+        ask = self._side_requests()
+        tokenizer = await self._tokenizer_endpoint(ask, model)
+        if tokenizer is LLAMA_CPP_PYTHON_TOKENIZER:
+            context = Context(model=model, host=self._host, tokenizer=tokenizer.name)
+            found = await LlamaCppPythonProbe().detect(ask, context)
+            prompt = await self.count_tokens("\n".join(m.get("content") or "" for m in sent))
+            if found is not None and found.window and prompt and prompt >= found.window * 0.9:
+                window = found.window
+        error = empty_reply_error(likely_overflow=self._likely_overflow(sent, model), window=window)
+        self._learn_window(model, error)
+        return error
 
     def _likely_overflow(self, messages: Sequence[Mapping[str, str]], model: str) -> bool:
         """Whether an empty reply is probably LM Studio-style silence about an overflow."""
@@ -417,9 +435,7 @@ class OpenAIBackend(ModelBackend):
         """A short side request; any failure is just "no answer" (the server may not have it)."""
         headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
         try:
-            response = await self._http.request(
-                method, url, json=payload, headers=headers, timeout=timeout or self._probe_timeout
-            )
+            response = await self._side_request(method, url, payload, headers, timeout)
         except httpx2.TimeoutException:
             return Answer(reached=False, timed_out=True)
         except httpx2.HTTPError:
@@ -428,6 +444,28 @@ class OpenAIBackend(ModelBackend):
             return Answer(reached=True, status=response.status_code, data=response.json())
         except ValueError:
             return Answer(reached=True, status=response.status_code)
+
+    async def _side_request(
+        self,
+        method: str,
+        url: str,
+        payload: Mapping[str, Any] | None,
+        headers: Mapping[str, str],
+        timeout: float | None,
+    ) -> httpx2.Response:
+        limit = timeout or self._probe_timeout
+        try:
+            return await self._http.request(
+                method, url, json=payload, headers=headers, timeout=limit
+            )
+        except httpx2.TimeoutException:
+            raise
+        except httpx2.HTTPError:
+            # A kept-alive connection the server closed (after a stream it broke off) fails
+            # at once: a fresh one is tried before giving up.
+            return await self._http.request(
+                method, url, json=payload, headers=headers, timeout=limit
+            )
 
 
 def _root_of(base_url: str) -> str:

@@ -9,7 +9,7 @@ import pytest
 
 from ctxchat.chat.window import WindowInfo
 from ctxchat.core.server_count import TemplateCost
-from ctxchat.model.errors import ProviderError
+from ctxchat.model.errors import ErrorKind, ProviderError
 from ctxchat.model.known_models import known_context_window, normalize_model_name
 from ctxchat.model.openai_backend import OpenAIBackend
 from ctxchat.testing.server import Fault, ScriptedModelServer, count_prompt_tokens
@@ -146,6 +146,36 @@ async def test_window_learned_from_an_overflow_error(make_backend: Build) -> Non
 
     assert (info.context_window, info.window_source) == (4096, "learned from an error")
     assert info.warnings == ()
+
+
+async def test_llama_cpp_python_refuses_a_long_stream_with_silence_and_is_understood(
+    make_backend: Build,
+) -> None:
+    with ScriptedModelServer(flavour="llama-cpp-python", n_ctx=2048) as server:
+        backend = make_backend(server)
+        with pytest.raises(ProviderError) as caught:
+            text = "word " * 3000
+            async for _ in backend.stream_reply([{"role": "user", "content": text}], model=MODEL):
+                pass
+
+    assert caught.value.kind is ErrorKind.CONTEXT_OVERFLOW
+    assert caught.value.context_window == 2048
+    assert caught.value.message == (
+        "The server sent an empty reply: the conversation is longer than its context window "
+        "(2048 tokens)."
+    )
+
+
+async def test_an_empty_reply_that_fits_is_not_taken_for_an_overflow(make_backend: Build) -> None:
+    with ScriptedModelServer(flavour="llama-cpp-python", n_ctx=2048) as server:
+        backend = make_backend(server)
+        server.fail_next(Fault.EMPTY_STREAM)
+        with pytest.raises(ProviderError) as caught:
+            async for _ in backend.stream_reply([{"role": "user", "content": "hi"}], model=MODEL):
+                pass
+
+    assert caught.value.kind is ErrorKind.BAD_RESPONSE
+    assert caught.value.context_window is None
 
 
 async def test_a_window_that_shrinks_after_a_restart_is_learned(make_backend: Build) -> None:

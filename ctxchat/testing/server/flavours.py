@@ -25,8 +25,11 @@ class Flavour(StrEnum):
     VLLM = "vllm"
 
 
-def overflow_fault(flavour: Flavour) -> Fault:
+def overflow_fault(flavour: Flavour, *, stream: bool) -> Fault:
     """How this kind of server refuses a prompt longer than its window."""
+    if flavour is Flavour.LLAMA_CPP_PYTHON and stream:
+        # It has begun the event stream when the model refuses: the stream just ends.
+        return Fault.EMPTY_STREAM
     if flavour is Flavour.LLAMA_CPP:
         return Fault.LLAMA_CPP_CONTEXT
     if flavour is Flavour.LMSTUDIO:

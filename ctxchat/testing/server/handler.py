@@ -169,7 +169,7 @@ class Handler(BaseHTTPRequestHandler):
         prompt_tokens = owner.prompt_tokens(messages)
         too_long = owner.n_ctx is not None and prompt_tokens > owner.n_ctx
         if fault is None and owner.enforce_n_ctx and too_long:
-            fault = PendingFault(overflow_fault(owner.flavour))
+            fault = PendingFault(overflow_fault(owner.flavour, stream=stream))
         if fault is not None:
             answer = status_answer(
                 fault,

@@ -13,7 +13,7 @@ from ctxchat.chat.turn import TurnFinished, send_message
 from ctxchat.config.settings import ContextSettings, ProviderProfile, Settings
 from ctxchat.model.openai_backend import OpenAIBackend
 from ctxchat.store import Store
-from ctxchat.testing.server import ScriptedModelServer, count_prompt_tokens
+from ctxchat.testing.server import Fault, ScriptedModelServer, count_prompt_tokens
 
 MODEL = "test-model"
 
@@ -139,4 +139,20 @@ async def test_a_server_that_changes_model_between_turns_is_noted(
     assert plan.warnings[-1] == (
         "The server now answers as 'another-model' (it was 'test-model'); its earlier token "
         "counts no longer apply, and the estimate stands in."
+    )
+
+
+async def test_a_window_probe_that_times_out_leaves_a_note_and_the_labelled_default(
+    store: Store, server: ScriptedModelServer, backend: OpenAIBackend
+) -> None:
+    server.fail_next(Fault.STALL, seconds=30)  # the over-long probe gets no answer
+    session = open_session(store, server, backend)
+
+    window = await session.detect_window()
+    plan = session.plan("Hello")
+
+    assert (window.context_window, window.source) == (2048, "default")
+    assert plan.warnings[-1] == (
+        "llama-cpp-python does not report its context size, and asking it timed out (--n_ctx, "
+        "2048 unless set); set the context window to match the server."
     )

@@ -316,10 +316,14 @@ class ChatSession:
     def count_with_server(self, plan: ContextPlan) -> None:
         """Count the plan's messages with the server's tokenizer in the background (each text
         once); the next plan drawn uses those counts."""
+        self.count_texts_with_server([m.content for m in plan.messages])
+
+    def count_texts_with_server(self, texts: Sequence[str]) -> None:
+        """Count `texts` with the server's tokenizer in the background (those not counted)."""
         counts = self.server_counts
-        if counts is None or not plan.messages:
+        if counts is None or not texts:
             return
-        task = asyncio.ensure_future(counts.count([m.content for m in plan.messages]))
+        task = asyncio.ensure_future(counts.count(texts))
         self._counting.add(task)  # held until done: a task nobody holds may be collected
         task.add_done_callback(self._counting.discard)
 

@@ -169,6 +169,7 @@ async def _stream(
     session.saw_served_model(backend.served_model(session.model))
     if retried is None:
         reply = _close(session, writer, usage, finish, None)
+        session.count_texts_with_server([reply.content])  # the next plan sends it
         yield TurnFinished(reply, describe_finish(finish))
         return
     # The refused reply leaves; the turn starts again as a retry does.

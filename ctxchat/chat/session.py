@@ -107,6 +107,7 @@ class ChatSession:
         """Counts by the server's own tokenizer, where it has one (see detect_window)."""
         self._counting: set[asyncio.Task[int]] = set()
         self._served_model: str | None = None
+        self._usage_ratio: float | None = None
         self.server_notes: tuple[str, ...] = ()
         """What went wrong finding the server's facts (a probe that timed out, a tokenizer
         that failed, a window that shrank): every plan carries them as warnings."""
@@ -309,6 +310,15 @@ class ChatSession:
         if counts is not None and plan.messages:
             figure = counts.figure(plan)
             plan = dataclasses.replace(plan, exact=figure.exact, counter_note=counts.label(figure))
+        elif self._usage_ratio is not None and plan.messages and not plan.exact:
+            # An approximate count, no tokenizer on the server, but it reported usage: scale
+            # the estimate by what it said.
+            calibrated = round(plan.tokens * self._usage_ratio)
+            plan = dataclasses.replace(
+                plan,
+                counter_note=f"{plan.counter_note}; calibrated to the server's usage: "
+                f"~{calibrated:,} tokens",
+            )
         if self.server_notes:
             plan = dataclasses.replace(plan, warnings=plan.warnings + self.server_notes)
         return plan
@@ -331,6 +341,11 @@ class ChatSession:
         """Wait until the background counting started so far is done."""
         while self._counting:
             await asyncio.gather(*self._counting)
+
+    def saw_usage(self, estimated: int | None, prompt_tokens: int | None) -> None:
+        """The server counted `prompt_tokens` for a request we estimated at `estimated`."""
+        if estimated and prompt_tokens:
+            self._usage_ratio = prompt_tokens / estimated
 
     def saw_served_model(self, served: str | None) -> None:
         """The server named `served` in its reply: a change means another model (and another

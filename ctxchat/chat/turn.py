@@ -167,6 +167,7 @@ async def _stream(
         with contextlib.suppress(Exception):
             await stream.aclose()
     session.saw_served_model(backend.served_model(session.model))
+    session.saw_usage(plan.tokens, usage.prompt_tokens if usage else None)
     if retried is None:
         reply = _close(session, writer, usage, finish, None)
         session.count_texts_with_server([reply.content])  # the next plan sends it

@@ -373,3 +373,23 @@ async def test_a_window_that_shrinks_is_noted(
         "The server's context window shrank from 8,000 to 4,096 tokens (restarted with "
         "less?); planning with 4,096."
     )
+
+
+async def test_usage_without_a_server_tokenizer_calibrates_the_estimate(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    local = dataclasses.replace(session.profile, model="local-model")  # no exact tokenizer
+    session.switch_model(local, session.backend)
+    events = await collect(send_message(session, "Hello there, how are you today?"))
+    finished = events[-1]
+    assert isinstance(finished, TurnFinished)
+    reply = finished.reply
+    assert reply.prompt_tokens is not None and reply.estimated_prompt_tokens is not None
+
+    plan = session.plan("Next one.")
+
+    ratio = reply.prompt_tokens / reply.estimated_prompt_tokens
+    assert not plan.exact
+    assert plan.counter_note.endswith(
+        f"; calibrated to the server's usage: ~{round(plan.tokens * ratio):,} tokens"
+    )

@@ -18,14 +18,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _corpus import synthetic_texts
 
-from ctxchat.chat.session import ChatSession
+from ctxchat.chat.options import SessionOptions
+from ctxchat.chat.session_factory import Connect, open_session
 from ctxchat.chat.summarizer import Summarizer
-from ctxchat.chat.window import WindowInfo
-from ctxchat.config.settings import ContextSettings, ProviderProfile, Settings, SummarySettings
 from ctxchat.core.summary import build_fold_request
 from ctxchat.core.tokens import count_message
-from ctxchat.model.openai_backend import OpenAIBackend
-from ctxchat.store import Store
+from ctxchat.testing import harness
 from ctxchat.testing.server import ScriptedModelServer
 
 TURNS = 300
@@ -39,24 +37,19 @@ def summary_reply(body: dict[str, Any]) -> str:
 
 async def run(root: Path) -> tuple[int, int, int, float]:
     with ScriptedModelServer(models=["gpt-4o"], default_reply=summary_reply) as server:
-        profile = ProviderProfile("bench", server.base_url, "gpt-4o")
-        settings = Settings(
-            profiles={"bench": profile},
-            default_profile="bench",
-            context=ContextSettings(min_recent=10),
-            summary=SummarySettings(min_messages=6, min_tokens=1_000_000),
+        # The session is opened as every command and the app open theirs.
+        config = harness.write_config(
+            root,
+            server.base_url,
+            context_window=8_000,
+            output_reserve=1_000,
+            extra="[context]\nmin_recent = 10\n[summary]\nmin_messages = 6\nmin_tokens = 1000000\n",
         )
-        store = Store.open(root / "bench.db")
-        backend = OpenAIBackend(server.base_url, None)
+        workspace = harness.open_test_workspace(root, config)
+        settings = workspace.settings
+        store = workspace.store
         conversation = store.create_conversation("bench").id
-        session = ChatSession(
-            store,
-            settings,
-            profile,
-            conversation,
-            backend=backend,
-            window=WindowInfo(8_000, "config"),
-        )
+        session = open_session(workspace, SessionOptions(), conversation, connect=Connect.MUST)
         summarizer = Summarizer.for_session(session)
         texts = synthetic_texts(TURNS * 2, seed=11)
         naive_tokens = 0
@@ -85,8 +78,8 @@ async def run(root: Path) -> tuple[int, int, int, float]:
                 count_message(session.counter, m["role"], m["content"]).tokens for m in request
             )
         elapsed = time.perf_counter() - started
-        await backend.aclose()
-        store.close()
+        await session.aclose()
+        workspace.close()
         return summarizer.tokens_sent, naive_tokens, folds, elapsed
 
 

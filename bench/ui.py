@@ -34,6 +34,7 @@ from textual.await_complete import AwaitComplete
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown
 
+from ctxchat.chat.options import SessionOptions
 from ctxchat.core.tokens import CachingCounter, count_message, counter_for_model
 from ctxchat.testing import harness
 from ctxchat.testing.server import ScriptedModelServer
@@ -351,7 +352,7 @@ async def app_stream(server: ScriptedModelServer, text: str) -> Streamed:
         config = harness.write_config(root, server.base_url, model=MODEL)
         workspace = harness.open_test_workspace(root, config)
         try:
-            app = build_app(harness.app_args(), workspace)
+            app = build_app(workspace, SessionOptions())
             async with app.run_test(size=(COLUMNS, ROWS)) as pilot:
                 await app.workers.wait_for_complete()
                 app.composer.text = QUESTION
@@ -545,7 +546,7 @@ async def open_once(root: Path, config: Path) -> Opened:
     workspace = harness.open_test_workspace(root, config)
     opened = time.perf_counter() - started
     try:
-        app = build_app(harness.app_args(), workspace)
+        app = build_app(workspace, SessionOptions())
         built = time.perf_counter() - started
         async with app.run_test(size=(COLUMNS, ROWS)) as pilot:
             view = app.conversation_view

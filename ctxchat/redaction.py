@@ -7,7 +7,7 @@ export removes the same things.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 REDACTED = "[redacted]"
 
@@ -25,6 +25,34 @@ MIN_SECRET_LENGTH = 4
 # nothing away.
 _SHOW_TAIL_FROM = 16
 _KNOWN_PREFIXES = ("sk-proj-", "sk-ant-", "sk-or-", "sk-", "rk-", "gsk_", "xai-")
+_SENSITIVE_HEADER_WORDS = ("authorization", "key", "token", "secret", "cookie", "password")
+
+
+def is_sensitive_header(name: str) -> bool:
+    """Whether a header's value is treated as a secret (masked, redacted)."""
+    lowered = name.lower()
+    return any(word in lowered for word in _SENSITIVE_HEADER_WORDS)
+
+
+def header_secrets(headers: Mapping[str, str]) -> list[str]:
+    """The secret values among `headers`: those of auth-like headers, and the credential
+    alone after a scheme (`Bearer <token>`), since servers echo that part."""
+    found: list[str] = []
+    for name, value in headers.items():
+        if is_sensitive_header(name) and value:
+            found.append(value)
+            scheme, _, credential = value.partition(" ")
+            if credential.strip() and scheme.isalpha():
+                found.append(credential.strip())
+    return found
+
+
+def masked_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """`headers` as they may be shown: the values of auth-like ones masked."""
+    return {
+        name: mask_secret(value) if is_sensitive_header(name) else value
+        for name, value in headers.items()
+    }
 
 
 def mask_secret(value: str) -> str:

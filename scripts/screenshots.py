@@ -24,6 +24,7 @@ from pathlib import Path
 from textual.pilot import Pilot
 from textual.widgets import TabbedContent, TextArea
 
+from ctxchat.chat.options import SessionOptions
 from ctxchat.chat.workspace import Workspace, open_workspace
 from ctxchat.core.memory import MemoryKind
 from ctxchat.core.tokens import count_message, counter_for_model
@@ -312,7 +313,7 @@ async def conversation_states(root: Path, forbidden: list[str]) -> None:
         workspace = harness.open_test_workspace(root, config)
         try:
             conversation = populate(workspace)
-            app = build_app(harness.app_args(conversation=conversation), workspace)
+            app = build_app(workspace, SessionOptions(conversation=conversation))
             async with app.run_test(size=SIZE) as pilot:
                 no_blink(app)
                 await settle(pilot)

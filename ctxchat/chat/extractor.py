@@ -12,7 +12,7 @@ from ctxchat.core.extraction import (
     build_extraction_request,
     parse_proposals,
 )
-from ctxchat.core.memory import MemoryEntry, MemoryKind
+from ctxchat.core.memory import MemoryEntry, MemoryKind, extracted_source
 from ctxchat.model.errors import ProviderError
 
 RECENT_MESSAGES = 20
@@ -53,8 +53,8 @@ ProposalScope = Literal["global", "conversation"]
 class ProposalDecision:
     """What the user decided about proposal `index`, with the entry as it should be stored.
 
-    ACCEPT adds a new entry; UPDATE rewrites entry `target_entry_id` with these values;
-    REJECT stores nothing. `message_id` is the message the proposal came from; `edited`
+    ACCEPT adds a new entry; UPDATE adds it as the new version of entry `target_entry_id`,
+    which is kept as superseded; REJECT stores nothing. `message_id` is the message the proposal came from; `edited`
     says the user changed the proposal in the editor.
     """
 
@@ -69,23 +69,40 @@ class ProposalDecision:
     pinned: bool = False
     edited: bool = False
     message_id: int | None = None
+    span: tuple[int, int] | None = None
+    """The messages the model read, the source when the proposal names no message."""
+
+    @property
+    def source(self) -> str:
+        if self.message_id:
+            return extracted_source(self.message_id, self.message_id)
+        return extracted_source(*self.span) if self.span else "extraction"
 
 
 def apply_decisions(session: ChatSession, decisions: list[ProposalDecision]) -> list[MemoryEntry]:
-    """Store the accepted and updated entries; returns what was written."""
+    """Store the accepted and updated entries; returns what was written.
+
+    An update is a new entry that supersedes the one it updates (same key and scope): the
+    old one is kept, and can be restored.
+    """
     written: list[MemoryEntry] = []
     for decision in decisions:
         if decision.action is Decision.REJECT:
             continue
-        source = f"message:{decision.message_id}" if decision.message_id else "extraction"
+        source = decision.source
         if decision.action is Decision.UPDATE and decision.target_entry_id is not None:
+            old = session.store.get_memory(decision.target_entry_id)
             written.append(
-                session.store.update_memory(
-                    decision.target_entry_id,
-                    kind=decision.kind,
-                    text=decision.text,
+                session.store.add_memory(
+                    decision.kind,
+                    decision.text,
+                    key=old.key,
+                    pinned=decision.pinned or old.pinned,
                     importance=decision.importance,
-                    pinned=decision.pinned,
+                    conversation_id=old.conversation_id,
+                    source=source,
+                    tags=old.tags,
+                    replaces=old.id,
                 )
             )
         else:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from ctxchat.core.attribution import Source
 from ctxchat.core.recall import RecallCandidate
 from ctxchat.embeddings import available
 
@@ -94,3 +95,13 @@ class SemanticRecall:
         return semantic_candidates(
             self._index, self._encoder, self.store, draft, limit, before_id, age_of
         )
+
+    def closeness(self, text: str, sources: Sequence[Source]) -> dict[str, float]:
+        """How close in meaning `text` is to each source (cosine), by ref; empty until
+        prepared. For the "used" estimate of a reply."""
+        encoder = self._encoder
+        if encoder is None or not sources:
+            return {}
+        vectors = encoder.encode([text, *(source.text for source in sources)])
+        scores = vectors[1:] @ vectors[0]
+        return {source.ref: float(score) for source, score in zip(sources, scores, strict=True)}

@@ -7,15 +7,18 @@ import contextlib
 import dataclasses
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, tzinfo
 
 from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.server_counts import ServerCounts
 from ctxchat.chat.window import WindowInfo
+from ctxchat.config.errors import MissingApiKey
+from ctxchat.config.server_facts import ServerFacts
 from ctxchat.config.settings import ProviderProfile, Settings
 from ctxchat.core.assemble import assemble_context
 from ctxchat.core.budget import Budget, Layer
 from ctxchat.core.history import HistoryMessage, SummaryState
-from ctxchat.core.memory import MemoryEntry, Mode
+from ctxchat.core.memory import MemoryDates, MemoryEntry, Mode, day
 from ctxchat.core.plan import ContextPlan
 from ctxchat.core.prefix import shared_prefix
 from ctxchat.core.recall import (
@@ -36,7 +39,13 @@ from ctxchat.core.tokens import (
 )
 from ctxchat.model.backend import ModelBackend
 from ctxchat.model.errors import ProviderError
+from ctxchat.model.request import ChatRequest, build_chat_request
 from ctxchat.store import Store, StoredMessage, StoreError, SummaryVersion
+
+SEMANTIC_MISSING = (
+    "Semantic recall is on in the config, but the embeddings extra is not installed "
+    "(pip install 'ctxchat[embeddings]'): earlier turns are recalled by their words only."
+)
 
 
 class OverBudget(Exception):
@@ -62,9 +71,17 @@ class SessionCache:
     last_request: ContextPlan | None = None
     last_request_loaded: bool = False
     turns: int | None = None
+    all_turns: int | None = None
+    """User turns over every conversation: the clock unconfirmed hypotheses wait by."""
     recall: dict[str, tuple[RecallHit, ...]] = field(default_factory=dict)
     counted_as: str = ""
     """The counter's name when `history` was read (a failed tokenizer turns it to estimate)."""
+
+
+def local_zone() -> tzinfo:
+    """The time zone dates are shown in: the machine's."""
+    zone = datetime.now().astimezone().tzinfo
+    return zone if zone is not None else UTC
 
 
 class ChatSession:
@@ -113,6 +130,11 @@ class ChatSession:
         that failed, a window that shrank): every plan carries them as warnings."""
         # Set by the app once the embeddings extra has loaded (see chat/semantic.py).
         self.semantic: SemanticRecall | None = None
+        # The summarizer's own server, when `[summary] profile` names another one.
+        self._summary_backend: ModelBackend | None = None
+        self._semantic_missing: bool | None = None
+        # What the server said about itself (asked, or cached from an earlier run).
+        self.facts: ServerFacts | None = None
 
     # --- what the session knows -------------------------------------------------------
 
@@ -149,6 +171,20 @@ class ChatSession:
         if self._cache.memory is None:
             self._cache.memory = self.store.list_memory(conversation_id=self.conversation_id)
         return self._cache.memory
+
+    def user_turns(self) -> int:
+        """User turns over every conversation (memory entries record the one they came in)."""
+        if self._cache.all_turns is None:
+            self._cache.all_turns = self.store.user_turns()
+        return self._cache.all_turns
+
+    def memory_dates(self) -> MemoryDates | None:
+        """Today's date for the memory layer, when `[memory] dates` is on (read here, so the
+        core never reads the clock)."""
+        if not self.settings.memory.dates:
+            return None
+        zone = local_zone()
+        return MemoryDates(day(self.store.now(), zone), zone)
 
     def active_summary(self) -> SummaryVersion | None:
         if not self._cache.summary_loaded:
@@ -231,7 +267,7 @@ class ChatSession:
         candidates = []
         for entry in self.memory():
             matched = matched_terms(entry.text, terms)
-            if matched and entry.enabled:
+            if matched and entry.enabled and not entry.superseded:
                 relevance = scale * len(matched) / len(terms)
                 candidates.append(
                     RecallCandidate(
@@ -260,6 +296,8 @@ class ChatSession:
         provider's prompt cache can reuse.
         """
         plan = self._assemble(draft)
+        if self._recall_note():
+            plan = dataclasses.replace(plan, warnings=(*plan.warnings, SEMANTIC_MISSING))
         previous = self.last_request()
         if previous is None:
             return plan
@@ -267,6 +305,38 @@ class ChatSession:
         return dataclasses.replace(
             plan, prefix_messages=prefix.messages, prefix_tokens=prefix.tokens
         )
+
+    def request_for(self, plan: ContextPlan, *, model: str | None = None) -> ChatRequest:
+        """The request `plan` goes out as: what the client sends and every surface shows."""
+        try:
+            api_key = self.profile.resolve_api_key(self.env)
+        except MissingApiKey:
+            api_key = None
+        backend = self.backend
+        return build_chat_request(
+            base_url=self.profile.base_url,
+            model=model or self.model,
+            messages=plan.request_messages(),
+            max_tokens=plan.output_reserve,
+            stream_usage=True if backend is None else backend.sends_usage_option,
+            api_key=api_key,
+            headers=self.profile.headers,
+        )
+
+    def with_request(self, plan: ContextPlan) -> ContextPlan:
+        """`plan` with the request it goes out as (see `ContextPlan.request`)."""
+        if plan.request is not None:
+            return plan
+        return dataclasses.replace(plan, request=self.request_for(plan).shown())
+
+    def _recall_note(self) -> bool:
+        """Whether semantic recall is configured but cannot run (the extra is missing)."""
+        if self._semantic_missing is None:
+            recall = self.settings.recall
+            self._semantic_missing = (
+                recall.enabled and recall.semantic and not SemanticRecall.possible()
+            )
+        return self._semantic_missing
 
     def remember_request(self, plan: ContextPlan) -> None:
         """`plan` was just sent: the next request's prefix is measured against it."""
@@ -292,6 +362,8 @@ class ChatSession:
                 recall=self.recall(draft),
                 adaptive=self.settings.recall.policy(),
                 turns=self._turns() + (draft is not None),
+                dates=self.memory_dates(),
+                zone=local_zone(),
             )
         if self.counter.name != counted_as:
             # The tokenizer failed to build halfway: count everything again as an estimate.
@@ -516,6 +588,7 @@ class ChatSession:
             profile.model, self.settings.context_window(profile)
         )
         self.counter = self._counter_for(profile.model)
+        self.facts = None  # they were the other model's
         self.forget_history()
 
     def note_server(self, note: str) -> None:
@@ -523,15 +596,62 @@ class ChatSession:
         if note not in self.server_notes:
             self.server_notes = (*self.server_notes, note)
 
+    def for_conversation(self, conversation_id: int | None) -> ChatSession:
+        """A session on another conversation with the same servers, model, mode and window."""
+        other = ChatSession(
+            self.store,
+            self.settings,
+            self.profile,
+            conversation_id,
+            backend=self.backend,
+            mode=self.mode,
+            window=self.window,
+            secrets=self.secrets,
+            env=self.env,
+        )
+        other._summary_backend = self._summary_backend
+        other.facts = self.facts
+        return other
+
+    def summary_profile(self) -> ProviderProfile:
+        """The profile summaries are written with (see `Settings.summarizer_profile`)."""
+        return self.settings.summarizer_profile(self.profile)
+
+    def summary_backend(self) -> ModelBackend | None:
+        """The server summaries are written by: the chat's, unless the summary profile talks
+        to another server (or with another key or headers). Raises MissingApiKey."""
+        profile = self.summary_profile()
+        if self.backend is None or _same_server(profile, self.profile, self.env):
+            return self.backend
+        if self._summary_backend is None:
+            from ctxchat.chat.session_factory import make_backend
+
+            self._summary_backend = make_backend(profile, self.env)
+        return self._summary_backend
+
+    async def aclose(self) -> None:
+        """Close the connections to the model servers."""
+        for backend in (self.backend, self._summary_backend):
+            if backend is not None:
+                await backend.aclose()
+        self._summary_backend = None
+
     async def detect_window(self) -> WindowInfo:
         """Ask the server for its context window (configured values still win)."""
-        configured = self.settings.context_window(self.profile)
-        if configured > 0 or self.backend is None:
+        if self.settings.context_window(self.profile) > 0:
             return self.window
+        await self.probe_server()
+        return self.window
+
+    async def probe_server(self) -> ServerFacts | None:
+        """Ask the server which it is, its window for the model and whether it counts
+        tokens; plan with that window unless one is configured. None: no answer."""
+        if self.backend is None:
+            return None
         try:
             info = await self.backend.describe_server(self.model, None)
         except ProviderError:
-            return self.window
+            return None
         self.server_notes = info.warnings
         if info.tokenizer and info.template is not None and info.tokenizer_name:
             key = f"{info.tokenizer_name} {info.base_url} {info.model}"
@@ -541,10 +661,37 @@ class ChatSession:
                     "The server's chat template drops system messages: the system prompt, "
                     "memory and summary layers never reach the model."
                 )
-        if info.context_window:
+        if not info.context_window:
+            if info.warnings:
+                self.window = dataclasses.replace(
+                    self.window, warnings=self.window.warnings + info.warnings
+                )
+            return None
+        facts = ServerFacts(
+            context_window=info.context_window,
+            window_source=info.window_source,
+            tokenizer="server" if info.tokenizer else "",
+            flavour=info.kind,
+            checked_at=datetime.now(UTC),
+            warnings=info.warnings,
+        )
+        if not self.settings.context_window(self.profile):
             self.window = WindowInfo(info.context_window, info.window_source, info.warnings)
-        elif info.warnings:
-            self.window = WindowInfo(
-                self.window.context_window, self.window.source, self.window.warnings + info.warnings
-            )
-        return self.window
+        self.facts = facts
+        return facts
+
+
+def _same_server(one: ProviderProfile, other: ProviderProfile, env: Mapping[str, str]) -> bool:
+    """Whether requests for the two profiles go to one server the same way."""
+
+    def key(profile: ProviderProfile) -> str | None:
+        try:
+            return profile.resolve_api_key(env)
+        except MissingApiKey:
+            return None
+
+    return (one.base_url, dict(one.headers), key(one)) == (
+        other.base_url,
+        dict(other.headers),
+        key(other),
+    )

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ctxchat.chat.session import ChatSession
+from ctxchat.config.errors import MissingApiKey, UnknownProfile
 from ctxchat.core.history import HistoryMessage
 from ctxchat.core.summary import (
     FoldRange,
@@ -42,13 +43,16 @@ class Summarizer:
 
     @classmethod
     def for_session(cls, session: ChatSession, backend: ModelBackend | None = None) -> Summarizer:
-        """The summarizer the settings ask for (by default the chat model itself)."""
-        settings = session.settings
-        profile = settings.summarizer_profile(session.profile.name)
-        chosen = backend or session.backend
+        """The summarizer the settings ask for (by default the chat server and model): the
+        summary profile's server, key and headers when `[summary] profile` names another."""
+        try:
+            profile = session.summary_profile()
+            chosen = backend or session.summary_backend()
+        except (MissingApiKey, UnknownProfile) as error:
+            raise SummaryFailed(f"Cannot summarize: {error}") from error
         if chosen is None:
             raise SummaryFailed("No model server is configured to summarize with.")
-        return cls(session, chosen, profile.model, settings.summary.strategy)
+        return cls(session, chosen, profile.model, session.settings.summary.strategy)
 
     def _batch_limit(self, previous: str | None) -> int:
         budget = self.session.budget

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
 
@@ -13,6 +14,7 @@ from ctxchat.core.history import MessageStatus
 from ctxchat.core.plan import ContextPlan, PlanStatus
 from ctxchat.model.backend import StreamChunk, Usage
 from ctxchat.model.errors import ErrorKind, ProviderError, describe_finish, redact, stopped_by_user
+from ctxchat.model.request import ChatRequest
 from ctxchat.store import ReplyWriter, StoredMessage
 
 
@@ -118,6 +120,8 @@ async def _stream(
     """
     backend = session.backend
     assert backend is not None
+    request = session.request_for(plan)
+    plan = dataclasses.replace(plan, request=request.shown())
     writer = ReplyWriter.start(
         session.store,
         session.conversation,
@@ -129,18 +133,18 @@ async def _stream(
     session.remember_request(plan)
     # The request goes out before the new turn is drawn: the server starts answering while
     # the screen catches up.
-    stream = _EarlyStream(
-        backend.stream_reply(
-            plan.request_messages(), model=session.model, max_tokens=plan.output_reserve
-        )
-    )
+    stream = _EarlyStream(backend.stream_request(request))
     usage: Usage | None = None
     finish: str | None = None
     retried: ProviderError | None = None
     session.count_with_server(plan)
+    asked_usage = False
     try:
         yield TurnStarted(user_message, writer.message_id, plan)
         async for chunk in stream:
+            if not asked_usage and "stream_options" in request.body:
+                asked_usage = True
+                _keep_what_was_sent(session, writer.message_id, plan, request)
             if chunk.text or chunk.reasoning:
                 writer.append(chunk.text, chunk.reasoning)
                 yield ReplyDelta(chunk.text, chunk.reasoning)
@@ -209,6 +213,18 @@ def learn_window(session: ChatSession, error: ProviderError) -> bool:
     session.window = WindowInfo(window, "learned from an error", (note,))
     session.note_server(note)
     return True
+
+
+def _keep_what_was_sent(
+    session: ChatSession, message_id: int, plan: ContextPlan, request: ChatRequest
+) -> None:
+    """A server that refused `stream_options` was sent the body again without it: the
+    stored plan then shows that body, the one the reply came from."""
+    if session.backend is None or session.backend.sends_usage_option:
+        return
+    body = {name: value for name, value in request.body.items() if name != "stream_options"}
+    sent = dataclasses.replace(request, body=body)
+    session.store.save_plan(message_id, dataclasses.replace(plan, request=sent.shown()))
 
 
 class _EarlyStream:

@@ -1,4 +1,4 @@
-"""Opening what every command needs: settings, the store, the state file, a model backend."""
+"""Opening what every command needs: settings, the store and the state file."""
 
 from __future__ import annotations
 
@@ -8,17 +8,13 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ctxchat.config.loader import LoadedSettings, load_settings
 from ctxchat.config.locations import Locations
-from ctxchat.config.settings import ProviderProfile, Settings
+from ctxchat.config.settings import Settings
 from ctxchat.config.state import AppState, LoadedState, load_state, save_state
 from ctxchat.core import encodings
 from ctxchat.store import Store
-
-if TYPE_CHECKING:
-    from ctxchat.model.backend import ModelBackend
 
 
 @dataclass
@@ -85,37 +81,3 @@ def open_workspace(
             "stopped; they are kept and marked interrupted."
         )
     return Workspace(loaded, locations, store, state.state, environment, warnings)
-
-
-def profile_for(
-    settings: Settings,
-    *,
-    name: str | None = None,
-    model: str | None = None,
-    base_url: str | None = None,
-) -> ProviderProfile | None:
-    """The profile to talk to, with a model and base URL from the command line applied.
-
-    None when nothing is configured and no base URL was given (first-run setup's case).
-    """
-    if settings.needs_setup:
-        if not base_url:
-            return None
-        profile = ProviderProfile(name="command-line", base_url=base_url, model=model or "")
-    else:
-        profile = settings.profile(name)
-    if base_url:
-        profile = dataclasses.replace(profile, base_url=base_url)
-    if model:
-        profile = dataclasses.replace(profile, model=model)
-    return profile
-
-
-def make_backend(profile: ProviderProfile, env: Mapping[str, str]) -> ModelBackend:
-    """The OpenAI-compatible backend for a profile (raises MissingApiKey without its key).
-
-    The `openai` package is imported on first use, so starting costs nothing for it.
-    """
-    from ctxchat.model.deferred import DeferredBackend
-
-    return DeferredBackend(profile.base_url, profile.resolve_api_key(env))

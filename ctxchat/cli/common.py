@@ -1,25 +1,23 @@
-"""What the commands share: opening the workspace, choosing conversation and profile, printing."""
+"""What the commands share: the options as one typed object, the workspace, the session, output."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from ctxchat.chat.options import SessionOptions
 from ctxchat.chat.session import ChatSession
-from ctxchat.chat.workspace import Workspace, open_workspace, profile_for
-from ctxchat.cli.main import EXIT_USAGE
-from ctxchat.cli.run import CliError
-from ctxchat.config.settings import ProviderProfile, Settings
-from ctxchat.core.memory import Mode
+from ctxchat.chat.session_factory import Connect, NoServer, open_session
+from ctxchat.chat.workspace import Workspace, open_workspace
+from ctxchat.cli.exits import EXIT_USAGE, CliError
 
 
 @contextmanager
-def workspace(args: argparse.Namespace) -> Iterator[Workspace]:
-    opened = open_workspace(config=args.config, data_dir=args.data_dir)
+def workspace(options: SessionOptions) -> Iterator[Workspace]:
+    opened = open_workspace(config=options.config, data_dir=options.data_dir)
     try:
         for warning in opened.warnings:
             print(f"ctxchat: warning: {warning}", file=sys.stderr)
@@ -28,58 +26,21 @@ def workspace(args: argparse.Namespace) -> Iterator[Workspace]:
         opened.close()
 
 
-def chosen_profile(settings: Settings, args: argparse.Namespace) -> ProviderProfile:
-    """The profile to use, with --profile, --model and --base-url applied."""
-    profile = profile_for(
-        settings,
-        name=getattr(args, "profile", None),
-        model=getattr(args, "model", None),
-        base_url=getattr(args, "base_url", None),
-    )
-    if profile is None:
-        raise CliError(
-            "no model server is configured: run `ctxchat config init`, set OPENAI_API_KEY, "
-            "or pass --base-url"
-        )
-    return profile
-
-
-def conversation_id(
-    space: Workspace, args: argparse.Namespace, *, create: bool = False
-) -> int | None:
+def conversation_id(space: Workspace, options: SessionOptions) -> int | None:
     """--conversation, else the last one used, else the newest (None if there are none)."""
-    wanted = getattr(args, "conversation", None)
-    if wanted is not None:
-        return space.store.get_conversation(wanted).id
-    found = space.last_or_latest()
-    if found is None and create:
-        return space.store.create_conversation().id
-    return found
+    if options.conversation is not None:
+        return space.store.get_conversation(options.conversation).id
+    return space.last_or_latest()
 
 
 def make_session(
-    space: Workspace, args: argparse.Namespace, conversation: int | None, *, connect: bool
+    space: Workspace, options: SessionOptions, conversation: int | None, *, connect: Connect
 ) -> ChatSession:
-    settings = space.settings
-    profile = chosen_profile(settings, args) if (connect or not settings.needs_setup) else None
-    if profile is None:
-        profile = ProviderProfile(name="none", base_url="", model=getattr(args, "model", "") or "")
-    backend = None
-    if connect:
-        from ctxchat.chat.workspace import make_backend
-
-        backend = make_backend(profile, space.env)
-    mode = Mode(args.mode) if getattr(args, "mode", None) else space.state.last_mode or None
-    return ChatSession(
-        space.store,
-        settings,
-        profile,
-        conversation,
-        backend=backend,
-        mode=Mode(mode) if mode else None,
-        secrets=space.secrets,
-        env=space.env,
-    )
+    """The session a command works with (see `open_session`); no server is one line."""
+    try:
+        return open_session(space, options, conversation, connect=connect)
+    except NoServer as error:
+        raise CliError(str(error)) from None
 
 
 def print_json(data: Any) -> None:

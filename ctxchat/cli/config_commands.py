@@ -5,15 +5,16 @@ from __future__ import annotations
 import argparse
 import os
 
+from ctxchat.chat.options import SessionOptions
 from ctxchat.cli.common import print_json
-from ctxchat.cli.main import EXIT_USAGE
-from ctxchat.cli.run import CliError, confirm
+from ctxchat.cli.confirm import confirm
+from ctxchat.cli.exits import EXIT_USAGE, CliError
 from ctxchat.config.loader import load_settings
 from ctxchat.config.locations import Locations
 
 
-def config_command(args: argparse.Namespace) -> int:
-    locations = Locations.resolve(config=args.config, data=args.data_dir)
+def config_command(args: argparse.Namespace, options: SessionOptions) -> int:
+    locations = Locations.resolve(config=options.config, data=options.data_dir)
     action = args.config_command
     if action == "path":
         for name, value in locations.as_dict().items():
@@ -33,7 +34,7 @@ def config_command(args: argparse.Namespace) -> int:
     from ctxchat.config.report import settings_report
 
     loaded = load_settings(
-        locations.config_file, dict(os.environ), required=args.config is not None
+        locations.config_file, dict(os.environ), required=options.config is not None
     )
     print_json(settings_report(loaded, dict(os.environ)))
     return 0

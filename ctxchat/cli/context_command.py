@@ -3,31 +3,57 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 
 from rich.console import Group
 from rich.text import Text
 
+from ctxchat.chat.options import SessionOptions
+from ctxchat.chat.session import ChatSession
+from ctxchat.chat.session_factory import Connect, learn_server, prepare_recall
+from ctxchat.chat.workspace import Workspace
 from ctxchat.cli.common import conversation_id, make_session, print_json, workspace
 from ctxchat.cli.tables import cell, console, table
 from ctxchat.core.plan import ContextPlan, PlanStatus
 
 
-def show_context(args: argparse.Namespace) -> int:
-    with workspace(args) as space:
-        conversation = conversation_id(space, args)
-        session = make_session(space, args, conversation, connect=False)
-        plan = session.plan(args.message)
+def show_context(args: argparse.Namespace, options: SessionOptions) -> int:
+    with workspace(options) as space:
+        conversation = conversation_id(space, options)
+        session = make_session(space, options, conversation, connect=Connect.TRY)
+        # The window the app plans with: cached from the last time the server was asked.
+        asyncio.run(_learn(session, space, offline=options.offline))
+        prepare_recall(session)
+        plan = session.with_request(session.plan(args.message))
         window = session.window
     if args.json:
         data = plan.to_dict()
         data["conversation_id"] = conversation
         data["window_source"] = window.source
+        facts = session.facts
+        data["server"] = (
+            None
+            if facts is None
+            else {
+                "flavour": facts.flavour,
+                "tokenizer": facts.tokenizer,
+                "context_window": facts.context_window,
+                "checked_at": facts.checked_at.isoformat(),
+            }
+        )
         print_json(data)
         return 0
     console().print(render_plan(plan, conversation, window.source))
     for warning in window.warnings:
         console().print(Text(f"note: {warning}", style="yellow"))
     return 0
+
+
+async def _learn(session: ChatSession, space: Workspace, *, offline: bool) -> None:
+    try:
+        await learn_server(session, space, offline=offline)
+    finally:
+        await session.aclose()
 
 
 def render_plan(plan: ContextPlan, conversation: int | None, window_source: str) -> Group:

@@ -7,14 +7,14 @@ import json
 import sys
 from datetime import datetime
 
+from ctxchat.chat.options import SessionOptions
 from ctxchat.cli.common import print_json, workspace
-from ctxchat.cli.main import EXIT_USAGE
-from ctxchat.cli.run import CliError
+from ctxchat.cli.exits import EXIT_USAGE, CliError
 from ctxchat.cli.tables import cell, console, table
 
 
-def list_conversations(args: argparse.Namespace) -> int:
-    with workspace(args) as space:
+def list_conversations(args: argparse.Namespace, options: SessionOptions) -> int:
+    with workspace(options) as space:
         rows = space.store.list_conversations(args.search)
     if args.json:
         print_json(
@@ -50,10 +50,10 @@ def list_conversations(args: argparse.Namespace) -> int:
     return 0
 
 
-def export_conversation(args: argparse.Namespace) -> int:
+def export_conversation(args: argparse.Namespace, options: SessionOptions) -> int:
     from ctxchat.store import export_text
 
-    with workspace(args) as space:
+    with workspace(options) as space:
         data = space.store.export_conversation(args.id)
     text = export_text(data, markdown=args.format == "md")
     if args.output:
@@ -64,7 +64,7 @@ def export_conversation(args: argparse.Namespace) -> int:
     return 0
 
 
-def import_conversation(args: argparse.Namespace) -> int:
+def import_conversation(args: argparse.Namespace, options: SessionOptions) -> int:
     try:
         data = json.loads(args.file.read_text(encoding="utf-8"))
     except OSError as error:
@@ -73,7 +73,7 @@ def import_conversation(args: argparse.Namespace) -> int:
         raise CliError(f"{args.file} is not a JSON export: {error}", EXIT_USAGE) from error
     if not isinstance(data, dict):
         raise CliError(f"{args.file} is not a ctxchat JSON export", EXIT_USAGE)
-    with workspace(args) as space:
+    with workspace(options) as space:
         new_id = space.store.import_conversation(data)
     print(f"Imported as conversation {new_id}.")
     return 0

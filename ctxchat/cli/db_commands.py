@@ -5,14 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ctxchat.cli.main import EXIT_USAGE
-from ctxchat.cli.run import CliError, confirm
+from ctxchat.chat.options import SessionOptions
+from ctxchat.cli.confirm import confirm
+from ctxchat.cli.exits import EXIT_USAGE, CliError
 from ctxchat.config.locations import Locations
 from ctxchat.store import CorruptDatabase, Store, move_aside
 
 
-def db_command(args: argparse.Namespace) -> int:
-    path = Locations.resolve(config=args.config, data=args.data_dir).database
+def db_command(args: argparse.Namespace, options: SessionOptions) -> int:
+    path = Locations.resolve(config=options.config, data=options.data_dir).database
     if not path.exists():
         raise CliError(f"there is no database at {path}", EXIT_USAGE)
     try:

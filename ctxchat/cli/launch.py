@@ -2,26 +2,25 @@
 
 from __future__ import annotations
 
-import argparse
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ctxchat.chat.options import SessionOptions
     from ctxchat.chat.workspace import Workspace
 
 
-def launch_tui(args: argparse.Namespace) -> int:
-    from ctxchat.chat.workspace import open_workspace, profile_for
+def launch_tui(options: SessionOptions, *, theme: str | None = None) -> int:
+    from ctxchat.chat.session_factory import resolve_profile
+    from ctxchat.chat.workspace import open_workspace
 
-    workspace = open_workspace(config=args.config, data_dir=args.data_dir)
+    workspace = open_workspace(config=options.config, data_dir=options.data_dir)
     try:
-        profile = profile_for(
-            workspace.settings, name=args.profile, model=args.model, base_url=args.base_url
-        )
+        profile = resolve_profile(workspace.settings, options)
         if profile is not None:
             preload_tokenizer_if_needed(workspace, profile.model)
         from ctxchat.tui.app import run_app
 
-        return run_app(args, workspace)
+        return run_app(workspace, options, theme=theme)
     finally:
         workspace.close()
 

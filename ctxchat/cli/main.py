@@ -15,11 +15,6 @@ from typing import Any
 
 from ctxchat import __version__
 
-EXIT_OK = 0
-EXIT_ERROR = 1  # the environment stopped us: config, database, missing key
-EXIT_USAGE = 2  # the invocation was wrong: bad arguments, unknown id, message too long
-EXIT_PROVIDER = 3  # the model server failed
-
 KINDS = ("fact", "constraint", "preference", "hypothesis")
 MODES = ("personalization", "objective")
 
@@ -47,6 +42,13 @@ def _options(parser: argparse.ArgumentParser, default: object) -> None:
         "--base-url", default=default, help="the server's OpenAI base URL (overrides the profile's)"
     )
     parser.add_argument("--mode", choices=MODES, default=default, help="the mode to use")
+    parser.add_argument(
+        "--offline",
+        action="store_true",
+        default=default if default is argparse.SUPPRESS else False,
+        help="do not ask the server about itself: plan with the window found last time, "
+        "the config or the known-models table",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -104,6 +106,12 @@ def build_parser() -> argparse.ArgumentParser:
         default="global",
         help="every conversation, or only the one given with --conversation",
     )
+    add.add_argument(
+        "--replaces",
+        type=int,
+        metavar="ID",
+        help="keep entry ID as superseded by this one (an entry on the same key always is)",
+    )
     edit = memory_commands.add_parser("edit", help="change an entry's text, key or importance")
     edit.add_argument("id", type=int)
     edit.add_argument("--text")
@@ -111,7 +119,11 @@ def build_parser() -> argparse.ArgumentParser:
     edit.add_argument("--importance", type=int)
     remove = memory_commands.add_parser("rm", help="delete an entry")
     remove.add_argument("id", type=int)
-    for name, text in (("pin", "pin an entry"), ("unpin", "unpin an entry")):
+    for name, text in (
+        ("pin", "pin an entry"),
+        ("unpin", "unpin an entry"),
+        ("restore", "make a superseded entry current again"),
+    ):
         memory_commands.add_parser(name, help=text).add_argument("id", type=int)
     tag = memory_commands.add_parser("tag", help="change an entry's kind, scope or inclusion")
     tag.add_argument("id", type=int)

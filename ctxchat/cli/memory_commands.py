@@ -1,12 +1,13 @@
-"""`ctxchat memory list|add|edit|rm|pin|unpin|tag`."""
+"""`ctxchat memory list|add|edit|rm|pin|unpin|restore|tag`."""
 
 from __future__ import annotations
 
 import argparse
 
+from ctxchat.chat.options import SessionOptions
 from ctxchat.cli.common import conversation_id, print_json, require, workspace
 from ctxchat.cli.tables import cell, console, table
-from ctxchat.core.memory import MemoryEntry
+from ctxchat.core.memory import MemoryEntry, provenance, superseded_detail
 from ctxchat.store import UNSET
 
 
@@ -21,18 +22,22 @@ def entry_dict(entry: MemoryEntry) -> dict[str, object]:
         "scope": entry.scope,
         "conversation_id": entry.conversation_id,
         "source": entry.source,
+        "provenance": provenance(entry.source).text,
         "enabled": entry.enabled,
         "created_at": entry.created_at,
         "updated_at": entry.updated_at,
+        "superseded_by": entry.superseded_by,
+        "superseded_at": entry.superseded_at,
+        "turn": entry.turn,
     }
 
 
-def memory_command(args: argparse.Namespace) -> int:
+def memory_command(args: argparse.Namespace, options: SessionOptions) -> int:
     action = args.memory_command
-    with workspace(args) as space:
+    with workspace(options) as space:
         store = space.store
         if action == "list":
-            conversation = None if args.all else conversation_id(space, args)
+            conversation = None if args.all else conversation_id(space, options)
             entries = store.list_memory(conversation_id=conversation, include_all_scopes=args.all)
             if args.json:
                 print_json([entry_dict(e) for e in entries])
@@ -40,18 +45,22 @@ def memory_command(args: argparse.Namespace) -> int:
             if not entries:
                 print("No memory entries.")
                 return 0
-            grid = table("id", "kind", "pin", "imp", "scope", "text")
+            grid = table("id", "kind", "pin", "imp", "scope", "text", "from")
             for e in entries:
                 scope = "global" if e.conversation_id is None else f"conv {e.conversation_id}"
                 text = f"{e.key}: {e.text}" if e.key else e.text
-                style = "" if e.enabled else "dim"
+                if e.superseded:
+                    text += f"  ({superseded_detail(e)})"
+                elif not e.enabled:
+                    text += "  (excluded)"
                 grid.add_row(
                     str(e.id),
                     e.kind.value,
                     "📌" if e.pinned else "",
                     str(e.importance),
                     scope,
-                    cell(text + ("" if e.enabled else "  (excluded)"), style),
+                    cell(text, "" if e.enabled and not e.superseded else "dim"),
+                    cell(provenance(e.source).text, "dim"),
                 )
             console().print(grid)
             return 0
@@ -59,7 +68,7 @@ def memory_command(args: argparse.Namespace) -> int:
             scope_id = None
             if args.scope == "conversation":
                 scope_id = require(
-                    conversation_id(space, args),
+                    conversation_id(space, options),
                     "a conversation-scoped entry needs a conversation: pass --conversation ID",
                 )
             entry = store.add_memory(
@@ -69,8 +78,12 @@ def memory_command(args: argparse.Namespace) -> int:
                 pinned=args.pin,
                 importance=args.importance,
                 conversation_id=scope_id,
+                replaces=args.replaces,
             )
             print(f"Added memory entry {entry.id} ({entry.kind.value}, {entry.scope}).")
+            for old in store.list_memory(include_all_scopes=True):
+                if old.superseded_by == entry.id:
+                    print(f"Memory entry {old.id} is kept as superseded by {entry.id}.")
             return 0
         if action == "edit":
             entry = store.update_memory(
@@ -85,6 +98,10 @@ def memory_command(args: argparse.Namespace) -> int:
             store.delete_memory(args.id)
             print(f"Deleted memory entry {args.id}.")
             return 0
+        if action == "restore":
+            entry = store.restore_memory(args.id)
+            print(f"Restored memory entry {entry.id}: it is current again.")
+            return 0
         if action in ("pin", "unpin"):
             store.update_memory(args.id, pinned=action == "pin")
             print(f"{'Pinned' if action == 'pin' else 'Unpinned'} memory entry {args.id}.")
@@ -97,7 +114,7 @@ def memory_command(args: argparse.Namespace) -> int:
             changes["conversation_id"] = None
         elif args.scope == "conversation":
             changes["conversation_id"] = require(
-                conversation_id(space, args), "pass --conversation ID for a conversation scope"
+                conversation_id(space, options), "pass --conversation ID for a conversation scope"
             )
         if args.enabled is not None:
             changes["enabled"] = args.enabled

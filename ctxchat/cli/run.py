@@ -5,23 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ctxchat.cli.main import EXIT_ERROR, EXIT_PROVIDER, EXIT_USAGE
-
-
-class CliError(Exception):
-    """A failure to report as one line on stderr with an exit code."""
-
-    def __init__(self, message: str, code: int = EXIT_ERROR) -> None:
-        super().__init__(message)
-        self.code = code
-
-
-def confirm(question: str) -> bool:
-    """Ask `question` on the terminal; only "y" or "yes" agrees (no terminal: no)."""
-    if not sys.stdin.isatty():
-        return False
-    answer = input(f"{question} [y/N] ").strip().lower()
-    return answer in ("y", "yes")
+from ctxchat.cli.exits import EXIT_ERROR, EXIT_PROVIDER, EXIT_USAGE, CliError
+from ctxchat.cli.options import session_options
 
 
 def fail(message: str) -> int:
@@ -60,36 +45,41 @@ def run(args: argparse.Namespace) -> int:
 
 def _dispatch(args: argparse.Namespace) -> int:
     command = args.command
+    options = session_options(args)
     if command is None:
         from ctxchat.cli.launch import launch_tui
 
-        return launch_tui(args)
+        return launch_tui(options, theme=args.theme)
     if command == "config":
         from ctxchat.cli.config_commands import config_command
 
-        return config_command(args)
+        return config_command(args, options)
     if command == "db":
         from ctxchat.cli.db_commands import db_command
 
-        return db_command(args)
+        return db_command(args, options)
     if command == "conversations":
         from ctxchat.cli.conversation_commands import list_conversations
 
-        return list_conversations(args)
+        return list_conversations(args, options)
     if command in ("export", "import"):
         from ctxchat.cli.conversation_commands import export_conversation, import_conversation
 
-        return export_conversation(args) if command == "export" else import_conversation(args)
+        return (
+            export_conversation(args, options)
+            if command == "export"
+            else import_conversation(args, options)
+        )
     if command == "context":
         from ctxchat.cli.context_command import show_context
 
-        return show_context(args)
+        return show_context(args, options)
     if command == "memory":
         from ctxchat.cli.memory_commands import memory_command
 
-        return memory_command(args)
+        return memory_command(args, options)
     if command in ("send", "summarize"):
         from ctxchat.cli.send_command import send, summarize
 
-        return send(args) if command == "send" else summarize(args)
+        return send(args, options) if command == "send" else summarize(args, options)
     raise CliError(f"unknown command {command!r}", EXIT_USAGE)

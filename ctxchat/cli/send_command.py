@@ -7,12 +7,14 @@ import asyncio
 import sys
 from typing import Any
 
+from ctxchat.chat.options import SessionOptions
 from ctxchat.chat.session import ChatSession
+from ctxchat.chat.session_factory import Connect, learn_server, prepare_recall
 from ctxchat.chat.summarizer import Summarizer, SummaryFailed
 from ctxchat.chat.turn import ReplyDelta, TurnFailed, TurnFinished, TurnStarted, send_message
+from ctxchat.chat.workspace import Workspace
 from ctxchat.cli.common import conversation_id, make_session, print_json, workspace
-from ctxchat.cli.main import EXIT_PROVIDER, EXIT_USAGE
-from ctxchat.cli.run import CliError
+from ctxchat.cli.exits import EXIT_PROVIDER, EXIT_USAGE, CliError
 from ctxchat.core.history import preview
 from ctxchat.safe_text import clean
 
@@ -29,26 +31,28 @@ def _message_text(args: argparse.Namespace) -> str:
     return text
 
 
-def send(args: argparse.Namespace) -> int:
+def send(args: argparse.Namespace, options: SessionOptions) -> int:
     text = _message_text(args)
-    with workspace(args) as space:
-        existing = None if args.new else conversation_id(space, args)
+    with workspace(options) as space:
+        existing = None if args.new else conversation_id(space, options)
         # Connect first: a missing key must not leave an empty new conversation behind.
-        session = make_session(space, args, existing, connect=True)
+        session = make_session(space, options, existing, connect=Connect.MUST)
         conversation = existing
         if conversation is None:
             conversation = space.store.create_conversation(args.title or preview(text)).id
-            session.conversation_id = conversation
-            session.invalidate()
-        code = asyncio.run(_send(session, text, args))
+            session = session.for_conversation(conversation)
+        prepare_recall(session)
+        code = asyncio.run(_send(session, space, text, args, offline=options.offline))
         space.update_state(last_conversation_id=conversation)
         return code
 
 
-async def _send(session: ChatSession, text: str, args: argparse.Namespace) -> int:
+async def _send(
+    session: ChatSession, space: Workspace, text: str, args: argparse.Namespace, *, offline: bool
+) -> int:
     assert session.backend is not None
     try:
-        await session.detect_window()
+        await learn_server(session, space, offline=offline)
         to_terminal = sys.stdout.isatty()
         result: dict[str, Any] = {"conversation_id": session.conversation_id}
         code = 0
@@ -89,7 +93,7 @@ async def _send(session: ChatSession, text: str, args: argparse.Namespace) -> in
             print_json(result)
         return code
     finally:
-        await session.backend.aclose()
+        await session.aclose()
 
 
 async def _auto_summarize(session: ChatSession) -> dict[str, Any] | None:
@@ -112,18 +116,24 @@ async def _auto_summarize(session: ChatSession) -> dict[str, Any] | None:
     }
 
 
-def summarize(args: argparse.Namespace) -> int:
-    with workspace(args) as space:
-        conversation = conversation_id(space, args)
+def summarize(args: argparse.Namespace, options: SessionOptions) -> int:
+    with workspace(options) as space:
+        conversation = conversation_id(space, options)
         if conversation is None:
             raise CliError("there is no conversation to summarize", EXIT_USAGE)
-        session = make_session(space, args, conversation, connect=True)
-        return asyncio.run(_summarize(session, rebuild=args.rebuild))
+        session = make_session(space, options, conversation, connect=Connect.MUST)
+        return asyncio.run(
+            _summarize(session, space, rebuild=args.rebuild, offline=options.offline)
+        )
 
 
-async def _summarize(session: ChatSession, *, rebuild: bool) -> int:
+async def _summarize(
+    session: ChatSession, space: Workspace, *, rebuild: bool, offline: bool
+) -> int:
     assert session.backend is not None
     try:
+        # Batches are sized from the budget: the window the chat uses, as everywhere.
+        await learn_server(session, space, offline=offline)
         summarizer = Summarizer.for_session(session)
         if rebuild:
             version = await summarizer.rebuild()
@@ -137,7 +147,7 @@ async def _summarize(session: ChatSession, *, rebuild: bool) -> int:
         print(f"ctxchat: {error} The previous summary stays in force.", file=sys.stderr)
         return EXIT_PROVIDER
     finally:
-        await session.backend.aclose()
+        await session.aclose()
     print(
         f"Summary v{version.version} covers messages {version.first_message_id}-"
         f"{version.last_message_id} ({version.tokens:,} tokens)."

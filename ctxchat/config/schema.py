@@ -54,6 +54,7 @@ from ctxchat.config.reader import TableReader
 from ctxchat.config.settings import (
     DEFAULT_THEME,
     ContextSettings,
+    MemorySettings,
     ProviderProfile,
     RecallSettings,
     Settings,
@@ -76,6 +77,7 @@ TOP_KEYS = (
     "context",
     "summary",
     "recall",
+    "memory",
     "keys",
 )
 PROFILE_KEYS = (
@@ -115,6 +117,8 @@ RECALL_KEYS = (
     "long_after_turns",
     "long_shift",
 )
+
+MEMORY_KEYS = ("hypothesis_turns", "dates")
 
 _URL = "a URL starting with http:// or https://"
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -158,6 +162,7 @@ def read_settings(
     context = _read_context(reader, data)
     summary = _read_summary(reader, data, profiles)
     recall = _read_recall(reader, data)
+    memory = _read_memory(reader, data)
     default_profile = reader.string(data, ("default_profile",), "", what="a profile name")
     if default_profile and default_profile not in profiles:
         raise reader.error(("default_profile",), _no_such_profile(default_profile, profiles))
@@ -175,6 +180,7 @@ def read_settings(
         context=context,
         summary=summary,
         recall=recall,
+        memory=memory,
         default_mode=reader.choice(data, ("default_mode",), Settings().default_mode),
         theme=_read_theme(reader, data),
         keymap=keymap,
@@ -334,6 +340,19 @@ def _read_recall(reader: TableReader, data: dict[str, object]) -> RecallSettings
             table, (*at, "long_after_turns"), defaults.long_after_turns
         ),
         long_shift=fractions["long_shift"],
+    )
+
+
+def _read_memory(reader: TableReader, data: dict[str, object]) -> MemorySettings:
+    at: Key = ("memory",)
+    table = reader.table(data, at)
+    reader.check_keys(table, at, MEMORY_KEYS)
+    defaults = MemorySettings()
+    return MemorySettings(
+        hypothesis_turns=reader.integer(
+            table, (*at, "hypothesis_turns"), defaults.hypothesis_turns
+        ),
+        dates=reader.boolean(table, (*at, "dates"), defaults.dates),
     )
 
 

@@ -13,23 +13,25 @@ from ctxchat.core.budget import Budget, BudgetShares
 from ctxchat.core.memory import Mode
 from ctxchat.core.summary import SummaryPolicy, SummaryStrategy
 from ctxchat.core.working import Selection
-from ctxchat.redaction import mask_secret
+from ctxchat.redaction import header_secrets, is_sensitive_header, mask_secret, masked_headers
 
 if TYPE_CHECKING:
     from ctxchat.core.assemble import AssemblyOptions
+
+__all__ = [
+    "ContextSettings",
+    "ProviderProfile",
+    "RecallSettings",
+    "Settings",
+    "SummarySettings",
+    "default_output_reserve",
+    "is_sensitive_header",
+]
 
 DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 DEFAULT_THEME = "textual-dark"
 # The output reserve chosen when none is configured: an eighth of the window, at most 4096.
 MAX_DEFAULT_OUTPUT_RESERVE = 4096
-
-_SENSITIVE_HEADER_WORDS = ("authorization", "key", "token", "secret", "cookie", "password")
-
-
-def is_sensitive_header(name: str) -> bool:
-    """Whether a header's value is treated as a secret (masked, redacted)."""
-    lowered = name.lower()
-    return any(word in lowered for word in _SENSITIVE_HEADER_WORDS)
 
 
 def default_output_reserve(context_window: int) -> int:
@@ -60,10 +62,7 @@ class ProviderProfile:
 
     def masked_headers(self) -> dict[str, str]:
         """The headers, with the values of auth-like ones masked."""
-        return {
-            name: mask_secret(value) if is_sensitive_header(name) else value
-            for name, value in self.headers.items()
-        }
+        return masked_headers(self.headers)
 
     def env_key(self, env: Mapping[str, str]) -> str:
         """The value of the variable `api_key_env` names, trimmed ("" when unset or none)."""
@@ -97,7 +96,7 @@ class ProviderProfile:
     def secrets(self, env: Mapping[str, str]) -> list[str]:
         """Every secret this profile may put on the wire, to redact from any text shown."""
         found = [self.api_key or "", self.env_key(env)]
-        found.extend(value for name, value in self.headers.items() if is_sensitive_header(name))
+        found.extend(header_secrets(self.headers))
         return [secret for secret in found if secret]
 
 
@@ -182,6 +181,17 @@ class RecallSettings:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class MemorySettings:
+    """How memory entries show their time."""
+
+    hypothesis_turns: int = 30
+    """Flag a hypothesis in the memory panel after this many turns without confirmation."""
+    dates: bool = False
+    """Put today's date and each entry's date in the memory layer (off: the request's start
+    stays the same from day to day, so prompt caches keep hitting)."""
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything configurable, validated; built by `load_settings` from the file and environment."""
@@ -196,6 +206,8 @@ class Settings:
     """Summary strategy, thresholds and summarizer profile."""
     recall: RecallSettings = field(default_factory=RecallSettings)
     """Recall of earlier turns and the adaptive budget."""
+    memory: MemorySettings = field(default_factory=MemorySettings)
+    """Hypothesis flags and dates in the memory layer."""
     default_mode: Mode = Mode.PERSONALIZATION
     """The mode a new conversation starts in."""
     theme: str = DEFAULT_THEME
@@ -216,9 +228,15 @@ class Settings:
         except KeyError:
             raise UnknownProfile(wanted, list(self.profiles)) from None
 
-    def summarizer_profile(self, chat_profile: str | None = None) -> ProviderProfile:
-        """The profile the summarizer uses, with the summary model applied when one is set."""
-        profile = self.profile(self.summary.profile or chat_profile)
+    def summarizer_profile(self, chat: ProviderProfile) -> ProviderProfile:
+        """The profile the summarizer uses: `[summary] profile` if it names another one (its
+        own server, key and headers), else the chat profile as in use (with `--base-url`,
+        `--model` or `OPENAI_BASE_URL` applied); with `[summary] model` applied when set.
+
+        Raises UnknownProfile when `[summary] profile` names none there is.
+        """
+        named = self.summary.profile
+        profile = self.profile(named) if named and named != chat.name else chat
         if self.summary.model:
             return dataclasses.replace(profile, model=self.summary.model)
         return profile

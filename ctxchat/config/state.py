@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ctxchat.config.files import write_private_file
+from ctxchat.config.server_facts import ServerFacts, read_facts
 from ctxchat.core.memory import Mode
 
 STATE_VERSION = 1
@@ -46,6 +47,17 @@ class AppState:
     """The conversation open when the app last closed."""
     servers: Mapping[str, Mapping[str, StateValue]] = field(default_factory=dict)
     """Facts learnt about each server, by `server_key(base_url)`."""
+    server_facts: Mapping[str, Mapping[str, ServerFacts]] = field(default_factory=dict)
+    """What probing found, by `server_key(base_url)`, then by model."""
+
+    def facts_for(self, base_url: str, model: str) -> ServerFacts | None:
+        """The cached facts of `model` on the server at `base_url`, if any."""
+        return self.server_facts.get(server_key(base_url), {}).get(model)
+
+    def with_facts(self, base_url: str, model: str, facts: ServerFacts) -> AppState:
+        key = server_key(base_url)
+        models = {**self.server_facts.get(key, {}), model: facts}
+        return dataclasses.replace(self, server_facts={**self.server_facts, key: models})
 
     def server_fact(self, base_url: str, name: str) -> StateValue | None:
         return self.servers.get(server_key(base_url), {}).get(name)
@@ -103,6 +115,7 @@ def load_state(path: Path) -> LoadedState:
             theme=theme,
             last_conversation_id=conversation,
             servers=_read_servers(data.get("servers"), dropped),
+            server_facts=_read_server_facts(data.get("server_facts"), dropped),
         ),
         tuple(warnings),
     )
@@ -129,6 +142,15 @@ def _read_servers(value: object, dropped: _Dropped) -> dict[str, dict[str, State
     return servers
 
 
+def _read_server_facts(value: object, dropped: _Dropped) -> dict[str, dict[str, ServerFacts]]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        dropped("server_facts", value)
+        return {}
+    return {str(url): read_facts(models, dropped) for url, models in value.items()}
+
+
 def state_to_toml(state: AppState) -> str:
     """The state as TOML (None values are left out: TOML has no null)."""
     import tomli_w  # only needed when writing
@@ -142,6 +164,11 @@ def state_to_toml(state: AppState) -> str:
         data["last_conversation_id"] = state.last_conversation_id
     if state.servers:
         data["servers"] = {url: dict(facts) for url, facts in state.servers.items()}
+    if state.server_facts:
+        data["server_facts"] = {
+            url: {model: facts.to_toml() for model, facts in models.items()}
+            for url, models in state.server_facts.items()
+        }
     header = "# ctxchat's own state, rewritten by the app; settings belong in config.toml.\n"
     return header + tomli_w.dumps(data)
 

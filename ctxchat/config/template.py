@@ -120,6 +120,7 @@ def render_config(settings: Settings) -> str:
     parts.append(_context(settings) + "\n")
     parts.append(_summary(settings) + "\n")
     parts.append(_recall(settings) + "\n")
+    parts.append(_memory(settings) + "\n")
     parts.append(_keys(settings))
     return "".join(parts)
 
@@ -209,6 +210,24 @@ def _recall(settings: Settings) -> str:
         "Past this many turns, working memory yields long_shift to summary and recall.",
     )
     text += _setting("long_shift", recall.long_shift, "How much working memory yields then.")
+    return text
+
+
+def _memory(settings: Settings) -> str:
+    memory = settings.memory
+    text = "# Memory entries over time.\n"
+    text += _table("memory")
+    text += _setting(
+        "hypothesis_turns",
+        memory.hypothesis_turns,
+        "Flag a hypothesis unconfirmed for this many turns (0 = never): confirm, keep or drop.",
+    )
+    text += _setting(
+        "dates",
+        memory.dates,
+        "Put today's date and each entry's date in the memory layer. Off by default: the",
+        "start of the request then stays the same from day to day, so prompt caches hit.",
+    )
     return text
 
 

@@ -5,19 +5,22 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, tzinfo
 
 from ctxchat.core.adaptive import AdaptivePolicy, shares_in_force
 from ctxchat.core.budget import Budget, Layer
 from ctxchat.core.history import HistoryMessage, SummaryState, preview
 from ctxchat.core.memory import (
-    MEMORY_HEADER,
     PLURALS,
+    MemoryDates,
     MemoryEntry,
     Mode,
     in_scope,
+    memory_header,
     priority_order,
     render_entry,
     render_memory,
+    superseded_detail,
 )
 from ctxchat.core.plan import (
     ContextPlan,
@@ -96,6 +99,8 @@ def assemble_context(
     recall: Sequence[RecallHit] = (),
     adaptive: AdaptivePolicy | None = None,
     turns: int | None = None,
+    dates: MemoryDates | None = None,
+    zone: tzinfo = UTC,
 ) -> ContextPlan:
     """Decide exactly what the next request sends.
 
@@ -104,6 +109,8 @@ def assemble_context(
     unchanged. `new_input` None plans the request without a new message (a preview).
     `recall` holds search hits for the new input, best first; `adaptive` shifts the shares
     (`turns` is the number of user turns, counted from `history` when not given).
+    `dates` puts today's date and each entry's date in the memory layer; `zone` is the time
+    zone dates are read in (the day an entry was superseded, say).
     """
     if turns is None and adaptive is not None:
         turns = sum(1 for m in history if m.role == "user") + (new_input is not None)
@@ -168,7 +175,14 @@ def assemble_context(
 
     remaining = total - fixed
     memory_layer, memory_text = _plan_memory(
-        budget, counter, mode, memory, conversation_id, min(budget.nominal(Layer.MEMORY), remaining)
+        budget,
+        counter,
+        mode,
+        memory,
+        conversation_id,
+        min(budget.nominal(Layer.MEMORY), remaining),
+        dates,
+        dates.zone if dates is not None else zone,
     )
     remaining -= memory_layer.tokens
     summary_layer, summary_text = _plan_summary(
@@ -248,12 +262,24 @@ def _plan_memory(
     memory: Sequence[MemoryEntry],
     conversation_id: int | None,
     allowance: int,
+    dates: MemoryDates | None,
+    zone: tzinfo,
 ) -> tuple[LayerPlan, str | None]:
     left_out: list[LeftOut] = []
     candidates: list[tuple[MemoryEntry, int]] = []  # with the tokens of its line
     for entry in priority_order([e for e in memory if in_scope(e, conversation_id)]):
-        line_tokens = counter.count_text(render_entry(entry))
-        if not entry.enabled:
+        line_tokens = counter.count_text(render_entry(entry, dates))
+        if entry.superseded:
+            left_out.append(
+                LeftOut(
+                    entry.ref,
+                    line_tokens,
+                    Reason.SUPERSEDED,
+                    superseded_detail(entry, zone),
+                    preview(entry.text),
+                )
+            )
+        elif not entry.enabled:
             left_out.append(
                 LeftOut(
                     entry.ref, line_tokens, Reason.DISABLED, "excluded by you", preview(entry.text)
@@ -275,8 +301,15 @@ def _plan_memory(
     chosen: list[MemoryEntry] = []
     items: list[PlanItem] = []
     # The memory message costs its overhead and header once, then a line per entry.
-    base_cost = count_message(counter, "system", MEMORY_HEADER + "\n").tokens
+    base_cost = count_message(counter, "system", memory_header()).tokens
     used = base_cost
+    # The date line is an item like any other, so the user sees what it costs.
+    date_item = (
+        PlanItem("date", counter.count_text(dates.line), f"today's date: {dates.today.isoformat()}")
+        if dates is not None
+        else None
+    )
+    used += date_item.tokens if date_item is not None else 0
     for entry, line_tokens in candidates:
         if used + line_tokens <= allowance:
             used += line_tokens
@@ -292,8 +325,10 @@ def _plan_memory(
                     preview(entry.text),
                 )
             )
-    text = render_memory(chosen) if chosen else None
+    text = render_memory(chosen, dates) if chosen else None
     tokens = used if chosen else 0
+    if chosen and date_item is not None:
+        items.insert(0, date_item)
     layer = LayerPlan(
         Layer.MEMORY,
         budget.nominal(Layer.MEMORY),

@@ -42,6 +42,8 @@ class Proposal:
 class ExtractionResult:
     proposals: tuple[Proposal, ...]
     problems: tuple[str, ...]
+    span: tuple[int, int] | None = None
+    """The first and last id of the messages the model read: the source of what it found."""
 
 
 def build_extraction_request(
@@ -145,7 +147,8 @@ def parse_proposals(
         proposals.append(
             Proposal(MemoryKind(kind_name), body, importance, message_id, _match(body, known))
         )
-    return ExtractionResult(tuple(proposals), tuple(problems))
+    span = (min(valid_ids), max(valid_ids)) if valid_ids else None
+    return ExtractionResult(tuple(proposals), tuple(problems), span)
 
 
 def _words(text: str) -> set[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, tzinfo
 from enum import StrEnum
 
 
@@ -54,8 +55,11 @@ _LABELS = {
 class MemoryEntry:
     """One curated piece of memory.
 
-    `conversation_id` None means global scope (every conversation). `source` is `manual`,
-    `message:<id>` or `extraction`. Timestamps are seconds since the epoch.
+    `conversation_id` None means global scope (every conversation). `source` says where it
+    came from (see `provenance`). Timestamps are seconds since the epoch. An entry replaced by
+    a newer one on the same key is kept, `superseded_by` that entry since `superseded_at`.
+    `turn` is how many user turns (over every conversation) the store held when the entry
+    was made or last confirmed: a hypothesis is flagged once it waited too many turns.
     """
 
     id: int
@@ -70,6 +74,9 @@ class MemoryEntry:
     created_at: float = 0.0
     updated_at: float = 0.0
     tags: tuple[str, ...] = field(default=())
+    superseded_by: int | None = None
+    superseded_at: float | None = None
+    turn: int = 0
 
     def __post_init__(self) -> None:
         if not 1 <= self.importance <= 10:
@@ -83,17 +90,105 @@ class MemoryEntry:
     def scope(self) -> str:
         return "global" if self.conversation_id is None else "conversation"
 
+    @property
+    def superseded(self) -> bool:
+        return self.superseded_by is not None
 
-def render_entry(entry: MemoryEntry) -> str:
+    @property
+    def as_of(self) -> float:
+        """When the entry last changed: the date shown with it."""
+        return self.updated_at or self.created_at
+
+
+def day(timestamp: float, zone: tzinfo = UTC) -> date:
+    """The calendar day a timestamp falls on in `zone`."""
+    return datetime.fromtimestamp(timestamp, zone).date()
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryDates:
+    """The optional date line: today's date, and the zone entries' timestamps are read in.
+
+    An input of assembly (never read from the clock inside the core), so the same inputs
+    always give the same request.
+    """
+
+    today: date
+    zone: tzinfo = UTC
+
+    @property
+    def line(self) -> str:
+        return f"Today's date: {self.today.isoformat()}.\n"
+
+
+def render_entry(entry: MemoryEntry, dates: MemoryDates | None = None) -> str:
     """The line an entry becomes in the memory message, newline included."""
     text = " ".join(entry.text.split())
     body = f"{entry.key}: {text}" if entry.key else text
-    return f"- [{_LABELS[entry.kind]}] {body}\n"
+    label = _LABELS[entry.kind]
+    if dates is not None:
+        label += f", as of {day(entry.as_of, dates.zone).isoformat()}"
+    return f"- [{label}] {body}\n"
 
 
-def render_memory(entries: list[MemoryEntry]) -> str:
+def memory_header(dates: MemoryDates | None = None) -> str:
+    """The memory message's first lines: the header, and today's date when dates are on."""
+    return MEMORY_HEADER + "\n" + (dates.line if dates is not None else "")
+
+
+def render_memory(entries: list[MemoryEntry], dates: MemoryDates | None = None) -> str:
     """The whole memory message for the chosen entries, in the order given."""
-    return MEMORY_HEADER + "\n" + "".join(render_entry(entry) for entry in entries)
+    return memory_header(dates) + "".join(render_entry(entry, dates) for entry in entries)
+
+
+def superseded_detail(entry: MemoryEntry, zone: tzinfo = UTC) -> str:
+    """Why a superseded entry is left out: "superseded by memory:N on DATE"."""
+    when = day(entry.superseded_at, zone).isoformat() if entry.superseded_at else "an unknown day"
+    return f"superseded by memory:{entry.superseded_by} on {when}"
+
+
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """Where an entry came from, in words, and the message to jump to (if any)."""
+
+    text: str
+    message_id: int | None = None
+
+
+def provenance(source: str) -> Provenance:
+    """Read a stored source: `manual`, `message:N` (pinned), `messages:A-B` (extracted from
+    those messages), `extraction` (extracted, messages unknown) or `import`."""
+    kind, _, rest = source.partition(":")
+    if kind == "message" and rest.isdecimal():
+        return Provenance(f"pinned from message #{rest}", int(rest))
+    if kind == "messages":
+        first, _, last = rest.partition("-")
+        if first.isdecimal() and last.isdecimal():
+            span = f"message #{first}" if first == last else f"messages #{first}–#{last}"
+            return Provenance(f"extracted from {span}", int(first))
+    if source == "extraction":
+        return Provenance("extracted by the model")
+    if source == "import":
+        return Provenance("imported")
+    if source == "manual":
+        return Provenance("typed by hand")
+    return Provenance(source)
+
+
+def extracted_source(first: int, last: int) -> str:
+    """The source of an entry extracted from messages `first` to `last`."""
+    return f"messages:{first}-{last}"
+
+
+def unconfirmed_turns(entry: MemoryEntry, turns_now: int, limit: int) -> int | None:
+    """How many turns a hypothesis has waited, once that reaches `limit`; else None.
+
+    A flag for the user to decide (confirm, keep or drop): nothing is ever done to it here.
+    """
+    if entry.kind is not MemoryKind.HYPOTHESIS or entry.superseded or limit <= 0:
+        return None
+    waited = turns_now - entry.turn
+    return waited if waited >= limit else None
 
 
 def in_scope(entry: MemoryEntry, conversation_id: int | None) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
@@ -21,6 +22,7 @@ class Reason(StrEnum):
     FAILED = "failed"  # a failed reply with nothing worth sending
     SCOPE = "scope"  # belongs to another conversation
     DUPLICATE = "duplicate"  # a recall hit already in working memory
+    SUPERSEDED = "superseded"  # a memory entry replaced by a newer one on its key
 
 
 class PlanStatus(StrEnum):
@@ -130,6 +132,9 @@ class ContextPlan:
     prefix_messages: int = 0
     prefix_tokens: int = 0
     """Leading messages (and tokens) identical to the previous request's, once it is sent."""
+    request: Mapping[str, Any] | None = None
+    """The request this plan goes out as (`url`, masked `headers`, the whole `body`), once
+    it is known: built by `ctxchat.model.request`, the same the client sends."""
 
     @property
     def free(self) -> int:
@@ -203,6 +208,7 @@ class ContextPlan:
                 }
                 for m in self.messages
             ],
+            **({"request": dict(self.request)} if self.request is not None else {}),
         }
 
     @classmethod
@@ -226,6 +232,7 @@ class ContextPlan:
             share_notes=tuple(budget.get("share_notes", ())),
             prefix_messages=data.get("prefix", {}).get("messages", 0),
             prefix_tokens=data.get("prefix", {}).get("tokens", 0),
+            request=data.get("request"),
             layers=tuple(
                 LayerPlan(
                     layer=Layer(lp["layer"]),

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from ctxchat.core.server_count import TemplateCost
 from ctxchat.model.errors import ErrorKind, ProviderError, describe_finish
 from ctxchat.model.probes.base import WINDOW_SOURCES
+from ctxchat.model.request import ChatRequest, build_chat_request
 
 __all__ = [
     "WINDOW_SOURCES",
@@ -68,7 +69,34 @@ class ModelBackend(ABC):
     Messages are plain `{"role": ..., "content": ...}` dicts, sent exactly as given.
     """
 
-    @abstractmethod
+    base_url: str = ""
+    """The server's OpenAI-compatible API root."""
+
+    @property
+    def sends_usage_option(self) -> bool:
+        """Whether a streamed request asks for usage (`stream_options`); False once the
+        server refused it."""
+        return True
+
+    def chat_request(
+        self,
+        messages: Sequence[Mapping[str, str]],
+        *,
+        model: str,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> ChatRequest:
+        """The request `stream_reply` sends for these arguments (headers not included: the
+        backend adds its own key and headers)."""
+        return build_chat_request(
+            base_url=self.base_url,
+            model=model,
+            messages=messages,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            stream_usage=self.sends_usage_option,
+        )
+
     def stream_reply(
         self,
         messages: Sequence[Mapping[str, str]],
@@ -77,7 +105,16 @@ class ModelBackend(ABC):
         max_tokens: int | None = None,
         temperature: float | None = None,
     ) -> AsyncIterator[StreamChunk]:
-        """Stream the reply to `messages` (implementations are async generators).
+        """Stream the reply to `messages`: `stream_request` of `chat_request`'s request."""
+        request = self.chat_request(
+            messages, model=model, max_tokens=max_tokens, temperature=temperature
+        )
+        return self.stream_request(request)
+
+    @abstractmethod
+    def stream_request(self, request: ChatRequest) -> AsyncIterator[StreamChunk]:
+        """Send `request.body` exactly and stream the reply (implementations are async
+        generators).
 
         Text and reasoning arrive in separate chunks; usage, when the server reports it, in a
         chunk of its own; the last chunk carries the `finish_reason` ("length" means the output

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING
 
 from ctxchat.model.backend import ModelBackend, ServerInfo, StreamChunk
+from ctxchat.model.request import ChatRequest
 
 if TYPE_CHECKING:
     from ctxchat.model.openai_backend import OpenAIBackend
@@ -27,11 +28,18 @@ def warm() -> None:
 class DeferredBackend(ModelBackend):
     """An `OpenAIBackend` for `base_url`, built on the first call."""
 
-    def __init__(self, base_url: str, api_key: str | None = None) -> None:
+    def __init__(
+        self, base_url: str, api_key: str | None = None, headers: Mapping[str, str] | None = None
+    ) -> None:
         self.base_url = base_url
         self._api_key = api_key
+        self._headers = dict(headers or {})
         self._real: OpenAIBackend | None = None
         self._lock = asyncio.Lock()
+
+    @property
+    def sends_usage_option(self) -> bool:
+        return self._real is None or self._real.sends_usage_option
 
     @property
     def ready(self) -> bool:
@@ -50,21 +58,14 @@ class DeferredBackend(ModelBackend):
 
     def _build(self) -> OpenAIBackend:
         module = importlib.import_module(_MODULE)
-        backend: OpenAIBackend = module.OpenAIBackend(self.base_url, self._api_key)
+        backend: OpenAIBackend = module.OpenAIBackend(
+            self.base_url, self._api_key, headers=self._headers
+        )
         return backend
 
-    async def stream_reply(
-        self,
-        messages: Sequence[Mapping[str, str]],
-        *,
-        model: str,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-    ) -> AsyncIterator[StreamChunk]:
+    async def stream_request(self, request: ChatRequest) -> AsyncIterator[StreamChunk]:
         real = await self.real()
-        stream = real.stream_reply(
-            messages, model=model, max_tokens=max_tokens, temperature=temperature
-        )
+        stream = real.stream_request(request)
         try:
             async for chunk in stream:
                 yield chunk

@@ -9,13 +9,12 @@ import ssl
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from contextlib import aclosing
 from types import TracebackType
-from typing import Any, Self, cast
+from typing import Any, Self
 from urllib.parse import urlsplit
 
 import anyio
 import httpx2  # the HTTP library openai itself uses; reused for the non-OpenAI endpoints
 import openai
-from openai.types.chat import ChatCompletionMessageParam
 
 from ctxchat.core.server_count import TemplateCost
 from ctxchat.model.backend import ModelBackend, ServerInfo, StreamChunk, ThinkTagSplitter
@@ -42,7 +41,9 @@ from ctxchat.model.probes.registry import detect
 from ctxchat.model.probes.template import calibrate_template
 from ctxchat.model.probes.tokenizers import LLAMA_CPP_PYTHON as LLAMA_CPP_PYTHON_TOKENIZER
 from ctxchat.model.probes.tokenizers import TokenizerEndpoint, find_tokenizer
+from ctxchat.model.request import ChatRequest, request_headers
 from ctxchat.model.sse import event_data
+from ctxchat.redaction import header_secrets
 
 __all__ = ["DEFAULT_CONTEXT_WINDOW", "OpenAIBackend"]
 
@@ -64,6 +65,7 @@ class OpenAIBackend(ModelBackend):
     prompt for minutes before it answers). `window_probe_timeout` bounds the one over-long
     request that makes llama-cpp-python name its window. `max_retries` is the client's own retrying of
     connection errors, 429 and 5xx; 0 by default so the user sees failures at once.
+    `headers` (a profile's) go with every request: replies, the model list, probes.
     """
 
     def __init__(
@@ -71,6 +73,7 @@ class OpenAIBackend(ModelBackend):
         base_url: str,
         api_key: str | None = None,
         *,
+        headers: Mapping[str, str] | None = None,
         chunk_timeout: float = 60.0,
         first_chunk_timeout: float = 300.0,
         connect_timeout: float = 5.0,
@@ -84,7 +87,9 @@ class OpenAIBackend(ModelBackend):
         self._root_url = _root_of(self.base_url)
         self._host = (urlsplit(self.base_url).hostname or "").lower()
         self._api_key = api_key or None
-        self._secrets: tuple[str, ...] = (api_key,) if api_key else ()
+        self._headers = dict(headers or {})
+        secrets = [api_key, *header_secrets(self._headers)]
+        self._secrets: tuple[str, ...] = tuple(s for s in secrets if s)
         self._chunk_timeout = chunk_timeout
         self._first_chunk_timeout = first_chunk_timeout
         self._connect_timeout = connect_timeout
@@ -101,9 +106,10 @@ class OpenAIBackend(ModelBackend):
             max_retries=max_retries,
             timeout=httpx2.Timeout(request_timeout, connect=connect_timeout),
             http_client=self._http,
+            default_headers=self._headers,
         )
         # Cleared the first time the server refuses `stream_options`, for every later call.
-        self.sends_usage_option = True
+        self._sends_usage_option = True
         self._learned_windows: dict[str, int] = {}
         self._described_windows: dict[str, int] = {}
         self._probed_windows: dict[str, int] = {}
@@ -129,20 +135,19 @@ class OpenAIBackend(ModelBackend):
         await self._client.close()
         await self._http.aclose()
 
+    @property
+    def sends_usage_option(self) -> bool:
+        return self._sends_usage_option
+
     # -- replies -------------------------------------------------------------------------------
 
-    async def stream_reply(
-        self,
-        messages: Sequence[Mapping[str, str]],
-        *,
-        model: str,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-    ) -> AsyncIterator[StreamChunk]:
-        sent = [dict(message) for message in messages]
+    async def stream_request(self, request: ChatRequest) -> AsyncIterator[StreamChunk]:
+        body = dict(request.body)
+        sent: list[Mapping[str, str]] = list(body.get("messages") or [])
+        model = str(body.get("model") or "")
         async with contextlib.AsyncExitStack() as cleanup:
             # Closed on errors, on early exit and on cancellation: frees the connection.
-            response = await self._open_stream(cleanup, sent, model, max_tokens, temperature)
+            response = await self._open_stream(cleanup, body)
             chunks = await cleanup.enter_async_context(aclosing(_chunks_of(response)))
             pieces = self._read_stream(chunks, sent, model)
             async with aclosing(pieces):
@@ -202,44 +207,34 @@ class OpenAIBackend(ModelBackend):
             raise interrupted_error("".join(text), detail="The stream ended early.")
 
     async def _open_stream(
-        self,
-        cleanup: contextlib.AsyncExitStack,
-        messages: list[dict[str, str]],
-        model: str,
-        max_tokens: int | None,
-        temperature: float | None,
+        self, cleanup: contextlib.AsyncExitStack, body: dict[str, Any]
     ) -> openai.AsyncAPIResponse[Any]:
-        """Send the request; the response's body (the stream) is left to read.
+        """Send `body` as it is; the response's body (the stream) is left to read.
 
         The body is read raw rather than through `openai.AsyncStream`, which builds a
         pydantic model of every chunk: about 0.1 ms a chunk, as much as the rest of the app
         spends on it, for the four fields a reply needs.
         """
-        limit = openai.omit if max_tokens is None else max_tokens
-        # OpenAI's newer models refuse max_tokens; other servers may not know its successor.
-        official = self._host == "api.openai.com"
+        # The body's fields are passed as they are: the client sends them and nothing else.
+        create: Any = self._client.chat.completions.with_streaming_response.create
+        model = str(body.get("model") or "")
         while True:
-            with_usage = self.sends_usage_option
             try:
                 async with asyncio.timeout(self._first_chunk_timeout):
-                    return await cleanup.enter_async_context(
-                        self._client.chat.completions.with_streaming_response.create(
-                            model=model,
-                            messages=cast(list[ChatCompletionMessageParam], messages),
-                            stream=True,
-                            stream_options={"include_usage": True} if with_usage else openai.omit,
-                            max_tokens=openai.omit if official else limit,
-                            max_completion_tokens=limit if official else openai.omit,
-                            temperature=openai.omit if temperature is None else temperature,
+                    response: openai.AsyncAPIResponse[Any] = await cleanup.enter_async_context(
+                        create(
+                            **body,
                             # The read timeout is ours: per chunk, in _read_stream.
                             timeout=httpx2.Timeout(None, connect=self._connect_timeout),
                         )
                     )
+                    return response
             except TimeoutError:
                 raise stalled_error(self._first_chunk_timeout, "", started=False) from None
             except openai.APIStatusError as exc:
-                if with_usage and rejects_stream_options(exc.status_code, exc.body):
-                    self.sends_usage_option = False
+                if "stream_options" in body and rejects_stream_options(exc.status_code, exc.body):
+                    self._sends_usage_option = False
+                    body = {k: v for k, v in body.items() if k != "stream_options"}
                     continue
                 raise await self._status_failure(exc, model, "") from None
             except openai.APIConnectionError as exc:
@@ -433,7 +428,7 @@ class OpenAIBackend(ModelBackend):
         timeout: float | None = None,
     ) -> Answer:
         """A short side request; any failure is just "no answer" (the server may not have it)."""
-        headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
+        headers = request_headers(self._api_key, self._headers)
         try:
             response = await self._side_request(method, url, payload, headers, timeout)
         except httpx2.TimeoutException:

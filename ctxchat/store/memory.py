@@ -15,7 +15,7 @@ from ctxchat.store.records import storable
 
 _COLUMNS = (
     "id, kind, text, key, pinned, importance, conversation_id, source, enabled, created_at, "
-    "updated_at, tags"
+    "updated_at, tags, superseded_by, superseded_at, turn"
 )
 
 
@@ -42,6 +42,9 @@ def _entry(row: Any) -> MemoryEntry:
         created_at=row[9],
         updated_at=row[10],
         tags=tuple(json.loads(row[11])),
+        superseded_by=row[12],
+        superseded_at=row[13],
+        turn=row[14],
     )
 
 
@@ -100,8 +103,13 @@ class MemoryStore(ConversationStore):
         source: str = "manual",
         enabled: bool = True,
         tags: Iterable[str] = (),
+        replaces: int | None = None,
     ) -> MemoryEntry:
-        """Store an entry: global with `conversation_id` None, else for that conversation."""
+        """Store an entry: global with `conversation_id` None, else for that conversation.
+
+        It supersedes the current entries with the same key in the same scope, and entry
+        `replaces` when given: they are kept, marked as replaced by the new one.
+        """
         values = (
             valid_kind(kind).value,
             valid_text(text),
@@ -117,21 +125,87 @@ class MemoryStore(ConversationStore):
         with self.transaction() as conn:
             if conversation_id is not None:
                 self._require_conversation(conn, conversation_id)
-            return self._get_memory(conn, self._insert_memory(conn, values, now, now))
+            if replaces is not None:
+                self._get_memory(conn, replaces)
+            new_id = self._insert_memory(conn, values, now, now, self._user_turns(conn))
+            replaced = [] if replaces is None else [replaces]
+            if values[2] is not None:
+                replaced += [
+                    row[0]
+                    for row in conn.execute(
+                        "SELECT id FROM memory WHERE key = ? COLLATE NOCASE AND id <> ? "
+                        "AND superseded_by IS NULL AND conversation_id IS ?",
+                        (values[2], new_id, conversation_id),
+                    )
+                ]
+            for old_id in replaced:
+                self._supersede(conn, old_id, new_id, now)
+            return self._get_memory(conn, new_id)
+
+    @staticmethod
+    def _supersede(conn: sqlite3.Connection, old_id: int, new_id: int, when: float) -> None:
+        conn.execute(
+            "UPDATE memory SET superseded_by = ?, superseded_at = ? WHERE id = ?",
+            (new_id, when, old_id),
+        )
+
+    @staticmethod
+    def _user_turns(conn: sqlite3.Connection) -> int:
+        count: int = conn.execute("SELECT count(*) FROM messages WHERE role = 'user'").fetchone()[0]
+        return count
+
+    def user_turns(self) -> int:
+        """How many user turns the store holds, over every conversation (a hypothesis's clock)."""
+        with self.reading() as conn:
+            return self._user_turns(conn)
 
     @staticmethod
     def _insert_memory(
-        conn: sqlite3.Connection, values: tuple[Any, ...], created_at: float, updated_at: float
+        conn: sqlite3.Connection,
+        values: tuple[Any, ...],
+        created_at: float,
+        updated_at: float,
+        turn: int,
     ) -> int:
         """Insert one entry: `values` are its columns from kind to tags, stored as given."""
         cursor = conn.execute(
             "INSERT INTO memory (kind, text, key, pinned, importance, conversation_id, "
-            "source, enabled, tags, created_at, updated_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (*values, created_at, updated_at),
+            "source, enabled, tags, created_at, updated_at, turn) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (*values, created_at, updated_at, turn),
         )
         assert cursor.lastrowid is not None
         return cursor.lastrowid
+
+    def restore_memory(self, memory_id: int) -> MemoryEntry:
+        """Make a superseded entry current again; the entry that replaced it, if still
+        current, is superseded by it in turn (nothing is lost either way)."""
+        with self.transaction() as conn:
+            entry = self._get_memory(conn, memory_id)
+            if entry.superseded_by is None:
+                raise InvalidValue(
+                    f"Memory entry {memory_id} is not superseded; nothing to restore."
+                )
+            conn.execute(
+                "UPDATE memory SET superseded_by = NULL, superseded_at = NULL WHERE id = ?",
+                (memory_id,),
+            )
+            newer = conn.execute(
+                "SELECT id FROM memory WHERE id = ? AND superseded_by IS NULL",
+                (entry.superseded_by,),
+            ).fetchone()
+            if newer is not None:
+                self._supersede(conn, newer[0], memory_id, self.now())
+            return self._get_memory(conn, memory_id)
+
+    def keep_hypothesis(self, memory_id: int) -> MemoryEntry:
+        """The user keeps an unconfirmed hypothesis: its clock starts again from this turn."""
+        with self.transaction() as conn:
+            self._get_memory(conn, memory_id)
+            conn.execute(
+                "UPDATE memory SET turn = ? WHERE id = ?", (self._user_turns(conn), memory_id)
+            )
+            return self._get_memory(conn, memory_id)
 
     def update_memory(
         self,
@@ -168,9 +242,12 @@ class MemoryStore(ConversationStore):
         if not isinstance(tags, Unset):
             changes["tags"] = stored_tags(tags)
         with self.transaction() as conn:
-            self._get_memory(conn, memory_id)
+            before = self._get_memory(conn, memory_id)
             if isinstance(conversation_id, int):
                 self._require_conversation(conn, conversation_id)
+            if changes.get("kind") == MemoryKind.HYPOTHESIS.value != before.kind.value:
+                # A guess waits for confirmation from the turn it became one.
+                changes["turn"] = self._user_turns(conn)
             changes["updated_at"] = self.now()
             # Column names come from the fixed set above, never from the caller.
             assignments = ", ".join(f"{column} = ?" for column in changes)

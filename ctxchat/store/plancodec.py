@@ -67,6 +67,10 @@ def pack(plan: ContextPlan, blob_ids: Sequence[int]) -> bytes:
         raise ValueError(f"{len(blob_ids)} blob ids for {len(plan.messages)} messages")
     data = plan.to_dict()
     messages = data.pop("messages")
+    request = data.get("request")
+    if request is not None and request["body"].get("messages") == plan.request_messages():
+        # The body's messages are the plan's: kept once, put back by `rebuild`.
+        data["request"] = {**request, "body": {**request["body"], "messages": None}}
     del data["free"]  # derived from the total and the tokens used
     for layer in data["layers"]:
         # Working memory lists each message again as an item; say "same as the messages".
@@ -111,6 +115,10 @@ def rebuild(packed: PackedPlan, texts: Mapping[int, str]) -> ContextPlan:
         )
     ]
     data["messages"] = messages
+    request = data.get("request")
+    if request is not None and request["body"].get("messages", ()) is None:
+        sent = [{"role": m["role"], "content": m["content"]} for m in messages]
+        data["request"] = {**request, "body": {**request["body"], "messages": sent}}
     data["layers"] = [
         {**layer, "items": _derived_items(messages, layer["layer"])}
         if layer["items"] is None

@@ -198,7 +198,18 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             )
         ),
     ),
-    # 6: token counts by a server's own tokenizer (llama.cpp, llama-cpp-python, vLLM), by
+    # 6: memory entries that know their time: the entry that replaced one on its key (and
+    # since when), and the user turn an entry was made or confirmed in. Entries made before
+    # start their clock now, so no old hypothesis is flagged at once.
+    (
+        "ALTER TABLE memory ADD COLUMN superseded_by INTEGER "
+        "REFERENCES memory(id) ON DELETE SET NULL",
+        "ALTER TABLE memory ADD COLUMN superseded_at REAL",
+        "ALTER TABLE memory ADD COLUMN turn INTEGER NOT NULL DEFAULT 0",
+        "UPDATE memory SET turn = (SELECT count(*) FROM messages WHERE role = 'user')",
+        "CREATE INDEX memory_by_key ON memory(key COLLATE NOCASE) WHERE key IS NOT NULL",
+    ),
+    # 7: token counts by a server's own tokenizer (llama.cpp, llama-cpp-python, vLLM), by
     # tokenizer and text digest; beside tiktoken's, never mixed with them. A changed text
     # has a new digest, so nothing needs forgetting.
     (

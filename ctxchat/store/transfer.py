@@ -67,6 +67,8 @@ _MEMORY_FIELDS = (
     "tags",
     "created_at",
     "updated_at",
+    "superseded_by",
+    "superseded_at",
 )
 
 
@@ -82,10 +84,12 @@ def _summary_dict(summary: SummaryVersion) -> dict[str, Any]:
     return data
 
 
-def _memory_dict(entry: MemoryEntry) -> dict[str, Any]:
+def _memory_dict(entry: MemoryEntry, turns_now: int) -> dict[str, Any]:
     data = {name: getattr(entry, name) for name in _MEMORY_FIELDS}
     data["kind"] = entry.kind.value
     data["tags"] = list(entry.tags)
+    # Turn numbers are the exporting store's; how long a hypothesis waited travels well.
+    data["turns_waited"] = max(0, turns_now - entry.turn)
     return data
 
 
@@ -140,10 +144,21 @@ def _remap_plan(plan: dict[str, Any], messages: IdMap, memory: Mapping[int, int]
 
 
 def _remap_source(source: str, messages: IdMap) -> str:
+    """A memory entry's source, pointing at the imported messages; "import" when the
+    messages it names did not come along (a global entry from another conversation)."""
     kind, _, rest = source.partition(":")
-    return (
-        f"message:{messages.one(int(rest))}" if kind == "message" and rest.isdecimal() else source
-    )
+    if kind == "message" and rest.isdecimal():
+        new = messages.ids.get(int(rest))
+        return "import" if new is None else f"message:{new}"
+    if kind == "messages":
+        first, _, last = rest.partition("-")
+        if first.isdecimal() and last.isdecimal():
+            low, high = int(first), int(last)
+            if not any(low <= old <= high for old in messages.ids):
+                return "import"
+            new_first, new_last = messages.span(low, high)
+            return f"messages:{new_first}-{new_last}"
+    return source
 
 
 class TransferStore(ReplyStore, MemoryStore):
@@ -171,6 +186,7 @@ class TransferStore(ReplyStore, MemoryStore):
                 if plan is not None:
                     plans.append({"message_id": message.id, "plan": plan.to_dict()})
             memory = self.list_memory(conversation_id=conversation_id)
+            turns = self._user_turns(conn)
             summaries = self.summaries(conversation_id)
         return {
             "format": EXPORT_FORMAT,
@@ -187,8 +203,8 @@ class TransferStore(ReplyStore, MemoryStore):
             "messages": [_message_dict(m) for m in messages],
             "summaries": [_summary_dict(s) for s in summaries],
             "plans": plans,
-            "memory": [_memory_dict(e) for e in memory if e.conversation_id is not None],
-            "global_memory": [_memory_dict(e) for e in memory if e.conversation_id is None],
+            "memory": [_memory_dict(e, turns) for e in memory if e.conversation_id is not None],
+            "global_memory": [_memory_dict(e, turns) for e in memory if e.conversation_id is None],
         }
 
     def import_conversation(self, data: Mapping[str, Any]) -> int:
@@ -250,10 +266,13 @@ class TransferStore(ReplyStore, MemoryStore):
             messages.add(int(message["id"]), cursor.lastrowid)
 
         memory: dict[int, int] = {}
+        turns = self._user_turns(conn)
         for entry in data["global_memory"]:
-            memory[entry["id"]] = self._import_memory(conn, entry, None, messages)
+            memory[entry["id"]] = self._import_memory(conn, entry, None, messages, turns)
         for entry in data["memory"]:
-            memory[entry["id"]] = self._import_memory(conn, entry, conversation_id, messages)
+            memory[entry["id"]] = self._import_memory(conn, entry, conversation_id, messages, turns)
+        for entry in (*data["global_memory"], *data["memory"]):
+            self._import_supersession(conn, entry, memory)
 
         active_version = source["active_summary_version"]
         for summary in sorted(data["summaries"], key=lambda s: int(s["version"])):
@@ -289,6 +308,7 @@ class TransferStore(ReplyStore, MemoryStore):
         entry: Mapping[str, Any],
         conversation_id: int | None,
         messages: IdMap,
+        turns_now: int,
     ) -> int:
         kind = valid_kind(entry["kind"]).value
         if conversation_id is None:
@@ -315,4 +335,24 @@ class TransferStore(ReplyStore, MemoryStore):
             ),
             entry["created_at"],
             entry["updated_at"],
+            # Exports from before entries knew their time lack it: the clock starts now.
+            turns_now - _turns_waited(entry.get("turns_waited")),
         )
+
+    @staticmethod
+    def _import_supersession(
+        conn: sqlite3.Connection, entry: Mapping[str, Any], memory: Mapping[int, int]
+    ) -> None:
+        """Mark an imported entry superseded by the imported entry that replaced it."""
+        newer = entry.get("superseded_by")
+        if newer is None or memory.get(newer) is None or memory[newer] == memory[entry["id"]]:
+            return
+        conn.execute(
+            "UPDATE memory SET superseded_by = ?, superseded_at = ? "
+            "WHERE id = ? AND superseded_by IS NULL",
+            (memory[newer], float(entry["superseded_at"] or 0.0), memory[entry["id"]]),
+        )
+
+
+def _turns_waited(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0

@@ -3,7 +3,6 @@ pointing at a scripted server, no user environment leaking in."""
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 from ctxchat.chat.workspace import Workspace, open_workspace
@@ -58,20 +57,3 @@ def open_test_workspace(root: Path, config: Path | None = None) -> Workspace:
         data_dir=root / "data",
         env=env,
     )
-
-
-def app_args(**overrides: object) -> argparse.Namespace:
-    """The options `ctxchat` would parse with no arguments, changed by `overrides`."""
-    values: dict[str, object] = {
-        "config": None,
-        "data_dir": None,
-        "conversation": None,
-        "profile": None,
-        "model": None,
-        "base_url": None,
-        "mode": None,
-        "theme": None,
-        "command": None,
-    }
-    values.update(overrides)
-    return argparse.Namespace(**values)

@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import importlib
 import pkgutil
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from textual.app import SystemCommand
 from textual.screen import Screen
 
+from ctxchat.chat.options import SessionOptions
 from ctxchat.chat.session import ChatSession
-from ctxchat.chat.workspace import Workspace, make_backend, profile_for
-from ctxchat.config.errors import ConfigError, MissingApiKey
+from ctxchat.chat.session_factory import Connect, open_session, resolve_profile
+from ctxchat.chat.workspace import Workspace
+from ctxchat.config.errors import ConfigError
 from ctxchat.config.loader import load_settings
 from ctxchat.config.schema import OPENAI_DEFAULT_BASE_URL
 from ctxchat.config.settings import ProviderProfile
-from ctxchat.core.memory import Mode
 from ctxchat.model.deferred import DeferredBackend, warm
 from ctxchat.tui.base import NARROW
 from ctxchat.tui.chat_actions import ChatActions
@@ -47,8 +47,10 @@ class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions
         theme: str | None = None,
         servers: Sequence[ServerView] = (),
         notes: Sequence[str] = (),
+        offline: bool = False,
     ) -> None:
         super().__init__(workspace, session)
+        self._offline = offline
         self._wanted_theme = theme
         self._servers = list(servers)
         self._notes = list(notes)
@@ -95,7 +97,7 @@ class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions
     async def _start_session(self) -> None:
         await self.show_conversation()
         self.composer.focus()
-        if self.session.backend is not None:
+        if self.session.backend is not None and not self._offline:
             self.after_first_frame(self.detect_window)
 
     def _load_themes(self) -> None:
@@ -179,7 +181,9 @@ class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions
         settings = self.workspace.settings
         if not settings.needs_setup:
             profile = settings.profile()
-        self._session = open_session(self.workspace, profile, None, None, self._notes_sink)
+        self._session = open_tui_session(
+            self.workspace, SessionOptions(), profile=profile, notes=self._notes_sink
+        )
         self.call_later(self._start_session)
 
     def _notes_sink(self, note: str) -> None:
@@ -187,8 +191,8 @@ class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions
 
     async def on_unmount(self) -> None:
         thaw()
-        if self.has_session and self.session.backend is not None:
-            await self.session.backend.aclose()
+        if self.has_session:
+            await self.session.aclose()
 
 
 def known_binding_ids() -> set[str]:
@@ -209,33 +213,26 @@ def known_binding_ids() -> set[str]:
     return ids
 
 
-def open_session(
+def open_tui_session(
     workspace: Workspace,
-    profile: ProviderProfile,
-    conversation: int | None,
-    mode: Mode | None,
-    notes: object,
+    options: SessionOptions,
+    *,
+    profile: ProviderProfile | None = None,
+    notes: Callable[[str], None],
 ) -> ChatSession:
-    """A session on `conversation` (else the last one, else a new one) with `profile`."""
-    store = workspace.store
-    if conversation is None:
+    """The app's session: on the options' conversation, else the last one, else a new one."""
+    conversation = options.conversation
+    if conversation is not None:
+        workspace.store.get_conversation(conversation)  # NotFound: one clear line
+    else:
         conversation = workspace.last_or_latest()
     if conversation is None:
-        conversation = store.create_conversation(model=profile.model, profile=profile.name).id
-    backend = None
-    try:
-        backend = make_backend(profile, workspace.env)
-    except MissingApiKey as error:
-        notes(f"{error} Replies cannot be sent until it is set.")  # type: ignore[operator]
-    return ChatSession(
-        store,
-        workspace.settings,
-        profile,
-        conversation,
-        backend=backend,
-        mode=mode or workspace.state.last_mode or workspace.settings.default_mode,
-        secrets=workspace.secrets,
-        env=workspace.env,
+        chosen = profile or resolve_profile(workspace.settings, options)
+        conversation = workspace.store.create_conversation(
+            model=chosen.model if chosen else None, profile=chosen.name if chosen else None
+        ).id
+    return open_session(
+        workspace, options, conversation, connect=Connect.TRY, profile=profile, notes=notes
     )
 
 
@@ -249,21 +246,19 @@ def _found_servers() -> list[ServerView]:
     return [ServerView(s.kind, s.base_url, s.models, s.needs_key) for s in found]
 
 
-def build_app(args: argparse.Namespace, workspace: Workspace) -> CtxChatApp:
-    """The app for these command-line options (no terminal is touched yet)."""
+def build_app(
+    workspace: Workspace, options: SessionOptions, *, theme: str | None = None
+) -> CtxChatApp:
+    """The app for these options (no terminal is touched yet)."""
     settings = workspace.settings
     notes: list[str] = []
-    theme = args.theme or workspace.state.theme or settings.theme
-    mode = Mode(args.mode) if args.mode else None
-    profile = profile_for(settings, name=args.profile, model=args.model, base_url=args.base_url)
-    if profile is None:
+    theme = theme or workspace.state.theme or settings.theme
+    if resolve_profile(settings, options) is None:
         return CtxChatApp(workspace, None, theme=theme, servers=_found_servers())
-    if args.conversation is not None:
-        workspace.store.get_conversation(args.conversation)  # NotFound: one clear line
-    session = open_session(workspace, profile, args.conversation, mode, notes.append)
-    return CtxChatApp(workspace, session, theme=theme, notes=notes)
+    session = open_tui_session(workspace, options, notes=notes.append)
+    return CtxChatApp(workspace, session, theme=theme, notes=notes, offline=options.offline)
 
 
-def run_app(args: argparse.Namespace, workspace: Workspace) -> int:
+def run_app(workspace: Workspace, options: SessionOptions, *, theme: str | None = None) -> int:
     """Run the app on an open workspace (the caller closes it)."""
-    return build_app(args, workspace).run() or 0
+    return build_app(workspace, options, theme=theme).run() or 0

@@ -17,6 +17,7 @@ from textual.worker import get_current_worker
 
 from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.session import ChatSession
+from ctxchat.chat.session_factory import semantic_recall_for
 from ctxchat.chat.summarizer import Summarizer, SummaryFailed
 from ctxchat.chat.workspace import Workspace
 from ctxchat.core.budget import BudgetError
@@ -264,9 +265,13 @@ class AppBase(App[int]):
             sent_tokens=self.sent_tokens,
             cached_tokens=self.cached_tokens,
         )
-        self.query_one("#memory", MemoryPanel).update_entries(self.session.memory(), plan)
         self.last_plan = plan
+        self.show_memory(plan)
         self.update_titles()
+
+    def show_memory(self, plan: ContextPlan) -> None:
+        """Draw the memory panel for `plan` (the memory actions add their notes)."""
+        self.query_one("#memory", MemoryPanel).update_entries(self.session.memory(), plan)
 
     def update_titles(self) -> None:
         if not self.has_session:
@@ -329,11 +334,10 @@ class AppBase(App[int]):
 
     def start_semantic(self, session: ChatSession) -> None:
         """Load the encoder and embed what has no vector yet, off the UI thread."""
-        if session.conversation_id is None or not session.settings.recall.semantic:
+        # The same recall the commands get (see chat/session_factory.py).
+        semantic = session.semantic or semantic_recall_for(session)
+        if semantic is None:
             return
-        if not SemanticRecall.possible():
-            return
-        semantic = session.semantic or SemanticRecall(session.store, session.conversation)
         self.run_worker(
             lambda: self._semantic_in_thread(session, semantic),
             thread=True,
@@ -394,18 +398,7 @@ class AppBase(App[int]):
     async def open_conversation(self, conversation_id: int) -> None:
         """Make `conversation_id` the open conversation (a reply still streaming elsewhere
         goes on into the store, and into the pane again once its conversation is back)."""
-        old = self.session
-        self._session = ChatSession(
-            old.store,
-            old.settings,
-            old.profile,
-            conversation_id,
-            backend=old.backend,
-            mode=old.mode,
-            window=old.window,
-            secrets=old.secrets,
-            env=old.env,
-        )
+        self._session = self.session.for_conversation(conversation_id)
         self.remember(conversation=conversation_id)
         await self.show_conversation()
 

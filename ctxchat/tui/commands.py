@@ -30,6 +30,16 @@ def ctxchat_commands(app: Any) -> Iterator[SystemCommand]:
         ),
         ("memory: focus panel", "Go to the memory panel", "focus_memory"),
         (
+            "memory: restore superseded entry",
+            "Make the highlighted (or the last) superseded entry current again",
+            "restore_memory",
+        ),
+        (
+            "memory: sort by use",
+            "Entries no recent reply used first (an estimate), or back to stored order",
+            "order_memory",
+        ),
+        (
             "context: summarize now",
             "Fold older turns into the summary (shows them first)",
             "summarize",

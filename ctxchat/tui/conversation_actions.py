@@ -9,9 +9,8 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
-from ctxchat.chat.workspace import make_backend
+from ctxchat.chat.session_factory import learn_server, make_backend
 from ctxchat.config.errors import MissingApiKey
-from ctxchat.core.plan import ContextPlan
 from ctxchat.model.errors import ProviderError
 from ctxchat.store import export_text
 from ctxchat.tui.base import AppBase
@@ -20,16 +19,6 @@ from ctxchat.tui.views import ConversationRowView
 if TYPE_CHECKING:
     from ctxchat.tui.screens.conversations import SwitcherResult
     from ctxchat.tui.screens.model_picker import ModelChoice
-
-
-def request_body(model: str, plan: ContextPlan) -> dict[str, object]:
-    """The request as the client sends it: the plan's messages, streamed."""
-    return {
-        "model": model,
-        "messages": plan.request_messages(),
-        "max_tokens": plan.output_reserve,
-        "stream": True,
-    }
 
 
 class ConversationActions(AppBase):
@@ -131,12 +120,13 @@ class ConversationActions(AppBase):
         if selected is not None and session.store.get_message(selected).role == "assistant":
             self.inspect_reply(selected)
             return
-        plan = session.plan(self.draft())
+        plan = session.with_request(session.plan(self.draft()))
+        assert plan.request is not None
         from ctxchat.tui.screens.inspector import RequestInspector
 
         self.push_screen(
             RequestInspector(
-                request_body(session.model, plan),
+                plan.request["body"],
                 plan,
                 previous=session.last_request(),
                 title="Next request",
@@ -150,14 +140,15 @@ class ConversationActions(AppBase):
         if plan is None:
             self.notify("No request was stored for that message.", markup=False)
             return
-        model = session.store.get_message(message_id).model or session.model
+        if plan.request is not None:
+            body = plan.request["body"]
+        else:
+            # Stored before requests were kept with their plans: built again from the plan.
+            model = session.store.get_message(message_id).model or session.model
+            body = session.request_for(plan, model=model).body
         from ctxchat.tui.screens.inspector import RequestInspector
 
-        self.push_screen(
-            RequestInspector(
-                request_body(model, plan), plan, title=f"Request of reply {message_id}"
-            )
-        )
+        self.push_screen(RequestInspector(body, plan, title=f"Request of reply {message_id}"))
 
     # --- models -------------------------------------------------------------------------
 
@@ -220,7 +211,8 @@ class ConversationActions(AppBase):
     async def detect_window(self) -> None:
         session = self.session
         before = session.window
-        window = await session.detect_window()
+        # Asked on every start; the answer is kept for `ctxchat context` and the next start.
+        window = await learn_server(session, self.workspace, refresh=True)
         if session is self._session and window != before:
             self.notify_lines(window.warnings, severity="warning")
             self.refresh_plan()

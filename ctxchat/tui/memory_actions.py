@@ -2,20 +2,76 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
-from textual import on
+from textual import on, work
 
-from ctxchat.core.memory import MemoryKind
-from ctxchat.store import StoreError
+from ctxchat.chat.session import ChatSession
+from ctxchat.chat.usage import UsageTracker, UsageView
+from ctxchat.core.memory import MemoryKind, provenance
+from ctxchat.core.plan import ContextPlan
+from ctxchat.store import NotFound, StoreError
 from ctxchat.tui.base import AppBase
 from ctxchat.tui.views import MemoryDraft
 from ctxchat.tui.widgets.conversation import ConversationView
-from ctxchat.tui.widgets.memory_panel import MemoryPanel
+from ctxchat.tui.widgets.layer_panel import ContextPanels
+from ctxchat.tui.widgets.memory_panel import EntryNotes, MemoryPanel
+
+_UsageKey = tuple[int, int | None, tuple[str, ...], bool]
 
 
 class MemoryActions(AppBase):
     """Every change goes to the store, then the session re-reads memory and re-plans."""
+
+    # What the recent replies most likely used (an estimate), worked out in a thread once
+    # per new reply or memory change, for the session it was worked out for.
+    _usage: UsageView = UsageView()
+    _usage_key: _UsageKey | None = None
+    _usage_wanted: _UsageKey | None = None
+    _tracker: tuple[ChatSession, UsageTracker] | None = None
+
+    def show_memory(self, plan: ContextPlan) -> None:
+        session = self.session
+        self._draw_memory(session, plan)
+        memory = tuple(entry.ref for entry in session.memory())
+        semantic = session.semantic is not None and session.semantic.ready
+        tracker = self._tracker_for(session)
+        key = (id(session), tracker.newest_reply(session), memory, semantic)
+        if key != self._usage_key and key != self._usage_wanted:
+            self._usage_wanted = key
+            self._estimate_usage(session, tracker, key)
+
+    def _tracker_for(self, session: ChatSession) -> UsageTracker:
+        if self._tracker is None or self._tracker[0] is not session:
+            self._tracker = (session, UsageTracker())
+            self._usage, self._usage_key = UsageView(), None
+        return self._tracker[1]
+
+    def _draw_memory(self, session: ChatSession, plan: ContextPlan | None) -> None:
+        usage = self._usage
+        notes = EntryNotes(
+            turns_now=session.user_turns(),
+            hypothesis_turns=session.settings.memory.hypothesis_turns,
+            used=usage.used,
+            idle=usage.idle,
+            replies=usage.replies,
+        )
+        self.query_one("#memory", MemoryPanel).update_entries(session.memory(), plan, notes)
+        self.query_one("#context", ContextPanels).mark_used(usage.used)
+
+    @work(thread=True, exclusive=True, group="usage", exit_on_error=False)
+    def _estimate_usage(self, session: ChatSession, tracker: UsageTracker, key: _UsageKey) -> None:
+        semantic = session.semantic
+        meaning = semantic.closeness if semantic is not None and semantic.ready else None
+        view = tracker.view(session, meaning)
+        self.call_from_thread(self._usage_ready, session, key, view)
+
+    def _usage_ready(self, session: ChatSession, key: _UsageKey, view: UsageView) -> None:
+        if session is not self._session:
+            return
+        self._usage, self._usage_key = view, key
+        self._draw_memory(session, self.last_plan)
 
     def _memory_changed(self) -> None:
         self.session.forget_memory()
@@ -33,7 +89,14 @@ class MemoryActions(AppBase):
         return self.session.conversation_id if draft.scope == "conversation" else None
 
     def _editor(
-        self, draft: MemoryDraft | None, heading: str, entry_id: int | None, source: str = "manual"
+        self,
+        draft: MemoryDraft | None,
+        heading: str,
+        entry_id: int | None,
+        source: str = "manual",
+        *,
+        replaces: int | None = None,
+        note: str = "",
     ) -> None:
         def saved(result: MemoryDraft | None) -> None:
             if result is None:
@@ -49,6 +112,7 @@ class MemoryActions(AppBase):
                         importance=result.importance,
                         conversation_id=self._scope_id(result),
                         source=source,
+                        replaces=replaces,
                     )
                 else:
                     store.update_memory(
@@ -71,6 +135,7 @@ class MemoryActions(AppBase):
             MemoryEditor(
                 draft,
                 heading=heading,
+                note=note,
                 allow_conversation_scope=self.session.conversation_id is not None,
             ),
             saved,
@@ -93,7 +158,13 @@ class MemoryActions(AppBase):
     @on(MemoryPanel.EditRequested)
     def _edit_entry(self, event: MemoryPanel.EditRequested) -> None:
         entry = self.session.store.get_memory(event.entry_id)
-        self._editor(MemoryDraft.from_entry(entry), "Edit memory entry", entry.id)
+        origin = provenance(entry.source).text
+        self._editor(
+            MemoryDraft.from_entry(entry),
+            "Edit memory entry",
+            entry.id,
+            note=f"memory #{entry.id}, {origin}.",
+        )
 
     @on(MemoryPanel.DeleteRequested)
     def _delete(self, event: MemoryPanel.DeleteRequested) -> None:
@@ -142,3 +213,83 @@ class MemoryActions(AppBase):
             text=event.text, kind=MemoryKind.FACT, scope="conversation", importance=6
         )
         self._editor(draft, "Pin as a memory entry", None, source=f"message:{event.message_id}")
+
+    @on(MemoryPanel.NewVersionRequested)
+    def _new_version(self, event: MemoryPanel.NewVersionRequested) -> None:
+        entry = self.session.store.get_memory(event.entry_id)
+        self._editor(
+            MemoryDraft.from_entry(entry),
+            f"New version of memory #{entry.id}",
+            None,
+            replaces=entry.id,
+            note=f"Saving keeps memory #{entry.id} as superseded by the new entry.",
+        )
+
+    @on(MemoryPanel.RestoreRequested)
+    def _restore(self, event: MemoryPanel.RestoreRequested) -> None:
+        try:
+            entry = self.session.store.restore_memory(event.entry_id)
+        except StoreError as error:
+            self.notify(str(error), severity="error", markup=False)
+            return
+        self.notify(f"Restored memory #{entry.id}; it is current again.", markup=False)
+        self._memory_changed()
+
+    def action_restore_memory(self) -> None:
+        """Restore the highlighted entry if superseded, else the one superseded last."""
+        panel = self.query_one("#memory", MemoryPanel)
+        entry = panel.highlighted_entry
+        if entry is None or not entry.superseded:
+            superseded = [e for e in self.session.memory() if e.superseded]
+            if not superseded:
+                self.notify("No memory entry is superseded.", markup=False)
+                return
+            entry = max(superseded, key=lambda e: (e.superseded_at or 0.0, e.id))
+        panel.post_message(MemoryPanel.RestoreRequested(panel, entry.id))
+
+    def action_order_memory(self) -> None:
+        self.query_one("#memory", MemoryPanel).action_order()
+
+    @on(MemoryPanel.ConfirmRequested)
+    def _confirm(self, event: MemoryPanel.ConfirmRequested) -> None:
+        self._update(event.entry_id, kind=MemoryKind.FACT)
+
+    @on(MemoryPanel.KeepRequested)
+    def _keep(self, event: MemoryPanel.KeepRequested) -> None:
+        try:
+            self.session.store.keep_hypothesis(event.entry_id)
+        except StoreError as error:
+            self.notify(str(error), severity="error", markup=False)
+            return
+        self._memory_changed()
+
+    @on(MemoryPanel.SourceRequested)
+    async def _go_to_source(self, event: MemoryPanel.SourceRequested) -> None:
+        """Show the message an entry came from, loading older turns until it is mounted."""
+        session = self.session
+        try:
+            message = session.store.get_message(event.message_id)
+        except NotFound:
+            self.notify(f"Message #{event.message_id} no longer exists.", markup=False)
+            return
+        if message.conversation_id != session.conversation_id:
+            title = session.store.get_conversation(message.conversation_id).title
+            self.notify(
+                f"Message #{message.id} is in another conversation: {title or message.conversation_id}.",
+                markup=False,
+            )
+            return
+        view = self.query_one(ConversationView)
+        stalled = 0
+        while view.item(message.id) is None and view.window[0] > 0 and stalled < 100:
+            start = view.window[0]
+            view.select(view.items[0].message_id)
+            await view.action_select_previous()  # at the top: loads the page before
+            # A load the scroll itself started may be running: let it finish.
+            stalled = stalled + 1 if view.window[0] == start else 0
+            await asyncio.sleep(0)
+        if view.item(message.id) is None:
+            self.notify(f"Message #{message.id} is not shown in this conversation.", markup=False)
+            return
+        view.select(message.id)
+        view.focus()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -159,7 +160,7 @@ class SummaryActions(AppBase):
 
         def decided(decisions: list[ProposalDecision] | None) -> None:
             if decisions:
-                self._apply(session, decisions)
+                self._apply(session, decisions, result.span)
 
         from ctxchat.tui.screens.extraction import ExtractionReview
 
@@ -172,8 +173,14 @@ class SummaryActions(AppBase):
             decided,
         )
 
-    def _apply(self, session: ChatSession, decisions: list[ProposalDecision]) -> None:
-        written = apply_decisions(session, decisions)
+    def _apply(
+        self,
+        session: ChatSession,
+        decisions: list[ProposalDecision],
+        span: tuple[int, int] | None,
+    ) -> None:
+        # The messages the model read: the source of a proposal that names no message.
+        written = apply_decisions(session, [replace(d, span=span) for d in decisions])
         self.notify(f"Stored {len(written)} memory entries.", markup=False)
         if session is self._session:
             self.refresh_plan()

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
@@ -20,6 +21,10 @@ from ctxchat.tui.widgets.layer_panel import LayerPanel
 COUNTER = counter_for_model("gpt-4o")
 # Just wide enough for the context side (shown from 110 columns); small screens draw fast.
 SIZE = (112, 28)
+
+Cli = Callable[[Path, str], Callable[..., Awaitable[dict[str, Any]]]]
+"""The `cli` fixture: `cli(home, config)` gives `run(*args)`, which runs `ctxchat ARGS` (with
+the home's dirs and test key) in a thread and returns its JSON output."""
 
 MakeApp = Callable[..., tuple[CtxChatApp, "Notes"]]
 """The `make_app` fixture: builds the app (keywords: `extra` TOML, `context_window`,

@@ -6,15 +6,21 @@ model backend) and returns it with a recorder of every notification it shows.
 
 from __future__ import annotations
 
+import asyncio
+import json
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from app_harness import MakeApp, Notes
+from app_harness import Cli, MakeApp, Notes
 
+from ctxchat.chat.options import SessionOptions
 from ctxchat.chat.workspace import Workspace
-from ctxchat.testing.harness import TEST_KEY, app_args, open_test_workspace, write_config
+from ctxchat.cli.main import main
+from ctxchat.testing import harness
+from ctxchat.testing.harness import TEST_KEY, open_test_workspace, write_config
 from ctxchat.testing.server import ScriptedModelServer
 from ctxchat.tui.app import CtxChatApp, build_app
 
@@ -64,7 +70,30 @@ def make_app(tmp_path: Path, server: ScriptedModelServer, workspaces: list[Works
         )
         workspace = open_test_workspace(tmp_path / "home", config)
         workspaces.append(workspace)
-        app = build_app(app_args(**args), workspace)
+        app = build_app(workspace, SessionOptions(**args))
         return app, Notes.attach(app)
 
     return make
+
+
+@pytest.fixture
+def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Cli:
+    """`ctxchat ARGS --json` in-process on a home dir; returns its JSON output."""
+
+    def on(home: Path, config: str) -> Callable[..., Awaitable[dict[str, Any]]]:
+        for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+            monkeypatch.delenv(name, raising=False)
+        for name, value in harness.test_env(home, Path(config)).items():
+            monkeypatch.setenv(name, value)
+
+        async def run(*args: str) -> dict[str, Any]:
+            # The command runs its own event loop, as it does from a shell.
+            code = await asyncio.to_thread(main, list(args))
+            out = capsys.readouterr().out
+            assert code == 0, out
+            data: dict[str, Any] = json.loads(out)
+            return data
+
+        return run
+
+    return on

@@ -19,6 +19,7 @@ from textual.widgets import Input, RadioButton, Static
 from textual.widgets._footer import FooterKey
 from textual.widgets.markdown import MarkdownBlock
 
+from ctxchat.chat.options import SessionOptions
 from ctxchat.chat.workspace import Workspace
 from ctxchat.cli.launch import preload_tokenizer_if_needed
 from ctxchat.core import tokens
@@ -27,7 +28,7 @@ from ctxchat.core.tokens import DeferredCounter, TokenCounter
 from ctxchat.model import discovery
 from ctxchat.model.deferred import DeferredBackend
 from ctxchat.store import Store
-from ctxchat.testing.harness import app_args, open_test_workspace
+from ctxchat.testing.harness import open_test_workspace
 from ctxchat.testing.server import ScriptedModelServer
 from ctxchat.tui.app import CtxChatApp, build_app, known_binding_ids
 from ctxchat.tui.screens.confirm import ConfirmScreen
@@ -54,7 +55,7 @@ async def first_run(
     workspaces.append(workspace)
     assert workspace.settings.needs_setup
     assert "OPENAI_API_KEY" not in workspace.env
-    app = await asyncio.to_thread(build_app, app_args(), workspace)
+    app = await asyncio.to_thread(build_app, workspace, SessionOptions())
     return app, Notes.attach(app)
 
 

@@ -223,7 +223,13 @@ async def test_extracted_facts_are_stored_only_when_accepted(
 
         stored = app.session.store.list_memory(include_all_scopes=True)
         assert [(e.kind, e.text, e.importance, e.source, e.conversation_id) for e in stored] == [
-            (MemoryKind.FACT, "The team deploys on Fridays.", 6, f"message:{question.id}", None)
+            (
+                MemoryKind.FACT,
+                "The team deploys on Fridays.",
+                6,
+                f"messages:{question.id}-{question.id}",
+                None,
+            )
         ]
         assert [item.ref for item in app.last_plan.layer(Layer.MEMORY).items] == [stored[0].ref]
         assert "Stored 1 memory entries." in notes.messages

@@ -101,13 +101,18 @@ def test_apply_accept_update_reject(session: ChatSession) -> None:
                 "The cache is cold at start.",
                 6,
                 target_entry_id=old.id,
+                span=(3, 9),
             ),
-            ProposalDecision(2, Decision.REJECT, MemoryKind.FACT, "Nonsense.", 1),
+            ProposalDecision(2, Decision.ACCEPT, MemoryKind.FACT, "Port 5432.", 5, message_id=4),
+            ProposalDecision(3, Decision.REJECT, MemoryKind.FACT, "Nonsense.", 1),
         ],
     )
     assert [(e.kind, e.text, e.source) for e in written] == [
         (MemoryKind.FACT, "Uses SQLite.", "extraction"),
-        (MemoryKind.FACT, "The cache is cold at start.", "manual"),
+        (MemoryKind.FACT, "The cache is cold at start.", "messages:3-9"),
+        (MemoryKind.FACT, "Port 5432.", "messages:4-4"),
     ]
-    texts = sorted(e.text for e in session.memory())
-    assert texts == ["The cache is cold at start.", "Uses SQLite."]
+    # An update keeps the old entry, superseded by the new one.
+    current = sorted(e.text for e in session.memory() if not e.superseded)
+    assert current == ["Port 5432.", "The cache is cold at start.", "Uses SQLite."]
+    assert session.store.get_memory(old.id).superseded_by == written[1].id

@@ -261,21 +261,13 @@ async def test_edit_as_a_branch_keeps_the_original(
     session: ChatSession, server: ScriptedModelServer
 ) -> None:
     from ctxchat.chat.edits import branch_from
-    from ctxchat.chat.session import ChatSession as Session
 
     server.script("A1", "A2", "B2")
     await collect(send_message(session, "Q1"))
     await collect(send_message(session, "Q2"))
     second = session.store.messages(session.conversation)[2]
     branch_id = branch_from(session, second.id, "Q2 other")
-    branch = Session(
-        session.store,
-        session.settings,
-        session.profile,
-        branch_id,
-        backend=session.backend,
-        window=session.window,
-    )
+    branch = session.for_conversation(branch_id)
     await collect(regenerate(branch))
     assert [m.content for m in session.store.messages(session.conversation)] == [
         "Q1",

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxchat.cli.run import confirm
+from ctxchat.cli.confirm import confirm
 from ctxchat.testing.server import Fault, ScriptedModelServer
 
 KEY = "sk-cli-secret-0123456789"
@@ -295,3 +295,27 @@ def test_confirm_agrees_only_to_yes_on_a_terminal(
     assert asked == ["Replace it? [y/N] "]
     monkeypatch.setattr("sys.stdin.isatty", lambda: False)
     assert confirm("Replace it?") is False  # no terminal: never
+
+
+def test_memory_supersession_and_restore(run) -> None:  # type: ignore[no-untyped-def]
+    run("memory", "add", "The database is MySQL 8.", "--key", "database")
+    code, out, _ = run("memory", "add", "The database is PostgreSQL.", "--key", "database")
+    assert out == (
+        "Added memory entry 2 (fact, global).\nMemory entry 1 is kept as superseded by 2.\n"
+    )
+    code, out, _ = run("memory", "list", "--json")
+    old, new = sorted(json.loads(out), key=lambda e: e["id"])
+    assert (old["superseded_by"], new["superseded_by"]) == (2, None)
+    assert old["provenance"] == "typed by hand"
+    code, out, _ = run("memory", "list")
+    assert "superseded by memory:2 on" in out
+    code, out, _ = run("memory", "restore", "1")
+    assert (code, out) == (0, "Restored memory entry 1: it is current again.\n")
+    code, out, _ = run("memory", "list", "--json")
+    old, new = sorted(json.loads(out), key=lambda e: e["id"])
+    assert (old["superseded_by"], new["superseded_by"]) == (None, 1)
+    code, _, err = run("memory", "restore", "1")
+    assert (code, err) == (2, "ctxchat: Memory entry 1 is not superseded; nothing to restore.\n")
+    run("memory", "add", "Deploys on Fridays.")
+    code, out, _ = run("memory", "add", "Deploys on Mondays.", "--replaces", "3")
+    assert "Memory entry 3 is kept as superseded by 4." in out

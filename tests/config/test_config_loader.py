@@ -177,7 +177,7 @@ def test_a_wrong_value_names_the_file_line_key_and_expectation(tmp_path: Path) -
         (
             'colour = "blue"\n',
             "config.toml:1: colour: unknown key (known here: default_profile, default_mode, "
-            "theme, profiles, context, summary, recall, keys)",
+            "theme, profiles, context, summary, recall, memory, keys)",
         ),
         (
             'profiles = { a = { base_url = "http://a/v1", model = "m", colour = 1 } }\n',

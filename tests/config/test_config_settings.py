@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from ctxchat.config.errors import UnknownProfile
@@ -56,14 +58,17 @@ def test_the_budget_uses_the_profile_then_the_context_then_the_detected_window()
 
 
 def test_the_summarizer_profile_and_model() -> None:
-    assert SETTINGS.summarizer_profile() is LOCAL
-    assert SETTINGS.summarizer_profile("sized") is SIZED
+    assert SETTINGS.summarizer_profile(LOCAL) is LOCAL
+    assert SETTINGS.summarizer_profile(SIZED) is SIZED
+    # The chat profile as in use (a --base-url applied) is the summarizer's too.
+    moved = dataclasses.replace(LOCAL, base_url="http://elsewhere/v1")
+    assert SETTINGS.summarizer_profile(moved) is moved
     separate = Settings(
         profiles=SETTINGS.profiles,
         default_profile="local",
         summary=SummarySettings(profile="sized", model="tiny"),
     )
-    assert separate.summarizer_profile("local") == ProviderProfile(
+    assert separate.summarizer_profile(LOCAL) == ProviderProfile(
         "sized", "http://x/v1", "tiny", context_window=8192, output_reserve=512
     )
 

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from ctxchat.config.errors import ConfigError
 from ctxchat.config.loader import load_settings, parse_settings
 from ctxchat.config.settings import (
     ContextSettings,
+    MemorySettings,
     ProviderProfile,
     Settings,
     SummarySettings,
@@ -118,6 +120,7 @@ def test_every_setting_survives_a_round_trip() -> None:
             profile="local",
             model="tiny",
         ),
+        memory=MemorySettings(hypothesis_turns=12, dates=True),
         default_mode=Mode.OBJECTIVE,
         theme="my-theme",
         keymap={"toggle_mode": "ctrl+o", "quit": "ctrl+q,f10"},
@@ -140,3 +143,16 @@ def test_modes_are_exact_even_under_a_strict_umask(tmp_path: Path) -> None:
     finally:
         os.umask(previous)
     assert (_mode(tmp_path / "new"), _mode(path)) == (0o700, 0o600)
+
+
+def test_the_memory_table_is_documented_with_its_defaults() -> None:
+    text = render_config(Settings())
+    assert "[memory]\n" in text
+    assert "hypothesis_turns = 30\n" in text
+    assert "dates = false\n" in text
+    assert parse_settings(text, {}).settings.memory == MemorySettings()
+
+
+def test_a_negative_hypothesis_limit_is_one_clear_error() -> None:
+    with pytest.raises(ConfigError, match="hypothesis_turns"):
+        parse_settings("[memory]\nhypothesis_turns = -1\n", {})

@@ -31,7 +31,6 @@ from ctxchat.core.tokens import counter_for_model
 from ctxchat.model.openai_backend import OpenAIBackend
 from ctxchat.store import Store
 from ctxchat.testing.proxy import RecordingProxy
-from ctxchat.tui.conversation_actions import request_body
 
 pytestmark = pytest.mark.integration
 
@@ -295,11 +294,6 @@ async def test_an_overflow_is_replanned_and_retried(small_server: str, store: St
     assert session.history()[-2].content == "Say one word."
 
 
-@pytest.mark.xfail(
-    reason="the inspector builds its own body, without stream_options, until the one request "
-    "builder (issue 15 item 1) lands",
-    strict=False,
-)
 async def test_the_inspector_shows_what_the_server_received(
     llama_server: str, store: Store
 ) -> None:
@@ -317,9 +311,10 @@ async def test_the_inspector_shows_what_the_server_received(
     assert isinstance(started, TurnStarted)
     received = [b for b in proxy.bodies if isinstance(b, dict) and b.get("stream") is True]
     assert len(received) == 1
-    assert json.dumps(received[0], sort_keys=True) == json.dumps(
-        request_body(model, started.plan), sort_keys=True
-    )
+    # What the inspector's JSON tab, `context --json` and the stored plan show.
+    shown = session.with_request(started.plan).request
+    assert shown is not None
+    assert json.dumps(received[0], sort_keys=True) == json.dumps(shown["body"], sort_keys=True)
 
 
 async def test_the_estimates_error_against_the_servers_counts(

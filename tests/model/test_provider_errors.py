@@ -72,6 +72,27 @@ async def test_wrong_key_is_an_auth_error_and_never_echoes_the_key(
     assert "my-wrong-secret-key" not in "".join(traceback.format_exception(error))
 
 
+async def test_a_profile_header_holding_the_key_is_redacted_like_a_key() -> None:
+    """A gateway key given as a profile header replaces the API key and never shows."""
+    with ScriptedModelServer(requires_key="sk-the-right-key-000000") as server:
+        backend = OpenAIBackend(
+            server.base_url,
+            None,
+            headers={"Authorization": "Bearer gateway-wrong-secret", "X-Title": "Incorrect"},
+        )
+        try:
+            error, _ = await failure(backend)
+        finally:
+            await backend.aclose()
+        sent = {name.lower(): value for name, value in server.requests[0].headers.items()}
+        assert sent["authorization"] == "Bearer gateway-wrong-secret"
+
+    assert error.kind is ErrorKind.AUTH
+    # Only the secret is removed: the value of an ordinary header is a word like any other.
+    assert error.detail == "Incorrect API key provided: [redacted]."
+    assert "gateway-wrong-secret" not in repr(error)
+
+
 async def test_right_key_is_accepted(make_backend: Callable[..., OpenAIBackend]) -> None:
     with ScriptedModelServer(requires_key=API_KEY) as server:
         server.script("Welcome.")

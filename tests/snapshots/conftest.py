@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 from snapshot_apps import NOW, BuildApp, Clock
 
+from ctxchat.chat.options import SessionOptions
 from ctxchat.chat.workspace import Workspace
 from ctxchat.model import discovery
 from ctxchat.model.discovery import FoundServer
 from ctxchat.store import Store
-from ctxchat.testing.harness import app_args, open_test_workspace, write_config
+from ctxchat.testing.harness import open_test_workspace, write_config
 from ctxchat.tui.app import CtxChatApp, build_app
 
 # A base URL that is never contacted: the apps in these snapshots only plan, except where
@@ -86,7 +87,7 @@ def build(tmp_path: Path, clock: Clock, workspaces: list[Workspace]) -> BuildApp
         )
         workspace = _with_clock(open_test_workspace(tmp_path / "home", config), clock)
         workspaces.append(workspace)
-        return without_toasts(build_app(app_args(), workspace))
+        return without_toasts(build_app(workspace, SessionOptions()))
 
     return make
 
@@ -108,6 +109,6 @@ def build_first_run(
         workspace = _with_clock(open_test_workspace(tmp_path), clock)
         workspace.locations = dataclasses.replace(workspace.locations, config_file=SHOWN_CONFIG)
         workspaces.append(workspace)
-        return without_toasts(build_app(app_args(), workspace))
+        return without_toasts(build_app(workspace, SessionOptions()))
 
     return make

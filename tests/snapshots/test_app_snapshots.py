@@ -250,8 +250,9 @@ class TestMemoryPanelWithEveryKind:
         """F6 focuses the memory panel: `memory · 6 entries · 5 in context (93 tokens) ·
         mode personalization`; entries with green, red, purple and yellow kind badges,
         `● pinned` on the preference, `this conversation` on the Friday deploys, `offline:`
-        as the constraint's key, and the billing constraint greyed with `excluded by you`.
-        The memory layer panel lists the pinned preference first."""
+        as the constraint's key, and the billing constraint greyed with `excluded by you`;
+        under the list, for the highlighted entry, `memory:1: typed by hand`. The memory
+        layer panel lists the pinned preference first."""
         app = memory_of_every_kind(build())
         assert snap_compare(app, run_before=then("f6"), terminal_size=WIDE)
 
@@ -323,8 +324,9 @@ class TestRequestInspector:
 
     def test_wide(self, build: BuildApp, snap_compare: SnapCompare) -> None:
         """The whole JSON body fits: `model`, the system prompt, the memory message with
-        labelled entries, the two stored turns and the draft, `max_tokens: 2000`,
-        `stream: true`."""
+        labelled entries, the two stored turns and the draft, `stream: true`,
+        `stream_options` with `include_usage: true`, `max_tokens: 2000` (the body the client
+        sends)."""
         run = then_draft("And how do I write one?", "f2")
         assert snap_compare(inspector_app(build()), run_before=run, terminal_size=WIDE)
 

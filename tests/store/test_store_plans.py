@@ -1,5 +1,6 @@
 """Per-reply context plans: stored exactly, compactly, and freed with the replies."""
 
+import dataclasses
 import hashlib
 import json
 import time
@@ -13,6 +14,7 @@ from ctxchat.core.history import HistoryMessage, MessageStatus, SummaryState
 from ctxchat.core.memory import MemoryEntry, MemoryKind, Mode
 from ctxchat.core.plan import ContextPlan, PlanStatus
 from ctxchat.core.tokens import EstimateCounter
+from ctxchat.model.request import build_chat_request
 from ctxchat.store import NotFound, Store
 from ctxchat.store.plancodec import DICTIONARY_V1, pack, rebuild, unpack
 
@@ -223,3 +225,25 @@ def test_ten_thousand_replies_cost_little(store: Store, db_path: Path) -> None:
     loaded = store.load_plan(reply_id)
     assert loaded is not None
     assert [m.content for m in loaded.messages][1:] == [m.content for m in history[-51:-1]]
+
+
+def test_a_plan_keeps_the_request_it_went_out_as(store: Store) -> None:
+    conversation = store.create_conversation()
+    history = history_of(store, conversation.id, [f"message {i}" for i in range(8)])
+    plan = rich_plan(history, conversation.id)
+    request = build_chat_request(
+        base_url="http://127.0.0.1:8080/v1",
+        model="m",
+        messages=plan.request_messages(),
+        max_tokens=plan.output_reserve,
+        headers={"X-Tenant": "acme"},
+    )
+    plan = dataclasses.replace(plan, request=request.shown())
+    reply = store.start_reply(conversation.id, model="m")
+    store.save_plan(reply.id, plan)
+    loaded = store.load_plan(reply.id)
+    assert loaded is not None and loaded.request == request.shown()
+    assert loaded.to_dict()["request"]["body"] == request.body
+    # The body's messages are not stored twice.
+    packed = unpack(pack(plan, list(range(1, len(plan.messages) + 1))))
+    assert packed.skeleton["request"]["body"]["messages"] is None

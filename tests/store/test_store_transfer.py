@@ -54,6 +54,11 @@ def canonical(export: dict[str, Any]) -> dict[str, Any]:
     for entry in (*data["memory"], *data["global_memory"]):
         entry["id"] = memory[entry["id"]]
         entry["source"] = ref(entry["source"])
+        entry["superseded_by"] = memory.get(entry["superseded_by"])
+    for entry in data["global_memory"]:
+        # A global entry already present is reused: its hypothesis clock goes on counting the
+        # turns the import added.
+        del entry["turns_waited"]
     return data
 
 

@@ -324,6 +324,43 @@ async def test_extraction_decisions_accept_update_reject_and_skip() -> None:
         ]
 
 
+async def test_extraction_proposes_an_update_and_shows_the_conflict_side_by_side() -> None:
+    app = ScreenHost(ExtractionReview(PROPOSALS))
+    async with app.run_test(size=(110, 30)) as pilot:
+        screen = app.screen
+        conflict = screen.query_one("#extraction-conflict")
+        assert conflict.display
+        now = str(screen.query_one("#conflict-now", Static).content)
+        proposed = str(screen.query_one("#conflict-proposed", Static).content)
+        assert (now, proposed) == (
+            "The project uses Python 3.10.",
+            "The project targets Python 3.11.",
+        )
+        await pilot.press("enter")  # on a proposal restating memory #4: update, not a duplicate
+        await pilot.press("enter")  # proposal 1 matches nothing: accepted as new
+        assert not conflict.display
+        await pilot.press("ctrl+s")
+        assert app.result == [
+            ProposalDecision(
+                0,
+                Decision.UPDATE,
+                MemoryKind.FACT,
+                PROPOSALS[0].text,
+                8,
+                4,
+                message_id=PROPOSALS[0].source_message_id,
+            ),
+            ProposalDecision(
+                1,
+                Decision.ACCEPT,
+                MemoryKind.CONSTRAINT,
+                PROPOSALS[1].text,
+                9,
+                message_id=PROPOSALS[1].source_message_id,
+            ),
+        ]
+
+
 async def test_extraction_update_needs_a_matching_entry() -> None:
     app = ScreenHost(ExtractionReview(PROPOSALS))
     async with app.run_test(size=(110, 30)) as pilot:

@@ -271,9 +271,16 @@ class TestSummary:
 class TestExtractionReview:
     def test_proposals_with_problems(self, snap_compare: SnapCompare) -> None:
         """80x24: a yellow line "⚠ 2 problems in the model's reply: …", then four undecided
-        proposals (kind, importance, text; the first notes "like memory #4: The project uses
-        Python 3.10."), the tally "0 to add · 0 to update · 0 rejected · 4 undecided"."""
+        proposals (kind, importance, text; the first marked "↻?" with "proposed: update memory
+        #4 (enter)", its conflict side by side below the list), the tally "0 to add · 0 to update · 0 rejected · 4 undecided"."""
         assert snap_compare(ScreenHost(ExtractionReview(PROPOSALS, PROBLEMS)))
+
+    def test_conflict_side_by_side_wide(self, snap_compare: SnapCompare) -> None:
+        """140x40: the first proposal highlighted, marked "↻?" (cyan) with "proposed: update
+        memory #4 (enter)"; below the list two boxes side by side, "memory #4 now" holding
+        "The project uses Python 3.10." and "proposed (u: update, a: add as new)" holding
+        "The project targets Python 3.11."."""
+        assert snap_compare(ScreenHost(ExtractionReview(PROPOSALS, PROBLEMS)), terminal_size=WIDE)
 
     def test_decisions_made_wide(self, snap_compare: SnapCompare) -> None:
         """140x40 after u, a, x: the first marked ↻ (update), the second ✓, the third ✗ and

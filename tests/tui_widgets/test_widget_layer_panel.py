@@ -7,6 +7,7 @@ import pytest
 from textual.widgets import Static
 from widget_hosts import ENTRIES, HostApp, make_plan, rendered
 
+from ctxchat.core.attribution import Use
 from ctxchat.core.budget import Budget, Layer
 from ctxchat.core.memory import MemoryEntry, MemoryKind, Mode
 from ctxchat.tui.widgets.budget_bar import BudgetBar
@@ -220,3 +221,27 @@ async def test_a_long_layer_lists_its_newest_items_and_counts_the_rest() -> None
     assert "… 1,940 earlier items, 19,400 tokens" in text
     assert "message:2000" in text and "message:1941" in text
     assert "message:1940 " not in text
+
+
+async def test_what_the_last_reply_used_is_marked_with_its_evidence_on_hover() -> None:
+    plan = make_plan()
+    app = HostApp(lambda: [ContextPanels()])
+    async with app.run_test(size=(100, 80)) as pilot:
+        panels = app.query_one(ContextPanels)
+        panels.update_plan(plan, window_source="server")
+        panels.mark_used(
+            {
+                "memory:1": Use("memory:1", ("postgresql",), 0.5),
+                "summary:v3#1": Use("summary:v3#1", ("postgresql", "chose"), 0.8),
+            }
+        )
+        await pilot.pause()
+        memory = panel_text(panels, Layer.MEMORY)
+        assert "◆ used" in line_of(memory, "PostgreSQL 16")
+        assert "◆ used" not in line_of(memory, "work offline")
+        summary = panel_text(panels, Layer.SUMMARY)
+        assert "◆ used: line 1" in summary
+        tooltip = str(panels.panels[Layer.SUMMARY].tooltip)
+        assert tooltip.startswith("What the last reply most likely used (an estimate):")
+        assert 'summary:v3#1: shares "postgresql", "chose"' in tooltip
+        assert panels.panels[Layer.SYSTEM].tooltip is None

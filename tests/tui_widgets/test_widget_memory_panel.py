@@ -212,6 +212,12 @@ def test_every_binding_has_an_id_and_a_tooltip() -> None:
         "memory.toggle",
         "memory.importance_up",
         "memory.importance_down",
+        "memory.new_version",
+        "memory.restore",
+        "memory.confirm",
+        "memory.keep",
+        "memory.source",
+        "memory.order",
     }
     assert all(binding.tooltip for binding in MemoryPanel.BINDINGS)  # type: ignore[union-attr]
 

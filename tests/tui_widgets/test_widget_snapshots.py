@@ -11,12 +11,13 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 from widget_hosts import ENTRIES, HostApp, make_plan, request_body
 
+from ctxchat.core.attribution import Use
 from ctxchat.core.budget import Budget
-from ctxchat.core.memory import Mode
+from ctxchat.core.memory import MemoryEntry, MemoryKind, Mode
 from ctxchat.tui.screens.inspector import RequestInspector
 from ctxchat.tui.widgets.budget_bar import BudgetBar
 from ctxchat.tui.widgets.layer_panel import ContextPanels
-from ctxchat.tui.widgets.memory_panel import MemoryPanel
+from ctxchat.tui.widgets.memory_panel import EntryNotes, MemoryPanel
 
 SnapCompare = Callable[..., bool]
 WIDE = (150, 50)
@@ -143,6 +144,73 @@ class TestMemoryPanel:
         preference)."""
         assert snap_compare(
             host(self.build), run_before=self.focus, press=["down", "down"], terminal_size=WIDE
+        )
+
+
+# 2026-11-24 12:00 UTC: the day the old database entry was superseded.
+NOV_24 = 1795521600.0
+OVER_TIME = [
+    MemoryEntry(
+        1,
+        MemoryKind.FACT,
+        "The service runs on MySQL 8.",
+        key="database",
+        source="message:4",
+        superseded_by=7,
+        superseded_at=NOV_24,
+    ),
+    MemoryEntry(
+        7,
+        MemoryKind.FACT,
+        "The service runs on PostgreSQL 16.",
+        key="database",
+        source="messages:9-12",
+    ),
+    MemoryEntry(4, MemoryKind.HYPOTHESIS, "The slowdown comes from the ORM.", turn=10),
+    MemoryEntry(8, MemoryKind.HYPOTHESIS, "Deploys fail on Mondays.", turn=50),
+    MemoryEntry(2, MemoryKind.CONSTRAINT, "Everything must work offline.", importance=9),
+]
+NOTES = EntryNotes(
+    turns_now=55,
+    hypothesis_turns=30,
+    used={"memory:7": Use("memory:7", ("postgresql", "service"), 0.6)},
+    idle=frozenset({"memory:2", "memory:4", "memory:8"}),
+    replies=20,
+)
+
+
+class TestMemoryOverTime:
+    @staticmethod
+    def build() -> list[Widget]:
+        return [MemoryPanel(OVER_TIME, make_plan(memory=OVER_TIME))]
+
+    @staticmethod
+    async def noted(pilot: Pilot[None]) -> None:
+        panel = pilot.app.query_one(MemoryPanel)
+        panel.update_entries(OVER_TIME, make_plan(memory=OVER_TIME), NOTES)
+        panel.option_list.focus()
+
+    def test_superseded_flagged_and_used(self, snap_compare: SnapCompare) -> None:
+        """100x30: `memory:1` (`database: The service runs on MySQL 8.`) dimmed with the italic
+        reason `superseded by memory:7 on 2026-11-24`; `memory:7` in context with a quiet
+        violet `◆ used`; the hypothesis `memory:4` (waited 45 turns) with an amber line
+        `⚑ unconfirmed for 45 turns: confirm as fact (c), keep (w), or drop (d)`, the newer
+        hypothesis `memory:8` not flagged. The list has focus: under it `memory:1: pinned
+        from message #4 (g: go to it)`."""
+
+        assert snap_compare(host(self.build), run_before=self.noted, terminal_size=(100, 30))
+
+    def test_used_evidence_and_sorted_by_use(self, snap_compare: SnapCompare) -> None:
+        """After `o` and the cursor on `memory:7`: the header ends `unused in the last 20
+        replies first (estimate)`; memory:2, memory:4 and memory:8 (no recent reply used
+        them) come first, then the others by id; under the list `memory:7: extracted from messages #9–#12 (g: go
+        to it) · used by the last reply (estimate): shares "postgresql", "service"`."""
+
+        assert snap_compare(
+            host(self.build),
+            run_before=self.noted,
+            press=["o", "end"],
+            terminal_size=(100, 30),
         )
 
 

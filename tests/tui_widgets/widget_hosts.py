@@ -15,6 +15,7 @@ from ctxchat.core.history import HistoryMessage, MessageStatus, SummaryState
 from ctxchat.core.memory import MemoryEntry, MemoryKind, Mode
 from ctxchat.core.plan import ContextPlan
 from ctxchat.core.tokens import CachingCounter, TokenCounter, count_message, counter_for_model
+from ctxchat.model.request import build_chat_request
 from ctxchat.tui.themes import LAYER_VARIABLE_DEFAULTS
 
 COUNTER: TokenCounter = CachingCounter(counter_for_model("gpt-4o"))
@@ -73,14 +74,14 @@ def make_plan(
 
 
 def request_body(plan: ContextPlan, model: str = "gpt-4o") -> dict[str, Any]:
-    """The body the OpenAI client would send for `plan`."""
-    return {
-        "model": model,
-        "messages": plan.request_messages(),
-        "stream": True,
-        "stream_options": {"include_usage": True},
-        "max_tokens": plan.output_reserve,
-    }
+    """The body the client sends for `plan` to a local server."""
+    request = build_chat_request(
+        base_url="http://127.0.0.1:8080/v1",
+        model=model,
+        messages=plan.request_messages(),
+        max_tokens=plan.output_reserve,
+    )
+    return dict(request.body)
 
 
 def rendered(widget: Widget) -> str:

@@ -80,15 +80,16 @@ class Handler(BaseHTTPRequestHandler):
 
     # -- plumbing ------------------------------------------------------------------------------
 
-    def _read_json(self) -> Any:
+    def _read_json(self) -> tuple[bytes, Any]:
+        """The body's bytes and their decoded JSON (None when they are not JSON)."""
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         if not raw:
-            return {}
+            return raw, {}
         try:
-            return json.loads(raw)
+            return raw, json.loads(raw)
         except ValueError:
-            return None
+            return raw, None
 
     def _authorized(self) -> bool:
         key = self.owner.requires_key
@@ -111,11 +112,11 @@ class Handler(BaseHTTPRequestHandler):
         )
         return False
 
-    def _remember(self, path: str, body: object, *, chat: bool) -> None:
+    def _remember(self, path: str, body: object, *, chat: bool, raw: bytes = b"") -> None:
         recorded = body if isinstance(body, dict) else {}
         headers = dict(self.headers.items())
         client = (str(self.client_address[0]), int(self.client_address[1]))
-        request = RecordedRequest(recorded, path=path, headers=headers, client=client)
+        request = RecordedRequest(recorded, path=path, headers=headers, client=client, raw=raw)
         self.owner.script_log.record(request, chat=chat)
 
     # -- routing ---------------------------------------------------------------------------------
@@ -129,9 +130,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         path = self.path.split("?", 1)[0]
-        body = self._read_json()
+        raw, body = self._read_json()
         chat = path == "/v1/chat/completions" and isinstance(body, dict)
-        self._remember(path, body, chat=chat)
+        self._remember(path, body, chat=chat, raw=raw)
         if not self._authorized():
             return
         if not isinstance(body, dict):

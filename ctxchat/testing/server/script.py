@@ -47,8 +47,9 @@ ScriptItem = str | Reply | Callable[[dict[str, Any]], "str | Reply"]
 
 
 class RecordedRequest(dict[str, Any]):
-    """A received chat request body (a dict) that also carries its path and headers, and the
-    client's address and port (one per connection: a reused connection keeps its port)."""
+    """A received chat request body (a dict) that also carries its path and headers, the
+    body's bytes as received (`raw`), and the client's address and port (one per
+    connection: a reused connection keeps its port)."""
 
     def __init__(
         self,
@@ -57,11 +58,13 @@ class RecordedRequest(dict[str, Any]):
         path: str,
         headers: Mapping[str, str],
         client: tuple[str, int] = ("", 0),
+        raw: bytes = b"",
     ) -> None:
         super().__init__(body)
         self.path = path
         self.headers = dict(headers)
         self.client = client
+        self.raw = raw
 
 
 class Script:

@@ -37,6 +37,8 @@ def proposal_prompt(proposal: ProposalView, decision: ProposalDecision | None) -
     """A proposal in the list: decision mark, kind, importance, text; its match below."""
     action = decision.action if decision else None
     mark, style = BADGES[action]
+    if action is None and proposal.matches_entry_id is not None:
+        mark, style = " ↻? ", "cyan"  # undecided: updating that entry is what is proposed
     kind = decision.kind if decision else proposal.kind
     text = decision.text if decision else proposal.text
     importance = decision.importance if decision else proposal.importance
@@ -53,7 +55,10 @@ def proposal_prompt(proposal: ProposalView, decision: ProposalDecision | None) -
     notes = []
     if proposal.source_message_id is not None:
         notes.append(f"from message #{proposal.source_message_id}")
-    if proposal.matches_entry_id is not None:
+    if proposal.matches_entry_id is not None and action is None:
+        # Not a duplicate: the proposal is offered as the new version of that entry.
+        notes.append(f"proposed: update memory #{proposal.matches_entry_id} (enter)")
+    elif proposal.matches_entry_id is not None:
         existing = preview(clean(proposal.matches_text), 60) if proposal.matches_text else ""
         notes.append(f"like memory #{proposal.matches_entry_id}: {existing}".rstrip(": "))
     if notes:
@@ -89,6 +94,14 @@ class ExtractionReview(Dialog[list[ProposalDecision] | None]):
             max-height: 4;
             color: $warning;
             margin-top: 1;
+        }
+        #extraction-conflict {
+            height: auto;
+            max-height: 8;
+            margin-top: 1;
+            display: none;
+            &.-shown { display: block; }
+            & > Static { width: 1fr; padding: 0 1; border: round $primary-muted; }
         }
         #extraction-empty {
             height: auto;
@@ -141,7 +154,7 @@ class ExtractionReview(Dialog[list[ProposalDecision] | None]):
             "decide('update')",
             "Update existing",
             id="extraction.update",
-            tooltip="Rewrite the existing entry it restates with this proposal",
+            tooltip="Make it the new version of the entry it restates (the old one is kept)",
         ),
         Binding(
             "ctrl+s",
@@ -184,6 +197,9 @@ class ExtractionReview(Dialog[list[ProposalDecision] | None]):
                 *(Option(proposal_prompt(p, None), id=str(p.index)) for p in self._proposals),
                 id="extraction-list",
             )
+            with Horizontal(id="extraction-conflict"):
+                yield Static(id="conflict-now")
+                yield Static(id="conflict-proposed")
             with Horizontal(id="extraction-bottom"):
                 yield Static(id="extraction-tally")
                 yield Button("Cancel", id="cancel")
@@ -193,6 +209,7 @@ class ExtractionReview(Dialog[list[ProposalDecision] | None]):
     def on_mount(self) -> None:
         self._update_tally()
         self.query_one(OptionList).focus()
+        self._show_conflict()
 
     def _current(self) -> ProposalView | None:
         index = self.query_one(OptionList).highlighted
@@ -233,6 +250,23 @@ class ExtractionReview(Dialog[list[ProposalDecision] | None]):
     @on(OptionList.OptionHighlighted)
     def _highlighted(self) -> None:
         self.refresh_bindings()
+        self._show_conflict()
+
+    def _show_conflict(self) -> None:
+        """The entry in memory and the proposal that would replace it, side by side."""
+        proposal = self._current()
+        conflict = self.query_one("#extraction-conflict")
+        shown = proposal is not None and proposal.matches_entry_id is not None
+        conflict.set_class(shown, "-shown")
+        if proposal is None or proposal.matches_entry_id is None:
+            return
+        decision = self._decisions.get(proposal.index)
+        now = self.query_one("#conflict-now", Static)
+        now.border_title = f"memory #{proposal.matches_entry_id} now"
+        now.update(plain(proposal.matches_text))
+        proposed = self.query_one("#conflict-proposed", Static)
+        proposed.border_title = "proposed (u: update, a: add as new)"
+        proposed.update(plain(decision.text if decision else proposal.text))
 
     def action_decide(self, action: DecisionAction) -> None:
         proposal = self._current()
@@ -304,7 +338,9 @@ class ExtractionReview(Dialog[list[ProposalDecision] | None]):
 
     @on(OptionList.OptionSelected)
     def _accept_selected(self) -> None:
-        self.action_decide("accept")
+        proposal = self._current()
+        matched = proposal is not None and proposal.matches_entry_id is not None
+        self.action_decide("update" if matched else "accept")
 
     @on(Button.Pressed, "#done")
     def action_done(self) -> None:

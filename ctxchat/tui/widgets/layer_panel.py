@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -13,6 +13,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from ctxchat.core.attribution import Use
 from ctxchat.core.budget import Layer
 from ctxchat.core.history import HistoryMessage, preview
 from ctxchat.core.memory import Mode
@@ -128,6 +129,7 @@ class LayerPanel(Vertical, can_focus=True):
         self._header = Static(Content(layer.value), classes="layer-panel--header")
         self._body = Static(Content(), classes="layer-panel--body")
         self._shown: tuple[LayerPlan, frozenset[str], frozenset[str]] | None = None
+        self._used: Mapping[str, Use] = {}
         self.set_reactive(LayerPanel.collapsed, collapsed)
         self.set_class(collapsed, "-collapsed")
 
@@ -162,6 +164,35 @@ class LayerPanel(Vertical, can_focus=True):
         self._shown = shown
         self._header.update(self._header_content(layer_plan))
         self._body.update(self._body_content(layer_plan, added, removed))
+
+    def mark_used(self, used: Mapping[str, Use]) -> None:
+        """Mark what the last reply most likely used (an estimate; evidence on hover)."""
+        if used == self._used:
+            return
+        self._used = used
+        if self._shown is not None:
+            self._body.update(self._body_content(*self._shown))
+
+    def _used_mark(self, ref: str) -> tuple[Content, list[str]]:
+        """The quiet badge after an item the last reply used, and the evidence for it.
+
+        A summary is one item: the lines used are named (`summary:v3#2` is its line 2).
+        """
+        use = self._used.get(ref)
+        if use is not None:
+            return Content.styled("  ◆ used", "$secondary"), [f"{ref}: {use.evidence}"]
+        lines = {
+            int(other.rpartition("#")[2]): other
+            for other in self._used
+            if other.startswith(ref + "#") and other.rpartition("#")[2].isdecimal()
+        }
+        if not lines:
+            return Content(), []
+        numbers = ", ".join(str(n) for n in sorted(lines))
+        badge = Content.styled(
+            f"  ◆ used: line{'s' if len(lines) > 1 else ''} {numbers}", "$secondary"
+        )
+        return badge, [f"{lines[n]}: {self._used[lines[n]].evidence}" for n in sorted(lines)]
 
     def _header_content(self, layer_plan: LayerPlan) -> Content:
         fold = "▸ " if self.collapsed else "▾ "
@@ -212,9 +243,23 @@ class LayerPanel(Vertical, can_focus=True):
                 )
             )
             items = items[len(hidden) :]
+        evidence: list[str] = []
         for item in items:
             mark = ("+", "bold $success") if item.ref in added else (" ", "")
-            lines.append(Content.assemble(mark, columns(item.ref, item.tokens), _item_label(item)))
+            used, why = self._used_mark(item.ref)
+            evidence.extend(why)
+            lines.append(
+                Content.assemble(mark, columns(item.ref, item.tokens), _item_label(item), used)
+            )
+        # Hovering the layer shows why its items count as used.
+        self.tooltip = (
+            Content("\n").join(
+                [Content("What the last reply most likely used (an estimate):")]
+                + [Content(clean(line)) for line in evidence]
+            )
+            if evidence
+            else None
+        )
         for left in layer_plan.left_out:
             lines.extend(self._left_out_lines(left, columns(left.ref, left.tokens), removed))
         lines.extend(Content.styled(f"! {clean(note)}", "$warning") for note in layer_plan.notes)
@@ -314,6 +359,11 @@ class ContextPanels(VerticalScroll):
             if self._change is not None and layer_plan.layer is Layer.MEMORY:
                 added, removed = self._change.added, self._change.removed
             self.panels[layer_plan.layer].update_layer(layer_plan, added=added, removed=removed)
+
+    def mark_used(self, used: Mapping[str, Use]) -> None:
+        """Mark in each layer what the last reply most likely used (an estimate)."""
+        for panel in self.panels.values():
+            panel.mark_used(used)
 
     @staticmethod
     def _budget_content(plan: ContextPlan, cached_tokens: int | None) -> Content:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -15,13 +15,14 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from ctxchat.core.attribution import Use
 from ctxchat.core.budget import Layer
-from ctxchat.core.memory import MemoryEntry, MemoryKind
+from ctxchat.core.memory import MemoryEntry, MemoryKind, provenance, unconfirmed_turns
 from ctxchat.core.plan import ContextPlan
 from ctxchat.tui.text import clean, tokens
 from ctxchat.tui.themes import kind_variable
 
-__all__ = ["EntryStatus", "MemoryPanel", "entry_status", "next_kind"]
+__all__ = ["EntryNotes", "EntryStatus", "MemoryPanel", "entry_status", "next_kind"]
 
 _KINDS = tuple(MemoryKind)
 _KIND_WIDTH = max(len(kind.value) for kind in _KINDS)
@@ -56,6 +57,38 @@ def entry_status(entry: MemoryEntry, plan: ContextPlan | None) -> EntryStatus | 
     return EntryStatus(False, "not in this conversation's request")
 
 
+@dataclass(frozen=True, slots=True)
+class EntryNotes:
+    """What the panel tells beside the plan: hypotheses waiting too long, and what the
+    recent replies most likely used (an estimate, never sent to the model)."""
+
+    turns_now: int = 0
+    """User turns so far, over every conversation (the clock of hypotheses)."""
+    hypothesis_turns: int = 0
+    """Flag a hypothesis unconfirmed for this many turns (0: never)."""
+    used: Mapping[str, Use] = field(default_factory=dict)
+    """What the newest reply most likely drew on, by ref."""
+    idle: frozenset[str] = frozenset()
+    """Refs no reply of the last `replies` used."""
+    replies: int = 0
+
+    def flagged(self, entry: MemoryEntry) -> int | None:
+        """Turns the entry waited, when it is a hypothesis waiting too long."""
+        return unconfirmed_turns(entry, self.turns_now, self.hypothesis_turns)
+
+
+def entry_detail(entry: MemoryEntry, notes: EntryNotes) -> str:
+    """The highlighted entry in full: where it came from, and the evidence of its use."""
+    origin = provenance(entry.source)
+    parts = [f"{entry.ref}: {origin.text}" + (" (g: go to it)" if origin.message_id else "")]
+    use = notes.used.get(entry.ref)
+    if use is not None:
+        parts.append(f"used by the last reply (estimate): {use.evidence}")
+    elif notes.replies and entry.ref in notes.idle:
+        parts.append(f"not used in the last {notes.replies} replies (estimate)")
+    return " · ".join(parts)
+
+
 def _option_id(entry_id: int) -> str:
     return f"memory-{entry_id}"
 
@@ -82,6 +115,8 @@ class MemoryPanel(Vertical):
         & > .memory-panel--header { padding: 0 1; text-style: bold; }
         & > OptionList { height: 1fr; border: none; padding: 0; }
         & > OptionList:focus { border: none; }
+        & > .memory-panel--detail { display: none; padding: 0 1; color: $foreground-muted; }
+        &.-focused > .memory-panel--detail { display: block; }
     }
     """
 
@@ -120,6 +155,48 @@ class MemoryPanel(Vertical):
             key_display="-",
             id="memory.importance_down",
             tooltip="Lower the entry's importance",
+        ),
+        Binding(
+            "n",
+            "new_version",
+            "New version",
+            id="memory.new_version",
+            tooltip="Write a new version of the entry; the old one is kept as superseded",
+        ),
+        Binding(
+            "r",
+            "restore",
+            "Restore",
+            id="memory.restore",
+            tooltip="Make a superseded entry current again (its replacement is kept)",
+        ),
+        Binding(
+            "c",
+            "confirm",
+            "Confirm as fact",
+            id="memory.confirm",
+            tooltip="The hypothesis is confirmed: make it a fact",
+        ),
+        Binding(
+            "w",
+            "keep",
+            "Keep waiting",
+            id="memory.keep",
+            tooltip="Keep the hypothesis unconfirmed; its count of turns starts again",
+        ),
+        Binding(
+            "g",
+            "source",
+            "Go to source",
+            id="memory.source",
+            tooltip="Show the message the entry came from",
+        ),
+        Binding(
+            "o",
+            "order",
+            "Order",
+            id="memory.order",
+            tooltip="Sort the entries no recent reply used first (an estimate), or as stored",
         ),
     ]
 
@@ -175,6 +252,37 @@ class MemoryPanel(Vertical):
         delta: int
         importance: int
 
+    @dataclass
+    class NewVersionRequested(_PanelMessage):
+        """Write an entry replacing this one (kept as superseded)."""
+
+        entry_id: int
+
+    @dataclass
+    class RestoreRequested(_PanelMessage):
+        """Make the superseded entry current again."""
+
+        entry_id: int
+
+    @dataclass
+    class ConfirmRequested(_PanelMessage):
+        """The hypothesis is confirmed: make it a fact."""
+
+        entry_id: int
+
+    @dataclass
+    class KeepRequested(_PanelMessage):
+        """Keep the hypothesis waiting for confirmation, its clock started again."""
+
+        entry_id: int
+
+    @dataclass
+    class SourceRequested(_PanelMessage):
+        """Show message `message_id`, where entry `entry_id` came from."""
+
+        entry_id: int
+        message_id: int
+
     def __init__(
         self,
         entries: Sequence[MemoryEntry] = (),
@@ -189,6 +297,10 @@ class MemoryPanel(Vertical):
         self._shown: object = None  # what the list was last built from
         self._header = Static(Content("memory"), classes="memory-panel--header")
         self._list = OptionList(id="memory-list")
+        self._detail = Static(Content(), classes="memory-panel--detail")
+        self._notes = EntryNotes()
+        self._plan: ContextPlan | None = None
+        self._by_use = False
         self._initial: tuple[Sequence[MemoryEntry], ContextPlan | None] | None = (
             list(entries),
             plan,
@@ -212,30 +324,69 @@ class MemoryPanel(Vertical):
             return None
         return self._entries.get(int(option.id.removeprefix("memory-")))
 
+    @property
+    def notes(self) -> EntryNotes:
+        """The notes on show (hypothesis flags, what recent replies used)."""
+        return self._notes
+
+    @property
+    def detail_text(self) -> str:
+        """The line about the highlighted entry (shown while the list has focus)."""
+        entry = self.highlighted_entry
+        return "" if entry is None else entry_detail(entry, self._notes)
+
+    @property
+    def sorted_by_use(self) -> bool:
+        """True while entries no recent reply used come first."""
+        return self._by_use
+
     def compose(self) -> ComposeResult:
         yield self._header
         yield self._list
+        yield self._detail
 
     def on_mount(self) -> None:
         if self._initial is not None:
             self.update_entries(*self._initial)
 
-    def update_entries(self, entries: Sequence[MemoryEntry], plan: ContextPlan | None) -> None:
-        """Show `entries` (in the order given) and where each stands in `plan`."""
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        # The line about the highlighted entry shows while the list has focus.
+        self.add_class("-focused")
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        self.remove_class("-focused")
+
+    def update_entries(
+        self,
+        entries: Sequence[MemoryEntry],
+        plan: ContextPlan | None,
+        notes: EntryNotes | None = None,
+    ) -> None:
+        """Show `entries` (in the order given, or those no recent reply used first), where
+        each stands in `plan`, and `notes` (kept from the last call when None)."""
         self._initial = None
+        notes = self._notes if notes is None else notes
+        self._notes, self._plan = notes, plan
         # Typing replans on every keystroke; the memory layer rarely changes with it, and
         # rebuilding a long list each time costs more than the rest of the context side.
-        shown = (tuple(entries), None if plan is None else (plan.mode, plan.layer(Layer.MEMORY)))
+        shown = (
+            tuple(entries),
+            None if plan is None else (plan.mode, plan.layer(Layer.MEMORY)),
+            notes,
+            self._by_use,
+        )
         if shown == self._shown:
             return
         self._shown = shown
+        if self._by_use:
+            entries = sorted(entries, key=lambda entry: entry.ref not in notes.idle)
         kept = self.highlighted_entry
         index = self._list.highlighted
         self._entries = {entry.id: entry for entry in entries}
-        self._header.update(self._header_content(entries, plan))
+        self._header.update(self._header_content(entries, plan, notes if self._by_use else None))
         self._list.clear_options()
         self._list.add_options(
-            Option(self._prompt(entry, entry_status(entry, plan)), id=_option_id(entry.id))
+            Option(self._prompt(entry, entry_status(entry, plan), notes), id=_option_id(entry.id))
             for entry in entries
         )
         if not entries:
@@ -244,13 +395,33 @@ class MemoryPanel(Vertical):
             self._list.highlighted = self._list.get_option_index(_option_id(kept.id))
         else:
             self._list.highlighted = min(index or 0, len(entries) - 1)
+        self._show_detail()
+
+    def _show_detail(self) -> None:
+        entry = self.highlighted_entry
+        detail = "" if entry is None else entry_detail(entry, self._notes)
+        self._detail.update(Content(clean(detail)))
+        # Hovering the list shows the same, for the entry under the cursor.
+        self._list.tooltip = Content(clean(detail)) if detail else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "add":
+        if action in ("add", "order"):
             return True
+        entry = self.highlighted_entry
         if action in ("edit", "delete", "pin", "kind", "scope", "include", "importance"):
             # Shown but greyed out in the footer while no entry is highlighted.
-            return True if self.highlighted_entry is not None else None
+            return True if entry is not None else None
+        # Keys that fit only some entries are hidden from the footer for the others.
+        if action == "new_version":
+            return entry is not None and not entry.superseded
+        if action == "restore":
+            return entry is not None and entry.superseded
+        if action == "confirm":
+            return entry is not None and entry.kind is MemoryKind.HYPOTHESIS
+        if action == "keep":
+            return entry is not None and self._notes.flagged(entry) is not None
+        if action == "source":
+            return entry is not None and provenance(entry.source).message_id is not None
         return True
 
     @on(OptionList.OptionSelected, "#memory-list")
@@ -261,6 +432,36 @@ class MemoryPanel(Vertical):
     @on(OptionList.OptionHighlighted, "#memory-list")
     def _refresh_bindings(self, event: OptionList.OptionHighlighted) -> None:
         self.refresh_bindings()
+        self._show_detail()
+
+    def action_new_version(self) -> None:
+        if (entry := self.highlighted_entry) is not None and not entry.superseded:
+            self.post_message(self.NewVersionRequested(self, entry.id))
+
+    def action_restore(self) -> None:
+        if (entry := self.highlighted_entry) is not None and entry.superseded:
+            self.post_message(self.RestoreRequested(self, entry.id))
+
+    def action_confirm(self) -> None:
+        entry = self.highlighted_entry
+        if entry is not None and entry.kind is MemoryKind.HYPOTHESIS:
+            self.post_message(self.ConfirmRequested(self, entry.id))
+
+    def action_keep(self) -> None:
+        if (entry := self.highlighted_entry) is not None:
+            self.post_message(self.KeepRequested(self, entry.id))
+
+    def action_source(self) -> None:
+        entry = self.highlighted_entry
+        message_id = None if entry is None else provenance(entry.source).message_id
+        if entry is not None and message_id is not None:
+            self.post_message(self.SourceRequested(self, entry.id, message_id))
+
+    def action_order(self) -> None:
+        """Sort the entries no recent reply used first, or back to the stored order."""
+        self._by_use = not self._by_use
+        entries = sorted(self._entries.values(), key=lambda entry: entry.id)
+        self.update_entries(entries, self._plan, self._notes)
 
     def action_add(self) -> None:
         self.post_message(self.AddRequested(self))
@@ -301,16 +502,26 @@ class MemoryPanel(Vertical):
         self.post_message(self.ImportanceChanged(self, entry.id, delta, importance))
 
     @staticmethod
-    def _header_content(entries: Sequence[MemoryEntry], plan: ContextPlan | None) -> Content:
+    def _header_content(
+        entries: Sequence[MemoryEntry], plan: ContextPlan | None, by_use: EntryNotes | None
+    ) -> Content:
         parts = [Content("memory"), Content(f"{len(entries)} entries")]
         if plan is not None:
             layer = plan.layer(Layer.MEMORY)
-            parts.append(Content(f"{len(layer.items)} in context ({tokens(layer.tokens)} tokens)"))
+            included = sum(1 for item in layer.items if item.ref.startswith("memory:"))
+            parts.append(Content(f"{included} in context ({tokens(layer.tokens)} tokens)"))
             parts.append(Content.styled(f"mode {clean(plan.mode)}", "not bold $accent"))
+        if by_use is not None:
+            parts.append(
+                Content.styled(
+                    f"unused in the last {by_use.replies} replies first (estimate)",
+                    "not bold $foreground-muted",
+                )
+            )
         return Content(" · ").join(parts)
 
     @staticmethod
-    def _prompt(entry: MemoryEntry, status: EntryStatus | None) -> Content:
+    def _prompt(entry: MemoryEntry, status: EntryStatus | None, notes: EntryNotes) -> Content:
         kind = entry.kind.value
         badge = Content.styled(
             f" {kind:<{_KIND_WIDTH}} ", f"bold $background on {kind_variable(kind)}"
@@ -320,6 +531,9 @@ class MemoryPanel(Vertical):
             meta.append(Content.styled("● pinned", "bold $accent"))
         meta.append(Content("global" if entry.conversation_id is None else "this conversation"))
         meta.append(Content(f"importance {entry.importance}"))
+        if entry.ref in notes.used:
+            # Quiet on purpose: an estimate, with its evidence under the list (or on hover).
+            meta.append(Content.styled("◆ used", "$secondary"))
         reason = None
         if status is not None and status.included:
             meta.append(Content.styled(clean(status.text), "$success"))
@@ -335,4 +549,13 @@ class MemoryPanel(Vertical):
         ]
         if reason is not None:
             lines.append(Content.styled(f"  {reason}", "italic $foreground-muted"))
+        waited = notes.flagged(entry)
+        if waited is not None:
+            lines.append(
+                Content.styled(
+                    f"  ⚑ unconfirmed for {waited} turns: confirm as fact (c), keep (w), "
+                    "or drop (d)",
+                    "$warning",
+                )
+            )
         return Content("\n").join(lines)

@@ -1,0 +1,196 @@
+"""The one way a session is opened: for the TUI, every CLI command and the benchmarks.
+
+Each gets the same profile resolution, the same server facts (window and its source,
+tokenizer, kind: cached in the app's state per base URL and model) and the same recall.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import Callable, Mapping
+from enum import StrEnum
+
+from ctxchat.chat.options import SessionOptions
+from ctxchat.chat.semantic import SemanticRecall
+from ctxchat.chat.session import ChatSession
+from ctxchat.chat.window import WindowInfo
+from ctxchat.chat.workspace import Workspace
+from ctxchat.config.errors import MissingApiKey
+from ctxchat.config.server_facts import ServerFacts
+from ctxchat.config.settings import ProviderProfile, Settings
+from ctxchat.model.backend import ModelBackend
+
+__all__ = [
+    "Connect",
+    "NoServer",
+    "SessionOptions",
+    "learn_server",
+    "make_backend",
+    "open_session",
+    "prepare_recall",
+    "resolve_profile",
+    "semantic_recall_for",
+]
+
+
+# The kind of a server nothing identified (no answer, or an unknown one).
+GENERIC_FLAVOUR = "openai-compatible"
+
+
+class Connect(StrEnum):
+    """Whether a session gets a model backend."""
+
+    NO = "no"  # planning only
+    TRY = "try"  # a missing key or server becomes a note; the session can still plan
+    MUST = "must"  # a missing key or server is an error
+
+
+class NoServer(Exception):
+    """No model server is configured and none was given."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "no model server is configured: run `ctxchat config init`, set OPENAI_API_KEY, "
+            "or pass --base-url"
+        )
+
+
+def resolve_profile(settings: Settings, options: SessionOptions) -> ProviderProfile | None:
+    """The profile to talk to, with the options' model and base URL applied.
+
+    None when nothing is configured and no base URL was given (first-run setup's case).
+    Raises UnknownProfile for a profile name the config does not have.
+    """
+    if settings.needs_setup:
+        if not options.base_url:
+            return None
+        profile = ProviderProfile(
+            name="command-line", base_url=options.base_url, model=options.model or ""
+        )
+    else:
+        profile = settings.profile(options.profile)
+    if options.base_url:
+        profile = dataclasses.replace(profile, base_url=options.base_url)
+    if options.model:
+        profile = dataclasses.replace(profile, model=options.model)
+    return profile
+
+
+def make_backend(profile: ProviderProfile, env: Mapping[str, str]) -> ModelBackend:
+    """The OpenAI-compatible backend for a profile: its server, key and headers (raises
+    MissingApiKey without its key). The `openai` package is imported on first use."""
+    from ctxchat.model.deferred import DeferredBackend
+
+    return DeferredBackend(profile.base_url, profile.resolve_api_key(env), profile.headers)
+
+
+def open_session(
+    workspace: Workspace,
+    options: SessionOptions,
+    conversation_id: int | None,
+    *,
+    connect: Connect,
+    profile: ProviderProfile | None = None,
+    notes: Callable[[str], None] = lambda note: None,
+) -> ChatSession:
+    """A session on `conversation_id` (None: plan for a conversation not started yet).
+
+    `profile` replaces the one the options resolve to (first-run setup's choice). The
+    window is the configured one, else what the server said last time (cached), else the
+    known-models table; `learn_server` asks the server. Raises NoServer and MissingApiKey
+    when `connect` is MUST.
+    """
+    settings = workspace.settings
+    profile = profile or resolve_profile(settings, options)
+    if profile is None:
+        if connect is Connect.MUST:
+            raise NoServer
+        profile = ProviderProfile(name="none", base_url="", model=options.model or "")
+    backend = None
+    if connect is not Connect.NO and profile.base_url:
+        try:
+            backend = make_backend(profile, workspace.env)
+        except MissingApiKey as error:
+            if connect is Connect.MUST:
+                raise
+            notes(f"{error} Replies cannot be sent until it is set.")
+    session = ChatSession(
+        workspace.store,
+        settings,
+        profile,
+        conversation_id,
+        backend=backend,
+        mode=options.mode or workspace.state.last_mode or settings.default_mode,
+        window=cached_window(workspace, profile),
+        secrets=workspace.secrets,
+        env=workspace.env,
+    )
+    session.facts = workspace.state.facts_for(profile.base_url, profile.model)
+    return session
+
+
+def cached_window(workspace: Workspace, profile: ProviderProfile) -> WindowInfo | None:
+    """The window the server reported for this model last time (None: configured, or
+    never asked)."""
+    if workspace.settings.context_window(profile) > 0:
+        return None  # the user's setting wins
+    facts = workspace.state.facts_for(profile.base_url, profile.model)
+    if facts is None:
+        return None
+    return WindowInfo(facts.context_window, facts.window_source, facts.warnings)
+
+
+async def learn_server(
+    session: ChatSession, workspace: Workspace, *, offline: bool = False, refresh: bool = False
+) -> WindowInfo:
+    """Ask the server for its window, kind and tokenizer, and keep the answer for every
+    later run; cached facts younger than a day stand unless `refresh`. `offline` asks
+    nothing. A configured window is never replaced."""
+    profile = session.profile
+    if offline or session.backend is None or session.settings.context_window(profile) > 0:
+        return session.window
+    cached = workspace.state.facts_for(profile.base_url, profile.model)
+    if cached is not None and cached.fresh() and not refresh:
+        return session.window
+    facts = await session.probe_server()
+    if facts is not None and _worth_keeping(facts):
+        # Facts only save time: a state file that cannot be written costs a probe next time.
+        with contextlib.suppress(OSError):
+            workspace.save_state(workspace.state.with_facts(profile.base_url, profile.model, facts))
+    return session.window
+
+
+def _worth_keeping(facts: ServerFacts) -> bool:
+    """Whether facts should stand in for asking again: what a server said, or a known host's
+    documented window; not a guess, nor the table for a server that may not have answered."""
+    if facts.window_source == "server":
+        return True
+    return facts.window_source == "table" and facts.flavour != GENERIC_FLAVOUR
+
+
+def semantic_recall_for(session: ChatSession) -> SemanticRecall | None:
+    """Semantic recall for the session's conversation, when configured and installed."""
+    recall = session.settings.recall
+    if session.conversation_id is None or not (recall.enabled and recall.semantic):
+        return None
+    if not SemanticRecall.possible():
+        return None
+    return SemanticRecall(session.store, session.conversation_id)
+
+
+def prepare_recall(session: ChatSession) -> None:
+    """Load semantic recall now and embed what has no vector yet (commands, which plan
+    once; the TUI does this in a worker thread). Without it, recall goes by words."""
+    semantic = semantic_recall_for(session)
+    if semantic is None:
+        return
+    from ctxchat.embeddings import EmbeddingsUnavailable
+
+    try:
+        semantic.prepare()
+        semantic.catch_up(pause=0.0)
+    except (EmbeddingsUnavailable, OSError, ValueError):
+        return
+    session.semantic = semantic
+    session.forget_recall()

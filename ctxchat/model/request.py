@@ -1,0 +1,87 @@
+"""The one place a chat request is built: its body and headers, as sent and as shown."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from ctxchat.redaction import mask_secret, masked_headers
+
+__all__ = ["ChatRequest", "build_chat_request", "max_tokens_field", "request_headers"]
+
+# OpenAI's newer models refuse `max_tokens`; other servers may not know its successor.
+_SUCCESSOR_HOSTS = frozenset({"api.openai.com"})
+_AUTHORIZATION = "Authorization"
+
+
+def max_tokens_field(base_url: str) -> str:
+    """The body field that limits the reply on this server."""
+    host = (urlsplit(base_url).hostname or "").lower()
+    return "max_completion_tokens" if host in _SUCCESSOR_HOSTS else "max_tokens"
+
+
+def request_headers(api_key: str | None, headers: Mapping[str, str] = {}) -> dict[str, str]:
+    """The headers ctxchat adds to every request: the key as a bearer token, then the
+    profile's own (a profile's `Authorization` replaces the key's)."""
+    sent = {_AUTHORIZATION: f"Bearer {api_key}"} if api_key else {}
+    sent.update(headers)
+    return sent
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """One chat completion request: where it goes, the headers ctxchat sets, the JSON body.
+
+    `body` is exactly what the client sends. `headers` hold secrets in clear: show them
+    only through `shown()`. The HTTP library adds its own headers (user agent, length).
+    """
+
+    url: str
+    body: Mapping[str, Any]
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+    def shown_headers(self) -> dict[str, str]:
+        """The headers with every secret masked."""
+        shown = masked_headers(self.headers)
+        authorization = self.headers.get(_AUTHORIZATION, "")
+        if authorization.startswith("Bearer "):
+            shown[_AUTHORIZATION] = "Bearer " + mask_secret(authorization.removeprefix("Bearer "))
+        return shown
+
+    def shown(self) -> dict[str, Any]:
+        """The request as every surface shows it (inspector, `context --json`, stored plan)."""
+        return {"url": self.url, "headers": self.shown_headers(), "body": dict(self.body)}
+
+
+def build_chat_request(
+    *,
+    base_url: str,
+    model: str,
+    messages: Sequence[Mapping[str, str]],
+    max_tokens: int | None = None,
+    temperature: float | None = None,
+    stream: bool = True,
+    stream_usage: bool = True,
+    api_key: str | None = None,
+    headers: Mapping[str, str] = {},
+) -> ChatRequest:
+    """The complete request for `messages`; every field the client sends is decided here.
+
+    `stream_usage` asks for a usage chunk at the end of a stream (`stream_options`), which
+    a few servers refuse; the backend clears it for them.
+    """
+    body: dict[str, Any] = {
+        "model": model,
+        "messages": [{"role": m["role"], "content": m["content"]} for m in messages],
+    }
+    body["stream"] = stream
+    if stream and stream_usage:
+        body["stream_options"] = {"include_usage": True}
+    if max_tokens is not None:
+        body[max_tokens_field(base_url)] = max_tokens
+    if temperature is not None:
+        body["temperature"] = temperature
+    url = base_url.rstrip("/") + "/chat/completions"
+    return ChatRequest(url, body, request_headers(api_key, headers))

@@ -287,6 +287,23 @@ async def test_summarize_preview_counts_a_long_fold_whole_and_lists_its_start() 
 # Extraction review
 
 
+def decided(
+    index: int, action: Decision, kind: MemoryKind, importance: int, target: int | None = None
+) -> ProposalDecision:
+    """The decision the review returns for proposal `index`, unedited: it carries the message
+    the proposal came from."""
+    proposal = PROPOSALS[index]
+    return ProposalDecision(
+        index,
+        action,
+        kind,
+        proposal.text,
+        importance,
+        target,
+        message_id=proposal.source_message_id,
+    )
+
+
 async def test_extraction_decisions_accept_update_reject_and_skip() -> None:
     app = ScreenHost(ExtractionReview(PROPOSALS, PROBLEMS))
     async with app.run_test(size=(110, 30)) as pilot:
@@ -295,32 +312,9 @@ async def test_extraction_decisions_accept_update_reject_and_skip() -> None:
         await pilot.press("x")  # proposal 2
         await pilot.press("ctrl+s")  # proposal 3 left undecided
         assert app.result == [
-            # Each decision carries the message its proposal came from.
-            ProposalDecision(
-                0,
-                Decision.UPDATE,
-                MemoryKind.FACT,
-                PROPOSALS[0].text,
-                8,
-                4,
-                message_id=PROPOSALS[0].source_message_id,
-            ),
-            ProposalDecision(
-                1,
-                Decision.ACCEPT,
-                MemoryKind.CONSTRAINT,
-                PROPOSALS[1].text,
-                9,
-                message_id=PROPOSALS[1].source_message_id,
-            ),
-            ProposalDecision(
-                2,
-                Decision.REJECT,
-                MemoryKind.PREFERENCE,
-                PROPOSALS[2].text,
-                4,
-                message_id=PROPOSALS[2].source_message_id,
-            ),
+            decided(0, Decision.UPDATE, MemoryKind.FACT, 8, 4),
+            decided(1, Decision.ACCEPT, MemoryKind.CONSTRAINT, 9),
+            decided(2, Decision.REJECT, MemoryKind.PREFERENCE, 4),
         ]
 
 
@@ -341,23 +335,8 @@ async def test_extraction_proposes_an_update_and_shows_the_conflict_side_by_side
         assert not conflict.display
         await pilot.press("ctrl+s")
         assert app.result == [
-            ProposalDecision(
-                0,
-                Decision.UPDATE,
-                MemoryKind.FACT,
-                PROPOSALS[0].text,
-                8,
-                4,
-                message_id=PROPOSALS[0].source_message_id,
-            ),
-            ProposalDecision(
-                1,
-                Decision.ACCEPT,
-                MemoryKind.CONSTRAINT,
-                PROPOSALS[1].text,
-                9,
-                message_id=PROPOSALS[1].source_message_id,
-            ),
+            decided(0, Decision.UPDATE, MemoryKind.FACT, 8, 4),
+            decided(1, Decision.ACCEPT, MemoryKind.CONSTRAINT, 9),
         ]
 
 

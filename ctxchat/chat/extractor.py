@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Literal
 
 from ctxchat.chat.session import ChatSession
 from ctxchat.core.extraction import (
@@ -38,24 +39,36 @@ async def extract_facts(session: ChatSession, recent: int = RECENT_MESSAGES) -> 
 
 
 class Decision(StrEnum):
+    """What the user does with a proposal."""
+
     ACCEPT = "accept"
     UPDATE = "update"
     REJECT = "reject"
 
 
+ProposalScope = Literal["global", "conversation"]
+
+
 @dataclass(frozen=True, slots=True)
 class ProposalDecision:
-    """What the user decided for one proposal, with the final text and kind."""
+    """What the user decided about proposal `index`, with the entry as it should be stored.
 
+    ACCEPT adds a new entry; UPDATE adds it as the new version of entry `target_entry_id`,
+    which is kept as superseded; REJECT stores nothing. `message_id` is the message the proposal came from; `edited`
+    says the user changed the proposal in the editor.
+    """
+
+    index: int
     action: Decision
     kind: MemoryKind
     text: str
     importance: int
-    message_id: int | None = None
     target_entry_id: int | None = None
     key: str | None = None
-    global_scope: bool = False
+    scope: ProposalScope = "global"
     pinned: bool = False
+    edited: bool = False
+    message_id: int | None = None
     span: tuple[int, int] | None = None
     """The messages the model read, the source when the proposal names no message."""
 
@@ -100,7 +113,7 @@ def apply_decisions(session: ChatSession, decisions: list[ProposalDecision]) -> 
                     key=decision.key,
                     pinned=decision.pinned,
                     importance=decision.importance,
-                    conversation_id=None if decision.global_scope else session.conversation,
+                    conversation_id=None if decision.scope == "global" else session.conversation,
                     source=source,
                 )
             )

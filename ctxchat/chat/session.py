@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 from collections.abc import Iterator, Mapping, Sequence
@@ -9,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 
 from ctxchat.chat.semantic import SemanticRecall
+from ctxchat.chat.server_counts import ServerCounts
 from ctxchat.chat.window import WindowInfo
 from ctxchat.config.errors import MissingApiKey
 from ctxchat.config.server_facts import ServerFacts
@@ -126,6 +128,14 @@ class ChatSession:
         self.env = dict(env or {})
         self._cache = SessionCache()
         self._seen_version = store.data_version()
+        self.server_counts: ServerCounts | None = None
+        """Counts by the server's own tokenizer, where it has one (see detect_window)."""
+        self._counting: set[asyncio.Task[int]] = set()
+        self._served_model: str | None = None
+        self._usage_ratio: float | None = None
+        self.server_notes: tuple[str, ...] = ()
+        """What went wrong finding the server's facts (a probe that timed out, a tokenizer
+        that failed, a window that shrank): every plan carries them as warnings."""
         # Set by the app once the embeddings extra has loaded (see chat/semantic.py).
         self.semantic: SemanticRecall | None = None
         # The summarizer's own server, when `[summary] profile` names another one.
@@ -394,7 +404,69 @@ class ChatSession:
         if self.counter.name != counted_as:
             # The tokenizer failed to build halfway: count everything again as an estimate.
             return self._assemble(draft)
+        return self._with_server_facts(plan)
+
+    def _with_server_facts(self, plan: ContextPlan) -> ContextPlan:
+        """The plan with the server's own count as its counter's note, and the notes about
+        the server as warnings."""
+        counts = self.server_counts
+        if counts is not None and counts.failure is not None:
+            self.note_server(
+                f"The server's tokenizer failed ({counts.failure}); counts are the estimate."
+            )
+            self.server_counts = counts = None
+        if counts is not None and plan.messages:
+            figure = counts.figure(plan)
+            plan = dataclasses.replace(plan, exact=figure.exact, counter_note=counts.label(figure))
+        elif self._usage_ratio is not None and plan.messages and not plan.exact:
+            # An approximate count, no tokenizer on the server, but it reported usage: scale
+            # the estimate by what it said.
+            calibrated = round(plan.tokens * self._usage_ratio)
+            plan = dataclasses.replace(
+                plan,
+                counter_note=f"{plan.counter_note}; calibrated to the server's usage: "
+                f"~{calibrated:,} tokens",
+            )
+        if self.server_notes:
+            plan = dataclasses.replace(plan, warnings=plan.warnings + self.server_notes)
         return plan
+
+    def count_with_server(self, plan: ContextPlan) -> None:
+        """Count the plan's messages with the server's tokenizer in the background (each text
+        once); the next plan drawn uses those counts."""
+        self.count_texts_with_server([m.content for m in plan.messages])
+
+    def count_texts_with_server(self, texts: Sequence[str]) -> None:
+        """Count `texts` with the server's tokenizer in the background (those not counted)."""
+        counts = self.server_counts
+        if counts is None or not texts:
+            return
+        task = asyncio.ensure_future(counts.count(texts))
+        self._counting.add(task)  # held until done: a task nobody holds may be collected
+        task.add_done_callback(self._counting.discard)
+
+    async def counted_with_server(self) -> None:
+        """Wait until the background counting started so far is done."""
+        while self._counting:
+            await asyncio.gather(*self._counting)
+
+    def saw_usage(self, estimated: int | None, prompt_tokens: int | None) -> None:
+        """The server counted `prompt_tokens` for a request we estimated at `estimated`."""
+        if estimated and prompt_tokens:
+            self._usage_ratio = prompt_tokens / estimated
+
+    def saw_served_model(self, served: str | None) -> None:
+        """The server named `served` in its reply: a change means another model (and another
+        tokenizer) is behind the same name now."""
+        if served is None:
+            return
+        before, self._served_model = self._served_model, served
+        if before is not None and served != before:
+            self.note_server(
+                f"The server now answers as '{served}' (it was '{before}'); its earlier token "
+                "counts no longer apply, and the estimate stands in."
+            )
+            self.server_counts = None
 
     def _counter_for(self, model: str, counter: TokenCounter | None = None) -> CachingCounter:
         """A counter for `model` that, with the model's own tokenizer, uses and adds to the
@@ -561,6 +633,11 @@ class ChatSession:
         self.facts = None  # they were the other model's
         self.forget_history()
 
+    def note_server(self, note: str) -> None:
+        """Add a note about the server to every plan from now on (once)."""
+        if note not in self.server_notes:
+            self.server_notes = (*self.server_notes, note)
+
     def for_conversation(self, conversation_id: int | None) -> ChatSession:
         """A session on another conversation with the same servers, model, mode and window."""
         other = ChatSession(
@@ -617,6 +694,15 @@ class ChatSession:
             info = await self.backend.describe_server(self.model, None)
         except ProviderError:
             return None
+        self.server_notes = info.warnings
+        if info.tokenizer and info.template is not None and info.tokenizer_name:
+            key = f"{info.tokenizer_name} {info.base_url} {info.model}"
+            self.server_counts = ServerCounts(self.store, self.backend, key, info.template)
+            if info.template.drops_system:
+                self.note_server(
+                    "The server's chat template drops system messages: the system prompt, "
+                    "memory and summary layers never reach the model."
+                )
         if not info.context_window:
             if info.warnings:
                 self.window = dataclasses.replace(

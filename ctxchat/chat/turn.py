@@ -34,6 +34,15 @@ class ReplyDelta:
 
 
 @dataclass(frozen=True, slots=True)
+class TurnRetried:
+    """The server refused the plan as too long and named its window: the reply so far was
+    dropped, and the turn starts again (a new `TurnStarted`) planned with that window."""
+
+    error: ProviderError
+    window: int
+
+
+@dataclass(frozen=True, slots=True)
 class TurnFinished:
     """The reply arrived whole; `notice` says if the output limit cut it."""
 
@@ -49,7 +58,7 @@ class TurnFailed:
     error: ProviderError
 
 
-TurnEvent = TurnStarted | ReplyDelta | TurnFinished | TurnFailed
+TurnEvent = TurnStarted | ReplyDelta | TurnRetried | TurnFinished | TurnFailed
 
 
 class NoBackend(Exception):
@@ -69,7 +78,8 @@ async def send_message(session: ChatSession, text: str) -> AsyncGenerator[TurnEv
         raise OverBudget(plan)
     user_message = session.add_user_message(text)
     # Closed with this generator, not whenever it is collected: closing marks the reply.
-    async with contextlib.aclosing(_stream(session, plan, user_message)) as events:
+    events_of = _stream(session, plan, user_message, answering=user_message.id)
+    async with contextlib.aclosing(events_of) as events:
         async for event in events:
             yield event
 
@@ -90,14 +100,24 @@ async def regenerate(session: ChatSession) -> AsyncGenerator[TurnEvent, None]:
     plan = session.plan(None)
     if plan.status is PlanStatus.OVER_BUDGET:
         raise OverBudget(plan)
-    async with contextlib.aclosing(_stream(session, plan, None)) as events:
+    async with contextlib.aclosing(_stream(session, plan, None, answering=last_user.id)) as events:
         async for event in events:
             yield event
 
 
 async def _stream(
-    session: ChatSession, plan: ContextPlan, user_message: StoredMessage | None
+    session: ChatSession,
+    plan: ContextPlan,
+    user_message: StoredMessage | None,
+    *,
+    answering: int,
+    may_retry: bool = True,
 ) -> AsyncGenerator[TurnEvent, None]:
+    """Send `plan` and stream the reply to message `answering`.
+
+    Refused as too long before any text, with a window the plan did not use, the turn is
+    planned again with that window and sent once more: the user's message stays as it is.
+    """
     backend = session.backend
     assert backend is not None
     request = session.request_for(plan)
@@ -116,6 +136,8 @@ async def _stream(
     stream = _EarlyStream(backend.stream_request(request))
     usage: Usage | None = None
     finish: str | None = None
+    retried: ProviderError | None = None
+    session.count_with_server(plan)
     asked_usage = False
     try:
         yield TurnStarted(user_message, writer.message_id, plan)
@@ -129,13 +151,18 @@ async def _stream(
             usage = chunk.usage or usage
             finish = chunk.finish_reason or finish
     except ProviderError as error:
-        if error.context_window and not session.settings.context_window(session.profile):
-            # The server told its real window in the refusal: plan with it from now on
-            # (a window set in the config stays the user's choice).
-            session.window = WindowInfo(error.context_window, "server")
+        learned = learn_window(session, error)
         reply = _close(session, writer, usage, finish, error)
-        yield TurnFailed(reply, error)
-        return
+        if not (
+            may_retry
+            and learned
+            and error.kind is ErrorKind.CONTEXT_OVERFLOW
+            and not reply.content
+            and session.window.context_window != plan.context_window
+        ):
+            yield TurnFailed(reply, error)
+            return
+        retried = error
     except (asyncio.CancelledError, GeneratorExit):
         # Stopped by the user: keep what arrived, marked interrupted.
         _close(session, writer, usage, finish, stopped_by_user(writer.content))
@@ -143,8 +170,49 @@ async def _stream(
     finally:
         with contextlib.suppress(Exception):
             await stream.aclose()
-    reply = _close(session, writer, usage, finish, None)
-    yield TurnFinished(reply, describe_finish(finish))
+    session.saw_served_model(backend.served_model(session.model))
+    session.saw_usage(plan.tokens, usage.prompt_tokens if usage else None)
+    if retried is None:
+        reply = _close(session, writer, usage, finish, None)
+        session.count_texts_with_server([reply.content])  # the next plan sends it
+        yield TurnFinished(reply, describe_finish(finish))
+        return
+    # The refused reply leaves; the turn starts again as a retry does.
+    session.delete_after(answering)
+    again = session.plan(None)
+    if again.status is PlanStatus.OVER_BUDGET:
+        raise OverBudget(again)
+    yield TurnRetried(retried, session.window.context_window)
+    async with contextlib.aclosing(
+        _stream(session, again, None, answering=answering, may_retry=False)
+    ) as events:
+        async for event in events:
+            yield event
+
+
+def learn_window(session: ChatSession, error: ProviderError) -> bool:
+    """Plan with the window the server named in a refusal from now on; True if it did.
+
+    A window set in the config stays the user's choice. A window smaller than the one the
+    server gave before is noted: it was restarted with less.
+    """
+    window = error.context_window
+    if not window or session.settings.context_window(session.profile):
+        return False
+    before = session.window
+    told = before.source in ("server", "probed", "learned from an error")
+    if told and window < before.context_window:
+        note = (
+            f"The server's context window shrank from {before.context_window:,} to "
+            f"{window:,} tokens (restarted with less?); planning with {window:,}."
+        )
+    else:
+        note = (
+            f"The server refused a prompt over its window of {window:,} tokens; planning with it."
+        )
+    session.window = WindowInfo(window, "learned from an error", (note,))
+    session.note_server(note)
+    return True
 
 
 def _keep_what_was_sent(

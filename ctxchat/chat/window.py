@@ -9,7 +9,8 @@ from ctxchat.model.known_models import DEFAULT_CONTEXT_WINDOW, known_context_win
 
 @dataclass(frozen=True, slots=True)
 class WindowInfo:
-    """A context window and its source: `config`, `server`, `table` or `default`."""
+    """A context window and its source: `server`, `probed`, `learned from an error`,
+    `config`, `table` or `default` (see `ctxchat.model.probes.base.WINDOW_SOURCES`)."""
 
     context_window: int
     source: str

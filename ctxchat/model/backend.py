@@ -6,7 +6,9 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from ctxchat.core.server_count import TemplateCost
 from ctxchat.model.errors import ErrorKind, ProviderError, describe_finish
+from ctxchat.model.probes.base import WINDOW_SOURCES
 from ctxchat.model.request import ChatRequest, build_chat_request
 
 __all__ = [
@@ -17,8 +19,6 @@ __all__ = [
     "ThinkTagSplitter",
     "Usage",
 ]
-
-WINDOW_SOURCES = ("server", "table", "config", "default")
 
 
 @dataclass(frozen=True)
@@ -44,9 +44,10 @@ class StreamChunk:
 class ServerInfo:
     """What the server is and how large a context it serves.
 
-    `window_source` is one of `WINDOW_SOURCES`: "server" (the server said), "table" (the known
-    window of this model), "config" (the user's setting) or "default" (a guess).
-    `tokenizer` tells whether `count_tokens` gives exact counts.
+    `window_source` is one of `WINDOW_SOURCES`: "server" (the server said), "probed" (an
+    over-long probe made it say), "learned from an error" (a refused request said), "table"
+    (the known window of this model), "config" (the user's setting) or "default" (a guess).
+    `tokenizer` tells whether `count_tokens` gives exact counts, `tokenizer_name` whose.
     """
 
     kind: str
@@ -55,6 +56,9 @@ class ServerInfo:
     context_window: int | None
     window_source: str
     tokenizer: bool
+    tokenizer_name: str | None = None
+    template: TemplateCost | None = None
+    """The chat template's cost, calibrated where the server can count (see probes.template)."""
     warnings: tuple[str, ...] = ()
 
 
@@ -171,6 +175,10 @@ class ModelBackend(ABC):
     @abstractmethod
     async def count_tokens(self, text: str) -> int | None:
         """Exact token count of `text` by the server's tokenizer; None when it has none."""
+
+    def served_model(self, model: str) -> str | None:
+        """The model the server named in its last reply to a request for `model`."""
+        return None
 
     @abstractmethod
     async def aclose(self) -> None:

@@ -88,6 +88,9 @@ class DeferredBackend(ModelBackend):
     async def count_tokens(self, text: str) -> int | None:
         return await (await self.real()).count_tokens(text)
 
+    def served_model(self, model: str) -> str | None:
+        return self._real.served_model(model) if self._real is not None else None
+
     async def aclose(self) -> None:
         if self._real is not None:
             await self._real.aclose()

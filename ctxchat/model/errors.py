@@ -421,8 +421,17 @@ def stalled_error(seconds: float, partial_text: str, *, started: bool) -> Provid
     return ProviderError(ErrorKind.STALLED, message, action, partial_text=partial_text)
 
 
-def empty_reply_error(*, likely_overflow: bool) -> ProviderError:
-    """The stream ended without any text and without saying why."""
+def empty_reply_error(*, likely_overflow: bool, window: int | None = None) -> ProviderError:
+    """The stream ended without any text and without saying why; `window` is the server's
+    window when asking it afterwards showed the prompt was longer."""
+    if window is not None:
+        return ProviderError(
+            ErrorKind.CONTEXT_OVERFLOW,
+            f"The server sent an empty reply: the conversation is longer than its context "
+            f"window ({window} tokens).",
+            OVERFLOW_ACTION,
+            context_window=window,
+        )
     if likely_overflow:
         return ProviderError(
             ErrorKind.CONTEXT_OVERFLOW,

@@ -5,22 +5,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import re
 import ssl
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from contextlib import aclosing
-from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Self
-from urllib.parse import quote, urlsplit
+from urllib.parse import urlsplit
 
 import anyio
 import httpx2  # the HTTP library openai itself uses; reused for the non-OpenAI endpoints
 import openai
 
+from ctxchat.core.server_count import TemplateCost
 from ctxchat.model.backend import ModelBackend, ServerInfo, StreamChunk, ThinkTagSplitter
 from ctxchat.model.chunks import pieces_of
-from ctxchat.model.discovery import model_ids
 from ctxchat.model.errors import (
     ErrorKind,
     ProviderError,
@@ -38,7 +36,14 @@ from ctxchat.model.errors import (
     unreadable_reply_error,
     web_page_error,
 )
-from ctxchat.model.known_models import DEFAULT_CONTEXT_WINDOW, known_context_window
+from ctxchat.model.known_models import DEFAULT_CONTEXT_WINDOW
+from ctxchat.model.probes.base import Answer, Context, SideRequests
+from ctxchat.model.probes.hosted import HOSTED
+from ctxchat.model.probes.llama_cpp_python import LlamaCppPythonProbe
+from ctxchat.model.probes.registry import detect
+from ctxchat.model.probes.template import calibrate_template
+from ctxchat.model.probes.tokenizers import LLAMA_CPP_PYTHON as LLAMA_CPP_PYTHON_TOKENIZER
+from ctxchat.model.probes.tokenizers import TokenizerEndpoint, find_tokenizer
 from ctxchat.model.request import ChatRequest, request_headers
 from ctxchat.model.sse import event_data
 from ctxchat.redaction import header_secrets
@@ -48,27 +53,6 @@ __all__ = ["DEFAULT_CONTEXT_WINDOW", "OpenAIBackend"]
 # A 200 answer of this type is a web page (a captive portal, a proxy's login page), not a stream.
 _WEB_PAGES = frozenset({"text/html", "application/xhtml+xml"})
 
-# What Ollama and llama-cpp-python run a model with when nobody set a context size; neither
-# says so through its API, and both silently cut longer prompts (Ollama) or fail (llama-cpp-python).
-OLLAMA_DEFAULT_NUM_CTX = 4096
-LLAMA_CPP_PYTHON_DEFAULT_N_CTX = 2048
-
-# Hosted APIs: no llama.cpp/Ollama/LM Studio endpoints to probe there, and no reason to send
-# them requests they will only answer with 404.
-_HOSTED = {
-    "api.openai.com": "openai",
-    "openrouter.ai": "openrouter",
-    "api.groq.com": "groq",
-    "api.mistral.ai": "mistral",
-    "api.deepseek.com": "deepseek",
-    "api.together.xyz": "together",
-    "api.fireworks.ai": "fireworks",
-    "generativelanguage.googleapis.com": "gemini",
-}
-_LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]", "0.0.0.0"}
-_NUM_CTX = re.compile(r"^\s*num_ctx\s+(\d+)", re.MULTILINE)
-_TOKENIZE_COUNT = "/extras/tokenize/count"  # llama-cpp-python
-_TOKENIZE = "/tokenize"  # llama.cpp
 _NO_KEY = "not-needed"  # local servers ignore the key, but the client insists on one
 # Once the finish reason is in, wait only briefly for the usage chunk and the end of stream.
 _AFTER_FINISH_TIMEOUT = 5.0
@@ -79,20 +63,13 @@ _DRAIN_TIMEOUT = 0.1
 _TRANSPORT_ERRORS = (httpx2.RequestError, ssl.SSLError, anyio.EndOfStream)
 
 
-@dataclass(frozen=True)
-class _Probe:
-    """The answer to one side request: whether the server answered, and the decoded JSON."""
-
-    reached: bool
-    data: Any = None
-
-
 class OpenAIBackend(ModelBackend):
     """Talks to OpenAI, Ollama, LM Studio, vLLM, llama.cpp and anything else speaking the API.
 
     `chunk_timeout` is the longest silence allowed between two chunks of a reply;
     `first_chunk_timeout` the longest wait for the first one (a local model may read a long
-    prompt for minutes before it answers). `max_retries` is the client's own retrying of
+    prompt for minutes before it answers). `window_probe_timeout` bounds the one over-long
+    request that makes llama-cpp-python name its window. `max_retries` is the client's own retrying of
     connection errors, 429 and 5xx; 0 by default so the user sees failures at once.
     `headers` (a profile's) go with every request: replies, the model list, probes.
     """
@@ -108,6 +85,7 @@ class OpenAIBackend(ModelBackend):
         connect_timeout: float = 5.0,
         request_timeout: float = 30.0,
         probe_timeout: float = 2.0,
+        window_probe_timeout: float = 30.0,
         max_retries: int = 0,
         split_think_tags: bool = True,
     ) -> None:
@@ -123,6 +101,7 @@ class OpenAIBackend(ModelBackend):
         self._connect_timeout = connect_timeout
         self._request_timeout = request_timeout
         self._probe_timeout = probe_timeout
+        self._window_probe_timeout = window_probe_timeout
         self._split_think_tags = split_think_tags
         self._http = httpx2.AsyncClient(
             timeout=httpx2.Timeout(request_timeout, connect=connect_timeout)
@@ -139,7 +118,11 @@ class OpenAIBackend(ModelBackend):
         self._sends_usage_option = True
         self._learned_windows: dict[str, int] = {}
         self._described_windows: dict[str, int] = {}
-        self._tokenizer: str | None = None
+        self._probed_windows: dict[str, int] = {}
+        self._templates: dict[str, TemplateCost] = {}
+        self._served: dict[str, str] = {}
+        self._model_hint = ""
+        self._tokenizer: TokenizerEndpoint | None = None
         self._tokenizer_known = False
         self._tokenizer_lock = asyncio.Lock()
 
@@ -212,6 +195,8 @@ class OpenAIBackend(ModelBackend):
                 raise unreadable_reply_error(
                     str(exc), partial_text="".join(text), secrets=self._secrets
                 ) from None
+            if not received and isinstance(chunk, dict) and isinstance(chunk.get("model"), str):
+                self._served[model] = chunk["model"]
             received = True
             for piece in pieces_of(chunk, splitter):
                 text.append(piece.text)
@@ -226,7 +211,7 @@ class OpenAIBackend(ModelBackend):
                 yield StreamChunk(text=rest, reasoning=thought)
         if finish is None:
             if not produced:
-                raise empty_reply_error(likely_overflow=self._likely_overflow(sent, model))
+                raise await self._empty_reply(sent, model)
             # A clean end without a finish reason: the body was cut short.
             raise interrupted_error("".join(text), detail="The stream ended early.")
         if not produced and describe_finish(finish) is None:
@@ -313,6 +298,24 @@ class OpenAIBackend(ModelBackend):
     def _learn_window(self, model: str, error: ProviderError) -> None:
         if error.context_window:
             self._learned_windows[model] = error.context_window
+            # The server said so just now: an older probe (a restart since?) no longer holds.
+            self._probed_windows.pop(model, None)
+
+    async def _empty_reply(self, sent: Sequence[Mapping[str, str]], model: str) -> ProviderError:
+        """An empty stream; llama-cpp-python's way of refusing an over-long streamed prompt,
+        which one probe of its window and one count of the prompt tell apart."""
+        window = None
+        ask = self._side_requests()
+        tokenizer = await self._tokenizer_endpoint(ask, model)
+        if tokenizer is LLAMA_CPP_PYTHON_TOKENIZER:
+            context = Context(model=model, host=self._host, tokenizer=tokenizer.name)
+            found = await LlamaCppPythonProbe().detect(ask, context)
+            prompt = await self.count_tokens("\n".join(m.get("content") or "" for m in sent))
+            if found is not None and found.window and prompt and prompt >= found.window * 0.9:
+                window = found.window
+        error = empty_reply_error(likely_overflow=self._likely_overflow(sent, model), window=window)
+        self._learn_window(model, error)
+        return error
 
     def _likely_overflow(self, messages: Sequence[Mapping[str, str]], model: str) -> bool:
         """Whether an empty reply is probably LM Studio-style silence about an overflow."""
@@ -322,6 +325,9 @@ class OpenAIBackend(ModelBackend):
         # About 4 characters per token; a rough estimate is enough to choose the wording.
         estimate = sum(len(m.get("content") or "") for m in messages) / 4 + 4 * len(messages)
         return estimate >= 0.8 * window
+
+    def served_model(self, model: str) -> str | None:
+        return self._served.get(model)
 
     # -- models --------------------------------------------------------------------------------
 
@@ -347,65 +353,83 @@ class OpenAIBackend(ModelBackend):
     # -- the server ------------------------------------------------------------------------------
 
     def _is_hosted(self) -> bool:
-        return self._host in _HOSTED
+        return self._host in HOSTED
 
     async def describe_server(self, model: str, configured_window: int | None) -> ServerInfo:
-        local = not self._is_hosted()
-        quoted = quote(model, safe="")
-        props, show, lmstudio, listing, tokenizer = await asyncio.gather(
-            self._probe("GET", f"{self._root_url}/props", enabled=local),
-            self._probe("POST", f"{self._root_url}/api/show", {"model": model}, enabled=local),
-            self._probe("GET", f"{self._root_url}/api/v0/models/{quoted}", enabled=local),
-            self._probe("GET", f"{self.base_url}/models"),
-            self._tokenizer_endpoint(),
-        )
-        info = _interpret(
-            base_url=self.base_url,
-            host=self._host,
+        ask = self._side_requests()
+        tokenizer = await self._tokenizer_endpoint(ask, model)
+        learned = self._learned_windows.get(model)
+        probed = self._probed_windows.get(model)
+        context = Context(
             model=model,
-            configured_window=configured_window,
-            learned_window=self._learned_windows.get(model),
-            props=props.data,
-            show=show.data,
-            lmstudio=lmstudio.data,
-            listing=listing.data,
-            tokenizer=tokenizer,
+            host=self._host,
+            learned_window=learned or probed,
+            tokenizer=tokenizer.name if tokenizer else None,
         )
-        if info.context_window is not None:
-            self._described_windows[model] = info.context_window
-        return info
+        (kind, window, source, warnings), template = await asyncio.gather(
+            detect(ask, context, configured_window=configured_window),
+            self._template_cost(ask, model, tokenizer),
+        )
+        if source == "learned from an error" and learned is None:
+            source = "probed"  # probed once before, and remembered
+        elif source == "probed":
+            self._probed_windows[model] = window
+        self._described_windows[model] = window
+        return ServerInfo(
+            kind=kind,
+            base_url=self.base_url,
+            model=model,
+            context_window=window,
+            window_source=source,
+            tokenizer=tokenizer is not None,
+            tokenizer_name=tokenizer.name if tokenizer else None,
+            template=template,
+            warnings=warnings,
+        )
+
+    async def _template_cost(
+        self, ask: SideRequests, model: str, tokenizer: TokenizerEndpoint | None
+    ) -> TemplateCost | None:
+        """The chat template's cost, calibrated once per model where the server can count."""
+        if tokenizer is None:
+            return None
+        if model not in self._templates:
+            cost = await calibrate_template(ask, model, tokenizer)
+            if cost is None:
+                return None  # asked again next time: the server may have been busy
+            self._templates[model] = cost
+        return self._templates[model]
 
     async def count_tokens(self, text: str) -> int | None:
-        endpoint = await self._tokenizer_endpoint()
-        if endpoint == _TOKENIZE_COUNT:
-            answer = await self._probe("POST", self._root_url + endpoint, {"input": text})
-            count = answer.data.get("count") if isinstance(answer.data, dict) else None
-            return count if isinstance(count, int) else None
-        if endpoint == _TOKENIZE:
-            answer = await self._probe("POST", self._root_url + endpoint, {"content": text})
-            tokens = answer.data.get("tokens") if isinstance(answer.data, dict) else None
-            return len(tokens) if isinstance(tokens, list) else None
-        return None
+        endpoint = await self._tokenizer_endpoint(self._side_requests(), "")
+        if endpoint is None:
+            return None
+        answer = await self._probe(
+            "POST", self._root_url + endpoint.path, endpoint.payload(text, self._model_hint)
+        )
+        return endpoint.count_of(answer)
 
-    async def _tokenizer_endpoint(self) -> str | None:
+    def _side_requests(self) -> SideRequests:
+        return SideRequests(
+            self._probe,
+            root_url=self._root_url,
+            base_url=self.base_url,
+            local=not self._is_hosted(),
+            slow_timeout=self._window_probe_timeout,
+        )
+
+    async def _tokenizer_endpoint(self, ask: SideRequests, model: str) -> TokenizerEndpoint | None:
         """Which tokenize endpoint the server has, found once and remembered."""
         if self._is_hosted():
             return None
+        if model:
+            self._model_hint = model
         async with self._tokenizer_lock:
             if self._tokenizer_known:
                 return self._tokenizer
-            counted, tokenized = await asyncio.gather(
-                self._probe("POST", self._root_url + _TOKENIZE_COUNT, {"input": "ping"}),
-                self._probe("POST", self._root_url + _TOKENIZE, {"content": "ping"}),
-            )
-            if isinstance(counted.data, dict) and isinstance(counted.data.get("count"), int):
-                self._tokenizer = _TOKENIZE_COUNT
-            elif isinstance(tokenized.data, dict) and isinstance(
-                tokenized.data.get("tokens"), list
-            ):
-                self._tokenizer = _TOKENIZE
+            self._tokenizer, reached = await find_tokenizer(ask, self._model_hint)
             # Remember "none" only once the server answered: it may simply not be up yet.
-            self._tokenizer_known = counted.reached or tokenized.reached
+            self._tokenizer_known = reached
             return self._tokenizer
 
     async def _probe(
@@ -413,25 +437,42 @@ class OpenAIBackend(ModelBackend):
         method: str,
         url: str,
         payload: Mapping[str, Any] | None = None,
-        *,
-        enabled: bool = True,
-    ) -> _Probe:
+        timeout: float | None = None,
+    ) -> Answer:
         """A short side request; any failure is just "no answer" (the server may not have it)."""
-        if not enabled:
-            return _Probe(reached=False)
         headers = request_headers(self._api_key, self._headers)
         try:
-            response = await self._http.request(
-                method, url, json=payload, headers=headers, timeout=self._probe_timeout
-            )
+            response = await self._side_request(method, url, payload, headers, timeout)
+        except httpx2.TimeoutException:
+            return Answer(reached=False, timed_out=True)
         except httpx2.HTTPError:
-            return _Probe(reached=False)
-        if response.status_code != 200:
-            return _Probe(reached=True)
+            return Answer(reached=False)
         try:
-            return _Probe(reached=True, data=response.json())
+            return Answer(reached=True, status=response.status_code, data=response.json())
         except ValueError:
-            return _Probe(reached=True)
+            return Answer(reached=True, status=response.status_code)
+
+    async def _side_request(
+        self,
+        method: str,
+        url: str,
+        payload: Mapping[str, Any] | None,
+        headers: Mapping[str, str],
+        timeout: float | None,
+    ) -> httpx2.Response:
+        limit = timeout or self._probe_timeout
+        try:
+            return await self._http.request(
+                method, url, json=payload, headers=headers, timeout=limit
+            )
+        except httpx2.TimeoutException:
+            raise
+        except httpx2.HTTPError:
+            # A kept-alive connection the server closed (after a stream it broke off) fails
+            # at once: a fresh one is tried before giving up.
+            return await self._http.request(
+                method, url, json=payload, headers=headers, timeout=limit
+            )
 
 
 def _root_of(base_url: str) -> str:
@@ -474,126 +515,3 @@ async def _drain(events: AsyncIterator[str]) -> None:
         async with asyncio.timeout(_DRAIN_TIMEOUT):
             async for _ in events:
                 pass
-
-
-def _int_field(data: object, *path: str) -> int | None:
-    for key in path:
-        if not isinstance(data, dict):
-            return None
-        data = data.get(key)
-    return data if isinstance(data, int) and not isinstance(data, bool) and data > 0 else None
-
-
-def _interpret(
-    *,
-    base_url: str,
-    host: str,
-    model: str,
-    configured_window: int | None,
-    learned_window: int | None,
-    props: object,
-    show: object,
-    lmstudio: object,
-    listing: object,
-    tokenizer: str | None,
-) -> ServerInfo:
-    """Decide the server kind and context window from the probes' answers."""
-    warnings: list[str] = []
-    entries = listing.get("data") if isinstance(listing, dict) else None
-    entries = entries if isinstance(entries, list) else []
-    ids = model_ids(listing)
-    entry = next((e for e in entries if isinstance(e, dict) and e.get("id") == model), None)
-    if ids and entry is None:
-        shown = ", ".join(ids[:12])
-        warnings.append(f"The server does not list the model '{model}'; it offers: {shown}.")
-
-    kind: str | None = None
-    window: int | None = None
-    fallback = DEFAULT_CONTEXT_WINDOW
-    props_window = _int_field(props, "default_generation_settings", "n_ctx") or _int_field(
-        props, "n_ctx"
-    )
-    if props_window is not None:
-        kind, window = "llama.cpp", props_window
-    elif isinstance(lmstudio, dict) and (
-        "max_context_length" in lmstudio or "loaded_context_length" in lmstudio
-    ):
-        kind = "lmstudio"
-        loaded = _int_field(lmstudio, "loaded_context_length")
-        maximum = _int_field(lmstudio, "max_context_length")
-        window = loaded or maximum
-        if loaded is None and maximum is not None:
-            warnings.append(
-                f"LM Studio has not loaded '{model}' yet and may load it with less than its "
-                f"maximum of {maximum} tokens; check the loaded context length."
-            )
-    elif isinstance(show, dict) and ("model_info" in show or "parameters" in show):
-        kind = "ollama"
-        parameters = show.get("parameters")
-        match = _NUM_CTX.search(parameters) if isinstance(parameters, str) else None
-        if match:
-            window = int(match.group(1))
-        else:
-            fallback = OLLAMA_DEFAULT_NUM_CTX
-            info = show.get("model_info")
-            trained = None
-            if isinstance(info, dict):
-                trained = next(
-                    (
-                        v
-                        for k, v in info.items()
-                        if k.endswith(".context_length") and isinstance(v, int)
-                    ),
-                    None,
-                )
-            supports = f" although the model supports {trained}" if trained else ""
-            warnings.append(
-                "Ollama runs this model with its default num_ctx (usually "
-                f"{OLLAMA_DEFAULT_NUM_CTX} tokens){supports} and silently drops the start of "
-                "longer prompts; set num_ctx in a Modelfile or OLLAMA_CONTEXT_LENGTH on the "
-                "server, and set the context window to match."
-            )
-    elif isinstance(entry, dict) and _int_field(entry, "max_model_len") is not None:
-        kind, window = "vllm", _int_field(entry, "max_model_len")
-    elif isinstance(entry, dict) and _int_field(entry, "context_length") is not None:
-        window = _int_field(entry, "context_length")  # OpenRouter lists it per model
-    if kind is None:
-        if tokenizer == _TOKENIZE_COUNT:
-            kind = "llama-cpp-python"
-            fallback = LLAMA_CPP_PYTHON_DEFAULT_N_CTX
-            if learned_window is None:
-                warnings.append(
-                    "llama-cpp-python does not report its context size (--n_ctx, "
-                    f"{LLAMA_CPP_PYTHON_DEFAULT_N_CTX} unless set); set the context window "
-                    "to match the server."
-                )
-        else:
-            kind = _HOSTED.get(host, "openai-compatible")
-
-    source = "server"
-    if window is None and learned_window is not None:
-        window = learned_window
-    if window is None:
-        # A local server's runtime window is its own setting, not the model's documented one;
-        # for the servers known to differ, the table would only mislead.
-        table = None if kind in ("ollama", "llama-cpp-python") else known_context_window(model)
-        if table is not None:
-            window, source = table, "table"
-            if host in _LOOPBACK:
-                warnings.append(
-                    f"The server does not report its context size; {table} tokens is the "
-                    "model's documented window, and the server may run it with less."
-                )
-        elif configured_window is not None:
-            window, source = configured_window, "config"
-        else:
-            window, source = fallback, "default"
-    return ServerInfo(
-        kind=kind,
-        base_url=base_url,
-        model=model,
-        context_window=window,
-        window_source=source,
-        tokenizer=tokenizer is not None,
-        warnings=tuple(warnings),
-    )

@@ -231,6 +231,19 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         END
         """,
     ),
+    # 8: token counts by a server's own tokenizer (llama.cpp, llama-cpp-python, vLLM), by
+    # tokenizer and text digest; beside tiktoken's, never mixed with them. A changed text
+    # has a new digest, so nothing needs forgetting.
+    (
+        """
+        CREATE TABLE server_counts (
+            tokenizer TEXT NOT NULL,
+            digest BLOB NOT NULL,
+            tokens INTEGER NOT NULL,
+            PRIMARY KEY (tokenizer, digest)
+        ) WITHOUT ROWID
+        """,
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

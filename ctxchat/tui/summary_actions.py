@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from textual import work
 
 from ctxchat.chat.extractor import (
-    Decision,
     ExtractionFailed,
     ProposalDecision,
     apply_decisions,
@@ -19,7 +19,6 @@ from ctxchat.tui.base import AppBase
 from ctxchat.tui.views import MessageView, ProposalView, SummaryVersionView
 
 if TYPE_CHECKING:
-    from ctxchat.tui.screens.extraction import ProposalDecision as ReviewDecision
     from ctxchat.tui.screens.summary_versions import SummaryAction
 
 
@@ -159,9 +158,9 @@ class SummaryActions(AppBase):
             for index, p in enumerate(result.proposals)
         ]
 
-        def decided(decisions: list[ReviewDecision] | None) -> None:
+        def decided(decisions: list[ProposalDecision] | None) -> None:
             if decisions:
-                self._apply(session, proposals, decisions, result.span)
+                self._apply(session, decisions, result.span)
 
         from ctxchat.tui.screens.extraction import ExtractionReview
 
@@ -177,28 +176,11 @@ class SummaryActions(AppBase):
     def _apply(
         self,
         session: ChatSession,
-        proposals: list[ProposalView],
-        decisions: list[ReviewDecision],
+        decisions: list[ProposalDecision],
         span: tuple[int, int] | None,
     ) -> None:
-        chosen = []
-        for decision in decisions:
-            proposal = proposals[decision.index]
-            chosen.append(
-                ProposalDecision(
-                    Decision(decision.action),
-                    decision.kind,
-                    decision.text,
-                    decision.importance,
-                    message_id=proposal.source_message_id,
-                    target_entry_id=decision.target_entry_id,
-                    key=decision.key,
-                    global_scope=decision.scope == "global",
-                    pinned=decision.pinned,
-                    span=span,
-                )
-            )
-        written = apply_decisions(session, chosen)
+        # The messages the model read: the source of a proposal that names no message.
+        written = apply_decisions(session, [replace(d, span=span) for d in decisions])
         self.notify(f"Stored {len(written)} memory entries.", markup=False)
         if session is self._session:
             self.refresh_plan()

@@ -109,8 +109,18 @@ async def test_a_context_overflow_teaches_the_app_the_servers_window(
         await typed(pilot, "Hello there")
         await pilot.press("enter")
         await settle(pilot)
-        assert (app.session.window.context_window, app.session.window.source) == (4096, "server")
+        assert (app.session.window.context_window, app.session.window.source) == (
+            4096,
+            "learned from an error",
+        )
         assert app.last_plan is not None and app.last_plan.context_window == 4096
+        # Re-planned with that window and sent again by itself: one user message, one reply.
+        views = [item.view for item in app.conversation_view.items]
+        assert [(v.role, v.status) for v in views] == [
+            ("user", MessageStatus.COMPLETE),
+            ("assistant", MessageStatus.COMPLETE),
+        ]
+        assert len(server.requests) == 2
 
 
 async def test_a_configured_window_stays_labelled_as_configured_after_an_overflow(

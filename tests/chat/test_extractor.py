@@ -91,8 +91,11 @@ def test_apply_accept_update_reject(session: ChatSession) -> None:
     written = apply_decisions(
         session,
         [
-            ProposalDecision(Decision.ACCEPT, MemoryKind.FACT, "Uses SQLite.", 7, message_id=None),
             ProposalDecision(
+                0, Decision.ACCEPT, MemoryKind.FACT, "Uses SQLite.", 7, message_id=None
+            ),
+            ProposalDecision(
+                1,
                 Decision.UPDATE,
                 MemoryKind.FACT,
                 "The cache is cold at start.",
@@ -100,8 +103,8 @@ def test_apply_accept_update_reject(session: ChatSession) -> None:
                 target_entry_id=old.id,
                 span=(3, 9),
             ),
-            ProposalDecision(Decision.ACCEPT, MemoryKind.FACT, "Port 5432.", 5, message_id=4),
-            ProposalDecision(Decision.REJECT, MemoryKind.FACT, "Nonsense.", 1),
+            ProposalDecision(2, Decision.ACCEPT, MemoryKind.FACT, "Port 5432.", 5, message_id=4),
+            ProposalDecision(3, Decision.REJECT, MemoryKind.FACT, "Nonsense.", 1),
         ],
     )
     assert [(e.kind, e.text, e.source) for e in written] == [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import AsyncIterator
 
@@ -14,10 +15,12 @@ from ctxchat.chat.turn import (
     TurnEvent,
     TurnFailed,
     TurnFinished,
+    TurnRetried,
     TurnStarted,
     regenerate,
     send_message,
 )
+from ctxchat.chat.window import WindowInfo
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.memory import MemoryKind
 from ctxchat.model.errors import ErrorKind
@@ -285,3 +288,111 @@ async def test_edit_as_a_branch_keeps_the_original(
     ]
     assert [m.content for m in session.store.messages(branch_id)] == ["Q1", "A1", "Q2 other", "B2"]
     assert session.store.get_conversation(branch_id).title == "Test (branch)"
+
+
+async def _history_of(session: ChatSession, turns: int) -> None:
+    for number in range(turns):
+        await collect(send_message(session, f"Message number {number}: " + "words " * 40))
+
+
+async def test_an_overflow_is_replanned_with_the_servers_window_and_sent_again(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    await _history_of(session, 6)
+    server.n_ctx, server.enforce_n_ctx = 400, True  # the server really serves 400 tokens
+    before = len(server.requests)
+
+    events = await collect(send_message(session, "And now?"))
+
+    kinds = [type(event).__name__ for event in events if not isinstance(event, ReplyDelta)]
+    assert kinds == ["TurnStarted", "TurnRetried", "TurnStarted", "TurnFinished"]
+    first, retried, second, finished = (e for e in events if not isinstance(e, ReplyDelta))
+    assert isinstance(first, TurnStarted) and isinstance(second, TurnStarted)
+    assert isinstance(retried, TurnRetried) and isinstance(finished, TurnFinished)
+    assert retried.window == 400 and retried.error.kind is ErrorKind.CONTEXT_OVERFLOW
+    assert (first.plan.context_window, second.plan.context_window) == (8_000, 400)
+    sent = server.requests[before:]
+    assert len(sent) == 2
+    assert len(sent[1]["messages"]) < len(sent[0]["messages"])
+    assert sent[1]["messages"][-1] == {"role": "user", "content": "And now?"}
+    # The user's message is kept once; the refused reply is gone, the new one stored whole.
+    history = session.history()
+    assert [(m.role, m.content) for m in history[-2:]] == [
+        ("user", "And now?"),
+        ("assistant", "You said: And now?"),
+    ]
+    assert (session.window.context_window, session.window.source) == (
+        400,
+        "learned from an error",
+    )
+    stored = session.store.load_plan(finished.reply.id)
+    assert stored is not None and stored.context_window == 400
+    # The budget panel says why the window changed.
+    assert (
+        "The server refused a prompt over its window of 400 tokens; planning with it."
+        in session.plan("next").warnings
+    )
+
+
+async def test_an_overflow_is_retried_only_once(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    server.fail_next(Fault.CONTEXT_LENGTH_EXCEEDED, n_ctx=6_000)
+    server.fail_next(Fault.CONTEXT_LENGTH_EXCEEDED, n_ctx=5_000)
+
+    events = await collect(send_message(session, "Hello"))
+
+    failed = events[-1]
+    assert isinstance(failed, TurnFailed)
+    assert failed.error.context_window == 5_000
+    assert len(server.requests) == 2
+    assert [m.content for m in session.history()] == ["Hello", ""]
+
+
+async def test_an_overflow_with_a_configured_window_is_not_retried(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    context = dataclasses.replace(session.settings.context, context_window=8_000)
+    session.settings = dataclasses.replace(session.settings, context=context)
+    server.fail_next(Fault.CONTEXT_LENGTH_EXCEEDED, n_ctx=4_096)
+
+    events = await collect(send_message(session, "Hello"))
+
+    assert isinstance(events[-1], TurnFailed)
+    assert len(server.requests) == 1
+    assert (session.window.context_window, session.window.source) == (8_000, "config")
+
+
+async def test_a_window_that_shrinks_is_noted(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    session.window = WindowInfo(8_000, "probed")
+    server.fail_next(Fault.CONTEXT_LENGTH_EXCEEDED, n_ctx=4_096)
+
+    events = await collect(send_message(session, "Hello"))
+
+    assert isinstance(events[-1], TurnFinished)
+    assert session.plan("next").warnings[-1] == (
+        "The server's context window shrank from 8,000 to 4,096 tokens (restarted with "
+        "less?); planning with 4,096."
+    )
+
+
+async def test_usage_without_a_server_tokenizer_calibrates_the_estimate(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    local = dataclasses.replace(session.profile, model="local-model")  # no exact tokenizer
+    session.switch_model(local, session.backend)
+    events = await collect(send_message(session, "Hello there, how are you today?"))
+    finished = events[-1]
+    assert isinstance(finished, TurnFinished)
+    reply = finished.reply
+    assert reply.prompt_tokens is not None and reply.estimated_prompt_tokens is not None
+
+    plan = session.plan("Next one.")
+
+    ratio = reply.prompt_tokens / reply.estimated_prompt_tokens
+    assert not plan.exact
+    assert plan.counter_note.endswith(
+        f"; calibrated to the server's usage: ~{round(plan.tokens * ratio):,} tokens"
+    )

@@ -89,7 +89,7 @@ async def test_profile_headers_go_with_every_request(tmp_path: Path) -> None:
         for request in [*server.requests, *server.other_requests]:
             assert header(request, "X-Tenant") == "acme", request.path
             assert header(request, "HTTP-Referer") == "https://ctxchat.example", request.path
-        assert len(server.requests) == 3  # the reply, the summary, the extraction
+        assert len(server.requests) == 4  # the template calibration, reply, summary, extraction
 
 
 def test_the_summarizer_talks_to_its_own_profiles_server(

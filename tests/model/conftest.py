@@ -32,6 +32,7 @@ def short_timeout_backend(
         connect_timeout=1.0,
         request_timeout=3.0,
         probe_timeout=1.0,
+        window_probe_timeout=1.0,
     )
 
 

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import pytest
 
 from ctxchat.chat.window import WindowInfo
-from ctxchat.model.errors import ProviderError
+from ctxchat.core.server_count import TemplateCost
+from ctxchat.model.errors import ErrorKind, ProviderError
 from ctxchat.model.known_models import known_context_window, normalize_model_name
 from ctxchat.model.openai_backend import OpenAIBackend
-from ctxchat.testing.server import Fault, ScriptedModelServer
+from ctxchat.testing.server import Fault, ScriptedModelServer, count_prompt_tokens
 
 MODEL = "test-model"
 
@@ -81,11 +83,33 @@ async def test_vllm_max_model_len(make_backend: Build) -> None:
         info = await make_backend(server).describe_server(MODEL, None)
 
     assert (info.kind, info.context_window, info.window_source) == ("vllm", 32000, "server")
-    assert info.tokenizer is False
+    assert (info.tokenizer, info.tokenizer_name) == (True, "vllm")
 
 
-async def test_llama_cpp_python_without_a_window(make_backend: Build) -> None:
+async def test_llama_cpp_python_window_is_probed_once(make_backend: Build) -> None:
+    with ScriptedModelServer(flavour="llama-cpp-python", n_ctx=4096) as server:
+        backend = make_backend(server)
+        info = await backend.describe_server(MODEL, None)
+        again = await backend.describe_server(MODEL, None)
+
+    assert (info.kind, info.context_window, info.window_source) == (
+        "llama-cpp-python",
+        4096,
+        "probed",
+    )
+    assert (info.tokenizer, info.tokenizer_name) == (True, "llama-cpp-python")
+    assert info.warnings == ()
+    assert (again.context_window, again.window_source) == (4096, "probed")
+    # One over-long request, refused before the model reads it, and one short request that
+    # calibrates the chat template; the second answer is cached.
+    over_long = [r for r in server.requests if len(r["messages"][-1]["content"]) > 100_000]
+    assert len(over_long) == 1 and over_long[0]["max_tokens"] == 1
+    assert len(server.requests) == 2
+
+
+async def test_llama_cpp_python_window_probe_that_times_out(make_backend: Build) -> None:
     with ScriptedModelServer(flavour="llama-cpp-python") as server:
+        server.fail_next(Fault.STALL, seconds=30)
         info = await make_backend(server).describe_server(MODEL, None)
 
     assert (info.kind, info.context_window, info.window_source) == (
@@ -93,15 +117,26 @@ async def test_llama_cpp_python_without_a_window(make_backend: Build) -> None:
         2048,
         "default",
     )
-    assert info.tokenizer is True
     assert info.warnings == (
-        "llama-cpp-python does not report its context size (--n_ctx, 2048 unless set); set the "
-        "context window to match the server.",
+        "llama-cpp-python does not report its context size, and asking it timed out (--n_ctx, "
+        "2048 unless set); set the context window to match the server.",
+    )
+
+
+async def test_llama_cpp_python_that_never_refuses_keeps_the_default(make_backend: Build) -> None:
+    with ScriptedModelServer(flavour="llama-cpp-python", n_ctx=None) as server:
+        info = await make_backend(server).describe_server(MODEL, None)
+
+    assert (info.context_window, info.window_source) == (2048, "default")
+    assert info.warnings == (
+        "llama-cpp-python does not report its context size, and asking it got an answer "
+        "without it (HTTP 200) (--n_ctx, 2048 unless set); set the context window to match "
+        "the server.",
     )
 
 
 async def test_window_learned_from_an_overflow_error(make_backend: Build) -> None:
-    with ScriptedModelServer(flavour="llama-cpp-python") as server:
+    with ScriptedModelServer(flavour="llama-cpp-python", n_ctx=None) as server:
         backend = make_backend(server)
         server.fail_next(Fault.CONTEXT_LENGTH_EXCEEDED, n_ctx=4096)
         with pytest.raises(ProviderError):
@@ -109,8 +144,54 @@ async def test_window_learned_from_an_overflow_error(make_backend: Build) -> Non
                 pass
         info = await backend.describe_server(MODEL, 2048)
 
-    assert (info.context_window, info.window_source) == (4096, "server")
+    assert (info.context_window, info.window_source) == (4096, "learned from an error")
     assert info.warnings == ()
+
+
+async def test_llama_cpp_python_refuses_a_long_stream_with_silence_and_is_understood(
+    make_backend: Build,
+) -> None:
+    with ScriptedModelServer(flavour="llama-cpp-python", n_ctx=2048) as server:
+        backend = make_backend(server)
+        with pytest.raises(ProviderError) as caught:
+            text = "word " * 3000
+            async for _ in backend.stream_reply([{"role": "user", "content": text}], model=MODEL):
+                pass
+
+    assert caught.value.kind is ErrorKind.CONTEXT_OVERFLOW
+    assert caught.value.context_window == 2048
+    assert caught.value.message == (
+        "The server sent an empty reply: the conversation is longer than its context window "
+        "(2048 tokens)."
+    )
+
+
+async def test_an_empty_reply_that_fits_is_not_taken_for_an_overflow(make_backend: Build) -> None:
+    with ScriptedModelServer(flavour="llama-cpp-python", n_ctx=2048) as server:
+        backend = make_backend(server)
+        server.fail_next(Fault.EMPTY_STREAM)
+        with pytest.raises(ProviderError) as caught:
+            async for _ in backend.stream_reply([{"role": "user", "content": "hi"}], model=MODEL):
+                pass
+
+    assert caught.value.kind is ErrorKind.BAD_RESPONSE
+    assert caught.value.context_window is None
+
+
+async def test_a_window_that_shrinks_after_a_restart_is_learned(make_backend: Build) -> None:
+    with ScriptedModelServer(flavour="llama-cpp-python", n_ctx=4096) as server:
+        backend = make_backend(server)
+        before = await backend.describe_server(MODEL, None)
+        server.n_ctx = 2048  # restarted with a smaller --n_ctx
+        with pytest.raises(ProviderError) as caught:
+            text = "word " * 3000
+            async for _ in backend.stream_reply([{"role": "user", "content": text}], model=MODEL):
+                pass
+        after = await backend.describe_server(MODEL, None)
+
+    assert (before.context_window, before.window_source) == (4096, "probed")
+    assert caught.value.context_window == 2048
+    assert (after.context_window, after.window_source) == (2048, "learned from an error")
 
 
 async def test_known_model_from_the_table(make_backend: Build) -> None:
@@ -175,7 +256,7 @@ async def test_server_down_still_gives_an_answer(make_backend: Build) -> None:
     )
 
 
-@pytest.mark.parametrize("flavour", ["llama.cpp", "llama-cpp-python"])
+@pytest.mark.parametrize("flavour", ["llama.cpp", "llama-cpp-python", "vllm"])
 async def test_count_tokens_with_the_server_tokenizer(make_backend: Build, flavour: str) -> None:
     with ScriptedModelServer(flavour=flavour) as server:
         backend = make_backend(server)
@@ -188,6 +269,60 @@ async def test_count_tokens_with_the_server_tokenizer(make_backend: Build, flavo
 async def test_count_tokens_without_a_tokenizer(make_backend: Build) -> None:
     with ScriptedModelServer(flavour="ollama") as server:
         assert await make_backend(server).count_tokens("Hello") is None
+
+
+@pytest.mark.parametrize("fault", ["garbage", "error", "stall"])
+@pytest.mark.parametrize("flavour", ["llama.cpp", "llama-cpp-python", "vllm"])
+async def test_a_tokenizer_that_goes_bad_counts_nothing(
+    make_backend: Build, flavour: str, fault: str
+) -> None:
+    with ScriptedModelServer(flavour=flavour) as server:
+        backend = make_backend(server)
+        first = await backend.count_tokens("one two")
+        server.tokenizer_fault = fault
+        later = await backend.count_tokens("one two")
+
+    assert (first, later) == (2, None)
+
+
+@pytest.mark.parametrize("flavour", ["llama.cpp", "llama-cpp-python", "vllm"])
+async def test_the_chat_template_is_calibrated_once(make_backend: Build, flavour: str) -> None:
+    with ScriptedModelServer(flavour=flavour) as server:
+        backend = make_backend(server)
+        info = await backend.describe_server(MODEL, None)
+        await backend.describe_server(MODEL, None)
+
+    # The scripted server's template: 3 tokens a message, 3 to prime the reply.
+    assert info.template == TemplateCost(per_message=3.0, drops_system=False)
+    calibrations = [r for r in server.requests if "temperature" in r]
+    assert len(calibrations) == 1
+    assert calibrations[0]["messages"][0]["role"] == "system"
+
+
+async def test_a_template_that_drops_system_messages_is_found(make_backend: Build) -> None:
+    def without_system(messages: Sequence[Mapping[str, Any]]) -> int:
+        return count_prompt_tokens([m for m in messages if m.get("role") != "system"])
+
+    with ScriptedModelServer(flavour="llama.cpp", prompt_tokens=without_system) as server:
+        info = await make_backend(server).describe_server(MODEL, None)
+
+    assert info.template is not None and info.template.drops_system
+
+
+async def test_no_calibration_without_a_tokenizer(make_backend: Build) -> None:
+    with ScriptedModelServer(flavour="ollama") as server:
+        info = await make_backend(server).describe_server(MODEL, None)
+
+    assert info.template is None
+    assert server.requests == []
+
+
+@pytest.mark.parametrize("fault", ["garbage", "error"])
+async def test_a_bad_tokenizer_is_not_taken_for_one(make_backend: Build, fault: str) -> None:
+    with ScriptedModelServer(flavour="llama.cpp", tokenizer_fault=fault) as server:
+        info = await make_backend(server).describe_server(MODEL, None)
+
+    assert (info.kind, info.tokenizer, info.tokenizer_name) == ("llama.cpp", False, None)
 
 
 @pytest.mark.parametrize(

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from textual.widgets import Button, Input, OptionList, RadioButton, RadioSet, Static, TextArea
 
+from ctxchat.chat.extractor import Decision, ProposalDecision
 from ctxchat.core.memory import MemoryEntry, MemoryKind
 from ctxchat.tui.screens.confirm import ConfirmScreen
 from ctxchat.tui.screens.conversations import ConversationSwitcher, SwitcherResult
 from ctxchat.tui.screens.edit_message import EditMessageScreen, EditResult
 from ctxchat.tui.screens.error_details import ErrorDetails
 from ctxchat.tui.screens.export_format import ExportFormatScreen
-from ctxchat.tui.screens.extraction import ExtractionReview, ProposalDecision
+from ctxchat.tui.screens.extraction import ExtractionReview
 from ctxchat.tui.screens.memory_editor import MemoryEditor
 from ctxchat.tui.screens.rename import RenameScreen
 from ctxchat.tui.screens.setup import SetupChoice, SetupScreen, check_choice
@@ -287,6 +288,23 @@ async def test_summarize_preview_counts_a_long_fold_whole_and_lists_its_start() 
 # Extraction review
 
 
+def decided(
+    index: int, action: Decision, kind: MemoryKind, importance: int, target: int | None = None
+) -> ProposalDecision:
+    """The decision the review returns for proposal `index`, unedited: it carries the message
+    the proposal came from."""
+    proposal = PROPOSALS[index]
+    return ProposalDecision(
+        index,
+        action,
+        kind,
+        proposal.text,
+        importance,
+        target,
+        message_id=proposal.source_message_id,
+    )
+
+
 async def test_extraction_decisions_accept_update_reject_and_skip() -> None:
     app = ScreenHost(ExtractionReview(PROPOSALS, PROBLEMS))
     async with app.run_test(size=(110, 30)) as pilot:
@@ -295,9 +313,9 @@ async def test_extraction_decisions_accept_update_reject_and_skip() -> None:
         await pilot.press("x")  # proposal 2
         await pilot.press("ctrl+s")  # proposal 3 left undecided
         assert app.result == [
-            ProposalDecision(0, "update", MemoryKind.FACT, PROPOSALS[0].text, 8, 4),
-            ProposalDecision(1, "accept", MemoryKind.CONSTRAINT, PROPOSALS[1].text, 9),
-            ProposalDecision(2, "reject", MemoryKind.PREFERENCE, PROPOSALS[2].text, 4),
+            decided(0, Decision.UPDATE, MemoryKind.FACT, 8, 4),
+            decided(1, Decision.ACCEPT, MemoryKind.CONSTRAINT, 9),
+            decided(2, Decision.REJECT, MemoryKind.PREFERENCE, 4),
         ]
 
 
@@ -318,8 +336,8 @@ async def test_extraction_proposes_an_update_and_shows_the_conflict_side_by_side
         assert not conflict.display
         await pilot.press("ctrl+s")
         assert app.result == [
-            ProposalDecision(0, "update", MemoryKind.FACT, PROPOSALS[0].text, 8, 4),
-            ProposalDecision(1, "accept", MemoryKind.CONSTRAINT, PROPOSALS[1].text, 9),
+            decided(0, Decision.UPDATE, MemoryKind.FACT, 8, 4),
+            decided(1, Decision.ACCEPT, MemoryKind.CONSTRAINT, 9),
         ]
 
 
@@ -349,11 +367,12 @@ async def test_extraction_edit_opens_the_memory_editor_prefilled() -> None:
         assert review.decisions == [
             ProposalDecision(
                 3,
-                "accept",
+                Decision.ACCEPT,
                 MemoryKind.FACT,
                 "The slow start comes from loading encodings.",
                 3,
                 edited=True,
+                message_id=PROPOSALS[3].source_message_id,
             )
         ]
         tally = str(review.query_one("#extraction-tally", Static).content)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import ClassVar, Literal
 
 from rich.text import Text
@@ -14,43 +14,22 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ctxchat.chat.extractor import Decision, ProposalDecision
 from ctxchat.core.history import preview
-from ctxchat.core.memory import MemoryKind
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.screens.memory_editor import MemoryEditor
 from ctxchat.tui.text import clean, plain
-from ctxchat.tui.views import MemoryDraft, ProposalView, Scope
+from ctxchat.tui.views import MemoryDraft, ProposalView
 from ctxchat.tui.widgets.footer import KeyFooter
 
 DecisionAction = Literal["accept", "update", "reject"]
 
 
-@dataclass(frozen=True, slots=True)
-class ProposalDecision:
-    """What the user decided about proposal `index`, with the entry as it should be stored.
-
-    "accept" adds a new entry; "update" adds it as the new version of entry
-    `target_entry_id`, which is kept as superseded;
-    "reject" stores nothing. `edited` says the user changed the proposal in the editor.
-    """
-
-    index: int
-    action: DecisionAction
-    kind: MemoryKind
-    text: str
-    importance: int
-    target_entry_id: int | None = None
-    key: str | None = None
-    scope: Scope = "global"
-    pinned: bool = False
-    edited: bool = False
-
-
-BADGES: dict[DecisionAction | None, tuple[str, str]] = {
+BADGES: dict[Decision | None, tuple[str, str]] = {
     None: ("  ·  ", "dim"),
-    "accept": (" ✓ ", "bold green"),
-    "update": (" ↻ ", "bold cyan"),
-    "reject": (" ✗ ", "bold red"),
+    Decision.ACCEPT: (" ✓ ", "bold green"),
+    Decision.UPDATE: (" ↻ ", "bold cyan"),
+    Decision.REJECT: (" ✗ ", "bold red"),
 }
 
 
@@ -237,13 +216,13 @@ class ExtractionReview(Dialog[list[ProposalDecision] | None]):
         return self._proposals[index] if index is not None and self._proposals else None
 
     def _update_tally(self) -> None:
-        counts = {action: 0 for action in ("accept", "update", "reject")}
+        counts = dict.fromkeys(Decision, 0)
         for decision in self._decisions.values():
             counts[decision.action] += 1
         undecided = len(self._proposals) - len(self._decisions)
         self.query_one("#extraction-tally", Static).update(
-            f"{counts['accept']} to add · {counts['update']} to update · "
-            f"{counts['reject']} rejected · {undecided} undecided"
+            f"{counts[Decision.ACCEPT]} to add · {counts[Decision.UPDATE]} to update · "
+            f"{counts[Decision.REJECT]} rejected · {undecided} undecided"
         )
 
     def _record(self, proposal: ProposalView, decision: ProposalDecision) -> None:
@@ -297,10 +276,15 @@ class ExtractionReview(Dialog[list[ProposalDecision] | None]):
             return
         previous = self._decisions.get(proposal.index)
         base = previous or ProposalDecision(
-            proposal.index, action, proposal.kind, proposal.text, proposal.importance
+            proposal.index,
+            Decision(action),
+            proposal.kind,
+            proposal.text,
+            proposal.importance,
+            message_id=proposal.source_message_id,
         )
         target = proposal.matches_entry_id if action == "update" else None
-        self._record(proposal, replace(base, action=action, target_entry_id=target))
+        self._record(proposal, replace(base, action=Decision(action), target_entry_id=target))
 
     def action_edit(self) -> None:
         proposal = self._current()
@@ -329,7 +313,7 @@ class ExtractionReview(Dialog[list[ProposalDecision] | None]):
                 proposal,
                 ProposalDecision(
                     proposal.index,
-                    "update" if updating else "accept",
+                    Decision.UPDATE if updating else Decision.ACCEPT,
                     result.kind,
                     result.text,
                     result.importance,
@@ -338,6 +322,7 @@ class ExtractionReview(Dialog[list[ProposalDecision] | None]):
                     scope=result.scope,
                     pinned=result.pinned,
                     edited=True,
+                    message_id=proposal.source_message_id,
                 ),
             )
 

@@ -1,0 +1,1 @@
+"""Server detection: one small probe per server kind, tried through a registry."""

@@ -1,0 +1,158 @@
+"""Exact counts by the server's own tokenizer: counted in the background, kept per tokenizer,
+labelled, and replaced by the labelled estimate when the server misbehaves."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from ctxchat.chat.session import ChatSession
+from ctxchat.chat.turn import TurnFinished, send_message
+from ctxchat.config.settings import ContextSettings, ProviderProfile, Settings
+from ctxchat.model.openai_backend import OpenAIBackend
+from ctxchat.store import Store
+from ctxchat.testing.server import Fault, ScriptedModelServer, count_prompt_tokens
+
+MODEL = "test-model"
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedModelServer]:
+    with ScriptedModelServer(models=[MODEL], flavour="llama-cpp-python", n_ctx=4096) as running:
+        yield running
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    with Store.open(tmp_path / "ctxchat.db") as opened:
+        yield opened
+
+
+@pytest.fixture
+async def backend(server: ScriptedModelServer) -> AsyncIterator[OpenAIBackend]:
+    client = OpenAIBackend(server.base_url, probe_timeout=1.0, window_probe_timeout=1.0)
+    yield client
+    await client.aclose()
+
+
+def open_session(store: Store, server: ScriptedModelServer, backend: OpenAIBackend) -> ChatSession:
+    profile = ProviderProfile(name="local", base_url=server.base_url, model=MODEL)
+    settings = Settings(
+        profiles={"local": profile},
+        default_profile="local",
+        context=ContextSettings(system_prompt="You are terse."),
+    )
+    conversation = store.create_conversation("counts")
+    return ChatSession(store, settings, profile, conversation.id, backend=backend)
+
+
+async def test_counts_are_made_by_the_server_in_the_background_and_labelled(
+    store: Store, server: ScriptedModelServer, backend: OpenAIBackend
+) -> None:
+    session = open_session(store, server, backend)
+    await session.detect_window()
+    before = session.plan("How many tokens is this, exactly?")
+    session.count_with_server(before)
+    await session.counted_with_server()
+    after = session.plan("How many tokens is this, exactly?")
+
+    assert (session.window.context_window, session.window.source) == (4096, "probed")
+    assert not before.exact
+    assert before.counter_note.startswith("estimate: server tokenizer, ")
+    assert before.counter_note.endswith(", 2 not counted by the server yet")
+    # What the server itself reports for exactly these messages.
+    expected = count_prompt_tokens(after.request_messages())
+    assert after.exact
+    assert after.counter_note == f"exact: server tokenizer, {expected:,} tokens"
+
+
+async def test_a_turn_counts_what_it_sent_and_the_figure_matches_the_servers_usage(
+    store: Store, server: ScriptedModelServer, backend: OpenAIBackend
+) -> None:
+    session = open_session(store, server, backend)
+    await session.detect_window()
+    events = [event async for event in send_message(session, "Hello there, server.")]
+    await session.counted_with_server()
+
+    finished = events[-1]
+    assert isinstance(finished, TurnFinished)
+    sent = session.store.load_plan(finished.reply.id)
+    assert sent is not None
+    counts = session.server_counts
+    assert counts is not None
+    figure = counts.figure(sent)
+    assert figure.exact
+    assert figure.tokens == count_prompt_tokens(server.requests[-1]["messages"])
+
+
+async def test_kept_counts_need_no_server_and_never_mix_tokenizers(
+    store: Store, server: ScriptedModelServer, backend: OpenAIBackend
+) -> None:
+    session = open_session(store, server, backend)
+    await session.detect_window()
+    session.count_with_server(session.plan("Kept for later."))
+    await session.counted_with_server()
+    counts = session.server_counts
+    assert counts is not None
+
+    kept = store.server_counts(counts.key)
+    other = store.server_counts(counts.key.replace(MODEL, "another-model"))
+
+    assert len(kept) == 2  # the system prompt and the message, by digest
+    assert other == {}
+
+
+@pytest.mark.parametrize("fault", ["garbage", "error"])
+async def test_a_tokenizer_that_fails_leaves_a_note_and_the_labelled_estimate(
+    store: Store, server: ScriptedModelServer, backend: OpenAIBackend, fault: str
+) -> None:
+    session = open_session(store, server, backend)
+    await session.detect_window()
+    server.tokenizer_fault = fault
+    session.count_with_server(session.plan("Count me."))
+    await session.counted_with_server()
+
+    plan = session.plan("Count me.")
+
+    assert not plan.exact
+    assert plan.counter_note.startswith("approximate: ")
+    assert plan.warnings[-1] == (
+        "The server's tokenizer failed (it gave no count); counts are the estimate."
+    )
+
+
+async def test_a_server_that_changes_model_between_turns_is_noted(
+    store: Store, server: ScriptedModelServer, backend: OpenAIBackend
+) -> None:
+    session = open_session(store, server, backend)
+    await session.detect_window()
+    [event async for event in send_message(session, "First.")]
+    server.served_model = "another-model"  # restarted with another model under the name
+    [event async for event in send_message(session, "Second.")]
+
+    plan = session.plan("Third.")
+
+    assert session.server_counts is None
+    assert not plan.exact
+    assert plan.warnings[-1] == (
+        "The server now answers as 'another-model' (it was 'test-model'); its earlier token "
+        "counts no longer apply, and the estimate stands in."
+    )
+
+
+async def test_a_window_probe_that_times_out_leaves_a_note_and_the_labelled_default(
+    store: Store, server: ScriptedModelServer, backend: OpenAIBackend
+) -> None:
+    server.fail_next(Fault.STALL, seconds=30)  # the over-long probe gets no answer
+    session = open_session(store, server, backend)
+
+    window = await session.detect_window()
+    plan = session.plan("Hello")
+
+    assert (window.context_window, window.source) == (2048, "default")
+    assert plan.warnings[-1] == (
+        "llama-cpp-python does not report its context size, and asking it timed out (--n_ctx, "
+        "2048 unless set); set the context window to match the server."
+    )

@@ -85,7 +85,7 @@ def test_bad_requests_exit_2_with_one_line(run: Run, server: ScriptedModelServer
         (("replay", "999"), "999"),
         (("keep-variant", "5"), "5"),
     ):
-        code, out, err = run(*args)
+        code, _out, err = run(*args)
         assert code == 2, args
         assert message in err and err.count("\n") == 1 and "Traceback" not in err
     assert len(server.requests) == asked

@@ -55,9 +55,13 @@ class PreparedVariant:
     request: ChatRequest
     change: Change
 
+    def diff_base(self) -> Mapping[str, Any]:
+        """The body the reply was sent with: what the variant's is compared to."""
+        return original_body(self.original, self.request)
+
     def diff(self) -> list[str]:
         """The request diff between the reply's request and the variant's."""
-        return request_diff(original_body(self.original, self.request), self.request.body)
+        return request_diff(self.diff_base(), self.request.body)
 
 
 @dataclass(frozen=True, slots=True)

@@ -118,6 +118,12 @@ class _Editing:
     # --- leaving out ----------------------------------------------------------------------
 
     def leave_out(self, target: str) -> None:
+        if any(
+            o.ref == target and o.reason is Reason.ASKED_WITHOUT
+            for layer in self.layers.values()
+            for o in layer.left_out
+        ):
+            return  # already left out (with its whole layer, or named twice)
         if target in {layer.value for layer in LEAVABLE_LAYERS}:
             self._drop_layer(Layer(target))
             return

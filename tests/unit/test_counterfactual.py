@@ -168,6 +168,14 @@ def test_without_a_recalled_turn_its_line_goes_and_the_rest_stays(
     assert whole.tokens == plan.tokens - plan.layer(Layer.RECALL).tokens
 
 
+def test_an_item_already_left_out_with_its_layer_is_no_error(
+    counter: TokenCounter, make_history: History
+) -> None:
+    plan = plan_of(counter, make_history(["hello", "hi"]))
+    both = counterfactual_plan(plan, Change(without=("memory", "memory:3")), counter=counter)
+    assert both == counterfactual_plan(plan, Change(without=("memory",)), counter=counter)
+
+
 def test_an_item_not_in_the_request_is_refused_in_one_line(
     counter: TokenCounter, make_history: History
 ) -> None:

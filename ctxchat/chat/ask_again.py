@@ -13,17 +13,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from ctxchat.chat.session import ChatSession
-from ctxchat.chat.turn import NoBackend, ReplyDelta
+from ctxchat.chat.turn import NoBackend, ReplyDelta, answer_outcome
 from ctxchat.core.counterfactual import Change, CounterfactualError, counterfactual_plan
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.memory import render_entry
 from ctxchat.core.plan import ContextPlan, Reason
 from ctxchat.model.backend import Usage
 from ctxchat.model.errors import (
-    ErrorKind,
     ProviderError,
     describe_finish,
-    redact,
     stopped_by_user,
 )
 from ctxchat.model.request import ChatRequest, build_chat_request
@@ -236,24 +234,9 @@ def _finish(
     error: ProviderError | None,
 ) -> ReplyVariant:
     content = "".join(parts)
-    if error is None:
-        status = MessageStatus.COMPLETE
-    elif content.strip() or error.kind is ErrorKind.CANCELLED:
-        status = MessageStatus.INTERRUPTED
-    else:
-        status = MessageStatus.FAILED
     return session.store.finish_variant(
         variant_id,
         content=content,
         reasoning="".join(reasoning),
-        status=status,
-        tokens=session.count("assistant", content),
-        exact=session.counter.exact,
-        encoding=session.counter.name,
-        finish_reason=finish if error is None else (finish or error.kind.value),
-        prompt_tokens=usage.prompt_tokens if usage else None,
-        completion_tokens=usage.completion_tokens if usage else None,
-        cached_tokens=usage.cached_tokens if usage else None,
-        error=None if error is None else redact(str(error), session.secrets),
-        error_detail=redact(error.detail, session.secrets) if error and error.detail else None,
+        **answer_outcome(session, content, usage, finish, error),
     )

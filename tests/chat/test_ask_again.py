@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from ctxchat.chat.ask_again import (
@@ -143,3 +145,29 @@ async def test_what_cannot_be_asked_again_is_one_line(
     with pytest.raises(AskAgainError, match="memory:9 is not in this reply's request"):
         prepare_variant(session, reply_id, Change(without=("memory:9",)))
     assert server.requests[-1]["messages"][-1]["content"] == "Which database do we use?"
+
+
+async def test_stopping_a_variant_keeps_what_arrived_as_interrupted(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    reply_id = await a_reply(session, server)
+    server.latency = 0.05
+    server.script("word " * 200)
+    received: list[str] = []
+    prepared = prepare_variant(session, reply_id, Change(without=("memory",)))
+
+    async def run() -> None:
+        async for event in ask_again(session, prepared):
+            if isinstance(event, ReplyDelta):
+                received.append(event.text)
+
+    task = asyncio.create_task(run())
+    while len(received) < 3:
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    (variant,) = session.store.variants(reply_id)
+    assert variant.status is MessageStatus.INTERRUPTED
+    assert variant.content == "".join(received)
+    assert variant.error == "You stopped the reply; the part received so far was kept."

@@ -232,6 +232,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             completion_tokens INTEGER,
             cached_tokens INTEGER,
             estimated_prompt_tokens INTEGER,
+            stream_owner TEXT,
             plan TEXT NOT NULL,
             created_at REAL NOT NULL,
             updated_at REAL NOT NULL

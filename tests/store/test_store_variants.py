@@ -2,6 +2,9 @@
 
 import dataclasses
 import json
+import socket
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -213,3 +216,29 @@ def test_a_database_from_before_variants_is_upgraded(
         plan = rich_plan([], conversation)
         variant = store.start_variant(reply.id, change="replay", model="m", plan=plan)
         assert store.load_variant_plan(variant.id) == plan
+
+
+def test_a_variant_a_dead_process_left_streaming_is_interrupted_on_open(
+    db_path: Path, say: Say
+) -> None:
+    with Store.open(db_path) as store:
+        _conversation, reply_id = reply_with_plan(store, say)
+        plan = store.load_plan(reply_id)
+        assert plan is not None
+        crashed = store.start_variant(reply_id, change="replay", model="m", plan=plan).id
+        live = store.start_variant(reply_id, change="replay", model="m", plan=plan).id
+        child = subprocess.Popen([sys.executable, "-c", "pass"])
+        child.wait()
+        with store.transaction() as conn:
+            conn.execute(
+                "UPDATE reply_variants SET stream_owner = ? WHERE id = ?",
+                (f"{socket.gethostname()}/{child.pid}", crashed),
+            )
+    with Store.open(db_path) as store:
+        assert store.get_variant(crashed).status is MessageStatus.INTERRUPTED
+        assert store.get_variant(live).status is MessageStatus.STREAMING  # this process
+        # A writer taken for dead by mistake still finishes its variant.
+        store.finish_variant(crashed, content="late", tokens=1, exact=False, encoding="e")
+        assert store.get_variant(crashed).content == "late"
+        store.keep_variant(crashed)
+        assert store.get_message(reply_id).content == "late"

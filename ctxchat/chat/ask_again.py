@@ -121,6 +121,8 @@ def prepare_variant(session: ChatSession, reply_id: int, change: Change) -> Prep
     original = store.load_plan(reply_id)
     if original is None:
         raise AskAgainError(f"reply {reply_id} has no stored plan, so its request is unknown")
+    if change.mode is not None and change.mode.value == original.mode:
+        change = dataclasses.replace(change, mode=None)  # the reply's own mode: no change
     model = change.model or (session.model if change.profile or not reply.model else reply.model)
     if change.replay:
         request = replay_request(session, original, model)

@@ -90,6 +90,15 @@ async def test_objective_mode_and_another_model(
     assert plan is not None and plan.mode == "objective"
 
 
+async def test_the_reply_s_own_mode_is_no_change(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    reply_id = await a_reply(session, server)
+    prepared = prepare_variant(session, reply_id, Change(mode=Mode.PERSONALIZATION))
+    assert prepared.change.describe() == "asked again unchanged"
+    assert prepared.diff() == []
+
+
 async def test_replay_resends_the_stored_body_with_only_the_model_swapped(
     session: ChatSession, server: ScriptedModelServer
 ) -> None:

@@ -7,6 +7,7 @@ import contextlib
 import dataclasses
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
 from ctxchat.chat.session import ChatSession, OverBudget
 from ctxchat.chat.window import WindowInfo
@@ -267,27 +268,39 @@ def _close(
     finish: str | None,
     error: ProviderError | None,
 ) -> StoredMessage:
-    content = writer.content
+    message = writer.close(**answer_outcome(session, writer.content, usage, finish, error))
+    session.remember_message(message)
+    return message
+
+
+def answer_outcome(
+    session: ChatSession,
+    content: str,
+    usage: Usage | None,
+    finish: str | None,
+    error: ProviderError | None,
+) -> dict[str, Any]:
+    """How a streamed answer ended, as a reply or a variant of one is finished with: its
+    status (complete, interrupted with some text or by the user, else failed), count,
+    the server's usage and the error (redacted)."""
     if error is None:
         status = MessageStatus.COMPLETE
     elif content.strip() or error.kind is ErrorKind.CANCELLED:
         status = MessageStatus.INTERRUPTED
     else:
         status = MessageStatus.FAILED
-    message = writer.close(
-        status=status,
-        tokens=session.count("assistant", content),
-        exact=session.counter.exact,
-        encoding=session.counter.name,
-        finish_reason=finish if error is None else (finish or error.kind.value),
-        prompt_tokens=usage.prompt_tokens if usage else None,
-        completion_tokens=usage.completion_tokens if usage else None,
-        cached_tokens=usage.cached_tokens if usage else None,
-        error=None if error is None else redact(_error_line(error), session.secrets),
-        error_detail=redact(error.detail, session.secrets) if error and error.detail else None,
-    )
-    session.remember_message(message)
-    return message
+    return {
+        "status": status,
+        "tokens": session.count("assistant", content),
+        "exact": session.counter.exact,
+        "encoding": session.counter.name,
+        "finish_reason": finish if error is None else (finish or error.kind.value),
+        "prompt_tokens": usage.prompt_tokens if usage else None,
+        "completion_tokens": usage.completion_tokens if usage else None,
+        "cached_tokens": usage.cached_tokens if usage else None,
+        "error": None if error is None else redact(_error_line(error), session.secrets),
+        "error_detail": redact(error.detail, session.secrets) if error and error.detail else None,
+    }
 
 
 def _error_line(error: ProviderError) -> str:

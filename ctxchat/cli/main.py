@@ -98,6 +98,35 @@ def build_parser() -> argparse.ArgumentParser:
     send.add_argument("--json", action="store_true", help="print reply, usage and plan as JSON")
     send.add_argument("--no-summarize", action="store_true", help="skip automatic summarization")
 
+    ask = commands.add_parser(
+        "ask-again",
+        help="ask a reply's request again with a change; the answer is kept as a variant",
+        description="Ask a reply's request again without a layer or item, in another mode "
+        "(--mode) or to another model (--model, --profile); the rest of the request is the "
+        "reply's own. The answer is stored as a variant of the reply.",
+    )
+    ask.add_argument("reply_id", type=int, metavar="REPLY_ID")
+    ask.add_argument(
+        "--without",
+        action="append",
+        metavar="WHAT",
+        help="leave out a layer (memory, summary, recall) or an item (memory:3, message:12, "
+        "summary:v2); repeatable",
+    )
+    replay = commands.add_parser(
+        "replay",
+        help="re-send a reply's exact stored request (to --model if given) as a variant",
+    )
+    replay.add_argument("reply_id", type=int, metavar="REPLY_ID")
+    for asking in (ask, replay):
+        asking.add_argument("--diff", action="store_true", help="print the request diff first")
+        asking.add_argument("--json", action="store_true", help="print variant, plan, diff as JSON")
+    keep = commands.add_parser(
+        "keep-variant", help="make a variant the reply that continues the conversation"
+    )
+    keep.add_argument("variant_id", type=int, metavar="VARIANT_ID")
+    keep.add_argument("--json", action="store_true", help="print JSON")
+
     summarize = commands.add_parser("summarize", help="fold older turns into the summary now")
     summarize.add_argument("--rebuild", action="store_true", help="rebuild from the originals")
 

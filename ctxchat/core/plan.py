@@ -23,6 +23,7 @@ class Reason(StrEnum):
     SCOPE = "scope"  # belongs to another conversation
     DUPLICATE = "duplicate"  # a recall hit already in working memory
     SUPERSEDED = "superseded"  # a memory entry replaced by a newer one on its key
+    ASKED_WITHOUT = "asked_without"  # left out by the user for a variant of a reply
 
 
 class PlanStatus(StrEnum):

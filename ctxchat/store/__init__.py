@@ -13,6 +13,7 @@ from ctxchat.store.memory import UNSET
 from ctxchat.store.records import Conversation, ConversationInfo, StoredMessage, SummaryVersion
 from ctxchat.store.schema import SCHEMA_VERSION
 from ctxchat.store.store import Store
+from ctxchat.store.variants import ReplyVariant
 from ctxchat.store.writer import ReplyWriter
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "InvalidValue",
     "NewerSchema",
     "NotFound",
+    "ReplyVariant",
     "ReplyWriter",
     "Store",
     "StoreError",

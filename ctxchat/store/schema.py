@@ -244,6 +244,37 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         ) WITHOUT ROWID
         """,
     ),
+    # 9: variants of a reply (the same request asked again with a change: without a layer or
+    # an item, in the other mode, to another model), each with its own plan, count and usage.
+    # The plan is kept whole as JSON: variants are few, and one can be kept as the reply.
+    (
+        """
+        CREATE TABLE reply_variants (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            reply_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+            change TEXT NOT NULL,
+            content TEXT NOT NULL DEFAULT '',
+            reasoning TEXT NOT NULL DEFAULT '',
+            tokens INTEGER NOT NULL DEFAULT 0,
+            exact INTEGER NOT NULL DEFAULT 0,
+            encoding TEXT NOT NULL DEFAULT '',
+            model TEXT,
+            status TEXT NOT NULL,
+            finish_reason TEXT,
+            error TEXT,
+            error_detail TEXT,
+            prompt_tokens INTEGER,
+            completion_tokens INTEGER,
+            cached_tokens INTEGER,
+            estimated_prompt_tokens INTEGER,
+            stream_owner TEXT,
+            plan TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        )
+        """,
+        "CREATE INDEX reply_variants_by_reply ON reply_variants(reply_id, id)",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -33,6 +33,7 @@ class Store(SearchStore, CountStore, ServerCountStore):
         store = cls(connect(path), path, clock)
         try:
             store.interrupted_on_open = store.interrupt_abandoned_replies()
+            store.interrupt_abandoned_variants()
         except BaseException:
             store.close()
             raise

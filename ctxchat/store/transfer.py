@@ -17,6 +17,7 @@ from ctxchat.store.memory import MemoryStore, valid_kind
 from ctxchat.store.messages import check_role
 from ctxchat.store.records import StoredMessage, SummaryVersion
 from ctxchat.store.replies import ReplyStore
+from ctxchat.store.variants import ANSWER_FIELDS, ReplyVariant, VariantStore
 
 EXPORT_FORMAT = "ctxchat-conversation"
 EXPORT_VERSION = 1
@@ -76,6 +77,13 @@ _MEMORY_FIELDS = (
 def _message_dict(message: StoredMessage) -> dict[str, Any]:
     data = {name: getattr(message, name) for name in _MESSAGE_FIELDS}
     data["status"] = message.status.value
+    return data
+
+
+def _variant_dict(variant: ReplyVariant, plan: ContextPlan | None) -> dict[str, Any]:
+    data = variant.to_dict()
+    del data["id"]
+    data["plan"] = None if plan is None else plan.to_dict()
     return data
 
 
@@ -162,7 +170,7 @@ def _remap_source(source: str, messages: IdMap) -> str:
     return source
 
 
-class TransferStore(ReplyStore, MemoryStore):
+class TransferStore(ReplyStore, VariantStore, MemoryStore):
     """Whole conversations in and out."""
 
     def export_conversation(self, conversation_id: int) -> dict[str, Any]:
@@ -186,6 +194,12 @@ class TransferStore(ReplyStore, MemoryStore):
                 plan = self.load_plan(message.id) if message.id in planned else None
                 if plan is not None:
                     plans.append({"message_id": message.id, "plan": plan.to_dict()})
+            variants = [
+                _variant_dict(variant, self.load_variant_plan(variant.id))
+                for message in messages
+                if message.role == "assistant"
+                for variant in self.variants(message.id)
+            ]
             memory = self.list_memory(conversation_id=conversation_id)
             turns = self._user_turns(conn)
             summaries = self.summaries(conversation_id)
@@ -204,6 +218,7 @@ class TransferStore(ReplyStore, MemoryStore):
             "messages": [_message_dict(m) for m in messages],
             "summaries": [_summary_dict(s) for s in summaries],
             "plans": plans,
+            "variants": variants,
             "memory": [_memory_dict(e, turns) for e in memory if e.conversation_id is not None],
             "global_memory": [_memory_dict(e, turns) for e in memory if e.conversation_id is None],
         }
@@ -309,7 +324,35 @@ class TransferStore(ReplyStore, MemoryStore):
         for stored in data["plans"]:
             new_id = messages.ids[int(stored["message_id"])]
             self.save_plan(new_id, _remap_plan(stored["plan"], messages, memory))
+        # Absent from exports made before replies had variants.
+        for variant in data.get("variants", ()):
+            self._import_variant(conn, variant, messages, memory)
         return conversation_id
+
+    @staticmethod
+    def _import_variant(
+        conn: sqlite3.Connection,
+        variant: Mapping[str, Any],
+        messages: IdMap,
+        memory: Mapping[int, int],
+    ) -> None:
+        plan = variant["plan"]
+        row = {name: variant[name] for name in ("change", "created_at", "updated_at")}
+        row.update({name: variant.get(name) for name in ANSWER_FIELDS})
+        row["exact"] = int(bool(row["exact"]))
+        row["status"] = MessageStatus(row["status"]).value
+        row["tokens"] = int(row["tokens"] or 0)
+        row["content"] = str(row["content"] or "")
+        row["reasoning"] = str(row["reasoning"] or "")
+        row["encoding"] = str(row["encoding"] or "")
+        row["plan"] = json.dumps(
+            None if plan is None else _remap_plan(plan, messages, memory).to_dict(),
+            ensure_ascii=False,
+        )
+        conn.execute(
+            f"INSERT INTO reply_variants (reply_id, {', '.join(row)}) VALUES (?{', ?' * len(row)})",
+            (messages.ids[int(variant["reply_id"])], *row.values()),
+        )
 
     def _import_memory(
         self,

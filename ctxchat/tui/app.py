@@ -22,6 +22,7 @@ from ctxchat.config.names_check import NameProblems, check_names
 from ctxchat.config.schema import OPENAI_DEFAULT_BASE_URL
 from ctxchat.config.settings import ProviderProfile
 from ctxchat.model.deferred import DeferredBackend, warm
+from ctxchat.tui.ask_again_actions import AskAgainActions
 from ctxchat.tui.base import NARROW
 from ctxchat.tui.chat_actions import ChatActions
 from ctxchat.tui.collector import freeze_long_lived, thaw
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
     from ctxchat.tui.screens.setup import SetupChoice
 
 
-class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions):
+class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions, AskAgainActions):
     """The conversation on the left, exactly what the model will see on the right."""
 
     def __init__(
@@ -208,7 +209,8 @@ def known_binding_ids() -> set[str]:
     """Every binding id a user may remap: those of the app and of every screen and widget."""
     from ctxchat.tui import screens, widgets
 
-    classes: list[type] = [CtxChatApp]
+    # Each part of the app may add its own bindings (BINDINGS is looked up per class).
+    classes: list[type] = list(CtxChatApp.__mro__)
     for package in (screens, widgets):
         for found in pkgutil.iter_modules(package.__path__, f"{package.__name__}."):
             module = importlib.import_module(found.name)

@@ -58,6 +58,11 @@ def ctxchat_commands(app: Any) -> Iterator[SystemCommand]:
         ("conversation: export json", "Write this conversation to a JSON file", "export('json')"),
         ("reply: stop", "Stop the reply being written", "stop"),
         ("reply: regenerate", "Replace the last reply with a new one", "regenerate"),
+        (
+            "reply: ask again without…",
+            "Ask the selected reply (or the newest) again with a change; compare both",
+            "ask_again",
+        ),
         ("model: switch", "Switch provider profile or model", "switch_model"),
     ]
     for title, help_text, action in entries:

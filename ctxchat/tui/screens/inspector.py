@@ -27,7 +27,14 @@ from ctxchat.tui.text import clean, tokens
 from ctxchat.tui.themes import layer_variable
 from ctxchat.tui.widgets.footer import KeyFooter
 
-__all__ = ["RequestInspector", "WrappedLines", "diff_lines", "message_line_owners", "pretty_json"]
+__all__ = [
+    "RequestInspector",
+    "WrappedLines",
+    "diff_content",
+    "diff_lines",
+    "message_line_owners",
+    "pretty_json",
+]
 
 TABS = ("json", "messages", "diff")
 
@@ -353,15 +360,22 @@ class RequestInspector(ModalScreen[None]):
             lines.append(
                 Content.styled("No change from the previous request.", "$foreground-muted")
             )
-        for line in diff:
-            style = ""
-            if line.startswith(("+++", "---")):
-                style = "bold"
-            elif line.startswith("@@"):
-                style = "$accent"
-            elif line.startswith("+"):
-                style = "$success"
-            elif line.startswith("-"):
-                style = "$error"
-            lines.append(Content.styled(clean(line), style) if style else Content(clean(line)))
+        lines.extend(diff_content(diff))
         return lines
+
+
+def diff_content(diff: Sequence[str]) -> list[Content]:
+    """Unified diff lines coloured as the inspector shows them (added, removed, hunks)."""
+    lines: list[Content] = []
+    for line in diff:
+        style = ""
+        if line.startswith(("+++", "---")):
+            style = "bold"
+        elif line.startswith("@@"):
+            style = "$accent"
+        elif line.startswith("+"):
+            style = "$success"
+        elif line.startswith("-"):
+            style = "$error"
+        lines.append(Content.styled(clean(line), style) if style else Content(clean(line)))
+    return lines

@@ -1,0 +1,121 @@
+"""`ctxchat ask-again`, `ctxchat replay` and `ctxchat keep-variant`: a reply's request asked
+again with a change, stored as a variant of the reply; keeping one continues from it."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import sys
+from typing import Any
+
+from ctxchat.chat.ask_again import (
+    AskAgainError,
+    PreparedVariant,
+    VariantFailed,
+    VariantFinished,
+    VariantStarted,
+    ask_again,
+    prepare_variant,
+)
+from ctxchat.chat.options import SessionOptions
+from ctxchat.chat.session import ChatSession
+from ctxchat.chat.session_factory import Connect
+from ctxchat.chat.turn import ReplyDelta
+from ctxchat.chat.workspace import Workspace
+from ctxchat.cli.common import make_session, print_json, workspace
+from ctxchat.cli.exits import EXIT_PROVIDER, EXIT_USAGE, CliError
+from ctxchat.core.counterfactual import Change, CounterfactualError, parse_without
+from ctxchat.safe_text import clean
+
+
+def ask_again_command(args: argparse.Namespace, options: SessionOptions) -> int:
+    """`ask-again REPLY_ID --without …` and `replay REPLY_ID`."""
+    try:
+        without = tuple(parse_without(spec) for spec in getattr(args, "without", None) or ())
+    except CounterfactualError as error:
+        raise CliError(str(error), EXIT_USAGE) from None
+    replay = args.command == "replay"
+    change = Change(
+        without=without,
+        mode=None if replay else options.mode,
+        model=options.model,
+        profile=options.profile,
+        replay=replay,
+    )
+    with workspace(options) as space:
+        session = _session_for_reply(space, options, args.reply_id)
+        try:
+            prepared = prepare_variant(session, args.reply_id, change)
+        except AskAgainError as error:
+            raise CliError(str(error), EXIT_USAGE) from None
+        return asyncio.run(_send(session, prepared, args))
+
+
+def keep_variant_command(args: argparse.Namespace, options: SessionOptions) -> int:
+    """`keep-variant VARIANT_ID`: the variant becomes the reply, the reply a variant."""
+    with workspace(options) as space:
+        reply = space.store.keep_variant(args.variant_id)
+        if args.json:
+            print_json({"reply_id": reply.id, "content": reply.content, "model": reply.model})
+        else:
+            print(
+                f"Reply {reply.id} is now variant {args.variant_id}'s answer; the former "
+                f"answer is kept as variant {args.variant_id}."
+            )
+        return 0
+
+
+def _session_for_reply(space: Workspace, options: SessionOptions, reply_id: int) -> ChatSession:
+    """A session on the reply's conversation, with the profile the conversation used unless
+    another is given."""
+    reply = space.store.get_message(reply_id)
+    conversation = space.store.get_conversation(reply.conversation_id)
+    profile = options.profile
+    if profile is None and conversation.profile in space.settings.profiles:
+        profile = conversation.profile
+    options = dataclasses.replace(options, profile=profile, conversation=conversation.id)
+    return make_session(space, options, conversation.id, connect=Connect.MUST)
+
+
+async def _send(session: ChatSession, prepared: PreparedVariant, args: argparse.Namespace) -> int:
+    to_terminal = sys.stdout.isatty()
+    result: dict[str, Any] = {
+        "reply": {"id": prepared.reply.id, "content": prepared.reply.content},
+        "change": prepared.change.describe(),
+        "diff": prepared.diff(),
+    }
+    if args.diff and not args.json:
+        for line in result["diff"]:
+            print(clean(line))
+        print()
+    code = 0
+    try:
+        async for event in ask_again(session, prepared):
+            if isinstance(event, VariantStarted):
+                result["plan"] = event.plan.to_dict()
+            elif isinstance(event, ReplyDelta) and not args.json and event.text:
+                sys.stdout.write(clean(event.text) if to_terminal else event.text)
+                sys.stdout.flush()
+            elif isinstance(event, VariantFinished | VariantFailed):
+                variant = event.variant
+                result["variant"] = variant.to_dict()
+                if not args.json and variant.content and not variant.content.endswith("\n"):
+                    sys.stdout.write("\n")
+                if isinstance(event, VariantFinished) and event.notice:
+                    print(f"ctxchat: {event.notice}", file=sys.stderr)
+                if isinstance(event, VariantFailed):
+                    result["error"] = {"kind": event.error.kind.value, "message": str(event.error)}
+                    print(f"ctxchat: {clean(str(event.error))}", file=sys.stderr)
+                    code = EXIT_PROVIDER
+                print(
+                    f"ctxchat: stored as variant {variant.id} of reply {variant.reply_id} "
+                    f"({clean(variant.change)}); keep it with "
+                    f"`ctxchat keep-variant {variant.id}`.",
+                    file=sys.stderr,
+                )
+    finally:
+        await session.aclose()
+    if args.json:
+        print_json(result)
+    return code

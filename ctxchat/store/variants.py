@@ -1,0 +1,275 @@
+"""Variants of a reply: the same request asked again with a change, kept beside the reply."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from ctxchat.core.history import MessageStatus
+from ctxchat.core.plan import ContextPlan
+from ctxchat.store.errors import InvalidValue, NotFound, StoreError
+from ctxchat.store.messages import MessageStore
+from ctxchat.store.records import StoredMessage, storable
+from ctxchat.store.replies import this_writer, writer_alive
+
+# The fields a reply and its variants share: what keeping a variant exchanges.
+ANSWER_FIELDS = (
+    "content",
+    "reasoning",
+    "tokens",
+    "exact",
+    "encoding",
+    "model",
+    "status",
+    "finish_reason",
+    "error",
+    "error_detail",
+    "prompt_tokens",
+    "completion_tokens",
+    "cached_tokens",
+    "estimated_prompt_tokens",
+)
+_VARIANT_COLUMNS = "id, reply_id, change, created_at, updated_at, " + ", ".join(ANSWER_FIELDS)
+
+# What the former reply says about itself once a variant was kept in its place.
+FORMER_REPLY = "the reply before variant {id} was kept ({change})"
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyVariant:
+    """Another answer to a reply's request, changed as `change` says (in words).
+
+    The fields mean what they mean on `StoredMessage`; the plan is read with
+    `load_variant_plan`.
+    """
+
+    id: int
+    reply_id: int
+    change: str
+    created_at: float
+    updated_at: float
+    content: str
+    reasoning: str
+    tokens: int
+    exact: bool
+    encoding: str
+    model: str | None
+    status: MessageStatus
+    finish_reason: str | None = None
+    error: str | None = None
+    error_detail: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cached_tokens: int | None = None
+    estimated_prompt_tokens: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready data (`ctxchat ask-again --json`, exports)."""
+        data = {name: getattr(self, name) for name in _VARIANT_COLUMNS.split(", ")}
+        data["status"] = self.status.value
+        return data
+
+
+def _variant_from_row(row: Any) -> ReplyVariant:
+    values = dict(zip(_VARIANT_COLUMNS.split(", "), row, strict=True))
+    values["exact"] = bool(values["exact"])
+    values["status"] = MessageStatus(values["status"])
+    return ReplyVariant(**values)
+
+
+class VariantStore(MessageStore):
+    """The reply_variants table: start a variant, finish it, list them, keep one."""
+
+    def start_variant(
+        self, reply_id: int, *, change: str, model: str | None, plan: ContextPlan
+    ) -> ReplyVariant:
+        """A variant of `reply_id` about to stream, with the plan (and request) it is sent as."""
+        now = self.now()
+        with self.transaction() as conn:
+            reply = self._get_message(conn, reply_id)
+            if reply.role != "assistant":
+                raise InvalidValue(
+                    f"Message {reply_id} is not a reply; only replies have variants."
+                )
+            cursor = conn.execute(
+                "INSERT INTO reply_variants (reply_id, change, model, status, tokens, "
+                "estimated_prompt_tokens, stream_owner, plan, created_at, updated_at) "
+                "VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?, ?)",
+                (
+                    reply_id,
+                    storable(change),
+                    model,
+                    MessageStatus.STREAMING.value,
+                    plan.tokens,
+                    this_writer(),
+                    _plan_json(plan),
+                    now,
+                    now,
+                ),
+            )
+            assert cursor.lastrowid is not None
+            return self._get_variant(conn, cursor.lastrowid)
+
+    def finish_variant(
+        self,
+        variant_id: int,
+        *,
+        content: str,
+        reasoning: str = "",
+        status: MessageStatus = MessageStatus.COMPLETE,
+        tokens: int,
+        exact: bool,
+        encoding: str,
+        finish_reason: str | None = None,
+        prompt_tokens: int | None = None,
+        completion_tokens: int | None = None,
+        cached_tokens: int | None = None,
+        error: str | None = None,
+        error_detail: str | None = None,
+    ) -> ReplyVariant:
+        """Store the whole variant answer, as `ReplyStore.finish_reply` does for a reply."""
+        status = MessageStatus(status)
+        if status is MessageStatus.STREAMING:
+            raise InvalidValue("A finished variant cannot still be streaming.")
+        with self.transaction() as conn:
+            cursor = conn.execute(
+                "UPDATE reply_variants SET content = ?, reasoning = ?, status = ?, tokens = ?, "
+                "exact = ?, encoding = ?, finish_reason = ?, prompt_tokens = ?, "
+                "completion_tokens = ?, cached_tokens = ?, error = ?, error_detail = ?, "
+                "stream_owner = NULL, updated_at = ? WHERE id = ? "
+                "AND (status = 'streaming' OR stream_owner IS NOT NULL)",
+                (
+                    storable(content),
+                    storable(reasoning),
+                    status.value,
+                    tokens,
+                    int(exact),
+                    encoding,
+                    finish_reason,
+                    prompt_tokens,
+                    completion_tokens,
+                    cached_tokens,
+                    None if error is None else storable(error),
+                    None if error_detail is None else storable(error_detail),
+                    self.now(),
+                    variant_id,
+                ),
+            )
+            if cursor.rowcount == 0:
+                variant = self._get_variant(conn, variant_id)
+                raise StoreError(f"Variant {variant.id} is already finished.")
+            return self._get_variant(conn, variant_id)
+
+    def interrupt_abandoned_variants(self) -> int:
+        """Mark variants a dead process left streaming as interrupted (see
+        `ReplyStore.interrupt_abandoned_replies`); returns how many. A variant's text
+        arrives whole at its end, so an abandoned one is empty."""
+        with self.reading() as conn:
+            # Tests open databases migrated only part of the way (an older ctxchat's).
+            if not conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE name = 'reply_variants'"
+            ).fetchone():
+                return 0
+            rows = conn.execute(
+                "SELECT id, stream_owner, updated_at FROM reply_variants WHERE status = 'streaming'"
+            ).fetchall()
+        now = self.now() if rows else 0.0
+        abandoned = [(row[0],) for row in rows if not writer_alive(row[1], row[2], now)]
+        if abandoned:
+            with self.transaction() as conn:
+                conn.executemany(
+                    "UPDATE reply_variants SET status = 'interrupted' "
+                    "WHERE id = ? AND status = 'streaming'",
+                    abandoned,
+                )
+        return len(abandoned)
+
+    def variants(self, reply_id: int) -> list[ReplyVariant]:
+        """The variants of a reply, oldest first."""
+        with self.reading() as conn:
+            rows = conn.execute(
+                f"SELECT {_VARIANT_COLUMNS} FROM reply_variants WHERE reply_id = ? ORDER BY id",
+                (reply_id,),
+            ).fetchall()
+        return [_variant_from_row(row) for row in rows]
+
+    def get_variant(self, variant_id: int) -> ReplyVariant:
+        with self.reading() as conn:
+            return self._get_variant(conn, variant_id)
+
+    def load_variant_plan(self, variant_id: int) -> ContextPlan | None:
+        """The plan (with its request) a variant was sent as; None for a former reply that
+        had none (one imported from an export made before plans were kept)."""
+        with self.reading() as conn:
+            return self._variant_plan(conn, variant_id)
+
+    def keep_variant(self, variant_id: int) -> StoredMessage:
+        """Make a variant the reply that continues the conversation.
+
+        The reply keeps its place (id, parent); its answer, plan, count and usage trade
+        places with the variant's, so the former answer stays as a variant and nothing is
+        lost. Keeping it again brings the former answer back.
+        """
+        with self.transaction() as conn:
+            variant = self._get_variant(conn, variant_id)
+            reply = self._get_message(conn, variant.reply_id)
+            for status, what in ((variant.status, "variant"), (reply.status, "reply")):
+                if status is MessageStatus.STREAMING:
+                    raise StoreError(f"The {what} is still streaming; keep it once it is done.")
+            variant_plan = self._variant_plan(conn, variant_id)
+            reply_plan = self.load_plan(reply.id)
+            assignments = ", ".join(f"{name} = ?" for name in ANSWER_FIELDS)
+            conn.execute(
+                f"UPDATE messages SET {assignments}, updated_at = ? WHERE id = ?",
+                (*_answer(variant), self.now(), reply.id),
+            )
+            conn.execute(
+                f"UPDATE reply_variants SET {assignments}, change = ?, plan = ?, updated_at = ? "
+                "WHERE id = ?",
+                (
+                    *_answer(reply),
+                    _former_change(variant),
+                    _plan_json(reply_plan),
+                    self.now(),
+                    variant_id,
+                ),
+            )
+            if variant_plan is not None:
+                self.save_plan(reply.id, variant_plan)
+            else:
+                self._release_plans(conn, [reply.id])
+            return self._get_message(conn, reply.id)
+
+    def _variant_plan(self, conn: sqlite3.Connection, variant_id: int) -> ContextPlan | None:
+        row = conn.execute("SELECT plan FROM reply_variants WHERE id = ?", (variant_id,)).fetchone()
+        if row is None:
+            raise NotFound("variant", variant_id)
+        data = json.loads(row[0])
+        return None if data is None else ContextPlan.from_dict(data)
+
+    def _get_variant(self, conn: sqlite3.Connection, variant_id: int) -> ReplyVariant:
+        row = conn.execute(
+            f"SELECT {_VARIANT_COLUMNS} FROM reply_variants WHERE id = ?", (variant_id,)
+        ).fetchone()
+        if row is None:
+            raise NotFound("variant", variant_id)
+        return _variant_from_row(row)
+
+
+def _answer(answer: StoredMessage | ReplyVariant) -> tuple[Any, ...]:
+    values = [getattr(answer, name) for name in ANSWER_FIELDS]
+    values[ANSWER_FIELDS.index("exact")] = int(answer.exact)
+    values[ANSWER_FIELDS.index("status")] = answer.status.value
+    return tuple(values)
+
+
+def _former_change(variant: ReplyVariant) -> str:
+    if variant.change.startswith("the reply before variant"):
+        return "the reply as first kept"
+    return FORMER_REPLY.format(id=variant.id, change=variant.change)
+
+
+def _plan_json(plan: ContextPlan | None) -> str:
+    return json.dumps(None if plan is None else plan.to_dict(), ensure_ascii=False)

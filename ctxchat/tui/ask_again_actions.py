@@ -1,0 +1,80 @@
+"""Ask a reply again with a change (`f8`, or the palette): the dialog, then both answers side
+by side with the request diff; keeping the variant redraws the conversation from it."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.binding import Binding, BindingType
+
+from ctxchat.chat.ask_again import AskAgainError, prepare_variant
+from ctxchat.core.counterfactual import Change
+from ctxchat.tui.base import AppBase
+
+
+class AskAgainActions(AppBase):
+    """The app's part in asking a reply again (the screens do the rest)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "f8",
+            "ask_again",
+            "Ask again",
+            id="reply.ask_again",
+            show=False,
+            tooltip="Ask the selected reply (or the newest) again without a layer or item, "
+            "in the other mode or to another model",
+        ),
+    ]
+
+    def reply_to_ask_again(self) -> int | None:
+        """The selected reply, else the newest one."""
+        session = self.session
+        selected = self.conversation_view.selected_id
+        if selected is not None and session.store.get_message(selected).role == "assistant":
+            return selected
+        replies = [m for m in session.history() if m.role == "assistant"]
+        return replies[-1].id if replies else None
+
+    def action_ask_again(self) -> None:
+        if not self.has_session:
+            return
+        session = self.session
+        reply_id = self.reply_to_ask_again()
+        plan = None if reply_id is None else session.store.load_plan(reply_id)
+        if reply_id is None or plan is None:
+            self.notify("There is no reply with a stored request to ask again.", markup=False)
+            return
+        model = session.store.get_message(reply_id).model or session.model
+        from ctxchat.tui.screens.ask_again import AskAgainDialog
+
+        self.push_screen(
+            AskAgainDialog(reply_id, plan, model),
+            lambda change: self._ask_again(reply_id, change),
+        )
+
+    def _ask_again(self, reply_id: int, change: Change | None) -> None:
+        if change is None:
+            return
+        session = self.session
+        if session.backend is None:
+            self.notify("No model server is configured.", severity="error", markup=False)
+            return
+        try:
+            prepared = prepare_variant(session, reply_id, change)
+        except AskAgainError as error:
+            self.notify(str(error), severity="error", markup=False)
+            return
+        from ctxchat.tui.screens.variant_compare import VariantComparison, VariantKept
+
+        def done(result: VariantKept | None) -> None:
+            if result is not None:
+                session.invalidate()
+                self.notify(
+                    f"Reply {result.reply.id} now continues from the variant; the former "
+                    "answer is kept as a variant.",
+                    markup=False,
+                )
+                self.call_later(self.show_conversation)
+
+        self.push_screen(VariantComparison(session, prepared), done)

@@ -1,0 +1,135 @@
+"""The "ask again without…" dialog: what to leave out of a reply's request, the mode, the model."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Button, Input, RadioButton, RadioSet, SelectionList, Static
+from textual.widgets.selection_list import Selection
+
+from ctxchat.core.counterfactual import LEAVABLE_LAYERS, Change
+from ctxchat.core.memory import Mode
+from ctxchat.core.plan import ContextPlan
+from ctxchat.tui.screens.dialog import Dialog
+from ctxchat.tui.text import content, tokens
+
+__all__ = ["AskAgainDialog", "leavable_choices"]
+
+
+def leavable_choices(plan: ContextPlan) -> list[tuple[str, str]]:
+    """(label, value) of every layer and item of the plan a variant can leave out."""
+    choices: list[tuple[str, str]] = []
+    for layer in plan.layers:
+        if layer.layer not in LEAVABLE_LAYERS or not layer.items:
+            continue
+        name = layer.layer.value
+        choices.append((f"{name}: the whole layer ({tokens(layer.tokens)} tokens)", name))
+        for item in layer.items:
+            if item.ref != "date":
+                label = f"  {item.ref} · {item.label}" if item.label else f"  {item.ref}"
+                choices.append((label, item.ref))
+    return choices
+
+
+class AskAgainDialog(Dialog[Change | None]):
+    """Choose the change; dismiss with it, or None on cancel."""
+
+    DEFAULT_CSS = """
+    AskAgainDialog {
+        & > Vertical {
+            width: 80;
+            max-width: 95%;
+            height: auto;
+            max-height: 90%;
+            padding: 1 2;
+        }
+        SelectionList {
+            height: auto;
+            max-height: 12;
+        }
+        RadioSet {
+            width: 100%;
+        }
+        .ask-again--label {
+            margin-top: 1;
+            color: $foreground-muted;
+        }
+        #ask-again-error {
+            color: $error;
+            height: auto;
+        }
+        .dialog--buttons {
+            margin-top: 1;
+        }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="ask_again.cancel", tooltip="Do not ask again"),
+    ]
+
+    def __init__(self, reply_id: int, plan: ContextPlan, model: str) -> None:
+        super().__init__()
+        self._reply_id = reply_id
+        self._plan = plan
+        self._model = model
+        self._mode = Mode(plan.mode)
+
+    def compose(self) -> ComposeResult:
+        choices = leavable_choices(self._plan)
+        with Vertical():
+            yield Static(
+                content(f"Ask reply {self._reply_id} again without…"), classes="dialog--title"
+            )
+            if choices:
+                yield SelectionList[str](
+                    *(Selection(content(label), value) for label, value in choices),
+                    id="ask-again-without",
+                )
+            else:
+                yield Static(
+                    content("This request has no memory, summary or recall to leave out."),
+                    classes="ask-again--label",
+                )
+            yield Static(content("Mode"), classes="ask-again--label")
+            with RadioSet(id="ask-again-mode"):
+                yield RadioButton(content(f"as asked ({self._mode.value})"), value=True)
+                yield RadioButton(content(f"{self._mode.toggled().value} mode"))
+            yield Static(content("Model (same context)"), classes="ask-again--label")
+            yield Input(self._model, id="ask-again-model")
+            yield Static("", id="ask-again-error")
+            with Horizontal(classes="dialog--buttons"):
+                yield Button("Cancel", id="cancel")
+                yield Button("Ask again", id="ask", variant="primary")
+
+    def change(self) -> Change:
+        """The change as chosen so far."""
+        without: tuple[str, ...] = ()
+        for selections in self.query("#ask-again-without").results(SelectionList):
+            without = tuple(str(value) for value in selections.selected)
+        other = self.query_one("#ask-again-mode", RadioSet).pressed_index == 1
+        model = self.query_one("#ask-again-model", Input).value.strip()
+        return Change(
+            without=without,
+            mode=self._mode.toggled() if other else None,
+            model=model if model and model != self._model else None,
+        )
+
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#ask")
+    def action_ask(self) -> None:
+        change = self.change()
+        if change == Change():
+            self.query_one("#ask-again-error", Static).update(
+                content("Choose something to leave out, the other mode or another model.")
+            )
+            return
+        self.dismiss(change)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)

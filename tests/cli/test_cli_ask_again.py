@@ -1,0 +1,101 @@
+"""`ctxchat ask-again`, `replay` and `keep-variant` against the scripted server over HTTP."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from ctxchat.testing.server import Fault, ScriptedModelServer
+
+Run = Callable[..., tuple[int, str, str]]
+
+
+def a_reply(run: Run, server: ScriptedModelServer) -> int:
+    """A conversation with two memory entries and one reply; the reply's id."""
+    run("memory", "add", "The database is SQLite.", "--key", "db")
+    run("memory", "add", "Likes short answers.", "--kind", "preference")
+    server.script("SQLite, as you told me.")
+    code, out, _ = run("send", "--json", "Which database do we use?")
+    assert code == 0
+    reply_id: int = json.loads(out)["reply"]["id"]
+    return reply_id
+
+
+def test_ask_again_without_a_memory_entry_streams_and_stores_a_variant(
+    run: Run, server: ScriptedModelServer
+) -> None:
+    reply_id = a_reply(run, server)
+    server.script("I do not know.")
+    code, out, err = run("ask-again", str(reply_id), "--without", "memory:1")
+    assert (code, out) == (0, "I do not know.\n")
+    assert f"stored as variant 1 of reply {reply_id} (without memory:1)" in err
+    assert "SQLite" not in server.requests[-1]["messages"][1]["content"]
+
+    # The reply is unchanged; the variant is in the export.
+    code, out, _ = run("export", "1", "--format", "json")
+    exported = json.loads(out)
+    assert exported["messages"][-1]["content"] == "SQLite, as you told me."
+    (variant,) = exported["variants"]
+    assert (variant["content"], variant["change"]) == ("I do not know.", "without memory:1")
+
+
+def test_ask_again_json_has_the_variant_its_plan_and_the_request_diff(
+    run: Run, server: ScriptedModelServer
+) -> None:
+    reply_id = a_reply(run, server)
+    server.script("SQLite.")
+    code, out, _ = run(
+        "ask-again", str(reply_id), "--without", "summary", "--mode", "objective", "--json"
+    )
+    assert code == 0
+    data = json.loads(out)
+    assert data["change"] == "without summary; in objective mode"
+    assert data["variant"]["content"] == "SQLite."
+    assert data["plan"]["mode"] == "objective"
+    assert data["plan"]["request"]["body"] == server.requests[-1]
+    assert any("Likes short answers." in line for line in data["diff"] if line.startswith("-"))
+    assert "sk-cli-secret" not in out
+
+
+def test_replay_resends_the_stored_request_and_keep_variant_swaps(
+    run: Run, server: ScriptedModelServer
+) -> None:
+    reply_id = a_reply(run, server)
+    sent = dict(server.requests[-1])
+    server.script("Replayed answer.")
+    code, out, _ = run("replay", str(reply_id))
+    assert (code, out) == (0, "Replayed answer.\n")
+    assert server.requests[-1] == sent
+
+    code, out, _ = run("keep-variant", "1")
+    assert code == 0 and f"Reply {reply_id} is now variant 1's answer" in out
+    code, out, _ = run("export", "1", "--format", "json")
+    exported = json.loads(out)
+    assert exported["messages"][-1]["content"] == "Replayed answer."
+    assert exported["variants"][0]["content"] == "SQLite, as you told me."
+
+
+def test_bad_requests_exit_2_with_one_line(run: Run, server: ScriptedModelServer) -> None:
+    reply_id = a_reply(run, server)
+    asked = len(server.requests)
+    for args, message in (
+        (("ask-again", str(reply_id), "--without", "working"), "cannot leave out 'working'"),
+        (("ask-again", str(reply_id), "--without", "memory:7"), "memory:7 is not in this reply"),
+        (("ask-again", str(reply_id - 1)), "is not a reply"),
+        (("replay", "999"), "999"),
+        (("keep-variant", "5"), "5"),
+    ):
+        code, _out, err = run(*args)
+        assert code == 2, args
+        assert message in err and err.count("\n") == 1 and "Traceback" not in err
+    assert len(server.requests) == asked
+
+
+def test_a_failing_server_exits_3_and_keeps_the_failed_variant(
+    run: Run, server: ScriptedModelServer
+) -> None:
+    reply_id = a_reply(run, server)
+    server.fail_next(Fault.SERVER_ERROR)
+    code, _out, err = run("ask-again", str(reply_id), "--without", "memory", "--json")
+    assert code == 3
+    assert "stored as variant 1" in err

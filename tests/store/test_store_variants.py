@@ -1,0 +1,244 @@
+"""Variants of a reply: stored beside it with their own plan and usage, kept in its place."""
+
+import dataclasses
+import json
+import socket
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from ctxchat.core.assemble import AssemblyOptions, assemble_context
+from ctxchat.core.budget import Budget
+from ctxchat.core.history import HistoryMessage, MessageStatus
+from ctxchat.core.memory import MemoryEntry, MemoryKind, Mode
+from ctxchat.core.plan import ContextPlan
+from ctxchat.core.tokens import EstimateCounter
+from ctxchat.store import SCHEMA_VERSION, NotFound, Store, StoredMessage, StoreError, schema
+
+Say = Callable[[int, str, str], StoredMessage]
+
+
+def history_of(store: Store, conversation_id: int, texts: list[str]) -> list[HistoryMessage]:
+    history = []
+    for index, text in enumerate(texts):
+        role = "user" if index % 2 == 0 else "assistant"
+        message = store.add_message(
+            conversation_id, role, text, tokens=len(text) // 4 + 4, exact=False, encoding="e"
+        )
+        history.append(HistoryMessage(message.id, role, text, message.tokens))
+    return history
+
+
+def rich_plan(history: list[HistoryMessage], conversation_id: int) -> ContextPlan:
+    """A plan with memory, working messages and an input."""
+    return assemble_context(
+        budget=Budget(900, 100),
+        counter=EstimateCounter(),
+        mode=Mode.OBJECTIVE,
+        system_prompt="You are terse.",
+        memory=[
+            MemoryEntry(1, MemoryKind.FACT, "The project is called ctxchat."),
+            MemoryEntry(2, MemoryKind.PREFERENCE, "Likes short answers."),
+        ],
+        summary=None,
+        history=history,
+        new_input="What next?",
+        conversation_id=conversation_id,
+        options=AssemblyOptions(min_recent=2),
+    )
+
+
+def reply_with_plan(store: Store, say: Say) -> tuple[int, int]:
+    """A conversation whose last message is a reply with a stored plan."""
+    conversation = store.create_conversation("c").id
+    history = history_of(store, conversation, ["one", "two", "three", "four"])
+    reply = store.start_reply(conversation, model="gpt-4o", estimated_prompt_tokens=50)
+    store.save_plan(reply.id, rich_plan(history, conversation))
+    store.finish_reply(
+        reply.id,
+        content="The original answer.",
+        tokens=8,
+        exact=True,
+        encoding="o200k_base",
+        prompt_tokens=51,
+        completion_tokens=4,
+    )
+    return conversation, reply.id
+
+
+def a_variant(store: Store, reply_id: int, text: str = "A changed answer.") -> int:
+    plan = store.load_plan(reply_id)
+    assert plan is not None
+    changed = dataclasses.replace(plan, mode="personalization", tokens=plan.tokens - 7)
+    variant = store.start_variant(reply_id, change="without memory", model="other", plan=changed)
+    assert variant.status is MessageStatus.STREAMING
+    store.finish_variant(
+        variant.id,
+        content=text,
+        tokens=6,
+        exact=False,
+        encoding="estimate",
+        prompt_tokens=44,
+        completion_tokens=3,
+        finish_reason="stop",
+    )
+    return variant.id
+
+
+def test_a_variant_is_stored_beside_the_reply_which_stays_as_it_was(store: Store, say: Say) -> None:
+    conversation, reply_id = reply_with_plan(store, say)
+    before = store.load_plan(reply_id)
+    variant_id = a_variant(store, reply_id)
+
+    (variant,) = store.variants(reply_id)
+    assert (variant.id, variant.change, variant.content, variant.model) == (
+        variant_id,
+        "without memory",
+        "A changed answer.",
+        "other",
+    )
+    assert (variant.prompt_tokens, variant.completion_tokens, variant.tokens) == (44, 3, 6)
+    assert variant.estimated_prompt_tokens == before.tokens - 7  # type: ignore[union-attr]
+    plan = store.load_variant_plan(variant_id)
+    assert plan is not None and plan.mode == "personalization"
+    # The reply and the conversation are untouched: a variant never replaces the reply.
+    assert store.messages(conversation)[-1].content == "The original answer."
+    assert store.load_plan(reply_id) == before
+
+
+def test_keeping_a_variant_trades_places_and_keeping_again_brings_the_original_back(
+    store: Store, say: Say
+) -> None:
+    conversation, reply_id = reply_with_plan(store, say)
+    original_plan = store.load_plan(reply_id)
+    variant_id = a_variant(store, reply_id)
+    variant_plan = store.load_variant_plan(variant_id)
+
+    kept = store.keep_variant(variant_id)
+    assert (kept.id, kept.content, kept.model, kept.prompt_tokens) == (
+        reply_id,
+        "A changed answer.",
+        "other",
+        44,
+    )
+    assert store.messages(conversation)[-1].content == "A changed answer."
+    assert store.load_plan(reply_id) == variant_plan
+    (former,) = store.variants(reply_id)
+    assert former.content == "The original answer."
+    assert former.change == f"the reply before variant {variant_id} was kept (without memory)"
+    assert store.load_variant_plan(variant_id) == original_plan
+
+    store.keep_variant(variant_id)
+    assert store.messages(conversation)[-1].content == "The original answer."
+    assert store.load_plan(reply_id) == original_plan
+
+
+def test_a_streaming_variant_cannot_be_kept_and_unknown_ones_are_named(
+    store: Store, say: Say
+) -> None:
+    _conversation, reply_id = reply_with_plan(store, say)
+    plan = store.load_plan(reply_id)
+    assert plan is not None
+    streaming = store.start_variant(reply_id, change="replay", model=None, plan=plan)
+    with pytest.raises(StoreError, match="still streaming"):
+        store.keep_variant(streaming.id)
+    with pytest.raises(NotFound):
+        store.keep_variant(999)
+    with pytest.raises(StoreError, match="not a reply"):
+        store.start_variant(reply_id - 4, change="x", model=None, plan=plan)
+
+
+def test_variants_go_with_their_reply(store: Store, say: Say) -> None:
+    conversation, reply_id = reply_with_plan(store, say)
+    a_variant(store, reply_id)
+    store.delete_messages_after(conversation, reply_id - 1)
+    with store.reading() as conn:
+        assert conn.execute("SELECT count(*) FROM reply_variants").fetchone()[0] == 0
+
+
+def test_variants_survive_export_and_import_with_their_plans_renumbered(
+    store: Store, say: Say, tmp_path: Path
+) -> None:
+    conversation, reply_id = reply_with_plan(store, say)
+    variant_id = a_variant(store, reply_id)
+    export = json.loads(json.dumps(store.export_conversation(conversation)))
+
+    with Store.open(tmp_path / "other.db") as other:
+        unrelated = other.create_conversation("first").id
+        for _ in range(3):
+            other.add_message(unrelated, "user", "x", tokens=1, exact=True, encoding="x")
+        imported = other.import_conversation(export)
+        new_reply = other.messages(imported)[-1]
+        (variant,) = other.variants(new_reply.id)
+        original = store.get_variant(variant_id)
+        assert (variant.content, variant.change, variant.prompt_tokens, variant.model) == (
+            original.content,
+            original.change,
+            original.prompt_tokens,
+            original.model,
+        )
+        plan = other.load_variant_plan(variant.id)
+        assert plan is not None
+        working = [m.ref for m in plan.messages if m.ref.startswith("message:")]
+        new_ids = {f"message:{m.id}" for m in other.messages(imported)}
+        assert working and set(working) <= new_ids
+
+
+def test_an_export_from_before_variants_still_imports(store: Store, say: Say) -> None:
+    conversation, _reply_id = reply_with_plan(store, say)
+    export = store.export_conversation(conversation)
+    del export["variants"]
+    imported = store.import_conversation(export)
+    assert store.variants(store.messages(imported)[-1].id) == []
+
+
+def test_a_database_from_before_variants_is_upgraded(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:8])
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", 8)
+    with Store.open(db_path) as old:
+        conversation = old.create_conversation("kept").id
+        old.add_message(conversation, "user", "question", tokens=1, exact=True, encoding="x")
+        reply = old.add_message(
+            conversation, "assistant", "answer", tokens=1, exact=True, encoding="x"
+        )
+    monkeypatch.undo()
+
+    with Store.open(db_path) as store:
+        with store.reading() as conn:
+            assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert store.messages(conversation)[-1].content == "answer"
+        assert store.variants(reply.id) == []
+        plan = rich_plan([], conversation)
+        variant = store.start_variant(reply.id, change="replay", model="m", plan=plan)
+        assert store.load_variant_plan(variant.id) == plan
+
+
+def test_a_variant_a_dead_process_left_streaming_is_interrupted_on_open(
+    db_path: Path, say: Say
+) -> None:
+    with Store.open(db_path) as store:
+        _conversation, reply_id = reply_with_plan(store, say)
+        plan = store.load_plan(reply_id)
+        assert plan is not None
+        crashed = store.start_variant(reply_id, change="replay", model="m", plan=plan).id
+        live = store.start_variant(reply_id, change="replay", model="m", plan=plan).id
+        child = subprocess.Popen([sys.executable, "-c", "pass"])
+        child.wait()
+        with store.transaction() as conn:
+            conn.execute(
+                "UPDATE reply_variants SET stream_owner = ? WHERE id = ?",
+                (f"{socket.gethostname()}/{child.pid}", crashed),
+            )
+    with Store.open(db_path) as store:
+        assert store.get_variant(crashed).status is MessageStatus.INTERRUPTED
+        assert store.get_variant(live).status is MessageStatus.STREAMING  # this process
+        # A writer taken for dead by mistake still finishes its variant.
+        store.finish_variant(crashed, content="late", tokens=1, exact=False, encoding="e")
+        assert store.get_variant(crashed).content == "late"
+        store.keep_variant(crashed)
+        assert store.get_message(reply_id).content == "late"

@@ -35,6 +35,7 @@ from ctxchat.core.recall import (
     uncommon_terms,
     with_neighbours,
 )
+from ctxchat.core.server_count import TemplateCost
 from ctxchat.core.summary import FoldRange, SummaryStrategy, pending_fold
 from ctxchat.core.tokens import (
     CachingCounter,
@@ -431,6 +432,26 @@ class ChatSession:
             plan = dataclasses.replace(plan, warnings=plan.warnings + self.server_notes)
         return plan
 
+    def count_with(self, tokenizer: str, template: TemplateCost | None) -> None:
+        """Count with the server's `tokenizer` from now on (its kept counts, its template's
+        calibrated cost); without a calibration, the estimate stands."""
+        if template is None or self.backend is None:
+            return
+        key = f"{tokenizer} {self.profile.base_url} {self.model}"
+        self.server_counts = ServerCounts(self.store, self.backend, key, template)
+        if template.drops_system:
+            self.note_server(
+                "The server's chat template drops system messages: the system prompt, "
+                "memory and summary layers never reach the model."
+            )
+
+    def use_facts(self, facts: ServerFacts | None) -> None:
+        """Plan with what an earlier run learned of the server (kept in the state file)."""
+        self.facts = facts
+        if facts is not None and facts.tokenizer_name and facts.template_per_message is not None:
+            template = TemplateCost(facts.template_per_message, facts.template_drops_system)
+            self.count_with(facts.tokenizer_name, template)
+
     def count_with_server(self, plan: ContextPlan) -> None:
         """Count the plan's messages with the server's tokenizer in the background (each text
         once); the next plan drawn uses those counts."""
@@ -653,6 +674,8 @@ class ChatSession:
         )
         other._summary_backend = self._summary_backend
         other.facts = self.facts
+        other.server_counts = self.server_counts
+        other.server_notes = self.server_notes
         return other
 
     def summary_profile(self) -> ProviderProfile:
@@ -695,14 +718,8 @@ class ChatSession:
         except ProviderError:
             return None
         self.server_notes = info.warnings
-        if info.tokenizer and info.template is not None and info.tokenizer_name:
-            key = f"{info.tokenizer_name} {info.base_url} {info.model}"
-            self.server_counts = ServerCounts(self.store, self.backend, key, info.template)
-            if info.template.drops_system:
-                self.note_server(
-                    "The server's chat template drops system messages: the system prompt, "
-                    "memory and summary layers never reach the model."
-                )
+        if info.tokenizer and info.tokenizer_name:
+            self.count_with(info.tokenizer_name, info.template)
         if not info.context_window:
             if info.warnings:
                 self.window = dataclasses.replace(
@@ -716,6 +733,9 @@ class ChatSession:
             flavour=info.kind,
             checked_at=datetime.now(UTC),
             warnings=info.warnings,
+            tokenizer_name=info.tokenizer_name or "",
+            template_per_message=info.template.per_message if info.template else None,
+            template_drops_system=bool(info.template and info.template.drops_system),
         )
         if not self.settings.context_window(self.profile):
             self.window = WindowInfo(info.context_window, info.window_source, info.warnings)

@@ -130,7 +130,7 @@ def open_session(
         secrets=workspace.secrets,
         env=workspace.env,
     )
-    session.facts = workspace.state.facts_for(profile.base_url, profile.model)
+    session.use_facts(workspace.state.facts_for(profile.base_url, profile.model))
     return session
 
 
@@ -168,7 +168,7 @@ async def learn_server(
 def _worth_keeping(facts: ServerFacts) -> bool:
     """Whether facts should stand in for asking again: what a server said, or a known host's
     documented window; not a guess, nor the table for a server that may not have answered."""
-    if facts.window_source == "server":
+    if facts.window_source in ("server", "probed"):
         return True
     return facts.window_source == "table" and facts.flavour != GENERIC_FLAVOUR
 

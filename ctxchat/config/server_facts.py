@@ -32,6 +32,12 @@ class ServerFacts:
     """When the server was asked (UTC)."""
     warnings: tuple[str, ...] = ()
     """What the user should know about the window (a default num_ctx, an unloaded model)."""
+    tokenizer_name: str = ""
+    """Whose tokenize endpoint counts: "llama.cpp", "llama-cpp-python", "vllm" ("" none)."""
+    template_per_message: float | None = None
+    """The chat template's cost per message, calibrated from the server's usage."""
+    template_drops_system: bool = False
+    """Whether the chat template leaves system messages out."""
 
     def fresh(self, now: datetime | None = None, max_age: timedelta = FACTS_MAX_AGE) -> bool:
         """Whether the facts are recent enough to plan with instead of asking again."""
@@ -45,6 +51,15 @@ class ServerFacts:
             "flavour": self.flavour,
             "checked_at": self.checked_at,
             "warnings": list(self.warnings),
+            "tokenizer_name": self.tokenizer_name,
+            **(
+                {}
+                if self.template_per_message is None
+                else {
+                    "template_per_message": self.template_per_message,
+                    "template_drops_system": self.template_drops_system,
+                }
+            ),
         }
 
 
@@ -83,4 +98,19 @@ def _facts(data: object) -> ServerFacts | None:
     if checked.tzinfo is None:
         checked = checked.replace(tzinfo=UTC)
     source, tokenizer, flavour = (str(text) for text in texts)
-    return ServerFacts(window, source, tokenizer, flavour, checked, tuple(warnings))
+    name = data.get("tokenizer_name", "")
+    per_message = data.get("template_per_message")
+    drops = data.get("template_drops_system", False)
+    if not isinstance(per_message, int | float) or isinstance(per_message, bool):
+        per_message = None
+    return ServerFacts(
+        window,
+        source,
+        tokenizer,
+        flavour,
+        checked,
+        tuple(warnings),
+        tokenizer_name=name if isinstance(name, str) else "",
+        template_per_message=None if per_message is None else float(per_message),
+        template_drops_system=drops is True,
+    )

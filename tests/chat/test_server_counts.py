@@ -156,3 +156,21 @@ async def test_a_window_probe_that_times_out_leaves_a_note_and_the_labelled_defa
         "llama-cpp-python does not report its context size, and asking it timed out (--n_ctx, "
         "2048 unless set); set the context window to match the server."
     )
+
+
+async def test_a_later_run_counts_exactly_from_kept_facts_without_the_server(
+    store: Store, server: ScriptedModelServer, backend: OpenAIBackend
+) -> None:
+    session = open_session(store, server, backend)
+    facts = await session.probe_server()
+    session.count_with_server(session.plan("Later."))
+    await session.counted_with_server()
+    server.stop()
+
+    later = open_session(store, server, backend)  # as `ctxchat context` from the state file
+    later.use_facts(facts)
+    plan = later.plan("Later.")
+
+    assert facts is not None and facts.tokenizer_name == "llama-cpp-python"
+    assert plan.exact
+    assert plan.counter_note.startswith("exact: server tokenizer, ")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import threading
 from types import TracebackType
 from typing import Self
 
@@ -17,12 +18,17 @@ class CtrlC:
 
     def __init__(self) -> None:
         self.pressed = False
+        self._listening = False
 
     def __enter__(self) -> Self:
         task = asyncio.current_task()
         assert task is not None, "CtrlC is entered by a running task"
         self._task = task
-        asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self._press)
+        # Signals reach only the main thread: a command run from another thread (an embedding
+        # program, the tests) leaves SIGINT to whoever owns it there.
+        if threading.current_thread() is threading.main_thread():
+            asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self._press)
+            self._listening = True
         return self
 
     def __exit__(
@@ -31,7 +37,8 @@ class CtrlC:
         error: BaseException | None,
         trace: TracebackType | None,
     ) -> None:
-        asyncio.get_running_loop().remove_signal_handler(signal.SIGINT)
+        if self._listening:
+            asyncio.get_running_loop().remove_signal_handler(signal.SIGINT)
 
     def _press(self) -> None:
         self.pressed = True

@@ -58,6 +58,8 @@ class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions
         self.after_first_frame(
             lambda: self.run_worker(self._warm(), group="warm", exit_on_error=False)
         )
+        # Keys typed before the conversation is drawn land in the composer.
+        self.composer.focus()
         self._load_themes()
         self._apply_keymap()
         if self.size.width < NARROW:

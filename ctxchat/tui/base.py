@@ -28,7 +28,7 @@ from ctxchat.tui.collector import freeze_long_lived
 from ctxchat.tui.text import content
 from ctxchat.tui.themes import LAYER_VARIABLE_DEFAULTS
 from ctxchat.tui.views import MessageView
-from ctxchat.tui.widgets.composer import Composer
+from ctxchat.tui.widgets.composer import NEWLINE_KEYS, SEND_KEYS, Composer
 from ctxchat.tui.widgets.conversation import ConversationView
 from ctxchat.tui.widgets.footer import KeyFooter
 from ctxchat.tui.widgets.layer_panel import ContextPanels
@@ -58,6 +58,13 @@ def message_view(message: StoredMessage, counter: TokenCounter | None = None) ->
     )
 
 
+def _keys(remapped: str | None, default: Sequence[str]) -> list[str]:
+    """The keys of a binding: those `[keys]` gives it, else its own."""
+    if not remapped:
+        return list(default)
+    return [key.strip() for key in remapped.split(",") if key.strip()]
+
+
 class AppBase(App[int]):
     """Holds the workspace and the open conversation's session; draws the live plan."""
 
@@ -73,6 +80,14 @@ class AppBase(App[int]):
             tooltip="Switch between personalization and objective mode",
         ),
         Binding("escape", "stop", "Stop", id="reply.stop", tooltip="Stop the reply being written"),
+        Binding(
+            "ctrl+r",
+            "retry",
+            "Retry",
+            show=False,  # the status line says "Ctrl+R retries" when there is a failure
+            id="reply.retry",
+            tooltip="Ask again for the newest reply, if it was interrupted or failed",
+        ),
         Binding(
             "f2",
             "inspect",
@@ -187,7 +202,12 @@ class AppBase(App[int]):
                 # A screenful and a little more: older turns page in as the user scrolls up.
                 yield ConversationView(id="conversation", initial=20)
                 yield Static("", id="status-line")
-                yield Composer(id="composer")
+                keymap = self.workspace.settings.keymap
+                yield Composer(
+                    id="composer",
+                    send_keys=_keys(keymap.get("composer.send"), SEND_KEYS),
+                    newline_keys=_keys(keymap.get("composer.newline"), NEWLINE_KEYS),
+                )
             with Vertical(id="side"):
                 yield ContextPanels(id="context")
                 yield MemoryPanel(id="memory")

@@ -47,7 +47,8 @@ def ctxchat_commands(app: Any) -> Iterator[SystemCommand]:
         ),
         ("conversation: export json", "Write this conversation to a JSON file", "export('json')"),
         ("reply: stop", "Stop the reply being written", "stop"),
-        ("reply: regenerate", "Replace the last reply with a new one", "regenerate"),
+        ("reply: retry", "Ask again for the newest reply if it failed or stopped", "retry"),
+        ("reply: regenerate", "Replace the last reply with a new one (asks first)", "regenerate"),
         ("model: switch", "Switch provider profile or model", "switch_model"),
     ]
     for title, help_text, action in entries:

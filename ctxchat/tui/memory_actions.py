@@ -139,6 +139,6 @@ class MemoryActions(AppBase):
     @on(ConversationView.PinRequested)
     def _pin_message(self, event: ConversationView.PinRequested) -> None:
         draft = MemoryDraft(
-            text=event.text, kind=MemoryKind.FACT, scope="conversation", importance=6
+            text=event.text, kind=MemoryKind.FACT, scope="conversation", importance=6, pinned=True
         )
         self._editor(draft, "Pin as a memory entry", None, source=f"message:{event.message_id}")

@@ -278,7 +278,7 @@ async def edit_first_message(app: CtxChatApp, pilot: Pilot[Any], text: str) -> E
     app.conversation_view.focus()
     await pilot.press("up", "up", "up", "up")
     assert app.conversation_view.selected_id == app.conversation_view.items[0].message_id
-    await pilot.press("e")
+    await pilot.press("ctrl+e")
     editor = app.screen
     assert isinstance(editor, EditMessageScreen)
     area = editor.query_one(TextArea)

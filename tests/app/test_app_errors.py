@@ -172,7 +172,7 @@ async def test_details_of_a_failed_reply_show_the_servers_words_and_can_retry(
     async with app.run_test(size=SIZE) as pilot:
         await send_to_fail(app, pilot)
         assert "Details" in footer_keys(app)
-        await pilot.press("i")
+        await pilot.press("ctrl+d")
         await settle(pilot)
         assert dialog_text(app) == [
             "The model server failed with an internal error (500).",
@@ -203,7 +203,7 @@ async def test_details_of_a_reply_that_failed_in_an_earlier_run_come_from_the_st
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.conversation_view.focus()
-        await pilot.press("i")
+        await pilot.press("ctrl+d")
         await settle(pilot)
         assert dialog_text(app) == [
             "The model server failed with an internal error (500). "
@@ -230,7 +230,7 @@ async def test_retry_in_the_details_does_nothing_once_another_conversation_is_op
         store = app.session.store
         other = store.create_conversation("Other", model="gpt-4o").id
         kept = seed(store, [("user", "Hi"), ("assistant", "Good answer.")], conversation_id=other)
-        await pilot.press("i")
+        await pilot.press("ctrl+d")
         await settle(pilot)
         sent = len(server.requests)
         # The palette works over the dialog; a switch made there must not be retried into.
@@ -252,7 +252,7 @@ async def test_retry_in_the_details_works_after_leaving_the_conversation_and_com
         await send_to_fail(app, pilot)
         first = app.session.conversation
         other = app.session.store.create_conversation("Other", model="gpt-4o").id
-        await pilot.press("i")
+        await pilot.press("ctrl+d")
         await settle(pilot)
         # Away and back through the palette, over the dialog: the reply is still the newest.
         await app.open_conversation(other)

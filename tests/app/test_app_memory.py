@@ -209,7 +209,7 @@ async def test_pin_a_message_as_a_fact(make_app: MakeApp) -> None:
         app.conversation_view.focus()
         await pilot.press("up")  # selects the newest message: the reply
         assert app.conversation_view.selected_id == reply.id
-        await pilot.press("p")
+        await pilot.press("ctrl+k")
         editor = app.screen
         assert isinstance(editor, MemoryEditor)
         assert editor.query_one("#memory-text", TextArea).text == reply.content
@@ -217,16 +217,18 @@ async def test_pin_a_message_as_a_fact(make_app: MakeApp) -> None:
         await settle(pilot)
 
         (entry,) = app.session.store.list_memory(conversation_id=app.session.conversation)
-        assert (entry.kind, entry.text, entry.source, entry.conversation_id, entry.importance) == (
+        fields = (entry.kind, entry.text, entry.source, entry.conversation_id, entry.importance)
+        assert fields == (
             MemoryKind.FACT,
             "The service runs on PostgreSQL 16.",
             f"message:{reply.id}",
             app.session.conversation,
             6,
         )
+        assert entry.pinned  # "pin" pins
         assert memory_refs(app.last_plan) == [entry.ref]
 
-        await pilot.press("k", "p")  # the message before: the user's question
+        await pilot.press("up", "ctrl+k")  # the message before: the user's question
         editor = app.screen
         assert isinstance(editor, MemoryEditor)
         assert editor.query_one("#memory-text", TextArea).text == user.content

@@ -25,6 +25,7 @@ from ctxchat.core.plan import ContextPlan, PlanStatus
 from ctxchat.testing.server import Fault, Reply, ScriptedModelServer
 from ctxchat.tui.base import BIG_DRAFT
 from ctxchat.tui.collector import HELD
+from ctxchat.tui.screens.confirm import ConfirmScreen
 from ctxchat.tui.widgets.message_item import MessageItem
 from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
 
@@ -153,7 +154,9 @@ async def test_regenerate_replaces_the_last_reply(
         first = app.session.store.messages(app.session.conversation)[-1]
 
         app.conversation_view.focus()
-        await pilot.press("g")
+        await pilot.press("ctrl+g")
+        assert isinstance(app.screen, ConfirmScreen)  # it deletes the reply: asked first
+        await pilot.press("y")
         await settle(pilot)
 
         messages = app.session.store.messages(app.session.conversation)

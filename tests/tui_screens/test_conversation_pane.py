@@ -198,30 +198,41 @@ async def test_each_key_posts_its_message_with_the_selected_id() -> None:
         await pilot.pause()
         view = app.query_one(ConversationView)
         # Nothing selected: actions apply to the newest message (a failed reply).
-        await pilot.press("ctrl+r", "g")
+        await pilot.press("ctrl+g")
         await pilot.press("up")  # selects the newest
         assert view.selected_id == 6
-        await pilot.press("k")
+        await pilot.press("up")
         assert view.selected_id == 5
-        await pilot.press("e", "c")
-        await pilot.press("up", "ctrl+r", "p")  # an older interrupted reply: no retry
-        await pilot.press("j")
+        await pilot.press("ctrl+e", "ctrl+c")
+        await pilot.press("up", "ctrl+k")
+        await pilot.press("down")
         assert view.selected_id == 5
+        await pilot.press("escape")
         await pilot.pause()
         posted = [(type(m).__name__, getattr(m, "message_id", None)) for m in app.posted]
         assert posted == [
-            ("RetryRequested", 6),
             ("RegenerateRequested", None),
             ("EditRequested", 5),
             ("CopyRequested", 5),
             ("PinRequested", 4),
+            ("Left", None),
         ]
-        copy = app.posted[3]
+        assert view.selected_id is None
+        copy = app.posted[2]
         assert isinstance(copy, ConversationView.CopyRequested)
         assert copy.text == "Try once more, please."
-        pin = app.posted[4]
+        pin = app.posted[3]
         assert isinstance(pin, ConversationView.PinRequested)
         assert pin.text == SAMPLE[3].content
+
+
+async def test_letters_typed_here_fire_no_action() -> None:
+    app = ConversationHost(len(SAMPLE), listed(SAMPLE))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("up", *"great, thanks; pin it, edit, copy, kj")
+        await pilot.pause()
+        assert app.posted == []
 
 
 async def test_pin_takes_the_text_selected_in_the_message() -> None:
@@ -233,7 +244,7 @@ async def test_pin_takes_the_text_selected_in_the_message() -> None:
         body = view.items[2].query_one(".message--body", Static)
         # "And the [bold]literal[/bold] text": columns 8 to 29 of the first line.
         app.screen.selections = {body: Selection.from_offsets(Offset(8, 0), Offset(29, 0))}
-        await pilot.press("p")
+        await pilot.press("ctrl+k")
         await pilot.pause()
         pin = app.posted[-1]
         assert isinstance(pin, ConversationView.PinRequested)
@@ -244,10 +255,9 @@ async def test_actions_that_do_not_apply_post_nothing() -> None:
     app = ConversationHost(len(SAMPLE), listed(SAMPLE))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        await pilot.press("up", "k", "k", "k")  # message 3, a user turn that completed
+        await pilot.press("up", "up", "up", "up")  # message 3, a user turn that completed
         assert app.query_one(ConversationView).selected_id == 3
-        await pilot.press("ctrl+r")  # not failed: no retry
-        await pilot.press("k", "e")  # message 2 is the assistant's: not editable
+        await pilot.press("up", "ctrl+e")  # message 2 is the assistant's: not editable
         await pilot.pause()
         assert app.posted == []
 

@@ -86,6 +86,14 @@ class MemoryPanel(Vertical):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "escape",
+            "leave",
+            "Back",
+            show=False,
+            id="memory.back",
+            tooltip="Go back to the composer",
+        ),
         Binding("a", "add", "Add", id="memory.add", tooltip="Add a memory entry"),
         Binding("e", "edit", "Edit", id="memory.edit", tooltip="Edit the highlighted entry"),
         Binding("d,delete", "delete", "Delete", id="memory.delete", tooltip="Delete the entry"),
@@ -122,6 +130,10 @@ class MemoryPanel(Vertical):
             tooltip="Lower the entry's importance",
         ),
     ]
+
+    @dataclass
+    class Left(_PanelMessage):
+        """The user pressed Esc here: back to the composer."""
 
     @dataclass
     class AddRequested(_PanelMessage):
@@ -261,6 +273,9 @@ class MemoryPanel(Vertical):
     @on(OptionList.OptionHighlighted, "#memory-list")
     def _refresh_bindings(self, event: OptionList.OptionHighlighted) -> None:
         self.refresh_bindings()
+
+    def action_leave(self) -> None:
+        self.post_message(self.Left(self))
 
     def action_add(self) -> None:
         self.post_message(self.AddRequested(self))

@@ -181,7 +181,7 @@ class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions
         settings = self.workspace.settings
         if not settings.needs_setup:
             profile = settings.profile()
-        self._session = open_session(self.workspace, profile, None, None, self._notes_sink)
+        self.show_session(open_session(self.workspace, profile, None, None, self._notes_sink))
         self.call_later(self._start_session)
 
     def _notes_sink(self, note: str) -> None:

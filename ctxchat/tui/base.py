@@ -25,6 +25,7 @@ from ctxchat.core.plan import ContextPlan
 from ctxchat.core.tokens import TokenCounter
 from ctxchat.store import StoredMessage, SummaryVersion
 from ctxchat.tui.collector import freeze_long_lived
+from ctxchat.tui.on_screen import OnScreen
 from ctxchat.tui.text import content
 from ctxchat.tui.themes import LAYER_VARIABLE_DEFAULTS
 from ctxchat.tui.views import MessageView
@@ -159,11 +160,8 @@ class AppBase(App[int]):
     def __init__(self, workspace: Workspace, session: ChatSession | None) -> None:
         super().__init__()
         self.workspace = workspace
-        self._session = session
+        self._on_screen = None if session is None else OnScreen(session)
         self.last_plan: ContextPlan | None = None
-        self.server_prompt_tokens: int | None = None
-        self.sent_tokens: int | None = None
-        self.cached_tokens: int | None = None
         self._plan_timer: Timer | None = None
         self.streaming = False
         self._failures: dict[int, ProviderError] = {}  # this run's failed replies, by id
@@ -217,13 +215,22 @@ class AppBase(App[int]):
         return {**super().get_theme_variable_defaults(), **LAYER_VARIABLE_DEFAULTS}
 
     @property
+    def on_screen(self) -> OnScreen:
+        """The conversation on screen (with its session)."""
+        assert self._on_screen is not None, "no conversation is open"
+        return self._on_screen
+
+    @property
     def session(self) -> ChatSession:
-        assert self._session is not None, "no conversation is open"
-        return self._session
+        return self.on_screen.session
 
     @property
     def has_session(self) -> bool:
-        return self._session is not None
+        return self._on_screen is not None
+
+    def show_session(self, session: ChatSession) -> None:
+        """Make `session`'s conversation the one on screen (what the last one showed goes)."""
+        self._on_screen = OnScreen(session)
 
     # --- the live plan ------------------------------------------------------------------
 
@@ -273,16 +280,17 @@ class AppBase(App[int]):
             return None
 
     def show_plan(self, plan: ContextPlan | None, session: ChatSession | None = None) -> None:
-        if plan is None or (session is not None and session is not self._session):
+        if plan is None or (session is not None and session is not self.session):
             return
+        facts = self.on_screen.reply_facts()
         panels = self.query_one("#context", ContextPanels)
         panels.update_plan(
             plan,
             self.last_plan,
             window_source=self.session.window.source,
-            server_prompt_tokens=self.server_prompt_tokens,
-            sent_tokens=self.sent_tokens,
-            cached_tokens=self.cached_tokens,
+            server_prompt_tokens=facts.server_prompt_tokens,
+            sent_tokens=facts.sent_tokens,
+            cached_tokens=facts.cached_tokens,
         )
         self.query_one("#memory", MemoryPanel).update_entries(self.session.memory(), plan)
         self.last_plan = plan
@@ -399,7 +407,9 @@ class AppBase(App[int]):
         session = self.session
         view = self.conversation_view
         self.last_plan = None
-        self.server_prompt_tokens = self.sent_tokens = self.cached_tokens = None
+        # Nothing of the conversation shown before stays: its mode-change note, its status.
+        self.query_one("#context", ContextPanels).forget_mode_change()
+        self.set_status(self.on_screen.reply_facts().status_line())
         # The plan first: the newest turns then arrive in the same frame, before the pane
         # mounts older pages to fill its margin.
         self.refresh_plan()
@@ -410,21 +420,24 @@ class AppBase(App[int]):
             await view.replace_all(total, self._loader(session))  # type: ignore[arg-type]
         self.after_first_frame(lambda: self.start_semantic(session))
         await self.conversation_shown()
+        self.refresh_bindings()  # the footer's hints are this conversation's
 
     async def open_conversation(self, conversation_id: int) -> None:
         """Make `conversation_id` the open conversation (a reply still streaming elsewhere
         goes on into the store, and into the pane again once its conversation is back)."""
         old = self.session
-        self._session = ChatSession(
-            old.store,
-            old.settings,
-            old.profile,
-            conversation_id,
-            backend=old.backend,
-            mode=old.mode,
-            window=old.window,
-            secrets=old.secrets,
-            env=old.env,
+        self.show_session(
+            ChatSession(
+                old.store,
+                old.settings,
+                old.profile,
+                conversation_id,
+                backend=old.backend,
+                mode=old.mode,
+                window=old.window,
+                secrets=old.secrets,
+                env=old.env,
+            )
         )
         self.remember(conversation=conversation_id)
         await self.show_conversation()

@@ -28,9 +28,11 @@ from ctxchat.model.errors import ErrorKind, ProviderError
 from ctxchat.store import StoredMessage
 from ctxchat.tui.base import AppBase, message_view
 from ctxchat.tui.collector import full_collections_held
+from ctxchat.tui.on_screen import ReplyFacts
 from ctxchat.tui.views import MessageView
 from ctxchat.tui.widgets.composer import Composer
 from ctxchat.tui.widgets.conversation import RETRYABLE, ConversationView
+from ctxchat.tui.widgets.layer_panel import ContextPanels
 from ctxchat.tui.widgets.memory_panel import MemoryPanel
 
 if TYPE_CHECKING:
@@ -318,7 +320,7 @@ class ChatActions(AppBase):
                 await item.finish(stored.content, stored.status, error=stored.error or "")
                 # Its count, and the reasoning's, now that they are stored.
                 self.conversation_view.update_message(message_view(stored, session.counter))
-                self.set_status("Stopped; the part received so far was kept.")
+                self.set_status(ReplyFacts.of(stored).status_line())
             if self.session is not session:
                 # The conversation was left and opened again mid-reply: what the new
                 # session read then still has the reply half-written.
@@ -375,8 +377,8 @@ class ChatActions(AppBase):
                     )
                 )
                 self.set_status(f"{session.model} is writing… (Esc stops)")
-                self.sent_tokens = event.plan.tokens
-                self.server_prompt_tokens = None
+                # A sent message makes the last mode switch's note old news.
+                self.query_one("#context", ContextPanels).forget_mode_change()
                 self.refresh_plan()
         elif isinstance(event, ReplyDelta):
             reply.text.append(event.text)
@@ -403,27 +405,17 @@ class ChatActions(AppBase):
                     reply.content, reply.status, error=reply.error or "", tokens=reply.tokens
                 )
                 self.conversation_view.update_message(message_view(reply, session.counter))
-            self.server_prompt_tokens = reply.prompt_tokens
-            self.sent_tokens = reply.estimated_prompt_tokens
-            self.cached_tokens = reply.cached_tokens
+            self.set_status(ReplyFacts.of(reply).status_line())
         if isinstance(event, TurnFailed):
             error = event.error
             text = str(error)
             if error.kind is ErrorKind.UNKNOWN_MODEL and error.available_models:
                 text += " Press F4 to pick one."
             self.notify(text, severity="error", markup=False, timeout=12)
-            if self._shows(session):
-                self.set_status(f"{error.message} Ctrl+R retries.")
             return
         if event.notice:
             self.notify(event.notice, severity="warning", markup=False, timeout=10)
         self.start_semantic(session)
-        if self._shows(session):
-            drift = reply.drift
-            counted = (
-                "" if drift is None else f" · server counted {reply.prompt_tokens:,} ({drift:+,})"
-            )
-            self.set_status(f"{reply.tokens:,} tokens{counted}")
         self.maybe_summarize(session)
 
     def maybe_summarize(self, session: ChatSession) -> None:

@@ -221,6 +221,6 @@ class ConversationActions(AppBase):
         session = self.session
         before = session.window
         window = await session.detect_window()
-        if session is self._session and window != before:
+        if self.has_session and session is self.session and window != before:
             self.notify_lines(window.warnings, severity="warning")
             self.refresh_plan()

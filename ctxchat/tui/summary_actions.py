@@ -195,5 +195,5 @@ class SummaryActions(AppBase):
             )
         written = apply_decisions(session, chosen)
         self.notify(f"Stored {len(written)} memory entries.", markup=False)
-        if session is self._session:
+        if self.has_session and session is self.session:
             self.refresh_plan()

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from app_harness import SIZE, MakeApp, seed, settle, shown_messages, typed, until
+from app_harness import SIZE, MakeApp, seed, settle, shown_messages, status_line, typed, until
 from textual.pilot import Pilot
-from textual.widgets import Input, OptionList, RadioButton, TextArea
+from textual.widgets import Input, OptionList, RadioButton, Static, TextArea
 
 from ctxchat.config.state import load_state
 from ctxchat.core.history import MessageStatus
@@ -21,6 +21,7 @@ from ctxchat.tui.screens.conversations import ConversationSwitcher
 from ctxchat.tui.screens.edit_message import EditMessageScreen
 from ctxchat.tui.screens.export_format import ExportFormatScreen
 from ctxchat.tui.screens.rename import RenameScreen
+from ctxchat.tui.widgets.budget_bar import BudgetBar
 from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
 
 DATABASE = [("user", "Which database?"), ("assistant", "PostgreSQL 16.")]
@@ -353,3 +354,42 @@ async def test_edit_as_a_branch_keeps_the_original(
             ("user", "Which embedded database?"),
             ("assistant", "Use SQLite for this."),
         ]
+
+
+def side_text(app: CtxChatApp) -> str:
+    """Everything the context side shows, as plain text."""
+    side = app.query_one("#side")
+    shown = [side.query_one(BudgetBar), *side.query(Static)]
+    return "\n".join(str(widget.render()) for widget in shown)
+
+
+async def test_nothing_of_one_conversation_shows_under_another(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, _ = make_app()
+    server.script("Stored with its counts.")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await typed(pilot, "Count this")
+        await pilot.press("enter")
+        await settle(pilot)
+        first = app.session.conversation
+        reply = app.session.store.messages(first)[-1]
+        assert reply.prompt_tokens is not None
+        assert status_line(app).startswith(f"reply {reply.tokens:,} tokens · prompt: server")
+        assert "server counted" in side_text(app)
+        await pilot.press("ctrl+o")  # a mode switch leaves its note
+        await settle(pilot)
+        assert "↔" in side_text(app)
+
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        assert app.session.conversation != first
+        assert status_line(app) == ""
+        assert "server counted" not in side_text(app)
+        assert "↔" not in side_text(app)
+
+        await app.open_conversation(first)  # back: its reply's facts come from the store
+        await settle(pilot)
+        assert status_line(app).startswith(f"reply {reply.tokens:,} tokens · prompt: server")
+        assert "server counted" in side_text(app)

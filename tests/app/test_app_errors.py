@@ -13,6 +13,7 @@ from textual.widgets._footer import FooterKey
 from ctxchat.core.history import MessageStatus
 from ctxchat.testing.harness import TEST_KEY
 from ctxchat.testing.server import Fault, ScriptedModelServer
+from ctxchat.tui.on_screen import FAILED_STATUS, INTERRUPTED_STATUS
 from ctxchat.tui.screens.error_details import ErrorDetails
 from ctxchat.tui.widgets.budget_bar import BudgetBar
 
@@ -80,7 +81,8 @@ async def test_a_provider_error_is_notified_and_the_message_kept(
         await settle(pilot)
 
         assert notes.of("error") == [f"{sentence} {action}"]
-        assert status_line(app) == f"{sentence} Ctrl+R retries."
+        failed = kept[1] is MessageStatus.FAILED
+        assert status_line(app) == (FAILED_STATUS if failed else INTERRUPTED_STATUS)
         user, reply = app.session.store.messages(app.session.conversation)
         assert (user.role, user.content, user.status) == (
             "user",

@@ -147,7 +147,10 @@ class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions
 
     def action_export(self, export_format: str) -> None:
         if self.has_session and self.session.conversation_id is not None:
-            self.export_conversation(self.session.conversation, export_format)
+            if export_format == "json":
+                self.ask_export(self.session.conversation, "json")
+            else:
+                self.ask_export(self.session.conversation, "markdown")
 
     # First run.
 

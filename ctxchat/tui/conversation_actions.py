@@ -19,6 +19,7 @@ from ctxchat.tui.views import ConversationRowView
 
 if TYPE_CHECKING:
     from ctxchat.tui.screens.conversations import SwitcherResult
+    from ctxchat.tui.screens.export_format import ExportChoice, ExportFormat
     from ctxchat.tui.screens.model_picker import ModelChoice
 
 
@@ -94,16 +95,39 @@ class ConversationActions(AppBase):
                     latest = store.create_conversation()
                 await self.open_conversation(latest.id)
         elif result.action == "export" and target is not None:
-            self.export_conversation(target, result.export_format or "markdown")
+            self.ask_export(target)
 
-    def export_conversation(self, conversation_id: int, export_format: str) -> Path:
+    def ask_export(self, conversation_id: int, export_format: ExportFormat = "markdown") -> None:
+        """Ask the format and the folder (the data dir's `exports` unless the user types
+        another), then export."""
+        title = self.session.store.get_conversation(conversation_id).title or "Untitled"
+
+        def chosen(choice: ExportChoice | None) -> None:
+            if choice is not None:
+                self.export_conversation(conversation_id, choice.export_format, choice.folder)
+
+        from ctxchat.tui.screens.export_format import ExportFormatScreen
+
+        folder = self.workspace.locations.exports_dir
+        self.push_screen(ExportFormatScreen(title, folder, export_format), chosen)
+
+    def export_conversation(
+        self, conversation_id: int, export_format: str, folder: Path
+    ) -> Path | None:
+        """Write the conversation into `folder`; say the full path (or why it failed)."""
         store = self.session.store
         data = store.export_conversation(conversation_id)
         title = store.get_conversation(conversation_id).title or "conversation"
         stem = re.sub(r"[^\w.-]+", "-", title).strip("-")[:60] or "conversation"
         suffix = "md" if export_format == "markdown" else "json"
-        path = Path.cwd() / f"{stem}-{conversation_id}.{suffix}"
-        path.write_text(export_text(data, markdown=suffix == "md"), encoding="utf-8")
+        path = folder.resolve() / f"{stem}-{conversation_id}.{suffix}"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            path.write_text(export_text(data, markdown=suffix == "md"), encoding="utf-8")
+        except OSError as error:
+            reason = error.strerror or str(error)
+            self.notify(f"Could not export to {path}: {reason}.", severity="error", markup=False)
+            return None
         self.notify(f"Exported to {path}", markup=False)
         return path
 

@@ -153,25 +153,28 @@ async def test_deleting_the_open_conversation_opens_another(make_app: MakeApp) -
 
 
 @pytest.mark.parametrize(("key", "suffix"), [("m", "md"), ("j", "json")])
-async def test_export_writes_a_file_in_the_working_directory(
+async def test_export_writes_into_the_exports_folder_and_says_the_full_path(
     make_app: MakeApp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str, suffix: str
 ) -> None:
-    out = tmp_path / "out"
-    out.mkdir()
-    monkeypatch.chdir(out)
+    here = tmp_path / "source-repository"
+    here.mkdir()
+    monkeypatch.chdir(here)
     app, notes = make_app()
     first, _ = two_conversations(app)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await open_switcher(app, pilot, highlight=first)
         await pilot.press("e")
+        await settle(pilot)
         assert isinstance(app.screen, ExportFormatScreen)
         await pilot.press(key)
         await settle(pilot)
 
+    out = app.workspace.locations.data_dir / "exports"
     path = out / f"Database-{first}.{suffix}"
+    assert list(here.iterdir()) == []  # never into the working directory
     assert [p.name for p in out.iterdir()] == [path.name]
-    assert f"Exported to {path}" in notes.messages
+    assert f"Exported to {path.resolve()}" in notes.messages
     text = path.read_text(encoding="utf-8")
     if suffix == "json":
         data = json.loads(text)
@@ -179,6 +182,27 @@ async def test_export_writes_a_file_in_the_working_directory(
     else:
         assert "Which database?" in text and "PostgreSQL 16." in text
         assert "Every night" not in text
+
+
+async def test_export_into_a_folder_that_cannot_be_made_says_so_in_one_line(
+    make_app: MakeApp, tmp_path: Path
+) -> None:
+    app, notes = make_app()
+    two_conversations(app)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await pilot.press(*"export markdown")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ExportFormatScreen)
+        app.screen.query_one("#export-folder", Input).value = str(blocker / "inside")
+        await pilot.press("m")
+        await settle(pilot)
+    (error,) = notes.of("error")
+    assert error.startswith(f"Could not export to {blocker / 'inside'}")
 
 
 async def ask_until_the_reply_begins(app: CtxChatApp, pilot: Pilot[Any]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from screen_hosts import (
@@ -229,9 +230,10 @@ class TestSwitcherDialogs:
         assert snap_compare(ScreenHost(RenameScreen("Old title")), run_before=run_before)
 
     def test_export_format(self, snap_compare: SnapCompare) -> None:
-        """ "Export “TOML config loading”", a sentence on the two formats, and Cancel / JSON /
-        Markdown (focused)."""
-        assert snap_compare(ScreenHost(ExportFormatScreen("TOML config loading")))
+        """ "Export “TOML config loading”", a sentence on the two formats, the folder it goes
+        to (editable), and Cancel / JSON / Markdown (focused)."""
+        folder = Path("/home/ada/.local/share/ctxchat/exports")
+        assert snap_compare(ScreenHost(ExportFormatScreen("TOML config loading", folder)))
 
 
 class TestSummary:

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import math
+
+import pytest
+from rich.color import ColorSystem
 from screen_hosts import SAMPLE, ConversationHost, listed, numbered
+from textual.color import Color
 from textual.geometry import Offset
 from textual.selection import Selection
+from textual.theme import Theme
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
 from ctxchat.core.history import MessageStatus
 from ctxchat.tui.screens.confirm import ConfirmScreen
+from ctxchat.tui.themes import load_themes, shipped_theme_dirs
 from ctxchat.tui.views import MessageView
 from ctxchat.tui.widgets.conversation import ConversationView
 from ctxchat.tui.widgets.message_item import MessageItem
@@ -354,3 +361,47 @@ async def test_update_message_shows_the_new_state() -> None:
         marker = item.query_one(".message--status")
         assert marker.has_class("-complete") and not marker.has_class("-failed")
         assert str(item.query_one(MarkdownBlock).content) == "It worked this time."
+
+
+def _themes() -> list[Theme]:
+    shipped, problems = load_themes(shipped_theme_dirs())
+    assert problems == []
+    return shipped
+
+
+SHIPPED = [theme.name for theme in _themes()]
+SELECTION_THEMES = [*SHIPPED, "textual-dark", "textual-light"]  # textual-dark is the default
+
+
+def _apart(one: Color, other: Color, system: ColorSystem | None) -> float:
+    """How far apart two colours look (RGB distance), as a terminal of `system` shows them."""
+    if system is None:
+        return math.dist(one.rgb, other.rgb)
+    first = one.rich_color.downgrade(system).get_truecolor()
+    second = other.rich_color.downgrade(system).get_truecolor()
+    return math.dist(tuple(first), tuple(second))
+
+
+@pytest.mark.parametrize("theme", SELECTION_THEMES)
+async def test_the_selected_message_stands_out_in_every_theme(theme: str) -> None:
+    app = ConversationHost(len(SAMPLE), listed(SAMPLE))
+    async with app.run_test(size=(80, 24)) as pilot:
+        for shipped in _themes():
+            app.register_theme(shipped)
+        app.theme = theme
+        await pilot.pause()
+        view = app.query_one(ConversationView)
+        for message_id in (1, 2):  # a user turn and a reply
+            item = view.item(message_id)
+            assert item is not None
+            plain = item.background_colors[1]
+            view.select(message_id)
+            await pilot.pause()
+            selected = item.background_colors[1]
+            for system in (None, ColorSystem.EIGHT_BIT):  # truecolor, and 256 colours
+                assert _apart(plain, selected, system) >= 60, (theme, message_id, system)
+            bar_type, bar = item.styles.border_left
+            assert bar_type == "thick"
+            assert _apart(bar, selected, ColorSystem.EIGHT_BIT) >= 60
+            view.select(5)  # off again
+            await pilot.pause()

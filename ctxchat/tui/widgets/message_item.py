@@ -81,9 +81,11 @@ class MessageItem(Vertical):
             border-left: outer $accent 70%;
             background: $boost;
         }
+        /* What Ctrl+C, Ctrl+K and F2 act on must stand out in every theme, also in 256
+           colours: a strong tint (12% vanished into the background) and a thick bar. */
         &.-selected {
-            border-left: outer $secondary;
-            background: $primary 12%;
+            border-left: thick $accent;
+            background: $primary 35%;
         }
         & > .message--header {
             height: 1;

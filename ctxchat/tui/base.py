@@ -26,6 +26,7 @@ from ctxchat.core.tokens import TokenCounter
 from ctxchat.store import StoredMessage, SummaryVersion
 from ctxchat.tui.collector import freeze_long_lived
 from ctxchat.tui.on_screen import OnScreen
+from ctxchat.tui.outside import outside_marks
 from ctxchat.tui.text import content
 from ctxchat.tui.themes import LAYER_VARIABLE_DEFAULTS
 from ctxchat.tui.views import MessageView
@@ -56,6 +57,7 @@ def message_view(message: StoredMessage, counter: TokenCounter | None = None) ->
         tokens=message.tokens,
         reasoning=message.reasoning,
         reasoning_tokens=reasoning_tokens,
+        cut=message.finish_reason == "length",
     )
 
 
@@ -293,6 +295,7 @@ class AppBase(App[int]):
             cached_tokens=facts.cached_tokens,
         )
         self.query_one("#memory", MemoryPanel).update_entries(self.session.memory(), plan)
+        self.conversation_view.mark_outside(outside_marks(plan))
         self.last_plan = plan
         self.update_titles()
 

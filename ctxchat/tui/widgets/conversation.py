@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.widget import Widget
 
 from ctxchat.core.history import MessageStatus
+from ctxchat.tui.outside import OutsideMarks
 from ctxchat.tui.views import MessageView
 
 if TYPE_CHECKING:
@@ -208,6 +209,7 @@ class ConversationView(VerticalScroll, can_focus=True):
         self._end = 0
         self._loading = False
         self._selected: int | None = None
+        self._outside = OutsideMarks()
 
     @property
     def total_count(self) -> int:
@@ -251,7 +253,7 @@ class ConversationView(VerticalScroll, can_focus=True):
             mounted = self.item(view.id)
             if mounted is not None:
                 return mounted
-        item = item_class()(view)
+        item = self._make(view)
         await self.mount(item)
         self._end += 1
         await self._prune_oldest()
@@ -275,6 +277,19 @@ class ConversationView(VerticalScroll, can_focus=True):
             item.update_view(view)
             self.refresh_bindings()
 
+    def mark_outside(self, marks: OutsideMarks) -> None:
+        """Mark the turns the next request leaves out (the plan changed)."""
+        if marks == self._outside:
+            return
+        self._outside = marks
+        for item in self.items:
+            item.mark_outside(marks.run_of(item.message_id))
+
+    def _make(self, view: MessageView) -> MessageItem:
+        item = item_class()(view)
+        item.mark_outside(self._outside.run_of(view.id))
+        return item
+
     # Paging.
 
     async def _show_newest(self) -> None:
@@ -288,7 +303,7 @@ class ConversationView(VerticalScroll, can_focus=True):
             self._start = start
             self._end = start + len(views)
             if views:
-                await self.mount_all([item_class()(view) for view in views])
+                await self.mount_all([self._make(view) for view in views])
         finally:
             self._loading = False
         if self._selected is not None and not self._has_item(self._selected):
@@ -304,7 +319,7 @@ class ConversationView(VerticalScroll, can_focus=True):
             views = list(self._loader(0, min(self._total, self.INITIAL)))
             self._start, self._end = 0, len(views)
             if views:
-                await self.mount_all([item_class()(view) for view in views])
+                await self.mount_all([self._make(view) for view in views])
         finally:
             self._loading = False
         self.anchor(False)
@@ -349,7 +364,7 @@ class ConversationView(VerticalScroll, can_focus=True):
             return
         items = self.items
         keep = self._position_of(items[0]) if items else None
-        await self.mount_all([item_class()(view) for view in views], before=0)
+        await self.mount_all([self._make(view) for view in views], before=0)
         self._start -= len(views)
         surplus = len(items) + len(views) - self.MAX_MOUNTED
         # A reply still streaming stays mounted, even past the cap.
@@ -373,7 +388,7 @@ class ConversationView(VerticalScroll, can_focus=True):
         items = self.items
         surplus = len(items) + len(views) - self.MAX_MOUNTED
         keep = self._position_of(items[surplus]) if 0 < surplus < len(items) else None
-        await self.mount_all([item_class()(view) for view in views])
+        await self.mount_all([self._make(view) for view in views])
         self._end += len(views)
         if surplus > 0:
             await self._unmount(items[:surplus])

@@ -41,7 +41,7 @@ def list_conversations(args: argparse.Namespace) -> int:
         updated = datetime.fromtimestamp(c.updated_at).strftime("%Y-%m-%d %H:%M")
         grid.add_row(
             str(c.id),
-            cell(c.title or "(untitled)"),
+            cell(c.name),
             f"{c.message_count:,}",
             f"{c.tokens:,}",
             updated,

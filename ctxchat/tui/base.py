@@ -307,7 +307,7 @@ class AppBase(App[int]):
         title = "new conversation"
         if session.conversation_id is not None:
             conversation = session.store.get_conversation(session.conversation_id)
-            title = conversation.title or f"conversation {conversation.id}"
+            title = conversation.name
         self.title = title
         self.sub_title = f"{session.profile.name} · {session.model} · mode: {session.mode.value}"
 

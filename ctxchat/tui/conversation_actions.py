@@ -61,7 +61,7 @@ class ConversationActions(AppBase):
             return
         store = self.session.store
         rows = [
-            ConversationRowView(c.id, c.title, c.updated_at, c.message_count, c.tokens)
+            ConversationRowView(c.id, c.name, c.updated_at, c.message_count, c.tokens)
             for c in store.list_conversations()
         ]
 
@@ -100,7 +100,7 @@ class ConversationActions(AppBase):
     def ask_export(self, conversation_id: int, export_format: ExportFormat = "markdown") -> None:
         """Ask the format and the folder (the data dir's `exports` unless the user types
         another), then export."""
-        title = self.session.store.get_conversation(conversation_id).title or "Untitled"
+        title = self.session.store.get_conversation(conversation_id).name
 
         def chosen(choice: ExportChoice | None) -> None:
             if choice is not None:
@@ -117,7 +117,7 @@ class ConversationActions(AppBase):
         """Write the conversation into `folder`; say the full path (or why it failed)."""
         store = self.session.store
         data = store.export_conversation(conversation_id)
-        title = store.get_conversation(conversation_id).title or "conversation"
+        title = store.get_conversation(conversation_id).name
         stem = re.sub(r"[^\w.-]+", "-", title).strip("-")[:60] or "conversation"
         suffix = "md" if export_format == "markdown" else "json"
         path = folder.resolve() / f"{stem}-{conversation_id}.{suffix}"

@@ -417,3 +417,30 @@ async def test_nothing_of_one_conversation_shows_under_another(
         await settle(pilot)
         assert status_line(app).startswith(f"reply {reply.tokens:,} tokens · prompt: server")
         assert "server counted" in side_text(app)
+
+
+async def test_a_new_conversation_is_named_after_its_first_message_everywhere(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, _ = make_app()
+    server.script("Use tomllib.", "Yes.")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.title == f"conversation {app.session.conversation}"
+        await typed(pilot, "How do I read a TOML file in Python 3.11?\nWith the stdlib only.")
+        await pilot.press("enter")
+        await settle(pilot)
+        name = "How do I read a TOML file in Python 3.11? With…"
+        conversation = app.session.store.get_conversation(app.session.conversation)
+        assert conversation.title == name
+        assert app.title == name
+        await typed(pilot, "Is it fast?")  # later messages leave the name alone
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.session.store.get_conversation(app.session.conversation).title == name
+        await pilot.press("ctrl+l")
+        await settle(pilot)
+        switcher = app.screen
+        assert isinstance(switcher, ConversationSwitcher)
+        listed = str(switcher.query_one(OptionList).get_option_at_index(0).prompt)
+        assert name in listed

@@ -235,3 +235,19 @@ async def test_pin_a_message_as_a_fact(make_app: MakeApp) -> None:
         await pilot.press("escape")
         await settle(pilot)
         assert len(app.session.store.list_memory(include_all_scopes=True)) == 1
+
+
+async def test_the_memory_panel_takes_only_the_room_its_entries_need(make_app: MakeApp) -> None:
+    app, _ = make_app()
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        memory = app.query_one("#memory")
+        context = app.query_one("#context")
+        assert memory.outer_size.height == 2  # its border and the header line
+        assert context.outer_size.height == app.query_one("#side").size.height - 2
+        app.session.store.add_memory(MemoryKind.FACT, "The service runs on PostgreSQL 16.")
+        app.session.forget_memory()
+        app.refresh_plan()
+        await settle(pilot)
+        header = memory.query_one(".memory-panel--header").outer_size.height
+        assert memory.outer_size.height == 1 + header + 2  # and one two-line entry

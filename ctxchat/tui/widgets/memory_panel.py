@@ -78,9 +78,11 @@ class MemoryPanel(Vertical):
 
     DEFAULT_CSS = """
     MemoryPanel {
-        height: 1fr;
+        height: auto;
         & > .memory-panel--header { padding: 0 1; text-style: bold; }
-        & > OptionList { height: 1fr; border: none; padding: 0; }
+        & > OptionList { height: auto; max-height: 100%; border: none; padding: 0; }
+        /* Empty: the header line only; the list stays focusable (F6, then `a` adds). */
+        &.-empty > OptionList { height: 0; }
         & > OptionList:focus { border: none; }
     }
     """
@@ -245,6 +247,7 @@ class MemoryPanel(Vertical):
         index = self._list.highlighted
         self._entries = {entry.id: entry for entry in entries}
         self._header.update(self._header_content(entries, plan))
+        self.set_class(not entries, "-empty")
         self._list.clear_options()
         self._list.add_options(
             Option(self._prompt(entry, entry_status(entry, plan)), id=_option_id(entry.id))
@@ -318,6 +321,9 @@ class MemoryPanel(Vertical):
     @staticmethod
     def _header_content(entries: Sequence[MemoryEntry], plan: ContextPlan | None) -> Content:
         parts = [Content("memory"), Content(f"{len(entries)} entries")]
+        if not entries:
+            parts.append(Content.styled("F6 then a adds one", "not bold dim"))
+            return Content(" · ").join(parts)
         if plan is not None:
             layer = plan.layer(Layer.MEMORY)
             parts.append(Content(f"{len(layer.items)} in context ({tokens(layer.tokens)} tokens)"))

@@ -405,3 +405,20 @@ async def test_the_selected_message_stands_out_in_every_theme(theme: str) -> Non
             assert _apart(bar, selected, ColorSystem.EIGHT_BIT) >= 60
             view.select(5)  # off again
             await pilot.pause()
+
+
+async def test_home_and_end_go_to_the_very_first_and_the_newest_message() -> None:
+    _, load = numbered(500)
+    app = ConversationHost(500, load)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        view = app.query_one(ConversationView)
+        await pilot.press("home")
+        await pilot.pause()
+        assert view.selected_id == 1
+        assert view.window[0] == 0
+        assert view.scroll_y == 0
+        await pilot.press("end")
+        await pilot.pause()
+        assert view.selected_id == 500
+        assert view.window[1] == 500

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import work
 
+from ctxchat.chat.session import ChatSession
 from ctxchat.chat.workspace import make_backend
 from ctxchat.config.errors import MissingApiKey
 from ctxchat.core.plan import ContextPlan
@@ -246,5 +248,17 @@ class ConversationActions(AppBase):
         before = session.window
         window = await session.detect_window()
         if self.has_session and session is self.session and window != before:
-            self.notify_lines(window.warnings, severity="warning")
+            self.notify_lines(self._not_yet_told(session, window.warnings), severity="warning")
             self.refresh_plan()
+
+    def _not_yet_told(self, session: ChatSession, warnings: Sequence[str]) -> list[str]:
+        """The window warnings not shown before for this server and model (each once, not
+        on every start); those returned are remembered as shown."""
+        base_url = session.profile.base_url
+        fact = f"window_notice:{session.model}"
+        told = self.workspace.state.server_fact(base_url, fact)
+        text = "\n".join(warnings)
+        if not warnings or told == text:
+            return []
+        self.workspace.save_state(self.workspace.state.with_server_fact(base_url, fact, text))
+        return list(warnings)

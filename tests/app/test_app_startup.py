@@ -14,7 +14,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from app_harness import SIZE, MakeApp, Notes, exchange, seed, settle, shown_messages, typed
+from app_harness import (
+    SIZE,
+    MakeApp,
+    Notes,
+    exchange,
+    seed,
+    settle,
+    shown_messages,
+    typed,
+    until,
+)
 from textual.widgets import Input, RadioButton, Static
 from textual.widgets._footer import FooterKey
 from textual.widgets.markdown import MarkdownBlock
@@ -548,3 +558,20 @@ async def test_keys_of_every_dialog_can_be_remapped(make_app: MakeApp) -> None:
     assert {"setup.save", "model_picker.cancel", "summarize_preview.cancel"} <= (
         known_binding_ids()
     )
+
+
+async def test_the_servers_window_notice_is_shown_once_per_server_and_model(
+    make_app: MakeApp,
+) -> None:
+    def window_notices(notes: Notes) -> list[str]:
+        return [n for n in notes.of("warning") if "does not report its context size" in n]
+
+    first, notes = make_app(context_window=0)
+    async with first.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: window_notices(notes), timeout=10)
+        await settle(pilot)
+    again, notes_again = make_app(context_window=0)
+    async with again.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: again.session.window.context_window > 0, timeout=10)
+        await settle(pilot)
+    assert window_notices(notes_again) == []

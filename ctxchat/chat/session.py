@@ -17,7 +17,7 @@ from ctxchat.config.server_facts import ServerFacts
 from ctxchat.config.settings import ProviderProfile, Settings
 from ctxchat.core.assemble import assemble_context
 from ctxchat.core.budget import Budget, Layer
-from ctxchat.core.history import HistoryMessage, SummaryState
+from ctxchat.core.history import HistoryMessage, SummaryState, preview
 from ctxchat.core.memory import MemoryDates, MemoryEntry, Mode, day
 from ctxchat.core.plan import ContextPlan
 from ctxchat.core.prefix import shared_prefix
@@ -63,6 +63,10 @@ class OverBudget(Exception):
             f"The message is {plan.over_by:,} tokens over the budget of "
             f"{plan.total_budget:,} tokens; shorten it or raise the context window."
         )
+
+
+TITLE_WIDTH = 48
+"""The most characters of a conversation's first message its automatic title keeps."""
 
 
 @dataclass
@@ -572,7 +576,19 @@ class ChatSession:
             parent_id=parent_id,
         )
         self._remember(message)
+        self._title_from_first(message)
         return message
+
+    def _title_from_first(self, message: StoredMessage) -> None:
+        """An untitled conversation is named after its first message (no model call; the
+        user renames it at will)."""
+        conversation = self.store.get_conversation(self.conversation)
+        if conversation.title or self.store.count_messages(self.conversation) != 1:
+            return
+        title = preview(message.content, TITLE_WIDTH)
+        if title.endswith("…"):  # cut at a word, not inside one
+            title = title[:-1].rsplit(" ", 1)[0].rstrip() + "…"
+        self.store.rename_conversation(self.conversation, title)
 
     def _remember(self, message: StoredMessage) -> None:
         self._cache.positions = None

@@ -42,7 +42,7 @@ def list_conversations(args: argparse.Namespace, options: SessionOptions) -> int
         updated = when(c.updated_at, "%Y-%m-%d %H:%M")
         grid.add_row(
             str(c.id),
-            cell(c.title or "(untitled)"),
+            cell(c.name),
             f"{c.message_count:,}",
             f"{c.tokens:,}",
             updated,

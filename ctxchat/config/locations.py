@@ -24,6 +24,7 @@ CONFIG_FILENAME = "config.toml"
 STATE_FILENAME = "state.toml"
 DATABASE_FILENAME = "ctxchat.db"
 THEMES_DIRNAME = "themes"
+EXPORTS_DIRNAME = "exports"
 
 
 def _env(env: Mapping[str, str] | None) -> Mapping[str, str]:
@@ -111,6 +112,11 @@ class Locations:
             themes_dir=user_themes_dir(config_file),
             cache_dir=cache_dir(env),
         )
+
+    @property
+    def exports_dir(self) -> Path:
+        """Where the TUI offers to export conversations: `exports` in the data directory."""
+        return self.data_dir / EXPORTS_DIRNAME
 
     def as_dict(self) -> dict[str, str]:
         return {

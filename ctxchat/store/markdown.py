@@ -6,6 +6,8 @@ import json
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
+from ctxchat.store.records import conversation_name
+
 _ROLE_HEADINGS = {"user": "User", "assistant": "Assistant", "system": "System", "tool": "Tool"}
 
 
@@ -26,7 +28,7 @@ def conversation_markdown(export: dict[str, Any]) -> str:
     """Title, each turn under its role, interrupted and failed replies marked, then every
     summary version (the one in force flagged). Takes `Store.export_conversation` output."""
     conversation = export["conversation"]
-    title = conversation["title"] or f"Conversation {conversation['id']}"
+    title = conversation_name(conversation["id"], conversation["title"])
     lines = [f"# {title}", ""]
     about = [f"Started {_when(conversation['created_at'])}"]
     if conversation["model"]:

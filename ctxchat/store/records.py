@@ -11,6 +11,12 @@ from ctxchat.core.summary import SummaryStrategy
 ROLES = ("system", "user", "assistant", "tool")
 
 
+def conversation_name(conversation_id: int, title: str) -> str:
+    """What a conversation is called everywhere (header, switcher, CLI, export): its title,
+    else `conversation N`."""
+    return title or f"conversation {conversation_id}"
+
+
 @dataclass(frozen=True, slots=True)
 class Conversation:
     """A conversation; `title` is empty until one is given. Timestamps: seconds since the epoch."""
@@ -23,6 +29,10 @@ class Conversation:
     created_at: float
     updated_at: float
 
+    @property
+    def name(self) -> str:
+        return conversation_name(self.id, self.title)
+
 
 @dataclass(frozen=True, slots=True)
 class ConversationInfo:
@@ -34,6 +44,10 @@ class ConversationInfo:
     updated_at: float
     message_count: int
     tokens: int
+
+    @property
+    def name(self) -> str:
+        return conversation_name(self.id, self.title)
 
 
 @dataclass(frozen=True, slots=True)

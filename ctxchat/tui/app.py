@@ -62,6 +62,8 @@ class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions
         self.after_first_frame(
             lambda: self.run_worker(self._warm(), group="warm", exit_on_error=False)
         )
+        # Keys typed before the conversation is drawn land in the composer.
+        self.composer.focus()
         self._load_themes()
         if self.size.width < NARROW:
             self.query_one("#side").add_class("-hidden")
@@ -145,7 +147,10 @@ class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions
 
     def action_export(self, export_format: str) -> None:
         if self.has_session and self.session.conversation_id is not None:
-            self.export_conversation(self.session.conversation, export_format)
+            if export_format == "json":
+                self.ask_export(self.session.conversation, "json")
+            else:
+                self.ask_export(self.session.conversation, "markdown")
 
     # First run.
 
@@ -179,8 +184,10 @@ class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions
         settings = self.workspace.settings
         if not settings.needs_setup:
             profile = settings.profile()
-        self._session = open_tui_session(
-            self.workspace, SessionOptions(), profile=profile, notes=self._notes_sink
+        self.show_session(
+            open_tui_session(
+                self.workspace, SessionOptions(), profile=profile, notes=self._notes_sink
+            )
         )
         self.call_later(self._start_session)
 

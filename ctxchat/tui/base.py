@@ -26,10 +26,12 @@ from ctxchat.core.plan import ContextPlan
 from ctxchat.core.tokens import TokenCounter
 from ctxchat.store import StoredMessage, SummaryVersion
 from ctxchat.tui.collector import freeze_long_lived
+from ctxchat.tui.on_screen import OnScreen
+from ctxchat.tui.outside import outside_marks
 from ctxchat.tui.text import clean, content
 from ctxchat.tui.themes import LAYER_VARIABLE_DEFAULTS
 from ctxchat.tui.views import MessageView
-from ctxchat.tui.widgets.composer import Composer
+from ctxchat.tui.widgets.composer import NEWLINE_KEYS, SEND_KEYS, Composer
 from ctxchat.tui.widgets.conversation import ConversationView
 from ctxchat.tui.widgets.footer import KeyFooter
 from ctxchat.tui.widgets.layer_panel import ContextPanels
@@ -58,7 +60,15 @@ def message_view(message: StoredMessage, counter: TokenCounter | None = None) ->
         tokens=message.tokens,
         reasoning=message.reasoning,
         reasoning_tokens=reasoning_tokens,
+        cut=message.finish_reason == "length",
     )
+
+
+def _keys(remapped: str | None, default: Sequence[str]) -> list[str]:
+    """The keys of a binding: those `[keys]` gives it, else its own."""
+    if not remapped:
+        return list(default)
+    return [key.strip() for key in remapped.split(",") if key.strip()]
 
 
 class AppBase(App[int]):
@@ -76,6 +86,14 @@ class AppBase(App[int]):
             tooltip="Switch between personalization and objective mode",
         ),
         Binding("escape", "stop", "Stop", id="reply.stop", tooltip="Stop the reply being written"),
+        Binding(
+            "ctrl+r",
+            "retry",
+            "Retry",
+            show=False,  # the status line says "Ctrl+R retries" when there is a failure
+            id="reply.retry",
+            tooltip="Ask again for the newest reply, if it was interrupted or failed",
+        ),
         Binding(
             "f2",
             "inspect",
@@ -147,11 +165,8 @@ class AppBase(App[int]):
     def __init__(self, workspace: Workspace, session: ChatSession | None) -> None:
         super().__init__()
         self.workspace = workspace
-        self._session = session
+        self._on_screen = None if session is None else OnScreen(session)
         self.last_plan: ContextPlan | None = None
-        self.server_prompt_tokens: int | None = None
-        self.sent_tokens: int | None = None
-        self.cached_tokens: int | None = None
         self._plan_timer: Timer | None = None
         self.streaming = False
         self._failures: dict[int, ProviderError] = {}  # this run's failed replies, by id
@@ -221,7 +236,12 @@ class AppBase(App[int]):
                 # A screenful and a little more: older turns page in as the user scrolls up.
                 yield ConversationView(id="conversation", initial=20)
                 yield Static("", id="status-line")
-                yield Composer(id="composer")
+                keymap = self.workspace.settings.keymap
+                yield Composer(
+                    id="composer",
+                    send_keys=_keys(keymap.get("composer.send"), SEND_KEYS),
+                    newline_keys=_keys(keymap.get("composer.newline"), NEWLINE_KEYS),
+                )
             with Vertical(id="side"):
                 yield ContextPanels(id="context")
                 yield MemoryPanel(id="memory")
@@ -231,13 +251,22 @@ class AppBase(App[int]):
         return {**super().get_theme_variable_defaults(), **LAYER_VARIABLE_DEFAULTS}
 
     @property
+    def on_screen(self) -> OnScreen:
+        """The conversation on screen (with its session)."""
+        assert self._on_screen is not None, "no conversation is open"
+        return self._on_screen
+
+    @property
     def session(self) -> ChatSession:
-        assert self._session is not None, "no conversation is open"
-        return self._session
+        return self.on_screen.session
 
     @property
     def has_session(self) -> bool:
-        return self._session is not None
+        return self._on_screen is not None
+
+    def show_session(self, session: ChatSession) -> None:
+        """Make `session`'s conversation the one on screen (what the last one showed goes)."""
+        self._on_screen = OnScreen(session)
 
     # --- the live plan ------------------------------------------------------------------
 
@@ -287,17 +316,19 @@ class AppBase(App[int]):
             return None
 
     def show_plan(self, plan: ContextPlan | None, session: ChatSession | None = None) -> None:
-        if plan is None or (session is not None and session is not self._session):
+        if plan is None or (session is not None and session is not self.session):
             return
+        facts = self.on_screen.reply_facts()
         panels = self.query_one("#context", ContextPanels)
         panels.update_plan(
             plan,
             self.last_plan,
             window_source=self.session.window.source,
-            server_prompt_tokens=self.server_prompt_tokens,
-            sent_tokens=self.sent_tokens,
-            cached_tokens=self.cached_tokens,
+            server_prompt_tokens=facts.server_prompt_tokens,
+            sent_tokens=facts.sent_tokens,
+            cached_tokens=facts.cached_tokens,
         )
+        self.conversation_view.mark_outside(outside_marks(plan))
         self.last_plan = plan
         self.show_memory(plan)
         self.update_titles()
@@ -314,7 +345,7 @@ class AppBase(App[int]):
         title = "new conversation"
         if session.conversation_id is not None:
             conversation = session.store.get_conversation(session.conversation_id)
-            title = conversation.title or f"conversation {conversation.id}"
+            title = conversation.name
         self.title = title
         self.sub_title = f"{session.profile.name} · {session.model} · mode: {session.mode.value}"
 
@@ -417,7 +448,9 @@ class AppBase(App[int]):
         view = self.conversation_view
         self._shown_version = session.store.data_version()
         self.last_plan = None
-        self.server_prompt_tokens = self.sent_tokens = self.cached_tokens = None
+        # Nothing of the conversation shown before stays: its mode-change note, its status.
+        self.query_one("#context", ContextPanels).forget_mode_change()
+        self.set_status(self.on_screen.reply_facts().status_line())
         # The plan first: the newest turns then arrive in the same frame, before the pane
         # mounts older pages to fill its margin.
         self.refresh_plan()
@@ -428,11 +461,12 @@ class AppBase(App[int]):
             await view.replace_all(total, self._loader(session))  # type: ignore[arg-type]
         self.after_first_frame(lambda: self.start_semantic(session))
         await self.conversation_shown()
+        self.refresh_bindings()  # the footer's hints are this conversation's
 
     async def open_conversation(self, conversation_id: int) -> None:
         """Make `conversation_id` the open conversation (a reply still streaming elsewhere
         goes on into the store, and into the pane again once its conversation is back)."""
-        self._session = self.session.for_conversation(conversation_id)
+        self.show_session(self.session.for_conversation(conversation_id))
         self.remember(conversation=conversation_id)
         await self.show_conversation()
 

@@ -8,7 +8,7 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import events, on, work
 from textual.worker import Worker, WorkerState
 
 from ctxchat.chat.edits import branch_from, replace_from
@@ -25,11 +25,15 @@ from ctxchat.chat.turn import (
 )
 from ctxchat.core.history import MessageStatus
 from ctxchat.model.errors import ErrorKind, ProviderError
+from ctxchat.store import StoredMessage
 from ctxchat.tui.base import AppBase, message_view
 from ctxchat.tui.collector import full_collections_held
+from ctxchat.tui.on_screen import ReplyFacts
 from ctxchat.tui.views import MessageView
 from ctxchat.tui.widgets.composer import Composer
-from ctxchat.tui.widgets.conversation import ConversationView
+from ctxchat.tui.widgets.conversation import RETRYABLE, ConversationView
+from ctxchat.tui.widgets.layer_panel import ContextPanels
+from ctxchat.tui.widgets.memory_panel import MemoryPanel
 
 if TYPE_CHECKING:
     from ctxchat.tui.screens.edit_message import EditResult
@@ -37,6 +41,7 @@ if TYPE_CHECKING:
 
 SESSION_ACTIONS = frozenset(
     {
+        "retry",
         "toggle_mode",
         "inspect",
         "summarize",
@@ -72,12 +77,21 @@ class ChatActions(AppBase):
     @on(Composer.Submitted)
     def _send(self, event: Composer.Submitted) -> None:
         if self.streaming:
-            self.notify("A reply is still being written; stop it (Esc) or wait.", markup=False)
+            event.composer.restore(event.text)
+            self._send_held()
             return
         if not self.has_session or self.session.conversation_id is None:
+            event.composer.restore(event.text)
             self.notify("No conversation is open.", severity="warning", markup=False)
             return
-        self.run_turn(self.session, lambda session: send_message(session, event.text), True)
+        self.run_turn(self.session, lambda session: send_message(session, event.text), event.text)
+
+    @on(Composer.SendHeld)
+    def _send_held(self) -> None:
+        self.notify(
+            "A reply is still being written: Enter starts a new line until it ends (Esc stops it).",
+            markup=False,
+        )
 
     @on(Composer.Changed)
     def _draft_changed(self) -> None:
@@ -95,12 +109,76 @@ class ChatActions(AppBase):
         # means anything: hide the rest from the footer.
         return self.has_session or action not in SESSION_ACTIONS
 
-    @on(ConversationView.RetryRequested)
-    @on(ConversationView.RegenerateRequested)
+    def _retryable(self) -> StoredMessage | None:
+        """The conversation's newest message, if it is a reply that failed or stopped."""
+        session = self.session
+        if session.conversation_id is None:
+            return None
+        newest = session.store.newest_message(session.conversation_id)
+        if newest is None or newest.role != "assistant" or newest.status not in RETRYABLE:
+            return None
+        if self.streaming:
+            return None
+        return newest
+
+    def action_retry(self) -> None:
+        """Ask again for the newest reply if it failed or stopped, wherever focus is."""
+        if not self.has_session:
+            return
+        if self.streaming:
+            self.notify("A reply is still being written; Esc stops it.", markup=False)
+            return
+        newest = self._retryable()
+        if newest is None:
+            self.notify("Nothing to retry: the newest reply is complete.", markup=False)
+            return
+        self._failures.pop(newest.id, None)
+        self._again()
+
     def _again(self) -> None:
         if self.streaming or not self.has_session:
             return
-        self.run_turn(self.session, regenerate, False)
+        self.run_turn(self.session, regenerate)
+
+    @on(ConversationView.RegenerateRequested)
+    def _regenerate(self) -> None:
+        """Regenerating deletes the reply it replaces: ask first."""
+        if self.streaming or not self.has_session:
+            return
+
+        def decided(confirmed: bool | None) -> None:
+            if confirmed:
+                self._again()
+
+        from ctxchat.tui.screens.confirm import ConfirmScreen
+
+        self.push_screen(
+            ConfirmScreen(
+                "Replace the last reply with a new one?",
+                "Regenerate",
+                danger=True,
+                detail="The current reply and its reasoning are deleted.",
+            ),
+            decided,
+        )
+
+    @on(ConversationView.Left)
+    @on(MemoryPanel.Left)
+    def _back_to_composer(self) -> None:
+        self.composer.focus()
+
+    async def on_event(self, event: events.Event) -> None:
+        # A printable key typed while the conversation has focus is meant for the
+        # composer: focus moves there before the key is delivered, in the app's own queue,
+        # so a burst of keys stays in order (and never fires a message action).
+        if (
+            isinstance(event, events.Key)
+            and event.is_printable
+            and isinstance(self.focused, ConversationView)
+            and self.screen is self.composer.screen
+        ):
+            self.screen.set_focus(self.composer)
+        await super().on_event(event)
 
     @on(ConversationView.DetailsRequested)
     def _details(self, event: ConversationView.DetailsRequested) -> None:
@@ -177,26 +255,24 @@ class ChatActions(AppBase):
         else:
             replace_from(session, result.message_id, result.text)
             await self.reload_conversation()
-        self.run_turn(self.session, regenerate, False)
+        self.run_turn(self.session, regenerate)
 
     # --- one turn, in a worker --------------------------------------------------------------
 
-    def run_turn(
-        self,
-        session: ChatSession,
-        events: object,
-        clear_composer: bool,
-    ) -> None:
+    def run_turn(self, session: ChatSession, events: object, draft: str | None = None) -> None:
+        """Run one turn; `draft` is the text taken from the composer to send (put back if
+        the turn never starts)."""
         self.streaming = True
+        self.composer.can_send = False
         self.refresh_bindings()
-        self._turn(session, events, clear_composer)
+        self._turn(session, events, draft)
 
     @work(exclusive=True, group="reply", exit_on_error=False)
-    async def _turn(self, session: ChatSession, events: object, clear_composer: bool) -> None:
+    async def _turn(self, session: ChatSession, events: object, draft: str | None) -> None:
         with full_collections_held():
-            await self._run_turn(session, events, clear_composer)
+            await self._run_turn(session, events, draft)
 
-    async def _run_turn(self, session: ChatSession, events: object, clear_composer: bool) -> None:
+    async def _run_turn(self, session: ChatSession, events: object, draft: str | None) -> None:
         # Every widget update checks that the turn's conversation is the open one, so
         # switching conversations mid-reply never writes into the wrong chat; the store
         # gets it all, and coming back picks the reply up where it is.
@@ -213,11 +289,11 @@ class ChatActions(AppBase):
                 async for event in stream:
                     if isinstance(event, TurnStarted):
                         with self.batch_update():
-                            await self._show_event(session, reply, event, clear_composer)
+                            await self._show_event(session, reply, event)
                         continue
                     if isinstance(event, TurnFinished | TurnFailed):
                         ending.enter_context(self.batch_update())
-                    await self._show_event(session, reply, event, clear_composer)
+                    await self._show_event(session, reply, event)
         except OverBudget as error:
             self.notify(str(error), severity="error", markup=False, timeout=8)
         except NoBackend as error:
@@ -225,6 +301,8 @@ class ChatActions(AppBase):
         except ProviderError as error:
             self.notify(str(error), severity="error", markup=False, timeout=10)
         finally:
+            if draft is not None and reply.reply_id is None:
+                self.composer.restore(draft)  # never sent: nothing typed is lost
             with ending, self.batch_update():
                 await self._end_turn(session, reply)
 
@@ -232,6 +310,7 @@ class ChatActions(AppBase):
         """Whatever stopped the turn: the reply is marked, the plan and the keys follow."""
         self._live_reply = None
         self.streaming = False
+        self.composer.can_send = True
         self.refresh_bindings()
         if self._shows(session):
             item = self._reply_item(reply)
@@ -241,7 +320,7 @@ class ChatActions(AppBase):
                 await item.finish(stored.content, stored.status, error=stored.error or "")
                 # Its count, and the reasoning's, now that they are stored.
                 self.conversation_view.update_message(message_view(stored, session.counter))
-                self.set_status("Stopped; the part received so far was kept.")
+                self.set_status(ReplyFacts.of(stored).status_line())
             if self.session is not session:
                 # The conversation was left and opened again mid-reply: what the new
                 # session read then still has the reply half-written.
@@ -274,14 +353,10 @@ class ChatActions(AppBase):
                 reply.item = item
             return item
 
-    async def _show_event(
-        self, session: ChatSession, reply: _LiveReply, event: TurnEvent, clear_composer: bool
-    ) -> None:
+    async def _show_event(self, session: ChatSession, reply: _LiveReply, event: TurnEvent) -> None:
         """Draw one event of the turn (only while its conversation is the open one)."""
         shown = self._shows(session)
         if isinstance(event, TurnStarted):
-            if clear_composer and shown:
-                self.composer.clear()
             if event.user_message is None and shown:
                 # Retry or regenerate: the replies it replaces left the store; the
                 # pane drops them too (the store's last message is the new reply).
@@ -302,8 +377,8 @@ class ChatActions(AppBase):
                     )
                 )
                 self.set_status(f"{session.model} is writing… (Esc stops)")
-                self.sent_tokens = event.plan.tokens
-                self.server_prompt_tokens = None
+                # A sent message makes the last mode switch's note old news.
+                self.query_one("#context", ContextPanels).forget_mode_change()
                 self.refresh_plan()
         elif isinstance(event, ReplyDelta):
             reply.text.append(event.text)
@@ -330,27 +405,17 @@ class ChatActions(AppBase):
                     reply.content, reply.status, error=reply.error or "", tokens=reply.tokens
                 )
                 self.conversation_view.update_message(message_view(reply, session.counter))
-            self.server_prompt_tokens = reply.prompt_tokens
-            self.sent_tokens = reply.estimated_prompt_tokens
-            self.cached_tokens = reply.cached_tokens
+            self.set_status(ReplyFacts.of(reply).status_line())
         if isinstance(event, TurnFailed):
             error = event.error
             text = str(error)
             if error.kind is ErrorKind.UNKNOWN_MODEL and error.available_models:
                 text += " Press F4 to pick one."
             self.notify(text, severity="error", markup=False, timeout=12)
-            if self._shows(session):
-                self.set_status(f"{error.message} Ctrl+R retries.")
             return
         if event.notice:
             self.notify(event.notice, severity="warning", markup=False, timeout=10)
         self.start_semantic(session)
-        if self._shows(session):
-            drift = reply.drift
-            counted = (
-                "" if drift is None else f" · server counted {reply.prompt_tokens:,} ({drift:+,})"
-            )
-            self.set_status(f"{reply.tokens:,} tokens{counted}")
         self.maybe_summarize(session)
 
     def maybe_summarize(self, session: ChatSession) -> None:

@@ -57,7 +57,8 @@ def ctxchat_commands(app: Any) -> Iterator[SystemCommand]:
         ),
         ("conversation: export json", "Write this conversation to a JSON file", "export('json')"),
         ("reply: stop", "Stop the reply being written", "stop"),
-        ("reply: regenerate", "Replace the last reply with a new one", "regenerate"),
+        ("reply: retry", "Ask again for the newest reply if it failed or stopped", "retry"),
+        ("reply: regenerate", "Replace the last reply with a new one (asks first)", "regenerate"),
         (
             "reply: ask again without…",
             "Ask the selected reply (or the newest) again with a change; compare both",

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import work
 
+from ctxchat.chat.session import ChatSession
 from ctxchat.chat.session_factory import learn_server, make_backend
 from ctxchat.config.errors import MissingApiKey
 from ctxchat.model.errors import ProviderError
@@ -18,6 +20,7 @@ from ctxchat.tui.views import ConversationRowView
 
 if TYPE_CHECKING:
     from ctxchat.tui.screens.conversations import SwitcherResult
+    from ctxchat.tui.screens.export_format import ExportChoice, ExportFormat
     from ctxchat.tui.screens.model_picker import ModelChoice
 
 
@@ -49,7 +52,7 @@ class ConversationActions(AppBase):
             return
         store = self.session.store
         rows = [
-            ConversationRowView(c.id, c.title, c.updated_at, c.message_count, c.tokens)
+            ConversationRowView(c.id, c.name, c.updated_at, c.message_count, c.tokens)
             for c in store.list_conversations()
         ]
 
@@ -83,16 +86,39 @@ class ConversationActions(AppBase):
                     latest = store.create_conversation()
                 await self.open_conversation(latest.id)
         elif result.action == "export" and target is not None:
-            self.export_conversation(target, result.export_format or "markdown")
+            self.ask_export(target)
 
-    def export_conversation(self, conversation_id: int, export_format: str) -> Path:
+    def ask_export(self, conversation_id: int, export_format: ExportFormat = "markdown") -> None:
+        """Ask the format and the folder (the data dir's `exports` unless the user types
+        another), then export."""
+        title = self.session.store.get_conversation(conversation_id).name
+
+        def chosen(choice: ExportChoice | None) -> None:
+            if choice is not None:
+                self.export_conversation(conversation_id, choice.export_format, choice.folder)
+
+        from ctxchat.tui.screens.export_format import ExportFormatScreen
+
+        folder = self.workspace.locations.exports_dir
+        self.push_screen(ExportFormatScreen(title, folder, export_format), chosen)
+
+    def export_conversation(
+        self, conversation_id: int, export_format: str, folder: Path
+    ) -> Path | None:
+        """Write the conversation into `folder`; say the full path (or why it failed)."""
         store = self.session.store
         data = store.export_conversation(conversation_id)
-        title = store.get_conversation(conversation_id).title or "conversation"
+        title = store.get_conversation(conversation_id).name
         stem = re.sub(r"[^\w.-]+", "-", title).strip("-")[:60] or "conversation"
         suffix = "md" if export_format == "markdown" else "json"
-        path = Path.cwd() / f"{stem}-{conversation_id}.{suffix}"
-        path.write_text(export_text(data, markdown=suffix == "md"), encoding="utf-8")
+        path = folder.resolve() / f"{stem}-{conversation_id}.{suffix}"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            path.write_text(export_text(data, markdown=suffix == "md"), encoding="utf-8")
+        except OSError as error:
+            reason = error.strerror or str(error)
+            self.notify(f"Could not export to {path}: {reason}.", severity="error", markup=False)
+            return None
         self.notify(f"Exported to {path}", markup=False)
         return path
 
@@ -213,6 +239,18 @@ class ConversationActions(AppBase):
         before = session.window
         # Asked on every start; the answer is kept for `ctxchat context` and the next start.
         window = await learn_server(session, self.workspace, refresh=True)
-        if session is self._session and window != before:
-            self.notify_lines(window.warnings, severity="warning")
+        if self.has_session and session is self.session and window != before:
+            self.notify_lines(self._not_yet_told(session, window.warnings), severity="warning")
             self.refresh_plan()
+
+    def _not_yet_told(self, session: ChatSession, warnings: Sequence[str]) -> list[str]:
+        """The window warnings not shown before for this server and model (each once, not
+        on every start); those returned are remembered as shown."""
+        base_url = session.profile.base_url
+        fact = f"window_notice:{session.model}"
+        told = self.workspace.state.server_fact(base_url, fact)
+        text = "\n".join(warnings)
+        if not warnings or told == text:
+            return []
+        self.workspace.save_state(self.workspace.state.with_server_fact(base_url, fact, text))
+        return list(warnings)

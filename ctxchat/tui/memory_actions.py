@@ -68,7 +68,7 @@ class MemoryActions(AppBase):
         self.call_from_thread(self._usage_ready, session, key, view)
 
     def _usage_ready(self, session: ChatSession, key: _UsageKey, view: UsageView) -> None:
-        if session is not self._session:
+        if not self.has_session or session is not self.session:
             return
         self._usage, self._usage_key = view, key
         self._draw_memory(session, self.last_plan)
@@ -210,7 +210,7 @@ class MemoryActions(AppBase):
     @on(ConversationView.PinRequested)
     def _pin_message(self, event: ConversationView.PinRequested) -> None:
         draft = MemoryDraft(
-            text=event.text, kind=MemoryKind.FACT, scope="conversation", importance=6
+            text=event.text, kind=MemoryKind.FACT, scope="conversation", importance=6, pinned=True
         )
         self._editor(draft, "Pin as a memory entry", None, source=f"message:{event.message_id}")
 

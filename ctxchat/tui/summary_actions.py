@@ -182,5 +182,5 @@ class SummaryActions(AppBase):
         # The messages the model read: the source of a proposal that names no message.
         written = apply_decisions(session, [replace(d, span=span) for d in decisions])
         self.notify(f"Stored {len(written)} memory entries.", markup=False)
-        if session is self._session:
+        if self.has_session and session is self.session:
             self.refresh_plan()

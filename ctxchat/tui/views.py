@@ -18,7 +18,8 @@ class MessageView:
 
     `error` is the provider's one-sentence reason for an interrupted or failed reply;
     `tokens` is the stored count (0 while a reply is still arriving); `reasoning_tokens`
-    counts the separate reasoning, which is shown but never sent back.
+    counts the separate reasoning, which is shown but never sent back; `cut` says the
+    output limit ended the reply.
     """
 
     id: int
@@ -30,6 +31,7 @@ class MessageView:
     tokens: int = 0
     reasoning: str = ""
     reasoning_tokens: int = 0
+    cut: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -156,3 +158,23 @@ def status_line(app: CtxChatApp) -> str:
 def shown_messages(app: CtxChatApp) -> list[tuple[str, str]]:
     """(role, text) of the turns mounted in the conversation pane."""
     return [(item.view.role, item.view.content) for item in app.conversation_view.items]
+
+
+def key_event(character: str) -> events.Key:
+    """The key event a terminal sends for `character` ("\r" is Enter)."""
+    if character in ("\r", "\n"):
+        return events.Key("enter", "\r")
+    if character.isalnum():
+        return events.Key(character, character)
+    name = "space" if character == " " else unicodedata.name(character).lower()
+    return events.Key(name.replace(" ", "_").replace("-", "_"), character)
+
+
+def burst(pilot: Pilot[Any], text: str) -> None:
+    """Send `text` as keys all at once, faster than the app handles them (no waiting
+    between keys, as type-ahead over SSH or a text expander does)."""
+    app = pilot.app
+    for character in text:
+        event = key_event(character)
+        event.set_sender(app)
+        app.post_message(event)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input, OptionList, RadioButton, TextArea
+from textual.widgets import Input, OptionList, RadioButton, Static, TextArea
 
 from ctxchat.config.state import load_state
 from ctxchat.core.history import MessageStatus
@@ -20,9 +20,10 @@ from ctxchat.tui.screens.conversations import ConversationSwitcher
 from ctxchat.tui.screens.edit_message import EditMessageScreen
 from ctxchat.tui.screens.export_format import ExportFormatScreen
 from ctxchat.tui.screens.rename import RenameScreen
+from ctxchat.tui.widgets.budget_bar import BudgetBar
 from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
 
-from .app_harness import SIZE, MakeApp, seed, settle, shown_messages, typed, until
+from .app_harness import SIZE, MakeApp, seed, settle, shown_messages, status_line, typed, until
 
 DATABASE = [("user", "Which database?"), ("assistant", "PostgreSQL 16.")]
 BACKUPS = [("user", "How often do backups run?"), ("assistant", "Every night at two.")]
@@ -153,25 +154,28 @@ async def test_deleting_the_open_conversation_opens_another(make_app: MakeApp) -
 
 
 @pytest.mark.parametrize(("key", "suffix"), [("m", "md"), ("j", "json")])
-async def test_export_writes_a_file_in_the_working_directory(
+async def test_export_writes_into_the_exports_folder_and_says_the_full_path(
     make_app: MakeApp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str, suffix: str
 ) -> None:
-    out = tmp_path / "out"
-    out.mkdir()
-    monkeypatch.chdir(out)
+    here = tmp_path / "source-repository"
+    here.mkdir()
+    monkeypatch.chdir(here)
     app, notes = make_app()
     first, _ = two_conversations(app)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await open_switcher(app, pilot, highlight=first)
         await pilot.press("e")
+        await settle(pilot)
         assert isinstance(app.screen, ExportFormatScreen)
         await pilot.press(key)
         await settle(pilot)
 
+    out = app.workspace.locations.data_dir / "exports"
     path = out / f"Database-{first}.{suffix}"
+    assert list(here.iterdir()) == []  # never into the working directory
     assert [p.name for p in out.iterdir()] == [path.name]
-    assert f"Exported to {path}" in notes.messages
+    assert f"Exported to {path.resolve()}" in notes.messages
     text = path.read_text(encoding="utf-8")
     if suffix == "json":
         data = json.loads(text)
@@ -179,6 +183,27 @@ async def test_export_writes_a_file_in_the_working_directory(
     else:
         assert "Which database?" in text and "PostgreSQL 16." in text
         assert "Every night" not in text
+
+
+async def test_export_into_a_folder_that_cannot_be_made_says_so_in_one_line(
+    make_app: MakeApp, tmp_path: Path
+) -> None:
+    app, notes = make_app()
+    two_conversations(app)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await pilot.press(*"export markdown")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ExportFormatScreen)
+        app.screen.query_one("#export-folder", Input).value = str(blocker / "inside")
+        await pilot.press("m")
+        await settle(pilot)
+    (error,) = notes.of("error")
+    assert error.startswith(f"Could not export to {blocker / 'inside'}")
 
 
 async def ask_until_the_reply_begins(app: CtxChatApp, pilot: Pilot[Any]) -> None:
@@ -279,7 +304,7 @@ async def edit_first_message(app: CtxChatApp, pilot: Pilot[Any], text: str) -> E
     app.conversation_view.focus()
     await pilot.press("up", "up", "up", "up")
     assert app.conversation_view.selected_id == app.conversation_view.items[0].message_id
-    await pilot.press("e")
+    await pilot.press("ctrl+e")
     editor = app.screen
     assert isinstance(editor, EditMessageScreen)
     area = editor.query_one(TextArea)
@@ -354,3 +379,69 @@ async def test_edit_as_a_branch_keeps_the_original(
             ("user", "Which embedded database?"),
             ("assistant", "Use SQLite for this."),
         ]
+
+
+def side_text(app: CtxChatApp) -> str:
+    """Everything the context side shows, as plain text."""
+    side = app.query_one("#side")
+    shown = [side.query_one(BudgetBar), *side.query(Static)]
+    return "\n".join(str(widget.render()) for widget in shown)
+
+
+async def test_nothing_of_one_conversation_shows_under_another(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, _ = make_app()
+    server.script("Stored with its counts.")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await typed(pilot, "Count this")
+        await pilot.press("enter")
+        await settle(pilot)
+        first = app.session.conversation
+        reply = app.session.store.messages(first)[-1]
+        assert reply.prompt_tokens is not None
+        assert status_line(app).startswith(f"reply {reply.tokens:,} tokens · prompt: server")
+        assert "server counted" in side_text(app)
+        await pilot.press("ctrl+o")  # a mode switch leaves its note
+        await settle(pilot)
+        assert "↔" in side_text(app)
+
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        assert app.session.conversation != first
+        assert status_line(app) == ""
+        assert "server counted" not in side_text(app)
+        assert "↔" not in side_text(app)
+
+        await app.open_conversation(first)  # back: its reply's facts come from the store
+        await settle(pilot)
+        assert status_line(app).startswith(f"reply {reply.tokens:,} tokens · prompt: server")
+        assert "server counted" in side_text(app)
+
+
+async def test_a_new_conversation_is_named_after_its_first_message_everywhere(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, _ = make_app()
+    server.script("Use tomllib.", "Yes.")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.title == f"conversation {app.session.conversation}"
+        await typed(pilot, "How do I read a TOML file in Python 3.11?\nWith the stdlib only.")
+        await pilot.press("enter")
+        await settle(pilot)
+        name = "How do I read a TOML file in Python 3.11? With…"
+        conversation = app.session.store.get_conversation(app.session.conversation)
+        assert conversation.title == name
+        assert app.title == name
+        await typed(pilot, "Is it fast?")  # later messages leave the name alone
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.session.store.get_conversation(app.session.conversation).title == name
+        await pilot.press("ctrl+l")
+        await settle(pilot)
+        switcher = app.screen
+        assert isinstance(switcher, ConversationSwitcher)
+        listed = str(switcher.query_one(OptionList).get_option_at_index(0).prompt)
+        assert name in listed

@@ -12,6 +12,7 @@ from textual.widgets._footer import FooterKey
 from ctxchat.core.history import MessageStatus
 from ctxchat.testing.harness import TEST_KEY
 from ctxchat.testing.server import Fault, ScriptedModelServer
+from ctxchat.tui.on_screen import FAILED_STATUS, INTERRUPTED_STATUS
 from ctxchat.tui.screens.error_details import ErrorDetails
 from ctxchat.tui.widgets.budget_bar import BudgetBar
 
@@ -81,7 +82,8 @@ async def test_a_provider_error_is_notified_and_the_message_kept(
         await settle(pilot)
 
         assert notes.of("error") == [f"{sentence} {action}"]
-        assert status_line(app) == f"{sentence} Ctrl+R retries."
+        failed = kept[1] is MessageStatus.FAILED
+        assert status_line(app) == (FAILED_STATUS if failed else INTERRUPTED_STATUS)
         user, reply = app.session.store.messages(app.session.conversation)
         assert (user.role, user.content, user.status) == (
             "user",
@@ -183,7 +185,7 @@ async def test_details_of_a_failed_reply_show_the_servers_words_and_can_retry(
     async with app.run_test(size=SIZE) as pilot:
         await send_to_fail(app, pilot)
         assert "Details" in footer_keys(app)
-        await pilot.press("i")
+        await pilot.press("ctrl+d")
         await settle(pilot)
         assert dialog_text(app) == [
             "The model server failed with an internal error (500).",
@@ -214,7 +216,7 @@ async def test_details_of_a_reply_that_failed_in_an_earlier_run_come_from_the_st
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.conversation_view.focus()
-        await pilot.press("i")
+        await pilot.press("ctrl+d")
         await settle(pilot)
         assert dialog_text(app) == [
             "The model server failed with an internal error (500). "
@@ -241,7 +243,7 @@ async def test_retry_in_the_details_does_nothing_once_another_conversation_is_op
         store = app.session.store
         other = store.create_conversation("Other", model="gpt-4o").id
         kept = seed(store, [("user", "Hi"), ("assistant", "Good answer.")], conversation_id=other)
-        await pilot.press("i")
+        await pilot.press("ctrl+d")
         await settle(pilot)
         sent = len(server.requests)
         # The palette works over the dialog; a switch made there must not be retried into.
@@ -263,7 +265,7 @@ async def test_retry_in_the_details_works_after_leaving_the_conversation_and_com
         await send_to_fail(app, pilot)
         first = app.session.conversation
         other = app.session.store.create_conversation("Other", model="gpt-4o").id
-        await pilot.press("i")
+        await pilot.press("ctrl+d")
         await settle(pilot)
         # Away and back through the palette, over the dialog: the reply is still the newest.
         await app.open_conversation(other)

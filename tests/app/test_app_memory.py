@@ -210,7 +210,7 @@ async def test_pin_a_message_as_a_fact(make_app: MakeApp) -> None:
         app.conversation_view.focus()
         await pilot.press("up")  # selects the newest message: the reply
         assert app.conversation_view.selected_id == reply.id
-        await pilot.press("p")
+        await pilot.press("ctrl+k")
         editor = app.screen
         assert isinstance(editor, MemoryEditor)
         assert editor.query_one("#memory-text", TextArea).text == reply.content
@@ -218,19 +218,37 @@ async def test_pin_a_message_as_a_fact(make_app: MakeApp) -> None:
         await settle(pilot)
 
         (entry,) = app.session.store.list_memory(conversation_id=app.session.conversation)
-        assert (entry.kind, entry.text, entry.source, entry.conversation_id, entry.importance) == (
+        fields = (entry.kind, entry.text, entry.source, entry.conversation_id, entry.importance)
+        assert fields == (
             MemoryKind.FACT,
             "The service runs on PostgreSQL 16.",
             f"message:{reply.id}",
             app.session.conversation,
             6,
         )
+        assert entry.pinned  # "pin" pins
         assert memory_refs(app.last_plan) == [entry.ref]
 
-        await pilot.press("k", "p")  # the message before: the user's question
+        await pilot.press("up", "ctrl+k")  # the message before: the user's question
         editor = app.screen
         assert isinstance(editor, MemoryEditor)
         assert editor.query_one("#memory-text", TextArea).text == user.content
         await pilot.press("escape")
         await settle(pilot)
         assert len(app.session.store.list_memory(include_all_scopes=True)) == 1
+
+
+async def test_the_memory_panel_takes_only_the_room_its_entries_need(make_app: MakeApp) -> None:
+    app, _ = make_app()
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        memory = app.query_one("#memory")
+        context = app.query_one("#context")
+        assert memory.outer_size.height == 2  # its border and the header line
+        assert context.outer_size.height == app.query_one("#side").size.height - 2
+        app.session.store.add_memory(MemoryKind.FACT, "The service runs on PostgreSQL 16.")
+        app.session.forget_memory()
+        app.refresh_plan()
+        await settle(pilot)
+        header = memory.query_one(".memory-panel--header").outer_size.height
+        assert memory.outer_size.height == 1 + header + 2  # and one two-line entry

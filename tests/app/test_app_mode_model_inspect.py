@@ -10,11 +10,11 @@ from ctxchat.core.memory import MemoryKind, Mode
 from ctxchat.core.plan import Reason
 from ctxchat.store import Store
 from ctxchat.testing.server import ScriptedModelServer
-from ctxchat.tui.screens.inspector import RequestInspector, pretty_json
+from ctxchat.tui.screens.inspector import RequestInspector, WrappedLines, pretty_json
 from ctxchat.tui.screens.model_picker import ModelPicker
 from ctxchat.tui.widgets.layer_panel import ContextPanels
 
-from .app_harness import SIZE, MakeApp, memory_refs, seed, settle, typed
+from .app_harness import SIZE, MakeApp, exchange, memory_refs, seed, settle, typed
 
 
 def every_kind(store: Store) -> dict[MemoryKind, str]:
@@ -169,3 +169,25 @@ async def test_a_selected_reply_shows_the_request_it_came_from(
             == server.requests[0]["messages"]
         )
         assert inspector.body["messages"][-1] == {"role": "user", "content": "First question"}
+
+
+async def test_the_inspectors_json_scrolls_to_its_last_line_at_160_by_45(
+    make_app: MakeApp,
+) -> None:
+    app, _ = make_app()
+    seed(app.workspace.store, exchange(30), conversation_id=app.session.conversation)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        await pilot.press("f2")
+        inspector = app.screen
+        assert isinstance(inspector, RequestInspector)
+        view = inspector.query_one("#json-view", WrappedLines)
+        await pilot.press("end")
+        await pilot.pause()
+        # The view ends inside the dialog, above the footer: its last row can be seen.
+        dialog = inspector.query_one("#inspector-dialog")
+        assert view.region.bottom <= dialog.content_region.bottom
+        assert view.max_scroll_y > 0
+        assert view.scroll_y == view.max_scroll_y
+        last_row = view.region.bottom - 1
+        assert inspector.get_widget_at(view.region.x + 2, last_row)[0] is view

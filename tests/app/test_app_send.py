@@ -14,6 +14,8 @@ from ctxchat.core.history import MessageStatus
 from ctxchat.core.plan import ContextPlan, PlanStatus
 from ctxchat.testing.server import Fault, Reply, ScriptedModelServer
 from ctxchat.tui.base import BIG_DRAFT
+from ctxchat.tui.on_screen import INTERRUPTED_STATUS
+from ctxchat.tui.screens.confirm import ConfirmScreen
 from ctxchat.tui.widgets.message_item import MessageItem
 from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
 
@@ -68,7 +70,10 @@ async def test_a_sent_message_and_its_streamed_reply_are_stored_as_planned(
             ("user", "What is WAL mode?"),
             ("assistant", "WAL keeps a write-ahead log beside the database file."),
         ]
-        assert status_line(app).startswith(f"{reply.tokens:,} tokens")
+        assert status_line(app) == (
+            f"reply {reply.tokens:,} tokens · "
+            f"prompt: server {reply.prompt_tokens:,}, ctxchat {reply.estimated_prompt_tokens:,}"
+        )
         assert notes.of("error") == []
 
 
@@ -101,7 +106,7 @@ async def test_escape_stops_the_reply_and_keeps_the_part_received(
         assert (reply.content, reply.status) == ("Partial answ", MessageStatus.INTERRUPTED)
         assert not app.streaming
         assert app.conversation_view.items[-1].view.status is MessageStatus.INTERRUPTED
-        assert status_line(app) == "Stopped; the part received so far was kept."
+        assert status_line(app) == INTERRUPTED_STATUS
 
 
 async def test_retry_on_the_conversation_pane_replaces_an_interrupted_reply(
@@ -147,7 +152,9 @@ async def test_regenerate_replaces_the_last_reply(
         first = app.session.store.messages(app.session.conversation)[-1]
 
         app.conversation_view.focus()
-        await pilot.press("g")
+        await pilot.press("ctrl+g")
+        assert isinstance(app.screen, ConfirmScreen)  # it deletes the reply: asked first
+        await pilot.press("y")
         await settle(pilot)
 
         messages = app.session.store.messages(app.session.conversation)

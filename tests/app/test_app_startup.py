@@ -598,3 +598,20 @@ async def test_notifications_are_cleaned_of_control_sequences(make_app: MakeApp)
         shown = " ".join(str(toast.render()) for toast in app.screen.query("Toast"))
         assert "\x1b" not in shown and "\x9b" not in shown and "\u202e" not in shown
         assert "server said: <osc52> <osc52st>" in shown
+
+
+async def test_the_servers_window_notice_is_shown_once_per_server_and_model(
+    make_app: MakeApp,
+) -> None:
+    def window_notices(notes: Notes) -> list[str]:
+        return [n for n in notes.of("warning") if "does not report its context size" in n]
+
+    first, notes = make_app(context_window=0)
+    async with first.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: window_notices(notes), timeout=10)
+        await settle(pilot)
+    again, notes_again = make_app(context_window=0)
+    async with again.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: again.session.window.context_window > 0, timeout=10)
+        await settle(pilot)
+    assert window_notices(notes_again) == []

@@ -380,6 +380,21 @@ class TestSummaryVersionsScreen:
         assert snap_compare(app, run_before=then("f3"), terminal_size=WIDE)
 
 
+class TestConversationOutsideTheRequest:
+    def test_narrow(self, build: BuildApp, clock: Clock, snap_compare: SnapCompare) -> None:
+        """Eight turns about backups; the first four are in summary v2: their gutter is a
+        faint line, their headers muted, and under `Answer to: Question 2…` one italic line
+        `┄┄ above: in summary v2, 4 messages`.
+        Questions 3 and 4 and their answers have the usual gutter."""
+        app = summary_versions(build(), clock)
+        assert snap_compare(app, run_before=then(), terminal_size=NARROW)
+
+    def test_wide(self, build: BuildApp, clock: Clock, snap_compare: SnapCompare) -> None:
+        """As narrow, with the context side: the summary panel holds v2."""
+        app = summary_versions(build(), clock)
+        assert snap_compare(app, run_before=then(), terminal_size=WIDE)
+
+
 def summarize_preview(app: CtxChatApp) -> CtxChatApp:
     store, conversation = open_conversation(app)
     for n in range(1, 5):

@@ -187,7 +187,7 @@ class ConversationHost(App[None]):
     def on_conversation_view_edit_requested(self, event: ConversationView.EditRequested) -> None:
         self.posted.append(event)
 
-    def on_conversation_view_retry_requested(self, event: ConversationView.RetryRequested) -> None:
+    def on_conversation_view_left(self, event: ConversationView.Left) -> None:
         self.posted.append(event)
 
     def on_conversation_view_regenerate_requested(

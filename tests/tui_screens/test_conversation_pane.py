@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
+from rich.color import ColorSystem
+from textual.color import Color
 from textual.geometry import Offset
 from textual.selection import Selection
+from textual.theme import Theme
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
 from ctxchat.core.history import MessageStatus
 from ctxchat.tui.screens.confirm import ConfirmScreen
+from ctxchat.tui.themes import load_themes, shipped_theme_dirs
 from ctxchat.tui.views import MessageView
 from ctxchat.tui.widgets.conversation import ConversationView
 from ctxchat.tui.widgets.message_item import MessageItem
@@ -202,30 +207,41 @@ async def test_each_key_posts_its_message_with_the_selected_id() -> None:
         await pilot.pause()
         view = app.query_one(ConversationView)
         # Nothing selected: actions apply to the newest message (a failed reply).
-        await pilot.press("ctrl+r", "g")
+        await pilot.press("ctrl+g")
         await pilot.press("up")  # selects the newest
         assert view.selected_id == 6
-        await pilot.press("k")
+        await pilot.press("up")
         assert view.selected_id == 5
-        await pilot.press("e", "c")
-        await pilot.press("up", "ctrl+r", "p")  # an older interrupted reply: no retry
-        await pilot.press("j")
+        await pilot.press("ctrl+e", "ctrl+c")
+        await pilot.press("up", "ctrl+k")
+        await pilot.press("down")
         assert view.selected_id == 5
+        await pilot.press("escape")
         await pilot.pause()
         posted = [(type(m).__name__, getattr(m, "message_id", None)) for m in app.posted]
         assert posted == [
-            ("RetryRequested", 6),
             ("RegenerateRequested", None),
             ("EditRequested", 5),
             ("CopyRequested", 5),
             ("PinRequested", 4),
+            ("Left", None),
         ]
-        copy = app.posted[3]
+        assert view.selected_id is None
+        copy = app.posted[2]
         assert isinstance(copy, ConversationView.CopyRequested)
         assert copy.text == "Try once more, please."
-        pin = app.posted[4]
+        pin = app.posted[3]
         assert isinstance(pin, ConversationView.PinRequested)
         assert pin.text == SAMPLE[3].content
+
+
+async def test_letters_typed_here_fire_no_action() -> None:
+    app = ConversationHost(len(SAMPLE), listed(SAMPLE))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("up", *"great, thanks; pin it, edit, copy, kj")
+        await pilot.pause()
+        assert app.posted == []
 
 
 async def test_pin_takes_the_text_selected_in_the_message() -> None:
@@ -237,7 +253,7 @@ async def test_pin_takes_the_text_selected_in_the_message() -> None:
         body = view.items[2].query_one(".message--body", Static)
         # "And the [bold]literal[/bold] text": columns 8 to 29 of the first line.
         app.screen.selections = {body: Selection.from_offsets(Offset(8, 0), Offset(29, 0))}
-        await pilot.press("p")
+        await pilot.press("ctrl+k")
         await pilot.pause()
         pin = app.posted[-1]
         assert isinstance(pin, ConversationView.PinRequested)
@@ -248,10 +264,9 @@ async def test_actions_that_do_not_apply_post_nothing() -> None:
     app = ConversationHost(len(SAMPLE), listed(SAMPLE))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        await pilot.press("up", "k", "k", "k")  # message 3, a user turn that completed
+        await pilot.press("up", "up", "up", "up")  # message 3, a user turn that completed
         assert app.query_one(ConversationView).selected_id == 3
-        await pilot.press("ctrl+r")  # not failed: no retry
-        await pilot.press("k", "e")  # message 2 is the assistant's: not editable
+        await pilot.press("up", "ctrl+e")  # message 2 is the assistant's: not editable
         await pilot.pause()
         assert app.posted == []
 
@@ -350,3 +365,64 @@ async def test_update_message_shows_the_new_state() -> None:
         marker = item.query_one(".message--status")
         assert marker.has_class("-complete") and not marker.has_class("-failed")
         assert str(item.query_one(MarkdownBlock).content) == "It worked this time."
+
+
+def _themes() -> list[Theme]:
+    shipped, problems = load_themes(shipped_theme_dirs())
+    assert problems == []
+    return shipped
+
+
+SHIPPED = [theme.name for theme in _themes()]
+SELECTION_THEMES = [*SHIPPED, "textual-dark", "textual-light"]  # textual-dark is the default
+
+
+def _apart(one: Color, other: Color, system: ColorSystem | None) -> float:
+    """How far apart two colours look (RGB distance), as a terminal of `system` shows them."""
+    if system is None:
+        return math.dist(one.rgb, other.rgb)
+    first = one.rich_color.downgrade(system).get_truecolor()
+    second = other.rich_color.downgrade(system).get_truecolor()
+    return math.dist(tuple(first), tuple(second))
+
+
+@pytest.mark.parametrize("theme", SELECTION_THEMES)
+async def test_the_selected_message_stands_out_in_every_theme(theme: str) -> None:
+    app = ConversationHost(len(SAMPLE), listed(SAMPLE))
+    async with app.run_test(size=(80, 24)) as pilot:
+        for shipped in _themes():
+            app.register_theme(shipped)
+        app.theme = theme
+        await pilot.pause()
+        view = app.query_one(ConversationView)
+        for message_id in (1, 2):  # a user turn and a reply
+            item = view.item(message_id)
+            assert item is not None
+            plain = item.background_colors[1]
+            view.select(message_id)
+            await pilot.pause()
+            selected = item.background_colors[1]
+            for system in (None, ColorSystem.EIGHT_BIT):  # truecolor, and 256 colours
+                assert _apart(plain, selected, system) >= 60, (theme, message_id, system)
+            bar_type, bar = item.styles.border_left
+            assert bar_type == "thick"
+            assert _apart(bar, selected, ColorSystem.EIGHT_BIT) >= 60
+            view.select(5)  # off again
+            await pilot.pause()
+
+
+async def test_home_and_end_go_to_the_very_first_and_the_newest_message() -> None:
+    _, load = numbered(500)
+    app = ConversationHost(500, load)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        view = app.query_one(ConversationView)
+        await pilot.press("home")
+        await pilot.pause()
+        assert view.selected_id == 1
+        assert view.window[0] == 0
+        assert view.scroll_y == 0
+        await pilot.press("end")
+        await pilot.pause()
+        assert view.selected_id == 500
+        assert view.window[1] == 500

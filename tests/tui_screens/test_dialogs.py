@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual.widgets import Button, Input, OptionList, RadioButton, RadioSet, Static, TextArea
 
 from ctxchat.chat.extractor import Decision, ProposalDecision
@@ -10,7 +12,7 @@ from ctxchat.tui.screens.confirm import ConfirmScreen
 from ctxchat.tui.screens.conversations import ConversationSwitcher, SwitcherResult
 from ctxchat.tui.screens.edit_message import EditMessageScreen, EditResult
 from ctxchat.tui.screens.error_details import ErrorDetails
-from ctxchat.tui.screens.export_format import ExportFormatScreen
+from ctxchat.tui.screens.export_format import ExportChoice, ExportFormatScreen
 from ctxchat.tui.screens.extraction import ExtractionReview
 from ctxchat.tui.screens.memory_editor import MemoryEditor
 from ctxchat.tui.screens.rename import RenameScreen
@@ -193,17 +195,23 @@ async def test_switcher_delete_asks_first() -> None:
         assert app.result == SwitcherResult("delete", 3)
 
 
-async def test_switcher_export_chooses_a_format() -> None:
+async def test_switcher_export_asks_the_app_to_export_the_highlighted_one() -> None:
     app = ScreenHost(ConversationSwitcher(ROWS))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("tab", "e")
-        assert isinstance(app.screen, ExportFormatScreen)
-        await pilot.press("j")
-        assert app.result == SwitcherResult("export", 1, export_format="json")
-    app = ScreenHost(ConversationSwitcher(ROWS))
+        assert app.result == SwitcherResult("export", 1)
+
+
+async def test_export_asks_the_format_and_the_folder(tmp_path: Path) -> None:
+    app = ScreenHost(ExportFormatScreen("Notes", tmp_path / "exports"))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press("tab", "e", "enter")
-        assert app.result == SwitcherResult("export", 1, export_format="markdown")
+        await pilot.press("j")
+        assert app.result == ExportChoice("json", tmp_path / "exports")
+    app = ScreenHost(ExportFormatScreen("Notes", tmp_path / "exports", "json"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.screen.query_one("#export-folder", Input).value = "~/elsewhere"
+        await pilot.press("enter")  # the JSON button has focus: it was asked for
+        assert app.result == ExportChoice("json", Path("~/elsewhere").expanduser())
 
 
 # Summary versions

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Collapsible, Input
 
@@ -21,6 +23,7 @@ from ctxchat.tui.screens.rename import RenameScreen
 from ctxchat.tui.screens.setup import SetupScreen
 from ctxchat.tui.screens.summarize_preview import SummarizePreview
 from ctxchat.tui.screens.summary_versions import SummaryScreen
+from ctxchat.tui.themes import load_themes, shipped_theme_dirs
 from ctxchat.tui.views import MemoryDraft, MessageView
 from ctxchat.tui.widgets.conversation import ConversationView
 from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
@@ -83,10 +86,28 @@ class TestConversationPane:
         assert snap_compare(app, terminal_size=WIDE, run_before=run_before)
 
     def test_selected_user_turn(self, snap_compare: SnapCompare) -> None:
-        """80x24: after up, up, the user's "Try once more, please." is selected; the footer's
-        Edit is now enabled and Retry dimmed."""
+        """80x24: after up, up, the user's "Try once more, please." is selected (a thick accent
+        bar and a strong tint); the footer's Edit is now enabled."""
         app = ConversationHost(len(SAMPLE), listed(SAMPLE))
         assert snap_compare(app, press=["up", "up"])
+
+    @pytest.mark.parametrize(
+        "theme", ["ctxchat-dark", "ctxchat-light", "solarized-ctx", "textual-light"]
+    )
+    def test_selected_reply_in_each_theme(self, snap_compare: SnapCompare, theme: str) -> None:
+        """80x24 in `theme`: the reply "Use tomllib…" is selected: a thick accent bar on its
+        left and a tint that stands clear of the other turns (textual-dark is above)."""
+
+        async def run_before(pilot: Pilot[None]) -> None:
+            themes, _ = load_themes(shipped_theme_dirs())
+            for shipped in themes:
+                pilot.app.register_theme(shipped)
+            pilot.app.theme = theme
+            pilot.app.query_one(ConversationView).select(2)
+            await pilot.pause()
+
+        app = ConversationHost(len(SAMPLE), listed(SAMPLE))
+        assert snap_compare(app, run_before=run_before)
 
     def test_reply_while_streaming(self, snap_compare: SnapCompare) -> None:
         """A reply mid-stream: the header says "writing…" and the first paragraph and the start
@@ -234,9 +255,10 @@ class TestSwitcherDialogs:
         assert snap_compare(ScreenHost(RenameScreen("Old title")), run_before=run_before)
 
     def test_export_format(self, snap_compare: SnapCompare) -> None:
-        """ "Export “TOML config loading”", a sentence on the two formats, and Cancel / JSON /
-        Markdown (focused)."""
-        assert snap_compare(ScreenHost(ExportFormatScreen("TOML config loading")))
+        """ "Export “TOML config loading”", a sentence on the two formats, the folder it goes
+        to (editable), and Cancel / JSON / Markdown (focused)."""
+        folder = Path("/home/ada/.local/share/ctxchat/exports")
+        assert snap_compare(ScreenHost(ExportFormatScreen("TOML config loading", folder)))
 
 
 class TestSummary:

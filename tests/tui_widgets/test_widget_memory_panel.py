@@ -210,6 +210,7 @@ def test_next_kind_cycles_through_all_kinds() -> None:
 def test_every_binding_has_an_id_and_a_tooltip() -> None:
     ids = {binding.id for binding in Binding.make_bindings(MemoryPanel.BINDINGS)}
     assert ids == {
+        "memory.back",
         "memory.add",
         "memory.edit",
         "memory.delete",

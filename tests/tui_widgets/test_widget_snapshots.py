@@ -147,6 +147,16 @@ class TestMemoryPanel:
             host(self.build), run_before=self.focus, press=["down", "down"], terminal_size=WIDE
         )
 
+    def test_empty_takes_one_line(self, snap_compare: SnapCompare) -> None:
+        """No entries: only the header line `memory · 0 entries · F6 then a adds one` at the
+        top; the rest of the screen is left free (the panel takes
+        only the room its entries need)."""
+
+        def empty() -> list[Widget]:
+            return [MemoryPanel([], make_plan(memory=[]))]
+
+        assert snap_compare(host(empty))
+
 
 # 2026-11-24 12:00 UTC: the day the old database entry was superseded.
 NOV_24 = 1795521600.0

@@ -17,7 +17,6 @@ from textual.widgets.option_list import Option
 
 from ctxchat.tui.screens.confirm import ConfirmScreen
 from ctxchat.tui.screens.dialog import Dialog
-from ctxchat.tui.screens.export_format import ExportFormat, ExportFormatScreen
 from ctxchat.tui.screens.rename import RenameScreen
 from ctxchat.tui.text import clean, plain, tokens
 from ctxchat.tui.views import ConversationRowView
@@ -30,14 +29,12 @@ SwitcherAction = Literal["switch", "new", "rename", "delete", "export"]
 class SwitcherResult:
     """What the user chose; the app does the work.
 
-    `conversation_id` is None only for "new"; `title` is set for "rename" and
-    `export_format` for "export".
+    `conversation_id` is None only for "new"; `title` is set for "rename".
     """
 
     action: SwitcherAction
     conversation_id: int | None = None
     title: str | None = None
-    export_format: ExportFormat | None = None
 
 
 def matches(title: str, query: str) -> bool:
@@ -273,14 +270,9 @@ class ConversationSwitcher(Dialog[SwitcherResult | None]):
 
     def action_export(self) -> None:
         row = self._highlighted()
-        if row is None:
-            return
-
-        def chosen(export_format: ExportFormat | None) -> None:
-            if export_format is not None:
-                self.dismiss(SwitcherResult("export", row.id, export_format=export_format))
-
-        self.app.push_screen(ExportFormatScreen(row.title or "Untitled"), chosen)
+        if row is not None:
+            # The app asks for the format and the folder.
+            self.dismiss(SwitcherResult("export", row.id))
 
     def action_close(self) -> None:
         search = self.query_one(Input)

@@ -1,14 +1,16 @@
-"""Choose the format a conversation is exported in."""
+"""Choose the format a conversation is exported in, and the folder it is written to."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar, Literal
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, Static
+from textual.widgets import Button, Input, Label, Static
 
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import plain
@@ -16,13 +18,22 @@ from ctxchat.tui.text import plain
 ExportFormat = Literal["markdown", "json"]
 
 
-class ExportFormatScreen(Dialog[ExportFormat | None]):
-    """Markdown (to read) or JSON (everything, for tools); dismiss with the choice or None."""
+@dataclass(frozen=True, slots=True)
+class ExportChoice:
+    """The format and the folder the user chose (the folder as typed, `~` expanded)."""
+
+    export_format: ExportFormat
+    folder: Path
+
+
+class ExportFormatScreen(Dialog[ExportChoice | None]):
+    """Markdown (to read) or JSON (everything, for tools), into a folder the user can change;
+    dismiss with the choice or None."""
 
     DEFAULT_CSS = """
     ExportFormatScreen {
         & > Vertical {
-            width: 64;
+            width: 72;
             max-width: 90%;
             height: auto;
             padding: 1 2;
@@ -31,6 +42,7 @@ class ExportFormatScreen(Dialog[ExportFormat | None]):
             color: $text-muted;
             margin-bottom: 1;
         }
+        #export-folder { margin-bottom: 1; }
     }
     """
 
@@ -52,9 +64,11 @@ class ExportFormatScreen(Dialog[ExportFormat | None]):
         ),
     ]
 
-    def __init__(self, title: str) -> None:
+    def __init__(self, title: str, folder: Path, initial: ExportFormat = "markdown") -> None:
         super().__init__()
         self._title = title
+        self._folder = folder
+        self._initial = initial
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -65,24 +79,38 @@ class ExportFormatScreen(Dialog[ExportFormat | None]):
                 classes="export--hint",
                 markup=False,
             )
+            yield Label("Into the folder (created if it does not exist):")
+            yield Input(str(self._folder), id="export-folder")
             with Horizontal(classes="dialog--buttons"):
                 yield Button("Cancel", id="cancel")
-                yield Button("JSON", id="json")
-                yield Button("Markdown", id="markdown", variant="primary")
+                yield Button("JSON", id="json", variant="primary" if self._json else "default")
+                yield Button(
+                    "Markdown", id="markdown", variant="default" if self._json else "primary"
+                )
+
+    @property
+    def _json(self) -> bool:
+        return self._initial == "json"
 
     def on_mount(self) -> None:
-        self.query_one("#markdown", Button).focus()
+        self.query_one(f"#{self._initial}", Button).focus()
 
     @on(Button.Pressed, "#markdown")
     def _markdown(self) -> None:
-        self.dismiss("markdown")
+        self.action_choose("markdown")
 
     @on(Button.Pressed, "#json")
-    def _json(self) -> None:
-        self.dismiss("json")
+    def _json_pressed(self) -> None:
+        self.action_choose("json")
+
+    @on(Input.Submitted, "#export-folder")
+    def _folder_submitted(self) -> None:
+        self.action_choose(self._initial)
 
     def action_choose(self, choice: ExportFormat) -> None:
-        self.dismiss(choice)
+        typed = self.query_one("#export-folder", Input).value.strip()
+        folder = Path(typed).expanduser() if typed else self._folder
+        self.dismiss(ExportChoice(choice, folder))
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:

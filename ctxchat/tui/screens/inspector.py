@@ -174,7 +174,11 @@ class RequestInspector(ModalScreen[None]):
         }
         & .inspector--title { padding: 0 1; text-style: bold; }
         & .inspector--summary { padding: 0 1; color: $foreground-muted; }
-        & TabPane { padding: 0; }
+        /* The tabs take what is left of the dialog, so the view ends inside it and
+           scrolls to its last line (auto heights let it run past the bottom). */
+        & TabbedContent { height: 1fr; }
+        & ContentSwitcher { height: 1fr; }
+        & TabPane { padding: 0; height: 1fr; }
     }
     """
 

@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import TextArea
 
+SEND_KEYS = ("enter",)
+NEWLINE_KEYS = ("shift+enter", "ctrl+j")
+
 
 class Composer(TextArea):
-    """Where the next message is written; its token count shows live in the input panel."""
+    """Where the next message is written; its token count shows live in the input panel.
+
+    Sending and new lines are handled with the keys, in the composer's own queue: a key
+    that arrives in a burst right after Enter is typed after the sent text, never before
+    it or into it (a binding would run in the app's queue, out of order with the typing).
+    """
 
     DEFAULT_CSS = """
     Composer {
@@ -26,15 +36,9 @@ class Composer(TextArea):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        # Priority, so Enter sends instead of TextArea inserting a newline.
-        Binding(
-            "enter",
-            "submit",
-            "Send",
-            priority=True,
-            id="composer.send",
-            tooltip="Send the message",
-        ),
+        # Shown in the footer and named for `[keys]`; the keys themselves are handled in
+        # `on_key`, in order with the typing.
+        Binding("enter", "submit", "Send", id="composer.send", tooltip="Send the message"),
         Binding(
             "shift+enter,ctrl+j",
             "newline",
@@ -47,7 +51,7 @@ class Composer(TextArea):
 
     @dataclass
     class Submitted(Message):
-        """The user sent `text` (the composer is not cleared: the app decides)."""
+        """The user sent `text`; the composer no longer holds it (`restore` puts it back)."""
 
         composer: Composer
         text: str
@@ -56,7 +60,18 @@ class Composer(TextArea):
         def control(self) -> Composer:
             return self.composer
 
-    def __init__(self, *, id: str | None = None) -> None:
+    @dataclass
+    class SendHeld(Message):
+        """Enter was pressed while sending is held (a reply is being written): it made a
+        new line instead, so the next words do not run into these."""
+
+    def __init__(
+        self,
+        *,
+        id: str | None = None,
+        send_keys: Iterable[str] = SEND_KEYS,
+        newline_keys: Iterable[str] = NEWLINE_KEYS,
+    ) -> None:
         super().__init__(
             "",
             id=id,
@@ -65,10 +80,46 @@ class Composer(TextArea):
             tab_behavior="focus",
             placeholder="Write a message — Enter sends, Shift+Enter or Ctrl+J for a new line",
         )
+        self.can_send = True
+        """False while a reply is being written: Enter then starts a new line."""
+        self.send_keys = frozenset(send_keys)
+        self.newline_keys = frozenset(newline_keys)
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key in self.send_keys and not self.can_send:
+            action = self._hold
+        elif event.key in self.send_keys:
+            action = self.action_submit
+        elif event.key in self.newline_keys:
+            action = self.action_newline
+        else:
+            return
+        event.stop()
+        event.prevent_default()
+        action()
 
     def action_submit(self) -> None:
-        if self.text.strip():
-            self.post_message(self.Submitted(self, self.text))
+        """Take the draft out and post it: what is typed from now on starts the next one."""
+        text = self.text
+        if text.strip():
+            self.clear()
+            self.post_message(self.Submitted(self, text))
 
     def action_newline(self) -> None:
         self.insert("\n")
+
+    def _hold(self) -> None:
+        self.action_newline()
+        self.post_message(self.SendHeld())
+
+    def restore(self, text: str) -> None:
+        """Put back a draft that was not sent, before whatever was typed since.
+
+        Done in the composer's queue, after the keys already on their way to it.
+        """
+        self.call_later(self._put_back, text)
+
+    def _put_back(self, text: str) -> None:
+        typed_since = self.text
+        self.load_text(text if not typed_since else f"{text}\n{typed_since}")
+        self.move_cursor(self.document.end)

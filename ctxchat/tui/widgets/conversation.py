@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, TypeGuard
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
 from textual.binding import Binding, BindingType
@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.widget import Widget
 
 from ctxchat.core.history import MessageStatus
+from ctxchat.tui.outside import OutsideMarks
 from ctxchat.tui.views import MessageView
 
 if TYPE_CHECKING:
@@ -62,9 +63,11 @@ class ConversationView(VerticalScroll, can_focus=True):
     }
     """
 
+    # No bare letters: a key typed here by mistake goes to the composer (see the app), and
+    # what changes a conversation sits on a Ctrl chord that typing cannot hit.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
-            "up,k",
+            "up",
             "select_previous",
             "Previous",
             show=False,
@@ -72,12 +75,20 @@ class ConversationView(VerticalScroll, can_focus=True):
             tooltip="Select the message before the selected one",
         ),
         Binding(
-            "down,j",
+            "down",
             "select_next",
             "Next",
             show=False,
             id="message.next",
             tooltip="Select the message after the selected one",
+        ),
+        Binding(
+            "home",
+            "select_first",
+            "Oldest",
+            show=False,
+            id="message.oldest",
+            tooltip="Jump to the very first message and select it",
         ),
         Binding(
             "end",
@@ -89,49 +100,42 @@ class ConversationView(VerticalScroll, can_focus=True):
         ),
         Binding(
             "escape",
-            "clear_selection",
-            "Unselect",
+            "leave",
+            "Back",
             show=False,
             id="message.unselect",
-            tooltip="Clear the message selection (actions then apply to the newest message)",
+            tooltip="Clear the selection and go back to the composer",
         ),
         Binding(
-            "c",
+            "ctrl+c",
             "copy",
             "Copy",
             id="message.copy",
             tooltip="Copy the selected message (or the newest) to the clipboard",
         ),
         Binding(
-            "p",
+            "ctrl+k",
             "pin",
             "Pin",
             id="message.pin",
             tooltip="Pin the selected message, or the text selected in it, as a memory entry",
         ),
         Binding(
-            "e",
+            "ctrl+e",
             "edit",
             "Edit",
             id="message.edit",
             tooltip="Edit the selected message of yours and send it again",
         ),
         Binding(
-            "ctrl+r",
-            "retry",
-            "Retry",
-            id="message.retry",
-            tooltip="Ask again for the newest reply, if it was interrupted or failed",
-        ),
-        Binding(
-            "g",
+            "ctrl+g",
             "regenerate",
             "Regenerate",
             id="message.regenerate",
-            tooltip="Replace the last reply with a new one",
+            tooltip="Replace the last reply with a new one (asks first)",
         ),
         Binding(
-            "i",
+            "ctrl+d",
             "details",
             "Details",
             id="message.details",
@@ -166,12 +170,6 @@ class ConversationView(VerticalScroll, can_focus=True):
         message_id: int
 
     @dataclass
-    class RetryRequested(Message):
-        """Ask again for the interrupted or failed reply `message_id`."""
-
-        message_id: int
-
-    @dataclass
     class DetailsRequested(Message):
         """Show in full why the interrupted or failed reply `message_id` ended."""
 
@@ -180,6 +178,10 @@ class ConversationView(VerticalScroll, can_focus=True):
     @dataclass
     class RegenerateRequested(Message):
         """Replace the last reply with a new one."""
+
+    @dataclass
+    class Left(Message):
+        """The user pressed Esc here: back to the composer."""
 
     @dataclass
     class Highlighted(Message):
@@ -207,6 +209,7 @@ class ConversationView(VerticalScroll, can_focus=True):
         self._end = 0
         self._loading = False
         self._selected: int | None = None
+        self._outside = OutsideMarks()
 
     @property
     def total_count(self) -> int:
@@ -250,7 +253,7 @@ class ConversationView(VerticalScroll, can_focus=True):
             mounted = self.item(view.id)
             if mounted is not None:
                 return mounted
-        item = item_class()(view)
+        item = self._make(view)
         await self.mount(item)
         self._end += 1
         await self._prune_oldest()
@@ -274,6 +277,19 @@ class ConversationView(VerticalScroll, can_focus=True):
             item.update_view(view)
             self.refresh_bindings()
 
+    def mark_outside(self, marks: OutsideMarks) -> None:
+        """Mark the turns the next request leaves out (the plan changed)."""
+        if marks == self._outside:
+            return
+        self._outside = marks
+        for item in self.items:
+            item.mark_outside(marks.run_of(item.message_id))
+
+    def _make(self, view: MessageView) -> MessageItem:
+        item = item_class()(view)
+        item.mark_outside(self._outside.run_of(view.id))
+        return item
+
     # Paging.
 
     async def _show_newest(self) -> None:
@@ -287,13 +303,27 @@ class ConversationView(VerticalScroll, can_focus=True):
             self._start = start
             self._end = start + len(views)
             if views:
-                await self.mount_all([item_class()(view) for view in views])
+                await self.mount_all([self._make(view) for view in views])
         finally:
             self._loading = False
         if self._selected is not None and not self._has_item(self._selected):
             self._set_selected(None)
         self.anchor()
         self.call_after_refresh(self._fill_viewport)
+
+    async def _show_oldest(self) -> None:
+        """Mount the oldest turns (Home), the newer ones page in as the user scrolls down."""
+        self._loading = True
+        try:
+            await self.remove_children()
+            views = list(self._loader(0, min(self._total, self.INITIAL)))
+            self._start, self._end = 0, len(views)
+            if views:
+                await self.mount_all([self._make(view) for view in views])
+        finally:
+            self._loading = False
+        self.anchor(False)
+        self.scroll_home(animate=False, immediate=True)
 
     async def _fill_viewport(self) -> None:
         """Load older pages until the view can scroll: what is visible plus a margin."""
@@ -334,7 +364,7 @@ class ConversationView(VerticalScroll, can_focus=True):
             return
         items = self.items
         keep = self._position_of(items[0]) if items else None
-        await self.mount_all([item_class()(view) for view in views], before=0)
+        await self.mount_all([self._make(view) for view in views], before=0)
         self._start -= len(views)
         surplus = len(items) + len(views) - self.MAX_MOUNTED
         # A reply still streaming stays mounted, even past the cap.
@@ -358,7 +388,7 @@ class ConversationView(VerticalScroll, can_focus=True):
         items = self.items
         surplus = len(items) + len(views) - self.MAX_MOUNTED
         keep = self._position_of(items[surplus]) if 0 < surplus < len(items) else None
-        await self.mount_all([item_class()(view) for view in views])
+        await self.mount_all([self._make(view) for view in views])
         self._end += len(views)
         if surplus > 0:
             await self._unmount(items[:surplus])
@@ -422,13 +452,6 @@ class ConversationView(VerticalScroll, can_focus=True):
             return selected
         return self._newest_item()
 
-    def _retryable(self, target: MessageItem | None) -> TypeGuard[MessageItem]:
-        """Whether `target` can be asked again: only the newest reply, interrupted or failed
-        (asking again replaces it, and nothing after it is lost)."""
-        return (
-            target is not None and target.view.status in RETRYABLE and target is self._newest_item()
-        )
-
     def _set_selected(self, item: MessageItem | None) -> None:
         old = self._selected_item()
         if old is not None:
@@ -484,9 +507,21 @@ class ConversationView(VerticalScroll, can_focus=True):
             self._set_selected(items[-1])
             self.scroll_end(animate=False)
 
+    async def action_select_first(self) -> None:
+        if self._start > 0:
+            await self._show_oldest()
+        items = self.items
+        if items:
+            self._set_selected(items[0])
+            self.scroll_home(animate=False)
+
     def action_clear_selection(self) -> None:
         self._set_selected(None)
         self.anchor()
+
+    def action_leave(self) -> None:
+        self.action_clear_selection()
+        self.post_message(self.Left())
 
     def on_click(self, event: events.Click) -> None:
         widget: Widget | None = event.widget
@@ -503,16 +538,15 @@ class ConversationView(VerticalScroll, can_focus=True):
         return any(item.is_streaming for item in self.query_children(item_class()))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "clear_selection":
-            return self._selected is not None
+        if action == "leave":
+            # While a reply streams, Esc is the app's: it stops the reply.
+            return not self._streaming()
         target = self._target()
         if action in ("copy", "pin"):
             return None if target is None else True
         if action == "edit":
             ok = target is not None and target.view.role == "user" and not self._streaming()
             return True if ok else None
-        if action == "retry":
-            return True if self._retryable(target) and not self._streaming() else None
         if action == "details":
             # Shown only beside a reply that ended badly: the footer has no room to spare.
             return target is not None and target.view.status in RETRYABLE
@@ -537,11 +571,6 @@ class ConversationView(VerticalScroll, can_focus=True):
         target = self._target()
         if target is not None and target.view.role == "user":
             self.post_message(self.EditRequested(target.message_id))
-
-    def action_retry(self) -> None:
-        target = self._target()
-        if self._retryable(target):
-            self.post_message(self.RetryRequested(target.message_id))
 
     def action_details(self) -> None:
         target = self._target()

@@ -365,6 +365,12 @@ class ContextPanels(VerticalScroll):
         for panel in self.panels.values():
             panel.mark_used(used)
 
+    def forget_mode_change(self) -> None:
+        """Drop the last mode switch's note (another conversation, or a message was sent)."""
+        self._change = None
+        self._change_line.update("")
+        self._change_line.add_class("-empty")
+
     @staticmethod
     def _budget_content(plan: ContextPlan, cached_tokens: int | None) -> Content:
         """Why the shares in force differ from the configured ones, and the cacheable prefix."""

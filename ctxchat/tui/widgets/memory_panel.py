@@ -111,9 +111,11 @@ class MemoryPanel(Vertical):
 
     DEFAULT_CSS = """
     MemoryPanel {
-        height: 1fr;
+        height: auto;
         & > .memory-panel--header { padding: 0 1; text-style: bold; }
-        & > OptionList { height: 1fr; border: none; padding: 0; }
+        & > OptionList { height: auto; max-height: 100%; border: none; padding: 0; }
+        /* Empty: the header line only; the list stays focusable (F6, then `a` adds). */
+        &.-empty > OptionList { height: 0; }
         & > OptionList:focus { border: none; }
         & > .memory-panel--detail { display: none; padding: 0 1; color: $foreground-muted; }
         &.-focused > .memory-panel--detail { display: block; }
@@ -121,6 +123,14 @@ class MemoryPanel(Vertical):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "escape",
+            "leave",
+            "Back",
+            show=False,
+            id="memory.back",
+            tooltip="Go back to the composer",
+        ),
         Binding("a", "add", "Add", id="memory.add", tooltip="Add a memory entry"),
         Binding("e", "edit", "Edit", id="memory.edit", tooltip="Edit the highlighted entry"),
         Binding("d,delete", "delete", "Delete", id="memory.delete", tooltip="Delete the entry"),
@@ -199,6 +209,10 @@ class MemoryPanel(Vertical):
             tooltip="Sort the entries no recent reply used first (an estimate), or as stored",
         ),
     ]
+
+    @dataclass
+    class Left(_PanelMessage):
+        """The user pressed Esc here: back to the composer."""
 
     @dataclass
     class AddRequested(_PanelMessage):
@@ -384,6 +398,7 @@ class MemoryPanel(Vertical):
         index = self._list.highlighted
         self._entries = {entry.id: entry for entry in entries}
         self._header.update(self._header_content(entries, plan, notes if self._by_use else None))
+        self.set_class(not entries, "-empty")
         self._list.clear_options()
         self._list.add_options(
             Option(self._prompt(entry, entry_status(entry, plan), notes), id=_option_id(entry.id))
@@ -463,6 +478,9 @@ class MemoryPanel(Vertical):
         entries = sorted(self._entries.values(), key=lambda entry: entry.id)
         self.update_entries(entries, self._plan, self._notes)
 
+    def action_leave(self) -> None:
+        self.post_message(self.Left(self))
+
     def action_add(self) -> None:
         self.post_message(self.AddRequested(self))
 
@@ -506,6 +524,9 @@ class MemoryPanel(Vertical):
         entries: Sequence[MemoryEntry], plan: ContextPlan | None, by_use: EntryNotes | None
     ) -> Content:
         parts = [Content("memory"), Content(f"{len(entries)} entries")]
+        if not entries:
+            parts.append(Content.styled("F6 then a adds one", "not bold dim"))
+            return Content(" · ").join(parts)
         if plan is not None:
             layer = plan.layer(Layer.MEMORY)
             included = sum(1 for item in layer.items if item.ref.startswith("memory:"))

@@ -15,6 +15,7 @@ from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
 from ctxchat.core.history import MessageStatus
+from ctxchat.tui.outside import OutsideRun
 from ctxchat.tui.text import clean, plain
 from ctxchat.tui.views import MessageView
 from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown, stop_stream
@@ -27,6 +28,10 @@ DRAWING_SHARE = 0.5
 reading the reply and for the keyboard."""
 DRAWING_WAIT_LIMIT = 1.0
 """Seconds a write waits for the one before it to be drawn before it goes anyway."""
+STALL_AFTER = 3
+"""Seconds without a word from the server after which a streaming reply shows how long
+it has been waiting."""
+CUT_SENTENCE = "✂ Cut at the output limit: the reply is incomplete (raise output_reserve)."
 
 
 def status_sentence(view: MessageView) -> str:
@@ -37,6 +42,8 @@ def status_sentence(view: MessageView) -> str:
     if view.status == MessageStatus.FAILED:
         reason = view.error or "The model server did not answer."
         return f"✖ Failed: {reason}  ·  {RETRY_HINT}"
+    if view.cut and view.status == MessageStatus.COMPLETE:
+        return CUT_SENTENCE
     return ""
 
 
@@ -49,19 +56,23 @@ def reasoning_title(view: MessageView) -> str:
     return "Reasoning"
 
 
-def header_text(view: MessageView) -> Text:
-    """Role, then model and token count when known, as plain styled text (never markup)."""
+def header_text(view: MessageView, waiting: int = 0) -> Text:
+    """Role, then model and token count when known, as plain styled text (never markup);
+    `waiting` is how many seconds a streaming reply has gone without a word."""
     header = Text()
     header.append(ROLE_NAMES.get(view.role, view.role), style="bold")
     details = []
     if view.model and view.role == "assistant":
         details.append(clean(view.model))
-    if view.tokens:
+    if view.tokens and (view.content or view.reasoning):
+        # A failed reply with no text counts only the message overhead: nothing to show.
         details.append(f"{view.tokens:,} tokens")
     if view.reasoning_tokens:
         details.append(f"reasoning {view.reasoning_tokens:,} tokens, not sent back")
     if view.status == MessageStatus.STREAMING:
         details.append("thinking…" if view.reasoning and not view.content else "writing…")
+        if waiting >= STALL_AFTER:
+            details.append(f"waiting {waiting} s for the server (Esc stops)")
     if details:
         header.append("  " + " · ".join(details), style="dim")
     return header
@@ -81,9 +92,11 @@ class MessageItem(Vertical):
             border-left: outer $accent 70%;
             background: $boost;
         }
+        /* What Ctrl+C, Ctrl+K and F2 act on must stand out in every theme, also in 256
+           colours: a strong tint (12% vanished into the background) and a thick bar. */
         &.-selected {
-            border-left: outer $secondary;
-            background: $primary 12%;
+            border-left: thick $accent;
+            background: $primary 35%;
         }
         & > .message--header {
             height: 1;
@@ -108,6 +121,28 @@ class MessageItem(Vertical):
         & > .message--status.-failed {
             display: block;
             color: $error;
+        }
+        & > .message--status.-complete.-cut {
+            display: block;
+            color: $warning;
+        }
+        /* Outside the next request: a quiet gutter, and under the newest such turn one
+           line saying what became of the turns above. */
+        &.-outside {
+            border-left: outer $foreground 15%;
+        }
+        &.-outside > .message--header {
+            color: $text-muted;
+        }
+        & > .message--outside {
+            color: $text-muted;
+            text-style: italic;
+        }
+        & > .message--outside.-empty {
+            display: none;
+        }
+        &.-outside.-selected {
+            border-left: thick $accent;
         }
         & > Collapsible {
             padding: 0;
@@ -144,6 +179,9 @@ class MessageItem(Vertical):
         self._drawn_to = 0  # the body's length last seen on screen
         self._draw_time = 0.0  # seconds from the last write until it was on screen
         self._flush_timer: Timer | None = None
+        self._outside: OutsideRun | None = None  # the run outside the request it is in
+        self._last_arrival = 0.0  # when the server last sent something for this reply
+        self._stall_timer: Timer | None = None
         self._sync_classes()
 
     @property
@@ -178,7 +216,30 @@ class MessageItem(Vertical):
             yield ReplyMarkdown(clean(view.content), open_links=False, classes="message--body")
         else:
             yield Static(plain(view.content), classes="message--body")
-        yield Static(plain(status_sentence(view)), classes=f"message--status -{view.status.value}")
+        cut = " -cut" if view.cut else ""
+        yield Static(
+            plain(status_sentence(view)), classes=f"message--status -{view.status.value}{cut}"
+        )
+        divider = self._divider()
+        yield Static(plain(divider), classes="message--outside" + ("" if divider else " -empty"))
+
+    def mark_outside(self, run: OutsideRun | None) -> None:
+        """Mark the turn as left out of the next request (`run`), or as sent (None)."""
+        if run == self._outside:
+            return
+        self._outside = run
+        self.set_class(run is not None, "-outside")
+        if self.is_mounted:
+            divider = self._divider()
+            line = self.query_one(".message--outside", Static)
+            line.update(plain(divider))
+            line.set_class(not divider, "-empty")
+
+    def _divider(self) -> str:
+        run = self._outside
+        if run is None or run.last != self._view.id or not run.divider():
+            return ""
+        return f"┄┄ {run.divider()}"
 
     def update_view(self, view: MessageView) -> None:
         """Show a new state of this message.
@@ -200,7 +261,10 @@ class MessageItem(Vertical):
                 tokens=view.tokens,
                 reasoning=view.reasoning,
                 reasoning_tokens=view.reasoning_tokens,
+                cut=view.cut,
             )
+            if self._stream is None:
+                self._set_status(self._view.status)  # the cut marker, if it is one
             header = self.query_one(".message--header", Static)
             header.update(header_text(self._view))
             if self._stream is None and self._shown_reasoning != self._view.reasoning:
@@ -224,6 +288,8 @@ class MessageItem(Vertical):
             self._stream = Markdown.get_stream(body)
             self._written_to = self._drawn_to = len(body.source)
             self._draw_time = 0.0
+            self._last_arrival = time.monotonic()
+            self._stall_timer = self.set_interval(1, self._refresh_header)
             self._set_status(MessageStatus.STREAMING)
 
     async def resume(self, content: str, reasoning: str) -> None:
@@ -245,6 +311,7 @@ class MessageItem(Vertical):
             self.start_stream()
         assert self._stream is not None
         self._received.append(delta)
+        self._arrived()
         if not self.is_attached:
             return  # switched away: the text is kept, nothing is drawn
         self._pending.append(delta)
@@ -259,6 +326,7 @@ class MessageItem(Vertical):
         if self._stream is None:
             self.start_stream()
         self._received_reasoning.append(delta)
+        self._arrived()
         if not self.is_attached:
             return
         self._reasoning_pending = True
@@ -344,8 +412,21 @@ class MessageItem(Vertical):
         for shown in self.query_children(Collapsible):
             shown.title = reasoning_title(self._view)
 
+    def _arrived(self) -> None:
+        if self._waiting() >= STALL_AFTER:
+            self._last_arrival = time.monotonic()
+            self._refresh_header()  # no longer waiting
+        else:
+            self._last_arrival = time.monotonic()
+
+    def _waiting(self) -> int:
+        """Whole seconds since the server last sent something (0 unless streaming)."""
+        if self._stream is None:
+            return 0
+        return int(time.monotonic() - self._last_arrival)
+
     def _refresh_header(self) -> None:
-        self.query_one(".message--header", Static).update(header_text(self.view))
+        self.query_one(".message--header", Static).update(header_text(self.view, self._waiting()))
 
     async def finish(
         self,
@@ -366,6 +447,9 @@ class MessageItem(Vertical):
             await self._show_reasoning()
         if full_text and not self._answer_shown:
             self._fold_reasoning()  # the whole answer came within the last write interval
+        if self._stall_timer is not None:
+            self._stall_timer.stop()
+            self._stall_timer = None
         if self._stream is not None:
             stream, self._stream = self._stream, None
             await stop_stream(stream)  # what it still queues, the settling below shows
@@ -417,6 +501,7 @@ class MessageItem(Vertical):
         marker = self.query_one(".message--status", Static)
         for status in MessageStatus:
             marker.set_class(self._view.status == status, f"-{status.value}")
+        marker.set_class(self._view.cut, "-cut")
 
     @on(Markdown.LinkClicked)
     def _ask_before_opening(self, event: Markdown.LinkClicked) -> None:

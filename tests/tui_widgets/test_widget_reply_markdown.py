@@ -16,11 +16,11 @@ from textual.widget import Widget
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
+from ctxchat.tui.textual_compat import arranged_by_width
 from ctxchat.tui.widgets import reply_markdown
 from ctxchat.tui.widgets.reply_markdown import (
     DrawnList,
     ReplyMarkdown,
-    arranged_by_width,
     signature,
     stop_stream,
     top_level_groups,

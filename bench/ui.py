@@ -1,7 +1,7 @@
 """Benchmark of the TUI: first paint of a real process, a 4,000-chunk reply streamed at full
-speed, and opening a 10,000-message conversation.
+speed and at a model's speed, and opening a 10,000-message conversation.
 
-Run: python bench/ui.py [--only paint|stream|open]
+Run: python bench/ui.py [--only paint|stream|model|open]
 
 Every figure is printed next to a baseline measured in the same run: a bare `python -c pass`
 under the same pseudo-terminal, and the bare `openai` client reading the same stream from the
@@ -32,6 +32,7 @@ from openai import AsyncOpenAI
 from textual.app import App, ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.widgets import Markdown
 
 from ctxchat.chat.options import SessionOptions
@@ -53,6 +54,9 @@ CHUNK_CHARS = 6
 BARE_RUNS = 3
 APP_RUNS = 5
 NAIVE_CHUNKS = (200, 400)
+MODEL_SPEED = 200  # chunks a second: a fast model, as a user sees one
+MODEL_CHUNKS = 1_000
+MODEL_RUNS = 3
 MESSAGES = 10_000
 OPEN_RUNS = 3
 MODEL = "gpt-4o"
@@ -343,6 +347,7 @@ class Streamed:
     seconds: float
     shown: str
     writes: int
+    ended: float  # `time.perf_counter()` at the final frame
 
 
 async def app_stream(server: ScriptedModelServer, text: str) -> Streamed:
@@ -365,11 +370,91 @@ async def app_stream(server: ScriptedModelServer, text: str) -> Streamed:
                     app.composer.action_submit()
                     await wait_until(lambda: reply_done(app))
                     await app.screen.wait_for_refresh()
-                    elapsed = time.perf_counter() - started
+                    ended = time.perf_counter()
                 shown = app.query(MessageItem).last().view.content
-                return Streamed(elapsed, shown, len(writes))
+                return Streamed(ended - started, shown, len(writes), ended)
         finally:
             workspace.close()
+
+
+@dataclass
+class Timeline:
+    """When each delta reached the reply (with the reply's length then), and when each write
+    was on screen (with the length it showed)."""
+
+    arrived: list[tuple[float, int]]
+    drawn: list[tuple[float, int]]
+
+    def lags(self, final_frame: float) -> list[float]:
+        """Seconds from each delta's arrival to the first frame that showed it."""
+        lags = []
+        draws = iter(self.drawn)
+        draw = next(draws, None)
+        for at, length in self.arrived:
+            while draw is not None and (draw[1] < length or draw[0] < at):
+                draw = next(draws, None)
+            lags.append((final_frame if draw is None else draw[0]) - at)
+        return lags
+
+
+@contextlib.contextmanager
+def timeline() -> Iterator[Timeline]:
+    """While entered, when each delta reached a reply and when each write was on screen."""
+    line = Timeline([], [])
+    append = MessageItem.append
+    post = ReplyMarkdown.post_message
+
+    async def timed_append(self: MessageItem, delta: str) -> None:
+        length = (line.arrived[-1][1] if line.arrived else 0) + len(delta)
+        line.arrived.append((time.perf_counter(), length))
+        await append(self, delta)
+
+    def timed_post(self: ReplyMarkdown, message: Message) -> bool:
+        if isinstance(message, ReplyMarkdown.Appended):  # posted once the write is on screen
+            line.drawn.append((time.perf_counter(), message.size))
+        return post(self, message)
+
+    MessageItem.append = timed_append  # type: ignore[method-assign]
+    ReplyMarkdown.post_message = timed_post  # type: ignore[method-assign, assignment]
+    try:
+        yield line
+    finally:
+        MessageItem.append = append  # type: ignore[method-assign]
+        ReplyMarkdown.post_message = post  # type: ignore[method-assign]
+
+
+async def model_speed() -> None:
+    """A reply at a model's speed: how long each delta waits to be on screen."""
+    text = reply_text(MODEL_CHUNKS * CHUNK_CHARS)
+    with ScriptedModelServer(
+        models=[MODEL],
+        requires_key=harness.TEST_KEY,
+        chunk_size=CHUNK_CHARS,
+        latency=1 / MODEL_SPEED,
+    ) as server:
+        lags: list[float] = []
+        ends: list[float] = []
+        rates: list[float] = []
+        for _ in range(MODEL_RUNS):
+            server.script(text)
+            with timeline() as line:
+                run = await app_stream(server, text)
+            lags += line.lags(run.ended)
+            ends.append(run.ended - line.arrived[-1][0])
+            rates.append(len(line.arrived) / (line.arrived[-1][0] - line.arrived[0][0]))
+    lags.sort()
+    print(
+        f"== a {MODEL_CHUNKS:,}-chunk reply at a model's speed (the server paces {MODEL_SPEED} "
+        f"chunks/s; {min(rates):.0f}-{max(rates):.0f} arrived a second), {MODEL_RUNS} runs"
+    )
+    print(
+        f"a delta's arrival to the frame showing it: median {ms(median(lags))}, "
+        f"95th percentile {ms(lags[int(len(lags) * 0.95)])}, worst {ms(lags[-1])}"
+    )
+    print(
+        "the last delta's arrival to the final frame (each run): "
+        + ", ".join(ms(end) for end in ends)
+    )
 
 
 class MarkdownOnly(App[None]):
@@ -615,12 +700,14 @@ async def opening() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=("paint", "stream", "open"))
+    parser.add_argument("--only", choices=("paint", "stream", "model", "open"))
     only = parser.parse_args().only
     if only in (None, "paint"):
         first_paint()
     if only in (None, "stream"):
         asyncio.run(streaming())
+    if only in (None, "stream", "model"):
+        asyncio.run(model_speed())
     if only in (None, "open"):
         asyncio.run(opening())
 

@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 from textual.widgets import Static
-from textual.widgets._footer import FooterKey
 
 from ctxchat.core.history import MessageStatus
 from ctxchat.testing.harness import TEST_KEY
 from ctxchat.testing.server import Fault, ScriptedModelServer
 from ctxchat.tui.on_screen import FAILED_STATUS, INTERRUPTED_STATUS
 from ctxchat.tui.screens.error_details import ErrorDetails
+from ctxchat.tui.textual_compat import FooterKey
 from ctxchat.tui.widgets.budget_bar import BudgetBar
 
 from .app_harness import SIZE, MakeApp, seed, settle, shown_messages, status_line, typed

@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 from textual.widgets import Input, RadioButton, Static
-from textual.widgets._footer import FooterKey
 from textual.widgets.markdown import MarkdownBlock
 
 from ctxchat.chat.options import SessionOptions
@@ -33,6 +32,7 @@ from ctxchat.testing.server import ScriptedModelServer
 from ctxchat.tui.app import CtxChatApp, build_app, known_binding_ids
 from ctxchat.tui.screens.confirm import ConfirmScreen
 from ctxchat.tui.screens.setup import SetupScreen
+from ctxchat.tui.textual_compat import FooterKey
 from ctxchat.tui.widgets.conversation import ConversationView
 from ctxchat.tui.widgets.footer import KeyFooter
 

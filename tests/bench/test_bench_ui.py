@@ -87,3 +87,9 @@ def test_a_started_app_shows_the_newest_turn_beside_the_plan(
     seen, ended = ui.run_in_pty(ui.APP, ui.app_env(tmp_path, config), ui.opened_frame(4))
     assert set(seen) == {"composer", "plan", "footer", "newest"}
     assert 0 < max(seen.values()) <= ended <= time.perf_counter() - started
+
+
+def test_each_delta_waits_for_the_first_frame_that_shows_all_of_it(ui: ModuleType) -> None:
+    line = ui.Timeline(arrived=[(1.0, 6), (1.1, 12), (1.2, 18)], drawn=[(1.15, 12)])
+    # The third delta is in no write's frame: it waits for the final frame.
+    assert [round(lag, 2) for lag in line.lags(final_frame=2.0)] == [0.15, 0.05, 0.8]

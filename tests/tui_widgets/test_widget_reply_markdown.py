@@ -16,11 +16,11 @@ from textual.widget import Widget
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
+from ctxchat.tui.textual_compat import arranged_by_width, block_text
 from ctxchat.tui.widgets import reply_markdown
 from ctxchat.tui.widgets.reply_markdown import (
     DrawnList,
     ReplyMarkdown,
-    arranged_by_width,
     signature,
     stop_stream,
     top_level_groups,
@@ -40,7 +40,7 @@ def shape(widget: Widget) -> list[Any]:
     children, in order."""
     found: list[Any] = []
     for child in widget.children:
-        text = child._content.markup if isinstance(child, MarkdownBlock) else None
+        text = block_text(child).markup if isinstance(child, MarkdownBlock) else None
         code = getattr(child, "code", None)
         rows = child.rows if isinstance(child, DrawnList) else None
         drawn = None if rows is None else [(symbol, line.markup) for symbol, line in rows]
@@ -195,7 +195,7 @@ async def test_stopping_a_stream_leaves_out_what_it_still_queues() -> None:
         await stopping
         assert streamed.source == "first\n\nsecond\n\n"
         await streamed.settle("first\n\nsecond\n\nthird\n")
-        assert [child._content.plain for child in streamed.query(MarkdownBlock)] == [
+        assert [block_text(child).plain for child in streamed.query(MarkdownBlock)] == [
             "first",
             "second",
             "third",

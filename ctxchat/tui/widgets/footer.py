@@ -7,7 +7,8 @@ from difflib import SequenceMatcher
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
+
+from ctxchat.tui.textual_compat import FooterKey, follows_compose_parent, set_footer_bindings_ready
 
 
 class KeyFooter(Footer):
@@ -27,11 +28,13 @@ class KeyFooter(Footer):
         """
         super().__init__()
         self._rebuild_queued = False
-        self._bindings_ready = at_once
+        self._keys_ready = at_once
+        set_footer_bindings_ready(self, at_once)
         self._shown: tuple[object, ...] | None = None  # the keys the last build drew
 
     def bindings_changed(self, screen: Screen) -> None:  # type: ignore[type-arg]
-        self._bindings_ready = True
+        self._keys_ready = True
+        set_footer_bindings_ready(self, True)
         if not screen.app.app_focus:
             return
         if self.is_attached and screen is self.screen and not self._rebuild_queued:
@@ -79,7 +82,7 @@ class KeyFooter(Footer):
         return True
 
     def compose(self) -> ComposeResult:
-        if self._bindings_ready:
+        if self._keys_ready:
             self._shown = self._keys()
         yield from self._composed_keys()
 
@@ -94,7 +97,7 @@ class KeyFooter(Footer):
             if isinstance(widget, FooterKey):
                 # The keys bound to the footer's `compact` follow it; the palette key keeps
                 # FooterKey's own default, compact.
-                bound = "compact" in (widget._reactive_connect or {})
+                bound = follows_compose_parent(widget, "compact")
                 compact = self.compact if bound else True
                 widget.set_reactive(FooterKey.compact, compact)
                 widget.set_class(compact, "-compact", update=False)

@@ -4,32 +4,32 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.content import Content
-from textual.events import Mount
 from textual.geometry import Size
-from textual.layout import DockArrangeResult
 from textual.message import Message
 from textual.visual import VisualType
-from textual.widget import Widget
 from textual.widgets import Markdown
+from textual.widgets.markdown import MarkdownBlock, MarkdownStream
 
-# Textual exports only some block classes; the list's are in its own module, and are what
-# `Markdown.BLOCKS` (the documented way to change a block) maps to.
-from textual.widgets._markdown import (
-    MarkdownBlock,
+from ctxchat.tui.textual_compat import (
+    ArrangedByWidth,
+    HookedMarkdown,
     MarkdownBulletList,
     MarkdownList,
     MarkdownListItem,
     MarkdownOrderedList,
     MarkdownParagraph,
+    block_text,
+    child_blocks,
+    clear_stream_queue,
+    opening_token,
+    without_own_component_classes,
 )
-from textual.widgets.markdown import MarkdownStream
 
 SIGNATURE = "ctxchat.signature"
 
@@ -61,9 +61,7 @@ async def stop_stream(stream: MarkdownStream) -> None:
     whatever arrived while the last append ran, which on a long reply means parsing and
     mounting blocks that `settle` then checks again.
     """
-    queued = getattr(stream, "_pending", None)  # MarkdownStream's queue (Textual 8.2.8)
-    if isinstance(queued, list):
-        queued.clear()
+    clear_stream_queue(stream)
     try:
         await stream.stop()
     except asyncio.CancelledError:
@@ -140,13 +138,13 @@ class DrawnList(_ListBase):
         raise NotImplementedError
 
     def compose(self) -> ComposeResult:
-        items = [block for block in self._blocks if isinstance(block, MarkdownListItem)]
+        items = [block for block in child_blocks(self) if isinstance(block, MarkdownListItem)]
         if not all(_one_paragraph(item) for item in items):
             yield from super().compose()
             return
-        texts = [item._blocks[0]._content for item in items]
+        texts = [block_text(child_blocks(item)[0]) for item in items]
         self._rows = list(zip(self.symbols(items), texts, strict=True))
-        self._blocks.clear()
+        child_blocks(self).clear()
 
     def _lines(self, width: int) -> Content:
         """The list as it shows at `width`: wrapped lines, each item's under its first."""
@@ -177,57 +175,18 @@ class DrawnList(_ListBase):
 
 def _one_paragraph(item: MarkdownListItem) -> bool:
     # An empty item is left to Textual, which draws it as a blank line without a bullet.
-    return len(item._blocks) == 1 and isinstance(item._blocks[0], MarkdownParagraph)
+    blocks = child_blocks(item)
+    return len(blocks) == 1 and isinstance(blocks[0], MarkdownParagraph)
 
 
-def arranged_by_width(container: Widget, size: Size) -> Size:
-    """The size to arrange `container`'s children in: `size` without its height when every
-    child is of auto height (its place does not depend on the height then).
-
-    Textual arranges a container twice a layout: once to measure it, with the height of what
-    holds it, and once to place its children, with its own height, which changes whenever a
-    streamed reply grows. Each arrangement is cached by the size it was given, and so is
-    every child's box model; with the height left out, both passes share one arrangement and
-    the blocks that did not change keep their cached box models.
-    """
-    if size.height and all(_auto_height(child) for child in container.children):
-        return Size(size.width, 0)
-    return size
-
-
-def _auto_height(widget: Widget) -> bool:
-    height = widget.styles.height
-    return height is not None and height.is_auto and not widget.styles.is_docked
-
-
-if TYPE_CHECKING:
-    _WidgetBase = Widget
-else:
-    _WidgetBase = object  # a plain mixin at run time, as `_ListBase` above
-
-
-class _ArrangedByWidth(_WidgetBase):
-    """Arranges its children by width alone when it can (`arranged_by_width`)."""
-
-    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
-        return super().arrange(arranged_by_width(self, size), optimal)
-
-
-B = TypeVar("B", bound=type[MarkdownBlock])
-
-
-def _styled_by_the_reply(block: B) -> B:
-    """`block`, without component classes of its own: its inline text takes the styles
-    `ReplyMarkdown` resolves once. What `inherit_component_classes=False` does for a DOM
-    node class; `Widget` does not pass that keyword on, so it is set once the class exists."""
-    block._inherit_component_classes = False
-    return block
+# A block's inline text takes the styles `ReplyMarkdown` resolves once.
+_styled_by_the_reply = without_own_component_classes
 
 
 def _styled_copy(block: type[MarkdownBlock]) -> type[MarkdownBlock]:
     """A subclass of Textual's `block` styled by the reply; same name, so every CSS rule
     for `block` still applies."""
-    copy = type(block.__name__, (_ArrangedByWidth, block), {"__module__": __name__})
+    copy = type(block.__name__, (ArrangedByWidth, block), {"__module__": __name__})
     return _styled_by_the_reply(copy)
 
 
@@ -250,7 +209,7 @@ class DrawnOrderedList(DrawnList, MarkdownOrderedList):
         return [number.rjust(size + 1) for number in numbers]
 
 
-class ReplyMarkdown(_ArrangedByWidth, Markdown):
+class ReplyMarkdown(ArrangedByWidth, HookedMarkdown):
     """Textual's Markdown, able to settle a streamed document against its full text.
 
     While a reply streams, `Markdown.append` re-parses only the document's tail, so what is
@@ -333,37 +292,21 @@ class ReplyMarkdown(_ArrangedByWidth, Markdown):
         # the frame that shows the turn shows its text. Textual parses the text in a thread
         # once the widget is mounted: the turns of an opened conversation would show empty,
         # and fill in frames later.
-        markdown = self._initial_markdown
+        markdown = self.initial_markdown()
         if not markdown or len(markdown) > COMPOSED_PARSE:
             return
-        self._initial_markdown = None
+        self.take_initial_markdown()
         self._composed = markdown
-        self._theme = self.app.theme
-        yield from self._parse_markdown(self._parser().parse(markdown))
+        self.take_app_theme()
+        yield from self.build_blocks(self.new_parser().parse(markdown))
 
-    # Sync, like Widget's handler (Markdown's is async: Textual calls either kind).
-    def _on_mount(self, event: Mount) -> None:  # type: ignore[override]
-        markdown = self._composed
-        if markdown is None:
-            return  # Markdown's own handler parses the text and mounts its blocks
-        self._composed = None
-        event.prevent_default()  # which would parse it again, and replace these blocks
-        Widget._on_mount(self, event)
+    def composed_blocks(self) -> str | None:
+        markdown, self._composed = self._composed, None
+        return markdown
+
+    def on_composed_mount(self, markdown: str) -> None:
         self._mark_last()
-        self._rendered(markdown)
-
-    def _parser(self) -> MarkdownIt:
-        return MarkdownIt("gfm-like") if self._parser_factory is None else self._parser_factory()
-
-    def _rendered(self, markdown: str) -> None:
-        """The blocks on screen show `markdown`: take it as the document, as `update` does."""
-        self._markdown = markdown
-        self._table_of_contents = None
-        lines = markdown.splitlines()
-        self._last_parsed_line = len(lines) - (1 if lines and lines[-1] else 0)
-        self.post_message(
-            Markdown.TableOfContentsUpdated(self, self.table_of_contents).set_sender(self)
-        )
+        self.adopt_document(markdown)
 
     def append(self, markdown: str) -> AwaitComplete:
         appended = super().append(markdown)
@@ -396,8 +339,8 @@ class ReplyMarkdown(_ArrangedByWidth, Markdown):
             last.add_class("-last")
             last.styles.margin = (top, right, 0, left)
 
-    def _parse_markdown(self, tokens: Iterable[Token]) -> Iterable[MarkdownBlock]:
-        parse = super()._parse_markdown
+    def build_blocks(self, tokens: Iterable[Token]) -> Iterable[MarkdownBlock]:
+        parse = self.textual_blocks
         for group in top_level_groups(tokens):
             # The block keeps its opening token (and takes the new one when a stream
             # updates it in place), so the signature travels with what is on screen.
@@ -406,9 +349,9 @@ class ReplyMarkdown(_ArrangedByWidth, Markdown):
 
     async def settle(self, markdown: str) -> None:
         """Show `markdown` exactly as a full render would, rebuilding only changed blocks."""
-        self._theme = self.app.theme
+        self.take_app_theme()
         async with self.lock:
-            groups = list(top_level_groups(self._parser().parse(markdown)))
+            groups = list(top_level_groups(self.new_parser().parse(markdown)))
             existing = [child for child in self.children if isinstance(child, MarkdownBlock)]
             kept = 0
             first_new = len(groups)
@@ -423,7 +366,7 @@ class ReplyMarkdown(_ArrangedByWidth, Markdown):
                 first_new = index
                 break
             rebuilt = [token for group in groups[first_new:] for token in group]
-            new_blocks = list(self._parse_markdown(rebuilt))
+            new_blocks = list(self.build_blocks(rebuilt))
             stale = existing[kept:]
             with self.app.batch_update():
                 if stale:
@@ -431,12 +374,12 @@ class ReplyMarkdown(_ArrangedByWidth, Markdown):
                 if new_blocks:
                     await self.mount_all(new_blocks)
         self._mark_last()
-        self._rendered(markdown)
+        self.adopt_document(markdown)
 
 
 def _shows(block: MarkdownBlock, group: Sequence[Token]) -> bool:
     """Whether `block` already shows what `group` would render to."""
     if group[0].type == "table_open":
         return False  # a streamed table grows its rows in place and keeps its first token
-    built_from = block._token.meta.get(SIGNATURE)
+    built_from = opening_token(block).meta.get(SIGNATURE)
     return built_from is not None and built_from == signature(group)

@@ -1,4 +1,4 @@
-"""Each private Textual internal `ctxchat/tui/textual_compat.py` relies on is still there, as
+"""Each private Textual internal `ctxchat/tui/textual_compat/` relies on is still there, as
 it was: when Textual changes one, the failure names it."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from textual.widgets import Footer, Markdown
 from textual.widgets.markdown import MarkdownBlock, MarkdownStream
 
 from ctxchat.tui import textual_compat
+from ctxchat.tui.textual_compat import markdown as markdown_compat
 
 
 def parameters(function: Callable[..., Any]) -> list[str]:
@@ -26,7 +27,7 @@ def parameters(function: Callable[..., Any]) -> list[str]:
 def changed(internal: str, expected: str) -> str:
     return (
         f"Textual changed {internal} (expected {expected}); "
-        "ctxchat/tui/textual_compat.py relies on it"
+        "ctxchat/tui/textual_compat/ relies on it"
     )
 
 
@@ -41,7 +42,7 @@ def changed(internal: str, expected: str) -> str:
     ],
 )
 def test_the_unexported_block_classes_are_textuals_blocks(name: str) -> None:
-    block = getattr(textual_compat, name)
+    block = getattr(markdown_compat, name)
     assert issubclass(block, MarkdownBlock), changed(
         f"textual.widgets._markdown.{name}", "a MarkdownBlock"
     )
@@ -61,12 +62,12 @@ def test_footer_key_is_the_class_the_footer_composes() -> None:
 
 def test_a_block_holds_its_children_text_and_token() -> None:
     token = Token("paragraph_open", "p", 1)
-    block = textual_compat.MarkdownParagraph(Markdown(), token)
+    block = markdown_compat.MarkdownParagraph(Markdown(), token)
     assert isinstance(block._blocks, list), changed("MarkdownBlock._blocks", "a list")
     assert isinstance(block._content, Content), changed("MarkdownBlock._content", "a Content")
     assert block._token is token, changed("MarkdownBlock._token", "the opening token")
-    assert textual_compat.child_blocks(block) is block._blocks
-    assert textual_compat.opening_token(block) is token
+    assert markdown_compat.child_blocks(block) is block._blocks
+    assert markdown_compat.opening_token(block) is token
 
 
 def test_component_classes_are_inherited_by_a_class_flag() -> None:
@@ -75,7 +76,7 @@ def test_component_classes_are_inherited_by_a_class_flag() -> None:
     )
     assert "inherit_component_classes" not in parameters(Widget.__init_subclass__), (
         "Widget.__init_subclass__ now takes inherit_component_classes: pass it as a class "
-        "keyword and drop without_own_component_classes from ctxchat/tui/textual_compat.py"
+        "keyword and drop without_own_component_classes from ctxchat/tui/textual_compat/"
     )
     assert MarkdownBlock._inherit_component_classes is True, changed(
         "DOMNode._inherit_component_classes", "a class attribute, True by default"

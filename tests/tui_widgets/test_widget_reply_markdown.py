@@ -16,7 +16,7 @@ from textual.widget import Widget
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
-from ctxchat.tui.textual_compat import arranged_by_width, block_text
+from ctxchat.tui.textual_compat.markdown import arranged_by_width, block_text
 from ctxchat.tui.widgets import reply_markdown
 from ctxchat.tui.widgets.reply_markdown import (
     DrawnList,

@@ -16,7 +16,7 @@ from textual.visual import VisualType
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock, MarkdownStream
 
-from ctxchat.tui.textual_compat import (
+from ctxchat.tui.textual_compat.markdown import (
     ArrangedByWidth,
     HookedMarkdown,
     MarkdownBulletList,

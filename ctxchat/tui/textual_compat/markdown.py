@@ -1,4 +1,4 @@
-"""Every use of a private Textual internal in ctxchat, in one place.
+"""Textual's private Markdown internals ctxchat uses (see the package's docstring).
 
 Textual is pinned exactly; each internal named here is checked, by name and signature, in
 `tests/tui_widgets/test_textual_compat.py`, which says which one changed when Textual is
@@ -21,10 +21,9 @@ from textual.events import Mount
 from textual.geometry import Size
 from textual.layout import DockArrangeResult
 from textual.widget import Widget
-from textual.widgets import Footer, Markdown
+from textual.widgets import Markdown
 
 # Block classes `Markdown.BLOCKS` maps to that `textual.widgets.markdown` does not export.
-from textual.widgets._footer import FooterKey
 from textual.widgets._markdown import (
     MarkdownBlock,
     MarkdownBulletList,
@@ -37,7 +36,6 @@ from textual.widgets.markdown import MarkdownStream
 
 __all__ = [
     "ArrangedByWidth",
-    "FooterKey",
     "HookedMarkdown",
     "MarkdownBulletList",
     "MarkdownList",
@@ -47,9 +45,7 @@ __all__ = [
     "block_text",
     "child_blocks",
     "clear_stream_queue",
-    "follows_compose_parent",
     "opening_token",
-    "set_footer_bindings_ready",
     "without_own_component_classes",
 ]
 
@@ -187,16 +183,3 @@ class HookedMarkdown(Markdown):
         event.prevent_default()  # which would parse it again, and replace these blocks
         Widget._on_mount(self, event)
         self.on_composed_mount(markdown)
-
-
-# --- Footer ------------------------------------------------------------------------------
-
-
-def set_footer_bindings_ready(footer: Footer, ready: bool) -> None:
-    """Whether `footer` composes its keys (Textual's waits for the first binding change)."""
-    footer._bindings_ready = ready
-
-
-def follows_compose_parent(widget: Widget, name: str) -> bool:
-    """Whether `widget`'s reactive `name` is bound to its compose parent's (`data_bind`)."""
-    return name in (widget._reactive_connect or {})

@@ -711,7 +711,11 @@ class ChatSession:
         return self._summary_backend
 
     async def aclose(self) -> None:
-        """Close the connections to the model servers."""
+        """Stop the background counting, then close the connections to the model servers."""
+        for task in list(self._counting):
+            task.cancel()
+        if self._counting:
+            await asyncio.gather(*self._counting, return_exceptions=True)
         for backend in (self.backend, self._summary_backend):
             if backend is not None:
                 await backend.aclose()

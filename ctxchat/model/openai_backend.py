@@ -97,6 +97,8 @@ class OpenAIBackend(ModelBackend):
         secrets = [api_key, *header_secrets(self._headers)]
         self._secrets: tuple[str, ...] = tuple(s for s in secrets if s)
         self._chunk_timeout = chunk_timeout
+        self._streams_open = 0
+        self._no_stream: asyncio.Event | None = None
         self._first_chunk_timeout = first_chunk_timeout
         self._connect_timeout = connect_timeout
         self._request_timeout = request_timeout
@@ -152,6 +154,9 @@ class OpenAIBackend(ModelBackend):
         sent: list[Mapping[str, str]] = list(body.get("messages") or [])
         model = str(body.get("model") or "")
         async with contextlib.AsyncExitStack() as cleanup:
+            cleanup.callback(self._stream_closed)
+            self._streams_open += 1
+            self._quiet().clear()
             # Closed on errors, on early exit and on cancellation: frees the connection.
             response = await self._open_stream(cleanup, body)
             content_type = response.headers.get("content-type", "").split(";")[0].strip()
@@ -310,7 +315,8 @@ class OpenAIBackend(ModelBackend):
         if tokenizer is LLAMA_CPP_PYTHON_TOKENIZER:
             context = Context(model=model, host=self._host, tokenizer=tokenizer.name)
             found = await LlamaCppPythonProbe().detect(ask, context)
-            prompt = await self.count_tokens("\n".join(m.get("content") or "" for m in sent))
+            # The stream has ended (empty), but is still open: count without waiting for it.
+            prompt = await self._count_tokens("\n".join(m.get("content") or "" for m in sent))
             if found is not None and found.window and prompt and prompt >= found.window * 0.9:
                 window = found.window
         error = empty_reply_error(likely_overflow=self._likely_overflow(sent, model), window=window)
@@ -400,7 +406,25 @@ class OpenAIBackend(ModelBackend):
             self._templates[model] = cost
         return self._templates[model]
 
+    def _quiet(self) -> asyncio.Event:
+        """Set while no reply streams (made on first use, in the loop that uses it)."""
+        if self._no_stream is None:
+            self._no_stream = asyncio.Event()
+            self._no_stream.set()
+        return self._no_stream
+
+    def _stream_closed(self) -> None:
+        self._streams_open -= 1
+        if self._streams_open == 0:
+            self._quiet().set()
+
     async def count_tokens(self, text: str) -> int | None:
+        # Counting is background work: it waits for the reply being streamed, because
+        # llama-cpp-python ends a stream when another request arrives (`interrupt_requests`).
+        await self._quiet().wait()
+        return await self._count_tokens(text)
+
+    async def _count_tokens(self, text: str) -> int | None:
         endpoint = await self._tokenizer_endpoint(self._side_requests(), "")
         if endpoint is None:
             return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -360,3 +361,24 @@ def test_known_context_window(model: str, window: int | None) -> None:
 
 def test_normalize_model_name() -> None:
     assert normalize_model_name(" OpenRouter/Meta-Llama/Llama-3.3-70B ") == "llama-3.3-70b"
+
+
+async def test_counting_waits_while_a_reply_streams_so_llama_cpp_python_does_not_cut_it(
+    make_backend: Build,
+) -> None:
+    """llama-cpp-python ends a streamed reply when another request arrives while it streams
+    (its `interrupt_requests`): a token count asked meanwhile must wait for the reply."""
+    words = [f"word{i} " for i in range(40)]
+    with ScriptedModelServer(flavour="llama-cpp-python", chunk_size=1, latency=0.01) as server:
+        server.script("".join(words))
+        backend = make_backend(server)
+        received: list[str] = []
+        count: asyncio.Task[int | None] | None = None
+        async for chunk in backend.stream_reply([{"role": "user", "content": "Hi"}], model=MODEL):
+            received.append(chunk.text)
+            if count is None and chunk.text:
+                count = asyncio.ensure_future(backend.count_tokens("one two"))
+        assert count is not None
+        assert await count == 2
+
+    assert "".join(received) == "".join(words)

@@ -144,6 +144,7 @@ class ReplyWriter:
             events.event("{not json")
             events.end()
             return
+        arrived = server.script_log.arrivals()
         events.event(chunk({"role": "assistant", "content": ""}))
         for payload in reply.raw_chunks:
             events.event(json.dumps(payload))
@@ -172,6 +173,11 @@ class ReplyWriter:
             if sent == len(pieces):
                 break
             if server.pause(server.latency):
+                return
+            if server.interrupt_requests and server.script_log.arrivals() > arrived:
+                # Another request is waiting for the model: this reply ends here.
+                events.event("[DONE]")
+                events.end()
                 return
             events.event(chunk({"content": pieces[sent]}))
         events.event(chunk({}, reply.finish_reason))

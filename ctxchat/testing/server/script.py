@@ -114,6 +114,11 @@ class Script:
             (self.requests if chat else self.other_requests).append(request)
             self._changed.notify_all()
 
+    def arrivals(self) -> int:
+        """How many requests have arrived so far, of every kind."""
+        with self._changed:
+            return len(self.requests) + len(self.other_requests)
+
     def note_abort(self) -> None:
         with self._changed:
             self._aborted += 1

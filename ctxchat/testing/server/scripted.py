@@ -49,6 +49,7 @@ class ScriptedModelServer:
         default_reply: str | Callable[[dict[str, Any]], str] | None = None,
         tokenizer_fault: str | None = None,
         served_model: str | None = None,
+        interrupt_requests: bool | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
@@ -74,6 +75,13 @@ class ScriptedModelServer:
         self.tokenizer_fault = tokenizer_fault
         """How the tokenize endpoint misbehaves: "garbage" (200, not a count), "error" (500),
         "stall" (answers after 30 s); None: it counts. May be changed while serving."""
+        self.interrupt_requests = (
+            self.flavour is Flavour.LLAMA_CPP_PYTHON
+            if interrupt_requests is None
+            else interrupt_requests
+        )
+        """End a streamed reply early, with [DONE], when another request arrives while it
+        streams: llama-cpp-python's `interrupt_requests`, on by default there."""
         self.served_model = served_model
         """The model replies name, whatever was asked (a server restarted with another model);
         None: the one asked for. May be changed while serving."""

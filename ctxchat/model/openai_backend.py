@@ -235,6 +235,7 @@ class OpenAIBackend(ModelBackend):
         # The body's fields are passed as they are: the client sends them and nothing else.
         create: Any = self._client.chat.completions.with_streaming_response.create
         model = str(body.get("model") or "")
+        hung_up = False
         while True:
             try:
                 async with asyncio.timeout(self._first_chunk_timeout):
@@ -254,8 +255,14 @@ class OpenAIBackend(ModelBackend):
                     body = {k: v for k, v in body.items() if k != "stream_options"}
                     continue
                 raise await self._status_failure(exc, model, "") from None
-            except openai.APIConnectionError as exc:
+            except openai.APITimeoutError as exc:
                 raise self._connection_failure(exc) from None
+            except openai.APIConnectionError as exc:
+                # A kept-alive connection the server had closed (llama-cpp-python does after
+                # its window probe) fails before any answer: a fresh one is tried, once.
+                if hung_up or not _closed_before_answering(exc):
+                    raise self._connection_failure(exc) from None
+                hung_up = True
             except openai.APIError as exc:
                 raise unreadable_reply_error(exc.message, secrets=self._secrets) from None
 
@@ -497,6 +504,11 @@ class OpenAIBackend(ModelBackend):
             return await self._http.request(
                 method, url, json=payload, headers=headers, timeout=limit
             )
+
+
+def _closed_before_answering(error: openai.APIConnectionError) -> bool:
+    """Whether the server closed the connection without an answer (not: nothing listens)."""
+    return isinstance(error.__cause__, httpx2.RemoteProtocolError | httpx2.ReadError)
 
 
 def _root_of(base_url: str) -> str:

@@ -305,6 +305,30 @@ async def test_the_connection_is_reused_for_the_next_reply(
     assert model_server.requests[0].client == model_server.requests[1].client
 
 
+async def test_a_connection_closed_before_any_answer_is_tried_again_once(
+    model_server: ScriptedModelServer, backend: OpenAIBackend
+) -> None:
+    """A kept-alive connection the server had closed fails before any answer (seen with
+    llama-cpp-python after its window probe): the request goes again, once."""
+    model_server.fail_next(Fault.HANG_UP)
+    model_server.script("Answered.")
+
+    assert text_of(await collect(backend)) == "Answered."
+    assert len(model_server.requests) == 2
+
+
+async def test_a_server_that_hangs_up_twice_is_a_connection_error(
+    model_server: ScriptedModelServer, backend: OpenAIBackend
+) -> None:
+    model_server.fail_next(Fault.HANG_UP)
+    model_server.fail_next(Fault.HANG_UP)
+
+    with pytest.raises(ProviderError) as caught:
+        await collect(backend)
+    assert caught.value.kind is ErrorKind.CONNECTION
+    assert len(model_server.requests) == 2
+
+
 async def test_chunks_of_an_unexpected_shape_are_read_as_absent(
     model_server: ScriptedModelServer, backend: OpenAIBackend
 ) -> None:

@@ -29,6 +29,8 @@ class Fault(StrEnum):
     ERROR_IN_STREAM = "error_in_stream"
     EMPTY_STREAM = "empty_stream"
     DROP = "drop"
+    HANG_UP = "hang_up"
+    """The connection is closed before any answer, as by a server that had closed it idle."""
     STALL = "stall"
     BAD_JSON = "bad_json"
     FINISH_LENGTH = "finish_length"

@@ -164,6 +164,9 @@ class Handler(BaseHTTPRequestHandler):
             )
             return
         fault = owner.script_log.next_fault()
+        if fault is not None and fault.fault is Fault.HANG_UP:
+            self.drop()
+            return
         if fault is None and owner.reject_unknown_models and model not in owner.models:
             fault = PendingFault(Fault.UNKNOWN_MODEL)
         messages = body.get("messages") or []

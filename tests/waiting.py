@@ -25,10 +25,13 @@ async def until(
         await pilot.pause(STEP)
 
 
-def until_true(condition: Callable[[], object], timeout: float = PATIENCE) -> None:
-    """Block until `condition()` is true, for tests of threads and processes."""
+def until_true(
+    condition: Callable[[], object], timeout: float = PATIENCE, what: str | None = None
+) -> None:
+    """Block until `condition()` is true, for tests of threads and processes; `what` names
+    the awaited event in the failure."""
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
-            raise AssertionError(f"still not true after {timeout}s: {condition}")
+            raise AssertionError(f"still not true after {timeout}s: {what or condition}")
         time.sleep(STEP)

@@ -165,14 +165,17 @@ async def test_stopping_a_variant_keeps_what_arrived_as_interrupted(
     received: list[str] = []
     prepared = prepare_variant(session, reply_id, Change(without=("memory",)))
 
+    three = asyncio.Event()
+
     async def run() -> None:
         async for event in ask_again(session, prepared):
             if isinstance(event, ReplyDelta):
                 received.append(event.text)
+                if len(received) >= 3:
+                    three.set()
 
     task = asyncio.create_task(run())
-    while len(received) < 3:
-        await asyncio.sleep(0.01)
+    await asyncio.wait_for(three.wait(), timeout=30)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

@@ -12,7 +12,6 @@ import subprocess
 import sys
 import termios
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -21,6 +20,8 @@ import pytest
 from ctxchat.core.tokens import count_message, counter_for_model
 from ctxchat.store import Store
 from ctxchat.testing.server import Fault, ScriptedModelServer
+
+from ..waiting import until_true
 
 SHIFT_TAB = b"\x1b[Z"
 UP = b"\x1b[A"
@@ -79,13 +80,8 @@ class Terminal:
         os.close(self.master)
 
 
-def wait_for(condition: Callable[[], object], what: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"never happened: {what}")
+def wait_for(condition: Callable[[], object], what: str) -> None:
+    until_true(condition, what=what)
 
 
 @pytest.fixture

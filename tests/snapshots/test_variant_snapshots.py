@@ -16,9 +16,11 @@ from textual.widgets import SelectionList
 from ctxchat.core.memory import MemoryKind
 from ctxchat.testing.harness import TEST_KEY
 from ctxchat.testing.server import ScriptedModelServer
+from ctxchat.tui.app import CtxChatApp
 from ctxchat.tui.screens.ask_again import AskAgainDialog
 from ctxchat.tui.screens.variant_compare import VariantComparison
 
+from ..waiting import until
 from .snapshot_apps import BuildApp, steady
 
 SnapCompare = Callable[..., bool]
@@ -31,27 +33,22 @@ def server() -> Iterator[ScriptedModelServer]:
         yield running
 
 
-async def wait(pilot: Pilot[Any], condition: Callable[[], object]) -> None:
-    for _ in range(1000):
-        if condition():
-            return
-        await pilot.pause(0.01)
-    raise AssertionError("the condition never held")
-
-
 async def ask_without_the_database_fact(pilot: Pilot[Any]) -> None:
     app = pilot.app
+    assert isinstance(app, CtxChatApp)
     await steady(pilot)
-    app.composer.insert("Which database do we use?")  # type: ignore[attr-defined]
+    app.composer.insert("Which database do we use?")
     await pilot.press("enter")
     await steady(pilot)
     await pilot.press("f8")
-    await wait(pilot, lambda: isinstance(app.screen, AskAgainDialog))
+    await until(pilot, lambda: isinstance(app.screen, AskAgainDialog))
     await pilot.pause()
     app.screen.query_one(SelectionList).select("memory:1")
     await pilot.click("#ask")
-    await wait(pilot, lambda: isinstance(app.screen, VariantComparison))
-    await wait(pilot, lambda: app.screen.variant is not None)  # type: ignore[attr-defined]
+    await until(pilot, lambda: isinstance(app.screen, VariantComparison))
+    compare = app.screen
+    assert isinstance(compare, VariantComparison)
+    await until(pilot, lambda: compare.variant is not None)
     await steady(pilot)
 
 

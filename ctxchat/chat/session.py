@@ -5,10 +5,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-from collections.abc import Iterator, Mapping, Sequence
+import functools
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
+from typing import Concatenate, ParamSpec, TypeVar
 
+from ctxchat.chat.changes import MEMORY, ChangeLog
+from ctxchat.chat.memory_book import MemoryBook
 from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.server_counts import ServerCounts
 from ctxchat.chat.window import WindowInfo
@@ -46,7 +51,7 @@ from ctxchat.core.tokens import (
 from ctxchat.model.backend import ModelBackend
 from ctxchat.model.errors import ProviderError
 from ctxchat.model.request import ChatRequest, build_chat_request
-from ctxchat.store import Store, StoredMessage, StoreError, SummaryVersion
+from ctxchat.store import Conversation, Store, StoredMessage, StoreError, SummaryVersion
 
 SEMANTIC_MISSING = (
     "Semantic recall is on in the config, but the embeddings extra is not installed "
@@ -90,6 +95,24 @@ class SessionCache:
     """The counter's name when `history` was read (a failed tokenizer turns it to estimate)."""
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _locked(
+    method: Callable[Concatenate[ChatSession, _P], _R],
+) -> Callable[Concatenate[ChatSession, _P], _R]:
+    """Run `method` holding the session's lock: plans are drawn on the UI thread and in
+    workers (a huge draft, the memory usage estimate) at once, over one cache."""
+
+    def locked(self: ChatSession, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    functools.update_wrapper(locked, method)
+    return locked
+
+
 def local_zone() -> tzinfo:
     """The time zone dates are shown in: the machine's."""
     zone = datetime.now().astimezone().tzinfo
@@ -100,7 +123,10 @@ class ChatSession:
     """A conversation, the model it talks to, and the context decisions in between.
 
     It reads history, memory and the active summary from the store once and keeps them;
-    every method that changes them goes through the session so the cache stays true.
+    every change to them goes through the session's methods (and `memory_book`), which
+    keep the cache true: callers never tell it to forget. What other sessions of this run
+    changed (`ChangeLog`) and what other processes wrote (`Store.data_version`) are read
+    again before the next plan. The cache is behind a lock: workers may plan too.
     `plan(draft)` is cheap enough to run on every keystroke.
     """
 
@@ -117,7 +143,9 @@ class ChatSession:
         counter: TokenCounter | None = None,
         secrets: Sequence[str] = (),
         env: Mapping[str, str] | None = None,
+        changes: ChangeLog | None = None,
     ) -> None:
+        self._lock = threading.RLock()
         self.store = store
         self.settings = settings
         self.profile = profile
@@ -133,6 +161,10 @@ class ChatSession:
         self.env = dict(env or {})
         self._cache = SessionCache()
         self._seen_version = store.data_version()
+        self._changes = changes or ChangeLog()
+        self._seen_changes = self._change_counts()
+        self.memory_book = MemoryBook(store, self._memory_changed)
+        """Memory entries, to read and to change (each change keeps this cache true)."""
         self.server_counts: ServerCounts | None = None
         """Counts by the server's own tokenizer, where it has one (see detect_window)."""
         self._counting: set[asyncio.Task[int]] = set()
@@ -141,8 +173,7 @@ class ChatSession:
         self.server_notes: tuple[str, ...] = ()
         """What went wrong finding the server's facts (a probe that timed out, a tokenizer
         that failed, a window that shrank): every plan carries them as warnings."""
-        # Set by the app once the embeddings extra has loaded (see chat/semantic.py).
-        self.semantic: SemanticRecall | None = None
+        self._semantic: SemanticRecall | None = None
         # The summarizer's own server, when `[summary] profile` names another one.
         self._summary_backend: ModelBackend | None = None
         self._semantic_missing: bool | None = None
@@ -156,14 +187,28 @@ class ChatSession:
         return self.profile.model
 
     @property
+    def semantic(self) -> SemanticRecall | None:
+        """Recall by meaning, once the embeddings extra has loaded (see chat/semantic.py)."""
+        return self._semantic
+
+    @semantic.setter
+    def semantic(self, semantic: SemanticRecall | None) -> None:
+        # Set from the worker that loaded the encoder: recall results may change.
+        with self._lock:
+            self._semantic = semantic
+            self._cache.recall.clear()
+
+    @property
     def budget(self) -> Budget:
         """The budget in force (raises BudgetError when window and reserve cannot work)."""
         return self.settings.budget(self.profile, self.window.context_window)
 
+    @_locked
     def invalidate(self) -> None:
         """Forget what was read; the next plan reads the store again (after outside changes)."""
         self._cache = SessionCache()
 
+    @_locked
     def catch_up(self) -> bool:
         """Forget what was read if another process has written since; whether it had."""
         version = self.store.data_version()
@@ -173,7 +218,39 @@ class ChatSession:
         self.invalidate()
         return True
 
+    def _change_counts(self) -> tuple[int, int]:
+        conversation = self._changes.count(self.conversation_id or 0)
+        return conversation, self._changes.count(MEMORY)
+
+    def _catch_up_with_sessions(self) -> None:
+        """Forget what another session of this run has changed since it was read."""
+        counts = self._change_counts()
+        if counts == self._seen_changes:
+            return
+        if counts[0] != self._seen_changes[0]:
+            self.forget_history()
+        if counts[1] != self._seen_changes[1]:
+            self.forget_memory()
+        self._seen_changes = counts
+
+    def _conversation_changed(self) -> None:
+        """This session changed its conversation (and its cache to match): the others of
+        the run read it again; this one keeps its cache unless another changed it too."""
+        if self.conversation_id is None:
+            return
+        seen, memory = self._seen_changes
+        count = self._changes.changed(self.conversation_id)
+        self._seen_changes = (count if count == seen + 1 else seen, memory)
+
+    def _memory_changed(self) -> None:
+        """Memory changed (through `memory_book`, or extraction): every session reads it again."""
+        with self._lock:
+            self._changes.changed(MEMORY)
+            self.forget_memory()
+
+    @_locked
     def history(self) -> list[HistoryMessage]:
+        self._catch_up_with_sessions()
         if self._cache.counted_as != self.counter.name:
             self.forget_history()
             self._cache.counted_as = self.counter.name
@@ -189,11 +266,14 @@ class ChatSession:
             )
         return self._cache.history
 
+    @_locked
     def memory(self) -> list[MemoryEntry]:
+        self._catch_up_with_sessions()
         if self._cache.memory is None:
             self._cache.memory = self.store.list_memory(conversation_id=self.conversation_id)
         return self._cache.memory
 
+    @_locked
     def user_turns(self) -> int:
         """User turns over every conversation (memory entries record the one they came in)."""
         if self._cache.all_turns is None:
@@ -208,7 +288,9 @@ class ChatSession:
         zone = local_zone()
         return MemoryDates(day(self.store.now(), zone), zone)
 
+    @_locked
     def active_summary(self) -> SummaryVersion | None:
+        self._catch_up_with_sessions()
         if not self._cache.summary_loaded:
             self._cache.summary = (
                 None
@@ -237,6 +319,7 @@ class ChatSession:
             self._cache.terms = ConversationTerms(m.content for m in self.history() if m.sendable)
         return self._cache.terms
 
+    @_locked
     def recall(self, draft: str | None) -> tuple[RecallHit, ...]:
         """Earlier messages (and memory entries) relevant to `draft`, best first."""
         settings = self.settings.recall
@@ -320,6 +403,7 @@ class ChatSession:
                 )
         return candidates
 
+    @_locked
     def last_request(self) -> ContextPlan | None:
         """The plan of the newest reply: what the previous request sent."""
         if not self._cache.last_request_loaded:
@@ -328,6 +412,7 @@ class ChatSession:
             self._cache.last_request_loaded = True
         return self._cache.last_request
 
+    @_locked
     def plan(self, draft: str | None = None) -> ContextPlan:
         """The context plan of the next request (with `draft` as the new message, if any).
 
@@ -379,6 +464,7 @@ class ChatSession:
             )
         return self._semantic_missing
 
+    @_locked
     def remember_request(self, plan: ContextPlan) -> None:
         """`plan` was just sent: the next request's prefix is measured against it."""
         self._cache.last_request = plan
@@ -525,6 +611,7 @@ class ChatSession:
                 return  # kept counts only save time: the plan stands without them
             counter.keep(counted)
 
+    @_locked
     def pending_fold(self, *, manual: bool = False) -> FoldRange | None:
         """What summarization would fold now: by hand everything but the recent turns,
         automatically only what left working memory once the policy's threshold is met."""
@@ -564,6 +651,7 @@ class ChatSession:
             raise ValueError("This session has no conversation to write to.")
         return self.conversation_id
 
+    @_locked
     def add_user_message(self, text: str, *, parent_id: int | None = None) -> StoredMessage:
         message = self.store.add_message(
             self.conversation,
@@ -591,6 +679,7 @@ class ChatSession:
         self.store.rename_conversation(self.conversation, title)
 
     def _remember(self, message: StoredMessage) -> None:
+        self._catch_up_with_sessions()  # what another session changed is read again
         self._cache.positions = None
         self._cache.turns = None
         self._cache.recall.clear()
@@ -600,20 +689,49 @@ class ChatSession:
                 terms.add(message.content)  # a new message
             else:
                 self._cache.terms = None  # an edit: counted again when next asked
-        if self._cache.history is not None:
-            self._cache.history = [m for m in self._cache.history if m.id != message.id]
-            self._cache.history.append(message.to_history())
-            self._cache.history.sort(key=lambda m: m.id)
+        if history is not None:
+            # Built whole, then put in place: a worker may be reading the old list.
+            kept = [m for m in history if m.id != message.id]
+            kept.append(message.to_history())
+            kept.sort(key=lambda m: m.id)
+            self._cache.history = kept
+        self._conversation_changed()
 
+    @_locked
     def remember_message(self, message: StoredMessage) -> None:
         """Take a message stored elsewhere (a finished reply) into the cached history."""
         self._remember(message)
 
+    @_locked
+    def edit_message(self, message_id: int, text: str) -> StoredMessage:
+        """Rewrite one of the conversation's messages with `text` (counted again)."""
+        message = self.store.update_message_content(
+            message_id,
+            text,
+            tokens=self.count("user", text),
+            exact=self.counter.exact,
+            encoding=self.counter.name,
+        )
+        self.forget_history()  # and the summaries made from the old text, which left
+        self._conversation_changed()
+        return message
+
+    @_locked
     def delete_after(self, message_id: int) -> None:
         """Delete the conversation's messages after `message_id` (and what summed them up)."""
         self.store.delete_messages_after(self.conversation, message_id)
         self.forget_history()  # the summary is read again too
+        self._conversation_changed()
 
+    @_locked
+    def keep_variant(self, variant_id: int) -> StoredMessage:
+        """Make a variant the reply that continues the conversation (see `Store.keep_variant`)."""
+        reply = self.store.keep_variant(variant_id)
+        self.forget_history()  # the reply's text, count and plan traded places
+        self._conversation_changed()
+        return reply
+
+    @_locked
     def add_summary(
         self,
         text: str,
@@ -638,20 +756,48 @@ class ChatSession:
             note=note,
         )
         self.forget_summary()
+        self._conversation_changed()
         return version
 
+    @_locked
+    def activate_summary(self, summary_id: int | None) -> None:
+        """Put an earlier summary version (or none) in force again."""
+        self.store.activate_summary(self.conversation, summary_id)
+        self.forget_summary()
+        self._conversation_changed()
+
+    def create_conversation(self, title: str | None = None) -> Conversation:
+        """A new, empty conversation with this session's model and profile."""
+        return self.store.create_conversation(title, model=self.model, profile=self.profile.name)
+
+    def rename_conversation(self, conversation_id: int, title: str) -> Conversation:
+        return self.store.rename_conversation(conversation_id, title)
+
+    def delete_conversation(self, conversation_id: int) -> None:
+        """Delete a conversation and everything in it; its own memory entries go too."""
+        self.store.delete_conversation(conversation_id)
+        self._changes.changed(conversation_id)
+        self._memory_changed()
+
+    # What follows drops what was read (the next plan reads the store again). Writes through
+    # the session call them; a test that wrote to the store itself may too.
+
+    @_locked
     def forget_recall(self) -> None:
         """New vectors arrived: recall results may change."""
         self._cache.recall.clear()
 
+    @_locked
     def forget_memory(self) -> None:
         self._cache.memory = None
         self._cache.recall.clear()
 
+    @_locked
     def forget_summary(self) -> None:
         self._cache.summary_loaded = False
         self._cache.summary = None
 
+    @_locked
     def forget_history(self) -> None:
         self._cache = SessionCache(
             memory=self._cache.memory,
@@ -659,6 +805,7 @@ class ChatSession:
             last_request_loaded=self._cache.last_request_loaded,
         )
 
+    @_locked
     def switch_model(self, profile: ProviderProfile, backend: ModelBackend | None) -> None:
         """Talk to another profile or model; counts are redone once for the new encoding."""
         self.profile = profile
@@ -687,6 +834,7 @@ class ChatSession:
             window=self.window,
             secrets=self.secrets,
             env=self.env,
+            changes=self._changes,
         )
         other._summary_backend = self._summary_backend
         other.facts = self.facts

@@ -69,7 +69,6 @@ class AskAgainActions(AppBase):
 
         def done(result: VariantKept | None) -> None:
             if result is not None:
-                session.invalidate()
                 self.notify(
                     f"Reply {result.reply.id} now continues from the variant; the former "
                     "answer is kept as a variant.",

@@ -203,8 +203,7 @@ class AppBase(App[int]):
         if not self.has_session or self.streaming:
             return  # after the reply: the next tick sees the change still
         if self.session.store.data_version() != self._shown_version:
-            self.session.invalidate()
-            await self.show_conversation()
+            await self.show_conversation()  # its plan reads what the other process wrote
 
     # --- layout -------------------------------------------------------------------------
 
@@ -388,10 +387,7 @@ class AppBase(App[int]):
             )
             return
         self.notify(done(version), markup=False)
-        shown = self.open_session_for(session)
-        if shown is not None:
-            if shown is not session:
-                shown.invalidate()  # it read the conversation before this summary existed
+        if self.open_session_for(session) is not None:
             self.refresh_plan()
 
     # --- semantic recall (the embeddings extra) -------------------------------------------
@@ -424,8 +420,7 @@ class AppBase(App[int]):
         # The conversation may have been left and opened again: its session is a new one.
         shown = self.open_session_for(session) or session
         if shown.semantic is None or added:
-            shown.semantic = semantic
-            shown.forget_recall()
+            shown.semantic = semantic  # its recall is worked out again (see ChatSession)
             self.call_from_thread(self.refresh_plan)
 
     # --- opening conversations -------------------------------------------------------
@@ -471,8 +466,7 @@ class AppBase(App[int]):
         await self.show_conversation()
 
     async def reload_conversation(self) -> None:
-        """Read the open conversation again after a change that rewrote its turns."""
-        self.session.invalidate()
+        """Draw the open conversation again after a change that rewrote its turns."""
         await self.show_conversation()
 
     # --- state that outlives the run ----------------------------------------------------

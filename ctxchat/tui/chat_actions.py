@@ -321,10 +321,8 @@ class ChatActions(AppBase):
                 # Its count, and the reasoning's, now that they are stored.
                 self.conversation_view.update_message(message_view(stored, session.counter))
                 self.set_status(ReplyFacts.of(stored).status_line())
-            if self.session is not session:
-                # The conversation was left and opened again mid-reply: what the new
-                # session read then still has the reply half-written.
-                self.session.invalidate()
+            # Opened again mid-reply, the conversation has a new session: the reply's
+            # session told it (ChangeLog) that the reply is finished now.
             self.refresh_plan()
 
     def _shows(self, session: ChatSession) -> bool:

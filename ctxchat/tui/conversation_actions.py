@@ -41,9 +41,7 @@ class ConversationActions(AppBase):
     async def action_new_conversation(self) -> None:
         if not self.has_session:
             return
-        conversation = self.session.store.create_conversation(
-            model=self.session.model, profile=self.session.profile.name
-        )
+        conversation = self.session.create_conversation()
         await self.open_conversation(conversation.id)
         self.composer.focus()
 
@@ -67,23 +65,21 @@ class ConversationActions(AppBase):
         )
 
     async def _switcher_result(self, result: SwitcherResult) -> None:
-        store = self.session.store
+        session = self.session
         target = result.conversation_id
         if result.action == "new":
             await self.action_new_conversation()
         elif result.action == "switch" and target is not None:
             await self.open_conversation(target)
         elif result.action == "rename" and target is not None and result.title:
-            store.rename_conversation(target, result.title)
+            session.rename_conversation(target, result.title)
             self.update_titles()
             self.notify("Renamed.", markup=False)
         elif result.action == "delete" and target is not None:
-            store.delete_conversation(target)
+            session.delete_conversation(target)
             self.notify("Deleted the conversation and everything in it.", markup=False)
-            if target == self.session.conversation_id:
-                latest = store.latest_conversation()
-                if latest is None:
-                    latest = store.create_conversation()
+            if target == session.conversation_id:
+                latest = session.store.latest_conversation() or session.create_conversation()
                 await self.open_conversation(latest.id)
         elif result.action == "export" and target is not None:
             self.ask_export(target)
@@ -125,12 +121,12 @@ class ConversationActions(AppBase):
     def action_rename(self) -> None:
         if not self.has_session or self.session.conversation_id is None:
             return
-        store = self.session.store
-        conversation = store.get_conversation(self.session.conversation)
+        session = self.session
+        conversation = session.store.get_conversation(session.conversation)
 
         def renamed(title: str | None) -> None:
             if title:
-                store.rename_conversation(conversation.id, title)
+                session.rename_conversation(conversation.id, title)
                 self.update_titles()
 
         from ctxchat.tui.screens.rename import RenameScreen

@@ -168,7 +168,6 @@ class AppBase(App[int]):
         self._on_screen = None if session is None else OnScreen(session)
         self.last_plan: ContextPlan | None = None
         self._plan_timer: Timer | None = None
-        self.streaming = False
         self._failures: dict[int, ProviderError] = {}  # this run's failed replies, by id
         self._first_frame_shown = False
         self._after_first_frame: list[Callable[[], object]] = []
@@ -263,9 +262,16 @@ class AppBase(App[int]):
     def has_session(self) -> bool:
         return self._on_screen is not None
 
+    @property
+    def streaming(self) -> bool:
+        """Whether a reply streams: asked of the conversation on screen, which holds it."""
+        return self._on_screen is not None and self._on_screen.streaming
+
     def show_session(self, session: ChatSession) -> None:
-        """Make `session`'s conversation the one on screen (what the last one showed goes)."""
-        self._on_screen = OnScreen(session)
+        """Make `session`'s conversation the one on screen (what the last one showed goes;
+        a reply still streaming goes on)."""
+        on_screen = self._on_screen
+        self._on_screen = OnScreen(session) if on_screen is None else on_screen.replaced_by(session)
 
     # --- the live plan ------------------------------------------------------------------
 

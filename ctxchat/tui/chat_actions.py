@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import AsyncGenerator
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from textual import events, on, work
@@ -28,6 +26,7 @@ from ctxchat.model.errors import ErrorKind, ProviderError
 from ctxchat.store import StoredMessage
 from ctxchat.tui.base import AppBase, message_view
 from ctxchat.tui.collector import full_collections_held
+from ctxchat.tui.live_turn import LiveTurn
 from ctxchat.tui.on_screen import ReplyFacts
 from ctxchat.tui.views import MessageView
 from ctxchat.tui.widgets.composer import Composer
@@ -56,23 +55,8 @@ SESSION_ACTIONS = frozenset(
 )
 
 
-@dataclass
-class _LiveReply:
-    """The reply a turn is streaming: its id, the item drawing it, and what arrived so far
-    (to draw it whole into a fresh item when its conversation is opened again)."""
-
-    session: ChatSession | None = None
-    reply_id: int | None = None
-    item: MessageItem | None = None
-    text: list[str] = field(default_factory=list)
-    reasoning: list[str] = field(default_factory=list)
-    catching_up: asyncio.Lock = field(default_factory=asyncio.Lock)
-
-
 class ChatActions(AppBase):
     """The conversation's own actions."""
-
-    _live_reply: _LiveReply | None = None  # the reply being streamed, if any
 
     @on(Composer.Submitted)
     def _send(self, event: Composer.Submitted) -> None:
@@ -262,21 +246,24 @@ class ChatActions(AppBase):
     def run_turn(self, session: ChatSession, events: object, draft: str | None = None) -> None:
         """Run one turn; `draft` is the text taken from the composer to send (put back if
         the turn never starts)."""
-        self.streaming = True
+        reply = self.on_screen.start_turn()
         self.composer.can_send = False
         self.refresh_bindings()
-        self._turn(session, events, draft)
+        self._turn(session, reply, events, draft)
 
     @work(exclusive=True, group="reply", exit_on_error=False)
-    async def _turn(self, session: ChatSession, events: object, draft: str | None) -> None:
+    async def _turn(
+        self, session: ChatSession, reply: LiveTurn, events: object, draft: str | None
+    ) -> None:
         with full_collections_held():
-            await self._run_turn(session, events, draft)
+            await self._run_turn(session, reply, events, draft)
 
-    async def _run_turn(self, session: ChatSession, events: object, draft: str | None) -> None:
+    async def _run_turn(
+        self, session: ChatSession, reply: LiveTurn, events: object, draft: str | None
+    ) -> None:
         # Every widget update checks that the turn's conversation is the open one, so
         # switching conversations mid-reply never writes into the wrong chat; the store
         # gets it all, and coming back picks the reply up where it is.
-        reply = self._live_reply = _LiveReply(session)
         turn: AsyncGenerator[TurnEvent, None] = events(session)  # type: ignore[operator]
         # The start and the end of a turn each change the conversation, the status line, the
         # panels and the footer: one frame draws each, where every change would lay out
@@ -306,10 +293,9 @@ class ChatActions(AppBase):
             with ending, self.batch_update():
                 await self._end_turn(session, reply)
 
-    async def _end_turn(self, session: ChatSession, reply: _LiveReply) -> None:
+    async def _end_turn(self, session: ChatSession, reply: LiveTurn) -> None:
         """Whatever stopped the turn: the reply is marked, the plan and the keys follow."""
-        self._live_reply = None
-        self.streaming = False
+        self.on_screen.end_turn(reply)
         self.composer.can_send = True
         self.refresh_bindings()
         if self._shows(session):
@@ -332,26 +318,27 @@ class ChatActions(AppBase):
     async def conversation_shown(self) -> None:
         # Back in the conversation of the reply that is streaming: catch it up at once,
         # not at its next delta (the store's copy is up to a quarter second old).
-        live = self._live_reply
-        if live is not None and live.session is not None and self._shows(live.session):
+        live = self.on_screen.live_here()
+        if live is not None:
             await self._live_item(live)
 
-    def _reply_item(self, reply: _LiveReply) -> MessageItem | None:
+    def _reply_item(self, reply: LiveTurn) -> MessageItem | None:
         """The reply's mounted item: the one the turn began, or the one drawn since."""
         if reply.item is not None and reply.item.is_attached:
             return reply.item
         return self.conversation_view.item(reply.reply_id)
 
-    async def _live_item(self, reply: _LiveReply) -> MessageItem | None:
+    async def _live_item(self, reply: LiveTurn) -> MessageItem | None:
         """The item to stream into; one drawn afresh is first brought up to date."""
         async with reply.catching_up:  # the next delta and the reopening may both ask
             item = self._reply_item(reply)
             if item is not None and item is not reply.item:
-                await item.resume("".join(reply.text), "".join(reply.reasoning))
+                await item.resume(reply.text, reply.reasoning)
                 reply.item = item
+                self.conversation_view.follow(reply)
             return item
 
-    async def _show_event(self, session: ChatSession, reply: _LiveReply, event: TurnEvent) -> None:
+    async def _show_event(self, session: ChatSession, reply: LiveTurn, event: TurnEvent) -> None:
         """Draw one event of the turn (only while its conversation is the open one)."""
         shown = self._shows(session)
         if isinstance(event, TurnStarted):
@@ -372,15 +359,15 @@ class ChatActions(AppBase):
                         "",
                         MessageStatus.STREAMING,
                         model=session.model,
-                    )
+                    ),
+                    reply,
                 )
                 self.set_status(f"{session.model} is writing… (Esc stops)")
                 # A sent message makes the last mode switch's note old news.
                 self.query_one("#context", ContextPanels).forget_mode_change()
                 self.refresh_plan()
         elif isinstance(event, ReplyDelta):
-            reply.text.append(event.text)
-            reply.reasoning.append(event.reasoning)
+            reply.received(event.text, event.reasoning)
             if shown and reply.item is not None and reply.item.is_attached:
                 if event.reasoning:
                     await reply.item.append_reasoning(event.reasoning)

@@ -1,4 +1,4 @@
-"""The conversation on screen: its session, and the facts of its newest reply from the store."""
+"""The conversation on screen: its session, the reply streaming, and its newest reply's facts."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from ctxchat.chat.session import ChatSession
 from ctxchat.core.history import MessageStatus
 from ctxchat.store import StoredMessage
+from ctxchat.tui.live_turn import LiveTurn
 
 FAILED_STATUS = "The reply failed: Ctrl+R retries; Ctrl+D on the reply says why."
 INTERRUPTED_STATUS = "The reply stopped early; the part received was kept. Ctrl+R asks again."
@@ -62,11 +63,45 @@ class ReplyFacts:
 
 
 class OnScreen:
-    """Owns the conversation on screen: its session, and its newest reply's facts read from
-    the store. Opening another conversation makes a new one, so nothing carries over."""
+    """Owns the conversation on screen: its session, the reply streaming (`live`), and its
+    newest reply's facts read from the store.
 
-    def __init__(self, session: ChatSession) -> None:
+    Opening another conversation makes a new one, so nothing of the last conversation
+    carries over, except a reply still streaming: it goes on into the store, and the new
+    owner holds it on (`replaced_by`) until it ends or its conversation is back on screen.
+    """
+
+    def __init__(self, session: ChatSession, live: LiveTurn | None = None) -> None:
         self.session = session
+        self.live = live
+        """The reply streaming now: in this conversation, or in one left while it streamed."""
+
+    def replaced_by(self, session: ChatSession) -> OnScreen:
+        """The owner of `session`'s conversation, now on screen instead of this one."""
+        return OnScreen(session, self.live)
+
+    @property
+    def streaming(self) -> bool:
+        """Whether a reply streams (here or in a conversation left meanwhile)."""
+        return self.live is not None and self.live.streaming
+
+    def live_here(self) -> LiveTurn | None:
+        """The reply streaming in this conversation, if one is."""
+        live = self.live
+        if live is None or live.conversation_id != self.session.conversation_id:
+            return None
+        return live
+
+    def start_turn(self) -> LiveTurn:
+        """A reply begins in this conversation."""
+        self.live = LiveTurn(self.session.conversation_id)
+        return self.live
+
+    def end_turn(self, turn: LiveTurn) -> None:
+        """`turn` is over: nothing streams."""
+        turn.ended()
+        if self.live is turn:
+            self.live = None
 
     def reply_facts(self) -> ReplyFacts:
         conversation = self.session.conversation_id

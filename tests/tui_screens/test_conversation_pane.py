@@ -15,6 +15,7 @@ from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
 from ctxchat.core.history import MessageStatus
+from ctxchat.tui.live_turn import LiveTurn
 from ctxchat.tui.screens.confirm import ConfirmScreen
 from ctxchat.tui.themes import load_themes, shipped_theme_dirs
 from ctxchat.tui.views import MessageView
@@ -111,7 +112,10 @@ async def test_a_streaming_reply_is_never_unmounted_by_paging() -> None:
         await pilot.pause()
         view = app.query_one(ConversationView)
         calls.clear()
-        item = await view.begin_reply(MessageView(1_001, "assistant", "", MessageStatus.STREAMING))
+        item = await view.begin_reply(
+            MessageView(1_001, "assistant", "", MessageStatus.STREAMING),
+            LiveTurn(1, reply_id=1_001),
+        )
         for _ in range(6):
             view.scroll_home(animate=False)
             await pilot.pause()
@@ -140,7 +144,9 @@ async def test_streamed_reply_ends_with_exactly_the_full_text_rendered() -> None
     async with app.run_test(size=(80, 24)) as pilot:
         view = app.query_one(ConversationView)
         await view.add_message(MessageView(1, "user", "Write a function."))
-        item = await view.begin_reply(MessageView(2, "assistant", "", MessageStatus.STREAMING))
+        item = await view.begin_reply(
+            MessageView(2, "assistant", "", MessageStatus.STREAMING), LiveTurn(1, reply_id=2)
+        )
         assert item.is_streaming and item.status is MessageStatus.STREAMING
         assert item.query_one(".message--status").has_class("-streaming")
         for start in range(0, len(full), 5):
@@ -169,7 +175,9 @@ async def test_interrupted_stream_is_marked_with_the_error_and_the_retry_key() -
     app = ConversationHost(0, listed([]))
     async with app.run_test(size=(80, 24)) as pilot:
         view = app.query_one(ConversationView)
-        item = await view.begin_reply(MessageView(7, "assistant", "", MessageStatus.STREAMING))
+        item = await view.begin_reply(
+            MessageView(7, "assistant", "", MessageStatus.STREAMING), LiveTurn(1, reply_id=7)
+        )
         await item.append("Half a rep")
         await item.finish("Half a rep", MessageStatus.INTERRUPTED, error="The stream stalled.")
         await pilot.pause()

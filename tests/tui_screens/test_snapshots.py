@@ -12,6 +12,7 @@ from textual.widgets import Collapsible, Input
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.memory import MemoryKind
 from ctxchat.core.summary import SummaryStrategy
+from ctxchat.tui.live_turn import LiveTurn
 from ctxchat.tui.screens.confirm import ConfirmScreen
 from ctxchat.tui.screens.conversations import ConversationSwitcher
 from ctxchat.tui.screens.edit_message import EditMessageScreen
@@ -117,7 +118,8 @@ class TestConversationPane:
             view = pilot.app.query_one(ConversationView)
             await view.add_message(MessageView(1, "user", "Plan the trip.", tokens=9))
             item = await view.begin_reply(
-                MessageView(2, "assistant", "", MessageStatus.STREAMING, model="llama3.2:3b")
+                MessageView(2, "assistant", "", MessageStatus.STREAMING, model="llama3.2:3b"),
+                LiveTurn(1, reply_id=2),
             )
             deltas = ["Here is a ", "plan:\n\n", "- Day 1: ", "Alfama\n", "- Day 2"]
             for delta in deltas:
@@ -138,7 +140,8 @@ class TestConversationPane:
             view = pilot.app.query_one(ConversationView)
             await view.add_message(MessageView(1, "user", "Plan the trip.", tokens=9))
             item = await view.begin_reply(
-                MessageView(2, "assistant", "", MessageStatus.STREAMING, model="qwen3:8b")
+                MessageView(2, "assistant", "", MessageStatus.STREAMING, model="qwen3:8b"),
+                LiveTurn(1, reply_id=2),
             )
             deltas = ["Three days. ", "Alfama first, ", "then Belém; [bold]not[/] Sintra."]
             for delta in deltas:

@@ -333,7 +333,7 @@ class ChatActions(AppBase):
         async with reply.catching_up:  # the next delta and the reopening may both ask
             item = self._reply_item(reply)
             if item is not None and item is not reply.item:
-                await item.resume(reply.text, reply.reasoning)
+                await item.resume(reply)
                 reply.item = item
                 self.conversation_view.follow(reply)
             return item
@@ -369,10 +369,7 @@ class ChatActions(AppBase):
         elif isinstance(event, ReplyDelta):
             reply.received(event.text, event.reasoning)
             if shown and reply.item is not None and reply.item.is_attached:
-                if event.reasoning:
-                    await reply.item.append_reasoning(event.reasoning)
-                if event.text:
-                    await reply.item.append(event.text)
+                await reply.item.arrived()
             elif shown:
                 await self._live_item(reply)  # drawn again: catches up with everything so far
         elif isinstance(event, TurnFinished | TurnFailed):

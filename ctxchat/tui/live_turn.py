@@ -12,10 +12,10 @@ if TYPE_CHECKING:
 class LiveTurn:
     """The one reply streaming now (the reply worker runs one at a time).
 
-    It holds the text and reasoning received so far (to draw the reply whole into a fresh
-    item when its conversation is opened again), the item drawing it, and the one flag
-    that says a reply is streaming: the app, the conversation pane and the reply's item
-    all ask it. The conversation on screen owns it (`OnScreen.live`); the store's copy is
+    It holds the text and reasoning received so far, how much of the text is drawn, the
+    item drawing it (which draws from here: a fresh item, when the conversation is opened
+    again, draws it whole), and the one flag that says a reply is streaming: the app, the
+    conversation pane and the reply's item all ask it. The conversation on screen owns it (`OnScreen.live`); the store's copy is
     saved by `store/writer.py: ReplyWriter`, in the chat layer.
     """
 
@@ -26,6 +26,8 @@ class LiveTurn:
         self.item: MessageItem | None = None
         self._text: list[str] = []
         self._reasoning: list[str] = []
+        self.drawn = 0
+        """How much of `text` the item has handed to its Markdown (written, or shown)."""
         self._streaming = True
         self.catching_up = asyncio.Lock()
         """Held while a fresh item is brought up to date (the next delta and a reopening
@@ -55,6 +57,15 @@ class LiveTurn:
         if len(self._reasoning) > 1:
             self._reasoning = ["".join(self._reasoning)]
         return self._reasoning[0] if self._reasoning else ""
+
+    def undrawn(self) -> str:
+        """The text received that the item has not drawn yet; from now on it counts as drawn."""
+        text = self.text
+        rest, self.drawn = text[self.drawn :], len(text)
+        return rest
+
+    def has_undrawn(self) -> bool:
+        return sum(map(len, self._text)) > self.drawn
 
     def ended(self) -> None:
         """The turn is over (finished, failed or stopped): nothing streams any more."""

@@ -105,6 +105,12 @@ async def test_a_new_message_while_reading_history_jumps_to_the_newest() -> None
         assert view.is_anchored and view.is_vertical_scroll_end
 
 
+async def arrive(item: MessageItem, live: LiveTurn, text: str) -> None:
+    """`text` of the reply arrives, as the app's turn hands it on."""
+    live.received(text, "")
+    await item.arrived()
+
+
 async def test_a_streaming_reply_is_never_unmounted_by_paging() -> None:
     calls, load = numbered(1_000)
     app = ConversationHost(1_000, load)
@@ -112,16 +118,16 @@ async def test_a_streaming_reply_is_never_unmounted_by_paging() -> None:
         await pilot.pause()
         view = app.query_one(ConversationView)
         calls.clear()
+        live = LiveTurn(1, reply_id=1_001)
         item = await view.begin_reply(
-            MessageView(1_001, "assistant", "", MessageStatus.STREAMING),
-            LiveTurn(1, reply_id=1_001),
+            MessageView(1_001, "assistant", "", MessageStatus.STREAMING), live
         )
         for _ in range(6):
             view.scroll_home(animate=False)
             await pilot.pause()
             await pilot.pause()
         assert item.is_attached
-        await item.append("still here")
+        await arrive(item, live, "still here")
         await item.finish("still here")
         assert str(item.query_one(MarkdownBlock).content) == "still here"
 
@@ -144,13 +150,14 @@ async def test_streamed_reply_ends_with_exactly_the_full_text_rendered() -> None
     async with app.run_test(size=(80, 24)) as pilot:
         view = app.query_one(ConversationView)
         await view.add_message(MessageView(1, "user", "Write a function."))
+        live = LiveTurn(1, reply_id=2)
         item = await view.begin_reply(
-            MessageView(2, "assistant", "", MessageStatus.STREAMING), LiveTurn(1, reply_id=2)
+            MessageView(2, "assistant", "", MessageStatus.STREAMING), live
         )
         assert item.is_streaming and item.status is MessageStatus.STREAMING
         assert item.query_one(".message--status").has_class("-streaming")
         for start in range(0, len(full), 5):
-            await item.append(full[start : start + 5])
+            await arrive(item, live, full[start : start + 5])
         await item.finish(full, MessageStatus.COMPLETE, tokens=31)
         await pilot.pause()
         markdown = item.query_one(Markdown)
@@ -175,10 +182,11 @@ async def test_interrupted_stream_is_marked_with_the_error_and_the_retry_key() -
     app = ConversationHost(0, listed([]))
     async with app.run_test(size=(80, 24)) as pilot:
         view = app.query_one(ConversationView)
+        live = LiveTurn(1, reply_id=7)
         item = await view.begin_reply(
-            MessageView(7, "assistant", "", MessageStatus.STREAMING), LiveTurn(1, reply_id=7)
+            MessageView(7, "assistant", "", MessageStatus.STREAMING), live
         )
-        await item.append("Half a rep")
+        await arrive(item, live, "Half a rep")
         await item.finish("Half a rep", MessageStatus.INTERRUPTED, error="The stream stalled.")
         await pilot.pause()
         status = str(item.query_one(".message--status", Static).content)

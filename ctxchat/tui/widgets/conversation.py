@@ -269,7 +269,7 @@ class ConversationView(VerticalScroll, can_focus=True):
     async def begin_reply(self, view: MessageView, live: LiveTurn) -> MessageItem:
         """Append the reply that is about to stream in (`live`), and start its stream."""
         item = await self.add_message(view)
-        item.start_stream()
+        item.start_stream(live)
         self.follow(live)
         return item
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from textual import on, work
 
+from ctxchat.chat.memory_book import MemoryBook
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.usage import UsageTracker, UsageView
 from ctxchat.core.memory import MemoryKind, provenance
@@ -74,13 +76,19 @@ class MemoryActions(AppBase):
         self._usage, self._usage_key = view, key
         self._draw_memory(session, self.last_plan)
 
-    def _update(self, entry_id: int, **changes: Any) -> None:
+    def _change_memory(self, change: Callable[[MemoryBook], object]) -> bool:
+        """Make one change through the session's memory book (which keeps the session's
+        cache true), then draw the plan again. A change the store refuses is one line."""
         try:
-            self.session.memory_book.update(entry_id, **changes)
+            change(self.session.memory_book)
         except StoreError as error:
             self.notify(str(error), severity="error", markup=False)
-            return
+            return False
         self.refresh_plan()
+        return True
+
+    def _update(self, entry_id: int, **changes: Any) -> None:
+        self._change_memory(lambda book: book.update(entry_id, **changes))
 
     def _scope_id(self, draft: MemoryDraft) -> int | None:
         return self.session.conversation_id if draft.scope == "conversation" else None
@@ -98,8 +106,8 @@ class MemoryActions(AppBase):
         def saved(result: MemoryDraft | None) -> None:
             if result is None:
                 return
-            book = self.session.memory_book
-            try:
+
+            def save(book: MemoryBook) -> None:
                 if entry_id is None:
                     book.add(
                         result.kind,
@@ -121,10 +129,8 @@ class MemoryActions(AppBase):
                         importance=result.importance,
                         conversation_id=self._scope_id(result),
                     )
-            except StoreError as error:
-                self.notify(str(error), severity="error", markup=False)
-                return
-            self.refresh_plan()
+
+            self._change_memory(save)
 
         from ctxchat.tui.screens.memory_editor import MemoryEditor
 
@@ -168,14 +174,8 @@ class MemoryActions(AppBase):
         entry = self.session.memory_book.get(event.entry_id)
 
         def decided(confirmed: bool | None) -> None:
-            if not confirmed:
-                return
-            try:
-                self.session.memory_book.delete(entry.id)
-            except StoreError as error:
-                self.notify(str(error), severity="error", markup=False)
-                return
-            self.refresh_plan()
+            if confirmed:
+                self._change_memory(lambda book: book.delete(entry.id))
 
         from ctxchat.tui.screens.confirm import ConfirmScreen
 
@@ -229,13 +229,8 @@ class MemoryActions(AppBase):
 
     @on(MemoryPanel.RestoreRequested)
     def _restore(self, event: MemoryPanel.RestoreRequested) -> None:
-        try:
-            entry = self.session.memory_book.restore(event.entry_id)
-        except StoreError as error:
-            self.notify(str(error), severity="error", markup=False)
-            return
-        self.notify(f"Restored memory #{entry.id}; it is current again.", markup=False)
-        self.refresh_plan()
+        if self._change_memory(lambda book: book.restore(event.entry_id)):
+            self.notify(f"Restored memory #{event.entry_id}; it is current again.", markup=False)
 
     def action_restore_memory(self) -> None:
         """Restore the highlighted entry if superseded, else the one superseded last."""
@@ -258,12 +253,7 @@ class MemoryActions(AppBase):
 
     @on(MemoryPanel.KeepRequested)
     def _keep(self, event: MemoryPanel.KeepRequested) -> None:
-        try:
-            self.session.memory_book.keep_hypothesis(event.entry_id)
-        except StoreError as error:
-            self.notify(str(error), severity="error", markup=False)
-            return
-        self.refresh_plan()
+        self._change_memory(lambda book: book.keep_hypothesis(event.entry_id))
 
     @on(MemoryPanel.SourceRequested)
     async def _go_to_source(self, event: MemoryPanel.SourceRequested) -> None:

@@ -370,6 +370,10 @@ class AppBase(App[int]):
     def set_status(self, text: str, style: str = "") -> None:
         self.query_one("#status-line", Static).update(content(text, style))
 
+    def show_status(self) -> None:
+        """Draw the status line the conversation on screen gives."""
+        self.set_status(self.on_screen.status_line())
+
     # --- summarizing in the background -------------------------------------------------
 
     @work(exclusive=True, group="summary", exit_on_error=False)
@@ -451,7 +455,7 @@ class AppBase(App[int]):
         self.last_plan = None
         # Nothing of the conversation shown before stays: its mode-change note, its status.
         self.query_one("#context", ContextPanels).forget_mode_change()
-        self.set_status(self.on_screen.reply_facts().status_line())
+        self.show_status()
         # The plan first: the newest turns then arrive in the same frame, before the pane
         # mounts older pages to fill its margin.
         self.refresh_plan()

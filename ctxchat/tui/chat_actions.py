@@ -27,7 +27,6 @@ from ctxchat.store import StoredMessage
 from ctxchat.tui.base import AppBase, message_view
 from ctxchat.tui.collector import full_collections_held
 from ctxchat.tui.live_turn import LiveTurn
-from ctxchat.tui.on_screen import ReplyFacts
 from ctxchat.tui.views import MessageView
 from ctxchat.tui.widgets.composer import Composer
 from ctxchat.tui.widgets.conversation import RETRYABLE, ConversationView
@@ -306,7 +305,7 @@ class ChatActions(AppBase):
                 await item.finish(stored.content, stored.status, error=stored.error or "")
                 # Its count, and the reasoning's, now that they are stored.
                 self.conversation_view.update_message(message_view(stored, session.counter))
-                self.set_status(ReplyFacts.of(stored).status_line())
+            self.show_status()  # the reply's facts as stored, or what can be done about it
             # Opened again mid-reply, the conversation has a new session: the reply's
             # session told it (ChangeLog) that the reply is finished now.
             self.refresh_plan()
@@ -362,7 +361,7 @@ class ChatActions(AppBase):
                     ),
                     reply,
                 )
-                self.set_status(f"{session.model} is writing… (Esc stops)")
+                self.show_status()
                 # A sent message makes the last mode switch's note old news.
                 self.query_one("#context", ContextPanels).forget_mode_change()
                 self.refresh_plan()
@@ -381,13 +380,11 @@ class ChatActions(AppBase):
         reply = event.reply
         if isinstance(event, TurnFailed):
             self._failures[reply.id] = event.error
-        if self._shows(session):
-            if item is not None:
-                await item.finish(
-                    reply.content, reply.status, error=reply.error or "", tokens=reply.tokens
-                )
-                self.conversation_view.update_message(message_view(reply, session.counter))
-            self.set_status(ReplyFacts.of(reply).status_line())
+        if self._shows(session) and item is not None:
+            await item.finish(
+                reply.content, reply.status, error=reply.error or "", tokens=reply.tokens
+            )
+            self.conversation_view.update_message(message_view(reply, session.counter))
         if isinstance(event, TurnFailed):
             error = event.error
             text = str(error)

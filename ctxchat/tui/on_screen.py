@@ -103,6 +103,14 @@ class OnScreen:
         if self.live is turn:
             self.live = None
 
+    def status_line(self) -> str:
+        """The line under the conversation: who is writing while its reply streams, else
+        the newest reply's facts (or what can be done about it)."""
+        live = self.live_here()
+        if live is not None and live.streaming:
+            return f"{self.session.model} is writing… (Esc stops)"
+        return self.reply_facts().status_line()
+
     def reply_facts(self) -> ReplyFacts:
         conversation = self.session.conversation_id
         if conversation is None:

@@ -219,7 +219,8 @@ async def test_coming_back_mid_reply_shows_it_streaming_on_and_plans_with_it(
 ) -> None:
     app, _ = make_app()
     first, second = two_conversations(app)
-    server.fail_next(Fault.STALL, after=2, seconds=1.0)
+    # Long enough that a loaded machine is back in the conversation before the rest comes.
+    server.fail_next(Fault.STALL, after=2, seconds=3.0)
     server.script("MySQL was never an option here.")
     async with app.run_test(size=SIZE) as pilot:
         await ask_until_the_reply_begins(app, pilot)
@@ -230,6 +231,7 @@ async def test_coming_back_mid_reply_shows_it_streaming_on_and_plans_with_it(
         back = app.conversation_view.items[-1]
         assert (back.is_streaming, back.view.content) == (True, "MySQL was ne")
         assert back.query_one(ReplyMarkdown).source == "MySQL was ne"
+        assert status_line(app) == "gpt-4o is writing… (Esc stops)"  # not the other's facts
         await until(pilot, lambda: not app.streaming)
         await settle(pilot)
 

@@ -1,15 +1,20 @@
 """Ask a reply again with a change (`f8`, or the palette): the dialog, then both answers side
-by side with the request diff; keeping the variant redraws the conversation from it."""
+by side with the request diff; a reply's earlier variants (`f7`): open one beside the reply,
+or keep it; keeping a variant redraws the conversation from it."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.binding import Binding, BindingType
 
-from ctxchat.chat.ask_again import AskAgainError, prepare_variant
+from ctxchat.chat.ask_again import AskAgainError, prepare_variant, stored_comparison
 from ctxchat.core.counterfactual import Change
 from ctxchat.tui.base import AppBase
+
+if TYPE_CHECKING:
+    from ctxchat.tui.screens.variant_compare import VariantKept
+    from ctxchat.tui.screens.variant_list import VariantChoice
 
 
 class AskAgainActions(AppBase):
@@ -23,7 +28,18 @@ class AskAgainActions(AppBase):
             id="reply.ask_again",
             show=False,
             tooltip="Ask the selected reply (or the newest) again without a layer or item, "
-            "in the other mode or to another model",
+            "in the other mode or to another profile or model",
+        ),
+        # Priority: the composer (a TextArea) has focus most of the time and binds f7 itself.
+        Binding(
+            "f7",
+            "variants",
+            "Variants",
+            id="reply.variants",
+            show=False,
+            priority=True,
+            tooltip="The selected reply's (or the newest's) variants: open one beside it, "
+            "or keep one as the reply",
         ),
     ]
 
@@ -65,16 +81,53 @@ class AskAgainActions(AppBase):
         except AskAgainError as error:
             self.notify(str(error), severity="error", markup=False)
             return
+        from ctxchat.tui.screens.variant_compare import VariantComparison
+
+        self.push_screen(VariantComparison(session, prepared), self._variant_kept)
+
+    def _variant_kept(self, result: VariantKept | None) -> None:
+        """A variant became the reply: the conversation is drawn again from it."""
+        if result is None or not self.has_session:
+            return
+        self.session.invalidate()
+        self.notify(
+            f"Reply {result.reply.id} now continues from the variant; the former answer is "
+            "kept as a variant.",
+            markup=False,
+        )
+        self.call_later(self.show_conversation)
+
+    # --- a reply's variants ---------------------------------------------------------------
+
+    def action_variants(self) -> None:
+        """List the selected (or newest) reply's variants."""
+        if not self.has_session or self.screen is not self.composer.screen:
+            return  # a priority key: not over a dialog
+        reply_id = self.reply_to_ask_again()
+        variants = [] if reply_id is None else self.session.store.variants(reply_id)
+        if reply_id is None or not variants:
+            self.notify(
+                "This reply has no variants: F8 asks it again with a change, regenerating "
+                "keeps the reply it replaces as one.",
+                markup=False,
+            )
+            return
+        from ctxchat.tui.screens.variant_list import VariantList
+
+        self.push_screen(
+            VariantList(reply_id, variants), lambda choice: self._variant_chosen(choice)
+        )
+
+    def _variant_chosen(self, choice: VariantChoice | None) -> None:
+        if choice is None or self.streaming:
+            return
         from ctxchat.tui.screens.variant_compare import VariantComparison, VariantKept
 
-        def done(result: VariantKept | None) -> None:
-            if result is not None:
-                session.invalidate()
-                self.notify(
-                    f"Reply {result.reply.id} now continues from the variant; the former "
-                    "answer is kept as a variant.",
-                    markup=False,
-                )
-                self.call_later(self.show_conversation)
+        store = self.session.store
+        if choice.keep:
+            self._variant_kept(VariantKept(store.keep_variant(choice.variant_id)))
+            return
 
-        self.push_screen(VariantComparison(session, prepared), done)
+        variant = store.get_variant(choice.variant_id)
+        stored = (stored_comparison(store, variant), variant)
+        self.push_screen(VariantComparison(self.session, stored=stored), self._variant_kept)

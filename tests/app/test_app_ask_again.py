@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from textual.widgets import Input, SelectionList, Static
+from textual.widgets import Input, SelectionList
 
 from ctxchat.core.memory import MemoryKind
 from ctxchat.testing.server import ScriptedModelServer
@@ -10,6 +10,7 @@ from ctxchat.tui.commands import ctxchat_commands
 from ctxchat.tui.screens.ask_again import AskAgainDialog
 from ctxchat.tui.screens.inspector import RequestInspector, WrappedLines
 from ctxchat.tui.screens.variant_compare import VariantComparison
+from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
 
 from .app_harness import SIZE, MakeApp, settle, shown_messages, typed, until
 
@@ -43,9 +44,10 @@ async def test_f8_asks_the_reply_again_without_an_entry_and_k_keeps_the_variant(
 
         sent = server.requests[-1]
         assert all("SQLite" not in m["content"] for m in sent["messages"])
-        original = str(compare.query_one("#variant-original", Static).render())
-        variant = str(compare.query_one("#variant-text", Static).render())
-        assert (original, variant) == ("SQLite, as you told me.", "I cannot tell which database.")
+        original = compare.query_one("#variant-original", ReplyMarkdown)
+        variant = compare.query_one("#variant-text", ReplyMarkdown)
+        await until(pilot, lambda: variant.source == "I cannot tell which database.")
+        assert original.source == "SQLite, as you told me."
         diff = compare.query_one("#variant-diff", WrappedLines).text
         assert "The database is SQLite." in diff and "the variant's request" in diff
 

@@ -9,6 +9,7 @@ from ctxchat.core.history import MessageStatus
 from ctxchat.store.variants import REGENERATED
 from ctxchat.testing.server import Fault, Reply, ScriptedModelServer
 from ctxchat.tui.commands import ctxchat_commands
+from ctxchat.tui.screens.inspector import WrappedLines
 from ctxchat.tui.screens.variant_compare import VariantComparison
 from ctxchat.tui.screens.variant_list import VariantList
 from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
@@ -93,7 +94,9 @@ async def test_enter_opens_a_stored_variant_beside_the_reply_as_markdown(
     make_app: MakeApp, server: ScriptedModelServer
 ) -> None:
     app, _ = make_app()
-    markdown = "Two options:\n\n- **WAL**\n- `DELETE`\n\n| mode | speed |\n|---|---|\n| WAL | fast |\n"
+    markdown = (
+        "Two options:\n\n- **WAL**\n- `DELETE`\n\n| mode | speed |\n|---|---|\n| WAL | fast |\n"
+    )
     server.script(markdown, "Plain answer.")
     async with app.run_test(size=SIZE) as pilot:
         await typed(pilot, "Which journal mode?")
@@ -116,7 +119,8 @@ async def test_enter_opens_a_stored_variant_beside_the_reply_as_markdown(
         assert {"DrawnBulletList", "MarkdownTable"} <= blocks, blocks
         assert "**" not in " ".join(str(b.render()) for b in variant.query("DrawnBulletList"))
         assert compare.query_one("#variant-original", ReplyMarkdown).source == "Plain answer."
-        assert "The requests are identical." in str(compare.query_one("#variant-diff").text)  # type: ignore[attr-defined]
+        diff = compare.query_one("#variant-diff", WrappedLines).text
+        assert "The requests are identical." in diff
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, VariantComparison))
         assert shown_messages(app)[-1] == ("assistant", "Plain answer.")

@@ -24,6 +24,7 @@ from ctxchat.chat.window import WindowInfo
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.memory import MemoryKind
 from ctxchat.model.errors import ErrorKind
+from ctxchat.store.variants import REGENERATED
 from ctxchat.testing.server import Fault, Reply, ScriptedModelServer
 
 from ..waiting import PATIENCE
@@ -209,6 +210,46 @@ async def test_regenerate_replaces_the_last_reply(
         ("assistant", "Second try."),
     ]
     assert [m["content"] for m in server.requests[-1]["messages"]] == ["You are terse.", "Question"]
+
+
+async def test_regenerate_keeps_the_replaced_reply_and_its_variants_as_variants(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    server.script(Reply("First try.", reasoning="Thinking once."), "Second try.")
+    await collect(send_message(session, "Question"))
+    store = session.store
+    old = store.messages(session.conversation)[-1]
+    plan = store.load_plan(old.id)
+    assert plan is not None
+    asked = store.start_variant(old.id, change="without memory", model="other", plan=plan)
+    store.finish_variant(asked.id, content="A variant.", tokens=3, exact=True, encoding="x")
+
+    events = await collect(regenerate(session))
+    started = events[0]
+    assert isinstance(started, TurnStarted)
+    new = store.messages(session.conversation)[-1]
+    variants = store.variants(new.id)
+    assert [(v.change, v.content, v.reasoning) for v in variants] == [
+        ("without memory", "A variant.", ""),
+        (REGENERATED, "First try.", "Thinking once."),
+    ]
+    assert started.kept == (variants[-1].id,)
+    assert store.load_variant_plan(variants[-1].id) == plan
+    assert variants[-1].created_at == old.created_at
+
+
+async def test_a_regenerate_that_cannot_fit_changes_nothing(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    server.script("First try.")
+    await collect(send_message(session, "Question"))
+    before = session.store.messages(session.conversation)
+    session.window = WindowInfo(8, "probed")  # not even the system prompt fits
+    with pytest.raises(OverBudget):
+        await collect(regenerate(session))
+    assert session.store.messages(session.conversation) == before
+    assert session.store.variants(before[-1].id) == []
+    assert len(server.requests) == 1
 
 
 async def test_reasoning_is_stored_apart_and_never_sent_back(

@@ -9,6 +9,10 @@ from typing import TYPE_CHECKING, ClassVar
 from textual.binding import Binding, BindingType
 
 from ctxchat.chat.ask_again import AskAgainError, prepare_variant, stored_comparison
+from ctxchat.chat.options import SessionOptions
+from ctxchat.chat.session import ChatSession
+from ctxchat.chat.session_factory import Connect, open_session
+from ctxchat.config.errors import MissingApiKey, UnknownProfile
 from ctxchat.core.counterfactual import Change
 from ctxchat.tui.base import AppBase
 
@@ -62,28 +66,55 @@ class AskAgainActions(AppBase):
             self.notify("There is no reply with a stored request to ask again.", markup=False)
             return
         model = session.store.get_message(reply_id).model or session.model
+        profiles = [(p.name, p.base_url, p.model) for p in session.settings.profiles.values()]
         from ctxchat.tui.screens.ask_again import AskAgainDialog
 
         self.push_screen(
-            AskAgainDialog(reply_id, plan, model),
+            AskAgainDialog(reply_id, plan, model, profiles=profiles, profile=session.profile.name),
             lambda change: self._ask_again(reply_id, change),
         )
 
     def _ask_again(self, reply_id: int, change: Change | None) -> None:
         if change is None:
             return
-        session = self.session
+        try:
+            session = self._session_asking(change)
+        except (MissingApiKey, UnknownProfile) as error:
+            self.notify(str(error), severity="error", markup=False)
+            return
         if session.backend is None:
             self.notify("No model server is configured.", severity="error", markup=False)
             return
         try:
             prepared = prepare_variant(session, reply_id, change)
         except AskAgainError as error:
+            self._close_other(session)
             self.notify(str(error), severity="error", markup=False)
             return
         from ctxchat.tui.screens.variant_compare import VariantComparison
 
-        self.push_screen(VariantComparison(session, prepared), self._variant_kept)
+        def done(result: VariantKept | None) -> None:
+            self._close_other(session)
+            self._variant_kept(result)
+
+        self.push_screen(VariantComparison(session, prepared), done)
+
+    def _session_asking(self, change: Change) -> ChatSession:
+        """The open session, or for another profile one on the same conversation that talks
+        to that profile's server (its base URL, key and headers). Raises MissingApiKey and
+        UnknownProfile."""
+        session = self.session
+        if not change.profile:
+            return session
+        options = SessionOptions(
+            profile=change.profile, model=change.model, conversation=session.conversation_id
+        )
+        return open_session(self.workspace, options, session.conversation_id, connect=Connect.MUST)
+
+    def _close_other(self, session: ChatSession) -> None:
+        """Close a session opened for another profile (its connections)."""
+        if not self.has_session or session is not self.session:
+            self.run_worker(session.aclose(), group="close-variant-session", exit_on_error=False)
 
     def _variant_kept(self, result: VariantKept | None) -> None:
         """A variant became the reply: the conversation is drawn again from it."""

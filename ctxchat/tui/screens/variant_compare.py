@@ -253,13 +253,16 @@ class VariantComparison(Dialog[VariantKept | None]):
         if compared.plan is None or not compared.body:
             self.notify("No request was stored for this variant.", markup=False)
             return
-        reply = compared.reply.id
+        title = f"Variant of reply {compared.reply.id}"
+        url = (compared.plan.request or {}).get("url")
+        if isinstance(url, str) and url:
+            title += f" · POST {url}"
         self.app.push_screen(
             RequestInspector(
                 compared.body,
                 compared.plan,
                 previous=dict(compared.base) if compared.base else None,
-                title=f"Variant of reply {reply}",
+                title=title,
                 tab="diff",
             )
         )

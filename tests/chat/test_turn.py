@@ -21,6 +21,7 @@ from ctxchat.chat.turn import (
     send_message,
 )
 from ctxchat.chat.window import WindowInfo
+from ctxchat.core.budget import Layer
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.memory import MemoryKind
 from ctxchat.model.errors import ErrorKind
@@ -329,6 +330,67 @@ async def test_edit_as_a_branch_keeps_the_original(
     ]
     assert [m.content for m in session.store.messages(branch_id)] == ["Q1", "A1", "Q2 other", "B2"]
     assert session.store.get_conversation(branch_id).title == "Test (branch)"
+
+
+def summary_sent(session: ChatSession) -> list[str]:
+    """The summary messages the session's next request sends."""
+    plan = session.plan(None)
+    return [m.content for m in plan.messages if m.layer is Layer.SUMMARY]
+
+
+async def test_a_branch_keeps_the_summary_that_covers_the_turns_it_copies(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    from ctxchat.chat.edits import branch_from
+
+    server.script("A1", "A2", "A3")
+    for question in ("Q1", "Q2", "Q3"):
+        await collect(send_message(session, question))
+    q1, a1, q2, a2, q3, _a3 = session.store.messages(session.conversation)
+    session.add_summary(
+        "Q1 asked; A1 said.",
+        first_message_id=q1.id,
+        last_message_id=a1.id,
+        strategy="semantic",
+        model="gpt-4o",
+    )
+    session.add_summary(
+        "Q1, Q2 asked; A1, A2 said.",
+        first_message_id=q1.id,
+        last_message_id=a2.id,
+        strategy="semantic",
+        model="gpt-4o",
+    )
+    in_force = summary_sent(session)
+    assert in_force and "Q1, Q2 asked" in in_force[0]
+
+    # Edited after every summarized turn: the branch sends the same summary.
+    later = session.for_conversation(branch_from(session, q3.id, "Q3 other"))
+    assert summary_sent(later) == in_force
+    (copied,) = session.store.summaries(later.conversation)
+    copies = session.store.messages(later.conversation)
+    assert (copied.version, copied.first_message_id, copied.last_message_id) == (
+        1,
+        copies[0].id,
+        copies[3].id,
+    )
+
+    # The branch travels with its summary.
+    moved = session.store.import_conversation(session.store.export_conversation(later.conversation))
+    assert summary_sent(session.for_conversation(moved)) == in_force
+
+    # Edited inside what v2 covers: v2 describes turns the branch does not have; v1 does not.
+    earlier = session.for_conversation(branch_from(session, q2.id, "Q2 other"))
+    (kept,) = session.store.summaries(earlier.conversation)
+    assert kept.text == "Q1 asked; A1 said."
+    assert (kept.first_message_id, kept.last_message_id) == tuple(
+        m.id for m in session.store.messages(earlier.conversation)[:2]
+    )
+
+    # Rolled back to no summary: the branch has none either.
+    session.store.activate_summary(session.conversation, None)
+    none = branch_from(session, q3.id, "Q3 again")
+    assert session.store.summaries(none) == []
 
 
 async def _history_of(session: ChatSession, turns: int) -> None:

@@ -286,13 +286,17 @@ class VariantStore(MessageStore):
         """Store replaced replies as variants of `reply_id`, with their plans and usage, and
         their own variants too: regenerating destroys nothing. Returns the variants made
         of the replies themselves (the first is how to get the last one back)."""
+        answers: list[tuple[str, StoredMessage | ReplyVariant, ContextPlan | None]] = []
+        for old in former:
+            if old.reply.content.strip() or old.reply.reasoning.strip():
+                answers.append((REGENERATED, old.reply, old.plan))
+            answers.extend((variant.change, variant, plan) for variant, plan in old.variants)
+        answers.sort(key=lambda answer: answer[1].created_at)  # listed in the order written
         kept: list[ReplyVariant] = []
         with self.transaction() as conn:
-            for old in former:
-                for variant, plan in old.variants:
-                    self._insert_answer(conn, reply_id, variant.change, variant, plan)
-                if old.reply.content.strip() or old.reply.reasoning.strip():
-                    new_id = self._insert_answer(conn, reply_id, REGENERATED, old.reply, old.plan)
+            for change, answer, plan in answers:
+                new_id = self._insert_answer(conn, reply_id, change, answer, plan)
+                if isinstance(answer, StoredMessage):
                     kept.append(self._get_variant(conn, new_id))
         return kept
 

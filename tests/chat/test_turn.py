@@ -230,13 +230,14 @@ async def test_regenerate_keeps_the_replaced_reply_and_its_variants_as_variants(
     assert isinstance(started, TurnStarted)
     new = store.messages(session.conversation)[-1]
     variants = store.variants(new.id)
+    # Listed in the order they were written: the reply, then the variant asked of it.
     assert [(v.change, v.content, v.reasoning) for v in variants] == [
-        ("without memory", "A variant.", ""),
         (REGENERATED, "First try.", "Thinking once."),
+        ("without memory", "A variant.", ""),
     ]
-    assert started.kept == (variants[-1].id,)
-    assert store.load_variant_plan(variants[-1].id) == plan
-    assert variants[-1].created_at == old.created_at
+    assert started.kept == (variants[0].id,)
+    assert store.load_variant_plan(variants[0].id) == plan
+    assert variants[0].created_at == old.created_at
 
 
 async def test_a_regenerate_that_cannot_fit_changes_nothing(

@@ -22,7 +22,7 @@ from ctxchat.tui.screens.variant_compare import VariantComparison
 from ctxchat.tui.screens.variant_list import VariantList
 
 from ..waiting import until
-from .snapshot_apps import BuildApp, steady
+from .snapshot_apps import HOUR, BuildApp, Clock, RunBefore, steady
 
 SnapCompare = Callable[..., bool]
 WIDE = (160, 40)
@@ -141,25 +141,35 @@ class TestSideBySideMarkdown:
         assert snap_compare(app, run_before=ask_without_the_database_fact, terminal_size=WIDE)
 
 
-async def regenerate_twice_and_list(pilot: Pilot[Any]) -> None:
-    app = await ask_once(pilot, "Pick a database.")
-    for _ in range(2):
-        app.action_regenerate()
+def regenerate_twice_and_list(clock: Clock) -> RunBefore:
+    """Ask once, regenerate twice an hour apart each, then open the reply's variants."""
+
+    async def run(pilot: Pilot[Any]) -> None:
+        app = await ask_once(pilot, "Pick a database.")
+        for _ in range(2):
+            clock.now += HOUR
+            app.action_regenerate()
+            await steady(pilot)
+        await pilot.press("f7")
+        await until(pilot, lambda: isinstance(app.screen, VariantList))
         await steady(pilot)
-    await pilot.press("f7")
-    await until(pilot, lambda: isinstance(app.screen, VariantList))
-    await steady(pilot)
+
+    return run
 
 
 class TestVariantList:
     def test_two_regenerated_replies(
-        self, build: BuildApp, server: ScriptedModelServer, snap_compare: SnapCompare
+        self,
+        build: BuildApp,
+        server: ScriptedModelServer,
+        clock: Clock,
+        snap_compare: SnapCompare,
     ) -> None:
-        """`Reply 4: 2 variants`: `variant 2  the reply before it was regenerated` with
-        `gpt-4o · 6 tokens · 2025-01-06 09:30` under it (the first answer), then variant 3
-        the same with 10 tokens (the second); the note on Enter and k; the conversation
-        behind shows the third answer, `DuckDB.`; the footer `⏎ Open`, `esc Close`,
-        `k Keep`."""
+        """`Reply 4: 2 variants`, in the order written: `variant 2  the reply before it was
+        regenerated` with `gpt-4o · 6 tokens · 2025-01-06 09:30` under it (the first
+        answer), then variant 3 the same with `10 tokens · 2025-01-06 10:30` (the second);
+        the note on Enter and k; the conversation behind shows the third answer,
+        `DuckDB.`; the footer `⏎ Open`, `esc Close`, `k Keep`."""
         app = build(base_url=server.base_url)
         server.script("SQLite.", "PostgreSQL, surely.", "DuckDB.")
-        assert snap_compare(app, run_before=regenerate_twice_and_list, terminal_size=WIDE)
+        assert snap_compare(app, run_before=regenerate_twice_and_list(clock), terminal_size=WIDE)

@@ -261,7 +261,7 @@ def test_a_replaced_reply_becomes_a_variant_of_the_new_one_and_travels_with_it(
         old.content,
         old.prompt_tokens,
     )
-    assert [v.id for v in store.variants(new.id)][-1] == kept.id
+    assert store.variants(new.id)[0].id == kept.id  # written first, listed first
     assert len(store.variants(new.id)) == 2  # the old reply's own variant came along
 
     export = json.loads(json.dumps(store.export_conversation(conversation)))

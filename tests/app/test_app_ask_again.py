@@ -165,3 +165,32 @@ async def test_another_profile_is_asked_on_its_own_server_with_its_headers_and_i
             # The conversation still talks to its own profile.
             assert app.session.profile.name == "test"
             assert notes.of("error") == []
+
+
+async def test_a_profile_without_its_key_is_one_line_and_nothing_is_sent(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, notes = make_app(
+        extra=(
+            "[profiles.keyless]\n"
+            'base_url = "http://127.0.0.1:9/v1"\n'
+            'model = "tiny"\n'
+            'api_key_env = "CTXCHAT_NO_SUCH_KEY"\n'
+        )
+    )
+    server.script("First.")
+    async with app.run_test(size=SIZE) as pilot:
+        await typed(pilot, "Hello")
+        await pilot.press("enter")
+        await settle(pilot)
+        reply_id = app.session.store.messages(app.session.conversation)[-1].id
+        app.action_ask_again()
+        await until(pilot, lambda: isinstance(app.screen, AskAgainDialog))
+        await pilot.pause()
+        app.screen.query_one("#ask-again-profile", Select).value = "keyless"
+        await pilot.click("#ask")
+        await until(pilot, lambda: notes.of("error") != [])
+        (error,) = notes.of("error")
+        assert "CTXCHAT_NO_SUCH_KEY" in error and "\n" not in error
+        assert not isinstance(app.screen, VariantComparison)
+        assert app.session.store.variants(reply_id) == []

@@ -16,7 +16,7 @@ from ctxchat.config.errors import MissingApiKey
 from ctxchat.model.errors import ProviderError
 from ctxchat.store import export_text
 from ctxchat.tui.base import AppBase
-from ctxchat.tui.views import ConversationRowView
+from ctxchat.tui.views import ConversationRowView, MessageHitView
 
 if TYPE_CHECKING:
     from ctxchat.tui.screens.conversations import SwitcherResult
@@ -62,9 +62,14 @@ class ConversationActions(AppBase):
 
         from ctxchat.tui.screens.conversations import ConversationSwitcher
 
-        self.push_screen(
-            ConversationSwitcher(rows, current_id=self.session.conversation_id), chosen
+        def find_messages(query: str) -> dict[int, MessageHitView]:
+            found = store.find_conversations(query)
+            return {c: MessageHitView(h.message_id, h.content, h.count) for c, h in found.items()}
+
+        switcher = ConversationSwitcher(
+            rows, current_id=self.session.conversation_id, find_messages=find_messages
         )
+        self.push_screen(switcher, chosen)
 
     async def _switcher_result(self, result: SwitcherResult) -> None:
         store = self.session.store
@@ -73,6 +78,8 @@ class ConversationActions(AppBase):
             await self.action_new_conversation()
         elif result.action == "switch" and target is not None:
             await self.open_conversation(target)
+            if result.message_id is not None and await self.reveal_message(result.message_id):
+                self.conversation_view.focus()
         elif result.action == "rename" and target is not None and result.title:
             store.rename_conversation(target, result.title)
             self.update_titles()
@@ -87,6 +94,15 @@ class ConversationActions(AppBase):
                 await self.open_conversation(latest.id)
         elif result.action == "export" and target is not None:
             self.ask_export(target)
+
+    async def reveal_message(self, message_id: int) -> bool:
+        """Scroll the open conversation to `message_id` and select it, mounting it with the
+        turns around it when it is far up. False when the conversation does not hold it."""
+        conversation = self.session.conversation_id
+        if conversation is None:
+            return False
+        position = self.session.store.message_position(conversation, message_id)
+        return await self.conversation_view.reveal(message_id, position)
 
     def ask_export(self, conversation_id: int, export_format: ExportFormat = "markdown") -> None:
         """Ask the format and the folder (the data dir's `exports` unless the user types

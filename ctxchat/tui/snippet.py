@@ -1,4 +1,5 @@
-"""One line of a message around the words searched for, cleaned, the words emphasised."""
+"""Where the words searched for are in a message: a cleaned line around them (the switcher),
+the span of the first one as a text selection (the find bar)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,9 @@ import re
 from collections.abc import Sequence
 
 from rich.text import Text
+from textual.geometry import Offset
+from textual.selection import Selection
+from textual.widget import Widget
 
 from ctxchat.store.search import find_words
 from ctxchat.tui.text import clean
@@ -46,3 +50,23 @@ def snippet(text: str, query: str) -> Text:
     if pattern is not None:
         result.highlight_regex(pattern, style=HIT_STYLE)
     return result
+
+
+def first_hit(widget: Widget, query: str) -> tuple[Widget, Selection] | None:
+    """Where `widget`'s text first holds a word of `query`: the innermost widget drawing
+    that text and the span as a text selection (Textual's own highlight), or None."""
+    pattern = word_pattern(find_words(query))
+    if pattern is None:
+        return None
+    for drawn in [widget, *widget.query("*")]:
+        if drawn.children:
+            continue  # a container: its text is its children's
+        text = drawn.get_selection(Selection(None, None))
+        if text is None:
+            continue
+        for line_number, line in enumerate(text[0].splitlines()):
+            found = pattern.search(line)
+            if found is not None:
+                start, end = Offset(found.start(), line_number), Offset(found.end(), line_number)
+                return drawn, Selection(start, end)
+    return None

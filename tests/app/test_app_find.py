@@ -8,11 +8,12 @@ from typing import Any
 from rich.console import Group
 from rich.text import Text
 from textual.pilot import Pilot
-from textual.widgets import OptionList
+from textual.widgets import Input, OptionList
 
 from ctxchat.tui.app import CtxChatApp
 from ctxchat.tui.screens.conversations import ConversationSwitcher
 from ctxchat.tui.widgets.conversation import ConversationView
+from ctxchat.tui.widgets.find_bar import FindBar
 
 from .app_harness import SIZE, MakeApp, exchange, seed, settle, until
 
@@ -105,3 +106,104 @@ async def test_opening_a_message_hit_shows_that_message_far_up(make_app: MakeApp
         assert app.focused is view
         start, end = view.window
         assert start <= 7 < end and end < len(ids)  # far up: the newest turns are not mounted
+
+
+def find_bar(app: CtxChatApp) -> FindBar:
+    bar = app.find_bar
+    assert bar is not None
+    return bar
+
+
+def highlighted(app: CtxChatApp) -> list[str]:
+    """The text the find bar selected in the conversation (Textual's text selection)."""
+    found = []
+    for widget, selection in app.screen.selections.items():
+        text = widget.get_selection(selection)
+        if text is not None:
+            found.append(text[0])
+    return found
+
+
+async def test_find_steps_through_the_hits_and_wraps(make_app: MakeApp) -> None:
+    app, _ = make_app()
+    ids = long_conversation(
+        app,
+        hits={
+            5: "A zebra crossing, early on.",
+            300: "Halfway: the Zebras are back.",
+            591: "Last: one more **zebra** here.",
+        },
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        view = app.conversation_view
+        await pilot.press("ctrl+f")
+        bar = find_bar(app)
+        await pilot.press(*"zebra")
+        assert bar.count_text == "3 matches"
+
+        async def step(key: str, count: str, offset: int) -> None:
+            await pilot.press(key)
+            await until(pilot, lambda: bar.count_text == count and in_view(view, ids[offset]))
+            assert view.selected_id == ids[offset]
+            await until(pilot, lambda: [w.casefold() for w in highlighted(app)][:1] != [])
+            assert highlighted(app)[0].casefold().startswith("zebra")
+
+        # Hits count from the newest, where the user is; next goes up (older).
+        await step("enter", "1 of 3", 591)
+        await step("enter", "2 of 3", 300)  # far up: mounted when it is reached
+        await step("f3", "3 of 3", 5)
+        await step("enter", "1 of 3", 591)  # wraps round
+        await step("shift+enter", "3 of 3", 5)  # and back the other way
+        await step("shift+f3", "2 of 3", 300)
+        assert app.focused is bar.query_one(Input)  # the box keeps the keys
+
+        await pilot.press(*["backspace"] * 5, *"giraffe")
+        assert bar.count_text == "no match"
+        await pilot.press("enter")
+        assert bar.count_text == "no match" and view.selected_id == ids[300]
+
+
+async def test_esc_closes_the_bar_and_returns_to_the_composer(make_app: MakeApp) -> None:
+    app, _ = make_app()
+    long_conversation(app, hits={4: "a zebra"}, total=40)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+f", *"zebra", "enter")
+        bar = find_bar(app)
+        await until(pilot, lambda: highlighted(app) != [])
+        await pilot.press("escape")
+        assert not bar.is_open and not bar.display
+        assert app.focused is app.composer
+        assert highlighted(app) == []  # the found word is no longer selected
+
+
+async def test_typing_in_the_find_bar_reaches_only_the_bar(make_app: MakeApp) -> None:
+    app, notes = make_app()
+    long_conversation(app, hits={}, total=10)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.conversation_view.focus()
+        await pilot.press("up")  # a message selected, as after a click
+        await pilot.press("ctrl+f")
+        screen = app.screen
+        # Letters that are keys elsewhere (composer actions, the switcher's n/r/d/e, …).
+        words = "great, thanks! pin edit regenerate nrdeqkx /?"
+        await pilot.press(*words)
+        await settle(pilot)
+        assert find_bar(app).query_text == words
+        assert app.screen is screen and app.composer.text == ""
+        assert app.session.store.count_messages(app.session.conversation) == 10
+        assert notes.messages == []
+
+
+async def test_find_is_in_the_command_palette(make_app: MakeApp) -> None:
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        titles = [command.title for command in app.get_system_commands(app.screen)]
+        assert "conversation: find" in titles
+        await app.run_action("find")
+        box = find_bar(app).query_one(Input)
+        await until(pilot, lambda: app.focused is box)
+        assert find_bar(app).is_open

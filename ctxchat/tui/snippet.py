@@ -43,8 +43,7 @@ def snippet(text: str, query: str) -> Text:
     start = 0
     if found is not None and found.start() > LEAD:
         # Start at a word boundary, so the line does not begin with half a word.
-        space = line.rfind(" ", 0, found.start() - LEAD)
-        start = space + 1 if space >= 0 else found.start() - LEAD
+        start = line.rfind(" ", 0, found.start() - LEAD) + 1
     shown = ("…" if start else "") + line[start : start + LENGTH]
     result = Text(shown, no_wrap=True, overflow="ellipsis", end="")
     if pattern is not None:

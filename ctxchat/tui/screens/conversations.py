@@ -72,7 +72,8 @@ def row_prompt(
         return prompt
     found = "1 message matches" if hit.count == 1 else f"{hit.count:,} messages match"
     prompt.append(f" · {found}", style="dim")
-    line = Text("  ↳ ", style="dim", no_wrap=True, overflow="ellipsis", end="")
+    # Ends with a new line: the list counts a rendered group's lines by them.
+    line = Text("  ↳ ", style="dim", no_wrap=True, overflow="ellipsis")
     line.append_text(snippet(hit.content, query))
     # A group, so the snippet line is cut at the list's width rather than wrapped.
     return Group(prompt, line)

@@ -188,10 +188,10 @@ class ConversationSwitcher(Dialog[SwitcherResult | None]):
     def compose(self) -> ComposeResult:
         with Vertical() as dialog:
             dialog.border_title = "Conversations"
-            searched = "titles and messages" if self._find_messages else "by title"
+            searched = "Titles and messages" if self._find_messages else "Search by title"
             yield Input(
                 self._initial_query,
-                placeholder=f"Search {searched}…   (tab: to the list, where n/r/d/e work)",
+                placeholder=f"{searched}…   (tab: to the list, where n/r/d/e work)",
                 id="switcher-search",
             )
             yield Static("", id="switcher-empty")

@@ -207,3 +207,15 @@ async def test_find_is_in_the_command_palette(make_app: MakeApp) -> None:
         box = find_bar(app).query_one(Input)
         await until(pilot, lambda: app.focused is box)
         assert find_bar(app).is_open
+
+
+async def test_the_find_keys_can_be_remapped(make_app: MakeApp) -> None:
+    app, notes = make_app(extra='[keys]\n"conversation.find" = "f9"\n"find.next" = "f12"\n')
+    ids = long_conversation(app, hits={2: "a zebra", 6: "two zebras"}, total=10)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert notes.of("warning") == []
+        await pilot.press("f9", *"zebra", "f12")
+        bar = find_bar(app)
+        await until(pilot, lambda: app.conversation_view.selected_id == ids[6])
+        assert bar.count_text == "1 of 2"

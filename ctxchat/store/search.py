@@ -131,11 +131,11 @@ class SearchStore(TransferStore):
             return []
         with self.reading() as conn:
             try:
+                # The index is asked once; joined row by row, it would be asked per message.
                 rows = conn.execute(
-                    "SELECT m.id FROM messages_fts JOIN messages AS m "
-                    "ON m.id = messages_fts.rowid "
-                    "WHERE messages_fts MATCH ? AND m.conversation_id = ? ORDER BY m.id",
-                    (match, conversation_id),
+                    "SELECT id FROM messages WHERE conversation_id = ? AND id IN "
+                    "(SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?) ORDER BY id",
+                    (conversation_id, match),
                 ).fetchall()
             except sqlite3.OperationalError:
                 return []

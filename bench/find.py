@@ -2,17 +2,21 @@
 switcher's search over every conversation, as a ratio to scanning every message's text (what
 `list_conversations(search=…)` does), and the find bar's over one conversation (all 10,000
 messages in a second run), as a ratio to reading that conversation and looking in each
-message. Run: python -m bench.find"""
+message. Run: python bench/find.py"""
 
 from __future__ import annotations
 
 import random
+import sys
 import tempfile
 from pathlib import Path
 
-from bench.store import MESSAGES, text_for, timed
 from ctxchat.store import Store
 from ctxchat.store.search import find_words
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from store import MESSAGES, text_for, timed  # bench/store.py: the same texts, the same timer
 
 CONVERSATIONS = 50
 RUNS = 7
@@ -48,10 +52,21 @@ def fill(store: Store, conversations: int) -> list[int]:
 def measure(store: Store, conversation_id: int) -> None:
     """Each query: the switcher's search and the find bar's in `conversation_id`."""
     for query in QUERIES:
-        scan = timed(lambda q=query: store.list_conversations(search=q), RUNS)
-        switcher = timed(lambda q=query: store.find_conversations(q), RUNS)
-        read = timed(lambda q=query: read_and_look(store, conversation_id, q), RUNS)
-        find_bar = timed(lambda q=query: store.find_in_conversation(conversation_id, q), RUNS)
+
+        def scanning(q: str = query) -> object:
+            return store.list_conversations(search=q)
+
+        def switching(q: str = query) -> object:
+            return store.find_conversations(q)
+
+        def reading(q: str = query) -> object:
+            return read_and_look(store, conversation_id, q)
+
+        def finding(q: str = query) -> object:
+            return store.find_in_conversation(conversation_id, q)
+
+        scan, switcher = timed(scanning, RUNS), timed(switching, RUNS)
+        read, find_bar = timed(reading, RUNS), timed(finding, RUNS)
         hits = len(store.find_in_conversation(conversation_id, query))
         print(
             f"  {query!r:22} switcher {switcher * 1000:6.2f} ms "

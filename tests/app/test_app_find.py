@@ -156,6 +156,10 @@ async def test_find_steps_through_the_hits_and_wraps(make_app: MakeApp) -> None:
         await step("enter", "1 of 3", 591)  # wraps round
         await step("shift+enter", "3 of 3", 5)  # and back the other way
         await step("shift+f3", "2 of 3", 300)
+        await step("f15", "1 of 3", 591)  # shift+F3 as some terminals send it
+        await step("up", "2 of 3", 300)  # the arrows work in every terminal
+        await step("down", "1 of 3", 591)
+        await step("up", "2 of 3", 300)
         assert app.focused is bar.query_one(Input)  # the box keeps the keys
 
         await pilot.press(*["backspace"] * 5, *"giraffe")

@@ -98,7 +98,7 @@ class TestFindBar:
         """Ctrl+F, `staging`, enter twice: the find bar above the conversation (box with
         `staging`, `2 of 2` beside it); the older hit (`Round 4: is the staging database
         ready?`) selected in the conversation, centred, with `staging` highlighted as
-        selected text; the footer offers `f3 Next`, `shift+enter Previous`, `esc Close`."""
+        selected text; the footer offers `↑ Next`, `↓ Previous`, `esc Close`."""
         app = long_talk(build())
         assert snap_compare(app, run_before=find_second_hit, terminal_size=NARROW)
 

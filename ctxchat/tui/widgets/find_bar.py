@@ -30,8 +30,8 @@ def count_line(position: int | None, total: int) -> str:
 
 
 class FindBar(Horizontal):
-    """Type words to find in the conversation; enter / F3 next, shift+enter / shift+F3
-    previous, Esc closes. Typing only ever reaches the box."""
+    """Type words to find in the conversation; enter / F3 / ↑ next (up), shift+enter /
+    shift+F3 / ↓ previous (down), Esc closes. Typing only ever reaches the box."""
 
     DEFAULT_CSS = """
     FindBar {
@@ -62,18 +62,22 @@ class FindBar(Horizontal):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
-            "f3",
+            "up,f3",
             "step(1)",
             "Next",
+            key_display="↑ f3",
             id="find.next",
-            tooltip="Go to the next (older) message holding the words; enter does too",
+            tooltip="Go to the next message up (older) holding the words; enter does too",
         ),
+        # Most terminals send shift+enter as enter, and shift+F3 as a sequence Textual reads
+        # as a cursor position report (F15 in some): ↓ always works.
         Binding(
-            "shift+enter,shift+f3",
+            "down,shift+enter,shift+f3,f15",
             "step(-1)",
             "Previous",
+            key_display="↓",
             id="find.previous",
-            tooltip="Go to the previous (newer) message holding the words",
+            tooltip="Go to the previous message, down (newer), holding the words",
         ),
         Binding(
             "escape",

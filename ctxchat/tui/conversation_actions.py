@@ -16,6 +16,7 @@ from ctxchat.config.errors import MissingApiKey
 from ctxchat.model.errors import ProviderError
 from ctxchat.store import export_text
 from ctxchat.tui.base import AppBase
+from ctxchat.tui.reveal import reveal_message
 from ctxchat.tui.views import ConversationRowView, MessageHitView
 
 if TYPE_CHECKING:
@@ -78,8 +79,10 @@ class ConversationActions(AppBase):
             await self.action_new_conversation()
         elif result.action == "switch" and target is not None:
             await self.open_conversation(target)
-            if result.message_id is not None and await self.reveal_message(result.message_id):
-                self.conversation_view.focus()
+            found = result.message_id
+            view = self.conversation_view
+            if found is not None and await reveal_message(self.session, view, found):
+                view.focus()
         elif result.action == "rename" and target is not None and result.title:
             store.rename_conversation(target, result.title)
             self.update_titles()
@@ -94,15 +97,6 @@ class ConversationActions(AppBase):
                 await self.open_conversation(latest.id)
         elif result.action == "export" and target is not None:
             self.ask_export(target)
-
-    async def reveal_message(self, message_id: int) -> bool:
-        """Scroll the open conversation to `message_id` and select it, mounting it with the
-        turns around it when it is far up. False when the conversation does not hold it."""
-        conversation = self.session.conversation_id
-        if conversation is None:
-            return False
-        position = self.session.store.message_position(conversation, message_id)
-        return await self.conversation_view.reveal(message_id, position)
 
     def ask_export(self, conversation_id: int, export_format: ExportFormat = "markdown") -> None:
         """Ask the format and the folder (the data dir's `exports` unless the user types

@@ -9,7 +9,8 @@ from textual import on
 from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
 
-from ctxchat.tui.conversation_actions import ConversationActions
+from ctxchat.tui.base import AppBase
+from ctxchat.tui.reveal import reveal_message
 from ctxchat.tui.snippet import first_hit
 from ctxchat.tui.widgets.find_bar import FindBar
 
@@ -23,7 +24,7 @@ class FindPlace:
     message_id: int
 
 
-class FindActions(ConversationActions):
+class FindActions(AppBase):
     """The find bar: mounted over the conversation the first time it is asked for."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -99,7 +100,7 @@ class FindActions(ConversationActions):
         message_id = hits[index]
         self._find_place = FindPlace(conversation, event.query, message_id)
         bar.show_count(index + 1, len(hits))
-        if await self.reveal_message(message_id):
+        if await reveal_message(self.session, self.conversation_view, message_id):
             self.call_after_refresh(self._highlight_hit, message_id, event.query)
 
     def _highlight_hit(self, message_id: int, query: str, tries: int = 5) -> None:

@@ -33,7 +33,7 @@ async def test_finds_each_kind_on_overridden_ports() -> None:
                 ("ollama", ollama.port),
                 ("lmstudio", lmstudio.port),
                 ("llama.cpp", llama.port),
-            ]
+            ],
         )
 
     assert found == [

@@ -143,7 +143,6 @@ class ChatSession:
         counter: TokenCounter | None = None,
         secrets: Sequence[str] = (),
         env: Mapping[str, str] | None = None,
-        changes: ChangeLog | None = None,
     ) -> None:
         self._lock = threading.RLock()
         self.store = store
@@ -161,7 +160,7 @@ class ChatSession:
         self.env = dict(env or {})
         self._cache = SessionCache()
         self._seen_version = store.data_version()
-        self._changes = changes or ChangeLog()
+        self._changes = ChangeLog.of(store)
         self._seen_changes = self._change_counts()
         self.memory_book = MemoryBook(store, self._memory_changed)
         """Memory entries, to read and to change (each change keeps this cache true)."""
@@ -834,7 +833,6 @@ class ChatSession:
             window=self.window,
             secrets=self.secrets,
             env=self.env,
-            changes=self._changes,
         )
         other._summary_backend = self._summary_backend
         other.facts = self.facts

@@ -147,6 +147,11 @@ def test_another_session_on_the_conversation_sees_what_this_one_wrote(
     assert "The user picked MySQL." in sent(again.plan())
     entry = session.memory_book.add(MemoryKind.FACT, "The team is three people.")
     assert entry.ref in [item.ref for item in again.plan().layer(Layer.MEMORY).items]
+    # A session opened on its own (asking another profile) shares the store, so the log.
+    alone = ChatSession(session.store, session.settings, session.profile, session.conversation_id)
+    assert "Redis." in sent(alone.plan())
+    talk(alone, "And the queue?", "RabbitMQ.")
+    assert "RabbitMQ." in sent(again.plan())
     # And the writer's own cache stayed true through it all.
     assert "Redis." in sent(session.plan())
     assert "The team is three people." in sent(session.plan())

@@ -230,7 +230,7 @@ class ChatActions(AppBase):
         """Run one turn; `draft` is the text taken from the composer to send (put back if
         the turn never starts)."""
         reply = self.on_screen.start_turn()
-        self.composer.can_send = False
+        self.composer.wait_for(reply)
         self.refresh_bindings()
         self._turn(session, reply, events, draft)
 
@@ -278,8 +278,7 @@ class ChatActions(AppBase):
 
     async def _end_turn(self, session: ChatSession, reply: LiveTurn) -> None:
         """Whatever stopped the turn: the reply is marked, the plan and the keys follow."""
-        self.on_screen.end_turn(reply)
-        self.composer.can_send = True
+        self.on_screen.end_turn(reply)  # the composer sends again, the Stop key goes
         self.refresh_bindings()
         if self._shows(session):
             item = self._reply_item(reply)

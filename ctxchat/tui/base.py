@@ -167,7 +167,6 @@ class AppBase(App[int]):
         super().__init__()
         self.workspace = workspace
         self._on_screen = None if session is None else OnScreen(session)
-        self.last_plan: ContextPlan | None = None
         self._plan_timer: Timer | None = None
         self._failures: dict[int, ProviderError] = {}  # this run's failed replies, by id
         self._first_frame_shown = False
@@ -264,6 +263,11 @@ class AppBase(App[int]):
         return self._on_screen is not None
 
     @property
+    def last_plan(self) -> ContextPlan | None:
+        """The plan drawn for the conversation on screen (its next request)."""
+        return None if self._on_screen is None else self._on_screen.plan
+
+    @property
     def streaming(self) -> bool:
         """Whether a reply streams: asked of the conversation on screen, which holds it."""
         return self._on_screen is not None and self._on_screen.streaming
@@ -335,7 +339,7 @@ class AppBase(App[int]):
             cached_tokens=facts.cached_tokens,
         )
         self.conversation_view.mark_outside(outside_marks(plan))
-        self.last_plan = plan
+        self.on_screen.plan = plan
         self.show_memory(plan)
         self.update_titles()
 
@@ -453,7 +457,7 @@ class AppBase(App[int]):
         session = self.session
         view = self.conversation_view
         self._shown_version = session.store.data_version()
-        self.last_plan = None
+        self.on_screen.plan = None  # drawn afresh: no earlier plan to compare with
         # Nothing of the conversation shown before stays: its mode-change note, its status.
         self.query_one("#context", ContextPanels).forget_mode_change()
         self.show_status()

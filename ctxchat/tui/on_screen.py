@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from ctxchat.chat.session import ChatSession
 from ctxchat.core.history import MessageStatus
+from ctxchat.core.plan import ContextPlan
 from ctxchat.store import StoredMessage
 from ctxchat.tui.live_turn import LiveTurn
 
@@ -63,8 +64,8 @@ class ReplyFacts:
 
 
 class OnScreen:
-    """Owns the conversation on screen: its session, the reply streaming (`live`), and its
-    newest reply's facts read from the store.
+    """Owns the conversation on screen: its session, the reply streaming (`live`), the plan
+    drawn for it, its status line and its newest reply's facts read from the store.
 
     Opening another conversation makes a new one, so nothing of the last conversation
     carries over, except a reply still streaming: it goes on into the store, and the new
@@ -75,6 +76,8 @@ class OnScreen:
         self.session = session
         self.live = live
         """The reply streaming now: in this conversation, or in one left while it streamed."""
+        self.plan: ContextPlan | None = None
+        """The plan drawn last for this conversation: what its next request sends."""
 
     def replaced_by(self, session: ChatSession) -> OnScreen:
         """The owner of `session`'s conversation, now on screen instead of this one."""

@@ -203,6 +203,59 @@ async def test_a_layer_panel_folds_from_the_keyboard(key: str) -> None:
         assert panel.query_one(".layer-panel--body", Static).display
 
 
+async def test_a_click_on_the_header_folds_and_unfolds_a_layer() -> None:
+    app = HostApp(lambda: [ContextPanels()])
+    async with app.run_test(size=(100, 60)) as pilot:
+        panels = app.query_one(ContextPanels)
+        panels.update_plan(make_plan(), window_source="server")
+        await pilot.pause()
+        panel = panels.panels[Layer.SYSTEM]
+        header = panel.query_one(".layer-panel--header", Static)
+        body = panel.query_one(".layer-panel--body", Static)
+        assert rendered(header).startswith("▾ system") and body.display
+
+        assert await pilot.click(header)
+        await pilot.pause()
+        assert panel.collapsed and not body.display
+        assert rendered(header).startswith("▸ system")
+        assert not panel.has_focus  # a click folds; it takes no focus from where typing goes
+
+        assert await pilot.click(header)
+        await pilot.pause()
+        assert not panel.collapsed and body.display
+        assert rendered(header).startswith("▾ system")
+
+
+async def test_a_click_on_the_body_does_not_fold() -> None:
+    app = HostApp(lambda: [ContextPanels()])
+    async with app.run_test(size=(100, 60)) as pilot:
+        panels = app.query_one(ContextPanels)
+        panels.update_plan(make_plan(), window_source="server")
+        await pilot.pause()
+        panel = panels.panels[Layer.SYSTEM]
+        assert await pilot.click(panel.query_one(".layer-panel--body", Static))
+        await pilot.pause()
+        assert not panel.collapsed
+
+
+async def test_a_folded_layer_stays_folded_through_new_plans() -> None:
+    app = HostApp(lambda: [ContextPanels()])
+    async with app.run_test(size=(100, 60)) as pilot:
+        panels = app.query_one(ContextPanels)
+        panels.update_plan(make_plan(), window_source="server")
+        await pilot.pause()
+        panel = panels.panels[Layer.WORKING]
+        assert await pilot.click(panel.query_one(".layer-panel--header", Static))
+        for draft in ("W", "Wh", "What changed?"):
+            panels.update_plan(make_plan(new_input=draft), window_source="server")
+            await pilot.pause()
+        panels.update_plan(make_plan(mode=Mode.OBJECTIVE), window_source="server")
+        await pilot.pause()
+        assert panel.collapsed
+        assert not panel.query_one(".layer-panel--body", Static).display
+        assert rendered(panel.query_one(".layer-panel--header", Static)).startswith("▸ working")
+
+
 def test_layer_panel_binding_has_an_id_and_tooltip() -> None:
     for binding in Binding.make_bindings(LayerPanel.BINDINGS):
         assert binding.id and binding.tooltip

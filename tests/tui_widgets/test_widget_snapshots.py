@@ -113,6 +113,20 @@ class TestContextPanels:
 
         assert snap_compare(host(lambda: [ContextPanels()]), run_before=show, terminal_size=WIDE)
 
+    def test_memory_and_working_folded_by_a_click(self, snap_compare: SnapCompare) -> None:
+        """At 150x50, the memory and working panels folded by a click on their headers: each
+        shows only its header, starting with `▸` (`▸ memory · … tokens · …`, `▸ working · …`);
+        the system, summary, recall and input panels stay open under `▾` headers."""
+
+        async def fold(pilot: Pilot[None]) -> None:
+            panels = pilot.app.query_one(ContextPanels)
+            panels.update_plan(make_plan(), window_source="server")
+            await pilot.pause()
+            await pilot.click("#layer-memory .layer-panel--header")
+            await pilot.click("#layer-working .layer-panel--header")
+
+        assert snap_compare(host(lambda: [ContextPanels()]), run_before=fold, terminal_size=WIDE)
+
     def test_built_in_light_theme(self, snap_compare: SnapCompare) -> None:
         """Textual's own `textual-light` theme (which knows nothing of layers) still draws the
         bar and the panel edges in the default layer colours on a light background."""

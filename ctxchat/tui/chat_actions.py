@@ -168,17 +168,22 @@ class ChatActions(AppBase):
         self.composer.focus()
 
     async def on_event(self, event: events.Event) -> None:
-        # A printable key typed while the conversation has focus is meant for the
-        # composer: focus moves there before the key is delivered, in the app's own queue,
-        # so a burst of keys stays in order (and never fires a message action).
+        # A printable key (or a paste) while the conversation or the memory panel has focus
+        # is meant for the composer: focus moves there before the key is delivered, in the
+        # app's own queue, so a burst of keys stays in order (and never fires an action).
         if (
-            isinstance(event, events.Key)
-            and event.is_printable
-            and isinstance(self.focused, ConversationView)
-            and self.screen is self.composer.screen
-        ):
+            (isinstance(event, events.Key) and event.is_printable)
+            or isinstance(event, events.Paste)
+        ) and self._typing_goes_to_composer():
             self.screen.set_focus(self.composer)
         await super().on_event(event)
+
+    def _typing_goes_to_composer(self) -> bool:
+        focused = self.focused
+        typed_here = isinstance(focused, ConversationView) or (
+            focused is not None and isinstance(focused.parent, MemoryPanel)
+        )
+        return typed_here and self.screen is self.composer.screen
 
     @on(ConversationView.DetailsRequested)
     def _details(self, event: ConversationView.DetailsRequested) -> None:

@@ -243,7 +243,7 @@ class TestMemoryPanelWithEveryKind:
         """Ctrl+B, then F6: `memory · 6 entries · 5 in context (93 tokens) · mode
         personalization` over the focused list, its first entry highlighted in blue (the
         green `fact` badge, `global · importance 6 · in context · 13 tokens`, `The service
-        runs on PostgreSQL 16.`); the footer shows the memory keys from `a Add` on."""
+        runs on PostgreSQL 16.`); the footer shows the memory keys from `^a Add` on."""
         app = memory_of_every_kind(build())
         assert snap_compare(app, run_before=then("f6", context=True), terminal_size=NARROW)
 

@@ -69,6 +69,18 @@ class _LiveReply:
     catching_up: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
+def away_note(session: ChatSession, event: TurnFinished | TurnFailed) -> str | None:
+    """What a turn that ended badly in a conversation not on screen has to say, or None."""
+    if isinstance(event, TurnFailed):
+        what = str(event.error)
+    elif event.notice:
+        what = event.notice
+    else:
+        return None
+    name = session.store.get_conversation(session.conversation).name
+    return f"In “{name}”: {what}"
+
+
 class ChatActions(AppBase):
     """The conversation's own actions."""
 
@@ -192,6 +204,8 @@ class ChatActions(AppBase):
         error = self._failures.get(message.id)
         if error is not None:
             text, action, detail = error.message, error.action, error.detail
+            if error.kind is ErrorKind.UNKNOWN_MODEL and error.available_models:
+                action += " Press F4 to pick one."
         else:  # ended in an earlier run: the store keeps the sentence, the action and
             # what the server said
             text, action = message.error or "The reply did not finish.", ""
@@ -411,14 +425,16 @@ class ChatActions(AppBase):
                 )
                 self.conversation_view.update_message(message_view(reply, session.counter))
             self.set_status(ReplyFacts.of(reply).status_line())
+        # The reply's marker line tells a failure, a stop or a cut, once. Away from its
+        # conversation nothing on screen is marked: a notification is then the one place.
+        away = None if self._shows(session) else away_note(session, event)
+        if away is not None:
+            failed = isinstance(event, TurnFailed)
+            self.notify(away, severity="error" if failed else "warning", markup=False, timeout=12)
         if isinstance(event, TurnFailed):
-            error = event.error
-            text = str(error)
-            if error.kind is ErrorKind.UNKNOWN_MODEL and error.available_models:
-                text += " Press F4 to pick one."
-            self.notify(text, severity="error", markup=False, timeout=12)
             return
-        if event.notice:
+        if away is None and event.notice and reply.finish_reason != "length":
+            # Only a cut has a marker line (a content filter's stop has none): tell it here.
             self.notify(event.notice, severity="warning", markup=False, timeout=10)
         self.start_semantic(session)
         self.maybe_summarize(session)

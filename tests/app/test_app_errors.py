@@ -11,6 +11,7 @@ from textual.widgets import Static
 
 from ctxchat.chat.turn import send_message
 from ctxchat.core.history import MessageStatus
+from ctxchat.store import StoredMessage
 from ctxchat.testing.harness import TEST_KEY
 from ctxchat.testing.server import Fault, ScriptedModelServer
 from ctxchat.tui.app import CtxChatApp
@@ -90,6 +91,14 @@ def told_once(app: CtxChatApp, notes: Notes, text: str) -> None:
     assert notes.messages == []
 
 
+async def sent_reply(app: CtxChatApp, pilot: Any) -> StoredMessage:
+    """Send "Hello there"; the reply as stored once the turn is over."""
+    await typed(pilot, "Hello there")
+    await pilot.press("enter")
+    await settle(pilot)
+    return app.session.store.messages(app.session.conversation)[-1]
+
+
 async def open_details_by_click(app: CtxChatApp, pilot: Any) -> list[str]:
     """Click the newest reply's marker line; the lines of the dialog that opens."""
     item = app.conversation_view.items[-1]
@@ -142,10 +151,7 @@ async def test_a_dead_server_is_told_once_on_the_reply(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         server.stop()  # nothing listens any more
-        await typed(pilot, "Hello there")
-        await pilot.press("enter")
-        await settle(pilot)
-        reply = app.session.store.messages(app.session.conversation)[-1]
+        reply = await sent_reply(app, pilot)
         assert reply.status is MessageStatus.FAILED and reply.error
         told_once(app, notes, reply.error)
         app.conversation_view.focus()
@@ -161,10 +167,7 @@ async def test_a_stalled_stream_is_told_once_on_the_reply(
     server.fail_next(Fault.STALL, after=2, seconds=30)
     server.script(REPLY)
     async with app.run_test(size=SIZE) as pilot:
-        await typed(pilot, "Hello there")
-        await pilot.press("enter")
-        await settle(pilot)
-        reply = app.session.store.messages(app.session.conversation)[-1]
+        reply = await sent_reply(app, pilot)
         assert (reply.content, reply.status) == ("Some reply t", MessageStatus.INTERRUPTED)
         assert reply.error and "chunk_timeout" in reply.error
         told_once(app, notes, reply.error)
@@ -190,10 +193,7 @@ async def test_a_reply_cut_by_the_output_limit_is_told_once_on_the_reply(
     server.fail_next(Fault.FINISH_LENGTH)
     server.script(REPLY)
     async with app.run_test(size=SIZE) as pilot:
-        await typed(pilot, "Hello there")
-        await pilot.press("enter")
-        await settle(pilot)
-        reply = app.session.store.messages(app.session.conversation)[-1]
+        reply = await sent_reply(app, pilot)
         assert (reply.status, reply.finish_reason) == (MessageStatus.COMPLETE, "length")
         assert marker(app) == CUT_SENTENCE
         assert "cut" not in status_line(app)

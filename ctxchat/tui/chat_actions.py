@@ -25,7 +25,7 @@ from ctxchat.chat.turn import (
 )
 from ctxchat.core.history import MessageStatus
 from ctxchat.model.errors import ErrorKind, ProviderError
-from ctxchat.store import StoredMessage
+from ctxchat.store import NotFound, StoredMessage
 from ctxchat.tui.base import AppBase, message_view
 from ctxchat.tui.collector import full_collections_held
 from ctxchat.tui.on_screen import ReplyFacts
@@ -77,8 +77,11 @@ def away_note(session: ChatSession, event: TurnFinished | TurnFailed) -> str | N
         what = event.notice
     else:
         return None
-    name = session.store.get_conversation(session.conversation).name
-    return f"In “{name}”: {what}"
+    try:
+        name = f"“{session.store.get_conversation(session.conversation).name}”"
+    except NotFound:  # deleted meanwhile
+        name = "a deleted conversation"
+    return f"In {name}: {what}"
 
 
 class ChatActions(AppBase):

@@ -278,11 +278,12 @@ MEMORY_PANEL_KEYS = {
 
 def _keys(settings: Settings) -> str:
     text = "# Key remaps: binding id = keys (comma-separated for several).\n"
+    text += "# The ids are in the README's key table, e.g. the find bar's \"find.next\".\n"
     text += _table("keys")
     if settings.keymap:
         text += _dump(dict(settings.keymap))
     else:
-        text += _commented(_dump({"mode.toggle": "ctrl+o"}))
+        text += _commented(_dump({"mode.toggle": "ctrl+o", "conversation.find": "ctrl+f"}))
     text += (
         "# The memory panel's keys (F6), as shipped. Letters typed there go to the composer,\n"
         "# so a bare letter here would never reach the panel.\n"

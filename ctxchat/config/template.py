@@ -254,6 +254,28 @@ def _model(settings: Settings) -> str:
     return text
 
 
+# The memory panel's binding ids and the keys they ship with (README's key table says the
+# rest). A test checks them against the panel's own bindings.
+MEMORY_PANEL_KEYS = {
+    "memory.add": "ctrl+a,insert",
+    "memory.edit": "ctrl+e",
+    "memory.delete": "delete",
+    "memory.pin": "ctrl+k",
+    "memory.kind": "shift+right",
+    "memory.scope": "ctrl+g",
+    "memory.toggle": "ctrl+x",
+    "memory.importance_up": "shift+up",
+    "memory.importance_down": "shift+down",
+    "memory.new_version": "ctrl+u",
+    "memory.restore": "ctrl+z",
+    "memory.confirm": "ctrl+y",
+    "memory.keep": "ctrl+w",
+    "memory.source": "ctrl+j",
+    "memory.order": "f5",
+    "memory.back": "escape",
+}
+
+
 def _keys(settings: Settings) -> str:
     text = "# Key remaps: binding id = keys (comma-separated for several).\n"
     text += "# The ids are in the README's key table, e.g. the find bar's \"find.next\".\n"
@@ -262,6 +284,11 @@ def _keys(settings: Settings) -> str:
         text += _dump(dict(settings.keymap))
     else:
         text += _commented(_dump({"mode.toggle": "ctrl+o", "conversation.find": "ctrl+f"}))
+    text += (
+        "# The memory panel's keys (F6), as shipped. Letters typed there go to the composer,\n"
+        "# so a bare letter here would never reach the panel.\n"
+    )
+    text += _commented(_dump(MEMORY_PANEL_KEYS))
     return text
 
 

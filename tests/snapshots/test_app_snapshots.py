@@ -20,7 +20,7 @@ from ctxchat.core.summary import SummaryStrategy
 from ctxchat.model.discovery import FoundServer
 from ctxchat.store import Store
 from ctxchat.testing.harness import TEST_KEY
-from ctxchat.testing.server import ScriptedModelServer
+from ctxchat.testing.server import Fault, ScriptedModelServer
 from ctxchat.tui.app import CtxChatApp
 
 from .snapshot_apps import (
@@ -127,8 +127,10 @@ class TestConversationWithInterruptedAndFailedReplies:
     def test_narrow(self, build: BuildApp, snap_compare: SnapCompare) -> None:
         """The newest turns: `You` asks `And how do I write one?`; the assistant's reply
         `Install tomli-w and call` (tomli-w in bold) with an amber `⚠ Interrupted: The
-        connection dropped…  ·  retry: ctrl+r`; `Please finish that answer.`; then an empty
-        reply with a red `✖ Failed: The model server failed with an internal error (500)…`."""
+        connection dropped…  ·  retry: ctrl+r · details: click or ctrl+d`; `Please
+        finish that answer.`; then an empty reply with a red `✖ Failed: The model server
+        failed with an internal error (500)…`. Each failure is told there only: the status
+        line under the conversation is empty, and there is no notification."""
         app = marked_replies(build())
         assert snap_compare(app, run_before=then(), terminal_size=NARROW)
 
@@ -243,7 +245,7 @@ class TestMemoryPanelWithEveryKind:
         """Ctrl+B, then F6: `memory · 6 entries · 5 in context (93 tokens) · mode
         personalization` over the focused list, its first entry highlighted in blue (the
         green `fact` badge, `global · importance 6 · in context · 13 tokens`, `The service
-        runs on PostgreSQL 16.`); the footer shows the memory keys from `a Add` on."""
+        runs on PostgreSQL 16.`); the footer shows the memory keys from `^a Add` on."""
         app = memory_of_every_kind(build())
         assert snap_compare(app, run_before=then("f6", context=True), terminal_size=NARROW)
 
@@ -461,6 +463,29 @@ class TestExtractionReview:
         """As narrow, in a dialog 130 columns wide, each proposal's note on its own line."""
         app = extraction(build, server)
         assert snap_compare(app, run_before=then("ctrl+t", "a"), terminal_size=WIDE)
+
+
+class TestFailedSendToldOnce:
+    def test_at_160x45(
+        self, build: BuildApp, server: ScriptedModelServer, snap_compare: SnapCompare
+    ) -> None:
+        """`Hello there` sent to a server that answers 500: the empty reply ends in one red
+        marker line, `✖ Failed: The model server failed with an internal error (500).
+        Retry in a moment; if it keeps failing, check the server's log.  ·  retry: ctrl+r ·
+        details: click or ctrl+d`; the status line under the conversation is empty. On the
+        right every layer panel is open (`▾`) down to the input panel, and the memory panel
+        below takes one line, `memory · 0 entries · F6 then ctrl+a adds one`."""
+        app = build(base_url=server.base_url)
+        server.fail_next(Fault.SERVER_ERROR)
+
+        async def send(pilot: Pilot[Any]) -> None:
+            await steady(pilot)
+            app.composer.insert("Hello there")
+            await planned(pilot, "Hello there")
+            await pilot.press("enter")
+            await steady(pilot)
+
+        assert snap_compare(app, run_before=send, terminal_size=(160, 45))
 
 
 FOUND = [FoundServer("ollama", "http://127.0.0.1:11434/v1", ("llama3.2:3b", "qwen2.5:7b"))]

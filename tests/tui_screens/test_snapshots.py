@@ -61,8 +61,8 @@ FOLDED = [
 class TestConversationPane:
     def test_turns_of_every_kind(self, snap_compare: SnapCompare) -> None:
         """The end of a conversation at 80x24: the user's [bold]/[/INST] text shown literally,
-        an interrupted reply with its reason and "retry: ctrl+r" in yellow, then a failed reply
-        in red with its reason. The view is scrolled to the newest turn; the footer lists
+        an interrupted reply with its reason and "retry: ctrl+r · details: click or ctrl+d"
+        in yellow, then a failed reply in red with its reason. The view is scrolled to the newest turn; the footer lists
         Copy, Pin, Edit (dimmed), Retry, Regenerate and Details (the newest reply failed)."""
         assert snap_compare(ConversationHost(len(SAMPLE), listed(SAMPLE)))
 

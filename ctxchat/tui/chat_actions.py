@@ -32,7 +32,7 @@ from ctxchat.tui.on_screen import ReplyFacts
 from ctxchat.tui.views import MessageView
 from ctxchat.tui.widgets.composer import Composer
 from ctxchat.tui.widgets.conversation import RETRYABLE, ConversationView
-from ctxchat.tui.widgets.layer_panel import ContextPanels
+from ctxchat.tui.widgets.layer_panel import ContextPanels, LayerPanel
 from ctxchat.tui.widgets.memory_panel import MemoryPanel
 
 if TYPE_CHECKING:
@@ -173,16 +173,20 @@ class ChatActions(AppBase):
         if (
             (isinstance(event, events.Key) and event.is_printable)
             or isinstance(event, events.Paste)
-        ) and self._typing_goes_to_composer():
+        ) and self._typing_goes_to_composer(event):
             self.screen.set_focus(self.composer)
         await super().on_event(event)
 
-    def _typing_goes_to_composer(self) -> bool:
+    def _typing_goes_to_composer(self, event: events.Event) -> bool:
         focused = self.focused
-        typed_here = isinstance(focused, ConversationView) or (
-            focused is not None and isinstance(focused.parent, MemoryPanel)
-        )
-        return typed_here and self.screen is self.composer.screen
+        if focused is None or self.screen is not self.composer.screen:
+            return False
+        if isinstance(focused, ConversationView) or isinstance(focused.parent, MemoryPanel):
+            return True
+        # A focused layer panel folds on space (and enter): every other key is typing.
+        in_context = any(isinstance(node, ContextPanels) for node in focused.ancestors_with_self)
+        folds = isinstance(event, events.Key) and event.key == "space"
+        return in_context and not (folds and isinstance(focused, LayerPanel))
 
     @on(ConversationView.DetailsRequested)
     def _details(self, event: ConversationView.DetailsRequested) -> None:

@@ -59,3 +59,24 @@ async def test_enter_on_a_focused_layer_panel_still_folds_it(make_app: MakeApp) 
         assert panel.collapsed
         await pilot.press("enter")
         assert not panel.collapsed
+
+
+async def test_typing_on_a_focused_layer_panel_goes_to_the_composer(make_app: MakeApp) -> None:
+    """Tab can put the focus on a layer panel; a sentence typed there lands in the
+    composer whole, in order, and folds nothing (space and enter fold only while the
+    panel still has the focus)."""
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        panel = app.query_one("#layer-summary", LayerPanel)
+        panel.focus()
+        await pilot.press(*"great, thanks")  # no pause between keys: a burst
+        await settle(pilot)
+        assert app.composer.text == "great, thanks"
+        assert app.focused is app.composer
+        assert not panel.collapsed
+
+        app.query_one("#context").focus()  # the scrolling pane that holds the panels
+        await pilot.press(*" and bye")
+        await settle(pilot)
+        assert app.composer.text == "great, thanks and bye"

@@ -33,6 +33,7 @@ from ctxchat.core.recall import (
     query_terms,
     rank_recall,
     uncommon_terms,
+    with_later_alike,
     with_neighbours,
 )
 from ctxchat.core.server_count import TemplateCost
@@ -234,7 +235,11 @@ class ChatSession:
 
     def _terms(self) -> ConversationTerms:
         if self._cache.terms is None:
-            self._cache.terms = ConversationTerms(m.content for m in self.history() if m.sendable)
+            terms = ConversationTerms()
+            for message in self.history():
+                if message.sendable:
+                    terms.add(message.content, message.id)
+            self._cache.terms = terms
         return self._cache.terms
 
     def recall(self, draft: str | None) -> tuple[RecallHit, ...]:
@@ -289,7 +294,8 @@ class ChatSession:
         if candidates or kept:
             candidates.extend(self._memory_candidates(kept, candidates))
             ranked = rank_recall(candidates, kept, settings.half_life)
-            hits = tuple(with_neighbours(ranked, history, positions))
+            later = with_later_alike(ranked, history, positions, stats)
+            hits = tuple(with_neighbours(later, history, positions))
         if len(self._cache.recall) > 16:
             self._cache.recall.clear()
         self._cache.recall[draft] = hits
@@ -597,7 +603,7 @@ class ChatSession:
         history, terms = self._cache.history, self._cache.terms
         if terms is not None:
             if history and history[-1].id < message.id and message.to_history().sendable:
-                terms.add(message.content)  # a new message
+                terms.add(message.content, message.id)  # a new message
             else:
                 self._cache.terms = None  # an edit: counted again when next asked
         if self._cache.history is not None:

@@ -184,12 +184,19 @@ class RecallHit:
     message_id: int | None = None
     cosine: float | None = None
     neighbour_of: int | None = None
+    follows: int | None = None
+    """The recalled message this one came after on the same topic (see `with_later_alike`)."""
 
     @property
     def why(self) -> str:
         if self.neighbour_of is not None:
             return (
                 f"neighbour of #{self.neighbour_of} (question and answer); {self.age} messages ago"
+            )
+        if self.follows is not None:
+            return (
+                f"later on the topic of #{self.follows} (shares {', '.join(self.terms)}); "
+                f"{self.age} messages ago"
             )
         reasons = []
         if self.terms:
@@ -286,6 +293,72 @@ def rank_recall(
         )
     hits.sort(key=lambda hit: (-hit.score, hit.age, hit.ref))
     return hits
+
+
+# How far recall follows later messages that refer back: to a decision, to its change, to
+# the change of that.
+LATER_DEPTH = 3
+
+
+def with_later_alike(
+    hits: Sequence[RecallHit],
+    history: Sequence[HistoryMessage],
+    positions: dict[int, int],
+    stats: ConversationTerms,
+) -> list[RecallHit]:
+    """The hits, each followed by the later messages that refer back to it, newest first, and
+    those by theirs, up to LATER_DEPTH deep.
+
+    A decision can be changed later in words the question does not hold ("Scratch Naples,
+    we're doing Malaga instead" for "where are you going on holiday?"); what ties the change
+    to the decision is the rare word they share, the name of the thing changed. A later
+    message refers back to the earlier one it shares its rarest words with (see
+    `ConversationTerms.refers_back_to`). It follows its hit in priority, so the request holds
+    the decision with what became of it.
+    """
+    ranked = {hit.message_id: hit for hit in hits if hit.message_id is not None}
+    newest = len(history) - 1
+    placed: set[int] = set()
+    result: list[RecallHit] = []
+
+    def text_of(message_id: int) -> str | None:
+        position = positions.get(message_id)
+        return history[position].content if position is not None else None
+
+    def follow(hit: RecallHit, depth: int) -> None:
+        if hit.message_id is None or depth == LATER_DEPTH:
+            return
+        for later_id, shared in stats.referring_back(hit.message_id, hit.content, text_of):
+            position = positions[later_id]
+            message = history[position]
+            if later_id in placed or not message.sendable:
+                continue
+            placed.add(later_id)
+            # A hit in its own right keeps its own reasons; it just comes sooner.
+            later = ranked.get(later_id) or RecallHit(
+                ref=message.ref,
+                role=message.role,
+                content=message.content,
+                tokens=message.tokens,
+                score=hit.score,
+                relevance=hit.relevance,
+                recency=hit.recency,
+                terms=shared,
+                age=newest - position,
+                message_id=later_id,
+                follows=hit.message_id,
+            )
+            result.append(later)
+            follow(later, depth + 1)
+
+    for hit in hits:
+        if hit.message_id is not None:
+            if hit.message_id in placed:
+                continue  # placed already, after the message it refers back to
+            placed.add(hit.message_id)
+        result.append(hit)
+        follow(hit, 0)
+    return result
 
 
 def is_question(text: str) -> bool:

@@ -25,6 +25,7 @@ from ctxchat.core.recall import (
     rank_recall,
     stem,
     uncommon_terms,
+    with_later_alike,
     with_neighbours,
 )
 from ctxchat.core.tokens import TokenCounter
@@ -242,6 +243,101 @@ def test_a_recalled_question_brings_its_answer_and_an_answer_its_question(
     ]
     assert hits[1].why == "neighbour of #1 (question and answer); 2 messages ago"
     assert hits[2].why == "neighbour of #4 (question and answer); 1 messages ago"
+
+
+# --- a changed decision comes with the decision ---------------------------------------------
+
+
+def _chat_with(lines: dict[int, str], length: int = 120) -> list[str]:
+    """`length` messages of varied small talk, with `lines` at their indices."""
+    talk = [
+        f"Small talk number {i}, about the weather {i % 7} and lunch {i % 5}."
+        for i in range(length)
+    ]
+    return [lines.get(i, text) for i, text in enumerate(talk)]
+
+
+def _terms_of(history: list[HistoryMessage]) -> ConversationTerms:
+    stats = ConversationTerms()
+    for message in history:
+        stats.add(message.content, message.id)
+    return stats
+
+
+def test_a_later_change_that_names_the_old_choice_follows_the_recalled_decision(
+    make_history: History,
+) -> None:
+    history = make_history(
+        _chat_with(
+            {
+                3: "August is always too hot for me, even in the shade.",
+                10: "Booked our summer holiday at last: a week in Naples in August!",
+                60: "Scratch Naples, the flights doubled overnight. We're doing Malaga instead.",
+                # Shares August with the decision, but more with an older message.
+                90: "The weather in August is always too hot for me.",
+            }
+        )
+    )
+    positions = {m.id: i for i, m in enumerate(history)}
+    decision = rank_recall([_hit(history[10], 109)], ["holiday", "summer"])
+    hits = with_later_alike(decision, history, positions, _terms_of(history))
+    assert [(hit.ref, hit.follows) for hit in hits] == [("message:11", None), ("message:61", 11)]
+    assert hits[1].why == "later on the topic of #11 (shares naples); 59 messages ago"
+
+
+def test_a_decision_changed_twice_brings_both_changes_and_nothing_unrelated(
+    make_history: History,
+) -> None:
+    history = make_history(
+        _chat_with(
+            {
+                5: "Signed up for the gym on Mill Road, thirty pounds a month.",
+                40: "Cancelled the gym membership, it was packed. Swimming at the lido instead.",
+                70: "The lido closed for repairs, so I'm back to running in the park.",
+                # Shares a rare word with the gym, but a rarer one with an earlier message.
+                80: "The dog park was packed today, so many puppies.",
+                85: "The dog park was packed again today.",
+            }
+        )
+    )
+    positions = {m.id: i for i, m in enumerate(history)}
+    decision = rank_recall([_hit(history[5], 114)], ["gym"])
+    hits = with_later_alike(decision, history, positions, _terms_of(history))
+    assert [(hit.ref, hit.follows) for hit in hits] == [
+        ("message:6", None),
+        ("message:41", 6),
+        ("message:71", 41),
+    ]
+
+
+def test_a_later_message_found_on_its_own_keeps_its_reasons_and_comes_sooner(
+    make_history: History,
+) -> None:
+    history = make_history(
+        _chat_with(
+            {
+                10: "Let's write the mobile app in Flutter, the team knows it.",
+                50: "Flutter is too heavy for old phones, rewriting the prototype in Kotlin.",
+            }
+        )
+    )
+    positions = {m.id: i for i, m in enumerate(history)}
+    unrelated = _hit(history[30], 89)
+    found = [_hit(history[10], 109), unrelated, _hit(history[50], 69)]
+    ranked = rank_recall(
+        [
+            dataclasses.replace(found[0], bm25=-9.0),
+            dataclasses.replace(unrelated, bm25=-5.0),
+            found[2],
+        ],
+        ["mobile", "app"],
+    )
+    hits = with_later_alike(ranked, history, positions, _terms_of(history))
+    assert [(hit.ref, hit.follows) for hit in hits] == [
+        ("message:11", None),
+        ("message:51", None),
+        ("message:31", None),
+    ]
 
 
 # --- the recall layer: filled by tokens, verbatim, oldest first ------------------------------

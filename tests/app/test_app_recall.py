@@ -90,17 +90,14 @@ async def test_recall_by_meaning_starts_before_a_long_history_is_embedded(
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.session.semantic is not None)
         app.composer.insert("Which database did we pick?")
-        await until(
-            pilot,
-            lambda: any(
-                item.ref == f"message:{answer.id}"
-                for item in app.query_one(ContextPanels).plan.layer(Layer.RECALL).items
-            ),
-        )
-        recall = app.query_one(ContextPanels).plan.layer(Layer.RECALL)
-        assert next(i for i in recall.items if i.ref == f"message:{answer.id}").label.startswith(
-            "similar in meaning (cosine "
-        )
+
+        def recalled() -> dict[str, str]:
+            plan = app.query_one(ContextPanels).plan
+            items = plan.layer(Layer.RECALL).items if plan is not None else ()
+            return {item.ref: item.label for item in items}
+
+        await until(pilot, lambda: f"message:{answer.id}" in recalled())
+        assert recalled()[f"message:{answer.id}"].startswith("similar in meaning (cosine ")
         from ctxchat.embeddings import MiniLMEncoder
 
         # Older messages still wait for their vectors.

@@ -33,8 +33,8 @@ from ctxchat.core.recall import (
     query_terms,
     rank_recall,
     uncommon_terms,
-    with_later_alike,
     with_neighbours,
+    with_references,
 )
 from ctxchat.core.server_count import TemplateCost
 from ctxchat.core.summary import FoldRange, SummaryStrategy, pending_fold
@@ -298,7 +298,7 @@ class ChatSession:
         if candidates or kept:
             candidates.extend(self._memory_candidates(kept, candidates))
             ranked = rank_recall(candidates, kept, settings.half_life)
-            later = with_later_alike(ranked, history, positions, stats)
+            later = with_references(ranked, history, positions, stats)
             hits = tuple(with_neighbours(later, history, positions))
         if len(self._cache.recall) > 16:
             self._cache.recall.clear()

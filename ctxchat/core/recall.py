@@ -17,7 +17,13 @@ from dataclasses import dataclass
 from ctxchat.core.budget import Budget, Layer
 from ctxchat.core.history import HistoryMessage, preview
 from ctxchat.core.plan import LayerPlan, LeftOut, PlanItem, Reason
-from ctxchat.core.termstats import PREFIX_LENGTH, ConversationTerms, occurrences, spaced
+from ctxchat.core.termstats import (
+    PREFIX_LENGTH,
+    ConversationTerms,
+    occurrences,
+    spaced,
+    words_of,
+)
 from ctxchat.core.tokens import MESSAGE_OVERHEAD, TokenCounter, count_message
 
 __all__ = ["PREFIX_LENGTH", "ConversationTerms"]
@@ -185,7 +191,9 @@ class RecallHit:
     cosine: float | None = None
     neighbour_of: int | None = None
     follows: int | None = None
-    """The recalled message this one came after on the same topic (see `with_later_alike`)."""
+    """The recalled message this later one refers back to (see `with_references`)."""
+    referred_by: int | None = None
+    """The recalled message that refers back to this earlier one."""
 
     @property
     def why(self) -> str:
@@ -196,6 +204,11 @@ class RecallHit:
         if self.follows is not None:
             return (
                 f"later on the topic of #{self.follows} (shares {', '.join(self.terms)}); "
+                f"{self.age} messages ago"
+            )
+        if self.referred_by is not None:
+            return (
+                f"what #{self.referred_by} refers back to (shares {', '.join(self.terms)}); "
                 f"{self.age} messages ago"
             )
         reasons = []
@@ -300,21 +313,23 @@ def rank_recall(
 LATER_DEPTH = 3
 
 
-def with_later_alike(
+def with_references(
     hits: Sequence[RecallHit],
     history: Sequence[HistoryMessage],
     positions: dict[int, int],
     stats: ConversationTerms,
 ) -> list[RecallHit]:
-    """The hits, each followed by the later messages that refer back to it, newest first, and
-    those by theirs, up to LATER_DEPTH deep.
+    """The hits, each followed by the earlier message it refers back to, then by the later
+    messages that refer back to it (newest first, and those by theirs, up to LATER_DEPTH).
 
-    A decision can be changed later in words the question does not hold ("Scratch Naples,
-    we're doing Malaga instead" for "where are you going on holiday?"); what ties the change
-    to the decision is the rare word they share, the name of the thing changed. A later
-    message refers back to the earlier one it shares its rarest words with (see
-    `ConversationTerms.refers_back_to`). It follows its hit in priority, so the request holds
-    the decision with what became of it.
+    A message refers back to the earlier one it shares its rarest words with (see
+    `ConversationTerms.refers_back_to`): the name of a thing, a place, a person. A decision
+    can be changed later in words the question does not hold ("Scratch Naples, we're doing
+    Malaga instead" for "where are you going on holiday?"), and an answer can name someone
+    an earlier message introduced ("Tariq closed our first customer" for "who found our
+    first customer, and what is their role?"): the shared name ties them. They follow their
+    hit in priority, so the request holds the hit with what it builds on and what became
+    of it.
     """
     ranked = {hit.message_id: hit for hit in hits if hit.message_id is not None}
     newest = len(history) - 1
@@ -325,39 +340,54 @@ def with_later_alike(
         position = positions.get(message_id)
         return history[position].content if position is not None else None
 
+    def place(
+        message_id: int, of: RecallHit, shared: tuple[str, ...], *, later: bool
+    ) -> RecallHit | None:
+        position = positions.get(message_id)
+        if position is None or message_id in placed or not history[position].sendable:
+            return None
+        placed.add(message_id)
+        message = history[position]
+        # A hit in its own right keeps its own reasons; it just comes sooner.
+        hit = ranked.get(message_id) or RecallHit(
+            ref=message.ref,
+            role=message.role,
+            content=message.content,
+            tokens=message.tokens,
+            score=of.score,
+            relevance=of.relevance,
+            recency=of.recency,
+            terms=shared,
+            age=newest - position,
+            message_id=message_id,
+            follows=of.message_id if later else None,
+            referred_by=None if later else of.message_id,
+        )
+        result.append(hit)
+        return hit
+
     def follow(hit: RecallHit, depth: int) -> None:
         if hit.message_id is None or depth == LATER_DEPTH:
             return
         for later_id, shared in stats.referring_back(hit.message_id, hit.content, text_of):
-            position = positions[later_id]
-            message = history[position]
-            if later_id in placed or not message.sendable:
-                continue
-            placed.add(later_id)
-            # A hit in its own right keeps its own reasons; it just comes sooner.
-            later = ranked.get(later_id) or RecallHit(
-                ref=message.ref,
-                role=message.role,
-                content=message.content,
-                tokens=message.tokens,
-                score=hit.score,
-                relevance=hit.relevance,
-                recency=hit.recency,
-                terms=shared,
-                age=newest - position,
-                message_id=later_id,
-                follows=hit.message_id,
-            )
-            result.append(later)
-            follow(later, depth + 1)
+            later = place(later_id, hit, shared, later=True)
+            if later is not None:
+                follow(later, depth + 1)
 
     for hit in hits:
-        if hit.message_id is not None:
-            if hit.message_id in placed:
-                continue  # placed already, after the message it refers back to
+        if hit.message_id is None:
+            result.append(hit)
+            continue
+        # A hit placed already (beside a message it refers to) still brings its own.
+        if hit.message_id not in placed:
             placed.add(hit.message_id)
-        result.append(hit)
+            result.append(hit)
         follow(hit, 0)
+        earlier = stats.refers_back_to(hit.message_id, hit.content)
+        if earlier is not None and (earlier_text := text_of(earlier)) is not None:
+            held = set(words_of(earlier_text))
+            shared = tuple(w for w in stats.topic_words(hit.content) if w in held)
+            place(earlier, hit, shared, later=False)
     return result
 
 

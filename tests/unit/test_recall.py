@@ -25,8 +25,8 @@ from ctxchat.core.recall import (
     rank_recall,
     stem,
     uncommon_terms,
-    with_later_alike,
     with_neighbours,
+    with_references,
 )
 from ctxchat.core.tokens import TokenCounter
 
@@ -280,7 +280,7 @@ def test_a_later_change_that_names_the_old_choice_follows_the_recalled_decision(
     )
     positions = {m.id: i for i, m in enumerate(history)}
     decision = rank_recall([_hit(history[10], 109)], ["holiday", "summer"])
-    hits = with_later_alike(decision, history, positions, _terms_of(history))
+    hits = with_references(decision, history, positions, _terms_of(history))
     assert [(hit.ref, hit.follows) for hit in hits] == [("message:11", None), ("message:61", 11)]
     assert hits[1].why == "later on the topic of #11 (shares naples); 59 messages ago"
 
@@ -302,7 +302,7 @@ def test_a_decision_changed_twice_brings_both_changes_and_nothing_unrelated(
     )
     positions = {m.id: i for i, m in enumerate(history)}
     decision = rank_recall([_hit(history[5], 114)], ["gym"])
-    hits = with_later_alike(decision, history, positions, _terms_of(history))
+    hits = with_references(decision, history, positions, _terms_of(history))
     assert [(hit.ref, hit.follows) for hit in hits] == [
         ("message:6", None),
         ("message:41", 6),
@@ -332,12 +332,52 @@ def test_a_later_message_found_on_its_own_keeps_its_reasons_and_comes_sooner(
         ],
         ["mobile", "app"],
     )
-    hits = with_later_alike(ranked, history, positions, _terms_of(history))
+    hits = with_references(ranked, history, positions, _terms_of(history))
     assert [(hit.ref, hit.follows) for hit in hits] == [
         ("message:11", None),
         ("message:51", None),
         ("message:31", None),
     ]
+
+
+def test_an_answer_naming_someone_brings_the_message_that_introduced_them(
+    make_history: History,
+) -> None:
+    history = make_history(
+        _chat_with(
+            {
+                8: "My cofounder Tariq handles sales; I handle the product.",
+                70: "Tariq closed our first paying customer, a bakery chain.",
+            }
+        )
+    )
+    positions = {m.id: i for i, m in enumerate(history)}
+    answer = rank_recall([_hit(history[70], 49)], ["paying", "customer"])
+    hits = with_references(answer, history, positions, _terms_of(history))
+    assert [(hit.ref, hit.referred_by) for hit in hits] == [("message:71", None), ("message:9", 71)]
+    assert hits[1].why == "what #71 refers back to (shares tariq); 111 messages ago"
+
+
+def test_a_hit_already_placed_beside_another_still_brings_its_later_change(
+    make_history: History,
+) -> None:
+    history = make_history(
+        _chat_with(
+            {
+                10: "Signed up for the Spanish evening class at the college.",
+                30: "Dropped out of Spanish, the teacher read from slides.",
+                60: "Signed up for a pottery class at the college too.",
+            }
+        )
+    )
+    positions = {m.id: i for i, m in enumerate(history)}
+    # The pottery class is found first and brings the Spanish class it refers back to.
+    found = [
+        dataclasses.replace(_hit(history[60], 59), bm25=-9.0),
+        _hit(history[10], 109),
+    ]
+    hits = with_references(rank_recall(found, ["class"]), history, positions, _terms_of(history))
+    assert [hit.ref for hit in hits] == ["message:61", "message:11", "message:31"]
 
 
 # --- the recall layer: filled by tokens, verbatim, oldest first ------------------------------

@@ -23,9 +23,10 @@ B = 0.75
 # A word at most this share of a conversation's messages hold (a place, a product, a
 # person's name said in passing) ties the messages that hold it to one topic.
 TOPIC_SHARE = 0.01
-# Which messages hold a word is kept for this many of them at most: a word more hold is not
-# a topic word whatever the conversation's length.
-TOPIC_POSTINGS = 128
+# ...and at most this many: a word more messages hold is a running theme, not the name of one
+# thing, and following it would cost time on long histories (which messages hold a word is
+# kept for this many).
+TOPIC_POSTINGS = 20
 
 
 def words_of(text: str) -> list[str]:
@@ -60,6 +61,7 @@ class ConversationTerms:
         self._prefixes: dict[str, int] = {}
         self._holders: dict[str, list[int]] = {}
         self._refers: dict[int, int | None] = {}
+        self._weights: dict[str, float] = {}
         self.messages = 0
         self.words = 0
         for text in texts:
@@ -75,6 +77,7 @@ class ConversationTerms:
         self._vocabulary = None
         self._prefixes.clear()
         self._refers.clear()
+        self._weights.clear()
         if message_id is not None:
             for word in words:
                 held = self._holders.setdefault(word, [])
@@ -84,22 +87,32 @@ class ConversationTerms:
     def topic_words(self, text: str) -> list[str]:
         """The words of `text` that at most TOPIC_SHARE of the messages hold (and at least
         one other message does): names of places, products, people said in passing."""
-        limit = max(2.0, TOPIC_SHARE * self.messages)
-        return [
-            word
-            for word in dict.fromkeys(words_of(text))
-            if len(word) >= 3
-            and not word.isdigit()
-            and 2 <= self._documents.get(word, 0) <= min(limit, TOPIC_POSTINGS)
-        ]
+        return [word for word, _ in self._topic_weights(text)]
 
-    def _shared(self, text: str, keep: Callable[[int], bool]) -> dict[int, list[str]]:
-        """The messages kept by `keep(id)` that share topic words with `text`, and the words."""
-        shared: dict[int, list[str]] = {}
-        for word in self.topic_words(text):
-            for message_id in self._holders.get(word, ()):
-                if keep(message_id):
-                    shared.setdefault(message_id, []).append(word)
+    def _topic_weights(self, text: str) -> list[tuple[str, float]]:
+        limit = min(max(2.0, TOPIC_SHARE * self.messages), TOPIC_POSTINGS)
+        found = []
+        for word in dict.fromkeys(words_of(text)):
+            if len(word) >= 3 and not word.isdigit() and 2 <= self._documents[word] <= limit:
+                weight = self._weights.get(word)
+                if weight is None:
+                    weight = self._weights[word] = self.weight(word)
+                found.append((word, weight))
+        return found
+
+    def _shared(self, text: str, message_id: int, *, later: bool) -> dict[int, float]:
+        """The messages after (or before) `message_id` that share topic words with `text`,
+        and how much those words weigh."""
+        shared: dict[int, float] = {}
+        for word, weight in self._topic_weights(text):
+            held = self._holders.get(word, [])
+            cut = (
+                bisect.bisect_right(held, message_id)
+                if later
+                else bisect.bisect_left(held, message_id)
+            )
+            for other in held[cut:] if later else held[:cut]:
+                shared[other] = shared.get(other, 0.0) + weight
         return shared
 
     def refers_back_to(self, message_id: int, text: str) -> int | None:
@@ -107,8 +120,8 @@ class ConversationTerms:
         (the newest among equals): the one it most likely refers back to."""
         if message_id in self._refers:
             return self._refers[message_id]
-        shared = self._shared(text, lambda other: other < message_id)
-        best = max(shared, key=lambda i: (self._weight_of(shared[i]), i)) if shared else None
+        shared = self._shared(text, message_id, later=False)
+        best = max(shared, key=lambda i: (shared[i], i)) if shared else None
         self._refers[message_id] = best
         return best
 
@@ -118,14 +131,12 @@ class ConversationTerms:
         """The later messages that refer back to message `message_id` (see `refers_back_to`),
         newest first, each with the topic words it shares with `text`."""
         found = []
-        for later, words in self._shared(text, lambda other: other > message_id).items():
+        for later in sorted(self._shared(text, message_id, later=True), reverse=True):
             later_text = text_of(later)
             if later_text is not None and self.refers_back_to(later, later_text) == message_id:
-                found.append((later, tuple(words)))
-        return sorted(found, reverse=True)
-
-    def _weight_of(self, words: Iterable[str]) -> float:
-        return sum(self.weight(word) for word in words)
+                held = set(words_of(later_text))
+                found.append((later, tuple(w for w in self.topic_words(text) if w in held)))
+        return found
 
     @property
     def average_length(self) -> float:

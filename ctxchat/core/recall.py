@@ -349,17 +349,11 @@ def with_references(
         placed.add(message_id)
         message = history[position]
         # A hit in its own right keeps its own reasons; it just comes sooner.
-        hit = ranked.get(message_id) or RecallHit(
-            ref=message.ref,
-            role=message.role,
-            content=message.content,
-            tokens=message.tokens,
-            score=of.score,
-            relevance=of.relevance,
-            recency=of.recency,
+        hit = ranked.get(message_id) or _brought(
+            message,
+            of,
+            newest - position,
             terms=shared,
-            age=newest - position,
-            message_id=message_id,
             follows=of.message_id if later else None,
             referred_by=None if later else of.message_id,
         )
@@ -432,6 +426,20 @@ def with_neighbours(
 
 
 def _neighbour(message: HistoryMessage, of: RecallHit, age: int) -> RecallHit:
+    return _brought(message, of, age, neighbour_of=of.message_id)
+
+
+def _brought(
+    message: HistoryMessage,
+    of: RecallHit,
+    age: int,
+    *,
+    terms: tuple[str, ...] = (),
+    neighbour_of: int | None = None,
+    follows: int | None = None,
+    referred_by: int | None = None,
+) -> RecallHit:
+    """`message` as a hit brought along by the hit `of`, ranked as it is."""
     return RecallHit(
         ref=message.ref,
         role=message.role,
@@ -440,10 +448,12 @@ def _neighbour(message: HistoryMessage, of: RecallHit, age: int) -> RecallHit:
         score=of.score,
         relevance=of.relevance,
         recency=of.recency,
-        terms=(),
+        terms=terms,
         age=max(age, 0),
         message_id=message.id,
-        neighbour_of=of.message_id,
+        neighbour_of=neighbour_of,
+        follows=follows,
+        referred_by=referred_by,
     )
 
 

@@ -490,6 +490,9 @@ def plan_recall(
     left_out: list[LeftOut] = []
     chosen: list[RecallHit] = []
     items: list[PlanItem] = []
+    # The same words said again ("We should plan something for the summer.") tell the model
+    # nothing more: a text is recalled once.
+    said: dict[str, str] = {m.content: m.ref for m in working}
     used = count_message(counter, "system", RECALL_HEADER + "\n").tokens
     for hit in hits:
         if hit.message_id is not None and hit.message_id in in_working:
@@ -502,6 +505,16 @@ def plan_recall(
                     preview(hit.content),
                 )
             )
+        elif hit.message_id is not None and hit.content in said:
+            left_out.append(
+                LeftOut(
+                    hit.ref,
+                    hit.tokens,
+                    Reason.DUPLICATE,
+                    f"same text as {said[hit.content].replace('message:', '#')}",
+                    preview(hit.content),
+                )
+            )
         elif hit.ref.startswith("memory:") and hit.ref not in budget_dropped:
             continue
         elif used + hit.tokens - MESSAGE_OVERHEAD - 1 <= allowance and (
@@ -510,6 +523,7 @@ def plan_recall(
             used += line
             chosen.append(hit)
             items.append(PlanItem(hit.ref, line, hit.why))
+            said.setdefault(hit.content, hit.ref)
         else:
             # Too big to fit whatever its tag costs: its stored count says so.
             left_out.append(

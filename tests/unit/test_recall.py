@@ -383,6 +383,30 @@ def test_a_hit_already_placed_beside_another_still_brings_its_later_change(
 # --- the recall layer: filled by tokens, verbatim, oldest first ------------------------------
 
 
+def test_the_same_text_is_recalled_once(counter: TokenCounter, make_history: History) -> None:
+    texts = [f"filler message {i} " * 40 for i in range(60)]
+    texts[3] = texts[9] = texts[15] = "We should plan something for the summer."
+    texts[50] = "We should plan something for the summer."  # in working memory
+    texts[20] = "Booked our summer holiday in Naples."
+    history = make_history(texts)
+    found = [_hit(history[i], 59 - i) for i in (15, 9, 3, 20)]
+    hits = rank_recall(found, ["summer"])
+    layer, _ = plan_recall(
+        Budget(60_000, 1_000),
+        counter,
+        hits,
+        history[40:],
+        LayerPlan(Layer.MEMORY, 0, 0.0, 0),
+        2_000,
+    )
+    assert [item.ref for item in layer.items] == ["message:21"]
+    assert [(o.ref, o.detail) for o in layer.left_out] == [
+        ("message:16", "same text as #51"),
+        ("message:10", "same text as #51"),
+        ("message:4", "same text as #51"),
+    ]
+
+
 def test_the_recall_share_is_filled_by_tokens_skipping_what_does_not_fit(
     counter: TokenCounter, make_history: History
 ) -> None:

@@ -50,7 +50,7 @@ from ctxchat.model.errors import ProviderError
 from ctxchat.model.request import ChatRequest, build_chat_request
 from ctxchat.store import Store, StoredMessage, StoreError, SummaryVersion
 
-WORDS_ONLY = "Earlier turns are recalled by their words only, not by meaning."
+WORDS_ONLY = "Recall by words only, not by meaning."
 
 
 def words_only_note(missing: list[str]) -> str:

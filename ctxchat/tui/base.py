@@ -17,7 +17,7 @@ from textual.worker import get_current_worker
 
 from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.session import ChatSession
-from ctxchat.chat.session_factory import semantic_recall_for
+from ctxchat.chat.session_factory import semantic_recall_for, session_on
 from ctxchat.chat.summarizer import Summarizer, SummaryFailed
 from ctxchat.chat.workspace import Workspace
 from ctxchat.core.budget import BudgetError
@@ -466,7 +466,16 @@ class AppBase(App[int]):
     async def open_conversation(self, conversation_id: int) -> None:
         """Make `conversation_id` the open conversation (a reply still streaming elsewhere
         goes on into the store, and into the pane again once its conversation is back)."""
-        self.show_session(self.session.for_conversation(conversation_id))
+        # On the model chosen for that conversation (F4), else the default one. A connection
+        # left behind is not closed here: a reply or summary may still be using it.
+        self.show_session(
+            session_on(
+                self.session,
+                self.workspace,
+                conversation_id,
+                notes=lambda note: self.notify(note, severity="warning", markup=False),
+            )
+        )
         self.remember(conversation=conversation_id)
         await self.show_conversation()
 

@@ -41,8 +41,10 @@ class ConversationActions(AppBase):
     async def action_new_conversation(self) -> None:
         if not self.has_session:
             return
+        # A new conversation starts on the default model: a choice belongs to its conversation.
+        default = self.session.default_profile
         conversation = self.session.store.create_conversation(
-            model=self.session.model, profile=self.session.profile.name
+            model=default.model, profile=default.name
         )
         await self.open_conversation(conversation.id)
         self.composer.focus()
@@ -227,6 +229,15 @@ class ConversationActions(AppBase):
             return
         old = session.backend
         session.switch_model(profile, backend)
+        if session.conversation_id is not None:
+            # Remembered for this conversation; choosing the default again forgets the choice.
+            chosen = (
+                (None, None)
+                if profile == session.default_profile
+                else (profile.name, profile.model)
+            )
+            session.store.choose_model(session.conversation_id, *chosen)
+        self.update_titles()
         if old is not None and old is not backend:
             await old.aclose()
         self.detect_window()

@@ -169,6 +169,8 @@ class AppBase(App[int]):
         self.last_plan: ContextPlan | None = None
         self._plan_timer: Timer | None = None
         self.streaming = False
+        self.server_notice: str | None = None
+        """The "cannot reach the server" line on the status line, while it holds."""
         self._failures: dict[int, ProviderError] = {}  # this run's failed replies, by id
         self._first_frame_shown = False
         self._after_first_frame: list[Callable[[], object]] = []
@@ -361,6 +363,9 @@ class AppBase(App[int]):
 
     async def conversation_shown(self) -> None:
         """Called once the pane shows the open conversation afresh."""
+
+    def server_answered(self) -> None:
+        """Called when a reply came back: a "cannot reach the server" notice no longer holds."""
 
     def set_status(self, text: str, style: str = "") -> None:
         self.query_one("#status-line", Static).update(content(text, style))

@@ -413,6 +413,7 @@ class ChatActions(AppBase):
                 text += " Press F4 to pick one."
             self.notify(text, severity="error", markup=False, timeout=12)
             return
+        self.server_answered()
         if event.notice:
             self.notify(event.notice, severity="warning", markup=False, timeout=10)
         self.start_semantic(session)

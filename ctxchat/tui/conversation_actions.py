@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
+from ctxchat.chat.reachability import unreachable_notice
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.session_factory import learn_server, make_backend
 from ctxchat.config.errors import MissingApiKey
@@ -248,11 +249,24 @@ class ConversationActions(AppBase):
     async def detect_window(self) -> None:
         session = self.session
         before = session.window
+        # Nothing listening is said as such, once, rather than as a window the server
+        # "does not report"; the next reply that comes back clears it (`server_answered`).
+        notice = await unreachable_notice(session, self.workspace.loaded.path)
+        if notice is not None:
+            if self.has_session and session is self.session:
+                self.server_notice = notice
+                self.set_status(notice, "$error")
+            return
         # Asked on every start; the answer is kept for `ctxchat context` and the next start.
         window = await learn_server(session, self.workspace, refresh=True)
         if self.has_session and session is self.session and window != before:
             self.notify_lines(self._not_yet_told(session, window.warnings), severity="warning")
             self.refresh_plan()
+
+    def server_answered(self) -> None:
+        if self.server_notice is not None:
+            self.server_notice = None
+            self.detect_window()  # the server is up now: ask it what it is
 
     def _not_yet_told(self, session: ChatSession, warnings: Sequence[str]) -> list[str]:
         """The window warnings not shown before for this server and model (each once, not

@@ -1,0 +1,68 @@
+"""Nothing listening at the configured server: one clear line at start, and the app usable."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+from ctxchat.chat.options import SessionOptions
+from ctxchat.chat.workspace import Workspace
+from ctxchat.testing.harness import TEST_KEY, open_test_workspace, write_config
+from ctxchat.testing.server import Flavour, ScriptedModelServer
+from ctxchat.tui.app import build_app
+
+from ..waiting import until
+from .app_harness import SIZE, Notes, settle, status_line, typed
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on (yet)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+async def test_a_server_not_running_is_named_once_and_the_app_stays_usable(
+    tmp_path: Path, workspaces: list[Workspace]
+) -> None:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/v1"
+    home = tmp_path / "home"
+    # No window in the config: the window would otherwise be "not reported" by the server.
+    config = write_config(home, url, model="gemma-3-270m", context_window=0)
+    workspace = open_test_workspace(home, config)
+    workspaces.append(workspace)
+    app = build_app(workspace, SessionOptions())
+    notes = Notes.attach(app)
+    notice = (
+        f"Cannot reach the model server at {url}: start it, or change base_url in {config} "
+        "(or pass --base-url)."
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert status_line(app) == notice
+        assert app.server_notice == notice
+        # Said once, on the status line: no toast, and no guess about a window nobody reported.
+        assert notes.messages == []
+
+        await typed(pilot, "Are you there now?")
+        assert app.composer.text == "Are you there now?"
+        assert status_line(app) == notice
+
+        with ScriptedModelServer(
+            models=["gemma-3-270m"],
+            flavour=Flavour.LLAMA_CPP,
+            n_ctx=4096,
+            requires_key=TEST_KEY,
+            port=port,
+        ) as server:
+            server.script("Yes, here.")
+            await pilot.press("enter")
+            await settle(pilot)
+            await until(pilot, lambda: app.session.window.source == "server")
+            assert app.server_notice is None
+            assert "Cannot reach" not in status_line(app)
+            reply = app.session.store.messages(app.session.conversation)[-1]
+            assert reply.content == "Yes, here."
+            assert app.session.window.context_window == 4096

@@ -87,7 +87,10 @@ async def test_first_run_without_a_server_asks_and_writes_the_config(
         assert not app.has_session
         assert setup.provider == "openai"
         warning = str(setup.query_one("#setup-warning", Static).render())
-        assert warning == "OPENAI_API_KEY is not set in this shell: set it before you chat."
+        assert warning == (
+            "OPENAI_API_KEY is not set in this shell: type the key above, or set it before "
+            "you chat."
+        )
         assert not config.exists()
 
         setup.query_one("#provider-custom", RadioButton).value = True

@@ -38,7 +38,7 @@ def line(setup: SetupScreen, name: str) -> str:
     return str(setup.query_one(f"#setup-{name}", Static).render())
 
 
-async def another_server(pilot: Pilot[None]) -> SetupScreen:
+async def another_server(pilot: Pilot[int]) -> SetupScreen:
     setup = pilot.app.screen
     assert isinstance(setup, SetupScreen)
     setup.query_one("#provider-custom", RadioButton).value = True

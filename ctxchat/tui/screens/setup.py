@@ -316,7 +316,7 @@ class SetupScreen(Screen[SetupChoice | None]):
                 OPENAI_KEY_ENV,
             )
             model.suggester = None
-            hint = "ctxchat talks to OpenAI's own API with the key below or in the variable."
+            hint = "OpenAI's own API, with the key typed above or the one in the variable."
             if not self._openai_key_present:
                 warning = f"{OPENAI_KEY_ENV} is not set in this shell: type the key above, or set it before you chat."
         elif server is not None:

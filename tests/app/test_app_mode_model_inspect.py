@@ -94,17 +94,8 @@ async def test_model_switch_lists_the_servers_models_and_uses_the_choice(
     app, notes = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("f4")
-        await settle(pilot)
-        picker = app.screen
-        assert isinstance(picker, ModelPicker)
-        options = picker.query_one(OptionList)
-        ids = [options.get_option_at_index(i).id for i in range(options.option_count)]
-        assert ids == ["p:test", "m:gpt-4o", "m:gpt-4o-mini"]
-        options.highlighted = options.get_option_index("m:gpt-4o-mini")
-        options.focus()
-        await pilot.press("enter")
-        await settle(pilot)
+        listed = await pick_model(pilot, "gpt-4o-mini")
+        assert listed == ["p:test", "m:gpt-4o", "m:gpt-4o-mini"]
 
         assert app.session.model == "gpt-4o-mini"
         assert app.sub_title == "test · gpt-4o-mini · mode: personalization"
@@ -197,18 +188,20 @@ async def test_the_inspectors_json_scrolls_to_its_last_line_at_160_by_45(
         assert inspector.get_widget_at(view.region.x + 2, last_row)[0] is view
 
 
-async def pick_model(pilot: Pilot[Any], model: str) -> None:
-    """F4, then the model `model` in the picker."""
+async def pick_model(pilot: Pilot[Any], model: str) -> list[str | None]:
+    """F4, then the model `model` in the picker; the ids of what the picker listed."""
     app = pilot.app
     await pilot.press("f4")
     await settle(pilot)
     picker = app.screen
     assert isinstance(picker, ModelPicker)
     options = picker.query_one(OptionList)
+    listed = [options.get_option_at_index(i).id for i in range(options.option_count)]
     options.highlighted = options.get_option_index(f"m:{model}")
     options.focus()
     await pilot.press("enter")
     await settle(pilot)
+    return listed
 
 
 async def test_the_model_chosen_with_f4_is_remembered_for_that_conversation(

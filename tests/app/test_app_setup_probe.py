@@ -3,9 +3,11 @@ where the user says, against the real scripted server."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import stat
 import tomllib
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -14,10 +16,11 @@ from textual.widgets import Checkbox, Input, RadioButton, Static
 
 from ctxchat.chat.workspace import Workspace
 from ctxchat.testing.server import Flavour, ScriptedModelServer
+from ctxchat.tui.app import CtxChatApp
 from ctxchat.tui.screens.inspector import RequestInspector
 from ctxchat.tui.screens.setup import SetupScreen
 
-from .app_harness import SIZE, settle, typed
+from .app_harness import SIZE, Notes, settle, typed
 from .test_app_startup import first_run
 
 KEY = "sk-setup-typed-0123456789abcdef"
@@ -142,78 +145,84 @@ def written_profile(path: Path) -> dict[str, object]:
     return profile
 
 
-async def test_a_typed_key_is_masked_and_stored_in_the_config_when_chosen(
+@contextlib.asynccontextmanager
+async def setup_for_a_locked_server(
     tmp_path: Path, workspaces: list[Workspace], monkeypatch: pytest.MonkeyPatch
-) -> None:
+) -> AsyncIterator[tuple[CtxChatApp, Pilot[int], SetupScreen, ScriptedModelServer, Notes]]:
+    """First run, "Another server" chosen and a server that wants `KEY` typed in."""
     app, notes = await first_run(tmp_path, workspaces, monkeypatch, ports=[])
-    config = tmp_path / "config.toml"
     with ScriptedModelServer(requires_key=KEY, models=["locked"]) as server:
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             setup = await another_server(pilot)
             field(setup, "url").value = server.base_url
-            field(setup, "key").focus()
-            await pilot.press(*KEY)
-            await settle(pilot)
-            assert field(setup, "key").password
-            assert setup.query_one("#setup-store-key", Checkbox).value
-            assert line(setup, "key-hint") == (
-                f"The key is written to {config}, readable only by you (mode 0600)."
-            )
-            assert KEY not in app.export_screenshot()
+            yield app, pilot, setup, server, notes
 
-            await pilot.press("ctrl+s")
-            await settle(pilot)
-            assert app.has_session
-            assert written_profile(config)["api_key"] == KEY
-            assert "api_key_env" not in written_profile(config)
-            assert (
-                f"Saved the configuration to {config}. The key is in it; the file is "
-                "readable only by you (mode 0600)." in notes.messages
-            )
-            server.script("Unlocked.")
-            await typed(pilot, "Hello")
-            await pilot.press("enter")
-            await settle(pilot)
-            assert server.requests[-1]["messages"][-1]["content"] == "Hello"
-            await pilot.press("f2")
-            await settle(pilot)
-            assert isinstance(app.screen, RequestInspector)
-            assert KEY not in app.export_screenshot()
+
+async def test_a_typed_key_is_masked_and_stored_in_the_config_when_chosen(
+    tmp_path: Path, workspaces: list[Workspace], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "config.toml"
+    locked = setup_for_a_locked_server(tmp_path, workspaces, monkeypatch)
+    async with locked as (app, pilot, setup, server, notes):
+        field(setup, "key").focus()
+        await pilot.press(*KEY)
+        await settle(pilot)
+        assert field(setup, "key").password
+        assert setup.query_one("#setup-store-key", Checkbox).value
+        assert line(setup, "key-hint") == (
+            f"The key is written to {config}, readable only by you (mode 0600)."
+        )
+        assert KEY not in app.export_screenshot()
+
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.has_session
+        assert written_profile(config)["api_key"] == KEY
+        assert "api_key_env" not in written_profile(config)
+        assert (
+            f"Saved the configuration to {config}. The key is in it; the file is "
+            "readable only by you (mode 0600)." in notes.messages
+        )
+        server.script("Unlocked.")
+        await typed(pilot, "Hello")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert server.requests[-1]["messages"][-1]["content"] == "Hello"
+        await pilot.press("f2")
+        await settle(pilot)
+        assert isinstance(app.screen, RequestInspector)
+        assert KEY not in app.export_screenshot()
         assert not any(KEY in message for message in notes.messages)
 
 
 async def test_a_key_not_stored_is_used_this_run_and_the_variable_is_explained(
     tmp_path: Path, workspaces: list[Workspace], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    app, notes = await first_run(tmp_path, workspaces, monkeypatch, ports=[])
     config = tmp_path / "config.toml"
-    with ScriptedModelServer(requires_key=KEY, models=["locked"]) as server:
-        async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot)
-            setup = await another_server(pilot)
-            field(setup, "url").value = server.base_url
-            field(setup, "key").value = KEY
-            setup.query_one("#setup-store-key", Checkbox).value = False
-            await settle(pilot)
-            assert line(setup, "key-hint") == (
-                "The key is used for this run only; the config names $OPENAI_API_KEY. Set it "
-                "in your shell (or its profile) for the next: export OPENAI_API_KEY=…"
-            )
-            await pilot.press("ctrl+s")
-            await settle(pilot)
-            profile = written_profile(config)
-            assert profile["api_key_env"] == "OPENAI_API_KEY"
-            assert "api_key" not in profile
-            assert KEY not in config.read_text(encoding="utf-8")
-            assert (
-                f"Saved the configuration to {config}. The key is used for this run only: set "
-                "it for the next with export OPENAI_API_KEY=… (e.g. in your shell's profile)."
-                in notes.messages
-            )
-            server.script("Unlocked.")
-            await typed(pilot, "Hello")
-            await pilot.press("enter")
-            await settle(pilot)
-            reply = app.session.store.messages(app.session.conversation)[-1]
-            assert reply.content == "Unlocked."
+    locked = setup_for_a_locked_server(tmp_path, workspaces, monkeypatch)
+    async with locked as (app, pilot, setup, server, notes):
+        field(setup, "key").value = KEY
+        setup.query_one("#setup-store-key", Checkbox).value = False
+        await settle(pilot)
+        assert line(setup, "key-hint") == (
+            "The key is used for this run only; the config names $OPENAI_API_KEY. Set it "
+            "in your shell (or its profile) for the next: export OPENAI_API_KEY=…"
+        )
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        profile = written_profile(config)
+        assert profile["api_key_env"] == "OPENAI_API_KEY"
+        assert "api_key" not in profile
+        assert KEY not in config.read_text(encoding="utf-8")
+        assert (
+            f"Saved the configuration to {config}. The key is used for this run only: set "
+            "it for the next with export OPENAI_API_KEY=… (e.g. in your shell's profile)."
+            in notes.messages
+        )
+        server.script("Unlocked.")
+        await typed(pilot, "Hello")
+        await pilot.press("enter")
+        await settle(pilot)
+        reply = app.session.store.messages(app.session.conversation)[-1]
+        assert reply.content == "Unlocked."

@@ -367,6 +367,15 @@ class AppBase(App[int]):
     def server_answered(self) -> None:
         """Called when a reply came back: a "cannot reach the server" notice no longer holds."""
 
+    def show_server_notice(self, notice: str | None) -> None:
+        """Say on the status line that nothing answers at the server (None: it answers
+        again, and the line goes back to the conversation's own)."""
+        if notice is not None:
+            self.set_status(notice, "$error")
+        elif self.server_notice is not None:
+            self.set_status(self.on_screen.reply_facts().status_line())
+        self.server_notice = notice
+
     def set_status(self, text: str, style: str = "") -> None:
         self.query_one("#status-line", Static).update(content(text, style))
 
@@ -455,7 +464,10 @@ class AppBase(App[int]):
         self.last_plan = None
         # Nothing of the conversation shown before stays: its mode-change note, its status.
         self.query_one("#context", ContextPanels).forget_mode_change()
-        self.set_status(self.on_screen.reply_facts().status_line())
+        if self.server_notice is not None:
+            self.set_status(self.server_notice, "$error")  # still true in any conversation
+        else:
+            self.set_status(self.on_screen.reply_facts().status_line())
         # The plan first: the newest turns then arrive in the same frame, before the pane
         # mounts older pages to fill its margin.
         self.refresh_plan()

@@ -252,10 +252,9 @@ class ConversationActions(AppBase):
         # Nothing listening is said as such, once, rather than as a window the server
         # "does not report"; the next reply that comes back clears it (`server_answered`).
         notice = await unreachable_notice(session, self.workspace.loaded.path)
+        if self.has_session and session is self.session:
+            self.show_server_notice(notice)
         if notice is not None:
-            if self.has_session and session is self.session:
-                self.server_notice = notice
-                self.set_status(notice, "$error")
             return
         # Asked on every start; the answer is kept for `ctxchat context` and the next start.
         window = await learn_server(session, self.workspace, refresh=True)

@@ -248,7 +248,7 @@ class ConversationActions(AppBase):
     @work(exclusive=True, group="window", exit_on_error=False)
     async def detect_window(self) -> None:
         session = self.session
-        before = session.window
+        before, model = session.window, session.model
         # Nothing listening is said as such, once, rather than as a window the server
         # "does not report"; the next reply that comes back clears it (`server_answered`).
         notice = await unreachable_notice(session, self.workspace.loaded.path)
@@ -258,6 +258,8 @@ class ConversationActions(AppBase):
             return
         # Asked on every start; the answer is kept for `ctxchat context` and the next start.
         window = await learn_server(session, self.workspace, refresh=True)
+        if self.has_session and session is self.session and session.model != model:
+            self.update_titles()  # no model was named and the server's only one was taken
         if self.has_session and session is self.session and window != before:
             self.notify_lines(self._not_yet_told(session, window.warnings), severity="warning")
             self.refresh_plan()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -219,7 +220,8 @@ async def test_coming_back_mid_reply_shows_it_streaming_on_and_plans_with_it(
 ) -> None:
     app, _ = make_app()
     first, second = two_conversations(app)
-    server.fail_next(Fault.STALL, after=2, seconds=1.0)
+    release = threading.Event()
+    server.fail_next(Fault.STALL, after=2, until=release)
     server.script("MySQL was never an option here.")
     async with app.run_test(size=SIZE) as pilot:
         await ask_until_the_reply_begins(app, pilot)
@@ -230,6 +232,7 @@ async def test_coming_back_mid_reply_shows_it_streaming_on_and_plans_with_it(
         back = app.conversation_view.items[-1]
         assert (back.is_streaming, back.view.content) == (True, "MySQL was ne")
         assert back.query_one(ReplyMarkdown).source == "MySQL was ne"
+        release.set()
         await until(pilot, lambda: not app.streaming)
         await settle(pilot)
 
@@ -250,12 +253,14 @@ async def test_a_summary_made_after_a_reply_reaches_the_reopened_conversation(
 ) -> None:
     app, _ = make_app(extra="[context]\nmin_recent = 2\n[summary]\nmax_unsummarized = 2\n")
     first, second = two_conversations(app)
-    server.fail_next(Fault.STALL, after=2, seconds=0.5)
+    release = threading.Event()
+    server.fail_next(Fault.STALL, after=2, until=release)
     server.script("MySQL was never an option here.", "We chose PostgreSQL 16.")
     async with app.run_test(size=SIZE) as pilot:
         await ask_until_the_reply_begins(app, pilot)
         await app.open_conversation(second)
         await app.open_conversation(first)
+        release.set()  # the reply ends after the switch back, and a summary follows it
         await until(pilot, lambda: app.workspace.store.active_summary(first) is not None)
         await settle(pilot)
 
@@ -272,16 +277,20 @@ async def test_a_reply_streaming_during_a_switch_stays_in_its_own_conversation(
 ) -> None:
     app, _ = make_app()
     first, second = two_conversations(app)
-    server.fail_next(Fault.STALL, after=2, seconds=0.5)
+    release = threading.Event()
+    server.fail_next(Fault.STALL, after=2, until=release)
     server.script("MySQL was never an option here.")
     async with app.run_test(size=SIZE) as pilot:
         await ask_until_the_reply_begins(app, pilot)
         await open_switcher(app, pilot, highlight=second)
         await pilot.press("enter")
         await until(pilot, lambda: app.session.conversation == second)
-        await settle(pilot)  # the reply finishes while the other conversation is open
-
+        release.set()  # the reply finishes while the other conversation is open
         store = app.workspace.store
+        await until(pilot, lambda: store.messages(first)[-1].status is MessageStatus.COMPLETE)
+        await until(pilot, lambda: not app.streaming)
+        await settle(pilot)
+
         assert [(m.role, m.content, m.status) for m in store.messages(first)][-2:] == [
             ("user", "Why not MySQL?", MessageStatus.COMPLETE),
             ("assistant", "MySQL was never an option here.", MessageStatus.COMPLETE),

@@ -53,12 +53,15 @@ def show_context(args: argparse.Namespace, options: SessionOptions) -> int:
 
 async def _learn(session: ChatSession, space: Workspace, *, offline: bool) -> None:
     try:
-        # The plan needs no server: one line says none answers, and the window stays the
-        # cached, configured or documented one (never a "does not report" guess).
-        notice = None if offline else await unreachable_notice(session, space.loaded.path)
-        if notice is not None:
-            warn(f"note: {notice}")
-            return
+        profile = session.profile
+        kept = space.state.facts_for(profile.base_url, profile.model)
+        if not offline and (kept is None or not kept.fresh()):
+            # The plan needs no server: one line says none answers, and the window is the
+            # configured or documented one, without guesses about what it "does not report".
+            notice = await unreachable_notice(session, space.loaded.path)
+            if notice is not None:
+                warn(f"note: {notice}")
+                return
         await learn_server(session, space, offline=offline)
     finally:
         await session.aclose()

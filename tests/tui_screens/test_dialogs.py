@@ -467,6 +467,9 @@ async def test_setup_another_server_is_checked_before_saving() -> None:
         assert app.result is ScreenHost.NO_RESULT
         url.value = "http://127.0.0.1:8765/v1"
         screen.query_one("#setup-model", Input).value = "gemma-3-270m"
+        # The URL is asked what it serves; its answer's line moves the buttons down.
+        await app.workers.wait_for_complete()
+        await pilot.pause()
         await pilot.click("#save")
         assert app.result == SetupChoice("custom", "http://127.0.0.1:8765/v1", "gemma-3-270m", None)
 

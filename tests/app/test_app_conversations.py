@@ -12,6 +12,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, RadioButton, Static, TextArea
 
 from ctxchat.config.state import load_state
+from ctxchat.core.budget import Layer
 from ctxchat.core.history import MessageStatus
 from ctxchat.store import NotFound
 from ctxchat.testing.server import Fault, ScriptedModelServer
@@ -454,3 +455,55 @@ async def test_a_new_conversation_is_named_after_its_first_message_everywhere(
         assert isinstance(switcher, ConversationSwitcher)
         listed = str(switcher.query_one(OptionList).get_option_at_index(0).prompt)
         assert name in listed
+
+
+async def test_a_branch_sends_the_summary_the_original_had(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, _ = make_app()
+    first, _ = two_conversations(app)
+    store = app.workspace.store
+    later = seed(
+        store,
+        [
+            ("user", "And its version?"),
+            ("assistant", "16."),
+            ("user", "And the host?"),
+            ("assistant", "db1."),
+        ],
+        conversation_id=first,
+    )
+    turns = store.messages(first)
+    store.add_summary(
+        first,
+        text="The database is PostgreSQL 16.",
+        first_message_id=turns[0].id,
+        last_message_id=turns[3].id,
+        strategy="semantic",
+        model="gpt-4o",
+        tokens=9,
+    )
+    server.script("db2.")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.conversation_view.focus()
+        for _ in range(6):
+            if app.conversation_view.selected_id == later[-2].id:
+                break
+            await pilot.press("up")
+        assert app.conversation_view.selected_id == later[-2].id
+        await pilot.press("ctrl+e")
+        await until(pilot, lambda: isinstance(app.screen, EditMessageScreen))
+        app.screen.query_one(TextArea).load_text("And the port?")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+
+        branch = app.session.conversation
+        assert branch != first
+        (copied,) = store.summaries(branch)
+        assert copied.text == "The database is PostgreSQL 16."
+        sent = [m["content"] for m in server.requests[-1]["messages"]]
+        assert any("The database is PostgreSQL 16." in text for text in sent)
+        assert sent[-1] == "And the port?"
+        assert app.last_plan is not None
+        assert [i.ref for i in app.last_plan.layer(Layer.SUMMARY).items] == ["summary:v1"]

@@ -132,7 +132,7 @@ class ConversationView(VerticalScroll, can_focus=True):
             "regenerate",
             "Regenerate",
             id="message.regenerate",
-            tooltip="Replace the last reply with a new one (asks first)",
+            tooltip="A new answer to the last message; the reply it replaces is kept as a variant",
         ),
         Binding(
             "ctrl+d",

@@ -226,3 +226,21 @@ async def test_a_key_not_stored_is_used_this_run_and_the_variable_is_explained(
         await settle(pilot)
         reply = app.session.store.messages(app.session.conversation)[-1]
         assert reply.content == "Unlocked."
+
+
+async def test_going_back_to_a_field_adds_to_it_and_keeps_what_was_typed(
+    tmp_path: Path, workspaces: list[Workspace], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app, _ = await first_run(tmp_path, workspaces, monkeypatch, ports=[])
+    with ScriptedModelServer(flavour=Flavour.OLLAMA, models=["gemma3:270m"]) as server:
+        root = server.base_url.removesuffix("/v1")
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            setup = await another_server(pilot)
+            field(setup, "url").focus()
+            # The URL without /v1, the model, then back to the URL to finish it: no pauses.
+            await pilot.press(*root, "tab", *"my-model", "shift+tab", *"/v1")
+            await settle(pilot)
+            assert field(setup, "url").value == server.base_url
+            assert field(setup, "model").value == "my-model"
+            assert line(setup, "probe") == f"✓ Ollama at {server.base_url}: 1 model."

@@ -35,6 +35,18 @@ PROBE_PAUSE = 0.4
 Probe = Callable[[str, str | None], Awaitable[UrlAnswer]]
 
 
+def _field(field_id: str, placeholder: str, *, password: bool = False) -> Input:
+    """One of setup's fields. Tabbing into it and typing adds to it: a value typed earlier
+    is never replaced whole by keys that arrive with the focus (keys in a burst)."""
+    return Input(
+        placeholder=placeholder,
+        id=field_id,
+        password=password,
+        compact=True,
+        select_on_focus=False,
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class SetupChoice:
     """The provider the user chose; the app writes it to the config.
@@ -245,22 +257,17 @@ class SetupScreen(Screen[SetupChoice | None]):
                 )
             with Grid():
                 yield Label("Base URL")
-                yield Input(placeholder="http://127.0.0.1:8080/v1", id="setup-url", compact=True)
+                yield _field("setup-url", "http://127.0.0.1:8080/v1")
                 yield Label("Model")
-                yield Input(
-                    placeholder="the model's name on the server", id="setup-model", compact=True
-                )
+                yield _field("setup-model", "the model's name on the server")
                 yield Label("API key")
-                yield Input(
-                    placeholder="typed hidden; empty: no key, or one from the environment",
-                    id="setup-key",
+                yield _field(
+                    "setup-key",
+                    "typed hidden; empty: no key, or one from the environment",
                     password=True,
-                    compact=True,
                 )
                 yield Label("Key variable")
-                yield Input(
-                    placeholder="e.g. OPENAI_API_KEY; empty: no key", id="setup-env", compact=True
-                )
+                yield _field("setup-env", "e.g. OPENAI_API_KEY; empty: no key")
             yield Checkbox(
                 "Save the key in the config file", value=True, id="setup-store-key", compact=True
             )

@@ -51,6 +51,11 @@ def ctxchat_commands(app: Any) -> Iterator[SystemCommand]:
         ("conversation: switch", "Search and switch conversations", "conversations"),
         ("conversation: rename", "Rename this conversation", "rename"),
         (
+            "conversation: find",
+            "Find words in this conversation and step through the messages holding them",
+            "find",
+        ),
+        (
             "conversation: export markdown",
             "Write this conversation to a Markdown file",
             "export('markdown')",

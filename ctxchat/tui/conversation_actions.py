@@ -17,7 +17,8 @@ from ctxchat.config.errors import MissingApiKey
 from ctxchat.model.errors import ProviderError
 from ctxchat.store import export_text
 from ctxchat.tui.base import AppBase
-from ctxchat.tui.views import ConversationRowView
+from ctxchat.tui.reveal import reveal_message
+from ctxchat.tui.views import ConversationRowView, MessageHitView
 
 if TYPE_CHECKING:
     from ctxchat.tui.screens.conversations import SwitcherResult
@@ -65,9 +66,14 @@ class ConversationActions(AppBase):
 
         from ctxchat.tui.screens.conversations import ConversationSwitcher
 
-        self.push_screen(
-            ConversationSwitcher(rows, current_id=self.session.conversation_id), chosen
+        def find_messages(query: str) -> dict[int, MessageHitView]:
+            found = store.find_conversations(query)
+            return {c: MessageHitView(h.message_id, h.content, h.count) for c, h in found.items()}
+
+        switcher = ConversationSwitcher(
+            rows, current_id=self.session.conversation_id, find_messages=find_messages
         )
+        self.push_screen(switcher, chosen)
 
     async def _switcher_result(self, result: SwitcherResult) -> None:
         store = self.session.store
@@ -76,6 +82,10 @@ class ConversationActions(AppBase):
             await self.action_new_conversation()
         elif result.action == "switch" and target is not None:
             await self.open_conversation(target)
+            found = result.message_id
+            view = self.conversation_view
+            if found is not None and await reveal_message(self.session, view, found):
+                view.focus()
         elif result.action == "rename" and target is not None and result.title:
             store.rename_conversation(target, result.title)
             self.update_titles()

@@ -126,6 +126,8 @@ class ChatSession:
         self.store = store
         self.settings = settings
         self.profile = profile
+        self.default_profile = profile
+        """The profile of a conversation with none chosen for it (see `conversation_profile`)."""
         self.conversation_id = conversation_id
         self.backend = backend
         self.mode = mode or settings.default_mode
@@ -703,6 +705,7 @@ class ChatSession:
         other.facts = self.facts
         other.server_counts = self.server_counts
         other.server_notes = self.server_notes
+        other.default_profile = self.default_profile
         return other
 
     def summary_profile(self) -> ProviderProfile:
@@ -713,7 +716,7 @@ class ChatSession:
         """The server summaries are written by: the chat's, unless the summary profile talks
         to another server (or with another key or headers). Raises MissingApiKey."""
         profile = self.summary_profile()
-        if self.backend is None or _same_server(profile, self.profile, self.env):
+        if self.backend is None or same_server(profile, self.profile, self.env):
             return self.backend
         if self._summary_backend is None:
             from ctxchat.chat.session_factory import make_backend
@@ -774,7 +777,7 @@ class ChatSession:
         return facts
 
 
-def _same_server(one: ProviderProfile, other: ProviderProfile, env: Mapping[str, str]) -> bool:
+def same_server(one: ProviderProfile, other: ProviderProfile, env: Mapping[str, str]) -> bool:
     """Whether requests for the two profiles go to one server the same way."""
 
     def key(profile: ProviderProfile) -> str | None:

@@ -19,7 +19,7 @@ from textual.worker import get_current_worker
 
 from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.session import ChatSession
-from ctxchat.chat.session_factory import semantic_recall_for
+from ctxchat.chat.session_factory import semantic_recall_for, session_on
 from ctxchat.chat.summarizer import Summarizer, SummaryFailed
 from ctxchat.chat.workspace import Workspace
 from ctxchat.core.budget import BudgetError
@@ -173,6 +173,8 @@ class AppBase(App[int]):
         self.last_plan: ContextPlan | None = None
         self._plan_timer: Timer | None = None
         self.streaming = False
+        self.server_notice: str | None = None
+        """The "cannot reach the server" line on the status line, while it holds."""
         self._failures: dict[int, ProviderError] = {}  # this run's failed replies, by id
         self._first_frame_shown = False
         self._after_first_frame: list[Callable[[], object]] = []
@@ -366,6 +368,18 @@ class AppBase(App[int]):
     async def conversation_shown(self) -> None:
         """Called once the pane shows the open conversation afresh."""
 
+    def server_answered(self) -> None:
+        """Called when a reply came back: a "cannot reach the server" notice no longer holds."""
+
+    def show_server_notice(self, notice: str | None) -> None:
+        """Say on the status line that nothing answers at the server (None: it answers
+        again, and the line goes back to the conversation's own)."""
+        if notice is not None:
+            self.set_status(notice, "$error")
+        elif self.server_notice is not None:
+            self.set_status(self.on_screen.reply_facts().status_line())
+        self.server_notice = notice
+
     def set_status(self, text: str, style: str = "") -> None:
         self.query_one("#status-line", Static).update(content(text, style))
 
@@ -468,7 +482,10 @@ class AppBase(App[int]):
         self.last_plan = None
         # Nothing of the conversation shown before stays: its mode-change note, its status.
         self.query_one("#context", ContextPanels).forget_mode_change()
-        self.set_status(self.on_screen.reply_facts().status_line())
+        if self.server_notice is not None:
+            self.set_status(self.server_notice, "$error")  # still true in any conversation
+        else:
+            self.set_status(self.on_screen.reply_facts().status_line())
         # The plan first: the newest turns then arrive in the same frame, before the pane
         # mounts older pages to fill its margin.
         self.refresh_plan()
@@ -484,7 +501,16 @@ class AppBase(App[int]):
     async def open_conversation(self, conversation_id: int) -> None:
         """Make `conversation_id` the open conversation (a reply still streaming elsewhere
         goes on into the store, and into the pane again once its conversation is back)."""
-        self.show_session(self.session.for_conversation(conversation_id))
+        # On the model chosen for that conversation (F4), else the default one. A connection
+        # left behind is not closed here: a reply or summary may still be using it.
+        self.show_session(
+            session_on(
+                self.session,
+                self.workspace,
+                conversation_id,
+                notes=lambda note: self.notify(note, severity="warning", markup=False),
+            )
+        )
         self.remember(conversation=conversation_id)
         await self.show_conversation()
 

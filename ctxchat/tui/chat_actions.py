@@ -430,6 +430,7 @@ class ChatActions(AppBase):
             self.notify(away, severity="error" if failed else "warning", markup=False, timeout=12)
         if isinstance(event, TurnFailed):
             return
+        self.server_answered()
         if away is None and event.notice and reply.finish_reason != "length":
             # Only a cut has a marker line (a content filter's stop has none): tell it here.
             self.notify(event.notice, severity="warning", markup=False, timeout=10)

@@ -7,6 +7,7 @@ the same after ctrl+b shows it; wide is 200x50. Regenerate with
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -23,6 +24,8 @@ from ctxchat.testing.harness import TEST_KEY
 from ctxchat.testing.server import Fault, ScriptedModelServer
 from ctxchat.tui.app import CtxChatApp
 
+from ..waiting import until
+from .conftest import SHOWN_CONFIG
 from .snapshot_apps import (
     HOUR,
     NOW,
@@ -514,19 +517,37 @@ class TestFirstRunSetup:
     def test_no_server_narrow(
         self, build_first_run: Callable[..., CtxChatApp], snap_compare: SnapCompare
     ) -> None:
-        """OpenAI chosen (its URL, `gpt-4o-mini`, `OPENAI_API_KEY` prefilled), then `No local
-        model server answered on 127.0.0.1…` and the amber `OPENAI_API_KEY is not set in
-        this shell: set it before you chat.`"""
+        """OpenAI chosen (its URL, `gpt-4o-mini`, an empty masked API key field,
+        `OPENAI_API_KEY` prefilled), then `No local model server answered on 127.0.0.1…` and
+        the amber `OPENAI_API_KEY is not set in this shell: type the key above, or set it
+        before you chat.`"""
         app = build_first_run([])
         assert snap_compare(app, run_before=then(), terminal_size=NARROW)
 
     def test_no_server_wide(
         self, build_first_run: Callable[..., CtxChatApp], snap_compare: SnapCompare
     ) -> None:
-        """As narrow, everything on one screen, with the hint `The key is read from the
-        environment when ctxchat starts; it is never written to the config.`"""
+        """As narrow, everything on one screen, with `The key is read from $OPENAI_API_KEY
+        when ctxchat starts: export OPENAI_API_KEY=…` under the fields and the hint
+        `OpenAI's own API, with the key typed above or the one in the variable.`"""
         app = build_first_run([])
         assert snap_compare(app, run_before=then(), terminal_size=WIDE)
+
+
+class TestCannotReachTheServer:
+    def test_narrow(self, build: BuildApp, snap_compare: SnapCompare) -> None:
+        """80x24, nothing listening at the configured URL: an empty conversation and, above
+        the composer, in red: `Cannot reach the model server at http://127.0.0.1:9/v1: start
+        it, or change base_url in /home/you/.config/ctxchat/config.toml (or pass
+        --base-url).` No toast, no window warning."""
+        app = build(context_window=0, offline=False)
+        app.workspace.loaded = dataclasses.replace(app.workspace.loaded, path=SHOWN_CONFIG)
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            await until(pilot, lambda: app.server_notice is not None)
+            await steady(pilot)
+
+        assert snap_compare(app, run_before=run_before, terminal_size=NARROW)
 
 
 def switcher(app: CtxChatApp, clock: Clock) -> CtxChatApp:

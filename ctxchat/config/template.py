@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ctxchat.config.files import write_private_file
 from ctxchat.config.settings import ProviderProfile, Settings
+from ctxchat.config.shipped_keys import SHIPPED_KEYS
 
 EXAMPLE_PROFILE = ProviderProfile(
     name="local",
@@ -254,41 +255,17 @@ def _model(settings: Settings) -> str:
     return text
 
 
-# The memory panel's binding ids and the keys they ship with (README's key table says the
-# rest). A test checks them against the panel's own bindings.
-MEMORY_PANEL_KEYS = {
-    "memory.add": "ctrl+a,insert",
-    "memory.edit": "ctrl+e",
-    "memory.delete": "delete",
-    "memory.pin": "ctrl+k",
-    "memory.kind": "shift+right",
-    "memory.scope": "ctrl+g",
-    "memory.toggle": "ctrl+x",
-    "memory.importance_up": "shift+up",
-    "memory.importance_down": "shift+down",
-    "memory.new_version": "ctrl+u",
-    "memory.restore": "ctrl+z",
-    "memory.confirm": "ctrl+y",
-    "memory.keep": "ctrl+w",
-    "memory.source": "ctrl+j",
-    "memory.order": "f5",
-    "memory.back": "escape",
-}
-
-
 def _keys(settings: Settings) -> str:
     text = "# Key remaps: binding id = keys (comma-separated for several).\n"
-    text += "# The ids are in the README's key table, e.g. the find bar's \"find.next\".\n"
     text += _table("keys")
     if settings.keymap:
         text += _dump(dict(settings.keymap))
-    else:
-        text += _commented(_dump({"mode.toggle": "ctrl+o", "conversation.find": "ctrl+f"}))
     text += (
-        "# The memory panel's keys (F6), as shipped. Letters typed there go to the composer,\n"
-        "# so a bare letter here would never reach the panel.\n"
+        "# Every binding id, with the keys it ships with. Letters typed on the conversation\n"
+        "# or the memory panel go to the composer, so a bare letter there never fires.\n"
     )
-    text += _commented(_dump(MEMORY_PANEL_KEYS))
+    shipped = {name: keys for name, keys in SHIPPED_KEYS.items() if name not in settings.keymap}
+    text += _commented(_dump(shipped))
     return text
 
 

@@ -235,6 +235,15 @@ def check_config_names(loaded: LoadedSettings, themes: Collection[str]) -> NameP
 
 def known_binding_ids() -> set[str]:
     """Every binding id a user may remap: those of the app and of every screen and widget."""
+    return set(shipped_bindings())
+
+
+def shipped_bindings() -> dict[str, tuple[str, str]]:
+    """Every binding id with the keys it ships with (comma-separated) and what it does,
+    from the app and every screen and widget (the README's id table and the config
+    template's list are checked against it)."""
+    from textual.binding import Binding
+
     from ctxchat.tui import screens, widgets
 
     # Each part of the app may add its own bindings (BINDINGS is looked up per class).
@@ -243,13 +252,14 @@ def known_binding_ids() -> set[str]:
         for found in pkgutil.iter_modules(package.__path__, f"{package.__name__}."):
             module = importlib.import_module(found.name)
             classes.extend(v for v in vars(module).values() if isinstance(v, type))
-    ids = set()
-    for cls in classes:
-        for binding in getattr(cls, "BINDINGS", []):
-            binding_id = getattr(binding, "id", None)
-            if binding_id:
-                ids.add(binding_id)
-    return ids
+    keys: dict[str, list[str]] = {}
+    what: dict[str, str] = {}
+    for cls in dict.fromkeys(classes):
+        for binding in Binding.make_bindings(vars(cls).get("BINDINGS", [])):
+            if binding.id:
+                keys.setdefault(binding.id, []).append(binding.key)
+                what.setdefault(binding.id, binding.tooltip or binding.description)
+    return {name: (",".join(keys[name]), what[name]) for name in sorted(keys)}
 
 
 def open_tui_session(

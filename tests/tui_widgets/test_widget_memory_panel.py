@@ -8,7 +8,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
-from ctxchat.config.template import MEMORY_PANEL_KEYS
+from ctxchat.config.shipped_keys import SHIPPED_KEYS
 from ctxchat.core.memory import MemoryEntry, MemoryKind, Mode
 from ctxchat.tui.widgets.memory_panel import MemoryPanel, entry_status, next_kind
 
@@ -256,7 +256,9 @@ def test_every_binding_has_an_id_and_a_tooltip_and_the_template_lists_it() -> No
     for binding in bindings:
         assert binding.id and binding.tooltip
         keys.setdefault(binding.id, []).append(binding.key)
-    assert {name: ",".join(found) for name, found in keys.items()} == MEMORY_PANEL_KEYS
+    assert {name: ",".join(found) for name, found in keys.items()} == {
+        name: SHIPPED_KEYS[name] for name in keys
+    }
 
 
 def test_no_binding_is_a_key_typing_can_hit() -> None:

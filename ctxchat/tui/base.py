@@ -163,7 +163,9 @@ class AppBase(App[int]):
             id="view.context",
             tooltip="Show or hide the context side",
         ),
-        Binding("ctrl+q", "quit", "Quit", id="app.quit", tooltip="Quit ctxchat"),
+        # Priority, as in Textual: ctrl+q quits from every dialog too (a modal screen blocks
+        # the app's other bindings).
+        Binding("ctrl+q", "quit", "Quit", id="app.quit", tooltip="Quit ctxchat", priority=True),
     ]
 
     def __init__(self, workspace: Workspace, session: ChatSession | None) -> None:

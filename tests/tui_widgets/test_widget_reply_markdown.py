@@ -18,9 +18,11 @@ from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
 from ctxchat.tui.textual_compat.markdown import arranged_by_width, block_text
 from ctxchat.tui.widgets import reply_markdown
+from ctxchat.tui.widgets.code_fence import CodeFence
 from ctxchat.tui.widgets.reply_markdown import (
     DrawnList,
     ReplyMarkdown,
+    reply_parser,
     signature,
     stop_stream,
     top_level_groups,
@@ -224,6 +226,20 @@ LISTS = {
 }
 
 
+class TextualMarkdown(Markdown):
+    """Textual's own Markdown with the reply's parser and code blocks: what the reply's ways
+    of drawing faster must draw exactly."""
+
+    BLOCKS: dict[str, type[MarkdownBlock]] = {  # noqa: RUF012 (Textual declares it so)
+        **Markdown.BLOCKS,
+        "fence": CodeFence,
+        "code_block": CodeFence,
+    }
+
+    def __init__(self, markdown: str) -> None:
+        super().__init__(markdown, parser_factory=reply_parser)
+
+
 class OneDocument(App[None]):
     def __init__(self, widget: Markdown, theme: str) -> None:
         super().__init__()
@@ -257,7 +273,7 @@ async def drawn_cells(
 async def test_a_list_looks_exactly_as_textual_draws_it(name: str, width: int, theme: str) -> None:
     text = LISTS[name]
     ours = await drawn_cells(ReplyMarkdown(text), width, theme)
-    textual = await drawn_cells(Markdown(text), width, theme)
+    textual = await drawn_cells(TextualMarkdown(text), width, theme)
     assert ours == textual
 
 
@@ -274,7 +290,7 @@ INLINE = (
 async def test_inline_styles_look_exactly_as_textual_draws_them(theme: str) -> None:
     # Resolved once on the reply, not on each block: the cells must not change.
     ours = await drawn_cells(ReplyMarkdown(INLINE), 50, theme, rows=40)
-    textual = await drawn_cells(Markdown(INLINE), 50, theme, rows=40)
+    textual = await drawn_cells(TextualMarkdown(INLINE), 50, theme, rows=40)
     assert ours == textual
 
 
@@ -288,7 +304,7 @@ async def test_inline_styles_follow_a_change_of_theme() -> None:
             [(char, str(segment.style)) for segment in strip for char in segment.text]
             for strip in app.screen._compositor.render_strips()
         ]
-    assert switched == await drawn_cells(Markdown(INLINE), 50, "textual-light", rows=40)
+    assert switched == await drawn_cells(TextualMarkdown(INLINE), 50, "textual-light", rows=40)
 
 
 async def test_a_list_of_one_paragraph_items_is_one_widget() -> None:
@@ -330,7 +346,7 @@ async def test_a_long_reply_looks_exactly_as_textual_draws_it(theme: str) -> Non
     """Blocks placed by width alone (`arranged_by_width`) land where Textual puts them."""
     text = "\n".join(DOCUMENTS.values()) + "\n" + INLINE
     ours = await drawn_cells(ReplyMarkdown(text), 70, theme, rows=90)
-    textual = await drawn_cells(Markdown(text), 70, theme, rows=90)
+    textual = await drawn_cells(TextualMarkdown(text), 70, theme, rows=90)
     assert ours == textual
 
 
@@ -455,4 +471,4 @@ async def test_a_very_long_stored_reply_is_parsed_in_a_thread(
     assert len(text) > 100
     ours = await drawn_cells(ReplyMarkdown(text), 60, "textual-dark", rows=30)
     assert threads == [False]
-    assert ours == await drawn_cells(Markdown(text), 60, "textual-dark", rows=30)
+    assert ours == await drawn_cells(TextualMarkdown(text), 60, "textual-dark", rows=30)

@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
@@ -30,6 +31,7 @@ from ctxchat.tui.textual_compat.markdown import (
     opening_token,
     without_own_component_classes,
 )
+from ctxchat.tui.widgets.code_fence import CodeFence
 
 SIGNATURE = "ctxchat.signature"
 
@@ -209,6 +211,19 @@ class DrawnOrderedList(DrawnList, MarkdownOrderedList):
         return [number.rjust(size + 1) for number in numbers]
 
 
+_FENCE = _styled_copy(CodeFence)
+
+
+def reply_parser() -> MarkdownIt:
+    """The parser of a reply: Textual's "gfm-like", with HTML read as text.
+
+    Textual's Markdown draws nothing for HTML (`<b>`, `<br>`, a `<details>` block): what
+    the model wrote would vanish from the screen. With HTML off, markdown-it keeps those
+    characters as text, which shows them as the model wrote them.
+    """
+    return MarkdownIt("gfm-like", {"html": False})
+
+
 class ReplyMarkdown(ArrangedByWidth, HookedMarkdown):
     """Textual's Markdown, able to settle a streamed document against its full text.
 
@@ -272,6 +287,8 @@ class ReplyMarkdown(ArrangedByWidth, HookedMarkdown):
 
     BLOCKS: dict[str, type[MarkdownBlock]] = {  # noqa: RUF012 (Textual declares it so)
         **{name: _styled_copy(block) for name, block in Markdown.BLOCKS.items()},
+        "fence": _FENCE,
+        "code_block": _FENCE,
         "bullet_list_open": DrawnBulletList,
         "ordered_list_open": DrawnOrderedList,
     }
@@ -286,6 +303,24 @@ class ReplyMarkdown(ArrangedByWidth, HookedMarkdown):
 
     _composed: str | None = None
     """The text whose blocks `compose` made, until the mount takes them as the document."""
+
+    def __init__(
+        self,
+        markdown: str | None = None,
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+        open_links: bool = True,
+    ) -> None:
+        super().__init__(
+            markdown,
+            name=name,
+            id=id,
+            classes=classes,
+            parser_factory=reply_parser,
+            open_links=open_links,
+        )
 
     def compose(self) -> ComposeResult:
         # A stored reply of ordinary length is parsed here, so its blocks mount with it and

@@ -154,7 +154,7 @@ async def test_streamed_reply_ends_with_exactly_the_full_text_rendered() -> None
         ]
         assert blocks == [
             ("MarkdownParagraph", "Here is the code:"),
-            ("MarkdownFence", ""),
+            ("CodeFence", ""),
             ("MarkdownParagraph", "Then call it."),
         ]
         fence = markdown.query_one(MarkdownFence)

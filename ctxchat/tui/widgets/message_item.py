@@ -297,7 +297,7 @@ class MessageItem(Vertical):
         (its conversation was left and opened again): first show all that came so far."""
         self._received, self._received_reasoning, self._pending = [], [], []
         self._view = replace(self._view, content=content, reasoning=reasoning)
-        await self.query_one(".message--body", ReplyMarkdown).settle(clean(content))
+        await self.query_one(".message--body", ReplyMarkdown).update(clean(content))
         self._answer_shown = bool(content)
         await self._show_reasoning()
         for shown in self.query_children(Collapsible):
@@ -436,11 +436,10 @@ class MessageItem(Vertical):
         error: str = "",
         tokens: int | None = None,
     ) -> None:
-        """End the stream and settle the reply against its full text (see `ReplyMarkdown`)."""
+        """End the stream; the reply shows `full_text` (see `ReplyMarkdown.finish`)."""
         if self._flush_timer is not None:
             self._flush_timer.stop()
             self._flush_timer = None
-        self._pending = []  # the final render below shows them
         self._received = []  # `full_text` is the whole reply
         if self._reasoning_pending and self.is_attached:
             self._reasoning_pending = False
@@ -450,9 +449,12 @@ class MessageItem(Vertical):
         if self._stall_timer is not None:
             self._stall_timer.stop()
             self._stall_timer = None
+        rest, self._pending = clean("".join(self._pending)), []
         if self._stream is not None:
             stream, self._stream = self._stream, None
-            await stop_stream(stream)  # what it still queues, the settling below shows
+            if rest and self.is_attached:
+                await stream.write(rest)  # what arrived since the last write
+            await stop_stream(stream)
         if not self.is_attached:
             self._view = replace(self._view, content=full_text, status=status, error=error)
             return
@@ -464,7 +466,7 @@ class MessageItem(Vertical):
             tokens=self._view.tokens if tokens is None else tokens,
         )
         if self._view.role == "assistant":
-            await self.query_one(".message--body", ReplyMarkdown).settle(clean(full_text))
+            await self.query_one(".message--body", ReplyMarkdown).finish(clean(full_text))
         else:
             self.query_one(".message--body", Static).update(plain(full_text))
         self._set_status(status)

@@ -303,13 +303,13 @@ async def test_children_of_auto_height_are_arranged_by_width_alone() -> None:
 class Streamed(App[None]):
     def __init__(self) -> None:
         super().__init__()
-        self.appended: list[str] = []
+        self.appended: list[int] = []
 
     def compose(self) -> ComposeResult:
         yield ReplyMarkdown()
 
     def on_reply_markdown_appended(self, event: ReplyMarkdown.Appended) -> None:
-        self.appended.append(self.query_one(ReplyMarkdown).source)
+        self.appended.append(event.size)
 
 
 async def test_each_streamed_append_is_announced_once_it_is_on_screen() -> None:
@@ -322,7 +322,9 @@ async def test_each_streamed_append_is_announced_once_it_is_on_screen() -> None:
         await stream.write("Some text.")
         await pilot.pause()
         await stop_stream(stream)
-        assert app.appended == ["# Title\n\n", "# Title\n\nSome text."]
+        # Each announces the length of the document it drew (read as it is handled, the
+        # source may already hold the next write on a loaded machine).
+        assert app.appended == [len("# Title\n\n"), len("# Title\n\nSome text.")]
         assert [type(block).__name__ for block in markdown.children] == [
             "MarkdownH1",
             "MarkdownParagraph",
@@ -400,3 +402,37 @@ async def test_a_very_long_stored_reply_is_parsed_in_a_thread(
     ours = await drawn_cells(ReplyMarkdown(text), 60, "textual-dark", rows=30)
     assert threads == [False]
     assert ours == await drawn_cells(TextualMarkdown(text), 60, "textual-dark", rows=30)
+
+
+@pytest.mark.parametrize(
+    ("text", "as_rendered"),
+    [
+        ("# Plan\n\n- one\n- two\n\n```python\nx = 1\n```\n\n---\n\nThe end.\n", True),
+        ("See [the docs][docs].\n\n[docs]: https://example.com\n", False),
+        ("| a | b |\n|---|---|\n| 1 | 2 |\n", False),
+        ("a | b\n--- | :-:\n1 | 2\n", False),
+        ("> | a |\n> | - |\n", False),
+        ("Title\n-----\n\nbody\n", True),  # a setext heading, not a table
+    ],
+)
+def test_a_text_streams_as_rendered_unless_it_has_references_or_tables(
+    text: str, as_rendered: bool
+) -> None:
+    assert reply_markdown.streams_as_rendered(text) is as_rendered
+
+
+async def test_a_finished_reply_with_a_table_has_cells_whose_links_work() -> None:
+    text = "| name | link |\n|---|---|\n| a | [docs](https://example.com) |\n| b | c |\n"
+    app = Pair()
+    async with app.run_test(size=(100, 40)) as pilot:
+        streamed = app.query_one("#streamed", ReplyMarkdown)
+        stream = Markdown.get_stream(streamed)
+        for line in text.splitlines(keepends=True):
+            await stream.write(line)
+            await pilot.pause()
+        await stop_stream(stream)
+        await streamed.finish(text)
+        rendered = app.query_one("#rendered", ReplyMarkdown)
+        await rendered.update(text)
+        await pilot.pause()
+        assert shape(streamed) == shape(rendered)

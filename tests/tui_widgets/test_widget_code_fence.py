@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import html
-import math
 import re
 from collections import defaultdict
 
 import pytest
 from rich.color import ColorSystem
 from textual.app import App, ComposeResult
-from textual.color import Color
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence
@@ -22,6 +20,7 @@ from ctxchat.tui.widgets.code_fence import fence_language
 from ctxchat.tui.widgets.message_item import MessageItem
 from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
 
+from ..colours import apart
 from ..waiting import until
 
 CODE = "Open it:\n\n```python\nimport sqlite3\n```\n\nThen:\n\n```\nls -la\n```\n"
@@ -77,15 +76,6 @@ def labels(app: App[None]) -> list[str]:
         else ""
         for fence in app.query(MarkdownFence)
     ]
-
-
-def apart(one: Color, other: Color, system: ColorSystem | None) -> float:
-    """How far apart two colours look (RGB distance), as a terminal of `system` shows them."""
-    if system is None:
-        return math.dist(one.rgb, other.rgb)
-    first = one.rich_color.downgrade(system).get_truecolor()
-    second = other.rich_color.downgrade(system).get_truecolor()
-    return math.dist(tuple(first), tuple(second))
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from markdown_it.token import Token
 from textual.content import Content
-from textual.dom import DOMNode
 from textual.reactive import Reactive
 from textual.widget import Widget
 from textual.widgets import Footer, Markdown
@@ -65,12 +64,6 @@ FOOTER_PATCH = Hook(
     "ctxchat/tui/widgets/footer.py: KeyFooter._patch",
     "a reply's start and end add or remove one key instead of rebuilding the footer",
     "make KeyFooter._patch return False (a full rebuild, Textual's way) or drop KeyFooter",
-)
-FOOTER_COMPACT = Hook(
-    "ctxchat/tui/widgets/footer.py: KeyFooter._composed_keys",
-    "the footer's keys told the footer's compact style before they mount, not restyled "
-    "once mounted",
-    "make _composed_keys yield Footer.compose(self) as it is and drop follows_compose_parent",
 )
 
 
@@ -183,24 +176,10 @@ def test_footer_key_is_the_class_the_footer_composes() -> None:
     )
 
 
-def test_a_data_bound_reactive_is_recorded_in_reactive_connect() -> None:
-    key = textual_compat.FooterKey("q", "q", "Quit", "quit")
-    assert key._reactive_connect is None, changed(
-        FOOTER_COMPACT, "DOMNode._reactive_connect", "None until bound"
-    )
-    assert textual_compat.follows_compose_parent(key, "compact") is False
-    assert "self._reactive_connect[name] = " in inspect.getsource(DOMNode.data_bind), changed(
-        FOOTER_COMPACT,
-        "DOMNode.data_bind",
-        "to record each bound reactive by name in _reactive_connect",
-    )
-
-
 def test_every_hook_in_the_quarantine_is_checked_here() -> None:
     """A new use of an internal goes in textual_compat's `__all__` and gets a test above."""
     assert sorted(textual_compat.__all__) == [
         "FooterKey",
-        "follows_compose_parent",
         "set_footer_bindings_ready",
     ]
     assert sorted(markdown_compat.__all__) == [

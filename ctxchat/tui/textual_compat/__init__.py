@@ -21,11 +21,10 @@ render could differ from what streamed (`ctxchat/tui/widgets/reply_markdown.py`)
 
 from __future__ import annotations
 
-from textual.widget import Widget
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
-__all__ = ["FooterKey", "follows_compose_parent", "set_footer_bindings_ready"]
+__all__ = ["FooterKey", "set_footer_bindings_ready"]
 
 
 # --- Footer ------------------------------------------------------------------------------
@@ -34,8 +33,3 @@ __all__ = ["FooterKey", "follows_compose_parent", "set_footer_bindings_ready"]
 def set_footer_bindings_ready(footer: Footer, ready: bool) -> None:
     """Whether `footer` composes its keys (Textual's waits for the first binding change)."""
     footer._bindings_ready = ready
-
-
-def follows_compose_parent(widget: Widget, name: str) -> bool:
-    """Whether `widget`'s reactive `name` is bound to its compose parent's (`data_bind`)."""
-    return name in (widget._reactive_connect or {})

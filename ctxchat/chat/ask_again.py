@@ -25,10 +25,11 @@ from ctxchat.model.errors import (
     stopped_by_user,
 )
 from ctxchat.model.request import ChatRequest, build_chat_request
-from ctxchat.store import ReplyVariant, StoredMessage
+from ctxchat.store import ReplyVariant, Store, StoredMessage
 
 __all__ = [
     "AskAgainError",
+    "Comparison",
     "PreparedVariant",
     "VariantFailed",
     "VariantFinished",
@@ -36,6 +37,7 @@ __all__ = [
     "ask_again",
     "prepare_variant",
     "request_diff",
+    "stored_comparison",
 ]
 
 
@@ -60,6 +62,57 @@ class PreparedVariant:
     def diff(self) -> list[str]:
         """The request diff between the reply's request and the variant's."""
         return request_diff(self.diff_base(), self.request.body)
+
+    def comparison(self) -> Comparison:
+        """What the side-by-side view shows of it."""
+        return Comparison(
+            self.reply,
+            self.original,
+            self.plan,
+            self.request.body,
+            self.diff_base(),
+            self.change.describe(),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """A reply beside a variant of it: the variant's plan and request body, and the body of
+    the reply's request it is compared to (empty when no request was stored)."""
+
+    reply: StoredMessage
+    original: ContextPlan | None
+    plan: ContextPlan | None
+    body: Mapping[str, Any]
+    base: Mapping[str, Any]
+    change: str
+
+    def diff(self) -> list[str]:
+        """The request diff between the reply's request and the variant's."""
+        if not self.body or not self.base:
+            return []
+        return request_diff(self.base, self.body)
+
+
+def stored_comparison(store: Store, variant: ReplyVariant) -> Comparison:
+    """A stored variant beside its reply, as the side-by-side view shows it."""
+    reply = store.get_message(variant.reply_id)
+    original = store.load_plan(reply.id)
+    plan = store.load_variant_plan(variant.id)
+    return Comparison(
+        reply, original, plan, _stored_body(plan), _stored_body(original), variant.change
+    )
+
+
+def _stored_body(plan: ContextPlan | None) -> Mapping[str, Any]:
+    """The body a stored plan went out as (only its messages for plans stored before
+    requests were kept; nothing without a plan)."""
+    if plan is None:
+        return {}
+    if plan.request is not None and isinstance(plan.request.get("body"), Mapping):
+        body: Mapping[str, Any] = plan.request["body"]
+        return body
+    return {"messages": plan.request_messages()}
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ from ctxchat.config.errors import MissingApiKey
 from ctxchat.config.server_facts import ServerFacts
 from ctxchat.config.settings import ModelSettings, ProviderProfile, Settings
 from ctxchat.model.backend import ModelBackend
+from ctxchat.model.errors import ProviderError
 
 __all__ = [
     "Connect",
@@ -151,8 +152,19 @@ async def learn_server(
     """Ask the server for its window, kind and tokenizer, and keep the answer for every
     later run; cached facts younger than a day stand unless `refresh`. `offline` asks
     nothing. A configured window is never replaced."""
+    if offline or session.backend is None:
+        return session.window
+    several = await adopt_only_model(session, workspace) if not session.model else None
+    window = await _ask_server(session, workspace, refresh=refresh)
+    if several is not None:
+        session.note_server(several)
+    return window
+
+
+async def _ask_server(session: ChatSession, workspace: Workspace, *, refresh: bool) -> WindowInfo:
+    """The window, from the facts kept for this server and model or from asking it."""
     profile = session.profile
-    if offline or session.backend is None or session.settings.context_window(profile) > 0:
+    if session.settings.context_window(profile) > 0:
         return session.window
     cached = workspace.state.facts_for(profile.base_url, profile.model)
     if cached is not None and cached.fresh() and not refresh:
@@ -163,6 +175,31 @@ async def learn_server(
         with contextlib.suppress(OSError):
             workspace.save_state(workspace.state.with_facts(profile.base_url, profile.model, facts))
     return session.window
+
+
+async def adopt_only_model(session: ChatSession, workspace: Workspace) -> str | None:
+    """No model is named: talk to the server's model when it serves just one (what
+    llama.cpp and llama-cpp-python do), with what an earlier run learned of it. When it
+    serves several, the note to show (None otherwise)."""
+    assert session.backend is not None
+    try:
+        models = await session.backend.list_models()
+    except ProviderError:
+        return None
+    if len(models) != 1:
+        return (
+            f"No model is named and the server offers {len(models)}: "
+            "pick one with F4, --model or `model` in the config."
+            if models
+            else None
+        )
+    profile = dataclasses.replace(session.profile, model=models[0])
+    session.switch_model(profile, session.backend)
+    window = cached_window(workspace, profile)
+    if window is not None:
+        session.window = window
+    session.use_facts(workspace.state.facts_for(profile.base_url, profile.model))
+    return None
 
 
 def _worth_keeping(facts: ServerFacts) -> bool:

@@ -26,6 +26,8 @@ class TurnStarted:
     user_message: StoredMessage | None
     reply_id: int
     plan: ContextPlan
+    kept: tuple[int, ...] = ()
+    """The variants the replaced replies became (regenerate), newest last."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +81,7 @@ async def send_message(session: ChatSession, text: str) -> AsyncGenerator[TurnEv
         raise OverBudget(plan)
     user_message = session.add_user_message(text)
     # Closed with this generator, not whenever it is collected: closing marks the reply.
-    events_of = _stream(session, plan, user_message, answering=user_message.id)
+    events_of = _stream(session, _begin(session, plan), user_message, answering=user_message.id)
     async with contextlib.aclosing(events_of) as events:
         async for event in events:
             yield event
@@ -88,7 +90,9 @@ async def send_message(session: ChatSession, text: str) -> AsyncGenerator[TurnEv
 async def regenerate(session: ChatSession) -> AsyncGenerator[TurnEvent, None]:
     """Answer the last user message again (retry after a failure, or regenerate).
 
-    The replies after the last user message are replaced.
+    The replies after the last user message are replaced; each one that holds something
+    is kept as a variant of the new reply (`TurnStarted.kept` names them), in the same
+    commit that removes it. A plan that cannot fit changes nothing.
     """
     if session.backend is None:
         raise NoBackend("No model server is configured.")
@@ -96,31 +100,39 @@ async def regenerate(session: ChatSession) -> AsyncGenerator[TurnEvent, None]:
     last_user = next((m for m in reversed(history) if m.role == "user"), None)
     if last_user is None:
         raise ValueError("There is no message to answer yet.")
-    if history[-1].id != last_user.id:
-        session.delete_after(last_user.id)
-    plan = session.plan(None)
-    if plan.status is PlanStatus.OVER_BUDGET:
-        raise OverBudget(plan)
-    async with contextlib.aclosing(_stream(session, plan, None, answering=last_user.id)) as events:
+    store = session.store
+    try:
+        with store.transaction():
+            former = store.replies_after(session.conversation, last_user.id)
+            if history[-1].id != last_user.id:
+                session.delete_after(last_user.id)
+            plan = session.plan(None)
+            if plan.status is PlanStatus.OVER_BUDGET:
+                raise OverBudget(plan)
+            begun = _begin(session, plan)
+            kept = store.keep_former_replies(begun.writer.message_id, former)
+    except BaseException:
+        session.invalidate()  # it read the replies the rollback brought back
+        raise
+    begun = dataclasses.replace(begun, kept=tuple(variant.id for variant in kept))
+    async with contextlib.aclosing(_stream(session, begun, None, answering=last_user.id)) as events:
         async for event in events:
             yield event
 
 
-async def _stream(
-    session: ChatSession,
-    plan: ContextPlan,
-    user_message: StoredMessage | None,
-    *,
-    answering: int,
-    may_retry: bool = True,
-) -> AsyncGenerator[TurnEvent, None]:
-    """Send `plan` and stream the reply to message `answering`.
+@dataclass(frozen=True, slots=True)
+class _Begun:
+    """A reply started in the store, with the request about to be sent for it."""
 
-    Refused as too long before any text, with a window the plan did not use, the turn is
-    planned again with that window and sent once more: the user's message stays as it is.
-    """
-    backend = session.backend
-    assert backend is not None
+    request: ChatRequest
+    plan: ContextPlan
+    writer: ReplyWriter
+    kept: tuple[int, ...] = ()
+
+
+def _begin(session: ChatSession, plan: ContextPlan) -> _Begun:
+    """Build the request for `plan` and start its reply in the store, the plan saved with
+    it before the first token, so even a crash keeps what was sent."""
     request = session.request_for(plan)
     plan = dataclasses.replace(plan, request=request.shown())
     writer = ReplyWriter.start(
@@ -129,9 +141,27 @@ async def _stream(
         model=session.model,
         estimated_prompt_tokens=plan.tokens,
     )
-    # The plan is saved before the first token, so even a crash keeps what was sent.
     session.store.save_plan(writer.message_id, plan)
     session.remember_request(plan)
+    return _Begun(request, plan, writer)
+
+
+async def _stream(
+    session: ChatSession,
+    begun: _Begun,
+    user_message: StoredMessage | None,
+    *,
+    answering: int,
+    may_retry: bool = True,
+) -> AsyncGenerator[TurnEvent, None]:
+    """Send the begun reply's request and stream the reply to message `answering`.
+
+    Refused as too long before any text, with a window the plan did not use, the turn is
+    planned again with that window and sent once more: the user's message stays as it is.
+    """
+    backend = session.backend
+    assert backend is not None
+    request, plan, writer = begun.request, begun.plan, begun.writer
     # The request goes out before the new turn is drawn: the server starts answering while
     # the screen catches up.
     stream = _EarlyStream(backend.stream_request(request))
@@ -141,7 +171,7 @@ async def _stream(
     session.count_with_server(plan)
     asked_usage = False
     try:
-        yield TurnStarted(user_message, writer.message_id, plan)
+        yield TurnStarted(user_message, writer.message_id, plan, begun.kept)
         async for chunk in stream:
             if not asked_usage and "stream_options" in request.body:
                 asked_usage = True
@@ -185,7 +215,7 @@ async def _stream(
         raise OverBudget(again)
     yield TurnRetried(retried, session.window.context_window)
     async with contextlib.aclosing(
-        _stream(session, again, None, answering=answering, may_retry=False)
+        _stream(session, _begin(session, again), None, answering=answering, may_retry=False)
     ) as events:
         async for event in events:
             yield event

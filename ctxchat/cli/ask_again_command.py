@@ -1,5 +1,6 @@
-"""`ctxchat ask-again`, `ctxchat replay` and `ctxchat keep-variant`: a reply's request asked
-again with a change, stored as a variant of the reply; keeping one continues from it."""
+"""`ctxchat ask-again`, `ctxchat replay`, `ctxchat variants` and `ctxchat keep-variant`: a
+reply's request asked again with a change, stored as a variant of the reply; keeping one
+continues from it."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import argparse
 import asyncio
 import dataclasses
 import sys
+import time
 from typing import Any
 
 from ctxchat.chat.ask_again import (
@@ -62,6 +64,25 @@ def keep_variant_command(args: argparse.Namespace, options: SessionOptions) -> i
             print(
                 f"Reply {reply.id} is now variant {args.variant_id}'s answer; the former "
                 f"answer is kept as variant {args.variant_id}."
+            )
+        return 0
+
+
+def variants_command(args: argparse.Namespace, options: SessionOptions) -> int:
+    """`variants REPLY_ID`: what changed, model, tokens and when, oldest first."""
+    with workspace(options) as space:
+        space.store.get_message(args.reply_id)  # NotFound: one clear line
+        variants = space.store.variants(args.reply_id)
+        if args.json:
+            print_json({"reply_id": args.reply_id, "variants": [v.to_dict() for v in variants]})
+            return 0
+        if not variants:
+            print(f"Reply {args.reply_id} has no variants.")
+        for variant in variants:
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(variant.created_at))
+            print(
+                f"{variant.id:>5}  {when}  {clean(variant.model or '?')}  "
+                f"{variant.tokens:,} tokens  {variant.status.value}  {clean(variant.change)}"
             )
         return 0
 

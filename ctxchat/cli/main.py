@@ -126,6 +126,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     keep.add_argument("variant_id", type=int, metavar="VARIANT_ID")
     keep.add_argument("--json", action="store_true", help="print JSON")
+    listing = commands.add_parser(
+        "variants",
+        help="list a reply's variants (asked again, replayed, or replaced by regenerating)",
+    )
+    listing.add_argument("reply_id", type=int, metavar="REPLY_ID")
+    listing.add_argument("--json", action="store_true", help="print JSON")
 
     summarize = commands.add_parser("summarize", help="fold older turns into the summary now")
     summarize.add_argument("--rebuild", action="store_true", help="rebuild from the originals")

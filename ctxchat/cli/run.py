@@ -81,9 +81,15 @@ def _dispatch(args: argparse.Namespace) -> int:
         from ctxchat.cli.send_command import send, summarize
 
         return send(args, options) if command == "send" else summarize(args, options)
-    if command in ("ask-again", "replay", "keep-variant"):
-        from ctxchat.cli.ask_again_command import ask_again_command, keep_variant_command
+    if command in ("ask-again", "replay", "keep-variant", "variants"):
+        from ctxchat.cli.ask_again_command import (
+            ask_again_command,
+            keep_variant_command,
+            variants_command,
+        )
 
+        if command == "variants":
+            return variants_command(args, options)
         if command == "keep-variant":
             return keep_variant_command(args, options)
         return ask_again_command(args, options)

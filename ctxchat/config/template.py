@@ -256,11 +256,12 @@ def _model(settings: Settings) -> str:
 
 def _keys(settings: Settings) -> str:
     text = "# Key remaps: binding id = keys (comma-separated for several).\n"
+    text += "# The ids are in the README's key table, e.g. the find bar's \"find.next\".\n"
     text += _table("keys")
     if settings.keymap:
         text += _dump(dict(settings.keymap))
     else:
-        text += _commented(_dump({"mode.toggle": "ctrl+o"}))
+        text += _commented(_dump({"mode.toggle": "ctrl+o", "conversation.find": "ctrl+f"}))
     return text
 
 

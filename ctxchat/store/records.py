@@ -51,6 +51,17 @@ class ConversationInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class MessageHit:
+    """A conversation whose messages hold every word searched for: how many do, and the
+    newest of them (its id and text)."""
+
+    conversation_id: int
+    message_id: int
+    content: str
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
 class StoredMessage:
     """One message with everything known about it.
 

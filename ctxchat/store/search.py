@@ -1,12 +1,28 @@
-"""Full-text search over a conversation's messages (SQLite FTS5, BM25), for recall."""
+"""Full-text search over messages (SQLite FTS5): for recall (BM25), the switcher and the find bar."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Callable, Sequence
 
 from ctxchat.core.recall import PREFIX_LENGTH, RecallCandidate
+from ctxchat.store.records import MessageHit
 from ctxchat.store.transfer import TransferStore
+
+# A word as the index's tokenizer (unicode61) cuts one: letters and digits; `_` separates.
+_INDEX_WORD = re.compile(r"[^\W_]+")
+
+
+def find_words(text: str) -> list[str]:
+    """The words of `text` the index can look up, lower-cased, each once, in order."""
+    return list(dict.fromkeys(word.casefold() for word in _INDEX_WORD.findall(text)))
+
+
+def find_expression(text: str) -> str:
+    """An FTS5 MATCH expression finding messages with every word of `text`, each as a
+    prefix ("" when `text` has no word)."""
+    return " AND ".join(f'"{word}"*' for word in find_words(text))
 
 
 class SearchStore(TransferStore):
@@ -82,6 +98,58 @@ class SearchStore(TransferStore):
                     )
                 )
         return candidates
+
+    # --- finding messages by the words typed (the switcher, the find bar) ------------------
+
+    def find_conversations(self, text: str) -> dict[int, MessageHit]:
+        """Per conversation whose messages hold every word of `text` (each as a prefix, as
+        it is being typed), how many do and the newest of them; from the index, no scan."""
+        match = find_expression(text)
+        if not match:
+            return {}
+        with self.reading() as conn:
+            try:
+                rows = conn.execute(
+                    "SELECT h.conversation_id, h.message_id, m.content, h.hits FROM ("
+                    "  SELECT m.conversation_id, max(m.id) AS message_id, count(*) AS hits "
+                    "  FROM messages_fts JOIN messages AS m ON m.id = messages_fts.rowid "
+                    "  WHERE messages_fts MATCH ? GROUP BY m.conversation_id"
+                    ") AS h JOIN messages AS m ON m.id = h.message_id",
+                    (match,),
+                ).fetchall()
+            except sqlite3.OperationalError:
+                return {}
+        return {
+            int(row[0]): MessageHit(int(row[0]), int(row[1]), str(row[2]), int(row[3]))
+            for row in rows
+        }
+
+    def find_in_conversation(self, conversation_id: int, text: str) -> list[int]:
+        """Ids of the conversation's messages holding every word of `text`, oldest first."""
+        match = find_expression(text)
+        if not match:
+            return []
+        with self.reading() as conn:
+            try:
+                # The index is asked once; joined row by row, it would be asked per message.
+                rows = conn.execute(
+                    "SELECT id FROM messages WHERE conversation_id = ? AND id IN "
+                    "(SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?) ORDER BY id",
+                    (conversation_id, match),
+                ).fetchall()
+            except sqlite3.OperationalError:
+                return []
+        return [int(row[0]) for row in rows]
+
+    def message_position(self, conversation_id: int, message_id: int) -> int:
+        """How many of the conversation's messages come before `message_id` (its offset
+        from the oldest, as the conversation pane pages)."""
+        with self.reading() as conn:
+            count: int = conn.execute(
+                "SELECT count(*) FROM messages WHERE conversation_id = ? AND id < ?",
+                (conversation_id, message_id),
+            ).fetchone()[0]
+        return count
 
     # --- embeddings, for semantic recall --------------------------------------------------
 

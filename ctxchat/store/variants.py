@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +36,8 @@ _VARIANT_COLUMNS = "id, reply_id, change, created_at, updated_at, " + ", ".join(
 
 # What the former reply says about itself once a variant was kept in its place.
 FORMER_REPLY = "the reply before variant {id} was kept ({change})"
+# What a regenerated reply's former answer says about itself.
+REGENERATED = "the reply before it was regenerated"
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +80,16 @@ def _variant_from_row(row: Any) -> ReplyVariant:
     values["exact"] = bool(values["exact"])
     values["status"] = MessageStatus(values["status"])
     return ReplyVariant(**values)
+
+
+@dataclass(frozen=True, slots=True)
+class FormerReply:
+    """A reply about to be replaced (regenerated, retried): its answer, its plan and its
+    variants, to be kept as variants of the reply that replaces it."""
+
+    reply: StoredMessage
+    plan: ContextPlan | None
+    variants: tuple[tuple[ReplyVariant, ContextPlan | None], ...] = ()
 
 
 class VariantStore(MessageStore):
@@ -241,6 +254,76 @@ class VariantStore(MessageStore):
             else:
                 self._release_plans(conn, [reply.id])
             return self._get_message(conn, reply.id)
+
+    def replies_after(self, conversation_id: int, message_id: int) -> list[FormerReply]:
+        """The replies after `message_id` that hold something (text, reasoning or variants),
+        read before they are replaced; see `keep_former_replies`."""
+        with self.reading() as conn:
+            ids = [
+                row[0]
+                for row in conn.execute(
+                    "SELECT id FROM messages WHERE conversation_id = ? AND id > ? "
+                    "AND role = 'assistant' ORDER BY id",
+                    (conversation_id, message_id),
+                )
+            ]
+            former = []
+            for reply_id in ids:
+                reply = self._get_message(conn, reply_id)
+                variants = tuple(
+                    (variant, self._variant_plan(conn, variant.id))
+                    for variant in self.variants(reply_id)
+                )
+                if reply.status is MessageStatus.STREAMING:
+                    continue  # another writer's reply, still arriving
+                if reply.content.strip() or reply.reasoning.strip() or variants:
+                    former.append(FormerReply(reply, self.load_plan(reply_id), variants))
+            return former
+
+    def keep_former_replies(
+        self, reply_id: int, former: Sequence[FormerReply]
+    ) -> list[ReplyVariant]:
+        """Store replaced replies as variants of `reply_id`, with their plans and usage, and
+        their own variants too: regenerating destroys nothing. Returns the variants made
+        of the replies themselves (the first is how to get the last one back)."""
+        answers: list[tuple[str, StoredMessage | ReplyVariant, ContextPlan | None]] = []
+        for old in former:
+            if old.reply.content.strip() or old.reply.reasoning.strip():
+                answers.append((REGENERATED, old.reply, old.plan))
+            answers.extend((variant.change, variant, plan) for variant, plan in old.variants)
+        answers.sort(key=lambda answer: answer[1].created_at)  # listed in the order written
+        kept: list[ReplyVariant] = []
+        with self.transaction() as conn:
+            for change, answer, plan in answers:
+                new_id = self._insert_answer(conn, reply_id, change, answer, plan)
+                if isinstance(answer, StoredMessage):
+                    kept.append(self._get_variant(conn, new_id))
+        return kept
+
+    @staticmethod
+    def _insert_answer(
+        conn: sqlite3.Connection,
+        reply_id: int,
+        change: str,
+        answer: StoredMessage | ReplyVariant,
+        plan: ContextPlan | None,
+    ) -> int:
+        """One finished answer as a variant of `reply_id`, dated as it was written."""
+        names = ", ".join(ANSWER_FIELDS)
+        cursor = conn.execute(
+            f"INSERT INTO reply_variants (reply_id, change, {names}, plan, created_at, "
+            f"updated_at) VALUES (?, ?, {', '.join('?' * len(ANSWER_FIELDS))}, ?, ?, ?)",
+            (
+                reply_id,
+                storable(change),
+                *_answer(answer),
+                _plan_json(plan),
+                answer.created_at,
+                answer.updated_at,
+            ),
+        )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
 
     def _variant_plan(self, conn: sqlite3.Connection, variant_id: int) -> ContextPlan | None:
         row = conn.execute("SELECT plan FROM reply_variants WHERE id = ?", (variant_id,)).fetchone()

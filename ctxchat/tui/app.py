@@ -28,6 +28,7 @@ from ctxchat.tui.chat_actions import ChatActions
 from ctxchat.tui.collector import freeze_long_lived, thaw
 from ctxchat.tui.commands import ctxchat_commands
 from ctxchat.tui.conversation_actions import ConversationActions
+from ctxchat.tui.find_actions import FindActions
 from ctxchat.tui.memory_actions import MemoryActions
 from ctxchat.tui.summary_actions import SummaryActions
 from ctxchat.tui.themes import describe_problems, load_themes, shipped_theme_dirs
@@ -38,7 +39,9 @@ if TYPE_CHECKING:
     from ctxchat.tui.screens.setup import SetupChoice
 
 
-class CtxChatApp(ChatActions, MemoryActions, SummaryActions, ConversationActions, AskAgainActions):
+class CtxChatApp(
+    ChatActions, MemoryActions, SummaryActions, FindActions, ConversationActions, AskAgainActions
+):
     """The conversation on the left, exactly what the model will see on the right."""
 
     def __init__(

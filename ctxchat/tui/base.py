@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, ClassVar
@@ -482,6 +483,16 @@ class AppBase(App[int]):
     ) -> None:
         changes = {"last_mode": mode, "theme": theme, "last_conversation_id": conversation}
         self.workspace.update_state(**{k: v for k, v in changes.items() if v is not None})
+
+    def key_for(self, binding_id: str) -> str:
+        """The key an app binding is on (the user's `[keys]` remap, else its own), as the
+        footer shows it."""
+        for cls in type(self).__mro__:
+            for binding in getattr(cls, "BINDINGS", ()):
+                if isinstance(binding, Binding) and binding.id == binding_id:
+                    keys = _keys(self.workspace.settings.keymap.get(binding_id), [binding.key])
+                    return self.get_key_display(dataclasses.replace(binding, key=keys[0]))
+        return binding_id
 
     def notify_lines(self, lines: Sequence[str], *, severity: str = "information") -> None:
         for line in lines:

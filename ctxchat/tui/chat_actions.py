@@ -142,25 +142,9 @@ class ChatActions(AppBase):
 
     @on(ConversationView.RegenerateRequested)
     def _regenerate(self) -> None:
-        """Regenerating deletes the reply it replaces: ask first."""
-        if self.streaming or not self.has_session:
-            return
-
-        def decided(confirmed: bool | None) -> None:
-            if confirmed:
-                self._again()
-
-        from ctxchat.tui.screens.confirm import ConfirmScreen
-
-        self.push_screen(
-            ConfirmScreen(
-                "Replace the last reply with a new one?",
-                "Regenerate",
-                danger=True,
-                detail="The current reply and its reasoning are deleted.",
-            ),
-            decided,
-        )
+        """Regenerating keeps the reply it replaces as a variant of the new one: nothing is
+        lost, so it does not ask first."""
+        self._again()
 
     @on(ConversationView.Left)
     @on(MemoryPanel.Left)
@@ -366,6 +350,12 @@ class ChatActions(AppBase):
             if event.user_message is not None and shown:
                 await self.conversation_view.add_message(message_view(event.user_message))
             reply.reply_id = event.reply_id
+            if event.kept:
+                self.notify(
+                    "The previous reply is kept as a variant: reply: variants "
+                    f"({self.key_for('reply.variants')}) brings it back.",
+                    markup=False,
+                )
             if shown:
                 reply.item = await self.conversation_view.begin_reply(
                     MessageView(

@@ -51,6 +51,11 @@ def ctxchat_commands(app: Any) -> Iterator[SystemCommand]:
         ("conversation: switch", "Search and switch conversations", "conversations"),
         ("conversation: rename", "Rename this conversation", "rename"),
         (
+            "conversation: find",
+            "Find words in this conversation and step through the messages holding them",
+            "find",
+        ),
+        (
             "conversation: export markdown",
             "Write this conversation to a Markdown file",
             "export('markdown')",
@@ -58,11 +63,20 @@ def ctxchat_commands(app: Any) -> Iterator[SystemCommand]:
         ("conversation: export json", "Write this conversation to a JSON file", "export('json')"),
         ("reply: stop", "Stop the reply being written", "stop"),
         ("reply: retry", "Ask again for the newest reply if it failed or stopped", "retry"),
-        ("reply: regenerate", "Replace the last reply with a new one (asks first)", "regenerate"),
+        (
+            "reply: regenerate",
+            "A new answer to the last message; the reply it replaces is kept as a variant",
+            "regenerate",
+        ),
         (
             "reply: ask again without…",
             "Ask the selected reply (or the newest) again with a change; compare both",
             "ask_again",
+        ),
+        (
+            "reply: variants",
+            "The selected reply's (or the newest's) variants: open one, or keep it as the reply",
+            "variants",
         ),
         ("model: switch", "Switch provider profile or model", "switch_model"),
     ]

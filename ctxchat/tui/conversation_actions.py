@@ -16,7 +16,8 @@ from ctxchat.config.errors import MissingApiKey
 from ctxchat.model.errors import ProviderError
 from ctxchat.store import export_text
 from ctxchat.tui.base import AppBase
-from ctxchat.tui.views import ConversationRowView
+from ctxchat.tui.reveal import reveal_message
+from ctxchat.tui.views import ConversationRowView, MessageHitView
 
 if TYPE_CHECKING:
     from ctxchat.tui.screens.conversations import SwitcherResult
@@ -62,9 +63,14 @@ class ConversationActions(AppBase):
 
         from ctxchat.tui.screens.conversations import ConversationSwitcher
 
-        self.push_screen(
-            ConversationSwitcher(rows, current_id=self.session.conversation_id), chosen
+        def find_messages(query: str) -> dict[int, MessageHitView]:
+            found = store.find_conversations(query)
+            return {c: MessageHitView(h.message_id, h.content, h.count) for c, h in found.items()}
+
+        switcher = ConversationSwitcher(
+            rows, current_id=self.session.conversation_id, find_messages=find_messages
         )
+        self.push_screen(switcher, chosen)
 
     async def _switcher_result(self, result: SwitcherResult) -> None:
         store = self.session.store
@@ -73,6 +79,10 @@ class ConversationActions(AppBase):
             await self.action_new_conversation()
         elif result.action == "switch" and target is not None:
             await self.open_conversation(target)
+            found = result.message_id
+            view = self.conversation_view
+            if found is not None and await reveal_message(self.session, view, found):
+                view.focus()
         elif result.action == "rename" and target is not None and result.title:
             store.rename_conversation(target, result.title)
             self.update_titles()
@@ -236,9 +246,11 @@ class ConversationActions(AppBase):
     @work(exclusive=True, group="window", exit_on_error=False)
     async def detect_window(self) -> None:
         session = self.session
-        before = session.window
+        before, model = session.window, session.model
         # Asked on every start; the answer is kept for `ctxchat context` and the next start.
         window = await learn_server(session, self.workspace, refresh=True)
+        if self.has_session and session is self.session and session.model != model:
+            self.update_titles()  # no model was named and the server's only one was taken
         if self.has_session and session is self.session and window != before:
             self.notify_lines(self._not_yet_told(session, window.warnings), severity="warning")
             self.refresh_plan()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from textual import on, work
@@ -13,6 +12,7 @@ from ctxchat.core.memory import MemoryKind, provenance
 from ctxchat.core.plan import ContextPlan
 from ctxchat.store import NotFound, StoreError
 from ctxchat.tui.base import AppBase
+from ctxchat.tui.reveal import reveal_message
 from ctxchat.tui.views import MemoryDraft
 from ctxchat.tui.widgets.conversation import ConversationView
 from ctxchat.tui.widgets.layer_panel import ContextPanels
@@ -265,7 +265,8 @@ class MemoryActions(AppBase):
 
     @on(MemoryPanel.SourceRequested)
     async def _go_to_source(self, event: MemoryPanel.SourceRequested) -> None:
-        """Show the message an entry came from, loading older turns until it is mounted."""
+        """Show the message an entry came from, mounting it (with the turns around it) when
+        it is far up."""
         session = self.session
         try:
             message = session.store.get_message(event.message_id)
@@ -280,16 +281,7 @@ class MemoryActions(AppBase):
             )
             return
         view = self.query_one(ConversationView)
-        stalled = 0
-        while view.item(message.id) is None and view.window[0] > 0 and stalled < 100:
-            start = view.window[0]
-            view.select(view.items[0].message_id)
-            await view.action_select_previous()  # at the top: loads the page before
-            # A load the scroll itself started may be running: let it finish.
-            stalled = stalled + 1 if view.window[0] == start else 0
-            await asyncio.sleep(0)
-        if view.item(message.id) is None:
+        if not await reveal_message(session, view, message.id):
             self.notify(f"Message #{message.id} is not shown in this conversation.", markup=False)
             return
-        view.select(message.id)
         view.focus()

@@ -66,6 +66,16 @@ class ConversationRowView:
 
 
 @dataclass(frozen=True, slots=True)
+class MessageHitView:
+    """A conversation's messages hold the words searched for: how many do, and the newest
+    of them (its id, and its text as stored: cleaned when drawn)."""
+
+    message_id: int
+    content: str
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
 class ProposalView:
     """An entry the model proposed during extraction, and the existing entry it restates."""
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from textual.widgets import Input, SelectionList, Static
+from textual.widgets import Input, Select, SelectionList, Static
 
 from ctxchat.core.memory import MemoryKind
+from ctxchat.testing.harness import TEST_KEY
 from ctxchat.testing.server import ScriptedModelServer
 from ctxchat.tui.commands import ctxchat_commands
 from ctxchat.tui.screens.ask_again import AskAgainDialog
 from ctxchat.tui.screens.inspector import RequestInspector, WrappedLines
 from ctxchat.tui.screens.variant_compare import VariantComparison
+from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
 
 from .app_harness import SIZE, MakeApp, settle, shown_messages, typed, until
 
@@ -43,9 +45,10 @@ async def test_f8_asks_the_reply_again_without_an_entry_and_k_keeps_the_variant(
 
         sent = server.requests[-1]
         assert all("SQLite" not in m["content"] for m in sent["messages"])
-        original = str(compare.query_one("#variant-original", Static).render())
-        variant = str(compare.query_one("#variant-text", Static).render())
-        assert (original, variant) == ("SQLite, as you told me.", "I cannot tell which database.")
+        original = compare.query_one("#variant-original", ReplyMarkdown)
+        variant = compare.query_one("#variant-text", ReplyMarkdown)
+        await until(pilot, lambda: variant.source == "I cannot tell which database.")
+        assert original.source == "SQLite, as you told me."
         diff = compare.query_one("#variant-diff", WrappedLines).text
         assert "The database is SQLite." in diff and "the variant's request" in diff
 
@@ -101,3 +104,93 @@ async def test_nothing_chosen_is_one_line_and_the_palette_offers_it(make_app: Ma
         assert notes.messages[-1] == "There is no reply with a stored request to ask again."
         titles = [command.title for command in ctxchat_commands(app)]
         assert "reply: ask again without…" in titles
+
+
+async def test_another_profile_is_asked_on_its_own_server_with_its_headers_and_inspected(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    with ScriptedModelServer(models=["tiny"], requires_key=TEST_KEY) as other:
+        app, notes = make_app(
+            extra=(
+                "[profiles.small]\n"
+                f'base_url = "{other.base_url}"\n'
+                'model = "tiny"\n'
+                'api_key_env = "CTXCHAT_TEST_KEY"\n'
+                "[profiles.small.headers]\n"
+                'X-Tenant = "acme"\n'
+            )
+        )
+        server.script("From the big model.")
+        other.script("From the **small** one:\n\n1. first\n2. second\n")
+        async with app.run_test(size=SIZE) as pilot:
+            await typed(pilot, "Hello")
+            await pilot.press("enter")
+            await settle(pilot)
+            reply_id = app.session.store.messages(app.session.conversation)[-1].id
+            await pilot.press("f8")
+            await until(pilot, lambda: isinstance(app.screen, AskAgainDialog))
+            await pilot.pause()
+            dialog = app.screen
+            dialog.query_one("#ask-again-profile", Select).value = "small"
+            model = dialog.query_one("#ask-again-model", Input)
+            await until(pilot, lambda: model.value == "tiny")  # the model follows the profile
+            await pilot.click("#ask")
+            await until(pilot, lambda: isinstance(app.screen, VariantComparison))
+            compare = app.screen
+            assert isinstance(compare, VariantComparison)
+            await until(pilot, lambda: compare.variant is not None)
+
+            (sent,) = other.requests
+            assert sent["model"] == "tiny"
+            assert {k.lower(): v for k, v in sent.headers.items()}["x-tenant"] == "acme"
+            # The same context: the messages the reply was asked with.
+            assert sent["messages"] == server.requests[0]["messages"]
+            (variant,) = app.session.store.variants(reply_id)
+            assert (variant.change, variant.model) == ("to profile small", "tiny")
+            text = compare.query_one("#variant-text", ReplyMarkdown)
+            await until(pilot, lambda: text.source.startswith("From the **small** one"))
+
+            await pilot.press("f2")
+            await until(pilot, lambda: isinstance(app.screen, RequestInspector))
+            inspector = app.screen
+            assert isinstance(inspector, RequestInspector)
+            assert inspector.body["model"] == "tiny"
+            assert f"POST {other.base_url}/chat/completions" in str(
+                inspector.query_one(".inspector--title", Static).render()
+            )
+            await pilot.press("escape")
+            await until(pilot, lambda: app.screen is compare)
+            await pilot.press("escape")
+            await settle(pilot)
+            # The conversation still talks to its own profile.
+            assert app.session.profile.name == "test"
+            assert notes.of("error") == []
+
+
+async def test_a_profile_without_its_key_is_one_line_and_nothing_is_sent(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, notes = make_app(
+        extra=(
+            "[profiles.keyless]\n"
+            'base_url = "http://127.0.0.1:9/v1"\n'
+            'model = "tiny"\n'
+            'api_key_env = "CTXCHAT_NO_SUCH_KEY"\n'
+        )
+    )
+    server.script("First.")
+    async with app.run_test(size=SIZE) as pilot:
+        await typed(pilot, "Hello")
+        await pilot.press("enter")
+        await settle(pilot)
+        reply_id = app.session.store.messages(app.session.conversation)[-1].id
+        app.action_ask_again()
+        await until(pilot, lambda: isinstance(app.screen, AskAgainDialog))
+        await pilot.pause()
+        app.screen.query_one("#ask-again-profile", Select).value = "keyless"
+        await pilot.click("#ask")
+        await until(pilot, lambda: notes.of("error") != [])
+        (error,) = notes.of("error")
+        assert "CTXCHAT_NO_SUCH_KEY" in error and "\n" not in error
+        assert not isinstance(app.screen, VariantComparison)
+        assert app.session.store.variants(reply_id) == []

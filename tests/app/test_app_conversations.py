@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, RadioButton, Static, TextArea
 
 from ctxchat.config.state import load_state
+from ctxchat.core.budget import Layer
 from ctxchat.core.history import MessageStatus
 from ctxchat.store import NotFound
 from ctxchat.testing.server import Fault, ScriptedModelServer
@@ -219,7 +221,8 @@ async def test_coming_back_mid_reply_shows_it_streaming_on_and_plans_with_it(
 ) -> None:
     app, _ = make_app()
     first, second = two_conversations(app)
-    server.fail_next(Fault.STALL, after=2, seconds=1.0)
+    release = threading.Event()
+    server.fail_next(Fault.STALL, after=2, until=release)
     server.script("MySQL was never an option here.")
     async with app.run_test(size=SIZE) as pilot:
         await ask_until_the_reply_begins(app, pilot)
@@ -230,6 +233,7 @@ async def test_coming_back_mid_reply_shows_it_streaming_on_and_plans_with_it(
         back = app.conversation_view.items[-1]
         assert (back.is_streaming, back.view.content) == (True, "MySQL was ne")
         assert back.query_one(ReplyMarkdown).source == "MySQL was ne"
+        release.set()
         await until(pilot, lambda: not app.streaming)
         await settle(pilot)
 
@@ -250,12 +254,14 @@ async def test_a_summary_made_after_a_reply_reaches_the_reopened_conversation(
 ) -> None:
     app, _ = make_app(extra="[context]\nmin_recent = 2\n[summary]\nmax_unsummarized = 2\n")
     first, second = two_conversations(app)
-    server.fail_next(Fault.STALL, after=2, seconds=0.5)
+    release = threading.Event()
+    server.fail_next(Fault.STALL, after=2, until=release)
     server.script("MySQL was never an option here.", "We chose PostgreSQL 16.")
     async with app.run_test(size=SIZE) as pilot:
         await ask_until_the_reply_begins(app, pilot)
         await app.open_conversation(second)
         await app.open_conversation(first)
+        release.set()  # the reply ends after the switch back, and a summary follows it
         await until(pilot, lambda: app.workspace.store.active_summary(first) is not None)
         await settle(pilot)
 
@@ -272,16 +278,20 @@ async def test_a_reply_streaming_during_a_switch_stays_in_its_own_conversation(
 ) -> None:
     app, _ = make_app()
     first, second = two_conversations(app)
-    server.fail_next(Fault.STALL, after=2, seconds=0.5)
+    release = threading.Event()
+    server.fail_next(Fault.STALL, after=2, until=release)
     server.script("MySQL was never an option here.")
     async with app.run_test(size=SIZE) as pilot:
         await ask_until_the_reply_begins(app, pilot)
         await open_switcher(app, pilot, highlight=second)
         await pilot.press("enter")
         await until(pilot, lambda: app.session.conversation == second)
-        await settle(pilot)  # the reply finishes while the other conversation is open
-
+        release.set()  # the reply finishes while the other conversation is open
         store = app.workspace.store
+        await until(pilot, lambda: store.messages(first)[-1].status is MessageStatus.COMPLETE)
+        await until(pilot, lambda: not app.streaming)
+        await settle(pilot)
+
         assert [(m.role, m.content, m.status) for m in store.messages(first)][-2:] == [
             ("user", "Why not MySQL?", MessageStatus.COMPLETE),
             ("assistant", "MySQL was never an option here.", MessageStatus.COMPLETE),
@@ -445,3 +455,55 @@ async def test_a_new_conversation_is_named_after_its_first_message_everywhere(
         assert isinstance(switcher, ConversationSwitcher)
         listed = str(switcher.query_one(OptionList).get_option_at_index(0).prompt)
         assert name in listed
+
+
+async def test_a_branch_sends_the_summary_the_original_had(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, _ = make_app()
+    first, _ = two_conversations(app)
+    store = app.workspace.store
+    later = seed(
+        store,
+        [
+            ("user", "And its version?"),
+            ("assistant", "16."),
+            ("user", "And the host?"),
+            ("assistant", "db1."),
+        ],
+        conversation_id=first,
+    )
+    turns = store.messages(first)
+    store.add_summary(
+        first,
+        text="The database is PostgreSQL 16.",
+        first_message_id=turns[0].id,
+        last_message_id=turns[3].id,
+        strategy="semantic",
+        model="gpt-4o",
+        tokens=9,
+    )
+    server.script("db2.")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.conversation_view.focus()
+        for _ in range(6):
+            if app.conversation_view.selected_id == later[-2].id:
+                break
+            await pilot.press("up")
+        assert app.conversation_view.selected_id == later[-2].id
+        await pilot.press("ctrl+e")
+        await until(pilot, lambda: isinstance(app.screen, EditMessageScreen))
+        app.screen.query_one(TextArea).load_text("And the port?")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+
+        branch = app.session.conversation
+        assert branch != first
+        (copied,) = store.summaries(branch)
+        assert copied.text == "The database is PostgreSQL 16."
+        sent = [m["content"] for m in server.requests[-1]["messages"]]
+        assert any("The database is PostgreSQL 16." in text for text in sent)
+        assert sent[-1] == "And the port?"
+        assert app.last_plan is not None
+        assert [i.ref for i in app.last_plan.layer(Layer.SUMMARY).items] == ["summary:v1"]

@@ -600,3 +600,20 @@ async def test_the_servers_window_notice_is_shown_once_per_server_and_model(
         await until(pilot, lambda: again.session.window.context_window > 0, timeout=10)
         await settle(pilot)
     assert window_notices(notes_again) == []
+
+
+async def test_a_server_with_no_model_named_is_talked_to_through_its_only_model(
+    tmp_path: Path, workspaces: list[Workspace]
+) -> None:
+    """`ctxchat --base-url URL` against llama-cpp-python: the header, the window and the
+    request are its model's, not an unnamed one's."""
+    model = "/models/gemma-3-270m-q4_k_m.gguf"
+    with ScriptedModelServer(models=[model], flavour="llama-cpp-python", n_ctx=4096) as local:
+        workspace = open_test_workspace(tmp_path)
+        workspaces.append(workspace)
+        app = build_app(workspace, SessionOptions(base_url=local.base_url))
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.session.model == model)
+            await until(pilot, lambda: app.session.window.source == "probed")
+            assert app.sub_title == f"command-line · {model} · mode: personalization"
+            assert app.session.window.context_window == 4096

@@ -32,7 +32,9 @@ def store(tmp_path: Path) -> Iterator[Store]:
 
 @pytest.fixture
 async def backend(server: ScriptedModelServer) -> AsyncIterator[OpenAIBackend]:
-    client = OpenAIBackend(server.base_url, probe_timeout=1.0, window_probe_timeout=1.0)
+    # Generous: the server always answers, and a loaded machine must not turn a slow answer
+    # into "no tokenizer".
+    client = OpenAIBackend(server.base_url, probe_timeout=10.0, window_probe_timeout=10.0)
     yield client
     await client.aclose()
 

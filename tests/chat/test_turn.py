@@ -21,9 +21,11 @@ from ctxchat.chat.turn import (
     send_message,
 )
 from ctxchat.chat.window import WindowInfo
+from ctxchat.core.budget import Layer
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.memory import MemoryKind
 from ctxchat.model.errors import ErrorKind
+from ctxchat.store.variants import REGENERATED
 from ctxchat.testing.server import Fault, Reply, ScriptedModelServer
 
 from ..waiting import PATIENCE
@@ -211,6 +213,47 @@ async def test_regenerate_replaces_the_last_reply(
     assert [m["content"] for m in server.requests[-1]["messages"]] == ["You are terse.", "Question"]
 
 
+async def test_regenerate_keeps_the_replaced_reply_and_its_variants_as_variants(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    server.script(Reply("First try.", reasoning="Thinking once."), "Second try.")
+    await collect(send_message(session, "Question"))
+    store = session.store
+    old = store.messages(session.conversation)[-1]
+    plan = store.load_plan(old.id)
+    assert plan is not None
+    asked = store.start_variant(old.id, change="without memory", model="other", plan=plan)
+    store.finish_variant(asked.id, content="A variant.", tokens=3, exact=True, encoding="x")
+
+    events = await collect(regenerate(session))
+    started = events[0]
+    assert isinstance(started, TurnStarted)
+    new = store.messages(session.conversation)[-1]
+    variants = store.variants(new.id)
+    # Listed in the order they were written: the reply, then the variant asked of it.
+    assert [(v.change, v.content, v.reasoning) for v in variants] == [
+        (REGENERATED, "First try.", "Thinking once."),
+        ("without memory", "A variant.", ""),
+    ]
+    assert started.kept == (variants[0].id,)
+    assert store.load_variant_plan(variants[0].id) == plan
+    assert variants[0].created_at == old.created_at
+
+
+async def test_a_regenerate_that_cannot_fit_changes_nothing(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    server.script("First try.")
+    await collect(send_message(session, "Question"))
+    before = session.store.messages(session.conversation)
+    session.window = WindowInfo(8, "probed")  # not even the system prompt fits
+    with pytest.raises(OverBudget):
+        await collect(regenerate(session))
+    assert session.store.messages(session.conversation) == before
+    assert session.store.variants(before[-1].id) == []
+    assert len(server.requests) == 1
+
+
 async def test_reasoning_is_stored_apart_and_never_sent_back(
     session: ChatSession, server: ScriptedModelServer
 ) -> None:
@@ -288,6 +331,67 @@ async def test_edit_as_a_branch_keeps_the_original(
     ]
     assert [m.content for m in session.store.messages(branch_id)] == ["Q1", "A1", "Q2 other", "B2"]
     assert session.store.get_conversation(branch_id).title == "Test (branch)"
+
+
+def summary_sent(session: ChatSession) -> list[str]:
+    """The summary messages the session's next request sends."""
+    plan = session.plan(None)
+    return [m.content for m in plan.messages if m.layer is Layer.SUMMARY]
+
+
+async def test_a_branch_keeps_the_summary_that_covers_the_turns_it_copies(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    from ctxchat.chat.edits import branch_from
+
+    server.script("A1", "A2", "A3")
+    for question in ("Q1", "Q2", "Q3"):
+        await collect(send_message(session, question))
+    q1, a1, q2, a2, q3, _a3 = session.store.messages(session.conversation)
+    session.add_summary(
+        "Q1 asked; A1 said.",
+        first_message_id=q1.id,
+        last_message_id=a1.id,
+        strategy="semantic",
+        model="gpt-4o",
+    )
+    session.add_summary(
+        "Q1, Q2 asked; A1, A2 said.",
+        first_message_id=q1.id,
+        last_message_id=a2.id,
+        strategy="semantic",
+        model="gpt-4o",
+    )
+    in_force = summary_sent(session)
+    assert in_force and "Q1, Q2 asked" in in_force[0]
+
+    # Edited after every summarized turn: the branch sends the same summary.
+    later = session.for_conversation(branch_from(session, q3.id, "Q3 other"))
+    assert summary_sent(later) == in_force
+    (copied,) = session.store.summaries(later.conversation)
+    copies = session.store.messages(later.conversation)
+    assert (copied.version, copied.first_message_id, copied.last_message_id) == (
+        1,
+        copies[0].id,
+        copies[3].id,
+    )
+
+    # The branch travels with its summary.
+    moved = session.store.import_conversation(session.store.export_conversation(later.conversation))
+    assert summary_sent(session.for_conversation(moved)) == in_force
+
+    # Edited inside what v2 covers: v2 describes turns the branch does not have; v1 does not.
+    earlier = session.for_conversation(branch_from(session, q2.id, "Q2 other"))
+    (kept,) = session.store.summaries(earlier.conversation)
+    assert kept.text == "Q1 asked; A1 said."
+    assert (kept.first_message_id, kept.last_message_id) == tuple(
+        m.id for m in session.store.messages(earlier.conversation)[:2]
+    )
+
+    # Rolled back to no summary: the branch has none either.
+    session.store.activate_summary(session.conversation, None)
+    none = branch_from(session, q3.id, "Q3 again")
+    assert session.store.summaries(none) == []
 
 
 async def _history_of(session: ChatSession, turns: int) -> None:

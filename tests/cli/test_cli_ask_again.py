@@ -99,3 +99,22 @@ def test_a_failing_server_exits_3_and_keeps_the_failed_variant(
     code, _out, err = run("ask-again", str(reply_id), "--without", "memory", "--json")
     assert code == 3
     assert "stored as variant 1" in err
+
+
+def test_variants_lists_what_changed_model_tokens_and_when(
+    run: Run, server: ScriptedModelServer
+) -> None:
+    reply_id = a_reply(run, server)
+    code, out, _ = run("variants", str(reply_id))
+    assert (code, out) == (0, f"Reply {reply_id} has no variants.\n")
+    server.script("I do not know.")
+    run("ask-again", str(reply_id), "--without", "memory:1")
+    code, out, _ = run("variants", str(reply_id))
+    assert code == 0
+    (line,) = out.splitlines()
+    assert line.split()[0] == "1" and "gpt-4o" in line and line.endswith("without memory:1")
+    code, out, _ = run("variants", str(reply_id), "--json")
+    (variant,) = json.loads(out)["variants"]
+    assert (variant["id"], variant["content"]) == (1, "I do not know.")
+    code, _, err = run("variants", "999")
+    assert code != 0 and len(err.strip().splitlines()) == 1

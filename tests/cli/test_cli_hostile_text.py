@@ -137,7 +137,7 @@ def test_the_tui_cleans_titles_model_ids_and_messages(seeded: int, home: Path) -
         # The header shows the conversation title; the reply shows the corpus.
         tui.read_until(lambda out: b"model" in out and out.count(b"<decid>") >= 2)
         tui.write(b"\x0c")  # ctrl+l: the switcher lists the title again
-        tui.read_until(lambda out: b"Search by title" in out)
+        tui.read_until(lambda out: b"Titles and messages" in out)
         drawn = tui.output.count(b"rite a message")
         tui.write(b"\x1b")  # the switcher closes and the composer is drawn again
         tui.read_until(lambda out: out.count(b"rite a message") > drawn)

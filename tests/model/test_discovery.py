@@ -16,6 +16,11 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+# Servers that are there get as long as a loaded machine needs to answer: the timeout only
+# bounds the wait for ports where nothing answers, which these tests do not measure.
+ANSWERS = 10.0
+
+
 async def test_finds_each_kind_on_overridden_ports() -> None:
     with (
         ScriptedModelServer(flavour="ollama", models=["gemma3:270m"]) as ollama,
@@ -23,11 +28,12 @@ async def test_finds_each_kind_on_overridden_ports() -> None:
         ScriptedModelServer(flavour="llama.cpp", models=["gemma"]) as llama,
     ):
         found = await probe_local_servers(
+            ANSWERS,
             candidates=[
                 ("ollama", ollama.port),
                 ("lmstudio", lmstudio.port),
                 ("llama.cpp", llama.port),
-            ]
+            ],
         )
 
     assert found == [
@@ -39,21 +45,21 @@ async def test_finds_each_kind_on_overridden_ports() -> None:
 
 async def test_kind_comes_from_the_server_not_the_port() -> None:
     with ScriptedModelServer(flavour="ollama") as server:
-        found = await probe_local_servers(candidates=[("lmstudio", server.port)])
+        found = await probe_local_servers(ANSWERS, candidates=[("lmstudio", server.port)])
 
     assert [s.kind for s in found] == ["ollama"]
 
 
 async def test_plain_openai_server_on_the_llama_cpp_port() -> None:
     with ScriptedModelServer(flavour="llama-cpp-python") as server:
-        found = await probe_local_servers(candidates=[("llama.cpp", server.port)])
+        found = await probe_local_servers(ANSWERS, candidates=[("llama.cpp", server.port)])
 
     assert found == [FoundServer("openai-compatible", server.base_url, ("test-model",))]
 
 
 async def test_server_that_needs_a_key_is_reported() -> None:
     with ScriptedModelServer(requires_key="sk-abcdef123456") as server:
-        found = await probe_local_servers(candidates=[("lmstudio", server.port)])
+        found = await probe_local_servers(ANSWERS, candidates=[("lmstudio", server.port)])
 
     assert found == [FoundServer("lmstudio", server.base_url, (), needs_key=True)]
 

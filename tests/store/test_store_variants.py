@@ -17,6 +17,7 @@ from ctxchat.core.memory import MemoryEntry, MemoryKind, Mode
 from ctxchat.core.plan import ContextPlan
 from ctxchat.core.tokens import EstimateCounter
 from ctxchat.store import SCHEMA_VERSION, NotFound, Store, StoredMessage, StoreError, schema
+from ctxchat.store.variants import REGENERATED
 
 Say = Callable[[int, str, str], StoredMessage]
 
@@ -242,3 +243,29 @@ def test_a_variant_a_dead_process_left_streaming_is_interrupted_on_open(
         assert store.get_variant(crashed).content == "late"
         store.keep_variant(crashed)
         assert store.get_message(reply_id).content == "late"
+
+
+def test_a_replaced_reply_becomes_a_variant_of_the_new_one_and_travels_with_it(
+    store: Store, say: Say
+) -> None:
+    conversation, reply_id = reply_with_plan(store, say)
+    a_variant(store, reply_id)
+    old = store.get_message(reply_id)
+    with store.transaction():
+        former = store.replies_after(conversation, reply_id - 1)
+        store.delete_messages_after(conversation, reply_id - 1)
+        new = store.start_reply(conversation, model="gpt-4o")
+        (kept,) = store.keep_former_replies(new.id, former)
+    assert (kept.change, kept.content, kept.prompt_tokens) == (
+        REGENERATED,
+        old.content,
+        old.prompt_tokens,
+    )
+    assert store.variants(new.id)[0].id == kept.id  # written first, listed first
+    assert len(store.variants(new.id)) == 2  # the old reply's own variant came along
+
+    export = json.loads(json.dumps(store.export_conversation(conversation)))
+    imported = store.import_conversation(export)
+    copy = store.messages(imported)[-1]
+    assert [v.change for v in store.variants(copy.id)] == [v.change for v in store.variants(new.id)]
+    assert store.load_variant_plan(store.variants(copy.id)[-1].id) is not None

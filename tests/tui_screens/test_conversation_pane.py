@@ -20,6 +20,7 @@ from ctxchat.tui.widgets.conversation import ConversationView
 from ctxchat.tui.widgets.message_item import MessageItem
 
 from ..colours import apart
+from ..waiting import until
 from .screen_hosts import SAMPLE, ConversationHost, listed, numbered
 
 
@@ -416,3 +417,30 @@ async def test_home_and_end_go_to_the_very_first_and_the_newest_message() -> Non
         await pilot.pause()
         assert view.selected_id == 500
         assert view.window[1] == 500
+
+
+def on_screen(view: ConversationView, item: MessageItem) -> bool:
+    """Some of `item` is inside the view's visible area."""
+    top, bottom = view.scroll_y, view.scroll_y + view.scrollable_content_region.height
+    return item.virtual_region.y < bottom and item.virtual_region.bottom > top
+
+
+async def test_reveal_mounts_a_far_up_message_selects_it_and_scrolls_to_it() -> None:
+    calls, load = numbered(10_000)
+    app = ConversationHost(10_000, load)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        view = app.query_one(ConversationView)
+        assert await view.reveal(1_235, 1_234)
+        item = view.item(1_235)
+        assert item is not None and view.selected_id == 1_235 and item.has_class("-selected")
+        await until(pilot, lambda: on_screen(view, item))
+        start, end = view.window
+        assert start <= 1_234 < end and end - start <= ConversationView.MAX_MOUNTED
+        # Only the pages around it were read, not the 8,700 messages in between.
+        assert sum(limit for _, limit in calls) < 200
+        # A message already mounted is selected where it is, nothing is read.
+        read = len(calls)
+        assert await view.reveal(1_236, 1_235)
+        assert view.selected_id == 1_236 and len(calls) == read
+        assert not await view.reveal(99_999, 99_998)

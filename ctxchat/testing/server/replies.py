@@ -79,7 +79,7 @@ class ReplyWriter:
         if kind is Fault.DROP:
             self._transport.drop()
             return
-        if kind is Fault.STALL and server.pause(float(self._options.get("seconds", 30))):
+        if kind is Fault.STALL and server.stall(self._options):
             return
         if kind is Fault.ERROR_IN_STREAM:
             error = self._in_stream_message(self._usage["prompt_tokens"])
@@ -168,7 +168,7 @@ class ReplyWriter:
                     events.event({"error": self._in_stream_message(prompt)})
                     events.end()
                     return
-                if server.pause(float(options.get("seconds", 30))):
+                if server.stall(options):
                     return
             if sent == len(pieces):
                 break
@@ -184,7 +184,7 @@ class ReplyWriter:
         if after_finish and kind is Fault.DROP:
             self._transport.drop()
             return
-        if after_finish and kind is Fault.STALL and server.pause(float(options.get("seconds", 30))):
+        if after_finish and kind is Fault.STALL and server.stall(options):
             return
         if usage is not None:
             final = chunk({})

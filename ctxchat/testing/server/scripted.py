@@ -186,7 +186,7 @@ class ScriptedModelServer:
 
         Options: `retry_after` (rate_limit), `status` and `body` (server_error), `after` (content
         chunks sent before drop/stall/error_in_stream), `after_finish=True` (drop or stall right
-        after the finish chunk, before usage and [DONE]), `seconds` (stall), `message`
+        after the finish chunk, before usage and [DONE]), `seconds` (stall) or `until` (stall until that `threading.Event` is set), `message`
         (error_in_stream, auth), `n_ctx` (overflow faults), `reasoning` and `field` (reasoning,
         think_tags), `text` (replaces the reply text).
         """
@@ -245,6 +245,17 @@ class ScriptedModelServer:
     def unregister(self, conn: socket.socket) -> None:
         with self._lock:
             self._connections.discard(conn)
+
+    def stall(self, options: Mapping[str, Any]) -> bool:
+        """Hold a stalled reply: until the `until` event is set (a test's release), else for
+        `seconds` (30 by default); True if the server is stopping."""
+        release = options.get("until")
+        if isinstance(release, threading.Event):
+            while not release.wait(0.05):
+                if self._stopping.is_set():
+                    return True
+            return self._stopping.is_set()
+        return self.pause(float(options.get("seconds", 30)))
 
     def pause(self, seconds: float) -> bool:
         """Wait, but return at once when the server stops; True if it is stopping."""

@@ -1,14 +1,16 @@
-"""The "ask again without…" dialog: what to leave out of a reply's request, the mode, the model."""
+"""The "ask again without…" dialog: what to leave out of a reply's request, the mode, and the
+profile and model to ask (the same context)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, Input, RadioButton, RadioSet, SelectionList, Static
+from textual.widgets import Button, Input, RadioButton, RadioSet, Select, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
 from ctxchat.core.counterfactual import LEAVABLE_LAYERS, Change
@@ -54,6 +56,15 @@ class AskAgainDialog(Dialog[Change | None]):
         RadioSet {
             width: 100%;
         }
+        #ask-again-asked {
+            height: auto;
+            & > Select {
+                width: 3fr;
+            }
+            & > Input {
+                width: 2fr;
+            }
+        }
         .ask-again--label {
             margin-top: 1;
             color: $foreground-muted;
@@ -72,12 +83,24 @@ class AskAgainDialog(Dialog[Change | None]):
         Binding("escape", "cancel", "Cancel", id="ask_again.cancel", tooltip="Do not ask again"),
     ]
 
-    def __init__(self, reply_id: int, plan: ContextPlan, model: str) -> None:
+    def __init__(
+        self,
+        reply_id: int,
+        plan: ContextPlan,
+        model: str,
+        *,
+        profiles: Sequence[tuple[str, str, str]] = (),
+        profile: str = "",
+    ) -> None:
+        """`model` is the reply's; `profiles` the config's (name, base URL, model), `profile`
+        the one the conversation talks to."""
         super().__init__()
         self._reply_id = reply_id
         self._plan = plan
         self._model = model
         self._mode = Mode(plan.mode)
+        self._profiles = {name: (base_url, default) for name, base_url, default in profiles}
+        self._profile = profile
 
     def compose(self) -> ComposeResult:
         choices = leavable_choices(self._plan)
@@ -99,8 +122,19 @@ class AskAgainDialog(Dialog[Change | None]):
             with RadioSet(id="ask-again-mode"):
                 yield RadioButton(content(f"as asked ({self._mode.value})"), value=True)
                 yield RadioButton(content(f"{self._mode.toggled().value} mode"))
-            yield Static(content("Model (same context)"), classes="ask-again--label")
-            yield Input(self._model, id="ask-again-model")
+            yield Static(content("Profile and model (same context)"), classes="ask-again--label")
+            with Horizontal(id="ask-again-asked"):
+                if self._profiles:
+                    yield Select[str](
+                        (
+                            (content(f"{name} — {default} at {base_url}"), name)
+                            for name, (base_url, default) in self._profiles.items()
+                        ),
+                        value=self._profile if self._profile in self._profiles else Select.NULL,
+                        allow_blank=self._profile not in self._profiles,
+                        id="ask-again-profile",
+                    )
+                yield Input(self._model, id="ask-again-model")
             yield Static("", id="ask-again-error")
             with Horizontal(classes="dialog--buttons"):
                 yield Button("Cancel", id="cancel")
@@ -112,12 +146,30 @@ class AskAgainDialog(Dialog[Change | None]):
         for selections in self.query("#ask-again-without").results(SelectionList):
             without = tuple(str(value) for value in selections.selected)
         other = self.query_one("#ask-again-mode", RadioSet).pressed_index == 1
+        profile = self._chosen_profile()
         model = self.query_one("#ask-again-model", Input).value.strip()
+        as_is = self._model if profile is None else self._profiles[profile][1]
         return Change(
             without=without,
             mode=self._mode.toggled() if other else None,
-            model=model if model and model != self._model else None,
+            model=model if model and model != as_is else None,
+            profile=profile,
         )
+
+    def _chosen_profile(self) -> str | None:
+        """Another profile than the conversation's, if one is chosen."""
+        for select in self.query("#ask-again-profile").results(Select):
+            value = select.value
+            if isinstance(value, str) and value != self._profile:
+                return value
+        return None
+
+    @on(Select.Changed, "#ask-again-profile")
+    def _profile_changed(self, event: Select.Changed) -> None:
+        """The model follows the profile: its own, or the reply's for the conversation's."""
+        if isinstance(event.value, str) and event.value in self._profiles:
+            model = self._model if event.value == self._profile else self._profiles[event.value][1]
+            self.query_one("#ask-again-model", Input).value = model
 
     @on(Input.Submitted)
     @on(Button.Pressed, "#ask")
@@ -125,7 +177,9 @@ class AskAgainDialog(Dialog[Change | None]):
         change = self.change()
         if change == Change():
             self.query_one("#ask-again-error", Static).update(
-                content("Choose something to leave out, the other mode or another model.")
+                content(
+                    "Choose something to leave out, the other mode, or another profile or model."
+                )
             )
             return
         self.dismiss(change)

@@ -1,12 +1,14 @@
-"""The conversation switcher: find a conversation by title, then switch, rename, delete or export."""
+"""The conversation switcher: find a conversation by title or by what its messages say, then
+switch (to the message found), rename, delete or export."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
+from rich.console import Group
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -18,8 +20,9 @@ from textual.widgets.option_list import Option
 from ctxchat.tui.screens.confirm import ConfirmScreen
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.screens.rename import RenameScreen
+from ctxchat.tui.snippet import snippet
 from ctxchat.tui.text import clean, plain, tokens
-from ctxchat.tui.views import ConversationRowView
+from ctxchat.tui.views import ConversationRowView, MessageHitView
 from ctxchat.tui.widgets.footer import KeyFooter
 
 SwitcherAction = Literal["switch", "new", "rename", "delete", "export"]
@@ -29,12 +32,18 @@ SwitcherAction = Literal["switch", "new", "rename", "delete", "export"]
 class SwitcherResult:
     """What the user chose; the app does the work.
 
-    `conversation_id` is None only for "new"; `title` is set for "rename".
+    `conversation_id` is None only for "new"; `title` is set for "rename"; `message_id`
+    is the message to open the conversation at (the search found it there).
     """
 
     action: SwitcherAction
     conversation_id: int | None = None
     title: str | None = None
+    message_id: int | None = None
+
+
+FindMessages = Callable[[str], Mapping[int, MessageHitView]]
+"""`find(query)`: per conversation id, the messages holding every word of `query`."""
 
 
 def matches(title: str, query: str) -> bool:
@@ -43,8 +52,11 @@ def matches(title: str, query: str) -> bool:
     return all(word in folded for word in query.casefold().split())
 
 
-def row_prompt(row: ConversationRowView, query: str, current: bool) -> Text:
-    """Two lines: the title (search words emphasised), then its size and when it changed."""
+def row_prompt(
+    row: ConversationRowView, query: str, current: bool, hit: MessageHitView | None = None
+) -> Text | Group:
+    """Two lines: the title (search words emphasised), then its size and when it changed;
+    and, for a conversation found by a message, a third: that message around the words."""
     title = plain(row.title or "Untitled", style="bold")
     for word in query.split():
         title.highlight_words([word], style="reverse", case_sensitive=False)
@@ -56,7 +68,15 @@ def row_prompt(row: ConversationRowView, query: str, current: bool) -> Text:
         f"\n  {row.message_count:,} messages · {tokens(row.tokens)} tokens · {when}",
         style="dim",
     )
-    return prompt
+    if hit is None:
+        return prompt
+    found = "1 message matches" if hit.count == 1 else f"{hit.count:,} messages match"
+    prompt.append(f" · {found}", style="dim")
+    # Ends with a new line: the list counts a rendered group's lines by them.
+    line = Text("  ↳ ", style="dim", no_wrap=True, overflow="ellipsis")
+    line.append_text(snippet(hit.content, query))
+    # A group, so the snippet line is cut at the list's width rather than wrapped.
+    return Group(prompt, line)
 
 
 class ConversationSwitcher(Dialog[SwitcherResult | None]):
@@ -145,7 +165,7 @@ class ConversationSwitcher(Dialog[SwitcherResult | None]):
             "search",
             "Search",
             id="conversations.search",
-            tooltip="Type to filter conversations by title",
+            tooltip="Type to find conversations by title or by what their messages say",
         ),
     ]
 
@@ -155,18 +175,23 @@ class ConversationSwitcher(Dialog[SwitcherResult | None]):
         *,
         current_id: int | None = None,
         query: str = "",
+        find_messages: FindMessages | None = None,
     ) -> None:
+        """`find_messages` searches the messages' text (without it, titles only)."""
         super().__init__()
         self._rows = list(rows)
         self._current_id = current_id
         self._initial_query = query
+        self._find_messages = find_messages
+        self._hits: Mapping[int, MessageHitView] = {}
 
     def compose(self) -> ComposeResult:
         with Vertical() as dialog:
             dialog.border_title = "Conversations"
+            searched = "Titles and messages" if self._find_messages else "Search by title"
             yield Input(
                 self._initial_query,
-                placeholder="Search by title…   (tab: to the list, where n/r/d/e work)",
+                placeholder=f"{searched}…   (tab: to the list, where n/r/d/e work)",
                 id="switcher-search",
             )
             yield Static("", id="switcher-empty")
@@ -185,9 +210,20 @@ class ConversationSwitcher(Dialog[SwitcherResult | None]):
 
     def _refill(self, query: str) -> None:
         option_list = self.query_one(OptionList)
-        shown = [row for row in self._rows if matches(row.title, query)]
+        searched = self._find_messages is not None and bool(query.strip())
+        found = self._find_messages(query) if searched and self._find_messages else {}
+        # Found by its title: opened as usual. Found only by a message: opened there.
+        self._hits = {
+            row.id: found[row.id]
+            for row in self._rows
+            if row.id in found and not matches(row.title, query)
+        }
+        shown = [row for row in self._rows if matches(row.title, query) or row.id in self._hits]
         option_list.set_options(
-            Option(row_prompt(row, query, row.id == self._current_id), id=str(row.id))
+            Option(
+                row_prompt(row, query, row.id == self._current_id, self._hits.get(row.id)),
+                id=str(row.id),
+            )
             for row in shown
         )
         if shown:
@@ -197,7 +233,8 @@ class ConversationSwitcher(Dialog[SwitcherResult | None]):
         if not self._rows:
             empty.update("No conversations yet: press n for a new one.")
         elif not shown:
-            empty.update(plain(f"No conversation title matches “{clean(query)}”."))
+            what = "title or message" if self._find_messages is not None else "title"
+            empty.update(plain(f"No conversation {what} matches “{clean(query)}”."))
         self.set_class(not shown, "-empty")
         self.refresh_bindings()
 
@@ -239,7 +276,9 @@ class ConversationSwitcher(Dialog[SwitcherResult | None]):
     def _switch(self) -> None:
         row = self._highlighted()
         if row is not None:
-            self.dismiss(SwitcherResult("switch", row.id))
+            hit = self._hits.get(row.id)
+            message_id = None if hit is None else hit.message_id
+            self.dismiss(SwitcherResult("switch", row.id, message_id=message_id))
 
     def action_new(self) -> None:
         self.dismiss(SwitcherResult("new"))

@@ -1,4 +1,5 @@
-"""A reply and its variant side by side, the variant streaming, with the request diff below."""
+"""A reply and its variant side by side, each drawn as Markdown (the variant streaming, or
+one stored before), with the request diff below."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.widgets import Static
 
 from ctxchat.chat.ask_again import (
+    Comparison,
     PreparedVariant,
     VariantFailed,
     VariantFinished,
@@ -25,8 +28,9 @@ from ctxchat.model.errors import ProviderError
 from ctxchat.store import ReplyVariant, StoredMessage
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.screens.inspector import WrappedLines, diff_content
-from ctxchat.tui.text import content, tokens
+from ctxchat.tui.text import clean, content, tokens
 from ctxchat.tui.widgets.footer import KeyFooter
+from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
 
 __all__ = ["VariantComparison", "VariantKept"]
 
@@ -53,8 +57,9 @@ def answer_facts(answer: StoredMessage | ReplyVariant) -> str:
 
 
 class VariantComparison(Dialog[VariantKept | None]):
-    """The reply on the left, its variant on the right (streamed here), the request diff
-    below; `k` keeps the variant as the reply, `escape` keeps the reply."""
+    """The reply on the left, its variant on the right (streamed here, or stored before),
+    both as Markdown, the request diff below; `k` keeps the variant as the reply,
+    `escape` keeps the reply."""
 
     DEFAULT_CSS = """
     VariantComparison {
@@ -78,6 +83,10 @@ class VariantComparison(Dialog[VariantKept | None]):
         }
         .variant--text {
             height: 1fr;
+        }
+        .variant--text > ReplyMarkdown {
+            margin: 0;
+            padding: 0;
         }
         #variant-diff-heading {
             margin-top: 1;
@@ -114,73 +123,95 @@ class VariantComparison(Dialog[VariantKept | None]):
     ]
 
     def __init__(
-        self, session: ChatSession, prepared: PreparedVariant, *, send: bool = True
+        self,
+        session: ChatSession,
+        prepared: PreparedVariant | None = None,
+        *,
+        stored: tuple[Comparison, ReplyVariant] | None = None,
     ) -> None:
-        """`send` False shows the comparison without sending (the variant is then given
-        with `show_variant`)."""
+        """Send `prepared` and stream its answer, or show a `stored` variant (with what it
+        is compared to)."""
         super().__init__()
         self._session = session
         self._prepared = prepared
-        self._send = send
-        self._text: list[str] = []
+        if prepared is not None:
+            self._compared, self._stored = prepared.comparison(), None
+        else:
+            assert stored is not None, "a variant to send, or one stored"
+            self._compared, self._stored = stored
         self.variant: ReplyVariant | None = None
 
     def compose(self) -> ComposeResult:
-        prepared = self._prepared
-        reply = prepared.reply
+        compared = self._compared
+        reply = compared.reply
+        stored = self._stored
         with Vertical():
-            yield Static(
-                content(f"Reply {reply.id} asked again: {prepared.change.describe()}"),
-                classes="dialog--title",
-            )
+            if stored is None:
+                title = f"Reply {reply.id} asked again: {compared.change}"
+            else:
+                title = f"Reply {reply.id} and its variant {stored.id}: {compared.change}"
+            yield Static(content(title), classes="dialog--title")
             with Horizontal(id="variant-answers"):
                 with Vertical(classes="variant--column"):
                     yield Static(content(f"Reply {reply.id} (as sent)"), classes="variant--heading")
                     yield Static(content(answer_facts(reply)), classes="variant--facts")
                     with VerticalScroll(classes="variant--text"):
-                        yield Static(content(reply.content), id="variant-original")
+                        yield ReplyMarkdown(
+                            clean(reply.content), open_links=False, id="variant-original"
+                        )
                 with Vertical(classes="variant--column"):
                     yield Static(
                         content("Variant (streaming…)"),
                         id="variant-heading",
                         classes="variant--heading",
                     )
+                    plan = compared.plan
                     yield Static(
                         content(
-                            f"{prepared.request.body.get('model')} · request "
-                            f"{tokens(prepared.plan.tokens)} tokens (estimate)"
+                            f"{compared.body.get('model')} · request "
+                            f"{tokens(plan.tokens if plan else 0)} tokens (estimate)"
                         ),
                         id="variant-facts",
                         classes="variant--facts",
                     )
                     with VerticalScroll(classes="variant--text"):
-                        yield Static("", id="variant-text")
-            diff = prepared.diff()
-            added = sum(1 for line in diff[2:] if line.startswith("+"))
-            removed = sum(1 for line in diff[2:] if line.startswith("-"))
-            yield Static(
-                content(
-                    f"Request diff: −{removed} +{added} lines · tokens "
-                    f"{tokens(prepared.original.tokens)} → {tokens(prepared.plan.tokens)}"
-                ),
-                id="variant-diff-heading",
-            )
-            yield WrappedLines(
-                diff_content(diff) or [content("The requests are identical.")], id="variant-diff"
-            )
+                        yield ReplyMarkdown(
+                            "" if stored is None else clean(stored.content),
+                            open_links=False,
+                            id="variant-text",
+                        )
+            yield Static(content(self._diff_heading()), id="variant-diff-heading")
+            yield WrappedLines(self._diff_lines(), id="variant-diff")
         yield KeyFooter()
 
+    def _diff_heading(self) -> str:
+        compared = self._compared
+        diff = compared.diff()
+        added = sum(1 for line in diff[2:] if line.startswith("+"))
+        removed = sum(1 for line in diff[2:] if line.startswith("-"))
+        before = tokens(compared.original.tokens) if compared.original else "?"
+        after = tokens(compared.plan.tokens) if compared.plan else "?"
+        return f"Request diff: −{removed} +{added} lines · tokens {before} → {after}"
+
+    def _diff_lines(self) -> list[Content]:
+        compared = self._compared
+        if not (compared.body and compared.base):
+            return [content("No request was stored for one of them: nothing to compare.")]
+        return diff_content(compared.diff()) or [content("The requests are identical.")]
+
     def on_mount(self) -> None:
-        if self._send:
-            self._stream()
+        if self._stored is not None:
+            self.show_variant(self._stored, redraw=False)
+        elif self._prepared is not None:
+            self._stream(self._prepared)
 
     @work(exclusive=True, group="variant", exit_on_error=False)
-    async def _stream(self) -> None:
+    async def _stream(self, prepared: PreparedVariant) -> None:
+        text = self.query_one("#variant-text", ReplyMarkdown)
         try:
-            async for event in ask_again(self._session, self._prepared):
+            async for event in ask_again(self._session, prepared):
                 if isinstance(event, ReplyDelta) and event.text:
-                    self._text.append(event.text)
-                    self.query_one("#variant-text", Static).update(content("".join(self._text)))
+                    await text.append(clean(event.text))
                 elif isinstance(event, VariantFinished | VariantFailed):
                     self.show_variant(event.variant)
                 elif isinstance(event, VariantStarted):
@@ -188,13 +219,17 @@ class VariantComparison(Dialog[VariantKept | None]):
         except ProviderError as error:  # raised before the stream began (no server)
             self.notify(str(error), severity="error", markup=False)
 
-    def show_variant(self, variant: ReplyVariant) -> None:
+    def show_variant(self, variant: ReplyVariant, *, redraw: bool = True) -> None:
         """Show a finished variant (its whole text, facts and status)."""
         self.variant = variant
         status = "" if variant.status is MessageStatus.COMPLETE else f" ({variant.status.value})"
         self.query_one("#variant-heading", Static).update(content(f"Variant {variant.id}{status}"))
         self.query_one("#variant-facts", Static).update(content(answer_facts(variant)))
-        self.query_one("#variant-text", Static).update(content(variant.content))
+        if redraw:
+            self.run_worker(
+                self.query_one("#variant-text", ReplyMarkdown).settle(clean(variant.content)),
+                group="variant-settle",
+            )
 
     def action_keep(self) -> None:
         variant = self.variant
@@ -214,13 +249,20 @@ class VariantComparison(Dialog[VariantKept | None]):
     def action_inspect(self) -> None:
         from ctxchat.tui.screens.inspector import RequestInspector
 
-        prepared = self._prepared
+        compared = self._compared
+        if compared.plan is None or not compared.body:
+            self.notify("No request was stored for this variant.", markup=False)
+            return
+        title = f"Variant of reply {compared.reply.id}"
+        url = (compared.plan.request or {}).get("url")
+        if isinstance(url, str) and url:
+            title += f" · POST {url}"
         self.app.push_screen(
             RequestInspector(
-                prepared.request.body,
-                prepared.plan,
-                previous=dict(prepared.diff_base()),
-                title=f"Variant of reply {prepared.reply.id}",
+                compared.body,
+                compared.plan,
+                previous=dict(compared.base) if compared.base else None,
+                title=title,
                 tab="diff",
             )
         )

@@ -132,7 +132,7 @@ class ConversationView(VerticalScroll, can_focus=True):
             "regenerate",
             "Regenerate",
             id="message.regenerate",
-            tooltip="Replace the last reply with a new one (asks first)",
+            tooltip="A new answer to the last message; the reply it replaces is kept as a variant",
         ),
         Binding(
             "ctrl+d",
@@ -311,19 +311,24 @@ class ConversationView(VerticalScroll, can_focus=True):
         self.anchor()
         self.call_after_refresh(self._fill_viewport)
 
-    async def _show_oldest(self) -> None:
+    async def _show_from(self, start: int) -> None:
         """Mount the oldest turns (Home), the newer ones page in as the user scrolls down."""
         self._loading = True
         try:
-            await self.remove_children()
-            views = list(self._loader(0, min(self._total, self.INITIAL)))
-            self._start, self._end = 0, len(views)
-            if views:
-                await self.mount_all([self._make(view) for view in views])
+            await self._mount_window(start)
         finally:
             self._loading = False
         self.anchor(False)
         self.scroll_home(animate=False, immediate=True)
+
+    async def _mount_window(self, start: int) -> None:
+        """Replace the mounted turns with those from offset `start` on (as many as at first)."""
+        await self.remove_children()
+        start = max(0, min(start, self._total - self.INITIAL))
+        views = list(self._loader(start, min(self._total - start, self.INITIAL)))
+        self._start, self._end = start, start + len(views)
+        if views:
+            await self.mount_all([self._make(view) for view in views])
 
     async def _fill_viewport(self) -> None:
         """Load older pages until the view can scroll: what is visible plus a margin."""
@@ -472,6 +477,43 @@ class ConversationView(VerticalScroll, can_focus=True):
         if item is not None:
             self._set_selected(item)
 
+    async def reveal(self, message_id: int, position: int) -> bool:
+        """Select `message_id`, the conversation's message at offset `position` from the
+        oldest, and scroll it into view, mounting it with the turns around it when it is
+        not mounted (a search hit far up). False when there is no such message."""
+        item = self.item(message_id)
+        mounted_now = item is None
+        if item is None and 0 <= position < self._total:
+            # No page loads until it is in view: the window's edges are near the top at first.
+            self._loading = True
+            try:
+                await self._mount_window(position - self.PAGE // 2)
+            except BaseException:
+                self._loading = False
+                raise
+            item = self.item(message_id)
+            if item is None:
+                self._loading = False
+                return False
+        elif item is None:
+            return False
+        self.anchor(False)
+        self._set_selected(item)
+        # Its place is known once the turns just mounted are laid out.
+        self.call_after_refresh(self._bring_into_view, item, mounted_now)
+        return True
+
+    def _bring_into_view(self, item: MessageItem, mounted_now: bool) -> None:
+        """Centre `item` (its top, when it is taller than the view), then let pages load."""
+        if item.is_mounted:
+            if item.outer_size.height > self.scrollable_content_region.height:
+                self.scroll_to_widget(item, animate=False, top=True, immediate=True)
+            else:
+                self.scroll_to_center(item, animate=False, immediate=True)
+        if mounted_now:
+            self._loading = False
+            self.call_after_refresh(self._fill_viewport)
+
     async def action_select_previous(self) -> None:
         items = self.items
         if not items:
@@ -509,7 +551,7 @@ class ConversationView(VerticalScroll, can_focus=True):
 
     async def action_select_first(self) -> None:
         if self._start > 0:
-            await self._show_oldest()
+            await self._show_from(0)
         items = self.items
         if items:
             self._set_selected(items[0])

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from markdown_it.token import Token
 from textual.content import Content
+from textual.dom import DOMNode
 from textual.reactive import Reactive
 from textual.widget import Widget
 from textual.widgets import Footer, Markdown
@@ -39,6 +40,15 @@ DRAWN_LISTS = Hook(
     "remove the two DrawnList entries from ReplyMarkdown.BLOCKS (Textual's lists then draw "
     "them) and measure with `bench/ui.py --only stream`; or port DrawnList to the new "
     "internals",
+)
+REPLY_STYLES = Hook(
+    "ctxchat/tui/widgets/reply_markdown.py: _styled_by_the_reply",
+    "inline styles resolved once a reply, not on each block Textual mounts; without it a "
+    "4,000-chunk reply at full speed finished 1.7-1.9x the bare client instead of 1.1x "
+    "(bench/ui.py, run back to back twice)",
+    "if Widget.__init_subclass__ now takes inherit_component_classes, pass it as a class "
+    "keyword and drop without_own_component_classes; else make _styled_by_the_reply return "
+    "the block unchanged and measure with `bench/ui.py --only stream`",
 )
 COMPOSED_REPLY = Hook(
     "ctxchat/tui/widgets/reply_markdown.py: ReplyMarkdown.compose",
@@ -105,6 +115,18 @@ def test_a_block_holds_its_children_and_its_text() -> None:
     )
     assert markdown_compat.child_blocks(block) is block._blocks
     assert markdown_compat.block_text(block) is block._content
+
+
+def test_component_classes_are_inherited_by_a_class_flag() -> None:
+    assert "inherit_component_classes" in parameters(DOMNode.__init_subclass__), changed(
+        REPLY_STYLES, "DOMNode.__init_subclass__", "an inherit_component_classes keyword"
+    )
+    assert "inherit_component_classes" not in parameters(Widget.__init_subclass__), changed(
+        REPLY_STYLES, "Widget.__init_subclass__", "no inherit_component_classes keyword"
+    )
+    assert MarkdownBlock._inherit_component_classes is True, changed(
+        REPLY_STYLES, "DOMNode._inherit_component_classes", "a class attribute, True by default"
+    )
 
 
 def test_markdown_keeps_its_document_in_these_attributes() -> None:
@@ -192,4 +214,5 @@ def test_every_hook_in_the_quarantine_is_checked_here() -> None:
         "MarkdownParagraph",
         "block_text",
         "child_blocks",
+        "without_own_component_classes",
     ]

@@ -5,14 +5,14 @@ Textual is pinned exactly; each internal named here is checked, by name and sign
 updated. Code elsewhere uses only Textual's public API and these names.
 
 What each is for, and what it buys (figures from `bench/ui.py`), is said where it is used:
-`ctxchat/tui/widgets/reply_markdown.py` (lists drawn by one widget, and a stored reply
-drawn in the first frame that shows it). `ArrangedByWidth` overrides a public method.
+`ctxchat/tui/widgets/reply_markdown.py` (lists drawn by one widget, inline styles resolved
+once a reply, and a stored reply drawn in the first frame that shows it). `ArrangedByWidth` overrides a public method.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -43,6 +43,7 @@ __all__ = [
     "MarkdownParagraph",
     "block_text",
     "child_blocks",
+    "without_own_component_classes",
 ]
 
 
@@ -57,6 +58,17 @@ def child_blocks(block: MarkdownBlock) -> list[MarkdownBlock]:
 def block_text(block: MarkdownBlock) -> Content:
     """The inline text a paragraph or heading block shows."""
     return block._content
+
+
+B = TypeVar("B", bound=type[MarkdownBlock])
+
+
+def without_own_component_classes(block: B) -> B:
+    """`block`, with no component classes of its own: its inline text takes the styles its
+    `Markdown` resolves. What `inherit_component_classes=False` does for a `DOMNode` class;
+    `Widget.__init_subclass__` does not pass that keyword on, so it is set on the class."""
+    block._inherit_component_classes = False
+    return block
 
 
 if TYPE_CHECKING:

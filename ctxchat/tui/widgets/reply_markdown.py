@@ -27,6 +27,7 @@ from ctxchat.tui.textual_compat.markdown import (
     MarkdownParagraph,
     block_text,
     child_blocks,
+    without_own_component_classes,
 )
 from ctxchat.tui.widgets.code_fence import CodeFence
 
@@ -141,35 +142,25 @@ def _one_paragraph(item: MarkdownListItem) -> bool:
     return len(blocks) == 1 and isinstance(blocks[0], MarkdownParagraph)
 
 
-def _arranged_copy(block: type[MarkdownBlock]) -> type[MarkdownBlock]:
-    """A subclass of Textual's `block` arranged by width (`ArrangedByWidth`); same name, so
-    every CSS rule for `block` still applies."""
-    return type(block.__name__, (ArrangedByWidth, block), {"__module__": __name__})
+# A block's inline text takes the styles `ReplyMarkdown` resolves once.
+_styled_by_the_reply = without_own_component_classes
 
 
-# The marker a drawn list draws before each item, styled as Textual styles its bullets.
-_LIST_CSS = """
-    & > .list--bullet {
-        color: $text-primary;
-    }
-    &:light > .list--bullet {
-        color: $text-secondary;
-    }
-"""
+def _styled_copy(block: type[MarkdownBlock]) -> type[MarkdownBlock]:
+    """A subclass of Textual's `block` styled by the reply; same name, so every CSS rule
+    for `block` still applies."""
+    copy = type(block.__name__, (ArrangedByWidth, block), {"__module__": __name__})
+    return _styled_by_the_reply(copy)
 
 
+@_styled_by_the_reply
 class DrawnBulletList(DrawnList, MarkdownBulletList):
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"list--bullet"}
-    DEFAULT_CSS = "DrawnBulletList {" + _LIST_CSS + "}"
-
     def symbols(self, items: Sequence[MarkdownListItem]) -> list[str]:
         return [item.bullet for item in items]
 
 
+@_styled_by_the_reply
 class DrawnOrderedList(DrawnList, MarkdownOrderedList):
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"list--bullet"}
-    DEFAULT_CSS = "DrawnOrderedList {" + _LIST_CSS + "}"
-
     def symbols(self, items: Sequence[MarkdownListItem]) -> list[str]:
         # As MarkdownOrderedList numbers them: on from the first item's number, right-aligned.
         try:
@@ -181,7 +172,7 @@ class DrawnOrderedList(DrawnList, MarkdownOrderedList):
         return [number.rjust(size + 1) for number in numbers]
 
 
-_FENCE = _arranged_copy(CodeFence)
+_FENCE = _styled_copy(CodeFence)
 
 
 def reply_parser() -> MarkdownIt:
@@ -204,10 +195,42 @@ class ReplyMarkdown(ArrangedByWidth, HookedMarkdown):
     added, and a CSS `margin-bottom` rule would zero the other sides too.
 
     Lists of one-paragraph items are drawn by one widget each (`DrawnList`).
+
+    The styles of inline text (bold, italic, struck, inline code) and of list markers are
+    resolved here, once a reply, instead of on each paragraph, heading and list: Textual
+    styles every component class of every block it mounts, half the cost of styling it.
+    The rules are Markdown's own, so every block shows exactly what it showed before.
     """
 
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"em", "strong", "s", "code_inline", "list--bullet"}
     DEFAULT_CSS = """
     ReplyMarkdown {
+        &:ansi > .code_inline {
+            background: ansi_default !important;
+        }
+        &:dark > .code_inline {
+            background: $warning 10%;
+            color: $text-warning 95%;
+        }
+        &:light > .code_inline {
+            background: $error 5%;
+            color: $text-error 95%;
+        }
+        & > .em {
+            text-style: italic;
+        }
+        & > .strong {
+            text-style: bold;
+        }
+        & > .s {
+            text-style: strike;
+        }
+        & > .list--bullet {
+            color: $text-primary;
+        }
+        &:light > .list--bullet {
+            color: $text-secondary;
+        }
         /* Code wider than the pane shows a scrollbar under it (drag it, or shift+wheel),
            rather than being cut at the edge with no sign that more follows. */
         & MarkdownFence {
@@ -218,7 +241,7 @@ class ReplyMarkdown(ArrangedByWidth, HookedMarkdown):
     """
 
     BLOCKS: dict[str, type[MarkdownBlock]] = {  # noqa: RUF012 (Textual declares it so)
-        **{name: _arranged_copy(block) for name, block in Markdown.BLOCKS.items()},
+        **{name: _styled_copy(block) for name, block in Markdown.BLOCKS.items()},
         "fence": _FENCE,
         "code_block": _FENCE,
         "bullet_list_open": DrawnBulletList,

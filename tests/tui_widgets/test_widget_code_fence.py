@@ -14,6 +14,7 @@ from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
 from ctxchat.core.history import MessageStatus
+from ctxchat.tui.live_turn import LiveTurn
 from ctxchat.tui.themes import load_themes, shipped_theme_dirs
 from ctxchat.tui.views import MessageView
 from ctxchat.tui.widgets.code_fence import fence_language
@@ -53,6 +54,19 @@ class Reply(App[None]):
 class OneTurn(App[None]):
     def compose(self) -> ComposeResult:
         yield MessageItem(MessageView(1, "assistant", "", MessageStatus.STREAMING, model="m"))
+
+
+def streaming_into(item: MessageItem) -> LiveTurn:
+    """A turn whose reply streams into `item`, as the app starts one."""
+    live = LiveTurn(1, reply_id=item.message_id)
+    item.start_stream(live)
+    return live
+
+
+async def arrive(item: MessageItem, live: LiveTurn, text: str) -> None:
+    """`text` of the reply arrives, as the app's turn hands it on."""
+    live.received(text, "")
+    await item.arrived()
 
 
 def screen_text(app: App[None]) -> str:
@@ -115,9 +129,10 @@ async def test_a_fence_split_across_deltas_shows_its_language_while_it_streams()
     app = OneTurn()
     async with app.run_test(size=(60, 20)) as pilot:
         item = app.query_one(MessageItem)
+        live = streaming_into(item)
         deltas = ["Here:\n\n``", "`py", "thon\nimport sql", "ite3\n", "db = sqlite3.connect(':m"]
         for delta in deltas:
-            await item.append(delta)
+            await arrive(item, live, delta)
         # The fence is not closed yet: it shows as a code block, named by its whole word.
         await until(pilot, lambda: "db = sqlite3.connect(':m" in screen_text(app))
         assert labels(app) == ["python"]
@@ -136,9 +151,10 @@ async def test_a_fence_whose_language_grows_in_the_stream_is_relabelled() -> Non
     app = OneTurn()
     async with app.run_test(size=(60, 20)) as pilot:
         item = app.query_one(MessageItem)
-        await item.append("```ja")
+        live = streaming_into(item)
+        await arrive(item, live, "```ja")
         await until(pilot, lambda: labels(app) == ["ja"])
-        await item.append("vascript\nlet x = 1;\n")
+        await arrive(item, live, "vascript\nlet x = 1;\n")
         await until(pilot, lambda: labels(app) == ["javascript"])
 
 

@@ -6,7 +6,7 @@ import dataclasses
 import gc
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from textual import work
 from textual.app import App, ComposeResult
@@ -38,9 +38,6 @@ from ctxchat.tui.widgets.conversation import ConversationView
 from ctxchat.tui.widgets.footer import KeyFooter
 from ctxchat.tui.widgets.layer_panel import ContextPanels
 from ctxchat.tui.widgets.memory_panel import MemoryPanel
-
-if TYPE_CHECKING:
-    from ctxchat.model.errors import ProviderError
 
 # Drafts longer than this are planned in a thread, so a huge paste never stalls typing.
 BIG_DRAFT = 50_000
@@ -175,10 +172,8 @@ class AppBase(App[int]):
         self._plan_timer: Timer | None = None
         self.server_notice: str | None = None
         """The "cannot reach the server" line on the status line, while it holds."""
-        self._failures: dict[int, ProviderError] = {}  # this run's failed replies, by id
         self._first_frame_shown = False
         self._after_first_frame: list[Callable[[], object]] = []
-        self._shown_version: int | None = None  # the database's data_version when last drawn
 
     # --- start-up -----------------------------------------------------------------------
 
@@ -208,7 +203,7 @@ class AppBase(App[int]):
         """Draw the conversation again when another process wrote to the database."""
         if not self.has_session or self.streaming:
             return  # after the reply: the next tick sees the change still
-        if self.session.store.data_version() != self._shown_version:
+        if self.session.store.data_version() != self.on_screen.shown_version:
             await self.show_conversation()  # its plan reads what the other process wrote
 
     # --- layout -------------------------------------------------------------------------
@@ -491,7 +486,7 @@ class AppBase(App[int]):
         """Draw the open session's conversation from the store (newest turns only)."""
         session = self.session
         view = self.conversation_view
-        self._shown_version = session.store.data_version()
+        self.on_screen.shown_version = session.store.data_version()
         self.on_screen.plan = None  # drawn afresh: no earlier plan to compare with
         # Nothing of the conversation shown before stays: its mode-change note, its status.
         self.query_one("#context", ContextPanels).forget_mode_change()

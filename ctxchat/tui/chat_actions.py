@@ -130,7 +130,7 @@ class ChatActions(AppBase):
         if newest is None:
             self.notify("Nothing to retry: the newest reply is complete.", markup=False)
             return
-        self._failures.pop(newest.id, None)
+        self.on_screen.forget_failure(newest.id)
         self._again()
 
     def _again(self) -> None:
@@ -175,7 +175,8 @@ class ChatActions(AppBase):
     def _details(self, event: ConversationView.DetailsRequested) -> None:
         store = self.session.store
         message = store.get_message(event.message_id)
-        error = self._failures.get(message.id)
+        on_screen = self.on_screen
+        error = on_screen.failure(message.id)
         if error is not None:
             text, action, detail = error.message, error.action, error.detail
             if error.kind is ErrorKind.UNKNOWN_MODEL and error.available_models:
@@ -193,7 +194,7 @@ class ChatActions(AppBase):
         def closed(retry: bool | None) -> None:
             # The palette works over the dialog: the conversation may have changed since.
             if retry and still_newest():
-                self._failures.pop(message.id, None)
+                on_screen.forget_failure(message.id)
                 self._again()
 
         from ctxchat.tui.screens.error_details import ErrorDetails
@@ -326,6 +327,7 @@ class ChatActions(AppBase):
     async def conversation_shown(self) -> None:
         # Back in the conversation of the reply that is streaming: catch it up at once,
         # not at its next delta (the store's copy is up to a quarter second old).
+        await super().conversation_shown()
         live = self.on_screen.live_here()
         if live is not None:
             await self._live_item(live)
@@ -394,7 +396,7 @@ class ChatActions(AppBase):
     ) -> None:
         reply = event.reply
         if isinstance(event, TurnFailed):
-            self._failures[reply.id] = event.error
+            self.on_screen.reply_failed(session, reply.id, event.error)
         if self._shows(session) and item is not None:
             await item.finish(
                 reply.content, reply.status, error=reply.error or "", tokens=reply.tokens

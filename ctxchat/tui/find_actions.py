@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar
 
 from textual import on
@@ -10,18 +9,10 @@ from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
 
 from ctxchat.tui.base import AppBase
+from ctxchat.tui.on_screen import FindPlace
 from ctxchat.tui.reveal import reveal_message
 from ctxchat.tui.snippet import first_hit
 from ctxchat.tui.widgets.find_bar import FindBar
-
-
-@dataclass(frozen=True, slots=True)
-class FindPlace:
-    """The hit shown: in which conversation, for which words, which message."""
-
-    conversation_id: int
-    query: str
-    message_id: int
 
 
 class FindActions(AppBase):
@@ -38,8 +29,6 @@ class FindActions(AppBase):
             "previous, Esc closes",
         ),
     ]
-
-    _find_place: FindPlace | None = None
 
     @property
     def find_bar(self) -> FindBar | None:
@@ -67,8 +56,15 @@ class FindActions(AppBase):
         return self.session.store.find_in_conversation(conversation, query)[::-1]
 
     def _count(self, bar: FindBar, query: str) -> None:
-        self._find_place = None
+        self.on_screen.find_place = None
         bar.show_count(None, len(self._hits(query)))
+
+    async def conversation_shown(self) -> None:
+        # The bar, open over another conversation, counts the hits of this one.
+        await super().conversation_shown()
+        bar = self.find_bar
+        if bar is not None and bar.is_open:
+            self._count(bar, bar.query_text)
 
     @on(FindBar.QueryChanged)
     def _query_changed(self, event: FindBar.QueryChanged) -> None:
@@ -85,20 +81,16 @@ class FindActions(AppBase):
         # Read again on every step: messages may have come or gone since the last one.
         hits = self._hits(event.query)
         if not hits:
-            self._find_place = None
+            self.on_screen.find_place = None
             bar.show_count(None, 0)
             return
-        place = self._find_place
-        same = place is not None and (place.conversation_id, place.query) == (
-            conversation,
-            event.query,
-        )
-        if place is not None and same and place.message_id in hits:
+        place = self.on_screen.find_place
+        if place is not None and place.query == event.query and place.message_id in hits:
             index = (hits.index(place.message_id) + event.step) % len(hits)
         else:  # the first step, or the hit shown is gone: from the newest (or the oldest)
             index = 0 if event.step > 0 else len(hits) - 1
         message_id = hits[index]
-        self._find_place = FindPlace(conversation, event.query, message_id)
+        self.on_screen.find_place = FindPlace(event.query, message_id)
         bar.show_count(index + 1, len(hits))
         if await reveal_message(self.session, self.conversation_view, message_id):
             self.call_after_refresh(self._highlight_hit, message_id, event.query)
@@ -117,6 +109,7 @@ class FindActions(AppBase):
 
     @on(FindBar.Closed)
     def _find_closed(self) -> None:
-        self._find_place = None
+        if self.has_session:
+            self.on_screen.find_place = None
         self.screen.selections = {}
         self.composer.focus()

@@ -8,51 +8,38 @@ from typing import Any
 from textual import on, work
 
 from ctxchat.chat.memory_book import MemoryBook
-from ctxchat.chat.session import ChatSession
-from ctxchat.chat.usage import UsageTracker, UsageView
+from ctxchat.chat.usage import UsageView
 from ctxchat.core.memory import MemoryKind, provenance
 from ctxchat.core.plan import ContextPlan
 from ctxchat.store import NotFound, StoreError
 from ctxchat.tui.base import AppBase
+from ctxchat.tui.on_screen import OnScreen, UsageKey
 from ctxchat.tui.reveal import reveal_message
 from ctxchat.tui.views import MemoryDraft
 from ctxchat.tui.widgets.conversation import ConversationView
 from ctxchat.tui.widgets.layer_panel import ContextPanels
 from ctxchat.tui.widgets.memory_panel import EntryNotes, MemoryPanel
 
-_UsageKey = tuple[int, int | None, tuple[str, ...], bool]
-
 
 class MemoryActions(AppBase):
     """Every change goes through the session's memory book (which keeps its cache true),
     then the plan is drawn again."""
 
-    # What the recent replies most likely used (an estimate), worked out in a thread once
-    # per new reply or memory change, for the session it was worked out for.
-    _usage: UsageView = UsageView()
-    _usage_key: _UsageKey | None = None
-    _usage_wanted: _UsageKey | None = None
-    _tracker: tuple[ChatSession, UsageTracker] | None = None
-
     def show_memory(self, plan: ContextPlan) -> None:
-        session = self.session
-        self._draw_memory(session, plan)
+        on_screen = self.on_screen
+        session = on_screen.session
+        self._draw_memory(on_screen, plan)
+        # What the recent replies most likely used (an estimate), worked out in a thread
+        # once per new reply or memory change, for the conversation on screen.
         memory = tuple(entry.ref for entry in session.memory())
         semantic = session.semantic is not None and session.semantic.ready
-        tracker = self._tracker_for(session)
-        key = (id(session), tracker.newest_reply(session), memory, semantic)
-        if key != self._usage_key and key != self._usage_wanted:
-            self._usage_wanted = key
-            self._estimate_usage(session, tracker, key)
+        key = (on_screen.usage_tracker.newest_reply(session), memory, semantic)
+        if key != on_screen.usage_key and key != on_screen.usage_wanted:
+            on_screen.usage_wanted = key
+            self._estimate_usage(on_screen, key)
 
-    def _tracker_for(self, session: ChatSession) -> UsageTracker:
-        if self._tracker is None or self._tracker[0] is not session:
-            self._tracker = (session, UsageTracker())
-            self._usage, self._usage_key = UsageView(), None
-        return self._tracker[1]
-
-    def _draw_memory(self, session: ChatSession, plan: ContextPlan | None) -> None:
-        usage = self._usage
+    def _draw_memory(self, on_screen: OnScreen, plan: ContextPlan | None) -> None:
+        session, usage = on_screen.session, on_screen.usage
         notes = EntryNotes(
             turns_now=session.user_turns(),
             hypothesis_turns=session.settings.memory.hypothesis_turns,
@@ -64,17 +51,17 @@ class MemoryActions(AppBase):
         self.query_one("#context", ContextPanels).mark_used(usage.used)
 
     @work(thread=True, exclusive=True, group="usage", exit_on_error=False)
-    def _estimate_usage(self, session: ChatSession, tracker: UsageTracker, key: _UsageKey) -> None:
+    def _estimate_usage(self, on_screen: OnScreen, key: UsageKey) -> None:
+        session = on_screen.session
         semantic = session.semantic
         meaning = semantic.closeness if semantic is not None and semantic.ready else None
-        view = tracker.view(session, meaning)
-        self.call_from_thread(self._usage_ready, session, key, view)
+        view = on_screen.usage_tracker.view(session, meaning)
+        self.call_from_thread(self._usage_ready, on_screen, key, view)
 
-    def _usage_ready(self, session: ChatSession, key: _UsageKey, view: UsageView) -> None:
-        if not self.has_session or session is not self.session:
-            return
-        self._usage, self._usage_key = view, key
-        self._draw_memory(session, self.last_plan)
+    def _usage_ready(self, on_screen: OnScreen, key: UsageKey, view: UsageView) -> None:
+        on_screen.usage, on_screen.usage_key = view, key
+        if self.has_session and on_screen is self.on_screen:  # else: left, and nothing holds it
+            self._draw_memory(on_screen, on_screen.plan)
 
     def _change_memory(self, change: Callable[[MemoryBook], object]) -> bool:
         """Make one change through the session's memory book (which keeps the session's

@@ -3,12 +3,30 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ctxchat.chat.session import ChatSession
+from ctxchat.chat.usage import UsageTracker, UsageView
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.plan import ContextPlan
 from ctxchat.store import StoredMessage
 from ctxchat.tui.live_turn import LiveTurn
+from ctxchat.tui.reply_failures import ReplyFailures
+
+if TYPE_CHECKING:
+    from ctxchat.model.errors import ProviderError
+
+# What a usage estimate was worked out for: the newest reply, the memory entries, whether
+# recall searched by meaning.
+UsageKey = tuple[int | None, tuple[str, ...], bool]
+
+
+@dataclass(frozen=True, slots=True)
+class FindPlace:
+    """The find bar's hit shown in this conversation: for which words, which message."""
+
+    query: str
+    message_id: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,23 +73,55 @@ class ReplyFacts:
 
 class OnScreen:
     """Owns the conversation on screen: its session, the reply streaming (`live`), the plan
-    drawn for it, its status line and its newest reply's facts read from the store.
+    drawn for it, its status line and its newest reply's facts read from the store, the
+    estimate of what its replies used (`usage`), the find bar's place in it, the database
+    version it was drawn from, and its replies' failures (`failure`).
 
     Opening another conversation makes a new one, so nothing of the last conversation
     carries over, except a reply still streaming: it goes on into the store, and the new
-    owner holds it on (`replaced_by`) until it ends or its conversation is back on screen.
+    owner holds it on (`replaced_by`) until it ends or its conversation is back on screen;
+    and this run's failures, each kept for its own conversation (`ReplyFailures`).
     """
 
-    def __init__(self, session: ChatSession, live: LiveTurn | None = None) -> None:
+    def __init__(
+        self,
+        session: ChatSession,
+        live: LiveTurn | None = None,
+        failures: ReplyFailures | None = None,
+    ) -> None:
         self.session = session
         self.live = live
         """The reply streaming now: in this conversation, or in one left while it streamed."""
         self.plan: ContextPlan | None = None
         """The plan drawn last for this conversation: what its next request sends."""
+        self.shown_version: int | None = None
+        """The database's data_version when this conversation was last drawn."""
+        self.find_place: FindPlace | None = None
+        """The find bar's hit shown in this conversation, if one is."""
+        self.usage_tracker = UsageTracker()
+        self.usage = UsageView()
+        """What this conversation's recent replies most likely used (an estimate)."""
+        self.usage_key: UsageKey | None = None
+        """What `usage` was worked out for."""
+        self.usage_wanted: UsageKey | None = None
+        """What an estimate being worked out (in a thread) is for."""
+        self._failures = ReplyFailures() if failures is None else failures
 
     def replaced_by(self, session: ChatSession) -> OnScreen:
         """The owner of `session`'s conversation, now on screen instead of this one."""
-        return OnScreen(session, self.live)
+        return OnScreen(session, self.live, self._failures)
+
+    def failure(self, reply_id: int) -> ProviderError | None:
+        """How `reply_id` of this conversation failed this run, if it did."""
+        return self._failures.of(self.session.conversation_id, reply_id)
+
+    def forget_failure(self, reply_id: int) -> None:
+        """`reply_id` of this conversation is asked again: its failure no longer holds."""
+        self._failures.forget(self.session.conversation_id, reply_id)
+
+    def reply_failed(self, session: ChatSession, reply_id: int, error: ProviderError) -> None:
+        """A reply of `session`'s conversation (on screen or not) failed with `error`."""
+        self._failures.failed(session.conversation, reply_id, error)
 
     @property
     def streaming(self) -> bool:

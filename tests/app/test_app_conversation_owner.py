@@ -6,15 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual.widgets import Static
-
 from ctxchat.core.memory import MemoryKind
 from ctxchat.testing.server import Fault, ScriptedModelServer
 from ctxchat.tui.app import CtxChatApp
-from ctxchat.tui.screens.error_details import ErrorDetails
 from ctxchat.tui.widgets.memory_panel import MemoryPanel
 
 from .app_harness import SIZE, MakeApp, seed, settle, typed, until
+from .test_app_errors import dialog_text
 
 SERVER_ERROR = [
     "The model server failed with an internal error (500).",
@@ -35,10 +33,7 @@ async def details(app: CtxChatApp, pilot: Any) -> list[str]:
     app.conversation_view.focus()
     await pilot.press("ctrl+d")
     await settle(pilot)
-    screen = app.screen
-    assert isinstance(screen, ErrorDetails)
-    ids = ("#error-message", "#error-action", "#error-detail")
-    lines = [str(screen.query_one(name, Static).render()) for name in ids if screen.query(name)]
+    lines = dialog_text(app)
     await pilot.press("escape")
     await settle(pilot)
     return lines

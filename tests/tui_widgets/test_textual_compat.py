@@ -156,3 +156,18 @@ def test_a_data_bound_reactive_is_recorded_in_reactive_connect() -> None:
     assert "self._reactive_connect[name] = " in inspect.getsource(DOMNode.data_bind), changed(
         "DOMNode.data_bind", "to record each bound reactive by name in _reactive_connect"
     )
+
+
+def test_the_linux_driver_reads_input_with_the_xterm_parser_it_imports() -> None:
+    from textual._xterm_parser import XTermParser
+    from textual.drivers import linux_driver
+
+    assert issubclass(vars(linux_driver)["XTermParser"], XTermParser), changed(
+        "textual.drivers.linux_driver.XTermParser", "textual._xterm_parser.XTermParser"
+    )
+    assert "XTermParser(self._debug)" in inspect.getsource(
+        linux_driver.LinuxDriver.run_input_thread
+    ), changed("LinuxDriver.run_input_thread", "a parser made from the module's XTermParser")
+    assert parameters(XTermParser.feed) == ["self", "data"], changed(
+        "XTermParser.feed", "(self, data)"
+    )

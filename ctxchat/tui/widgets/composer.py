@@ -11,6 +11,8 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import TextArea
 
+from ctxchat.safe_text import controls_shown
+
 SEND_KEYS = ("enter",)
 NEWLINE_KEYS = ("shift+enter", "ctrl+j")
 
@@ -97,6 +99,18 @@ class Composer(TextArea):
         event.stop()
         event.prevent_default()
         action()
+
+    def on_paste(self, event: events.Paste) -> None:
+        """Insert the pasted text with its control characters shown (`\x1b` as `␛`): the box
+        shows what will be sent, and never writes a pasted escape sequence to the terminal."""
+        event.prevent_default()
+        if self.read_only:
+            return
+        start, end = self.selection
+        pasted = self.replace(
+            controls_shown(event.text), start, end, maintain_selection_offset=False
+        )
+        self.move_cursor(pasted.end_location)
 
     def action_submit(self) -> None:
         """Take the draft out and post it: what is typed from now on starts the next one."""

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from textual import events, on, work
+from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from ctxchat.chat.edits import branch_from, replace_from
@@ -54,6 +55,14 @@ SESSION_ACTIONS = frozenset(
         "toggle_context",
     }
 )
+
+DRAFT_EDITING_KEYS = frozenset({"backspace", "delete", "ctrl+w", "ctrl+u"})
+"""Keys that edit the draft and have no meaning in the conversation."""
+FOCUS_KEYS: dict[str, Callable[[Screen[object]], object]] = {
+    "tab": Screen.focus_next,
+    "shift+tab": Screen.focus_previous,
+}
+"""Keys that move focus out of the composer (its `tab_behavior` is "focus")."""
 
 
 @dataclass
@@ -155,9 +164,21 @@ class ChatActions(AppBase):
         # A printable key typed while the conversation has focus is meant for the
         # composer: focus moves there before the key is delivered, in the app's own queue,
         # so a burst of keys stays in order (and never fires a message action).
+        # So do the draft's editing keys, which mean nothing in the conversation: left
+        # there, they reached the composer's bindings only after the keys that followed.
         if (
             isinstance(event, events.Key)
-            and event.is_printable
+            and event.key in FOCUS_KEYS
+            and self.focused is self.composer
+            and self.screen is self.composer.screen
+        ):
+            # Out of the composer now, so the keys after it in a burst go where focus went
+            # (its binding would move focus only after the composer had taken them).
+            FOCUS_KEYS[event.key](self.screen)
+            return
+        if (
+            isinstance(event, events.Key)
+            and (event.is_printable or event.key in DRAFT_EDITING_KEYS)
             and isinstance(self.focused, ConversationView)
             and self.screen is self.composer.screen
         ):

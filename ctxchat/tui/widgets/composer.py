@@ -15,14 +15,40 @@ from ctxchat.safe_text import controls_shown
 
 SEND_KEYS = ("enter",)
 NEWLINE_KEYS = ("shift+enter", "ctrl+j")
+IN_ORDER_KEYS = frozenset(
+    {
+        *("backspace", "delete", "ctrl+w", "ctrl+u", "ctrl+k"),
+        *("left", "right", "up", "down", "home", "end", "ctrl+left", "ctrl+right"),
+    }
+)
+"""The editing keys run in the composer's own queue, in order with the letters: as
+bindings they would run in the app's, after the keys that followed them in a burst
+(`hello wrold`, four Backspaces and `orld` gave `hello wrold`). Tab and Shift+Tab move
+focus at once, in the app's queue (`ChatActions.on_event`), so an arrow after them in
+the same burst goes where the focus went."""
+
+
+def _editing_actions() -> dict[str, str]:
+    """The action TextArea binds to each of `IN_ORDER_KEYS`."""
+    actions: dict[str, str] = {}
+    for binding in TextArea.BINDINGS:
+        if isinstance(binding, Binding):
+            for key in binding.key.split(","):
+                if key.strip() in IN_ORDER_KEYS:
+                    actions[key.strip()] = binding.action
+    return actions
+
+
+EDITING_ACTIONS = _editing_actions()
 
 
 class Composer(TextArea):
     """Where the next message is written; its token count shows live in the input panel.
 
-    Sending and new lines are handled with the keys, in the composer's own queue: a key
-    that arrives in a burst right after Enter is typed after the sent text, never before
-    it or into it (a binding would run in the app's queue, out of order with the typing).
+    Sending, new lines and the editing keys are handled with the keys, in the composer's
+    own queue: a key that arrives in a burst right after Enter is typed after the sent
+    text, never before it or into it, and a Backspace or an arrow acts where it was typed
+    (a binding would run in the app's queue, out of order with the typing).
     """
 
     DEFAULT_CSS = """
@@ -87,13 +113,18 @@ class Composer(TextArea):
         self.send_keys = frozenset(send_keys)
         self.newline_keys = frozenset(newline_keys)
 
-    def on_key(self, event: events.Key) -> None:
+    async def on_key(self, event: events.Key) -> None:
         if event.key in self.send_keys and not self.can_send:
             action = self._hold
         elif event.key in self.send_keys:
             action = self.action_submit
         elif event.key in self.newline_keys:
             action = self.action_newline
+        elif event.key in EDITING_ACTIONS:
+            event.stop()
+            event.prevent_default()
+            await self.run_action(EDITING_ACTIONS[event.key])
+            return
         else:
             return
         event.stop()

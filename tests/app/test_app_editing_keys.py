@@ -9,6 +9,8 @@ import pytest
 from textual import events
 from textual.pilot import Pilot
 
+from ctxchat.tui.app import CtxChatApp
+
 from .app_harness import SIZE, MakeApp, burst, exchange, seed, settle, until
 
 KEY_NAMES = frozenset({"backspace", "delete", "left", "right", "home", "end", "ctrl+w"})
@@ -21,6 +23,14 @@ def keys(pilot: Pilot[Any], *names: str) -> None:
         event = events.Key(name, "\x7f" if name == "backspace" else None)
         event.set_sender(app)
         app.post_message(event)
+
+
+async def type_draft(pilot: Pilot[Any], app: CtxChatApp, text: str) -> None:
+    """Once the app has settled, type `text` into the composer."""
+    await settle(pilot)
+    app.composer.focus()
+    burst(pilot, text)
+    await until(pilot, lambda: app.composer.text == text)
 
 
 @pytest.mark.parametrize(
@@ -60,10 +70,7 @@ async def test_backspace_in_the_conversation_edits_the_draft_in_order_with_the_t
     app, _ = make_app()
     seed(app.workspace.store, exchange(2), conversation_id=None)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.composer.focus()
-        burst(pilot, "a draft with a tpyo")
-        await until(pilot, lambda: app.composer.text == "a draft with a tpyo")
+        await type_draft(pilot, app, "a draft with a tpyo")
         app.conversation_view.focus()
         await pilot.press("up")
         assert app.focused is app.conversation_view
@@ -81,10 +88,7 @@ async def test_shift_tab_then_up_in_one_burst_go_to_the_conversation_not_the_dra
     app, _ = make_app()
     seed(app.workspace.store, exchange(2), conversation_id=None)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.composer.focus()
-        burst(pilot, "a draft")
-        await until(pilot, lambda: app.composer.text == "a draft")
+        await type_draft(pilot, app, "a draft")
         keys(pilot, "shift+tab", "up")
         await until(pilot, lambda: app.screen.focused is app.conversation_view)
         await settle(pilot)

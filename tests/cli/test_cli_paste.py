@@ -4,7 +4,6 @@ sequences (coloured terminal output, a log) lands whole in the composer and send
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,7 +12,7 @@ import pytest
 from ctxchat.testing.server import ScriptedModelServer
 
 from ..waiting import until_true
-from .test_cli_pty import Terminal
+from .test_cli_pty import Terminal, rows
 
 PASTE_START = b"\x1b[200~"
 PASTE_END = b"\x1b[201~"
@@ -21,14 +20,7 @@ PASTE_END = b"\x1b[201~"
 
 def messages(database: Path) -> list[tuple[str, str, str]]:
     """(role, content, status) of every message in the store, oldest first."""
-    try:
-        with sqlite3.connect(database, timeout=5) as conn:
-            found = conn.execute(
-                "SELECT role, content, status FROM messages ORDER BY id"
-            ).fetchall()
-    except sqlite3.OperationalError:
-        return []
-    return [(str(role), str(content), str(status)) for role, content, status in found]
+    return [(role, content, status) for _, role, content, status in rows(database, 0)]
 
 
 @pytest.fixture

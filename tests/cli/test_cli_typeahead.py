@@ -5,26 +5,14 @@ line)."""
 from __future__ import annotations
 
 import os
-import sqlite3
 import termios
 from pathlib import Path
 
 from ctxchat.testing.server import ScriptedModelServer
 
 from ..waiting import until_true
+from .test_cli_paste import messages
 from .test_cli_pty import CTRL_Q, Terminal
-
-
-def messages(database: Path) -> list[tuple[str, str, str]]:
-    """(role, content, status) of every message in the store, oldest first."""
-    try:
-        with sqlite3.connect(database, timeout=5) as conn:
-            found = conn.execute(
-                "SELECT role, content, status FROM messages ORDER BY id"
-            ).fetchall()
-    except sqlite3.OperationalError:
-        return []
-    return [(str(role), str(content), str(status)) for role, content, status in found]
 
 
 def starting_up(terminal: Terminal) -> bool:

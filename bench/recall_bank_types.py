@@ -49,3 +49,5 @@ class Bank:
     chat: tuple[str, ...]
     user_chat: tuple[str, ...]
     replies: tuple[str, ...]
+    always: tuple[str, ...] = ()
+    """Keys of facts every conversation of their kind holds (the others are drawn at random)."""

@@ -1,8 +1,9 @@
 """Builds the recall-quality corpora: long dated conversations and questions with evidence.
 
-Deterministic (seeded). Two corpora from disjoint template banks: `recall_corpus.json`
-(the one recall is tuned on) and `recall_heldout.json` (other names, topics, phrasing and
-seed; only ever reported). Run: python bench/recall_corpus.py
+Deterministic (seeded). Three corpora: `recall_corpus.json` (the one recall is tuned on),
+`recall_superseded.json` (tuned on too: decisions changed in more shapes, with the first
+corpus's facts as filler) and `recall_heldout.json` (a disjoint bank: other names, topics,
+phrasing and seed; only ever reported). Run: python bench/recall_corpus.py
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from recall_bank_dev import DEV_BANK
 from recall_bank_heldout import HELDOUT_BANK
+from recall_bank_superseded import SUPERSEDED_BANK
 from recall_bank_types import Bank, FactSpec, Persona
 
 from ctxchat.core.recall import PREFIX_LENGTH, query_terms
@@ -161,7 +163,9 @@ def build_corpus(bank: Bank, seed: int) -> dict[str, Any]:
     conversations = []
     for persona in bank.personas:
         pool = bank.friend_facts if persona.kind == "friends" else bank.assistant_facts
-        facts = rng.sample(pool, min(persona.facts, len(pool)))
+        always = [fact for fact in pool if fact.key in bank.always]
+        rest = [fact for fact in pool if fact.key not in bank.always]
+        facts = always + rng.sample(rest, min(persona.facts - len(always), len(rest)))
         built = build_conversation(bank, persona, rng, facts, persona.sessions)
         conversations.append(
             {
@@ -179,6 +183,7 @@ def main() -> None:
     DATA.mkdir(exist_ok=True)
     for bank, seed, name in (
         (DEV_BANK, 16, "recall_corpus"),
+        (SUPERSEDED_BANK, 1616, "recall_superseded"),
         (HELDOUT_BANK, 9016, "recall_heldout"),
     ):
         corpus = build_corpus(bank, seed)

@@ -1,13 +1,14 @@
 """Benchmark: does recall put the turns that answer a question into the request?
 
-Each conversation of bench/data/recall_corpus.json (and recall_heldout.json) is stored in a
+Each conversation of the corpora in bench/data (recall_corpus.json and recall_superseded.json,
+tuned on; recall_heldout.json, only measured) is stored in a
 real store; each question is planned by a real ChatSession as the next message after the
 whole conversation (gpt-4o counts, output reserve 512), with recall off, with full-text
 recall, and with semantic recall (the embeddings extra). A question's evidence turn counts as
 present only when its text is in the request's messages. Prints evidence recall by question
 type and window, the superseded facts' newer decision, and the median planning time.
 
-Run: python bench/recall_quality.py [--corpus dev|heldout|both] [--no-semantic]
+Run: python bench/recall_quality.py [--corpus dev|superseded|heldout|tuning|all] [--no-semantic]
 """
 
 from __future__ import annotations
@@ -29,7 +30,11 @@ from ctxchat.config.settings import ContextSettings, ProviderProfile, RecallSett
 from ctxchat.store import Store
 
 DATA = Path(__file__).resolve().parent / "data"
-CORPORA = {"dev": "recall_corpus.json", "heldout": "recall_heldout.json"}
+CORPORA = {
+    "dev": "recall_corpus.json",
+    "superseded": "recall_superseded.json",
+    "heldout": "recall_heldout.json",
+}
 WINDOWS = (4_096, 8_192, 16_384)
 RESERVE = 512
 MODES = ("off", "full-text", "semantic")
@@ -166,11 +171,13 @@ def report(name: str, corpus: dict[str, Any], tally: Tally, modes: tuple[str, ..
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", choices=("dev", "heldout", "both"), default="both")
+    parser.add_argument("--corpus", choices=(*CORPORA, "tuning", "all"), default="all")
     parser.add_argument("--no-semantic", action="store_true")
     arguments = parser.parse_args()
     modes = MODES[:2] if arguments.no_semantic else MODES
-    names = ("dev", "heldout") if arguments.corpus == "both" else (arguments.corpus,)
+    names = {"all": tuple(CORPORA), "tuning": ("dev", "superseded")}.get(
+        arguments.corpus, (arguments.corpus,)
+    )
     for name in names:
         corpus = json.loads((DATA / CORPORA[name]).read_text(encoding="utf-8"))
         tally = Tally()

@@ -81,6 +81,7 @@ class SemanticRecall:
         *,
         pause: float = 1.0,
         cancelled: Callable[[], bool] = lambda: False,
+        embedded: Callable[[bool], None] = lambda wanted: None,
     ) -> int:
         """Embed every message that has no vector yet (in a worker thread); how many.
 
@@ -88,7 +89,8 @@ class SemanticRecall:
         `pause` times as long as the batch took, so a long history embedded on first use
         leaves the interpreter to the UI about half the time; on Linux the thread also runs
         at a lower priority. It stops early when `cancelled()` says so (the conversation
-        was left).
+        was left). After each batch `embedded(wanted)` is called, `wanted` telling whether
+        it held messages a query asked for: recall results may change.
         """
         from ctxchat.embeddings import embed_pending
 
@@ -98,17 +100,19 @@ class SemanticRecall:
         total = 0
         while not cancelled():
             started = time.monotonic()
+            wanted = self._take_wanted(batch)
             done = embed_pending(
                 self.store,
                 self._encoder,
                 self.conversation_id,
                 batch,
                 index=self._index,
-                first=self._take_wanted(batch),
+                first=wanted,
             )
             total += done
             if done == 0:
                 break
+            embedded(bool(wanted))
             resume = time.monotonic() + (time.monotonic() - started) * pause
             while not cancelled() and (left := resume - time.monotonic()) > 0:
                 time.sleep(min(left, 0.1))  # short naps, so a cancel is heard at once

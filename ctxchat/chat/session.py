@@ -34,6 +34,7 @@ from ctxchat.core.recall import (
     rank_recall,
     uncommon_terms,
     with_neighbours,
+    with_references,
 )
 from ctxchat.core.server_count import TemplateCost
 from ctxchat.core.summary import FoldRange, SummaryStrategy, pending_fold
@@ -43,15 +44,19 @@ from ctxchat.core.tokens import (
     TokenCounter,
     count_message,
 )
+from ctxchat.embeddings import EmbeddingsUnavailable, missing_packages
 from ctxchat.model.backend import ModelBackend
 from ctxchat.model.errors import ProviderError
 from ctxchat.model.request import ChatRequest, build_chat_request
 from ctxchat.store import Store, StoredMessage, StoreError, SummaryVersion
 
-SEMANTIC_MISSING = (
-    "Semantic recall is on in the config, but the embeddings extra is not installed "
-    "(pip install 'ctxchat[embeddings]'): earlier turns are recalled by their words only."
-)
+WORDS_ONLY = "Recall by words only, not by meaning."
+
+
+def words_only_note(missing: list[str]) -> str:
+    """The plan's warning when semantic recall is on in the config but `missing` (packages
+    of the embeddings extra) are not installed: what to install to have it."""
+    return f"{WORDS_ONLY} {EmbeddingsUnavailable(missing)}"
 
 
 class OverBudget(Exception):
@@ -121,6 +126,8 @@ class ChatSession:
         self.store = store
         self.settings = settings
         self.profile = profile
+        self.default_profile = profile
+        """The profile of a conversation with none chosen for it (see `conversation_profile`)."""
         self.conversation_id = conversation_id
         self.backend = backend
         self.mode = mode or settings.default_mode
@@ -145,7 +152,7 @@ class ChatSession:
         self.semantic: SemanticRecall | None = None
         # The summarizer's own server, when `[summary] profile` names another one.
         self._summary_backend: ModelBackend | None = None
-        self._semantic_missing: bool | None = None
+        self._semantic_missing: str | None = None
         # What the server said about itself (asked, or cached from an earlier run).
         self.facts: ServerFacts | None = None
 
@@ -234,7 +241,11 @@ class ChatSession:
 
     def _terms(self) -> ConversationTerms:
         if self._cache.terms is None:
-            self._cache.terms = ConversationTerms(m.content for m in self.history() if m.sendable)
+            terms = ConversationTerms()
+            for message in self.history():
+                if message.sendable:
+                    terms.add(message.content, message.id)
+            self._cache.terms = terms
         return self._cache.terms
 
     def recall(self, draft: str | None) -> tuple[RecallHit, ...]:
@@ -289,7 +300,8 @@ class ChatSession:
         if candidates or kept:
             candidates.extend(self._memory_candidates(kept, candidates))
             ranked = rank_recall(candidates, kept, settings.half_life)
-            hits = tuple(with_neighbours(ranked, history, positions))
+            later = with_references(ranked, history, positions, stats)
+            hits = tuple(with_neighbours(later, history, positions))
         if len(self._cache.recall) > 16:
             self._cache.recall.clear()
         self._cache.recall[draft] = hits
@@ -337,8 +349,9 @@ class ChatSession:
         """
         self.catch_up()
         plan = self._assemble(draft)
-        if self._recall_note():
-            plan = dataclasses.replace(plan, warnings=(*plan.warnings, SEMANTIC_MISSING))
+        note = self._recall_note()
+        if note:
+            plan = dataclasses.replace(plan, warnings=(*plan.warnings, note))
         previous = self.last_request()
         if previous is None:
             return plan
@@ -370,13 +383,13 @@ class ChatSession:
             return plan
         return dataclasses.replace(plan, request=self.request_for(plan).shown())
 
-    def _recall_note(self) -> bool:
-        """Whether semantic recall is configured but cannot run (the extra is missing)."""
+    def _recall_note(self) -> str:
+        """What the plan says when semantic recall is configured but cannot run (packages of
+        the embeddings extra are missing); empty when it can, or is off."""
         if self._semantic_missing is None:
             recall = self.settings.recall
-            self._semantic_missing = (
-                recall.enabled and recall.semantic and not SemanticRecall.possible()
-            )
+            missing = missing_packages() if recall.enabled and recall.semantic else []
+            self._semantic_missing = words_only_note(missing) if missing else ""
         return self._semantic_missing
 
     def remember_request(self, plan: ContextPlan) -> None:
@@ -597,7 +610,7 @@ class ChatSession:
         history, terms = self._cache.history, self._cache.terms
         if terms is not None:
             if history and history[-1].id < message.id and message.to_history().sendable:
-                terms.add(message.content)  # a new message
+                terms.add(message.content, message.id)  # a new message
             else:
                 self._cache.terms = None  # an edit: counted again when next asked
         if self._cache.history is not None:
@@ -692,6 +705,7 @@ class ChatSession:
         other.facts = self.facts
         other.server_counts = self.server_counts
         other.server_notes = self.server_notes
+        other.default_profile = self.default_profile
         return other
 
     def summary_profile(self) -> ProviderProfile:
@@ -702,7 +716,7 @@ class ChatSession:
         """The server summaries are written by: the chat's, unless the summary profile talks
         to another server (or with another key or headers). Raises MissingApiKey."""
         profile = self.summary_profile()
-        if self.backend is None or _same_server(profile, self.profile, self.env):
+        if self.backend is None or same_server(profile, self.profile, self.env):
             return self.backend
         if self._summary_backend is None:
             from ctxchat.chat.session_factory import make_backend
@@ -763,7 +777,7 @@ class ChatSession:
         return facts
 
 
-def _same_server(one: ProviderProfile, other: ProviderProfile, env: Mapping[str, str]) -> bool:
+def same_server(one: ProviderProfile, other: ProviderProfile, env: Mapping[str, str]) -> bool:
     """Whether requests for the two profiles go to one server the same way."""
 
     def key(profile: ProviderProfile) -> str | None:

@@ -13,7 +13,7 @@ from enum import StrEnum
 
 from ctxchat.chat.options import SessionOptions
 from ctxchat.chat.semantic import SemanticRecall
-from ctxchat.chat.session import ChatSession
+from ctxchat.chat.session import ChatSession, same_server
 from ctxchat.chat.window import WindowInfo
 from ctxchat.chat.workspace import Workspace
 from ctxchat.config.errors import MissingApiKey
@@ -21,17 +21,20 @@ from ctxchat.config.server_facts import ServerFacts
 from ctxchat.config.settings import ModelSettings, ProviderProfile, Settings
 from ctxchat.model.backend import ModelBackend
 from ctxchat.model.errors import ProviderError
+from ctxchat.store.records import Conversation
 
 __all__ = [
     "Connect",
     "NoServer",
     "SessionOptions",
+    "conversation_profile",
     "learn_server",
     "make_backend",
     "open_session",
     "prepare_recall",
     "resolve_profile",
     "semantic_recall_for",
+    "session_on",
 ]
 
 
@@ -78,6 +81,24 @@ def resolve_profile(settings: Settings, options: SessionOptions) -> ProviderProf
     return profile
 
 
+def conversation_profile(
+    default: ProviderProfile, settings: Settings, conversation: Conversation
+) -> ProviderProfile:
+    """The profile a conversation talks to: the profile and model chosen for it (F4), else
+    `default`. A chosen profile the config no longer has leaves the choice unused."""
+    name, model = conversation.chosen_profile, conversation.chosen_model
+    profile = default
+    if name is not None and name != default.name:
+        if name not in settings.profiles:
+            return default
+        profile = settings.profile(name)
+    return dataclasses.replace(profile, model=model) if model else profile
+
+
+def _given_on_command_line(options: SessionOptions) -> bool:
+    return bool(options.profile or options.model or options.base_url)
+
+
 def make_backend(
     profile: ProviderProfile, env: Mapping[str, str], timeouts: ModelSettings | None = None
 ) -> ModelBackend:
@@ -107,11 +128,15 @@ def open_session(
     when `connect` is MUST.
     """
     settings = workspace.settings
-    profile = profile or resolve_profile(settings, options)
-    if profile is None:
+    default = profile or resolve_profile(settings, options)
+    if default is None:
         if connect is Connect.MUST:
             raise NoServer
-        profile = ProviderProfile(name="none", base_url="", model=options.model or "")
+        default = ProviderProfile(name="none", base_url="", model=options.model or "")
+    profile = default
+    if conversation_id is not None and not _given_on_command_line(options) and default.base_url:
+        conversation = workspace.store.get_conversation(conversation_id)
+        profile = conversation_profile(default, settings, conversation)
     backend = None
     if connect is not Connect.NO and profile.base_url:
         try:
@@ -131,8 +156,40 @@ def open_session(
         secrets=workspace.secrets,
         env=workspace.env,
     )
+    session.default_profile = default
     session.use_facts(workspace.state.facts_for(profile.base_url, profile.model))
     return session
+
+
+def session_on(
+    session: ChatSession,
+    workspace: Workspace,
+    conversation_id: int,
+    *,
+    notes: Callable[[str], None] = lambda note: None,
+) -> ChatSession:
+    """A session on another conversation, talking to the profile and model chosen for it
+    (else the default one): the same connection when it is the same server."""
+    other = session.for_conversation(conversation_id)
+    if not other.default_profile.base_url:
+        return other
+    conversation = workspace.store.get_conversation(conversation_id)
+    wanted = conversation_profile(other.default_profile, workspace.settings, conversation)
+    if wanted == other.profile:
+        return other
+    backend = other.backend
+    if backend is None or not same_server(wanted, other.profile, workspace.env):
+        try:
+            backend = make_backend(wanted, workspace.env, workspace.settings.model)
+        except MissingApiKey as error:
+            notes(f"{error} Replies cannot be sent until it is set.")
+            backend = None
+    other.switch_model(wanted, backend)
+    window = cached_window(workspace, wanted)
+    if window is not None:
+        other.window = window
+    other.use_facts(workspace.state.facts_for(wanted.base_url, wanted.model))
+    return other
 
 
 def cached_window(workspace: Workspace, profile: ProviderProfile) -> WindowInfo | None:
@@ -194,6 +251,8 @@ async def adopt_only_model(session: ChatSession, workspace: Workspace) -> str | 
             else None
         )
     profile = dataclasses.replace(session.profile, model=models[0])
+    if session.default_profile == session.profile:
+        session.default_profile = profile  # other conversations with no choice use it too
     session.switch_model(profile, session.backend)
     window = cached_window(workspace, profile)
     if window is not None:

@@ -8,10 +8,11 @@ from contextlib import contextmanager
 from typing import Any
 
 from ctxchat.chat.options import SessionOptions
+from ctxchat.chat.reachability import unreachable_notice
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.session_factory import Connect, NoServer, open_session
 from ctxchat.chat.workspace import Workspace, open_workspace
-from ctxchat.cli.exits import EXIT_USAGE, CliError
+from ctxchat.cli.exits import EXIT_PROVIDER, EXIT_USAGE, CliError
 from ctxchat.cli.output import warn, write_out
 
 
@@ -41,6 +42,14 @@ def make_session(
         return open_session(space, options, conversation, connect=connect)
     except NoServer as error:
         raise CliError(str(error)) from None
+
+
+async def require_server(session: ChatSession, space: Workspace) -> None:
+    """Stop with one line (exit 3) when nothing answers at the session's server, before
+    anything is stored or sent."""
+    notice = await unreachable_notice(session, space.loaded.path)
+    if notice is not None:
+        raise CliError(notice, EXIT_PROVIDER)
 
 
 def print_json(data: Any) -> None:

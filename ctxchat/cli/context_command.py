@@ -9,10 +9,12 @@ from rich.console import Group
 from rich.text import Text
 
 from ctxchat.chat.options import SessionOptions
+from ctxchat.chat.reachability import unreachable_notice
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.session_factory import Connect, learn_server, prepare_recall
 from ctxchat.chat.workspace import Workspace
 from ctxchat.cli.common import conversation_id, make_session, print_json, workspace
+from ctxchat.cli.output import warn
 from ctxchat.cli.tables import cell, console, table
 from ctxchat.core.plan import ContextPlan, PlanStatus
 
@@ -51,6 +53,15 @@ def show_context(args: argparse.Namespace, options: SessionOptions) -> int:
 
 async def _learn(session: ChatSession, space: Workspace, *, offline: bool) -> None:
     try:
+        profile = session.profile
+        kept = space.state.facts_for(profile.base_url, profile.model)
+        if not offline and (kept is None or not kept.fresh()):
+            # The plan needs no server: one line says none answers, and the window is the
+            # configured or documented one, without guesses about what it "does not report".
+            notice = await unreachable_notice(session, space.loaded.path)
+            if notice is not None:
+                warn(f"note: {notice}")
+                return
         await learn_server(session, space, offline=offline)
     finally:
         await session.aclose()

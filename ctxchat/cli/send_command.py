@@ -21,7 +21,13 @@ from ctxchat.chat.turn import (
     send_message,
 )
 from ctxchat.chat.workspace import Workspace
-from ctxchat.cli.common import conversation_id, make_session, print_json, workspace
+from ctxchat.cli.common import (
+    conversation_id,
+    make_session,
+    print_json,
+    require_server,
+    workspace,
+)
 from ctxchat.cli.ctrl_c import CtrlC
 from ctxchat.cli.exits import EXIT_INTERRUPTED, EXIT_PROVIDER, EXIT_USAGE, CliError
 from ctxchat.cli.output import warn, write_out
@@ -78,6 +84,7 @@ async def _send(
     code = 0
     with CtrlC() as ctrl_c:
         try:
+            await require_server(session, space)
             await learn_server(session, space, offline=offline)
             async with contextlib.aclosing(send_message(session, text)) as events:
                 async for event in events:
@@ -169,6 +176,7 @@ async def _summarize(
 ) -> int:
     assert session.backend is not None
     try:
+        await require_server(session, space)
         # Batches are sized from the budget: the window the chat uses, as everywhere.
         await learn_server(session, space, offline=offline)
         summarizer = Summarizer.for_session(session)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ctxchat.config.files import write_private_file
 from ctxchat.config.settings import ProviderProfile, Settings
+from ctxchat.config.shipped_keys import SHIPPED_KEYS
 
 EXAMPLE_PROFILE = ProviderProfile(
     name="local",
@@ -256,12 +257,15 @@ def _model(settings: Settings) -> str:
 
 def _keys(settings: Settings) -> str:
     text = "# Key remaps: binding id = keys (comma-separated for several).\n"
-    text += "# The ids are in the README's key table, e.g. the find bar's \"find.next\".\n"
     text += _table("keys")
     if settings.keymap:
         text += _dump(dict(settings.keymap))
-    else:
-        text += _commented(_dump({"mode.toggle": "ctrl+o", "conversation.find": "ctrl+f"}))
+    text += (
+        "# Every binding id, with the keys it ships with. Letters typed on the conversation\n"
+        "# or the memory panel go to the composer, so a bare letter there never fires.\n"
+    )
+    shipped = {name: keys for name, keys in SHIPPED_KEYS.items() if name not in settings.keymap}
+    text += _commented(_dump(shipped))
     return text
 
 

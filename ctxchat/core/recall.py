@@ -17,7 +17,13 @@ from dataclasses import dataclass
 from ctxchat.core.budget import Budget, Layer
 from ctxchat.core.history import HistoryMessage, preview
 from ctxchat.core.plan import LayerPlan, LeftOut, PlanItem, Reason
-from ctxchat.core.termstats import PREFIX_LENGTH, ConversationTerms, occurrences, spaced
+from ctxchat.core.termstats import (
+    PREFIX_LENGTH,
+    ConversationTerms,
+    occurrences,
+    spaced,
+    words_of,
+)
 from ctxchat.core.tokens import MESSAGE_OVERHEAD, TokenCounter, count_message
 
 __all__ = ["PREFIX_LENGTH", "ConversationTerms"]
@@ -184,12 +190,26 @@ class RecallHit:
     message_id: int | None = None
     cosine: float | None = None
     neighbour_of: int | None = None
+    follows: int | None = None
+    """The recalled message this later one refers back to (see `with_references`)."""
+    referred_by: int | None = None
+    """The recalled message that refers back to this earlier one."""
 
     @property
     def why(self) -> str:
         if self.neighbour_of is not None:
             return (
                 f"neighbour of #{self.neighbour_of} (question and answer); {self.age} messages ago"
+            )
+        if self.follows is not None:
+            return (
+                f"later on the topic of #{self.follows} (shares {', '.join(self.terms)}); "
+                f"{self.age} messages ago"
+            )
+        if self.referred_by is not None:
+            return (
+                f"what #{self.referred_by} refers back to (shares {', '.join(self.terms)}); "
+                f"{self.age} messages ago"
             )
         reasons = []
         if self.terms:
@@ -288,6 +308,83 @@ def rank_recall(
     return hits
 
 
+# How far recall follows later messages that refer back: to a decision, to its change, to
+# the change of that.
+LATER_DEPTH = 3
+
+
+def with_references(
+    hits: Sequence[RecallHit],
+    history: Sequence[HistoryMessage],
+    positions: dict[int, int],
+    stats: ConversationTerms,
+) -> list[RecallHit]:
+    """The hits, each followed by the earlier message it refers back to, then by the later
+    messages that refer back to it (newest first, and those by theirs, up to LATER_DEPTH).
+
+    A message refers back to the earlier one it shares its rarest words with (see
+    `ConversationTerms.refers_back_to`): the name of a thing, a place, a person. A decision
+    can be changed later in words the question does not hold ("Scratch Naples, we're doing
+    Malaga instead" for "where are you going on holiday?"), and an answer can name someone
+    an earlier message introduced ("Tariq closed our first customer" for "who found our
+    first customer, and what is their role?"): the shared name ties them. They follow their
+    hit in priority, so the request holds the hit with what it builds on and what became
+    of it.
+    """
+    ranked = {hit.message_id: hit for hit in hits if hit.message_id is not None}
+    newest = len(history) - 1
+    placed: set[int] = set()
+    result: list[RecallHit] = []
+
+    def text_of(message_id: int) -> str | None:
+        position = positions.get(message_id)
+        return history[position].content if position is not None else None
+
+    def place(
+        message_id: int, of: RecallHit, shared: tuple[str, ...], *, later: bool
+    ) -> RecallHit | None:
+        position = positions.get(message_id)
+        if position is None or message_id in placed or not history[position].sendable:
+            return None
+        placed.add(message_id)
+        message = history[position]
+        # A hit in its own right keeps its own reasons; it just comes sooner.
+        hit = ranked.get(message_id) or _brought(
+            message,
+            of,
+            newest - position,
+            terms=shared,
+            follows=of.message_id if later else None,
+            referred_by=None if later else of.message_id,
+        )
+        result.append(hit)
+        return hit
+
+    def follow(hit: RecallHit, depth: int) -> None:
+        if hit.message_id is None or depth == LATER_DEPTH:
+            return
+        for later_id, shared in stats.referring_back(hit.message_id, hit.content, text_of):
+            later = place(later_id, hit, shared, later=True)
+            if later is not None:
+                follow(later, depth + 1)
+
+    for hit in hits:
+        if hit.message_id is None:
+            result.append(hit)
+            continue
+        # A hit placed already (beside a message it refers to) still brings its own.
+        if hit.message_id not in placed:
+            placed.add(hit.message_id)
+            result.append(hit)
+        follow(hit, 0)
+        earlier = stats.refers_back_to(hit.message_id, hit.content)
+        if earlier is not None and (earlier_text := text_of(earlier)) is not None:
+            held = set(words_of(earlier_text))
+            shared = tuple(w for w in stats.topic_words(hit.content) if w in held)
+            place(earlier, hit, shared, later=False)
+    return result
+
+
 def is_question(text: str) -> bool:
     return text.rstrip().endswith("?")
 
@@ -329,6 +426,20 @@ def with_neighbours(
 
 
 def _neighbour(message: HistoryMessage, of: RecallHit, age: int) -> RecallHit:
+    return _brought(message, of, age, neighbour_of=of.message_id)
+
+
+def _brought(
+    message: HistoryMessage,
+    of: RecallHit,
+    age: int,
+    *,
+    terms: tuple[str, ...] = (),
+    neighbour_of: int | None = None,
+    follows: int | None = None,
+    referred_by: int | None = None,
+) -> RecallHit:
+    """`message` as a hit brought along by the hit `of`, ranked as it is."""
     return RecallHit(
         ref=message.ref,
         role=message.role,
@@ -337,10 +448,12 @@ def _neighbour(message: HistoryMessage, of: RecallHit, age: int) -> RecallHit:
         score=of.score,
         relevance=of.relevance,
         recency=of.recency,
-        terms=(),
+        terms=terms,
         age=max(age, 0),
         message_id=message.id,
-        neighbour_of=of.message_id,
+        neighbour_of=neighbour_of,
+        follows=follows,
+        referred_by=referred_by,
     )
 
 
@@ -377,6 +490,9 @@ def plan_recall(
     left_out: list[LeftOut] = []
     chosen: list[RecallHit] = []
     items: list[PlanItem] = []
+    # The same words said again ("We should plan something for the summer.") tell the model
+    # nothing more: a text is recalled once.
+    said: dict[str, str] = {m.content: m.ref for m in working}
     used = count_message(counter, "system", RECALL_HEADER + "\n").tokens
     for hit in hits:
         if hit.message_id is not None and hit.message_id in in_working:
@@ -389,6 +505,16 @@ def plan_recall(
                     preview(hit.content),
                 )
             )
+        elif hit.message_id is not None and hit.content in said:
+            left_out.append(
+                LeftOut(
+                    hit.ref,
+                    hit.tokens,
+                    Reason.DUPLICATE,
+                    f"same text as {said[hit.content].replace('message:', '#')}",
+                    preview(hit.content),
+                )
+            )
         elif hit.ref.startswith("memory:") and hit.ref not in budget_dropped:
             continue
         elif used + hit.tokens - MESSAGE_OVERHEAD - 1 <= allowance and (
@@ -397,6 +523,7 @@ def plan_recall(
             used += line
             chosen.append(hit)
             items.append(PlanItem(hit.ref, line, hit.why))
+            said.setdefault(hit.content, hit.ref)
         else:
             # Too big to fit whatever its tag costs: its stored count says so.
             left_out.append(

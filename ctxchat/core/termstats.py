@@ -11,7 +11,7 @@ import bisect
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -20,6 +20,13 @@ PREFIX_LENGTH = 5
 # BM25's usual constants: how fast repeats of a word stop counting, how much length matters.
 K1 = 1.2
 B = 0.75
+# A word at most this share of a conversation's messages hold (a place, a product, a
+# person's name said in passing) ties the messages that hold it to one topic.
+TOPIC_SHARE = 0.01
+# ...and at most this many: a word more messages hold is a running theme, not the name of one
+# thing, and following it would cost time on long histories (which messages hold a word is
+# kept for this many).
+TOPIC_POSTINGS = 20
 
 
 def words_of(text: str) -> list[str]:
@@ -52,19 +59,84 @@ class ConversationTerms:
         self._documents: Counter[str] = Counter()
         self._vocabulary: list[str] | None = None
         self._prefixes: dict[str, int] = {}
+        self._holders: dict[str, list[int]] = {}
+        self._refers: dict[int, int | None] = {}
+        self._weights: dict[str, float] = {}
         self.messages = 0
         self.words = 0
         for text in texts:
             self.add(text)
 
-    def add(self, text: str) -> None:
-        """Count one more message."""
-        words = words_of(text)
-        self._documents.update(set(words))
+    def add(self, text: str, message_id: int | None = None) -> None:
+        """Count one more message (the newest: ids grow with time); with its id, its rare
+        words tie it to the earlier message it refers back to (see `refers_back_to`)."""
+        words = set(words_of(text))
+        self._documents.update(words)
         self.messages += 1
-        self.words += len(words)
+        self.words += len(words_of(text))
         self._vocabulary = None
         self._prefixes.clear()
+        self._refers.clear()
+        self._weights.clear()
+        if message_id is not None:
+            for word in words:
+                held = self._holders.setdefault(word, [])
+                if len(held) <= TOPIC_POSTINGS:
+                    held.append(message_id)
+
+    def topic_words(self, text: str) -> list[str]:
+        """The words of `text` that at most TOPIC_SHARE of the messages hold (and at least
+        one other message does): names of places, products, people said in passing."""
+        return [word for word, _ in self._topic_weights(text)]
+
+    def _topic_weights(self, text: str) -> list[tuple[str, float]]:
+        limit = min(max(2.0, TOPIC_SHARE * self.messages), TOPIC_POSTINGS)
+        found = []
+        for word in dict.fromkeys(words_of(text)):
+            if len(word) >= 3 and not word.isdigit() and 2 <= self._documents[word] <= limit:
+                weight = self._weights.get(word)
+                if weight is None:
+                    weight = self._weights[word] = self.weight(word)
+                found.append((word, weight))
+        return found
+
+    def _shared(self, text: str, message_id: int, *, later: bool) -> dict[int, float]:
+        """The messages after (or before) `message_id` that share topic words with `text`,
+        and how much those words weigh."""
+        shared: dict[int, float] = {}
+        for word, weight in self._topic_weights(text):
+            held = self._holders.get(word, [])
+            cut = (
+                bisect.bisect_right(held, message_id)
+                if later
+                else bisect.bisect_left(held, message_id)
+            )
+            for other in held[cut:] if later else held[:cut]:
+                shared[other] = shared.get(other, 0.0) + weight
+        return shared
+
+    def refers_back_to(self, message_id: int, text: str) -> int | None:
+        """The earlier message that `text` (message `message_id`) shares the rarest words with
+        (the newest among equals): the one it most likely refers back to."""
+        if message_id in self._refers:
+            return self._refers[message_id]
+        shared = self._shared(text, message_id, later=False)
+        best = max(shared, key=lambda i: (shared[i], i)) if shared else None
+        self._refers[message_id] = best
+        return best
+
+    def referring_back(
+        self, message_id: int, text: str, text_of: Callable[[int], str | None]
+    ) -> list[tuple[int, tuple[str, ...]]]:
+        """The later messages that refer back to message `message_id` (see `refers_back_to`),
+        newest first, each with the topic words it shares with `text`."""
+        found = []
+        for later in sorted(self._shared(text, message_id, later=True), reverse=True):
+            later_text = text_of(later)
+            if later_text is not None and self.refers_back_to(later, later_text) == message_id:
+                held = set(words_of(later_text))
+                found.append((later, tuple(w for w in self.topic_words(text) if w in held)))
+        return found
 
     @property
     def average_length(self) -> float:

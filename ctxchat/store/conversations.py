@@ -9,7 +9,10 @@ from ctxchat.store.database import Database
 from ctxchat.store.errors import NotFound
 from ctxchat.store.records import Conversation, ConversationInfo
 
-_COLUMNS = "id, title, model, profile, active_summary_id, created_at, updated_at"
+_COLUMNS = (
+    "id, title, model, profile, active_summary_id, created_at, updated_at, "
+    "chosen_profile, chosen_model"
+)
 
 
 def _conversation(row: Any) -> Conversation:
@@ -35,7 +38,8 @@ class ConversationStore(Database):
                 (clean_title(title), model, profile, now, now),
             )
             assert cursor.lastrowid is not None
-            return self._get_conversation(conn, cursor.lastrowid)
+        # Built from what was written: nothing else is set on a new conversation.
+        return Conversation(cursor.lastrowid, clean_title(title), model, profile, None, now, now)
 
     def get_conversation(self, conversation_id: int) -> Conversation:
         with self.reading() as conn:
@@ -81,6 +85,19 @@ class ConversationStore(Database):
             conn.execute(
                 "UPDATE conversations SET title = ?, updated_at = ? WHERE id = ?",
                 (clean_title(title), self.now(), conversation_id),
+            )
+            return self._get_conversation(conn, conversation_id)
+
+    def choose_model(
+        self, conversation_id: int, profile: str | None, model: str | None
+    ) -> Conversation:
+        """Remember the profile and model chosen for a conversation (None, None: forget the
+        choice, so the configured one applies again)."""
+        with self.transaction() as conn:
+            self._require_conversation(conn, conversation_id)
+            conn.execute(
+                "UPDATE conversations SET chosen_profile = ?, chosen_model = ? WHERE id = ?",
+                (profile, model, conversation_id),
             )
             return self._get_conversation(conn, conversation_id)
 

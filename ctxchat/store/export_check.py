@@ -87,6 +87,10 @@ _CONVERSATION: dict[str, Check] = {
     "updated_at": _timestamp,
     "active_summary_version": _or_none(_integer(1)),
 }
+_CONVERSATION_OPTIONAL: dict[str, Check] = {
+    "chosen_profile": _or_none(_text),
+    "chosen_model": _or_none(_text),
+}
 _MESSAGE: dict[str, Check] = {
     "id": _ID,
     "parent_id": _or_none(_ID),
@@ -191,7 +195,9 @@ def _plans(data: Mapping[str, Any], problems: list[str]) -> None:
 def export_problems(data: Mapping[str, Any]) -> list[str]:
     """Every place where `data` departs from the export format, as "path: what was expected"."""
     problems: list[str] = []
-    _record(data.get("conversation"), "conversation", _CONVERSATION, problems)
+    _record(
+        data.get("conversation"), "conversation", _CONVERSATION, problems, _CONVERSATION_OPTIONAL
+    )
     _records(data, "messages", _MESSAGE, problems, _MESSAGE_OPTIONAL)
     _records(data, "summaries", _SUMMARY, problems)
     _plans(data, problems)

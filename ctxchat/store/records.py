@@ -19,7 +19,11 @@ def conversation_name(conversation_id: int, title: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Conversation:
-    """A conversation; `title` is empty until one is given. Timestamps: seconds since the epoch."""
+    """A conversation; `title` is empty until one is given. Timestamps: seconds since the epoch.
+
+    `model` and `profile` are what it started with; `chosen_profile` and `chosen_model` what
+    the user chose for it since (None: nothing chosen, the configured one applies).
+    """
 
     id: int
     title: str
@@ -28,6 +32,8 @@ class Conversation:
     active_summary_id: int | None
     created_at: float
     updated_at: float
+    chosen_profile: str | None = None
+    chosen_model: str | None = None
 
     @property
     def name(self) -> str:

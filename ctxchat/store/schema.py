@@ -275,6 +275,13 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         """,
         "CREATE INDEX reply_variants_by_reply ON reply_variants(reply_id, id)",
     ),
+    # 10: the profile and model the user chose for a conversation (F4), used whenever it is
+    # opened again. NULL: none chosen, the configured one is used (`model` and `profile`
+    # record what the conversation started with, not a choice).
+    (
+        "ALTER TABLE conversations ADD COLUMN chosen_profile TEXT",
+        "ALTER TABLE conversations ADD COLUMN chosen_model TEXT",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

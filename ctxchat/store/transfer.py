@@ -211,6 +211,8 @@ class TransferStore(ReplyStore, VariantStore, MemoryStore):
                 "title": conversation.title,
                 "model": conversation.model,
                 "profile": conversation.profile,
+                "chosen_profile": conversation.chosen_profile,
+                "chosen_model": conversation.chosen_model,
                 "created_at": conversation.created_at,
                 "updated_at": conversation.updated_at,
                 "active_summary_version": None if active is None else active.version,
@@ -257,12 +259,15 @@ class TransferStore(ReplyStore, VariantStore, MemoryStore):
     def _import(self, conn: sqlite3.Connection, data: Mapping[str, Any]) -> int:
         source = data["conversation"]
         cursor = conn.execute(
-            "INSERT INTO conversations (title, model, profile, created_at, updated_at) "
-            "VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO conversations (title, model, profile, chosen_profile, chosen_model, "
+            "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
             (
                 source["title"],
                 source["model"],
                 source["profile"],
+                # Absent from exports made before a conversation remembered its model.
+                source.get("chosen_profile"),
+                source.get("chosen_model"),
                 source["created_at"],
                 source["updated_at"],
             ),

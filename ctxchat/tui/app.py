@@ -83,6 +83,7 @@ class CtxChatApp(
                     self._servers,
                     openai_key_present=bool(self.workspace.env.get("OPENAI_API_KEY")),
                     config_path=str(self.workspace.locations.config_file),
+                    env=self.workspace.env,
                 ),
                 self._setup_done,
             )
@@ -167,7 +168,11 @@ class CtxChatApp(
             base_url=choice.base_url or OPENAI_DEFAULT_BASE_URL,
             model=choice.model,
             api_key_env=choice.api_key_env,
+            api_key=choice.api_key if choice.store_key else None,
         )
+        if choice.api_key and not choice.store_key and choice.api_key_env:
+            # For this run only, as if it had been exported; the config names the variable.
+            self.workspace.env[choice.api_key_env] = choice.api_key
         path = self.workspace.locations.config_file
         if path.exists():
             self.notify(
@@ -184,7 +189,7 @@ class CtxChatApp(
                 self.workspace.loaded = load_settings(path, self.workspace.env)
             except ConfigError as error:
                 self.notify(str(error), severity="error", markup=False)
-            self.notify(f"Saved the configuration to {path}.", markup=False)
+            self.notify(saved_note(str(path), choice), markup=False, timeout=12)
         settings = self.workspace.settings
         if not settings.needs_setup:
             profile = settings.profile()
@@ -204,6 +209,19 @@ class CtxChatApp(
             await self.session.aclose()
 
 
+def saved_note(path: str, choice: SetupChoice) -> str:
+    """What setup wrote, and where the key is now (never the key itself)."""
+    note = f"Saved the configuration to {path}."
+    if choice.store_key:
+        return f"{note} The key is in it; the file is readable only by you (mode 0600)."
+    if choice.api_key and choice.api_key_env:
+        return (
+            f"{note} The key is used for this run only: set it for the next with "
+            f"export {choice.api_key_env}=… (e.g. in your shell's profile)."
+        )
+    return note
+
+
 def check_config_names(loaded: LoadedSettings, themes: Collection[str]) -> NameProblems:
     """The config's theme and key remaps checked against `themes` and the app's bindings."""
     settings = loaded.settings
@@ -218,6 +236,15 @@ def check_config_names(loaded: LoadedSettings, themes: Collection[str]) -> NameP
 
 def known_binding_ids() -> set[str]:
     """Every binding id a user may remap: those of the app and of every screen and widget."""
+    return set(shipped_bindings())
+
+
+def shipped_bindings() -> dict[str, tuple[str, str]]:
+    """Every binding id with the keys it ships with (comma-separated) and what it does,
+    from the app and every screen and widget (the README's id table and the config
+    template's list are checked against it)."""
+    from textual.binding import Binding
+
     from ctxchat.tui import screens, widgets
 
     # Each part of the app may add its own bindings (BINDINGS is looked up per class).
@@ -226,13 +253,14 @@ def known_binding_ids() -> set[str]:
         for found in pkgutil.iter_modules(package.__path__, f"{package.__name__}."):
             module = importlib.import_module(found.name)
             classes.extend(v for v in vars(module).values() if isinstance(v, type))
-    ids = set()
-    for cls in classes:
-        for binding in getattr(cls, "BINDINGS", []):
-            binding_id = getattr(binding, "id", None)
-            if binding_id:
-                ids.add(binding_id)
-    return ids
+    keys: dict[str, list[str]] = {}
+    what: dict[str, str] = {}
+    for cls in dict.fromkeys(classes):
+        for binding in Binding.make_bindings(vars(cls).get("BINDINGS", [])):
+            if binding.id:
+                keys.setdefault(binding.id, []).append(binding.key)
+                what.setdefault(binding.id, binding.tooltip or binding.description)
+    return {name: (",".join(keys[name]), what[name]) for name in sorted(keys)}
 
 
 def open_tui_session(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
@@ -18,7 +19,7 @@ from textual.worker import get_current_worker
 
 from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.session import ChatSession
-from ctxchat.chat.session_factory import semantic_recall_for
+from ctxchat.chat.session_factory import semantic_recall_for, session_on
 from ctxchat.chat.summarizer import Summarizer, SummaryFailed
 from ctxchat.chat.workspace import Workspace
 from ctxchat.core.budget import BudgetError
@@ -46,6 +47,8 @@ BIG_DRAFT = 50_000
 NARROW = 110
 # How often the app asks whether another process (a `ctxchat send`) wrote to the database.
 OTHERS_POLL_SECONDS = 1.0
+# How often the plan is redrawn while a long history's vectors come in.
+VECTORS_SHOWN_EVERY = 1.0
 
 
 def message_view(message: StoredMessage, counter: TokenCounter | None = None) -> MessageView:
@@ -170,6 +173,8 @@ class AppBase(App[int]):
         self.last_plan: ContextPlan | None = None
         self._plan_timer: Timer | None = None
         self.streaming = False
+        self.server_notice: str | None = None
+        """The "cannot reach the server" line on the status line, while it holds."""
         self._failures: dict[int, ProviderError] = {}  # this run's failed replies, by id
         self._first_frame_shown = False
         self._after_first_frame: list[Callable[[], object]] = []
@@ -363,6 +368,18 @@ class AppBase(App[int]):
     async def conversation_shown(self) -> None:
         """Called once the pane shows the open conversation afresh."""
 
+    def server_answered(self) -> None:
+        """Called when a reply came back: a "cannot reach the server" notice no longer holds."""
+
+    def show_server_notice(self, notice: str | None) -> None:
+        """Say on the status line that nothing answers at the server (None: it answers
+        again, and the line goes back to the conversation's own)."""
+        if notice is not None:
+            self.set_status(notice, "$error")
+        elif self.server_notice is not None:
+            self.set_status(self.on_screen.reply_facts().status_line())
+        self.server_notice = notice
+
     def set_status(self, text: str, style: str = "") -> None:
         self.query_one("#status-line", Static).update(content(text, style))
 
@@ -418,16 +435,30 @@ class AppBase(App[int]):
             # The app is quitting, or the user has moved to another conversation.
             return worker.is_cancelled or self.open_session_for(session) is None
 
-        semantic.prepare()
-        added = semantic.catch_up(cancelled=stop)
-        if worker.is_cancelled:
-            return  # the app is closing: nothing to show
-        # The conversation may have been left and opened again: its session is a new one.
-        shown = self.open_session_for(session) or session
-        if shown.semantic is None or added:
+        def use_it() -> None:
+            # The conversation may have been left and opened again: its session is a new one.
+            shown = self.open_session_for(session) or session
             shown.semantic = semantic
             shown.forget_recall()
-            self.call_from_thread(self.refresh_plan)
+            self.refresh_plan()
+
+        def refresh() -> None:
+            if not worker.is_cancelled:  # else the app is closing: nothing to show
+                self.call_from_thread(use_it)
+            refreshed[0] = time.monotonic()
+
+        def embedded(wanted: bool) -> None:
+            # What a query wanted changes its results now; the rest, once in a while.
+            if wanted or time.monotonic() - refreshed[0] >= VECTORS_SHOWN_EVERY:
+                refresh()
+
+        refreshed = [0.0]
+        semantic.prepare()
+        # Recall searches by meaning from now on, among the vectors there are: a long history
+        # is embedded newest first, and what a query finds before the rest.
+        refresh()
+        if semantic.catch_up(cancelled=stop, embedded=embedded):
+            refresh()
 
     # --- opening conversations -------------------------------------------------------
 
@@ -451,7 +482,10 @@ class AppBase(App[int]):
         self.last_plan = None
         # Nothing of the conversation shown before stays: its mode-change note, its status.
         self.query_one("#context", ContextPanels).forget_mode_change()
-        self.set_status(self.on_screen.reply_facts().status_line())
+        if self.server_notice is not None:
+            self.set_status(self.server_notice, "$error")  # still true in any conversation
+        else:
+            self.set_status(self.on_screen.reply_facts().status_line())
         # The plan first: the newest turns then arrive in the same frame, before the pane
         # mounts older pages to fill its margin.
         self.refresh_plan()
@@ -467,7 +501,16 @@ class AppBase(App[int]):
     async def open_conversation(self, conversation_id: int) -> None:
         """Make `conversation_id` the open conversation (a reply still streaming elsewhere
         goes on into the store, and into the pane again once its conversation is back)."""
-        self.show_session(self.session.for_conversation(conversation_id))
+        # On the model chosen for that conversation (F4), else the default one. A connection
+        # left behind is not closed here: a reply or summary may still be using it.
+        self.show_session(
+            session_on(
+                self.session,
+                self.workspace,
+                conversation_id,
+                notes=lambda note: self.notify(note, severity="warning", markup=False),
+            )
+        )
         self.remember(conversation=conversation_id)
         await self.show_conversation()
 

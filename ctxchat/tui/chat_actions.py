@@ -26,14 +26,14 @@ from ctxchat.chat.turn import (
 )
 from ctxchat.core.history import MessageStatus
 from ctxchat.model.errors import ErrorKind, ProviderError
-from ctxchat.store import StoredMessage
+from ctxchat.store import NotFound, StoredMessage
 from ctxchat.tui.base import AppBase, message_view
 from ctxchat.tui.collector import full_collections_held
 from ctxchat.tui.on_screen import ReplyFacts
 from ctxchat.tui.views import MessageView
 from ctxchat.tui.widgets.composer import Composer
 from ctxchat.tui.widgets.conversation import RETRYABLE, ConversationView
-from ctxchat.tui.widgets.layer_panel import ContextPanels
+from ctxchat.tui.widgets.layer_panel import ContextPanels, LayerPanel
 from ctxchat.tui.widgets.memory_panel import MemoryPanel
 
 if TYPE_CHECKING:
@@ -76,6 +76,21 @@ class _LiveReply:
     text: list[str] = field(default_factory=list)
     reasoning: list[str] = field(default_factory=list)
     catching_up: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+def away_note(session: ChatSession, event: TurnFinished | TurnFailed) -> str | None:
+    """What a turn that ended badly in a conversation not on screen has to say, or None."""
+    if isinstance(event, TurnFailed):
+        what = str(event.error)
+    elif event.notice:
+        what = event.notice
+    else:
+        return None
+    try:
+        name = f"“{session.store.get_conversation(session.conversation).name}”"
+    except NotFound:  # deleted meanwhile
+        name = "a deleted conversation"
+    return f"In {name}: {what}"
 
 
 class ChatActions(AppBase):
@@ -161,11 +176,6 @@ class ChatActions(AppBase):
         self.composer.focus()
 
     async def on_event(self, event: events.Event) -> None:
-        # A printable key typed while the conversation has focus is meant for the
-        # composer: focus moves there before the key is delivered, in the app's own queue,
-        # so a burst of keys stays in order (and never fires a message action).
-        # So do the draft's editing keys, which mean nothing in the conversation: left
-        # there, they reached the composer's bindings only after the keys that followed.
         if (
             isinstance(event, events.Key)
             and event.key in FOCUS_KEYS
@@ -176,14 +186,34 @@ class ChatActions(AppBase):
             # (its binding would move focus only after the composer had taken them).
             FOCUS_KEYS[event.key](self.screen)
             return
-        if (
+        # A printable key (or a paste) while the conversation or the memory panel has focus
+        # is meant for the composer: focus moves there before the key is delivered, in the
+        # app's own queue, so a burst of keys stays in order (and never fires an action).
+        # So do the draft's editing keys typed in the conversation, where they mean nothing:
+        # left there, they reached the composer's bindings after the keys that followed.
+        edits_draft = (
             isinstance(event, events.Key)
-            and (event.is_printable or event.key in DRAFT_EDITING_KEYS)
+            and event.key in DRAFT_EDITING_KEYS
             and isinstance(self.focused, ConversationView)
-            and self.screen is self.composer.screen
-        ):
+        )
+        if (
+            (isinstance(event, events.Key) and event.is_printable)
+            or isinstance(event, events.Paste)
+            or edits_draft
+        ) and self._typing_goes_to_composer(event):
             self.screen.set_focus(self.composer)
         await super().on_event(event)
+
+    def _typing_goes_to_composer(self, event: events.Event) -> bool:
+        focused = self.focused
+        if focused is None or self.screen is not self.composer.screen:
+            return False
+        if isinstance(focused, ConversationView) or isinstance(focused.parent, MemoryPanel):
+            return True
+        # A focused layer panel folds on space (and enter): every other key is typing.
+        in_context = any(isinstance(node, ContextPanels) for node in focused.ancestors_with_self)
+        folds = isinstance(event, events.Key) and event.key == "space"
+        return in_context and not (folds and isinstance(focused, LayerPanel))
 
     @on(ConversationView.DetailsRequested)
     def _details(self, event: ConversationView.DetailsRequested) -> None:
@@ -192,6 +222,8 @@ class ChatActions(AppBase):
         error = self._failures.get(message.id)
         if error is not None:
             text, action, detail = error.message, error.action, error.detail
+            if error.kind is ErrorKind.UNKNOWN_MODEL and error.available_models:
+                action += " Press F4 to pick one."
         else:  # ended in an earlier run: the store keeps the sentence, the action and
             # what the server said
             text, action = message.error or "The reply did not finish.", ""
@@ -417,14 +449,17 @@ class ChatActions(AppBase):
                 )
                 self.conversation_view.update_message(message_view(reply, session.counter))
             self.set_status(ReplyFacts.of(reply).status_line())
+        # The reply's marker line tells a failure, a stop or a cut, once. Away from its
+        # conversation nothing on screen is marked: a notification is then the one place.
+        away = None if self._shows(session) else away_note(session, event)
+        if away is not None:
+            failed = isinstance(event, TurnFailed)
+            self.notify(away, severity="error" if failed else "warning", markup=False, timeout=12)
         if isinstance(event, TurnFailed):
-            error = event.error
-            text = str(error)
-            if error.kind is ErrorKind.UNKNOWN_MODEL and error.available_models:
-                text += " Press F4 to pick one."
-            self.notify(text, severity="error", markup=False, timeout=12)
             return
-        if event.notice:
+        self.server_answered()
+        if away is None and event.notice and reply.finish_reason != "length":
+            # Only a cut has a marker line (a content filter's stop has none): tell it here.
             self.notify(event.notice, severity="warning", markup=False, timeout=10)
         self.start_semantic(session)
         self.maybe_summarize(session)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
+from ctxchat.chat.reachability import unreachable_notice
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.session_factory import learn_server, make_backend
 from ctxchat.config.errors import MissingApiKey
@@ -42,8 +43,10 @@ class ConversationActions(AppBase):
     async def action_new_conversation(self) -> None:
         if not self.has_session:
             return
+        # A new conversation starts on the default model: a choice belongs to its conversation.
+        default = self.session.default_profile
         conversation = self.session.store.create_conversation(
-            model=self.session.model, profile=self.session.profile.name
+            model=default.model, profile=default.name
         )
         await self.open_conversation(conversation.id)
         self.composer.focus()
@@ -237,6 +240,15 @@ class ConversationActions(AppBase):
             return
         old = session.backend
         session.switch_model(profile, backend)
+        if session.conversation_id is not None:
+            # Remembered for this conversation; choosing the default again forgets the choice.
+            chosen = (
+                (None, None)
+                if profile == session.default_profile
+                else (profile.name, profile.model)
+            )
+            session.store.choose_model(session.conversation_id, *chosen)
+        self.update_titles()
         if old is not None and old is not backend:
             await old.aclose()
         self.detect_window()
@@ -247,6 +259,13 @@ class ConversationActions(AppBase):
     async def detect_window(self) -> None:
         session = self.session
         before, model = session.window, session.model
+        # Nothing listening is said as such, once, rather than as a window the server
+        # "does not report"; the next reply that comes back clears it (`server_answered`).
+        notice = await unreachable_notice(session, self.workspace.loaded.path)
+        if self.has_session and session is self.session:
+            self.show_server_notice(notice)
+        if notice is not None:
+            return
         # Asked on every start; the answer is kept for `ctxchat context` and the next start.
         window = await learn_server(session, self.workspace, refresh=True)
         if self.has_session and session is self.session and session.model != model:
@@ -254,6 +273,11 @@ class ConversationActions(AppBase):
         if self.has_session and session is self.session and window != before:
             self.notify_lines(self._not_yet_told(session, window.warnings), severity="warning")
             self.refresh_plan()
+
+    def server_answered(self) -> None:
+        if self.server_notice is not None:
+            self.server_notice = None
+            self.detect_window()  # the server is up now: ask it what it is
 
     def _not_yet_told(self, session: ChatSession, warnings: Sequence[str]) -> list[str]:
         """The window warnings not shown before for this server and model (each once, not

@@ -8,9 +8,6 @@ from ctxchat.chat.session import ChatSession
 from ctxchat.core.history import MessageStatus
 from ctxchat.store import StoredMessage
 
-FAILED_STATUS = "The reply failed: Ctrl+R retries; Ctrl+D on the reply says why."
-INTERRUPTED_STATUS = "The reply stopped early; the part received was kept. Ctrl+R asks again."
-
 
 @dataclass(frozen=True, slots=True)
 class ReplyFacts:
@@ -21,7 +18,6 @@ class ReplyFacts:
     sent_tokens: int | None = None
     cached_tokens: int | None = None
     status: MessageStatus | None = None
-    cut_by_length: bool = False
 
     @classmethod
     def of(cls, reply: StoredMessage | None) -> ReplyFacts:
@@ -34,16 +30,12 @@ class ReplyFacts:
             sent_tokens=reply.estimated_prompt_tokens,
             cached_tokens=reply.cached_tokens,
             status=reply.status,
-            cut_by_length=reply.finish_reason == "length",
         )
 
     def status_line(self) -> str:
         """The line under the conversation: the reply's tokens apart from the prompt's
-        counts, or what can be done about a reply that did not finish."""
-        if self.status is MessageStatus.FAILED:
-            return FAILED_STATUS
-        if self.status is MessageStatus.INTERRUPTED:
-            return INTERRUPTED_STATUS
+        counts. A reply that failed, stopped or was cut says so on its own marker line,
+        once: the status line then tells nothing of it."""
         if self.status is not MessageStatus.COMPLETE:
             return ""
         parts = []
@@ -56,8 +48,6 @@ class ReplyFacts:
             counts.append(f"ctxchat {self.sent_tokens:,}")
         if counts:
             parts.append(f"prompt: {', '.join(counts)}")
-        if self.cut_by_length:
-            parts.append("cut at the output limit")
         return " · ".join(parts)
 
 

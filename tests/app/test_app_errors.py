@@ -1,5 +1,6 @@
-"""Every provider failure is told in a notification and the status line; the user's message
-is always kept in the store."""
+"""Every failure of a turn is told once, on the reply's marker line (details on a click or
+ctrl+d, in the server's own words), never also in the status line or a notification; the
+user's message is always kept in the store."""
 
 from __future__ import annotations
 
@@ -8,15 +9,28 @@ from typing import Any
 import pytest
 from textual.widgets import Static
 
+from ctxchat.chat.turn import send_message
 from ctxchat.core.history import MessageStatus
+from ctxchat.store import StoredMessage
 from ctxchat.testing.harness import TEST_KEY
 from ctxchat.testing.server import Fault, ScriptedModelServer
-from ctxchat.tui.on_screen import FAILED_STATUS, INTERRUPTED_STATUS
+from ctxchat.tui.app import CtxChatApp
 from ctxchat.tui.screens.error_details import ErrorDetails
 from ctxchat.tui.textual_compat import FooterKey
 from ctxchat.tui.widgets.budget_bar import BudgetBar
+from ctxchat.tui.widgets.message_item import CUT_SENTENCE
 
-from .app_harness import SIZE, MakeApp, seed, settle, shown_messages, status_line, typed
+from .app_harness import (
+    SIZE,
+    MakeApp,
+    Notes,
+    seed,
+    settle,
+    shown_messages,
+    stalled_reply,
+    status_line,
+    typed,
+)
 
 REPLY = "Some reply text that is long enough."
 CASES = [
@@ -63,8 +77,38 @@ CASES = [
 ]
 
 
+def marker(app: CtxChatApp, index: int = -1) -> str:
+    """The marker line under a turn (how a reply ended badly; "" for none)."""
+    item = app.conversation_view.items[index]
+    return str(item.query_one(".message--status", Static).render())
+
+
+def told_once(app: CtxChatApp, notes: Notes, text: str) -> None:
+    """`text` is on the newest reply's marker line and nowhere else: not in the status line,
+    not in any notification."""
+    assert text in marker(app)
+    assert status_line(app) == ""
+    assert notes.messages == []
+
+
+async def sent_reply(app: CtxChatApp, pilot: Any) -> StoredMessage:
+    """Send "Hello there"; the reply as stored once the turn is over."""
+    await typed(pilot, "Hello there")
+    await pilot.press("enter")
+    await settle(pilot)
+    return app.session.store.messages(app.session.conversation)[-1]
+
+
+async def open_details_by_click(app: CtxChatApp, pilot: Any) -> list[str]:
+    """Click the newest reply's marker line; the lines of the dialog that opens."""
+    item = app.conversation_view.items[-1]
+    assert await pilot.click(item.query_one(".message--status", Static))
+    await settle(pilot)
+    return dialog_text(app)
+
+
 @pytest.mark.parametrize(("fault", "options", "sentence", "action", "kept"), CASES)
-async def test_a_provider_error_is_notified_and_the_message_kept(
+async def test_a_provider_error_is_told_once_on_the_reply_and_the_message_kept(
     make_app: MakeApp,
     server: ScriptedModelServer,
     fault: Fault,
@@ -81,9 +125,7 @@ async def test_a_provider_error_is_notified_and_the_message_kept(
         await pilot.press("enter")
         await settle(pilot)
 
-        assert notes.of("error") == [f"{sentence} {action}"]
-        failed = kept[1] is MessageStatus.FAILED
-        assert status_line(app) == (FAILED_STATUS if failed else INTERRUPTED_STATUS)
+        told_once(app, notes, f"{sentence} {action}")
         user, reply = app.session.store.messages(app.session.conversation)
         assert (user.role, user.content, user.status) == (
             "user",
@@ -96,6 +138,96 @@ async def test_a_provider_error_is_notified_and_the_message_kept(
         assert app.conversation_view.items[-1].view.status is kept[1]
         assert app.composer.text == ""
         assert not app.streaming
+
+        shown = await open_details_by_click(app, pilot)
+        assert shown[:2] == [sentence, action]
+        assert app.screen.query("#retry")
+
+
+async def test_a_dead_server_is_told_once_on_the_reply(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, notes = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        server.stop()  # nothing listens any more
+        reply = await sent_reply(app, pilot)
+        assert reply.status is MessageStatus.FAILED and reply.error
+        told_once(app, notes, reply.error)
+        app.conversation_view.focus()
+        await pilot.press("ctrl+d")
+        await settle(pilot)
+        assert isinstance(app.screen, ErrorDetails)
+
+
+async def test_a_stalled_stream_is_told_once_on_the_reply(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, notes = make_app(extra="[model]\nchunk_timeout = 0.5\n")
+    server.fail_next(Fault.STALL, after=2, seconds=30)
+    server.script(REPLY)
+    async with app.run_test(size=SIZE) as pilot:
+        reply = await sent_reply(app, pilot)
+        assert (reply.content, reply.status) == ("Some reply t", MessageStatus.INTERRUPTED)
+        assert reply.error and "chunk_timeout" in reply.error
+        told_once(app, notes, reply.error)
+        assert (await open_details_by_click(app, pilot))[0] in reply.error
+
+
+async def test_a_reply_stopped_with_escape_is_told_once_on_the_reply(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, notes = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await stalled_reply(pilot, server)
+        await pilot.press("escape")
+        await settle(pilot)
+        told_once(app, notes, "You stopped the reply; the part received so far was kept.")
+        assert "Interrupted" in marker(app)
+
+
+async def test_a_reply_cut_by_the_output_limit_is_told_once_on_the_reply(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, notes = make_app()
+    server.fail_next(Fault.FINISH_LENGTH)
+    server.script(REPLY)
+    async with app.run_test(size=SIZE) as pilot:
+        reply = await sent_reply(app, pilot)
+        assert (reply.status, reply.finish_reason) == (MessageStatus.COMPLETE, "length")
+        assert marker(app) == CUT_SENTENCE
+        assert "cut" not in status_line(app)
+        assert status_line(app).startswith(f"reply {reply.tokens:,} tokens")
+        assert notes.messages == []
+
+
+async def test_a_reply_failing_in_a_conversation_not_on_screen_is_notified_once(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    """No message on screen to mark: one notification names the conversation; its marker
+    line is there on coming back."""
+    app, notes = make_app()
+    server.fail_next(Fault.SERVER_ERROR)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        session = app.session
+        first = session.conversation
+        other = session.store.create_conversation("Other", model="gpt-4o").id
+        await app.open_conversation(other)
+        await settle(pilot)
+        # The turn of the first conversation ends while the other one is on screen (as
+        # when the user switches away mid-reply).
+        app.run_turn(session, lambda session: send_message(session, "Hello there"))
+        await settle(pilot)
+        reply = session.store.messages(first)[-1]
+        assert reply.status is MessageStatus.FAILED
+        name = app.session.store.get_conversation(first).name
+        assert notes.messages == [f"In “{name}”: {reply.error}"]
+        assert status_line(app) == ""
+        await app.open_conversation(first)
+        await settle(pilot)
+        assert reply.error and reply.error in marker(app)
+        assert len(notes.messages) == 1
 
 
 async def test_a_context_overflow_teaches_the_app_the_servers_window(
@@ -165,7 +297,10 @@ async def test_retry_after_a_server_error_gets_the_whole_reply(
             ("assistant", "The whole reply.", MessageStatus.COMPLETE),
         ]
         assert shown_messages(app) == [("user", "Hello there"), ("assistant", "The whole reply.")]
-        assert len(notes.of("error")) == 1
+        # No stale error line anywhere: the marker went with the failed reply.
+        assert [marker(app, index) for index in (0, 1)] == ["", ""]
+        assert status_line(app).startswith("reply ")
+        assert notes.messages == []
 
 
 def dialog_text(app: Any) -> list[str]:

@@ -37,7 +37,7 @@ async def test_add_an_entry_in_the_editor(make_app: MakeApp) -> None:
     app, _ = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("f6", "a")
+        await pilot.press("f6", "ctrl+a")
         editor = app.screen
         assert isinstance(editor, MemoryEditor)
         editor.query_one("#memory-text", TextArea).insert("Builds must work offline.")
@@ -67,11 +67,11 @@ async def test_pin_moves_an_entry_first_and_unpin_moves_it_back(make_app: MakeAp
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert memory_refs(app.last_plan) == [high.ref, low.ref]
-        await pilot.press("f6", "p")  # the first entry in the panel: the oldest, `low`
+        await pilot.press("f6", "ctrl+k")  # the first entry in the panel: the oldest, `low`
         await settle(pilot)
         assert store.get_memory(low.id).pinned
         assert memory_refs(app.last_plan) == [low.ref, high.ref]
-        await pilot.press("p")
+        await pilot.press("ctrl+k")
         await settle(pilot)
         assert not store.get_memory(low.id).pinned
         assert memory_refs(app.last_plan) == [high.ref, low.ref]
@@ -86,7 +86,7 @@ async def test_kind_cycles_and_the_request_labels_it(make_app: MakeApp) -> None:
         await pilot.press("f6")
         seen = []
         for _ in range(4):
-            await pilot.press("k")
+            await pilot.press("shift+right")
             await settle(pilot)
             kind = store.get_memory(entry.id).kind
             seen.append(kind)
@@ -108,7 +108,7 @@ async def test_scope_makes_an_entry_this_conversations_only(make_app: MakeApp) -
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         first = app.session.conversation
-        await pilot.press("f6", "s")
+        await pilot.press("f6", "ctrl+g")
         await settle(pilot)
         assert store.get_memory(entry.id).conversation_id == first
         assert memory_refs(app.last_plan) == [entry.ref]
@@ -128,7 +128,7 @@ async def test_scope_back_to_global(make_app: MakeApp) -> None:
     )
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("f6", "s")
+        await pilot.press("f6", "ctrl+g")
         await settle(pilot)
         assert store.get_memory(entry.id).conversation_id is None
         await pilot.press("ctrl+n")
@@ -142,7 +142,7 @@ async def test_exclude_and_include_again(make_app: MakeApp) -> None:
     entry = store.add_memory(MemoryKind.CONSTRAINT, "Never touch the billing tables.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("f6", "x")
+        await pilot.press("f6", "ctrl+x")
         await settle(pilot)
         assert not store.get_memory(entry.id).enabled
         assert app.last_plan is not None
@@ -150,7 +150,7 @@ async def test_exclude_and_include_again(make_app: MakeApp) -> None:
         assert [(o.ref, o.reason) for o in app.last_plan.layer(Layer.MEMORY).left_out] == [
             (entry.ref, Reason.DISABLED)
         ]
-        await pilot.press("x")
+        await pilot.press("ctrl+x")
         await settle(pilot)
         assert store.get_memory(entry.id).enabled
         assert memory_refs(app.last_plan) == [entry.ref]
@@ -164,11 +164,11 @@ async def test_importance_up_and_down_reorders_the_request(make_app: MakeApp) ->
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert memory_refs(app.last_plan) == [second.ref, first.ref]
-        await pilot.press("f6", "+", "+")
+        await pilot.press("f6", "shift+up", "shift+up")
         await settle(pilot)
         assert store.get_memory(first.id).importance == 7
         assert memory_refs(app.last_plan) == [first.ref, second.ref]
-        await pilot.press("-", "-", "-")
+        await pilot.press("shift+down", "shift+down", "shift+down")
         await settle(pilot)
         assert store.get_memory(first.id).importance == 4
         assert memory_refs(app.last_plan) == [second.ref, first.ref]
@@ -180,13 +180,13 @@ async def test_delete_asks_first_and_then_removes_the_entry(make_app: MakeApp) -
     entry = store.add_memory(MemoryKind.FACT, "Deploys happen on Fridays.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("f6", "d")
+        await pilot.press("f6", "delete")
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("escape")  # changed my mind
         await settle(pilot)
         assert [e.id for e in store.list_memory()] == [entry.id]
 
-        await pilot.press("d")
+        await pilot.press("delete")
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("y")
         await settle(pilot)

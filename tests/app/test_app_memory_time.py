@@ -57,7 +57,7 @@ async def test_r_restores_a_superseded_entry_into_the_request(make_app: MakeApp)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert memory_refs(app.last_plan) == [new.ref]
-        await pilot.press("f6", "r")  # the first entry is the old, superseded one
+        await pilot.press("f6", "ctrl+z")  # the first entry is the old, superseded one
         await settle(pilot)
         assert memory_refs(app.last_plan) == [old.ref]
         assert store.get_memory(new.id).superseded_by == old.id
@@ -75,7 +75,7 @@ async def test_n_writes_a_new_version_and_keeps_the_old_as_superseded(make_app: 
     old = store.add_memory(MemoryKind.FACT, "Deploys happen on Fridays.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("f6", "n")
+        await pilot.press("f6", "ctrl+u")
         editor = app.screen
         assert isinstance(editor, MemoryEditor)
         text = editor.query_one("#memory-text", TextArea)
@@ -104,10 +104,10 @@ async def test_a_hypothesis_waiting_too_long_is_flagged_then_confirmed_or_kept(
         await settle(pilot)
         panel = panel_of(app)
         assert [panel.notes.flagged(e) for e in panel.entries] == [2, 2]
-        await pilot.press("f6", "c")  # confirm the first as a fact
+        await pilot.press("f6", "ctrl+y")  # confirm the first as a fact
         await settle(pilot)
         assert store.get_memory(first.id).kind is MemoryKind.FACT
-        await pilot.press("down", "w")  # keep the second waiting: its clock starts again
+        await pilot.press("down", "ctrl+w")  # keep the second waiting: its clock starts again
         await settle(pilot)
         kept = store.get_memory(second.id)
         assert (kept.kind, kept.turn) == (MemoryKind.HYPOTHESIS, 2)
@@ -116,7 +116,7 @@ async def test_a_hypothesis_waiting_too_long_is_flagged_then_confirmed_or_kept(
         assert len(store.list_memory()) == 2
 
 
-async def test_g_shows_the_message_an_entry_came_from(make_app: MakeApp) -> None:
+async def test_ctrl_j_shows_the_message_an_entry_came_from(make_app: MakeApp) -> None:
     app, _ = make_app()
     store = app.workspace.store
     turns = [("user" if i % 2 == 0 else "assistant", f"turn {i} about the plan") for i in range(80)]
@@ -127,7 +127,7 @@ async def test_g_shows_the_message_an_entry_came_from(make_app: MakeApp) -> None
         await settle(pilot)
         view = app.query_one(ConversationView)
         assert view.item(source.id) is None  # far above the newest turns
-        await pilot.press("f6", "g")
+        await pilot.press("f6", "ctrl+j")
         await settle(pilot)
         assert view.selected_id == source.id
         assert app.focused is view
@@ -140,7 +140,7 @@ async def test_the_editor_tells_where_the_entry_came_from(make_app: MakeApp) -> 
     )
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("f6", "e")
+        await pilot.press("f6", "ctrl+e")
         editor = app.screen
         assert isinstance(editor, MemoryEditor)
         note = str(editor.query_one("#memory-note", Static).content)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
 from textual.widgets import OptionList
 
 from ctxchat.config.state import load_state
@@ -14,7 +18,7 @@ from ctxchat.tui.screens.inspector import RequestInspector, WrappedLines, pretty
 from ctxchat.tui.screens.model_picker import ModelPicker
 from ctxchat.tui.widgets.layer_panel import ContextPanels
 
-from .app_harness import SIZE, MakeApp, exchange, memory_refs, seed, settle, typed
+from .app_harness import SIZE, Cli, MakeApp, exchange, memory_refs, seed, settle, typed
 
 
 def every_kind(store: Store) -> dict[MemoryKind, str]:
@@ -90,17 +94,8 @@ async def test_model_switch_lists_the_servers_models_and_uses_the_choice(
     app, notes = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("f4")
-        await settle(pilot)
-        picker = app.screen
-        assert isinstance(picker, ModelPicker)
-        options = picker.query_one(OptionList)
-        ids = [options.get_option_at_index(i).id for i in range(options.option_count)]
-        assert ids == ["p:test", "m:gpt-4o", "m:gpt-4o-mini"]
-        options.highlighted = options.get_option_index("m:gpt-4o-mini")
-        options.focus()
-        await pilot.press("enter")
-        await settle(pilot)
+        listed = await pick_model(pilot, "gpt-4o-mini")
+        assert listed == ["p:test", "m:gpt-4o", "m:gpt-4o-mini"]
 
         assert app.session.model == "gpt-4o-mini"
         assert app.sub_title == "test · gpt-4o-mini · mode: personalization"
@@ -191,3 +186,81 @@ async def test_the_inspectors_json_scrolls_to_its_last_line_at_160_by_45(
         assert view.scroll_y == view.max_scroll_y
         last_row = view.region.bottom - 1
         assert inspector.get_widget_at(view.region.x + 2, last_row)[0] is view
+
+
+async def pick_model(pilot: Pilot[Any], model: str) -> list[str | None]:
+    """F4, then the model `model` in the picker; the ids of what the picker listed."""
+    app = pilot.app
+    await pilot.press("f4")
+    await settle(pilot)
+    picker = app.screen
+    assert isinstance(picker, ModelPicker)
+    options = picker.query_one(OptionList)
+    listed = [options.get_option_at_index(i).id for i in range(options.option_count)]
+    options.highlighted = options.get_option_index(f"m:{model}")
+    options.focus()
+    await pilot.press("enter")
+    await settle(pilot)
+    return listed
+
+
+async def test_the_model_chosen_with_f4_is_remembered_for_that_conversation(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        chosen = app.session.conversation
+        await pick_model(pilot, "gpt-4o-mini")
+
+        # Another conversation talks to the configured model...
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        other = app.session.conversation
+        assert other != chosen
+        assert app.session.model == "gpt-4o"
+        assert app.sub_title == "test · gpt-4o · mode: personalization"
+        await typed(pilot, "Hello there")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert server.requests[-1]["model"] == "gpt-4o"
+
+        # ...and the first one still to the one chosen for it.
+        await app.open_conversation(chosen)
+        await settle(pilot)
+        assert app.session.model == "gpt-4o-mini"
+        assert app.sub_title == "test · gpt-4o-mini · mode: personalization"
+        await typed(pilot, "Hello again")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert server.requests[-1]["model"] == "gpt-4o-mini"
+
+    # After a restart, the conversation opens on its model.
+    again, _ = make_app()
+    async with again.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert again.session.conversation == chosen
+        assert again.session.model == "gpt-4o-mini"
+        assert again.sub_title == "test · gpt-4o-mini · mode: personalization"
+
+        # Choosing the configured model again forgets the choice.
+        await pick_model(pilot, "gpt-4o")
+        stored = again.session.store.get_conversation(chosen)
+        assert (stored.chosen_profile, stored.chosen_model) == (None, None)
+
+
+async def test_the_command_line_uses_the_conversations_model_unless_told_otherwise(
+    make_app: MakeApp, server: ScriptedModelServer, tmp_path: Path, cli: Cli
+) -> None:
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        conversation = app.session.conversation
+        await pick_model(pilot, "gpt-4o-mini")
+    run = cli(tmp_path / "home", str(app.workspace.loaded.path))
+    await run("send", "--json", "--conversation", str(conversation), "Hi")
+    assert server.requests[-1]["model"] == "gpt-4o-mini"
+    plan = await run("context", "--json", "--conversation", str(conversation))
+    assert plan["request"]["body"]["model"] == "gpt-4o-mini"
+    await run("send", "--json", "--conversation", str(conversation), "--model", "gpt-4o", "Hi")
+    assert server.requests[-1]["model"] == "gpt-4o"

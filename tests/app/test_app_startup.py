@@ -87,7 +87,10 @@ async def test_first_run_without_a_server_asks_and_writes_the_config(
         assert not app.has_session
         assert setup.provider == "openai"
         warning = str(setup.query_one("#setup-warning", Static).render())
-        assert warning == "OPENAI_API_KEY is not set in this shell: set it before you chat."
+        assert warning == (
+            "OPENAI_API_KEY is not set in this shell: type the key above, or set it before "
+            "you chat."
+        )
         assert not config.exists()
 
         setup.query_one("#provider-custom", RadioButton).value = True
@@ -632,3 +635,7 @@ async def test_a_server_with_no_model_named_is_talked_to_through_its_only_model(
             await until(pilot, lambda: app.session.window.source == "probed")
             assert app.sub_title == f"command-line · {model} · mode: personalization"
             assert app.session.window.context_window == 4096
+            # Another conversation, with no model chosen for it, talks to that model too.
+            await pilot.press("ctrl+n")
+            await settle(pilot)
+            assert app.session.model == model

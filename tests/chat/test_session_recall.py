@@ -89,6 +89,27 @@ def test_a_later_contradicting_decision_outranks_the_earlier_one(session: ChatSe
     assert [item.ref for item in plan.layer(Layer.RECALL).items] == ["message:299", "message:19"]
 
 
+def test_a_change_that_names_the_old_choice_comes_with_the_decision(
+    session: ChatSession,
+) -> None:
+    session.window = WindowInfo(4_000, "config")
+    long_conversation(
+        session,
+        299,
+        {
+            10: "Booked our summer holiday at last: a week in Naples in August!",
+            150: "Scratch Naples, the flights doubled overnight. We're doing Malaga instead.",
+        },
+    )
+    plan = session.plan("Where are we going on holiday this summer?")
+    recall = plan.layer(Layer.RECALL)
+    assert [(item.ref, item.label) for item in recall.items] == [
+        ("message:19", recall.items[0].label),
+        ("message:299", "later on the topic of #19 (shares naples); 299 messages ago"),
+    ]
+    assert "We're doing Malaga instead." in plan.messages[1].content
+
+
 def test_recall_never_repeats_working_memory(session: ChatSession) -> None:
     session.window = WindowInfo(100_000, "config")
     long_conversation(session, 30, {12: "The database choice is PostgreSQL, decided."})

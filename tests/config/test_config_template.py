@@ -158,3 +158,13 @@ def test_the_memory_table_is_documented_with_its_defaults() -> None:
 def test_a_negative_hypothesis_limit_is_one_clear_error() -> None:
     with pytest.raises(ConfigError, match="hypothesis_turns"):
         parse_settings("[memory]\nhypothesis_turns = -1\n", {})
+
+
+def test_the_keys_table_lists_the_memory_panels_binding_ids_with_their_keys() -> None:
+    text = render_config(starter_settings())
+    keys = text[text.index("[keys]") :]
+    assert '# "memory.add" = "ctrl+a,insert"\n' in keys
+    assert '# "memory.importance_up" = "shift+up"\n' in keys
+    assert '# "memory.order" = "f5"\n' in keys
+    # Commented out: the keys as shipped, not remaps.
+    assert parse_settings(text, {}).settings.keymap == {}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import socket
 
-from ctxchat.model.discovery import FoundServer, probe_local_servers
+from ctxchat.model.discovery import FoundServer, UrlAnswer, probe_local_servers, probe_url
 from ctxchat.testing.server import ScriptedModelServer
 
 
@@ -84,3 +84,32 @@ async def test_a_silent_listener_is_given_up_on_after_the_timeout() -> None:
         )
 
     assert found == []
+
+
+async def test_a_typed_url_is_asked_like_a_found_server() -> None:
+    with ScriptedModelServer(flavour="llama.cpp", models=["gemma", "qwen"]) as server:
+        answer = await probe_url(server.base_url + "/")
+    assert answer == UrlAnswer(
+        "found", FoundServer("llama.cpp", server.base_url, ("gemma", "qwen"))
+    )
+
+
+async def test_a_typed_url_where_nothing_listens() -> None:
+    assert await probe_url(f"http://127.0.0.1:{free_port()}/v1") == UrlAnswer("nothing")
+
+
+async def test_a_typed_url_that_answers_but_not_as_an_openai_server() -> None:
+    # The server's root, without /v1: its own endpoints answer, the model list does not.
+    with ScriptedModelServer(flavour="llama.cpp") as server:
+        answer = await probe_url(server.base_url.removesuffix("/v1") + "/api")
+    assert answer == UrlAnswer("not_openai")
+
+
+async def test_a_typed_url_that_wants_a_key_is_asked_with_the_key_typed() -> None:
+    key = "sk-typed-0123456789abcdef"
+    with ScriptedModelServer(requires_key=key, models=["m1"]) as server:
+        without = await probe_url(server.base_url)
+        wrong = await probe_url(server.base_url, "sk-wrong-0123456789abcdef")
+        right = await probe_url(server.base_url, key)
+    assert (without.outcome, wrong.outcome) == ("needs_key", "bad_key")
+    assert right == UrlAnswer("found", FoundServer("openai-compatible", server.base_url, ("m1",)))

@@ -78,6 +78,7 @@ def build(tmp_path: Path, clock: Clock, workspaces: list[Workspace]) -> BuildApp
         extra: str = "",
         context_window: int = 16_000,
         output_reserve: int = 2_000,
+        offline: bool = True,
     ) -> CtxChatApp:
         config = write_config(
             tmp_path / "home",
@@ -88,7 +89,8 @@ def build(tmp_path: Path, clock: Clock, workspaces: list[Workspace]) -> BuildApp
         )
         workspace = _with_clock(open_test_workspace(tmp_path / "home", config), clock)
         workspaces.append(workspace)
-        return without_toasts(build_app(workspace, SessionOptions()))
+        # Offline: the app never asks the server about itself (nor whether it is there).
+        return without_toasts(build_app(workspace, SessionOptions(offline=offline)))
 
     return make
 

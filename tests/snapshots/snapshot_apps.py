@@ -24,7 +24,7 @@ COUNTER = counter_for_model("gpt-4o")
 RunBefore = Callable[[Pilot[Any]], Awaitable[None]]
 BuildApp = Callable[..., CtxChatApp]
 """The `build` fixture: the app on a config (keywords `base_url`, `extra`, `context_window`,
-`output_reserve`)."""
+`output_reserve`, `offline`: True unless a test wants the server asked at start)."""
 
 
 class Clock:

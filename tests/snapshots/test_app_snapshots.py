@@ -7,6 +7,7 @@ the same after ctrl+b shows it; wide is 200x50. Regenerate with
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -20,9 +21,11 @@ from ctxchat.core.summary import SummaryStrategy
 from ctxchat.model.discovery import FoundServer
 from ctxchat.store import Store
 from ctxchat.testing.harness import TEST_KEY
-from ctxchat.testing.server import ScriptedModelServer
+from ctxchat.testing.server import Fault, ScriptedModelServer
 from ctxchat.tui.app import CtxChatApp
 
+from ..waiting import until
+from .conftest import SHOWN_CONFIG
 from .snapshot_apps import (
     HOUR,
     NOW,
@@ -127,8 +130,10 @@ class TestConversationWithInterruptedAndFailedReplies:
     def test_narrow(self, build: BuildApp, snap_compare: SnapCompare) -> None:
         """The newest turns: `You` asks `And how do I write one?`; the assistant's reply
         `Install tomli-w and call` (tomli-w in bold) with an amber `⚠ Interrupted: The
-        connection dropped…  ·  retry: ctrl+r`; `Please finish that answer.`; then an empty
-        reply with a red `✖ Failed: The model server failed with an internal error (500)…`."""
+        connection dropped…  ·  retry: ctrl+r · details: click or ctrl+d`; `Please
+        finish that answer.`; then an empty reply with a red `✖ Failed: The model server
+        failed with an internal error (500)…`. Each failure is told there only: the status
+        line under the conversation is empty, and there is no notification."""
         app = marked_replies(build())
         assert snap_compare(app, run_before=then(), terminal_size=NARROW)
 
@@ -243,7 +248,7 @@ class TestMemoryPanelWithEveryKind:
         """Ctrl+B, then F6: `memory · 6 entries · 5 in context (93 tokens) · mode
         personalization` over the focused list, its first entry highlighted in blue (the
         green `fact` badge, `global · importance 6 · in context · 13 tokens`, `The service
-        runs on PostgreSQL 16.`); the footer shows the memory keys from `a Add` on."""
+        runs on PostgreSQL 16.`); the footer shows the memory keys from `^a Add` on."""
         app = memory_of_every_kind(build())
         assert snap_compare(app, run_before=then("f6", context=True), terminal_size=NARROW)
 
@@ -463,6 +468,29 @@ class TestExtractionReview:
         assert snap_compare(app, run_before=then("ctrl+t", "a"), terminal_size=WIDE)
 
 
+class TestFailedSendToldOnce:
+    def test_at_160x45(
+        self, build: BuildApp, server: ScriptedModelServer, snap_compare: SnapCompare
+    ) -> None:
+        """`Hello there` sent to a server that answers 500: the empty reply ends in one red
+        marker line, `✖ Failed: The model server failed with an internal error (500).
+        Retry in a moment; if it keeps failing, check the server's log.  ·  retry: ctrl+r ·
+        details: click or ctrl+d`; the status line under the conversation is empty. On the
+        right every layer panel is open (`▾`) down to the input panel, and the memory panel
+        below takes one line, `memory · 0 entries · F6 then ctrl+a adds one`."""
+        app = build(base_url=server.base_url)
+        server.fail_next(Fault.SERVER_ERROR)
+
+        async def send(pilot: Pilot[Any]) -> None:
+            await steady(pilot)
+            app.composer.insert("Hello there")
+            await planned(pilot, "Hello there")
+            await pilot.press("enter")
+            await steady(pilot)
+
+        assert snap_compare(app, run_before=send, terminal_size=(160, 45))
+
+
 FOUND = [FoundServer("ollama", "http://127.0.0.1:11434/v1", ("llama3.2:3b", "qwen2.5:7b"))]
 
 
@@ -489,19 +517,37 @@ class TestFirstRunSetup:
     def test_no_server_narrow(
         self, build_first_run: Callable[..., CtxChatApp], snap_compare: SnapCompare
     ) -> None:
-        """OpenAI chosen (its URL, `gpt-4o-mini`, `OPENAI_API_KEY` prefilled), then `No local
-        model server answered on 127.0.0.1…` and the amber `OPENAI_API_KEY is not set in
-        this shell: set it before you chat.`"""
+        """OpenAI chosen (its URL, `gpt-4o-mini`, an empty masked API key field,
+        `OPENAI_API_KEY` prefilled), then `No local model server answered on 127.0.0.1…` and
+        the amber `OPENAI_API_KEY is not set in this shell: type the key above, or set it
+        before you chat.`"""
         app = build_first_run([])
         assert snap_compare(app, run_before=then(), terminal_size=NARROW)
 
     def test_no_server_wide(
         self, build_first_run: Callable[..., CtxChatApp], snap_compare: SnapCompare
     ) -> None:
-        """As narrow, everything on one screen, with the hint `The key is read from the
-        environment when ctxchat starts; it is never written to the config.`"""
+        """As narrow, everything on one screen, with `The key is read from $OPENAI_API_KEY
+        when ctxchat starts: export OPENAI_API_KEY=…` under the fields and the hint
+        `OpenAI's own API, with the key typed above or the one in the variable.`"""
         app = build_first_run([])
         assert snap_compare(app, run_before=then(), terminal_size=WIDE)
+
+
+class TestCannotReachTheServer:
+    def test_narrow(self, build: BuildApp, snap_compare: SnapCompare) -> None:
+        """80x24, nothing listening at the configured URL: an empty conversation and, above
+        the composer, in red: `Cannot reach the model server at http://127.0.0.1:9/v1: start
+        it, or change base_url in /home/you/.config/ctxchat/config.toml (or pass
+        --base-url).` No toast, no window warning."""
+        app = build(context_window=0, offline=False)
+        app.workspace.loaded = dataclasses.replace(app.workspace.loaded, path=SHOWN_CONFIG)
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            await until(pilot, lambda: app.server_notice is not None)
+            await steady(pilot)
+
+        assert snap_compare(app, run_before=run_before, terminal_size=NARROW)
 
 
 def switcher(app: CtxChatApp, clock: Clock) -> CtxChatApp:

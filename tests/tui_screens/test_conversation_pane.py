@@ -19,7 +19,7 @@ from ctxchat.tui.screens.confirm import ConfirmScreen
 from ctxchat.tui.themes import load_themes, shipped_theme_dirs
 from ctxchat.tui.views import MessageView
 from ctxchat.tui.widgets.conversation import ConversationView
-from ctxchat.tui.widgets.message_item import MessageItem
+from ctxchat.tui.widgets.message_item import RETRY_HINT, MessageItem
 
 from ..waiting import until
 from .screen_hosts import SAMPLE, ConversationHost, listed, numbered
@@ -175,7 +175,7 @@ async def test_interrupted_stream_is_marked_with_the_error_and_the_retry_key() -
         await item.finish("Half a rep", MessageStatus.INTERRUPTED, error="The stream stalled.")
         await pilot.pause()
         status = str(item.query_one(".message--status", Static).content)
-        assert status == "⚠ Interrupted: The stream stalled.  ·  retry: ctrl+r"
+        assert status == "⚠ Interrupted: The stream stalled.  ·  " + RETRY_HINT
         assert item.status is MessageStatus.INTERRUPTED
         assert item.query_one(".message--status").has_class("-interrupted")
 

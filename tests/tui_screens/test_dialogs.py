@@ -407,14 +407,27 @@ def test_check_choice_sentences() -> None:
         "A model name has no spaces."
     ]
     assert check_choice("custom", "http://h:1/v1", "m", "sk-abc123456") == [
-        "That looks like a key itself: enter the name of the environment variable that "
-        "holds it, e.g. OPENAI_API_KEY."
+        "That looks like a key itself: type it under API key, and here the name of the "
+        "environment variable that holds it, e.g. OPENAI_API_KEY."
     ]
     assert check_choice("custom", "http://h:1/v1", "m", "MY-KEY") == [
         "An environment variable name has letters, digits and _ only, e.g. MY_API_KEY."
     ]
     assert check_choice("server-0", "http://h:1/v1", "m", "", needs_key=True) == [
-        "This server needs a key: name the environment variable that holds it."
+        "This server needs a key: type it, or name the environment variable that holds it."
+    ]
+    # A key typed does: stored, the variable is not used; else it is named.
+    key = "sk-typed-0123456789"
+    for env, store in (("", True), ("1x", True), ("", False)):
+        problems = check_choice(
+            "server-0", "http://h:1/v1", "m", env, needs_key=True, api_key=key, store_key=store
+        )
+        assert problems == []
+    assert check_choice("custom", "http://h:1/v1", "m", "", api_key="sk-a b") == [
+        "A key has no spaces: paste it again."
+    ]
+    assert check_choice("custom", "http://h:99999/v1", "m", "") == [
+        "That is not a URL: e.g. http://127.0.0.1:8080/v1."
     ]
 
 
@@ -438,7 +451,10 @@ async def test_setup_another_server_is_checked_before_saving() -> None:
     async with app.run_test(size=(100, 40)) as pilot:
         screen = app.screen
         warning = str(screen.query_one("#setup-warning", Static).content)
-        assert warning == "OPENAI_API_KEY is not set in this shell: set it before you chat."
+        assert warning == (
+            "OPENAI_API_KEY is not set in this shell: type the key above, or set it before "
+            "you chat."
+        )
         await pilot.click("#provider-custom")
         url = screen.query_one("#setup-url", Input)
         assert not url.disabled and url.value == ""
@@ -451,6 +467,9 @@ async def test_setup_another_server_is_checked_before_saving() -> None:
         assert app.result is ScreenHost.NO_RESULT
         url.value = "http://127.0.0.1:8765/v1"
         screen.query_one("#setup-model", Input).value = "gemma-3-270m"
+        # The URL is asked what it serves; its answer's line moves the buttons down.
+        await app.workers.wait_for_complete()
+        await pilot.pause()
         await pilot.click("#save")
         assert app.result == SetupChoice("custom", "http://127.0.0.1:8765/v1", "gemma-3-270m", None)
 

@@ -12,6 +12,7 @@ from textual.widgets import Collapsible, Input
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.memory import MemoryKind
 from ctxchat.core.summary import SummaryStrategy
+from ctxchat.model.discovery import FoundServer, UrlAnswer
 from ctxchat.tui.screens.confirm import ConfirmScreen
 from ctxchat.tui.screens.conversations import ConversationSwitcher
 from ctxchat.tui.screens.edit_message import EditMessageScreen
@@ -61,8 +62,8 @@ FOLDED = [
 class TestConversationPane:
     def test_turns_of_every_kind(self, snap_compare: SnapCompare) -> None:
         """The end of a conversation at 80x24: the user's [bold]/[/INST] text shown literally,
-        an interrupted reply with its reason and "retry: ctrl+r" in yellow, then a failed reply
-        in red with its reason. The view is scrolled to the newest turn; the footer lists
+        an interrupted reply with its reason and "retry: ctrl+r · details: click or ctrl+d"
+        in yellow, then a failed reply in red with its reason. The view is scrolled to the newest turn; the footer lists
         Copy, Pin, Edit (dimmed), Retry, Regenerate and Details (the newest reply failed)."""
         assert snap_compare(ConversationHost(len(SAMPLE), listed(SAMPLE)))
 
@@ -347,6 +348,49 @@ class TestSetup:
             await pilot.press("ctrl+s")
 
         screen = SetupScreen([], openai_key_present=False)
+        assert snap_compare(ScreenHost(screen), terminal_size=WIDE, run_before=run_before)
+
+
+TYPED_URL = "http://127.0.0.1:8080/v1"
+TYPED_KEY = "sk-snapshot-0123456789abcdef"
+
+
+async def served(url: str, key: str | None) -> UrlAnswer:
+    """What a llama.cpp server serving two models answers (the real probe is asked in
+    tests/app/test_app_setup_probe.py; a picture needs a URL that never changes)."""
+    return UrlAnswer("found", FoundServer("llama.cpp", url, ("gemma-3-270m", "qwen2.5:0.5b")))
+
+
+def typed_into_setup(*, key: str = "") -> Any:
+    async def run_before(pilot: Pilot[None]) -> None:
+        await pilot.click("#provider-custom")
+        screen = pilot.app.screen
+        screen.query_one("#setup-url", Input).value = TYPED_URL
+        if key:
+            screen.query_one("#setup-key", Input).value = key
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        for field in screen.query(Input):
+            field.cursor_blink = False
+
+    return run_before
+
+
+class TestSetupProbe:
+    def test_probed_url_lists_its_models(self, snap_compare: SnapCompare) -> None:
+        """140x40: "Another server" chosen, `http://127.0.0.1:8080/v1` typed; in green
+        `✓ llama.cpp server at http://127.0.0.1:8080/v1: 2 models.`, the model filled with
+        `gemma-3-270m`, and `Models on this server: gemma-3-270m, qwen2.5:0.5b.`"""
+        screen = SetupScreen([], config_path="~/.config/ctxchat/config.toml", probe=served)
+        assert snap_compare(ScreenHost(screen), terminal_size=WIDE, run_before=typed_into_setup())
+
+    def test_masked_key(self, snap_compare: SnapCompare) -> None:
+        """As above with a key typed: the API key field shows only dots, `Save the key in
+        the config file` is checked, and `The key is written to
+        ~/.config/ctxchat/config.toml, readable only by you (mode 0600).`"""
+        screen = SetupScreen([], config_path="~/.config/ctxchat/config.toml", probe=served)
+        run_before = typed_into_setup(key=TYPED_KEY)
         assert snap_compare(ScreenHost(screen), terminal_size=WIDE, run_before=run_before)
 
 

@@ -5,6 +5,7 @@ from typing import Any
 
 import pytest
 from textual.binding import Binding
+from textual.pilot import Pilot
 from textual.widgets import Static
 
 from ctxchat.core.attribution import Use
@@ -201,6 +202,62 @@ async def test_a_layer_panel_folds_from_the_keyboard(key: str) -> None:
         await pilot.press(key)
         assert not panel.collapsed
         assert panel.query_one(".layer-panel--body", Static).display
+
+
+async def planned_panels(pilot: Pilot[None]) -> ContextPanels:
+    """The host's panels, showing the realistic plan."""
+    panels = pilot.app.query_one(ContextPanels)
+    panels.update_plan(make_plan(), window_source="server")
+    await pilot.pause()
+    return panels
+
+
+def part(panel: LayerPanel, name: str) -> Static:
+    """The panel's `header` or `body`."""
+    return panel.query_one(f".layer-panel--{name}", Static)
+
+
+async def test_a_click_on_the_header_folds_and_unfolds_a_layer() -> None:
+    app = HostApp(lambda: [ContextPanels()])
+    async with app.run_test(size=(100, 60)) as pilot:
+        panel = (await planned_panels(pilot)).panels[Layer.SYSTEM]
+        header, body = part(panel, "header"), part(panel, "body")
+        assert rendered(header).startswith("▾ system") and body.display
+
+        assert await pilot.click(header)
+        await pilot.pause()
+        assert panel.collapsed and not body.display
+        assert rendered(header).startswith("▸ system")
+        assert not panel.has_focus  # a click folds; it takes no focus from where typing goes
+
+        assert await pilot.click(header)
+        await pilot.pause()
+        assert not panel.collapsed and body.display
+        assert rendered(header).startswith("▾ system")
+
+
+async def test_a_click_on_the_body_does_not_fold() -> None:
+    app = HostApp(lambda: [ContextPanels()])
+    async with app.run_test(size=(100, 60)) as pilot:
+        panel = (await planned_panels(pilot)).panels[Layer.SYSTEM]
+        assert await pilot.click(part(panel, "body"))
+        await pilot.pause()
+        assert not panel.collapsed
+
+
+async def test_a_folded_layer_stays_folded_through_new_plans() -> None:
+    app = HostApp(lambda: [ContextPanels()])
+    async with app.run_test(size=(100, 60)) as pilot:
+        panels = await planned_panels(pilot)
+        panel = panels.panels[Layer.WORKING]
+        assert await pilot.click(part(panel, "header"))
+        for draft in ("W", "Wh", "What changed?"):
+            panels.update_plan(make_plan(new_input=draft), window_source="server")
+            await pilot.pause()
+        panels.update_plan(make_plan(mode=Mode.OBJECTIVE), window_source="server")
+        await pilot.pause()
+        assert panel.collapsed and not part(panel, "body").display
+        assert rendered(part(panel, "header")).startswith("▸ working")
 
 
 def test_layer_panel_binding_has_an_id_and_tooltip() -> None:

@@ -8,6 +8,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
+from ctxchat.config.shipped_keys import SHIPPED_KEYS
 from ctxchat.core.memory import MemoryEntry, MemoryKind, Mode
 from ctxchat.tui.widgets.memory_panel import MemoryPanel, entry_status, next_kind
 
@@ -42,6 +43,23 @@ class MemoryHost(HostApp):
         self.posted.append(message)
 
     def on_memory_panel_importance_changed(self, message: MemoryPanel.ImportanceChanged) -> None:
+        self.posted.append(message)
+
+    def on_memory_panel_new_version_requested(
+        self, message: MemoryPanel.NewVersionRequested
+    ) -> None:
+        self.posted.append(message)
+
+    def on_memory_panel_confirm_requested(self, message: MemoryPanel.ConfirmRequested) -> None:
+        self.posted.append(message)
+
+    def on_memory_panel_keep_requested(self, message: MemoryPanel.KeepRequested) -> None:
+        self.posted.append(message)
+
+    def on_memory_panel_restore_requested(self, message: MemoryPanel.RestoreRequested) -> None:
+        self.posted.append(message)
+
+    def on_memory_panel_source_requested(self, message: MemoryPanel.SourceRequested) -> None:
         self.posted.append(message)
 
 
@@ -88,22 +106,29 @@ def test_entry_status_without_a_plan_and_outside_it() -> None:
 @pytest.mark.parametrize(
     ("keys", "expected"),
     [
-        (["a"], ("AddRequested", {})),
-        (["e"], ("EditRequested", {"entry_id": 1})),
+        (["ctrl+a"], ("AddRequested", {})),
+        (["insert"], ("AddRequested", {})),
+        (["ctrl+e"], ("EditRequested", {"entry_id": 1})),
         (["enter"], ("EditRequested", {"entry_id": 1})),
-        (["down", "d"], ("DeleteRequested", {"entry_id": 2})),
         (["down", "delete"], ("DeleteRequested", {"entry_id": 2})),
-        (["p"], ("PinToggled", {"entry_id": 1, "pinned": True})),
-        (["down", "down", "p"], ("PinToggled", {"entry_id": 3, "pinned": False})),
-        (["k"], ("KindCycled", {"entry_id": 1, "kind": MemoryKind.CONSTRAINT})),
-        (["end", "up", "up", "k"], ("KindCycled", {"entry_id": 4, "kind": MemoryKind.FACT})),
-        (["s"], ("ScopeToggled", {"entry_id": 1, "make_global": False})),
-        (["end", "up", "s"], ("ScopeToggled", {"entry_id": 5, "make_global": True})),
-        (["x"], ("Toggled", {"entry_id": 1, "enabled": False})),
-        (["end", "space"], ("Toggled", {"entry_id": 6, "enabled": True})),
-        (["plus"], ("ImportanceChanged", {"entry_id": 1, "delta": 1, "importance": 7})),
-        (["equals_sign"], ("ImportanceChanged", {"entry_id": 1, "delta": 1, "importance": 7})),
-        (["down", "minus"], ("ImportanceChanged", {"entry_id": 2, "delta": -1, "importance": 8})),
+        (["ctrl+k"], ("PinToggled", {"entry_id": 1, "pinned": True})),
+        (["down", "down", "ctrl+k"], ("PinToggled", {"entry_id": 3, "pinned": False})),
+        (["shift+right"], ("KindCycled", {"entry_id": 1, "kind": MemoryKind.CONSTRAINT})),
+        (
+            ["end", "up", "up", "shift+right"],
+            ("KindCycled", {"entry_id": 4, "kind": MemoryKind.FACT}),
+        ),
+        (["ctrl+g"], ("ScopeToggled", {"entry_id": 1, "make_global": False})),
+        (["end", "up", "ctrl+g"], ("ScopeToggled", {"entry_id": 5, "make_global": True})),
+        (["ctrl+x"], ("Toggled", {"entry_id": 1, "enabled": False})),
+        (["end", "ctrl+x"], ("Toggled", {"entry_id": 6, "enabled": True})),
+        (["shift+up"], ("ImportanceChanged", {"entry_id": 1, "delta": 1, "importance": 7})),
+        (
+            ["down", "shift+down"],
+            ("ImportanceChanged", {"entry_id": 2, "delta": -1, "importance": 8}),
+        ),
+        (["ctrl+u"], ("NewVersionRequested", {"entry_id": 1})),
+        (["end", "up", "up", "ctrl+y"], ("ConfirmRequested", {"entry_id": 4})),
     ],
 )
 async def test_each_key_posts_its_message_for_the_highlighted_entry(
@@ -123,6 +148,20 @@ async def test_each_key_posts_its_message_for_the_highlighted_entry(
             assert getattr(message, field) == value
 
 
+async def test_no_printable_key_fires_an_action() -> None:
+    """Every letter, digit and sign of the old single-key actions (a e d p k s x + - n r c w
+    g o, space, =) does nothing here: the app sends such keys to the composer."""
+    app = MemoryHost(ENTRIES)
+    async with app.run_test(size=(100, 30)) as pilot:
+        panel = app.query_one(MemoryPanel)
+        panel.option_list.focus()
+        await pilot.press(*"aedpksx+-nrcwgo =", "plus", "minus", "equals_sign", "space")
+        await pilot.press("end", "up", "up", *"cwdg")  # on the hypothesis, too
+        await pilot.pause()
+        assert app.posted == []
+        assert not panel.sorted_by_use
+
+
 async def test_importance_stops_at_its_bounds() -> None:
     entries = [
         MemoryEntry(1, MemoryKind.FACT, "Top.", importance=10),
@@ -131,7 +170,7 @@ async def test_importance_stops_at_its_bounds() -> None:
     app = MemoryHost(entries)
     async with app.run_test(size=(100, 30)) as pilot:
         app.query_one(MemoryPanel).option_list.focus()
-        await pilot.press("plus", "down", "minus")
+        await pilot.press("shift+up", "down", "shift+down")
         await pilot.pause()
         assert app.posted == []
 
@@ -141,7 +180,9 @@ async def test_an_empty_panel_only_adds() -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         panel = app.query_one(MemoryPanel)
         panel.option_list.focus()
-        await pilot.press("e", "d", "p", "k", "s", "x", "plus", "a")
+        await pilot.press(
+            "ctrl+e", "delete", "ctrl+k", "shift+right", "ctrl+g", "ctrl+x", "shift+up", "ctrl+a"
+        )
         await pilot.pause()
         assert [type(m).__name__ for m in app.posted] == ["AddRequested"]
         assert panel.check_action("edit", ()) is None
@@ -207,27 +248,23 @@ def test_next_kind_cycles_through_all_kinds() -> None:
     ]
 
 
-def test_every_binding_has_an_id_and_a_tooltip() -> None:
-    ids = {binding.id for binding in Binding.make_bindings(MemoryPanel.BINDINGS)}
-    assert ids == {
-        "memory.back",
-        "memory.add",
-        "memory.edit",
-        "memory.delete",
-        "memory.pin",
-        "memory.kind",
-        "memory.scope",
-        "memory.toggle",
-        "memory.importance_up",
-        "memory.importance_down",
-        "memory.new_version",
-        "memory.restore",
-        "memory.confirm",
-        "memory.keep",
-        "memory.source",
-        "memory.order",
+def test_every_binding_has_an_id_and_a_tooltip_and_the_template_lists_it() -> None:
+    """The ids are those of the letter keys they replaced (remaps keep working), and the
+    config template lists each with the keys it ships with."""
+    bindings = Binding.make_bindings(MemoryPanel.BINDINGS)
+    keys: dict[str, list[str]] = {}
+    for binding in bindings:
+        assert binding.id and binding.tooltip
+        keys.setdefault(binding.id, []).append(binding.key)
+    assert {name: ",".join(found) for name, found in keys.items()} == {
+        name: SHIPPED_KEYS[name] for name in keys
     }
-    assert all(binding.tooltip for binding in Binding.make_bindings(MemoryPanel.BINDINGS))
+
+
+def test_no_binding_is_a_key_typing_can_hit() -> None:
+    for binding in Binding.make_bindings(MemoryPanel.BINDINGS):
+        assert len(binding.key) > 1
+        assert binding.key not in ("space", "plus", "minus", "equals_sign")
 
 
 async def test_a_replan_that_leaves_memory_alone_keeps_the_list_as_it_is() -> None:

@@ -113,6 +113,20 @@ class TestContextPanels:
 
         assert snap_compare(host(lambda: [ContextPanels()]), run_before=show, terminal_size=WIDE)
 
+    def test_memory_and_working_folded_by_a_click(self, snap_compare: SnapCompare) -> None:
+        """At 150x50, the memory and working panels folded by a click on their headers: each
+        shows only its header, starting with `▸` (`▸ memory · … tokens · …`, `▸ working · …`);
+        the system, summary, recall and input panels stay open under `▾` headers."""
+
+        async def fold(pilot: Pilot[None]) -> None:
+            panels = pilot.app.query_one(ContextPanels)
+            panels.update_plan(make_plan(), window_source="server")
+            await pilot.pause()
+            await pilot.click("#layer-memory .layer-panel--header")
+            await pilot.click("#layer-working .layer-panel--header")
+
+        assert snap_compare(host(lambda: [ContextPanels()]), run_before=fold, terminal_size=WIDE)
+
     def test_built_in_light_theme(self, snap_compare: SnapCompare) -> None:
         """Textual's own `textual-light` theme (which knows nothing of layers) still draws the
         bar and the panel edges in the default layer colours on a light background."""
@@ -148,7 +162,7 @@ class TestMemoryPanel:
         )
 
     def test_empty_takes_one_line(self, snap_compare: SnapCompare) -> None:
-        """No entries: only the header line `memory · 0 entries · F6 then a adds one` at the
+        """No entries: only the header line `memory · 0 entries · F6 then ctrl+a adds one` at the
         top; the rest of the screen is left free (the panel takes
         only the room its entries need)."""
 
@@ -205,22 +219,23 @@ class TestMemoryOverTime:
         """100x30: `memory:1` (`database: The service runs on MySQL 8.`) dimmed with the italic
         reason `superseded by memory:7 on 2026-11-24`; `memory:7` in context with a quiet
         violet `◆ used`; the hypothesis `memory:4` (waited 45 turns) with an amber line
-        `⚑ unconfirmed for 45 turns: confirm as fact (c), keep (w), or drop (d)`, the newer
-        hypothesis `memory:8` not flagged. The list has focus: under it `memory:1: pinned
-        from message #4 (g: go to it)`."""
+        `⚑ unconfirmed for 45 turns: confirm as fact (ctrl+y), keep waiting (ctrl+w), or
+        delete (del)`, the newer hypothesis `memory:8` not flagged. The list has focus: under
+        it `memory:1: pinned from message #4 (ctrl+j: go to it)`."""
 
         assert snap_compare(host(self.build), run_before=self.noted, terminal_size=(100, 30))
 
     def test_used_evidence_and_sorted_by_use(self, snap_compare: SnapCompare) -> None:
-        """After `o` and the cursor on `memory:7`: the header ends `unused in the last 20
+        """After `f5` and the cursor on `memory:7`: the header ends `unused in the last 20
         replies first (estimate)`; memory:2, memory:4 and memory:8 (no recent reply used
-        them) come first, then the others by id; under the list `memory:7: extracted from messages #9–#12 (g: go
-        to it) · used by the last reply (estimate): shares "postgresql", "service"`."""
+        them) come first, then the others by id; under the list `memory:7: extracted from
+        messages #9–#12 (ctrl+j: go to it) · used by the last reply (estimate): shares
+        "postgresql", "service"`."""
 
         assert snap_compare(
             host(self.build),
             run_before=self.noted,
-            press=["o", "end"],
+            press=["f5", "end"],
             terminal_size=(100, 30),
         )
 

@@ -26,6 +26,7 @@ from ctxchat.core.recall import (
     stem,
     uncommon_terms,
     with_neighbours,
+    with_references,
 )
 from ctxchat.core.tokens import TokenCounter
 
@@ -244,7 +245,166 @@ def test_a_recalled_question_brings_its_answer_and_an_answer_its_question(
     assert hits[2].why == "neighbour of #4 (question and answer); 1 messages ago"
 
 
+# --- a changed decision comes with the decision ---------------------------------------------
+
+
+def _chat_with(lines: dict[int, str], length: int = 120) -> list[str]:
+    """`length` messages of varied small talk, with `lines` at their indices."""
+    talk = [
+        f"Small talk number {i}, about the weather {i % 7} and lunch {i % 5}."
+        for i in range(length)
+    ]
+    return [lines.get(i, text) for i, text in enumerate(talk)]
+
+
+def _terms_of(history: list[HistoryMessage]) -> ConversationTerms:
+    stats = ConversationTerms()
+    for message in history:
+        stats.add(message.content, message.id)
+    return stats
+
+
+def test_a_later_change_that_names_the_old_choice_follows_the_recalled_decision(
+    make_history: History,
+) -> None:
+    history = make_history(
+        _chat_with(
+            {
+                3: "August is always too hot for me, even in the shade.",
+                10: "Booked our summer holiday at last: a week in Naples in August!",
+                60: "Scratch Naples, the flights doubled overnight. We're doing Malaga instead.",
+                # Shares August with the decision, but more with an older message.
+                90: "The weather in August is always too hot for me.",
+            }
+        )
+    )
+    positions = {m.id: i for i, m in enumerate(history)}
+    decision = rank_recall([_hit(history[10], 109)], ["holiday", "summer"])
+    hits = with_references(decision, history, positions, _terms_of(history))
+    assert [(hit.ref, hit.follows) for hit in hits] == [("message:11", None), ("message:61", 11)]
+    assert hits[1].why == "later on the topic of #11 (shares naples); 59 messages ago"
+
+
+def test_a_decision_changed_twice_brings_both_changes_and_nothing_unrelated(
+    make_history: History,
+) -> None:
+    history = make_history(
+        _chat_with(
+            {
+                5: "Signed up for the gym on Mill Road, thirty pounds a month.",
+                40: "Cancelled the gym membership, it was packed. Swimming at the lido instead.",
+                70: "The lido closed for repairs, so I'm back to running in the park.",
+                # Shares a rare word with the gym, but a rarer one with an earlier message.
+                80: "The dog park was packed today, so many puppies.",
+                85: "The dog park was packed again today.",
+            }
+        )
+    )
+    positions = {m.id: i for i, m in enumerate(history)}
+    decision = rank_recall([_hit(history[5], 114)], ["gym"])
+    hits = with_references(decision, history, positions, _terms_of(history))
+    assert [(hit.ref, hit.follows) for hit in hits] == [
+        ("message:6", None),
+        ("message:41", 6),
+        ("message:71", 41),
+    ]
+
+
+def test_a_later_message_found_on_its_own_keeps_its_reasons_and_comes_sooner(
+    make_history: History,
+) -> None:
+    history = make_history(
+        _chat_with(
+            {
+                10: "Let's write the mobile app in Flutter, the team knows it.",
+                50: "Flutter is too heavy for old phones, rewriting the prototype in Kotlin.",
+            }
+        )
+    )
+    positions = {m.id: i for i, m in enumerate(history)}
+    unrelated = _hit(history[30], 89)
+    found = [_hit(history[10], 109), unrelated, _hit(history[50], 69)]
+    ranked = rank_recall(
+        [
+            dataclasses.replace(found[0], bm25=-9.0),
+            dataclasses.replace(unrelated, bm25=-5.0),
+            found[2],
+        ],
+        ["mobile", "app"],
+    )
+    hits = with_references(ranked, history, positions, _terms_of(history))
+    assert [(hit.ref, hit.follows) for hit in hits] == [
+        ("message:11", None),
+        ("message:51", None),
+        ("message:31", None),
+    ]
+
+
+def test_an_answer_naming_someone_brings_the_message_that_introduced_them(
+    make_history: History,
+) -> None:
+    history = make_history(
+        _chat_with(
+            {
+                8: "My cofounder Tariq handles sales; I handle the product.",
+                70: "Tariq closed our first paying customer, a bakery chain.",
+            }
+        )
+    )
+    positions = {m.id: i for i, m in enumerate(history)}
+    answer = rank_recall([_hit(history[70], 49)], ["paying", "customer"])
+    hits = with_references(answer, history, positions, _terms_of(history))
+    assert [(hit.ref, hit.referred_by) for hit in hits] == [("message:71", None), ("message:9", 71)]
+    assert hits[1].why == "what #71 refers back to (shares tariq); 111 messages ago"
+
+
+def test_a_hit_already_placed_beside_another_still_brings_its_later_change(
+    make_history: History,
+) -> None:
+    history = make_history(
+        _chat_with(
+            {
+                10: "Signed up for the Spanish evening class at the college.",
+                30: "Dropped out of Spanish, the teacher read from slides.",
+                60: "Signed up for a pottery class at the college too.",
+            }
+        )
+    )
+    positions = {m.id: i for i, m in enumerate(history)}
+    # The pottery class is found first and brings the Spanish class it refers back to.
+    found = [
+        dataclasses.replace(_hit(history[60], 59), bm25=-9.0),
+        _hit(history[10], 109),
+    ]
+    hits = with_references(rank_recall(found, ["class"]), history, positions, _terms_of(history))
+    assert [hit.ref for hit in hits] == ["message:61", "message:11", "message:31"]
+
+
 # --- the recall layer: filled by tokens, verbatim, oldest first ------------------------------
+
+
+def test_the_same_text_is_recalled_once(counter: TokenCounter, make_history: History) -> None:
+    texts = [f"filler message {i} " * 40 for i in range(60)]
+    texts[3] = texts[9] = texts[15] = "We should plan something for the summer."
+    texts[50] = "We should plan something for the summer."  # in working memory
+    texts[20] = "Booked our summer holiday in Naples."
+    history = make_history(texts)
+    found = [_hit(history[i], 59 - i) for i in (15, 9, 3, 20)]
+    hits = rank_recall(found, ["summer"])
+    layer, _ = plan_recall(
+        Budget(60_000, 1_000),
+        counter,
+        hits,
+        history[40:],
+        LayerPlan(Layer.MEMORY, 0, 0.0, 0),
+        2_000,
+    )
+    assert [item.ref for item in layer.items] == ["message:21"]
+    assert [(o.ref, o.detail) for o in layer.left_out] == [
+        ("message:16", "same text as #51"),
+        ("message:10", "same text as #51"),
+        ("message:4", "same text as #51"),
+    ]
 
 
 def test_the_recall_share_is_filled_by_tokens_skipping_what_does_not_fit(

@@ -2,91 +2,110 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import ClassVar
-from urllib.parse import urlsplit
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.suggester import SuggestFromList
-from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
+from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSet, Static
 
 from ctxchat.config.schema import OPENAI_DEFAULT_BASE_URL
-from ctxchat.tui.text import clean, plain
+from ctxchat.model.discovery import UrlAnswer, probe_url, url_problem
+from ctxchat.tui.screens.setup_answers import answer_line, key_hint, server_label
+from ctxchat.tui.text import clean, content, plain
 from ctxchat.tui.views import ServerView
 from ctxchat.tui.widgets.footer import KeyFooter
+
+__all__ = ["OPENAI_KEY_ENV", "SetupChoice", "SetupScreen", "check_choice", "server_label"]
 
 OPENAI_KEY_ENV = "OPENAI_API_KEY"
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _KEY_SHAPED = re.compile(r"^(?:sk|rk|gsk|xai)[-_]")
-SERVER_NAMES = {
-    "ollama": "Ollama",
-    "lmstudio": "LM Studio",
-    "llama.cpp": "llama.cpp server",
-    "openai-compatible": "OpenAI-compatible server",
-}
+PROBE_PAUSE = 0.4
+"""Seconds of no typing before a typed URL is asked: one probe per pause, not per key."""
+
+Probe = Callable[[str, str | None], Awaitable[UrlAnswer]]
+
+
+def _field(field_id: str, placeholder: str, *, password: bool = False) -> Input:
+    """One of setup's fields. Tabbing into it and typing adds to it: a value typed earlier
+    is never replaced whole by keys that arrive with the focus (keys in a burst)."""
+    return Input(
+        placeholder=placeholder,
+        id=field_id,
+        password=password,
+        compact=True,
+        select_on_focus=False,
+    )
 
 
 @dataclass(frozen=True, slots=True)
 class SetupChoice:
     """The provider the user chose; the app writes it to the config.
 
-    `provider` is "openai", a found server's kind, or "custom". `base_url` is None for
-    OpenAI's own endpoint. `api_key_env` names the environment variable that holds the key
-    (None: the server needs no key); the key itself is never asked for nor written.
+    `provider` is "openai", a found (or probed) server's kind, or "custom". `base_url` is
+    None for OpenAI's own endpoint. `api_key_env` names the environment variable that holds
+    the key (None: no key, or the key is stored). `api_key` is the key typed (never shown:
+    not even in the repr); `store_key` says it goes into the config file (mode 0600), else
+    it is used for this run only and the config names `api_key_env`.
     """
 
     provider: str
     base_url: str | None
     model: str
     api_key_env: str | None
+    api_key: str | None = field(default=None, repr=False)
+    store_key: bool = False
 
 
 def check_choice(
-    provider: str, base_url: str, model: str, api_key_env: str, *, needs_key: bool = False
+    provider: str,
+    base_url: str,
+    model: str,
+    api_key_env: str,
+    *,
+    needs_key: bool = False,
+    api_key: str = "",
+    store_key: bool = False,
 ) -> list[str]:
     """What is wrong with the answer, one sentence each (empty when it can be saved)."""
     problems = []
     if provider != "openai":
-        parts = urlsplit(base_url.strip())
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            problems.append(
-                "The base URL starts with http:// or https://, e.g. http://127.0.0.1:8080/v1."
-            )
+        problem = url_problem(base_url)
+        if problem is not None:
+            problems.append(problem)
     if not model.strip():
         problems.append("Name the model to use.")
     elif any(char.isspace() for char in model.strip()):
         problems.append("A model name has no spaces.")
+    key = api_key.strip()
+    if any(char.isspace() for char in key):
+        problems.append("A key has no spaces: paste it again.")
     env = api_key_env.strip()
+    if key and store_key:
+        return problems  # the variable is not used
     if _KEY_SHAPED.match(env):
         problems.append(
-            "That looks like a key itself: enter the name of the environment variable "
-            "that holds it, e.g. OPENAI_API_KEY."
+            "That looks like a key itself: type it under API key, and here the name of "
+            "the environment variable that holds it, e.g. OPENAI_API_KEY."
         )
     elif env and not _ENV_NAME.fullmatch(env):
         problems.append(
             "An environment variable name has letters, digits and _ only, e.g. MY_API_KEY."
         )
-    elif not env and (provider == "openai" or needs_key):
-        problems.append("This server needs a key: name the environment variable that holds it.")
+    elif not env and not key and (provider == "openai" or needs_key):
+        problems.append(
+            "This server needs a key: type it, or name the environment variable that holds it."
+        )
     return problems
-
-
-def server_label(server: ServerView) -> Text:
-    """A found server as a choice: its name, address and how many models it serves."""
-    label = Text()
-    label.append(SERVER_NAMES.get(server.kind, clean(server.kind)), style="bold")
-    label.append(" at ")
-    label.append_text(plain(server.base_url))
-    count = len(server.models)
-    label.append(f"  ({count} model{'s' if count != 1 else ''})", style="dim")
-    return label
 
 
 class SetupScreen(Screen[SetupChoice | None]):
@@ -134,6 +153,18 @@ class SetupScreen(Screen[SetupChoice | None]):
         Input:disabled {
             opacity: 80%;
         }
+        #setup-store-key {
+            margin-left: 17;
+            border: none;
+            padding: 0;
+            background: transparent;
+        }
+        #setup-probe, #setup-key-hint {
+            height: auto;
+        }
+        #setup-key-hint {
+            color: $text-muted;
+        }
         #setup-hint {
             color: $text-muted;
             height: auto;
@@ -175,12 +206,22 @@ class SetupScreen(Screen[SetupChoice | None]):
         openai_key_present: bool = False,
         openai_model: str = "gpt-4o-mini",
         config_path: str = "",
+        env: Mapping[str, str] | None = None,
+        probe: Probe = probe_url,
     ) -> None:
+        """`env` is where a named key variable is looked up for a probe; `probe` asks a
+        typed URL what it is (the real one unless a test shows a fixed answer)."""
         super().__init__()
         self._servers = list(servers)
         self._openai_key_present = openai_key_present
         self._openai_model = openai_model
         self._config_path = config_path
+        self._env = dict(env or {})
+        self._probe = probe
+        self._probed: ServerView | None = None
+        """What the typed URL answered as, once it answered as a model server."""
+        self._filled_model = ""
+        """The model the last probe filled in: replaced by the next, unlike a typed one."""
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(), Vertical(id="setup-column"):
@@ -216,15 +257,22 @@ class SetupScreen(Screen[SetupChoice | None]):
                 )
             with Grid():
                 yield Label("Base URL")
-                yield Input(placeholder="http://127.0.0.1:8080/v1", id="setup-url", compact=True)
+                yield _field("setup-url", "http://127.0.0.1:8080/v1")
                 yield Label("Model")
-                yield Input(
-                    placeholder="the model's name on the server", id="setup-model", compact=True
+                yield _field("setup-model", "the model's name on the server")
+                yield Label("API key")
+                yield _field(
+                    "setup-key",
+                    "typed hidden; empty: no key, or one from the environment",
+                    password=True,
                 )
                 yield Label("Key variable")
-                yield Input(
-                    placeholder="e.g. OPENAI_API_KEY; empty: no key", id="setup-env", compact=True
-                )
+                yield _field("setup-env", "e.g. OPENAI_API_KEY; empty: no key")
+            yield Checkbox(
+                "Save the key in the config file", value=True, id="setup-store-key", compact=True
+            )
+            yield Static(id="setup-key-hint")
+            yield Static(id="setup-probe")
             yield Static(id="setup-hint")
             yield Static(id="setup-warning")
             yield Static(id="setup-errors")
@@ -249,17 +297,23 @@ class SetupScreen(Screen[SetupChoice | None]):
     def _server(self, provider: str) -> ServerView | None:
         if provider.startswith("server-"):
             return self._servers[int(provider.removeprefix("server-"))]
-        return None
+        return self._probed if provider == "custom" else None
 
     @on(RadioSet.Changed)
     def _provider_changed(self, event: RadioSet.Changed) -> None:
         self._fill(event.pressed.name or "openai")
 
+    def _input(self, name: str) -> Input:
+        return self.query_one(f"#setup-{name}", Input)
+
     def _fill(self, provider: str) -> None:
-        """Prefill the fields for the chosen provider; only "another server" edits the URL."""
-        url = self.query_one("#setup-url", Input)
-        model = self.query_one("#setup-model", Input)
-        env = self.query_one("#setup-env", Input)
+        """Prefill the fields for the chosen provider; only "another server" edits the URL.
+        A key typed stays: it is the user's, whichever server it is for."""
+        url, model, env = self._input("url"), self._input("model"), self._input("env")
+        self.workers.cancel_group(self, "setup-probe")
+        self._probed = None
+        self._filled_model = ""
+        self.query_one("#setup-probe", Static).update("")
         server = self._server(provider)
         warning = ""
         if provider == "openai":
@@ -269,51 +323,144 @@ class SetupScreen(Screen[SetupChoice | None]):
                 OPENAI_KEY_ENV,
             )
             model.suggester = None
-            hint = "The key is read from the environment when ctxchat starts; it is never written to the config."
+            hint = "OpenAI's own API, with the key typed above or the one in the variable."
             if not self._openai_key_present:
-                warning = f"{OPENAI_KEY_ENV} is not set in this shell: set it before you chat."
+                warning = f"{OPENAI_KEY_ENV} is not set in this shell: type the key above, or set it before you chat."
         elif server is not None:
             url.value = clean(server.base_url)
             model.value = clean(server.models[0]) if server.models else ""
             env.value = OPENAI_KEY_ENV if server.needs_key else ""
+            hint = self._models_hint(server)
             model.suggester = SuggestFromList(server.models)
-            shown = ", ".join(clean(m) for m in server.models[:6])
-            more = f" and {len(server.models) - 6} more" if len(server.models) > 6 else ""
-            hint = (
-                f"Models on this server: {shown}{more}."
-                if shown
-                else "The server listed no models: name one."
-            )
             if server.needs_key:
                 warning = "This server asks for a key."
         else:
             url.value, model.value, env.value = "", "", ""
             model.suggester = None
-            hint = "Any OpenAI-compatible server: vLLM, llama.cpp, OpenRouter… The base URL usually ends in /v1."
+            hint = (
+                "Any OpenAI-compatible server: vLLM, llama.cpp, OpenRouter… The base URL "
+                "usually ends in /v1; it is asked what it serves as you type."
+            )
         url.disabled = provider != "custom"
         self.query_one("#setup-hint", Static).update(plain(hint))
         self.query_one("#setup-warning", Static).update(plain(warning))
         self.query_one("#setup-errors", Static).update("")
+        self._show_key_hint()
+
+    @staticmethod
+    def _models_hint(server: ServerView) -> str:
+        shown = ", ".join(clean(m) for m in server.models[:6])
+        more = f" and {len(server.models) - 6} more" if len(server.models) > 6 else ""
+        return (
+            f"Models on this server: {shown}{more}."
+            if shown
+            else "The server listed no models: name one."
+        )
+
+    # --- the key ---------------------------------------------------------------------
+
+    def _key(self) -> str:
+        return self._input("key").value.strip()
+
+    def _store_key(self) -> bool:
+        return self.query_one("#setup-store-key", Checkbox).value
+
+    @on(Input.Changed, "#setup-env")
+    @on(Checkbox.Changed)
+    def _show_key_hint(self) -> None:
+        key = self._key()
+        self.query_one("#setup-store-key", Checkbox).display = bool(key)
+        hint = key_hint(
+            key_typed=bool(key),
+            store=self._store_key(),
+            env=self._input("env").value.strip(),
+            config_path=self._config_path,
+        )
+        self.query_one("#setup-key-hint", Static).update(plain(hint))
+
+    @on(Input.Changed, "#setup-key")
+    def _key_changed(self) -> None:
+        self._show_key_hint()
+        if self.provider != "openai":
+            self._ask_server()  # a server that wanted a key is asked again with it
+
+    # --- asking a typed URL ----------------------------------------------------------
+
+    @on(Input.Changed, "#setup-url")
+    def _url_changed(self) -> None:
+        if self.provider == "custom":
+            self._probed = None
+            self._ask_server()
+
+    def _ask_server(self) -> None:
+        """Ask the URL in the box once typing pauses; a probe still running is cancelled."""
+        url = self._input("url").value.strip().rstrip("/")
+        if not url or url_problem(url) is not None:
+            self.workers.cancel_group(self, "setup-probe")
+            self.query_one("#setup-probe", Static).update("")
+            return
+        key = self._key() or self._env.get(self._input("env").value.strip(), "").strip()
+        self._ask(url, key or None)
+
+    @work(exclusive=True, group="setup-probe", exit_on_error=False)
+    async def _ask(self, url: str, key: str | None) -> None:
+        await asyncio.sleep(PROBE_PAUSE)  # cancelled by the next keystroke: a debounce
+        line = self.query_one("#setup-probe", Static)
+        line.update(content(f"Asking {url}…", "$text-muted"))
+        answer = await self._probe(url, key)
+        line.update(answer_line(url, answer))
+        found = answer.server
+        if found is None:
+            return
+        server = ServerView(found.kind, url, found.models, found.needs_key)
+        if self.provider == "custom":
+            self._probed = server
+        if answer.outcome != "found":
+            return
+        model = self._input("model")
+        # A model the user typed stays; one the last probe filled in is replaced.
+        if server.models and model.value.strip() in ("", self._filled_model):
+            model.value = self._filled_model = clean(server.models[0])
+        model.suggester = SuggestFromList(server.models)
+        self.query_one("#setup-hint", Static).update(plain(self._models_hint(server)))
+
+    # --- the answer ------------------------------------------------------------------
 
     def choice(self) -> SetupChoice | None:
         """The answer, or None (with the problems shown) when it cannot be saved."""
         provider = self.provider
         server = self._server(provider)
-        url = self.query_one("#setup-url", Input).value.strip()
-        model = self.query_one("#setup-model", Input).value.strip()
-        env = self.query_one("#setup-env", Input).value.strip()
+        url = self._input("url").value.strip()
+        model = self._input("model").value.strip()
+        env = self._input("env").value.strip()
+        key = self._key()
+        store = self._store_key()
         problems = check_choice(
-            provider, url, model, env, needs_key=server is not None and server.needs_key
+            provider,
+            url,
+            model,
+            env,
+            needs_key=server is not None and server.needs_key,
+            api_key=key,
+            store_key=store,
         )
         self.query_one("#setup-errors", Static).update(plain("\n".join(problems)))
         if problems:
             return None
-        kind = server.kind if server is not None else provider
+        # A probed URL keeps the name "server" for its profile: what the probe said may
+        # still change while typing, the name should not.
+        kind = server.kind if server is not None and provider != "custom" else provider
+        if key and store:
+            env = ""
+        elif key:
+            env = env or OPENAI_KEY_ENV
         return SetupChoice(
             provider=kind,
             base_url=None if provider == "openai" else url,
             model=model,
             api_key_env=env or None,
+            api_key=key or None,
+            store_key=bool(key) and store,
         )
 
     @on(Button.Pressed, "#save")

@@ -566,10 +566,15 @@ class ConversationView(VerticalScroll, can_focus=True):
         self.post_message(self.Left())
 
     def on_click(self, event: events.Click) -> None:
-        widget: Widget | None = event.widget
+        clicked: Widget | None = event.widget
+        widget = clicked
         while widget is not None and widget is not self:
             if isinstance(widget, item_class()):
                 self._set_selected(widget)
+                # A click on a failed or stopped reply's marker line opens its details.
+                on_marker = clicked is not None and clicked.has_class("message--status")
+                if on_marker and widget.view.status in RETRYABLE:
+                    self.post_message(self.DetailsRequested(widget.message_id))
                 return
             parent = widget.parent
             widget = parent if isinstance(parent, Widget) else None

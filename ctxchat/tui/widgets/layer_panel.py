@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -74,11 +75,21 @@ def _item_label(item: Item) -> str:
     return clean(item.label)
 
 
+def _fold_mark(collapsed: bool) -> str:
+    """▸ folded, ▾ open: the header's first mark."""
+    return "▸ " if collapsed else "▾ "
+
+
 class LayerPanel(Vertical, can_focus=True):
     """A layer's header (tokens, budget, share) above what it holds and what it left out.
 
-    Refs marked `added` get a `+` (new since a mode switch); left-out refs marked `removed` a `−`.
+    A click on the header folds or unfolds the panel (so does Enter with the panel focused);
+    the fold stays through every new plan. Refs marked `added` get a `+` (new since a mode
+    switch); left-out refs marked `removed` a `−`.
     """
+
+    # A click folds; it does not take focus from the composer, where typing goes on.
+    FOCUS_ON_CLICK = False
 
     DEFAULT_CSS = """
     LayerPanel {
@@ -93,6 +104,7 @@ class LayerPanel(Vertical, can_focus=True):
         &.-input { border-left: outer $layer-input; }
         &:focus { background: $boost; }
         & > .layer-panel--header { text-style: bold; }
+        & > .layer-panel--header:hover { background: $boost; }
         & > .layer-panel--body {
             text-wrap: nowrap;
             text-overflow: ellipsis;
@@ -126,7 +138,10 @@ class LayerPanel(Vertical, can_focus=True):
         super().__init__(name=name, id=id, classes=classes)
         self.context_layer = layer
         self.add_class(f"-{layer.value}")
-        self._header = Static(Content(layer.value), classes="layer-panel--header")
+        self._header = Static(
+            Content(_fold_mark(collapsed) + layer.value), classes="layer-panel--header"
+        )
+        self._header.tooltip = "Click to fold or unfold this layer"
         self._body = Static(Content(), classes="layer-panel--body")
         self._shown: tuple[LayerPlan, frozenset[str], frozenset[str]] | None = None
         self._used: Mapping[str, Use] = {}
@@ -146,9 +161,16 @@ class LayerPanel(Vertical, can_focus=True):
         self.set_class(collapsed, "-collapsed")
         if self._shown is not None:
             self._header.update(self._header_content(self._shown[0]))
+        else:
+            self._header.update(Content(_fold_mark(collapsed) + self.context_layer.value))
 
     def action_toggle_collapsed(self) -> None:
         self.collapsed = not self.collapsed
+
+    @on(events.Click, ".layer-panel--header")
+    def _fold_on_click(self, event: events.Click) -> None:
+        event.stop()
+        self.action_toggle_collapsed()
 
     def update_layer(
         self,
@@ -195,7 +217,7 @@ class LayerPanel(Vertical, can_focus=True):
         return badge, [f"{lines[n]}: {self._used[lines[n]].evidence}" for n in sorted(lines)]
 
     def _header_content(self, layer_plan: LayerPlan) -> Content:
-        fold = "▸ " if self.collapsed else "▾ "
+        fold = _fold_mark(self.collapsed)
         parts = [
             Content.styled(layer_plan.layer.value, layer_variable(layer_plan.layer.value)),
             Content(f"{tokens(layer_plan.tokens)} tokens"),

@@ -80,7 +80,7 @@ class EntryNotes:
 def entry_detail(entry: MemoryEntry, notes: EntryNotes) -> str:
     """The highlighted entry in full: where it came from, and the evidence of its use."""
     origin = provenance(entry.source)
-    parts = [f"{entry.ref}: {origin.text}" + (" (g: go to it)" if origin.message_id else "")]
+    parts = [f"{entry.ref}: {origin.text}" + (" (ctrl+j: go to it)" if origin.message_id else "")]
     use = notes.used.get(entry.ref)
     if use is not None:
         parts.append(f"used by the last reply (estimate): {use.evidence}")
@@ -114,7 +114,7 @@ class MemoryPanel(Vertical):
         height: auto;
         & > .memory-panel--header { padding: 0 1; text-style: bold; }
         & > OptionList { height: auto; max-height: 100%; border: none; padding: 0; }
-        /* Empty: the header line only; the list stays focusable (F6, then `a` adds). */
+        /* Empty: the header line only; the list stays focusable (F6, then ctrl+a adds). */
         &.-empty > OptionList { height: 0; }
         & > OptionList:focus { border: none; }
         & > .memory-panel--detail { display: none; padding: 0 1; color: $foreground-muted; }
@@ -122,6 +122,9 @@ class MemoryPanel(Vertical):
     }
     """
 
+    # No bare letters (nor space, + or -): a printable key typed here goes to the composer
+    # (see the app), so the panel's actions sit on keys typing cannot hit, and deleting
+    # asks first. The ids are those of the letters these keys replace, so remaps still apply.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "escape",
@@ -131,78 +134,95 @@ class MemoryPanel(Vertical):
             id="memory.back",
             tooltip="Go back to the composer",
         ),
-        Binding("a", "add", "Add", id="memory.add", tooltip="Add a memory entry"),
-        Binding("e", "edit", "Edit", id="memory.edit", tooltip="Edit the highlighted entry"),
-        Binding("d,delete", "delete", "Delete", id="memory.delete", tooltip="Delete the entry"),
-        Binding("p", "pin", "Pin", id="memory.pin", tooltip="Pin or unpin the entry"),
-        Binding("k", "kind", "Kind", id="memory.kind", tooltip="Change the entry's kind"),
+        Binding("ctrl+a,insert", "add", "Add", id="memory.add", tooltip="Add a memory entry"),
         Binding(
-            "s",
+            "ctrl+e",
+            "edit",
+            "Edit",
+            id="memory.edit",
+            tooltip="Edit the highlighted entry (Enter does too)",
+        ),
+        Binding(
+            "delete",
+            "delete",
+            "Delete",
+            key_display="del",
+            id="memory.delete",
+            tooltip="Delete the entry (asks first)",
+        ),
+        Binding("ctrl+k", "pin", "Pin", id="memory.pin", tooltip="Pin or unpin the entry"),
+        Binding(
+            "shift+right",
+            "kind",
+            "Kind",
+            id="memory.kind",
+            tooltip="Change the entry's kind (fact → constraint → preference → hypothesis)",
+        ),
+        Binding(
+            "ctrl+g",
             "scope",
             "Scope",
             id="memory.scope",
             tooltip="Make the entry global or for this conversation only",
         ),
         Binding(
-            "x,space",
+            "ctrl+x",
             "include",
             "In/out",
             id="memory.toggle",
             tooltip="Include the entry in the context or exclude it",
         ),
         Binding(
-            "plus,equals_sign",
+            "shift+up",
             "importance(1)",
             "Importance +",
-            key_display="+",
             id="memory.importance_up",
             tooltip="Raise the entry's importance",
         ),
         Binding(
-            "minus",
+            "shift+down",
             "importance(-1)",
             "Importance −",
-            key_display="-",
             id="memory.importance_down",
             tooltip="Lower the entry's importance",
         ),
         Binding(
-            "n",
+            "ctrl+u",
             "new_version",
             "New version",
             id="memory.new_version",
             tooltip="Write a new version of the entry; the old one is kept as superseded",
         ),
         Binding(
-            "r",
+            "ctrl+z",
             "restore",
             "Restore",
             id="memory.restore",
             tooltip="Make a superseded entry current again (its replacement is kept)",
         ),
         Binding(
-            "c",
+            "ctrl+y",
             "confirm",
             "Confirm as fact",
             id="memory.confirm",
             tooltip="The hypothesis is confirmed: make it a fact",
         ),
         Binding(
-            "w",
+            "ctrl+w",
             "keep",
             "Keep waiting",
             id="memory.keep",
             tooltip="Keep the hypothesis unconfirmed; its count of turns starts again",
         ),
         Binding(
-            "g",
+            "ctrl+j",
             "source",
             "Go to source",
             id="memory.source",
             tooltip="Show the message the entry came from",
         ),
         Binding(
-            "o",
+            "f5",
             "order",
             "Order",
             id="memory.order",
@@ -525,7 +545,7 @@ class MemoryPanel(Vertical):
     ) -> Content:
         parts = [Content("memory"), Content(f"{len(entries)} entries")]
         if not entries:
-            parts.append(Content.styled("F6 then a adds one", "not bold dim"))
+            parts.append(Content.styled("F6 then ctrl+a adds one", "not bold dim"))
             return Content(" · ").join(parts)
         if plan is not None:
             layer = plan.layer(Layer.MEMORY)
@@ -574,8 +594,8 @@ class MemoryPanel(Vertical):
         if waited is not None:
             lines.append(
                 Content.styled(
-                    f"  ⚑ unconfirmed for {waited} turns: confirm as fact (c), keep (w), "
-                    "or drop (d)",
+                    f"  ⚑ unconfirmed for {waited} turns: confirm as fact (ctrl+y), keep "
+                    "waiting (ctrl+w), or delete (del)",
                     "$warning",
                 )
             )

@@ -21,7 +21,9 @@ from ctxchat.tui.views import MessageView
 from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown, stop_stream
 
 ROLE_NAMES = {"user": "You", "assistant": "Assistant", "system": "System"}
-RETRY_HINT = "retry: ctrl+r"
+# The marker line is where a failure is told (not the status line, not a notification):
+# it says how to retry and where the server's own words are.
+RETRY_HINT = "retry: ctrl+r · details: click or ctrl+d"
 WRITES_PER_SECOND = 10
 DRAWING_SHARE = 0.5
 """The most of a streaming reply's time that drawing it may take: the rest is left for

@@ -40,6 +40,7 @@ from ctxchat.core.tokens import CachingCounter, count_message, counter_for_model
 from ctxchat.testing import harness
 from ctxchat.testing.server import ScriptedModelServer
 from ctxchat.tui.app import CtxChatApp, build_app
+from ctxchat.tui.live_turn import LiveTurn
 from ctxchat.tui.widgets.message_item import MessageItem
 from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
 
@@ -401,25 +402,26 @@ class Timeline:
 def timeline() -> Iterator[Timeline]:
     """While entered, when each delta reached a reply and when each write was on screen."""
     line = Timeline([], [])
-    append = MessageItem.append
+    received = LiveTurn.received
     post = ReplyMarkdown.post_message
 
-    async def timed_append(self: MessageItem, delta: str) -> None:
-        length = (line.arrived[-1][1] if line.arrived else 0) + len(delta)
-        line.arrived.append((time.perf_counter(), length))
-        await append(self, delta)
+    def timed_received(self: LiveTurn, text: str, reasoning: str) -> None:
+        if text:
+            length = (line.arrived[-1][1] if line.arrived else 0) + len(text)
+            line.arrived.append((time.perf_counter(), length))
+        received(self, text, reasoning)
 
     def timed_post(self: ReplyMarkdown, message: Message) -> bool:
         if isinstance(message, ReplyMarkdown.Appended):  # posted once the write is on screen
             line.drawn.append((time.perf_counter(), message.size))
         return post(self, message)
 
-    MessageItem.append = timed_append  # type: ignore[method-assign]
+    LiveTurn.received = timed_received  # type: ignore[method-assign]
     ReplyMarkdown.post_message = timed_post  # type: ignore[method-assign, assignment]
     try:
         yield line
     finally:
-        MessageItem.append = append  # type: ignore[method-assign]
+        LiveTurn.received = received  # type: ignore[method-assign]
         ReplyMarkdown.post_message = post  # type: ignore[method-assign]
 
 

@@ -10,17 +10,10 @@ from ctxchat.store.transfer import IdMap
 
 def replace_from(session: ChatSession, message_id: int, text: str) -> None:
     """Rewrite message `message_id` and drop every turn after it (they are deleted)."""
-    store = session.store
-    message = store.get_message(message_id)
+    message = session.store.get_message(message_id)
     if message.role != "user":
         raise ValueError("Only your own messages can be edited and sent again.")
-    store.update_message_content(
-        message_id,
-        text,
-        tokens=session.count("user", text),
-        exact=session.counter.exact,
-        encoding=session.counter.name,
-    )
+    session.edit_message(message_id, text)
     session.delete_after(message_id)
 
 

@@ -91,9 +91,9 @@ def apply_decisions(session: ChatSession, decisions: list[ProposalDecision]) -> 
             continue
         source = decision.source
         if decision.action is Decision.UPDATE and decision.target_entry_id is not None:
-            old = session.store.get_memory(decision.target_entry_id)
+            old = session.memory_book.get(decision.target_entry_id)
             written.append(
-                session.store.add_memory(
+                session.memory_book.add(
                     decision.kind,
                     decision.text,
                     key=old.key,
@@ -107,7 +107,7 @@ def apply_decisions(session: ChatSession, decisions: list[ProposalDecision]) -> 
             )
         else:
             written.append(
-                session.store.add_memory(
+                session.memory_book.add(
                     decision.kind,
                     decision.text,
                     key=decision.key,
@@ -117,5 +117,4 @@ def apply_decisions(session: ChatSession, decisions: list[ProposalDecision]) -> 
                     source=source,
                 )
             )
-    session.forget_memory()
     return written

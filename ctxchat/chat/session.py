@@ -5,10 +5,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-from collections.abc import Iterator, Mapping, Sequence
+import functools
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
+from typing import Concatenate, ParamSpec, TypeVar
 
+from ctxchat.chat.changes import MEMORY, ChangeLog
+from ctxchat.chat.memory_book import MemoryBook
 from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.server_counts import ServerCounts
 from ctxchat.chat.window import WindowInfo
@@ -48,7 +53,7 @@ from ctxchat.embeddings import EmbeddingsUnavailable, missing_packages
 from ctxchat.model.backend import ModelBackend
 from ctxchat.model.errors import ProviderError
 from ctxchat.model.request import ChatRequest, build_chat_request
-from ctxchat.store import Store, StoredMessage, StoreError, SummaryVersion
+from ctxchat.store import Conversation, Store, StoredMessage, StoreError, SummaryVersion
 
 WORDS_ONLY = "Recall by words only, not by meaning."
 
@@ -95,6 +100,24 @@ class SessionCache:
     """The counter's name when `history` was read (a failed tokenizer turns it to estimate)."""
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _locked(
+    method: Callable[Concatenate[ChatSession, _P], _R],
+) -> Callable[Concatenate[ChatSession, _P], _R]:
+    """Run `method` holding the session's lock: plans are drawn on the UI thread and in
+    workers (a huge draft, the memory usage estimate) at once, over one cache."""
+
+    def locked(self: ChatSession, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    functools.update_wrapper(locked, method)
+    return locked
+
+
 def local_zone() -> tzinfo:
     """The time zone dates are shown in: the machine's."""
     zone = datetime.now().astimezone().tzinfo
@@ -105,7 +128,10 @@ class ChatSession:
     """A conversation, the model it talks to, and the context decisions in between.
 
     It reads history, memory and the active summary from the store once and keeps them;
-    every method that changes them goes through the session so the cache stays true.
+    every change to them goes through the session's methods (and `memory_book`), which
+    keep the cache true: callers never tell it to forget. What other sessions of this run
+    changed (`ChangeLog`) and what other processes wrote (`Store.data_version`) are read
+    again before the next plan. The cache is behind a lock: workers may plan too.
     `plan(draft)` is cheap enough to run on every keystroke.
     """
 
@@ -123,6 +149,7 @@ class ChatSession:
         secrets: Sequence[str] = (),
         env: Mapping[str, str] | None = None,
     ) -> None:
+        self._lock = threading.RLock()
         self.store = store
         self.settings = settings
         self.profile = profile
@@ -140,6 +167,10 @@ class ChatSession:
         self.env = dict(env or {})
         self._cache = SessionCache()
         self._seen_version = store.data_version()
+        self._changes = ChangeLog.of(store)
+        self._seen_changes = self._change_counts()
+        self.memory_book = MemoryBook(store, self._memory_changed)
+        """Memory entries, to read and to change (each change keeps this cache true)."""
         self.server_counts: ServerCounts | None = None
         """Counts by the server's own tokenizer, where it has one (see detect_window)."""
         self._counting: set[asyncio.Task[int]] = set()
@@ -148,8 +179,7 @@ class ChatSession:
         self.server_notes: tuple[str, ...] = ()
         """What went wrong finding the server's facts (a probe that timed out, a tokenizer
         that failed, a window that shrank): every plan carries them as warnings."""
-        # Set by the app once the embeddings extra has loaded (see chat/semantic.py).
-        self.semantic: SemanticRecall | None = None
+        self._semantic: SemanticRecall | None = None
         # The summarizer's own server, when `[summary] profile` names another one.
         self._summary_backend: ModelBackend | None = None
         self._semantic_missing: str | None = None
@@ -163,14 +193,28 @@ class ChatSession:
         return self.profile.model
 
     @property
+    def semantic(self) -> SemanticRecall | None:
+        """Recall by meaning, once the embeddings extra has loaded (see chat/semantic.py)."""
+        return self._semantic
+
+    @semantic.setter
+    def semantic(self, semantic: SemanticRecall | None) -> None:
+        # Set from the worker that loaded the encoder: recall results may change.
+        with self._lock:
+            self._semantic = semantic
+            self._cache.recall.clear()
+
+    @property
     def budget(self) -> Budget:
         """The budget in force (raises BudgetError when window and reserve cannot work)."""
         return self.settings.budget(self.profile, self.window.context_window)
 
+    @_locked
     def invalidate(self) -> None:
         """Forget what was read; the next plan reads the store again (after outside changes)."""
         self._cache = SessionCache()
 
+    @_locked
     def catch_up(self) -> bool:
         """Forget what was read if another process has written since; whether it had."""
         version = self.store.data_version()
@@ -180,7 +224,39 @@ class ChatSession:
         self.invalidate()
         return True
 
+    def _change_counts(self) -> tuple[int, int]:
+        conversation = self._changes.count(self.conversation_id or 0)
+        return conversation, self._changes.count(MEMORY)
+
+    def _catch_up_with_sessions(self) -> None:
+        """Forget what another session of this run has changed since it was read."""
+        counts = self._change_counts()
+        if counts == self._seen_changes:
+            return
+        if counts[0] != self._seen_changes[0]:
+            self.forget_history()
+        if counts[1] != self._seen_changes[1]:
+            self.forget_memory()
+        self._seen_changes = counts
+
+    def _conversation_changed(self) -> None:
+        """This session changed its conversation (and its cache to match): the others of
+        the run read it again; this one keeps its cache unless another changed it too."""
+        if self.conversation_id is None:
+            return
+        seen, memory = self._seen_changes
+        count = self._changes.changed(self.conversation_id)
+        self._seen_changes = (count if count == seen + 1 else seen, memory)
+
+    def _memory_changed(self) -> None:
+        """Memory changed (through `memory_book`, or extraction): every session reads it again."""
+        with self._lock:
+            self._changes.changed(MEMORY)
+            self.forget_memory()
+
+    @_locked
     def history(self) -> list[HistoryMessage]:
+        self._catch_up_with_sessions()
         if self._cache.counted_as != self.counter.name:
             self.forget_history()
             self._cache.counted_as = self.counter.name
@@ -196,11 +272,14 @@ class ChatSession:
             )
         return self._cache.history
 
+    @_locked
     def memory(self) -> list[MemoryEntry]:
+        self._catch_up_with_sessions()
         if self._cache.memory is None:
             self._cache.memory = self.store.list_memory(conversation_id=self.conversation_id)
         return self._cache.memory
 
+    @_locked
     def user_turns(self) -> int:
         """User turns over every conversation (memory entries record the one they came in)."""
         if self._cache.all_turns is None:
@@ -215,7 +294,9 @@ class ChatSession:
         zone = local_zone()
         return MemoryDates(day(self.store.now(), zone), zone)
 
+    @_locked
     def active_summary(self) -> SummaryVersion | None:
+        self._catch_up_with_sessions()
         if not self._cache.summary_loaded:
             self._cache.summary = (
                 None
@@ -248,6 +329,7 @@ class ChatSession:
             self._cache.terms = terms
         return self._cache.terms
 
+    @_locked
     def recall(self, draft: str | None) -> tuple[RecallHit, ...]:
         """Earlier messages (and memory entries) relevant to `draft`, best first."""
         settings = self.settings.recall
@@ -332,6 +414,7 @@ class ChatSession:
                 )
         return candidates
 
+    @_locked
     def last_request(self) -> ContextPlan | None:
         """The plan of the newest reply: what the previous request sent."""
         if not self._cache.last_request_loaded:
@@ -340,6 +423,7 @@ class ChatSession:
             self._cache.last_request_loaded = True
         return self._cache.last_request
 
+    @_locked
     def plan(self, draft: str | None = None) -> ContextPlan:
         """The context plan of the next request (with `draft` as the new message, if any).
 
@@ -392,6 +476,7 @@ class ChatSession:
             self._semantic_missing = words_only_note(missing) if missing else ""
         return self._semantic_missing
 
+    @_locked
     def remember_request(self, plan: ContextPlan) -> None:
         """`plan` was just sent: the next request's prefix is measured against it."""
         self._cache.last_request = plan
@@ -538,6 +623,7 @@ class ChatSession:
                 return  # kept counts only save time: the plan stands without them
             counter.keep(counted)
 
+    @_locked
     def pending_fold(self, *, manual: bool = False) -> FoldRange | None:
         """What summarization would fold now: by hand everything but the recent turns,
         automatically only what left working memory once the policy's threshold is met."""
@@ -577,6 +663,7 @@ class ChatSession:
             raise ValueError("This session has no conversation to write to.")
         return self.conversation_id
 
+    @_locked
     def add_user_message(self, text: str, *, parent_id: int | None = None) -> StoredMessage:
         message = self.store.add_message(
             self.conversation,
@@ -604,6 +691,7 @@ class ChatSession:
         self.store.rename_conversation(self.conversation, title)
 
     def _remember(self, message: StoredMessage) -> None:
+        self._catch_up_with_sessions()  # what another session changed is read again
         self._cache.positions = None
         self._cache.turns = None
         self._cache.recall.clear()
@@ -613,20 +701,49 @@ class ChatSession:
                 terms.add(message.content, message.id)  # a new message
             else:
                 self._cache.terms = None  # an edit: counted again when next asked
-        if self._cache.history is not None:
-            self._cache.history = [m for m in self._cache.history if m.id != message.id]
-            self._cache.history.append(message.to_history())
-            self._cache.history.sort(key=lambda m: m.id)
+        if history is not None:
+            # Built whole, then put in place: a worker may be reading the old list.
+            kept = [m for m in history if m.id != message.id]
+            kept.append(message.to_history())
+            kept.sort(key=lambda m: m.id)
+            self._cache.history = kept
+        self._conversation_changed()
 
+    @_locked
     def remember_message(self, message: StoredMessage) -> None:
         """Take a message stored elsewhere (a finished reply) into the cached history."""
         self._remember(message)
 
+    @_locked
+    def edit_message(self, message_id: int, text: str) -> StoredMessage:
+        """Rewrite one of the conversation's messages with `text` (counted again)."""
+        message = self.store.update_message_content(
+            message_id,
+            text,
+            tokens=self.count("user", text),
+            exact=self.counter.exact,
+            encoding=self.counter.name,
+        )
+        self.forget_history()  # and the summaries made from the old text, which left
+        self._conversation_changed()
+        return message
+
+    @_locked
     def delete_after(self, message_id: int) -> None:
         """Delete the conversation's messages after `message_id` (and what summed them up)."""
         self.store.delete_messages_after(self.conversation, message_id)
         self.forget_history()  # the summary is read again too
+        self._conversation_changed()
 
+    @_locked
+    def keep_variant(self, variant_id: int) -> StoredMessage:
+        """Make a variant the reply that continues the conversation (see `Store.keep_variant`)."""
+        reply = self.store.keep_variant(variant_id)
+        self.forget_history()  # the reply's text, count and plan traded places
+        self._conversation_changed()
+        return reply
+
+    @_locked
     def add_summary(
         self,
         text: str,
@@ -651,20 +768,59 @@ class ChatSession:
             note=note,
         )
         self.forget_summary()
+        self._conversation_changed()
         return version
 
+    @_locked
+    def activate_summary(self, summary_id: int | None) -> None:
+        """Put an earlier summary version (or none) in force again."""
+        self.store.activate_summary(self.conversation, summary_id)
+        self.forget_summary()
+        self._conversation_changed()
+
+    def create_conversation(self, title: str | None = None) -> Conversation:
+        """A new, empty conversation on the default profile and its model (a model chosen
+        for one conversation belongs to that conversation)."""
+        default = self.default_profile
+        return self.store.create_conversation(title, model=default.model, profile=default.name)
+
+    def remember_model(self) -> None:
+        """Remember the profile and model in use for this conversation; the default one
+        forgets the choice (the configured one applies again)."""
+        if self.conversation_id is None:
+            return
+        profile = self.profile
+        chosen = (None, None) if profile == self.default_profile else (profile.name, profile.model)
+        self.store.choose_model(self.conversation_id, *chosen)
+
+    def rename_conversation(self, conversation_id: int, title: str) -> Conversation:
+        return self.store.rename_conversation(conversation_id, title)
+
+    def delete_conversation(self, conversation_id: int) -> None:
+        """Delete a conversation and everything in it; its own memory entries go too."""
+        self.store.delete_conversation(conversation_id)
+        self._changes.changed(conversation_id)
+        self._memory_changed()
+
+    # What follows drops what was read (the next plan reads the store again). Writes through
+    # the session call them; a test that wrote to the store itself may too.
+
+    @_locked
     def forget_recall(self) -> None:
         """New vectors arrived: recall results may change."""
         self._cache.recall.clear()
 
+    @_locked
     def forget_memory(self) -> None:
         self._cache.memory = None
         self._cache.recall.clear()
 
+    @_locked
     def forget_summary(self) -> None:
         self._cache.summary_loaded = False
         self._cache.summary = None
 
+    @_locked
     def forget_history(self) -> None:
         self._cache = SessionCache(
             memory=self._cache.memory,
@@ -672,6 +828,7 @@ class ChatSession:
             last_request_loaded=self._cache.last_request_loaded,
         )
 
+    @_locked
     def switch_model(self, profile: ProviderProfile, backend: ModelBackend | None) -> None:
         """Talk to another profile or model; counts are redone once for the new encoding."""
         self.profile = profile

@@ -292,5 +292,4 @@ def prepare_recall(session: ChatSession) -> None:
         semantic.catch_up(pause=0.0)
     except (EmbeddingsUnavailable, OSError, ValueError):
         return
-    session.semantic = semantic
-    session.forget_recall()
+    session.semantic = semantic  # recall is worked out again with it

@@ -135,5 +135,4 @@ def edit_summary(session: ChatSession, text: str) -> SummaryVersion:
 
 def roll_back(session: ChatSession, summary_id: int | None) -> None:
     """Make an earlier version (or none) the one in force."""
-    session.store.activate_summary(session.conversation, summary_id)
-    session.forget_summary()
+    session.activate_summary(summary_id)

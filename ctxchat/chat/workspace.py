@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ctxchat.config.loader import LoadedSettings, load_settings
 from ctxchat.config.locations import Locations
-from ctxchat.config.settings import Settings
+from ctxchat.config.settings import ProviderProfile, Settings
 from ctxchat.config.state import AppState, LoadedState, load_state, save_state
 from ctxchat.core import encodings
 from ctxchat.store import Store
@@ -52,6 +52,13 @@ class Workspace:
                 return self.store.get_conversation(last).id
         latest = self.store.latest_conversation()
         return None if latest is None else latest.id
+
+    def start_conversation(self, profile: ProviderProfile | None = None) -> int:
+        """A new, empty conversation with `profile`'s model (None: no server chosen yet)."""
+        conversation = self.store.create_conversation(
+            model=profile.model if profile else None, profile=profile.name if profile else None
+        )
+        return conversation.id
 
     def close(self) -> None:
         self.store.close()

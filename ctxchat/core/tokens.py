@@ -198,6 +198,8 @@ class CachingCounter:
     whether it was counted, remembered or kept.
     Should the wrapped counter change its name (a deferred tokenizer that failed to build),
     every count remembered under the old name is forgotten.
+    Plans are drawn on the UI thread and in workers at once: the remembered counts are
+    behind a lock, while the counting itself runs outside it (tiktoken counts in parallel).
     """
 
     def __init__(
@@ -209,6 +211,7 @@ class CachingCounter:
         self._kept = dict(kept or {})
         self._recording = threading.local()
         self._counted_as = inner.name
+        self._lock = threading.Lock()
 
     @property
     def name(self) -> str:
@@ -223,26 +226,26 @@ class CachingCounter:
         return self._inner.note
 
     def count_text(self, text: str) -> int:
-        if self._inner.name != self._counted_as:
-            self._cache.clear()
-            self._kept.clear()
-            self._counted_as = self._inner.name
         recorded: dict[bytes, int] | None = getattr(self._recording, "counts", None)
-        cached = self._cache.get(text)
-        if cached is not None:
-            self._cache.move_to_end(text)
-            if recorded is not None:
-                recorded[text_key(text)] = cached
-            return cached
-        key = text_key(text) if self._kept or recorded is not None else b""
-        tokens = self._kept.get(key) if self._kept else None
+        with self._lock:
+            if self._inner.name != self._counted_as:
+                self._cache.clear()
+                self._kept.clear()
+                self._counted_as = self._inner.name
+            tokens = cached = self._cache.get(text)
+            if cached is not None:
+                self._cache.move_to_end(text)
+            elif self._kept:
+                tokens = self._kept.get(text_key(text))
         if tokens is None:
             tokens = self._inner.count_text(text)
         if recorded is not None:
-            recorded[key] = tokens
-        self._cache[text] = tokens
-        if len(self._cache) > self._size:
-            self._cache.popitem(last=False)
+            recorded[text_key(text)] = tokens
+        if cached is None:
+            with self._lock:
+                self._cache[text] = tokens
+                if len(self._cache) > self._size:
+                    self._cache.popitem(last=False)
         return tokens
 
     @contextmanager
@@ -260,7 +263,8 @@ class CachingCounter:
 
     def keep(self, counts: Mapping[bytes, int]) -> None:
         """Counts now kept elsewhere (in the store) that this counter may use too."""
-        self._kept.update(counts)
+        with self._lock:
+            self._kept.update(counts)
 
     def build(self) -> None:
         """Build the wrapped counter's tokenizer now, if it is built on first use."""

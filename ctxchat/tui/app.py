@@ -277,10 +277,9 @@ def open_tui_session(
     else:
         conversation = workspace.last_or_latest()
     if conversation is None:
-        chosen = profile or resolve_profile(workspace.settings, options)
-        conversation = workspace.store.create_conversation(
-            model=chosen.model if chosen else None, profile=chosen.name if chosen else None
-        ).id
+        conversation = workspace.start_conversation(
+            profile or resolve_profile(workspace.settings, options)
+        )
     return open_session(
         workspace, options, conversation, connect=Connect.TRY, profile=profile, notes=notes
     )

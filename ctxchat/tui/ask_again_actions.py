@@ -120,7 +120,6 @@ class AskAgainActions(AppBase):
         """A variant became the reply: the conversation is drawn again from it."""
         if result is None or not self.has_session:
             return
-        self.session.invalidate()
         self.notify(
             f"Reply {result.reply.id} now continues from the variant; the former answer is "
             "kept as a variant.",
@@ -156,7 +155,7 @@ class AskAgainActions(AppBase):
 
         store = self.session.store
         if choice.keep:
-            self._variant_kept(VariantKept(store.keep_variant(choice.variant_id)))
+            self._variant_kept(VariantKept(self.session.keep_variant(choice.variant_id)))
             return
 
         variant = store.get_variant(choice.variant_id)

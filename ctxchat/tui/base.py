@@ -163,16 +163,16 @@ class AppBase(App[int]):
             id="view.context",
             tooltip="Show or hide the context side",
         ),
-        Binding("ctrl+q", "quit", "Quit", id="app.quit", tooltip="Quit ctxchat"),
+        # Priority, as in Textual: ctrl+q quits from every dialog too (a modal screen blocks
+        # the app's other bindings).
+        Binding("ctrl+q", "quit", "Quit", id="app.quit", tooltip="Quit ctxchat", priority=True),
     ]
 
     def __init__(self, workspace: Workspace, session: ChatSession | None) -> None:
         super().__init__()
         self.workspace = workspace
         self._on_screen = None if session is None else OnScreen(session)
-        self.last_plan: ContextPlan | None = None
         self._plan_timer: Timer | None = None
-        self.streaming = False
         self.server_notice: str | None = None
         """The "cannot reach the server" line on the status line, while it holds."""
         self._failures: dict[int, ProviderError] = {}  # this run's failed replies, by id
@@ -209,8 +209,7 @@ class AppBase(App[int]):
         if not self.has_session or self.streaming:
             return  # after the reply: the next tick sees the change still
         if self.session.store.data_version() != self._shown_version:
-            self.session.invalidate()
-            await self.show_conversation()
+            await self.show_conversation()  # its plan reads what the other process wrote
 
     # --- layout -------------------------------------------------------------------------
 
@@ -270,9 +269,21 @@ class AppBase(App[int]):
     def has_session(self) -> bool:
         return self._on_screen is not None
 
+    @property
+    def last_plan(self) -> ContextPlan | None:
+        """The plan drawn for the conversation on screen (its next request)."""
+        return None if self._on_screen is None else self._on_screen.plan
+
+    @property
+    def streaming(self) -> bool:
+        """Whether a reply streams: asked of the conversation on screen, which holds it."""
+        return self._on_screen is not None and self._on_screen.streaming
+
     def show_session(self, session: ChatSession) -> None:
-        """Make `session`'s conversation the one on screen (what the last one showed goes)."""
-        self._on_screen = OnScreen(session)
+        """Make `session`'s conversation the one on screen (what the last one showed goes;
+        a reply still streaming goes on)."""
+        on_screen = self._on_screen
+        self._on_screen = OnScreen(session) if on_screen is None else on_screen.replaced_by(session)
 
     # --- the live plan ------------------------------------------------------------------
 
@@ -335,7 +346,7 @@ class AppBase(App[int]):
             cached_tokens=facts.cached_tokens,
         )
         self.conversation_view.mark_outside(outside_marks(plan))
-        self.last_plan = plan
+        self.on_screen.plan = plan
         self.show_memory(plan)
         self.update_titles()
 
@@ -374,14 +385,20 @@ class AppBase(App[int]):
     def show_server_notice(self, notice: str | None) -> None:
         """Say on the status line that nothing answers at the server (None: it answers
         again, and the line goes back to the conversation's own)."""
-        if notice is not None:
-            self.set_status(notice, "$error")
-        elif self.server_notice is not None:
-            self.set_status(self.on_screen.reply_facts().status_line())
-        self.server_notice = notice
+        told, self.server_notice = self.server_notice, notice
+        if notice is not None or told is not None:
+            self.show_status()
 
     def set_status(self, text: str, style: str = "") -> None:
         self.query_one("#status-line", Static).update(content(text, style))
+
+    def show_status(self) -> None:
+        """Draw the status line: that nothing answers at the server, while that holds (in
+        any conversation), else the one the conversation on screen gives."""
+        if self.server_notice is not None:
+            self.set_status(self.server_notice, "$error")
+        else:
+            self.set_status(self.on_screen.status_line())
 
     # --- summarizing in the background -------------------------------------------------
 
@@ -406,10 +423,7 @@ class AppBase(App[int]):
             )
             return
         self.notify(done(version), markup=False)
-        shown = self.open_session_for(session)
-        if shown is not None:
-            if shown is not session:
-                shown.invalidate()  # it read the conversation before this summary existed
+        if self.open_session_for(session) is not None:
             self.refresh_plan()
 
     # --- semantic recall (the embeddings extra) -------------------------------------------
@@ -438,8 +452,7 @@ class AppBase(App[int]):
         def use_it() -> None:
             # The conversation may have been left and opened again: its session is a new one.
             shown = self.open_session_for(session) or session
-            shown.semantic = semantic
-            shown.forget_recall()
+            shown.semantic = semantic  # its recall is worked out again (see ChatSession)
             self.refresh_plan()
 
         def refresh() -> None:
@@ -479,13 +492,10 @@ class AppBase(App[int]):
         session = self.session
         view = self.conversation_view
         self._shown_version = session.store.data_version()
-        self.last_plan = None
+        self.on_screen.plan = None  # drawn afresh: no earlier plan to compare with
         # Nothing of the conversation shown before stays: its mode-change note, its status.
         self.query_one("#context", ContextPanels).forget_mode_change()
-        if self.server_notice is not None:
-            self.set_status(self.server_notice, "$error")  # still true in any conversation
-        else:
-            self.set_status(self.on_screen.reply_facts().status_line())
+        self.show_status()
         # The plan first: the newest turns then arrive in the same frame, before the pane
         # mounts older pages to fill its margin.
         self.refresh_plan()
@@ -515,8 +525,7 @@ class AppBase(App[int]):
         await self.show_conversation()
 
     async def reload_conversation(self) -> None:
-        """Read the open conversation again after a change that rewrote its turns."""
-        self.session.invalidate()
+        """Draw the open conversation again after a change that rewrote its turns."""
         await self.show_conversation()
 
     # --- state that outlives the run ----------------------------------------------------

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import AsyncGenerator, Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from textual import events, on, work
@@ -29,7 +27,7 @@ from ctxchat.model.errors import ErrorKind, ProviderError
 from ctxchat.store import NotFound, StoredMessage
 from ctxchat.tui.base import AppBase, message_view
 from ctxchat.tui.collector import full_collections_held
-from ctxchat.tui.on_screen import ReplyFacts
+from ctxchat.tui.live_turn import LiveTurn
 from ctxchat.tui.views import MessageView
 from ctxchat.tui.widgets.composer import Composer
 from ctxchat.tui.widgets.conversation import RETRYABLE, ConversationView
@@ -65,19 +63,6 @@ FOCUS_KEYS: dict[str, Callable[[Screen[object]], object]] = {
 """Keys that move focus out of the composer (its `tab_behavior` is "focus")."""
 
 
-@dataclass
-class _LiveReply:
-    """The reply a turn is streaming: its id, the item drawing it, and what arrived so far
-    (to draw it whole into a fresh item when its conversation is opened again)."""
-
-    session: ChatSession | None = None
-    reply_id: int | None = None
-    item: MessageItem | None = None
-    text: list[str] = field(default_factory=list)
-    reasoning: list[str] = field(default_factory=list)
-    catching_up: asyncio.Lock = field(default_factory=asyncio.Lock)
-
-
 def away_note(session: ChatSession, event: TurnFinished | TurnFailed) -> str | None:
     """What a turn that ended badly in a conversation not on screen has to say, or None."""
     if isinstance(event, TurnFailed):
@@ -95,8 +80,6 @@ def away_note(session: ChatSession, event: TurnFinished | TurnFailed) -> str | N
 
 class ChatActions(AppBase):
     """The conversation's own actions."""
-
-    _live_reply: _LiveReply | None = None  # the reply being streamed, if any
 
     @on(Composer.Submitted)
     def _send(self, event: Composer.Submitted) -> None:
@@ -299,21 +282,24 @@ class ChatActions(AppBase):
     def run_turn(self, session: ChatSession, events: object, draft: str | None = None) -> None:
         """Run one turn; `draft` is the text taken from the composer to send (put back if
         the turn never starts)."""
-        self.streaming = True
-        self.composer.can_send = False
+        reply = self.on_screen.start_turn()
+        self.composer.wait_for(reply)
         self.refresh_bindings()
-        self._turn(session, events, draft)
+        self._turn(session, reply, events, draft)
 
     @work(exclusive=True, group="reply", exit_on_error=False)
-    async def _turn(self, session: ChatSession, events: object, draft: str | None) -> None:
+    async def _turn(
+        self, session: ChatSession, reply: LiveTurn, events: object, draft: str | None
+    ) -> None:
         with full_collections_held():
-            await self._run_turn(session, events, draft)
+            await self._run_turn(session, reply, events, draft)
 
-    async def _run_turn(self, session: ChatSession, events: object, draft: str | None) -> None:
+    async def _run_turn(
+        self, session: ChatSession, reply: LiveTurn, events: object, draft: str | None
+    ) -> None:
         # Every widget update checks that the turn's conversation is the open one, so
         # switching conversations mid-reply never writes into the wrong chat; the store
         # gets it all, and coming back picks the reply up where it is.
-        reply = self._live_reply = _LiveReply(session)
         turn: AsyncGenerator[TurnEvent, None] = events(session)  # type: ignore[operator]
         # The start and the end of a turn each change the conversation, the status line, the
         # panels and the footer: one frame draws each, where every change would lay out
@@ -343,11 +329,9 @@ class ChatActions(AppBase):
             with ending, self.batch_update():
                 await self._end_turn(session, reply)
 
-    async def _end_turn(self, session: ChatSession, reply: _LiveReply) -> None:
+    async def _end_turn(self, session: ChatSession, reply: LiveTurn) -> None:
         """Whatever stopped the turn: the reply is marked, the plan and the keys follow."""
-        self._live_reply = None
-        self.streaming = False
-        self.composer.can_send = True
+        self.on_screen.end_turn(reply)  # the composer sends again, the Stop key goes
         self.refresh_bindings()
         if self._shows(session):
             item = self._reply_item(reply)
@@ -357,11 +341,9 @@ class ChatActions(AppBase):
                 await item.finish(stored.content, stored.status, error=stored.error or "")
                 # Its count, and the reasoning's, now that they are stored.
                 self.conversation_view.update_message(message_view(stored, session.counter))
-                self.set_status(ReplyFacts.of(stored).status_line())
-            if self.session is not session:
-                # The conversation was left and opened again mid-reply: what the new
-                # session read then still has the reply half-written.
-                self.session.invalidate()
+            self.show_status()  # the reply's facts as stored, or what can be done about it
+            # Opened again mid-reply, the conversation has a new session: the reply's
+            # session told it (ChangeLog) that the reply is finished now.
             self.refresh_plan()
 
     def _shows(self, session: ChatSession) -> bool:
@@ -371,26 +353,27 @@ class ChatActions(AppBase):
     async def conversation_shown(self) -> None:
         # Back in the conversation of the reply that is streaming: catch it up at once,
         # not at its next delta (the store's copy is up to a quarter second old).
-        live = self._live_reply
-        if live is not None and live.session is not None and self._shows(live.session):
+        live = self.on_screen.live_here()
+        if live is not None:
             await self._live_item(live)
 
-    def _reply_item(self, reply: _LiveReply) -> MessageItem | None:
+    def _reply_item(self, reply: LiveTurn) -> MessageItem | None:
         """The reply's mounted item: the one the turn began, or the one drawn since."""
         if reply.item is not None and reply.item.is_attached:
             return reply.item
         return self.conversation_view.item(reply.reply_id)
 
-    async def _live_item(self, reply: _LiveReply) -> MessageItem | None:
+    async def _live_item(self, reply: LiveTurn) -> MessageItem | None:
         """The item to stream into; one drawn afresh is first brought up to date."""
         async with reply.catching_up:  # the next delta and the reopening may both ask
             item = self._reply_item(reply)
             if item is not None and item is not reply.item:
-                await item.resume("".join(reply.text), "".join(reply.reasoning))
+                await item.resume(reply)
                 reply.item = item
+                self.conversation_view.follow(reply)
             return item
 
-    async def _show_event(self, session: ChatSession, reply: _LiveReply, event: TurnEvent) -> None:
+    async def _show_event(self, session: ChatSession, reply: LiveTurn, event: TurnEvent) -> None:
         """Draw one event of the turn (only while its conversation is the open one)."""
         shown = self._shows(session)
         if isinstance(event, TurnStarted):
@@ -417,20 +400,17 @@ class ChatActions(AppBase):
                         "",
                         MessageStatus.STREAMING,
                         model=session.model,
-                    )
+                    ),
+                    reply,
                 )
-                self.set_status(f"{session.model} is writing… (Esc stops)")
+                self.show_status()
                 # A sent message makes the last mode switch's note old news.
                 self.query_one("#context", ContextPanels).forget_mode_change()
                 self.refresh_plan()
         elif isinstance(event, ReplyDelta):
-            reply.text.append(event.text)
-            reply.reasoning.append(event.reasoning)
+            reply.received(event.text, event.reasoning)
             if shown and reply.item is not None and reply.item.is_attached:
-                if event.reasoning:
-                    await reply.item.append_reasoning(event.reasoning)
-                if event.text:
-                    await reply.item.append(event.text)
+                await reply.item.arrived()
             elif shown:
                 await self._live_item(reply)  # drawn again: catches up with everything so far
         elif isinstance(event, TurnFinished | TurnFailed):
@@ -442,13 +422,11 @@ class ChatActions(AppBase):
         reply = event.reply
         if isinstance(event, TurnFailed):
             self._failures[reply.id] = event.error
-        if self._shows(session):
-            if item is not None:
-                await item.finish(
-                    reply.content, reply.status, error=reply.error or "", tokens=reply.tokens
-                )
-                self.conversation_view.update_message(message_view(reply, session.counter))
-            self.set_status(ReplyFacts.of(reply).status_line())
+        if self._shows(session) and item is not None:
+            await item.finish(
+                reply.content, reply.status, error=reply.error or "", tokens=reply.tokens
+            )
+            self.conversation_view.update_message(message_view(reply, session.counter))
         # The reply's marker line tells a failure, a stop or a cut, once. Away from its
         # conversation nothing on screen is marked: a notification is then the one place.
         away = None if self._shows(session) else away_note(session, event)

@@ -44,10 +44,7 @@ class ConversationActions(AppBase):
         if not self.has_session:
             return
         # A new conversation starts on the default model: a choice belongs to its conversation.
-        default = self.session.default_profile
-        conversation = self.session.store.create_conversation(
-            model=default.model, profile=default.name
-        )
+        conversation = self.session.create_conversation()
         await self.open_conversation(conversation.id)
         self.composer.focus()
 
@@ -76,7 +73,7 @@ class ConversationActions(AppBase):
         self.push_screen(switcher, chosen)
 
     async def _switcher_result(self, result: SwitcherResult) -> None:
-        store = self.session.store
+        session = self.session
         target = result.conversation_id
         if result.action == "new":
             await self.action_new_conversation()
@@ -87,16 +84,14 @@ class ConversationActions(AppBase):
             if found is not None and await reveal_message(self.session, view, found):
                 view.focus()
         elif result.action == "rename" and target is not None and result.title:
-            store.rename_conversation(target, result.title)
+            session.rename_conversation(target, result.title)
             self.update_titles()
             self.notify("Renamed.", markup=False)
         elif result.action == "delete" and target is not None:
-            store.delete_conversation(target)
+            session.delete_conversation(target)
             self.notify("Deleted the conversation and everything in it.", markup=False)
-            if target == self.session.conversation_id:
-                latest = store.latest_conversation()
-                if latest is None:
-                    latest = store.create_conversation()
+            if target == session.conversation_id:
+                latest = session.store.latest_conversation() or session.create_conversation()
                 await self.open_conversation(latest.id)
         elif result.action == "export" and target is not None:
             self.ask_export(target)
@@ -138,12 +133,12 @@ class ConversationActions(AppBase):
     def action_rename(self) -> None:
         if not self.has_session or self.session.conversation_id is None:
             return
-        store = self.session.store
-        conversation = store.get_conversation(self.session.conversation)
+        session = self.session
+        conversation = session.store.get_conversation(session.conversation)
 
         def renamed(title: str | None) -> None:
             if title:
-                store.rename_conversation(conversation.id, title)
+                session.rename_conversation(conversation.id, title)
                 self.update_titles()
 
         from ctxchat.tui.screens.rename import RenameScreen
@@ -240,14 +235,7 @@ class ConversationActions(AppBase):
             return
         old = session.backend
         session.switch_model(profile, backend)
-        if session.conversation_id is not None:
-            # Remembered for this conversation; choosing the default again forgets the choice.
-            chosen = (
-                (None, None)
-                if profile == session.default_profile
-                else (profile.name, profile.model)
-            )
-            session.store.choose_model(session.conversation_id, *chosen)
+        session.remember_model()
         self.update_titles()
         if old is not None and old is not backend:
             await old.aclose()

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from textual import on, work
 
+from ctxchat.chat.memory_book import MemoryBook
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.usage import UsageTracker, UsageView
 from ctxchat.core.memory import MemoryKind, provenance
@@ -22,7 +24,8 @@ _UsageKey = tuple[int, int | None, tuple[str, ...], bool]
 
 
 class MemoryActions(AppBase):
-    """Every change goes to the store, then the session re-reads memory and re-plans."""
+    """Every change goes through the session's memory book (which keeps its cache true),
+    then the plan is drawn again."""
 
     # What the recent replies most likely used (an estimate), worked out in a thread once
     # per new reply or memory change, for the session it was worked out for.
@@ -73,17 +76,19 @@ class MemoryActions(AppBase):
         self._usage, self._usage_key = view, key
         self._draw_memory(session, self.last_plan)
 
-    def _memory_changed(self) -> None:
-        self.session.forget_memory()
-        self.refresh_plan()
-
-    def _update(self, entry_id: int, **changes: Any) -> None:
+    def _change_memory(self, change: Callable[[MemoryBook], object]) -> bool:
+        """Make one change through the session's memory book (which keeps the session's
+        cache true), then draw the plan again. A change the store refuses is one line."""
         try:
-            self.session.store.update_memory(entry_id, **changes)
+            change(self.session.memory_book)
         except StoreError as error:
             self.notify(str(error), severity="error", markup=False)
-            return
-        self._memory_changed()
+            return False
+        self.refresh_plan()
+        return True
+
+    def _update(self, entry_id: int, **changes: Any) -> None:
+        self._change_memory(lambda book: book.update(entry_id, **changes))
 
     def _scope_id(self, draft: MemoryDraft) -> int | None:
         return self.session.conversation_id if draft.scope == "conversation" else None
@@ -101,10 +106,10 @@ class MemoryActions(AppBase):
         def saved(result: MemoryDraft | None) -> None:
             if result is None:
                 return
-            store = self.session.store
-            try:
+
+            def save(book: MemoryBook) -> None:
                 if entry_id is None:
-                    store.add_memory(
+                    book.add(
                         result.kind,
                         result.text,
                         key=result.key,
@@ -115,7 +120,7 @@ class MemoryActions(AppBase):
                         replaces=replaces,
                     )
                 else:
-                    store.update_memory(
+                    book.update(
                         entry_id,
                         kind=result.kind,
                         text=result.text,
@@ -124,10 +129,8 @@ class MemoryActions(AppBase):
                         importance=result.importance,
                         conversation_id=self._scope_id(result),
                     )
-            except StoreError as error:
-                self.notify(str(error), severity="error", markup=False)
-                return
-            self._memory_changed()
+
+            self._change_memory(save)
 
         from ctxchat.tui.screens.memory_editor import MemoryEditor
 
@@ -157,7 +160,7 @@ class MemoryActions(AppBase):
 
     @on(MemoryPanel.EditRequested)
     def _edit_entry(self, event: MemoryPanel.EditRequested) -> None:
-        entry = self.session.store.get_memory(event.entry_id)
+        entry = self.session.memory_book.get(event.entry_id)
         origin = provenance(entry.source).text
         self._editor(
             MemoryDraft.from_entry(entry),
@@ -168,12 +171,11 @@ class MemoryActions(AppBase):
 
     @on(MemoryPanel.DeleteRequested)
     def _delete(self, event: MemoryPanel.DeleteRequested) -> None:
-        entry = self.session.store.get_memory(event.entry_id)
+        entry = self.session.memory_book.get(event.entry_id)
 
         def decided(confirmed: bool | None) -> None:
             if confirmed:
-                self.session.store.delete_memory(entry.id)
-                self._memory_changed()
+                self._change_memory(lambda book: book.delete(entry.id))
 
         from ctxchat.tui.screens.confirm import ConfirmScreen
 
@@ -216,7 +218,7 @@ class MemoryActions(AppBase):
 
     @on(MemoryPanel.NewVersionRequested)
     def _new_version(self, event: MemoryPanel.NewVersionRequested) -> None:
-        entry = self.session.store.get_memory(event.entry_id)
+        entry = self.session.memory_book.get(event.entry_id)
         self._editor(
             MemoryDraft.from_entry(entry),
             f"New version of memory #{entry.id}",
@@ -227,13 +229,8 @@ class MemoryActions(AppBase):
 
     @on(MemoryPanel.RestoreRequested)
     def _restore(self, event: MemoryPanel.RestoreRequested) -> None:
-        try:
-            entry = self.session.store.restore_memory(event.entry_id)
-        except StoreError as error:
-            self.notify(str(error), severity="error", markup=False)
-            return
-        self.notify(f"Restored memory #{entry.id}; it is current again.", markup=False)
-        self._memory_changed()
+        if self._change_memory(lambda book: book.restore(event.entry_id)):
+            self.notify(f"Restored memory #{event.entry_id}; it is current again.", markup=False)
 
     def action_restore_memory(self) -> None:
         """Restore the highlighted entry if superseded, else the one superseded last."""
@@ -256,12 +253,7 @@ class MemoryActions(AppBase):
 
     @on(MemoryPanel.KeepRequested)
     def _keep(self, event: MemoryPanel.KeepRequested) -> None:
-        try:
-            self.session.store.keep_hypothesis(event.entry_id)
-        except StoreError as error:
-            self.notify(str(error), severity="error", markup=False)
-            return
-        self._memory_changed()
+        self._change_memory(lambda book: book.keep_hypothesis(event.entry_id))
 
     @on(MemoryPanel.SourceRequested)
     async def _go_to_source(self, event: MemoryPanel.SourceRequested) -> None:

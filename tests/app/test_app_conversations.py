@@ -233,6 +233,7 @@ async def test_coming_back_mid_reply_shows_it_streaming_on_and_plans_with_it(
         back = app.conversation_view.items[-1]
         assert (back.is_streaming, back.view.content) == (True, "MySQL was ne")
         assert back.query_one(ReplyMarkdown).source == "MySQL was ne"
+        assert status_line(app) == "gpt-4o is writing… (Esc stops)"  # not the other's facts
         release.set()
         await until(pilot, lambda: not app.streaming)
         await settle(pilot)

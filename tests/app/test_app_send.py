@@ -14,6 +14,7 @@ from ctxchat.core.history import MessageStatus
 from ctxchat.core.plan import ContextPlan, PlanStatus
 from ctxchat.testing.server import Fault, Reply, ScriptedModelServer
 from ctxchat.tui.base import BIG_DRAFT
+from ctxchat.tui.live_turn import LiveTurn
 from ctxchat.tui.widgets.message_item import MessageItem
 from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
 
@@ -239,8 +240,8 @@ async def test_a_reply_with_reasoning_shows_it_without_rebuilding_the_reply(
         bodies: list[ReplyMarkdown] = []
         original = MessageItem.start_stream
 
-        def spy(item: MessageItem) -> None:
-            original(item)
+        def spy(item: MessageItem, live: LiveTurn) -> None:
+            original(item, live)
             bodies.append(item.query_one(ReplyMarkdown))
 
         monkeypatch.setattr(MessageItem, "start_stream", spy)
@@ -319,16 +320,16 @@ async def test_a_stop_while_the_turn_is_drawing_still_marks_the_reply_interrupte
 ) -> None:
     app, _ = make_app()
     server.script(Reply("Use WAL mode.", "Durability first."))
-    original = MessageItem.append_reasoning
+    original = MessageItem.arrived
     drawing = asyncio.Event()
 
-    async def slow(item: MessageItem, delta: str) -> None:
+    async def slow(item: MessageItem) -> None:
         drawing.set()
         # Drawing that only the stop ends: so the stop lands here, not in the network.
         await asyncio.wait_for(asyncio.Event().wait(), PATIENCE)
-        await original(item, delta)
+        await original(item)
 
-    monkeypatch.setattr(MessageItem, "append_reasoning", slow)
+    monkeypatch.setattr(MessageItem, "arrived", slow)
     async with app.run_test(size=SIZE) as pilot:
         await typed(pilot, "Which journal mode?")
         await pilot.press("enter")

@@ -480,7 +480,7 @@ async def test_a_reply_starting_and_ending_adds_and_removes_only_the_stop_key(
         footer = app.screen.query_one(KeyFooter)
         before = list(footer.query(FooterKey))
         assert "Stop" not in _footer_keys(footer)
-        app.streaming = True  # what a reply starting does: Esc now stops it
+        turn = app.on_screen.start_turn()  # what a reply starting does: Esc stops it
         for _ in range(4):  # a burst of binding changes: one update
             app.screen.bindings_updated_signal.publish(app.screen)
         await settle(pilot)
@@ -488,15 +488,15 @@ async def test_a_reply_starting_and_ending_adds_and_removes_only_the_stop_key(
         # In the place a full rebuild draws it, every other key kept as it was.
         assert [key for key in during if key not in before] == [_key(footer, "Stop")]
         assert [key for key in during if key in before] == before
-        app.streaming = False
+        app.on_screen.end_turn(turn)
         app.screen.bindings_updated_signal.publish(app.screen)
         await settle(pilot)
         assert list(footer.query(FooterKey)) == before
-        app.streaming = True
+        turn = app.on_screen.start_turn()
         app.screen.bindings_updated_signal.publish(app.screen)
         await settle(pilot)
         assert _drawn(footer) == await _rebuilt(pilot, footer)
-        app.streaming = False
+        app.on_screen.end_turn(turn)
 
 
 @pytest.mark.perf

@@ -159,6 +159,7 @@ async def test_a_failing_summarizer_keeps_the_summary_in_force(
         await pilot.press("enter")
         await settle(pilot)
         seed(app.workspace.store, exchange(2, "backups"), conversation_id=app.session.conversation)
+        app.session.invalidate()  # written behind the session's back, as another tool would
         await app.reload_conversation()
         await settle(pilot)
 

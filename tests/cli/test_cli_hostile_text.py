@@ -138,10 +138,9 @@ def test_the_tui_cleans_titles_model_ids_and_messages(seeded: int, home: Path) -
         tui.read_until(lambda out: b"model" in out and out.count(b"<decid>") >= 2)
         tui.write(b"\x0c")  # ctrl+l: the switcher lists the title again
         tui.read_until(lambda out: b"Titles and messages" in out)
-        drawn = tui.output.count(b"rite a message")
-        tui.write(b"\x1b")  # the switcher closes and the composer is drawn again
-        tui.read_until(lambda out: out.count(b"rite a message") > drawn)
-        tui.write(b"\x11")  # ctrl+q
+        # ctrl+q quits from the switcher too. (Esc first, then ctrl+q, can reach the app
+        # as one alt+ctrl+q when the machine is slow: a terminal cannot tell them apart.)
+        tui.write(b"\x11")
         tui.finish()
         output = tui.output
     assert leaked(output) == []

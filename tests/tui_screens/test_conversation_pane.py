@@ -15,6 +15,7 @@ from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
 from ctxchat.core.history import MessageStatus
+from ctxchat.tui.live_turn import LiveTurn
 from ctxchat.tui.screens.confirm import ConfirmScreen
 from ctxchat.tui.themes import load_themes, shipped_theme_dirs
 from ctxchat.tui.views import MessageView
@@ -105,6 +106,12 @@ async def test_a_new_message_while_reading_history_jumps_to_the_newest() -> None
         assert view.is_anchored and view.is_vertical_scroll_end
 
 
+async def arrive(item: MessageItem, live: LiveTurn, text: str) -> None:
+    """`text` of the reply arrives, as the app's turn hands it on."""
+    live.received(text, "")
+    await item.arrived()
+
+
 async def test_a_streaming_reply_is_never_unmounted_by_paging() -> None:
     calls, load = numbered(1_000)
     app = ConversationHost(1_000, load)
@@ -112,13 +119,16 @@ async def test_a_streaming_reply_is_never_unmounted_by_paging() -> None:
         await pilot.pause()
         view = app.query_one(ConversationView)
         calls.clear()
-        item = await view.begin_reply(MessageView(1_001, "assistant", "", MessageStatus.STREAMING))
+        live = LiveTurn(1, reply_id=1_001)
+        item = await view.begin_reply(
+            MessageView(1_001, "assistant", "", MessageStatus.STREAMING), live
+        )
         for _ in range(6):
             view.scroll_home(animate=False)
             await pilot.pause()
             await pilot.pause()
         assert item.is_attached
-        await item.append("still here")
+        await arrive(item, live, "still here")
         await item.finish("still here")
         assert str(item.query_one(MarkdownBlock).content) == "still here"
 
@@ -141,11 +151,14 @@ async def test_streamed_reply_ends_with_exactly_the_full_text_rendered() -> None
     async with app.run_test(size=(80, 24)) as pilot:
         view = app.query_one(ConversationView)
         await view.add_message(MessageView(1, "user", "Write a function."))
-        item = await view.begin_reply(MessageView(2, "assistant", "", MessageStatus.STREAMING))
+        live = LiveTurn(1, reply_id=2)
+        item = await view.begin_reply(
+            MessageView(2, "assistant", "", MessageStatus.STREAMING), live
+        )
         assert item.is_streaming and item.status is MessageStatus.STREAMING
         assert item.query_one(".message--status").has_class("-streaming")
         for start in range(0, len(full), 5):
-            await item.append(full[start : start + 5])
+            await arrive(item, live, full[start : start + 5])
         await item.finish(full, MessageStatus.COMPLETE, tokens=31)
         await pilot.pause()
         markdown = item.query_one(Markdown)
@@ -170,8 +183,11 @@ async def test_interrupted_stream_is_marked_with_the_error_and_the_retry_key() -
     app = ConversationHost(0, listed([]))
     async with app.run_test(size=(80, 24)) as pilot:
         view = app.query_one(ConversationView)
-        item = await view.begin_reply(MessageView(7, "assistant", "", MessageStatus.STREAMING))
-        await item.append("Half a rep")
+        live = LiveTurn(1, reply_id=7)
+        item = await view.begin_reply(
+            MessageView(7, "assistant", "", MessageStatus.STREAMING), live
+        )
+        await arrive(item, live, "Half a rep")
         await item.finish("Half a rep", MessageStatus.INTERRUPTED, error="The stream stalled.")
         await pilot.pause()
         status = str(item.query_one(".message--status", Static).content)

@@ -13,6 +13,7 @@ from ctxchat.core.history import MessageStatus
 from ctxchat.core.memory import MemoryKind
 from ctxchat.core.summary import SummaryStrategy
 from ctxchat.model.discovery import FoundServer, UrlAnswer
+from ctxchat.tui.live_turn import LiveTurn
 from ctxchat.tui.screens.confirm import ConfirmScreen
 from ctxchat.tui.screens.conversations import ConversationSwitcher
 from ctxchat.tui.screens.edit_message import EditMessageScreen
@@ -117,12 +118,15 @@ class TestConversationPane:
         async def run_before(pilot: Pilot[None]) -> None:
             view = pilot.app.query_one(ConversationView)
             await view.add_message(MessageView(1, "user", "Plan the trip.", tokens=9))
+            live = LiveTurn(1, reply_id=2)
             item = await view.begin_reply(
-                MessageView(2, "assistant", "", MessageStatus.STREAMING, model="llama3.2:3b")
+                MessageView(2, "assistant", "", MessageStatus.STREAMING, model="llama3.2:3b"),
+                live,
             )
             deltas = ["Here is a ", "plan:\n\n", "- Day 1: ", "Alfama\n", "- Day 2"]
             for delta in deltas:
-                await item.append(delta)
+                live.received(delta, "")
+                await item.arrived()
             # Writes are paced (the first at once, the rest once it is drawn): wait for all.
             body = item.query_one(ReplyMarkdown)
             await until(pilot, lambda: body.source == "".join(deltas))
@@ -138,12 +142,15 @@ class TestConversationPane:
         async def run_before(pilot: Pilot[None]) -> None:
             view = pilot.app.query_one(ConversationView)
             await view.add_message(MessageView(1, "user", "Plan the trip.", tokens=9))
+            live = LiveTurn(1, reply_id=2)
             item = await view.begin_reply(
-                MessageView(2, "assistant", "", MessageStatus.STREAMING, model="qwen3:8b")
+                MessageView(2, "assistant", "", MessageStatus.STREAMING, model="qwen3:8b"),
+                live,
             )
             deltas = ["Three days. ", "Alfama first, ", "then Belém; [bold]not[/] Sintra."]
             for delta in deltas:
-                await item.append_reasoning(delta)
+                live.received("", delta)
+                await item.arrived()
 
             def all_shown() -> bool:
                 blocks = item.query(".message--reasoning")

@@ -14,6 +14,7 @@ from textual.pilot import Pilot
 from textual.widgets import Collapsible, Markdown, Static
 
 from ctxchat.core.history import MessageStatus
+from ctxchat.tui.live_turn import LiveTurn
 from ctxchat.tui.views import MessageView
 from ctxchat.tui.widgets import message_item
 from ctxchat.tui.widgets.message_item import DRAWING_SHARE, WRITES_PER_SECOND, MessageItem
@@ -27,8 +28,25 @@ tests allow it, yet still tell each wait from the shorter one it would be withou
 
 
 class OneTurn(App[None]):
+    """A reply's turn, streaming from the start."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.live = LiveTurn(1, reply_id=1)
+
     def compose(self) -> ComposeResult:
         yield MessageItem(MessageView(1, "assistant", "", MessageStatus.STREAMING, model="m"))
+
+    def on_mount(self) -> None:
+        self.query_one(MessageItem).start_stream(self.live)
+
+
+async def arrive(item: MessageItem, text: str = "", reasoning: str = "") -> None:
+    """Some of the reply (or its reasoning) arrives, as the app's turn hands it on."""
+    app = item.app
+    assert isinstance(app, OneTurn | StoredMidReply)
+    app.live.received(text, reasoning)
+    await item.arrived()
 
 
 def header(item: MessageItem) -> str:
@@ -52,20 +70,20 @@ async def test_reasoning_opened_again_by_the_user_stays_open_while_the_answer_st
     app = OneTurn()
     async with app.run_test() as pilot:
         item = app.query_one(MessageItem)
-        await item.append_reasoning("First the log, ")
-        await item.append_reasoning("then the checkpoint.")
+        await arrive(item, reasoning="First the log, ")
+        await arrive(item, reasoning="then the checkpoint.")
         await until(pilot, lambda: shown_reasoning(item) == "First the log, then the checkpoint.")
         block = item.query_one(Collapsible)
         assert (block.title, block.collapsed) == ("Reasoning…", False)
         assert "thinking…" in header(item)
         assert reasoning_text(item) == "First the log, then the checkpoint."
 
-        await item.append("Use ")
+        await arrive(item, "Use ")
         await until(pilot, lambda: shown_answer(item) == "Use ")
         assert block.collapsed  # the answer began
         assert "writing…" in header(item)
         block.collapsed = False  # the user opens it again
-        await item.append("WAL mode.")
+        await arrive(item, "WAL mode.")
         await until(pilot, lambda: shown_answer(item) == "Use WAL mode.")
         assert not block.collapsed
         assert item.view.content == "Use WAL mode."
@@ -81,9 +99,9 @@ async def test_reasoning_that_arrives_after_the_answer_began_starts_folded() -> 
     app = OneTurn()
     async with app.run_test() as pilot:
         item = app.query_one(MessageItem)
-        await item.append("Use WAL mode.")
+        await arrive(item, "Use WAL mode.")
         await until(pilot, lambda: shown_answer(item) == "Use WAL mode.")
-        await item.append_reasoning("A late thought.")
+        await arrive(item, reasoning="A late thought.")
         await until(pilot, lambda: shown_reasoning(item) == "A late thought.")
         assert item.query_one(Collapsible).collapsed
         assert reasoning_text(item) == "A late thought."
@@ -93,10 +111,10 @@ async def test_an_answer_that_arrives_at_once_after_reasoning_still_folds_it() -
     app = OneTurn()
     async with app.run_test() as pilot:
         item = app.query_one(MessageItem)
-        await item.append_reasoning("Long thought, ")
+        await arrive(item, reasoning="Long thought, ")
         await until(pilot, lambda: shown_reasoning(item) == "Long thought, ")
-        await item.append_reasoning("then more.")
-        await item.append("Yes.")  # within the write interval: never drawn before the end
+        await arrive(item, reasoning="then more.")
+        await arrive(item, "Yes.")  # within the write interval: never drawn before the end
         await item.finish("Yes.")
         await pilot.pause()
         block = item.query_one(Collapsible)
@@ -108,11 +126,9 @@ async def test_reasoning_written_while_its_block_is_still_mounting_is_not_lost()
     app = OneTurn()
     async with app.run_test() as pilot:
         item = app.query_one(MessageItem)
-        item._received_reasoning.append("a")
-        item._reasoning_pending = True
+        app.live.received("", "a")
         first = asyncio.ensure_future(item._write_pending())  # mounts the block
-        item._received_reasoning.append("b")
-        item._reasoning_pending = True
+        app.live.received("", "b")
         await item.finish("")  # runs before the mount above has finished
         await first
         await pilot.pause()
@@ -121,6 +137,10 @@ async def test_reasoning_written_while_its_block_is_still_mounting_is_not_lost()
 
 class StoredMidReply(App[None]):
     """A turn drawn from the store while its reply was still arriving."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.live = LiveTurn(1, reply_id=1)
 
     def compose(self) -> ComposeResult:
         view = MessageView(1, "assistant", "Use", MessageStatus.STREAMING, reasoning="Thin")
@@ -131,8 +151,9 @@ async def test_a_turn_drawn_mid_reply_resumes_with_all_that_arrived_and_streams_
     app = StoredMidReply()
     async with app.run_test() as pilot:
         item = app.query_one(MessageItem)
-        await item.resume("Use WAL", "Thinking done.")
-        await item.append(" mode.")
+        app.live.received("Use WAL", "Thinking done.")  # what arrived meanwhile
+        await item.resume(app.live)
+        await arrive(item, " mode.")
         await item.finish("Use WAL mode.")
         await pilot.pause()
         body = item.query_one(ReplyMarkdown)
@@ -172,10 +193,10 @@ async def gap_between_two_writes(
 ) -> float:
     """Stream "One " and, `pause` seconds later, "two."; once both are in the body, the
     seconds between the appends that wrote them (`appends`, from `record_appends`)."""
-    await item.append("One ")
+    await arrive(item, "One ")
     if pause:
         await pilot.pause(pause)
-    await item.append("two.")
+    await arrive(item, "two.")
     await wait_for(lambda: len(appends) == 2, pilot)
     await wait_for(lambda: item.query_one(ReplyMarkdown).source == "One two.", pilot)
     return appends[1] - appends[0]
@@ -188,9 +209,9 @@ async def test_writes_come_at_most_ten_times_a_second() -> None:
     async with app.run_test() as pilot:
         item = app.query_one(MessageItem)
         appends = record_appends(item)
-        await item.append("One ")
-        await item.append("two ")
-        await item.append("three.")
+        await arrive(item, "One ")
+        await arrive(item, "two ")
+        await arrive(item, "three.")
         await wait_for(lambda: len(appends) == 2, pilot)
         assert appends[1] - appends[0] >= 1 / WRITES_PER_SECOND - SLACK / 2
         await wait_for(lambda: item.query_one(ReplyMarkdown).source == "One two three.", pilot)
@@ -230,11 +251,13 @@ async def test_a_new_stream_does_not_wait_for_a_draw_the_last_one_left_unfinishe
     async with app.run_test() as pilot:
         item = app.query_one(MessageItem)
         record_appends(item, announce=False)
-        await item.append("Half")
+        await arrive(item, "Half")
         await item.finish("Half", MessageStatus.INTERRUPTED)
         await pilot.pause()
         del item.query_one(ReplyMarkdown).append  # drawn and announced again
-        await item.append("Whole reply.")  # retried into the same turn
+        app.live = LiveTurn(1, reply_id=1)  # retried into the same turn
+        item.start_stream(app.live)
+        await arrive(item, "Whole reply.")
         await wait_for(lambda: item.query_one(ReplyMarkdown).source == "HalfWhole reply.", pilot)
 
 
@@ -250,10 +273,10 @@ async def test_an_earlier_writes_announcement_does_not_count_for_the_last_one(
         item = app.query_one(MessageItem)
         body = item.query_one(ReplyMarkdown)
         appends = record_appends(item, announce=False)
-        await item.append("One ")
+        await arrive(item, "One ")
         await wait_for(lambda: len(appends) == 1, pilot)
         body.post_message(ReplyMarkdown.Appended(len("One") - 1))  # covers less than written
         await pilot.pause()
-        await item.append("two.")
+        await arrive(item, "two.")
         await wait_for(lambda: len(appends) == 2, pilot)
         assert appends[1] - appends[0] >= 0.4 - SLACK

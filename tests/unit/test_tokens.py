@@ -1,5 +1,6 @@
 """Token counting: tiktoken from packaged data, the estimate, and the model table."""
 
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -270,3 +271,42 @@ def test_text_keys_tell_texts_apart() -> None:
     assert text_key("a") != text_key("b") and text_key("a") == text_key("a")
     assert len(text_key("x" * 10_000)) == 16
     assert text_key("\ud800 lone surrogate") != text_key("? lone surrogate")
+
+
+ROUNDS = 100
+
+
+def test_threads_counting_at_once_get_the_counts_one_thread_gets() -> None:
+    """Plans are drawn on the UI thread and in workers (a huge draft, recall) at once, all
+    through one session's counter: counting together never loses or mixes up a count."""
+    texts = [f"{ENGLISH} {n} {RUSSIAN[: n % 40]} {CHINESE * (n % 3)}" for n in range(12)]
+    alone = [counter_for_model("gpt-4o").count_text(text) for text in texts]
+    # A tiny cache: threads keep evicting what the others just looked up.
+    shared = CachingCounter(counter_for_model("gpt-4o"), size=2)
+    start = threading.Barrier(6)
+    results: dict[int, list[int]] = {}
+    failures: list[BaseException] = []
+
+    def count(worker: int) -> None:
+        start.wait()
+        order = texts[worker:] + texts[:worker]  # each thread meets the texts in its own order
+        try:
+            counted = [shared.count_text(text) for text in order * ROUNDS]
+        except BaseException as error:  # the failure is the finding
+            failures.append(error)
+            return
+        results[worker] = counted
+
+    threads = [threading.Thread(target=count, args=(n,)) for n in range(6)]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads take turns between almost every bytecode
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert failures == []
+    for worker, counted in results.items():
+        assert counted == (alone[worker:] + alone[:worker]) * ROUNDS

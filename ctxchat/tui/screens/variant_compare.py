@@ -239,7 +239,7 @@ class VariantComparison(Dialog[VariantKept | None]):
         if variant.status is MessageStatus.FAILED:
             self.notify("A failed variant cannot continue the conversation.", markup=False)
             return
-        self.dismiss(VariantKept(self._session.store.keep_variant(variant.id)))
+        self.dismiss(VariantKept(self._session.keep_variant(variant.id)))
 
     def action_close(self) -> None:
         if self.variant is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
 from textual.binding import Binding, BindingType
@@ -12,6 +12,9 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 from ctxchat.safe_text import controls_shown
+
+if TYPE_CHECKING:
+    from ctxchat.tui.live_turn import LiveTurn
 
 SEND_KEYS = ("enter",)
 NEWLINE_KEYS = ("shift+enter", "ctrl+j")
@@ -108,10 +111,19 @@ class Composer(TextArea):
             tab_behavior="focus",
             placeholder="Write a message — Enter sends, Shift+Enter or Ctrl+J for a new line",
         )
-        self.can_send = True
-        """False while a reply is being written: Enter then starts a new line."""
+        self._waits_for: LiveTurn | None = None
         self.send_keys = frozenset(send_keys)
         self.newline_keys = frozenset(newline_keys)
+
+    @property
+    def can_send(self) -> bool:
+        """False while a reply is being written (asked of its turn): Enter then starts a
+        new line."""
+        return self._waits_for is None or not self._waits_for.streaming
+
+    def wait_for(self, live: LiveTurn) -> None:
+        """Hold sending until the reply `live` streams has ended."""
+        self._waits_for = live
 
     async def on_key(self, event: events.Key) -> None:
         if event.key in self.send_keys and not self.can_send:

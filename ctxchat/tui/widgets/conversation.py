@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.widget import Widget
 
 from ctxchat.core.history import MessageStatus
+from ctxchat.tui.live_turn import LiveTurn
 from ctxchat.tui.outside import OutsideMarks
 from ctxchat.tui.views import MessageView
 
@@ -210,6 +211,7 @@ class ConversationView(VerticalScroll, can_focus=True):
         self._loading = False
         self._selected: int | None = None
         self._outside = OutsideMarks()
+        self._live: LiveTurn | None = None  # the reply streaming in the conversation shown
 
     @property
     def total_count(self) -> int:
@@ -238,6 +240,7 @@ class ConversationView(VerticalScroll, can_focus=True):
         """Show another conversation (or the same one after a change that rewrote its turns)."""
         self._total = total_count
         self._loader = loader
+        self._live = None  # the conversation's reply, if it streams, is followed again
         self._set_selected(None)
         await self._show_newest()
 
@@ -263,12 +266,23 @@ class ConversationView(VerticalScroll, can_focus=True):
         self.anchor()
         return item
 
-    async def begin_reply(self, view: MessageView) -> MessageItem:
-        """Append the reply that is about to stream in, and start its stream."""
+    async def begin_reply(self, view: MessageView, live: LiveTurn) -> MessageItem:
+        """Append the reply that is about to stream in (`live`), and start its stream."""
         item = await self.add_message(view)
-        item.start_stream()
-        self.refresh_bindings()
+        item.start_stream(live)
+        self.follow(live)
         return item
+
+    def follow(self, live: LiveTurn) -> None:
+        """`live` is the reply streaming in this conversation: while it streams, its turn
+        stays mounted and the keys that would change the conversation wait."""
+        self._live = live
+        self.refresh_bindings()
+
+    def _streaming_id(self) -> int | None:
+        """The id of the reply streaming in this conversation, if one is."""
+        live = self._live
+        return live.reply_id if live is not None and live.streaming else None
 
     def update_message(self, view: MessageView) -> None:
         """Show a stored message's new state, if it is mounted (otherwise it loads fresh)."""
@@ -373,7 +387,8 @@ class ConversationView(VerticalScroll, can_focus=True):
         self._start -= len(views)
         surplus = len(items) + len(views) - self.MAX_MOUNTED
         # A reply still streaming stays mounted, even past the cap.
-        if surplus > 0 and not any(item.is_streaming for item in items[-surplus:]):
+        streaming = self._streaming_id()
+        if surplus > 0 and not any(item.message_id == streaming for item in items[-surplus:]):
             # Far from the newest turns now: stop following them.
             self.anchor(False)
             await self._unmount(items[-surplus:])
@@ -582,7 +597,7 @@ class ConversationView(VerticalScroll, can_focus=True):
     # Actions on the selected (or newest) message.
 
     def _streaming(self) -> bool:
-        return any(item.is_streaming for item in self.query_children(item_class()))
+        return self._live is not None and self._live.streaming
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "leave":

@@ -15,6 +15,7 @@ from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
 from ctxchat.core.history import MessageStatus
+from ctxchat.tui.live_turn import LiveTurn
 from ctxchat.tui.outside import OutsideRun
 from ctxchat.tui.text import clean, plain
 from ctxchat.tui.views import MessageView
@@ -169,13 +170,10 @@ class MessageItem(Vertical):
         super().__init__(id=f"message-{view.id}")
         self._view = view
         self._shown_reasoning = ""  # the reasoning the collapsible shows
-        self._received: list[str] = []  # deltas not yet joined into the view's content
-        self._received_reasoning: list[str] = []  # the same for the reasoning
-        self._reasoning_pending = False  # reasoning arrived that the screen does not show yet
+        self._live: LiveTurn | None = None  # the reply streaming in: what arrived is there
         self._answer_shown = False  # whether any of the streamed answer is drawn yet
         self._reasoning_text: Static | None = None  # the reasoning block's text, once shown
         self._stream: MarkdownStream | None = None
-        self._pending: list[str] = []
         self._last_write = 0.0
         self._written_to = 0  # the body's length once every write so far is appended
         self._drawn_to = 0  # the body's length last seen on screen
@@ -189,15 +187,12 @@ class MessageItem(Vertical):
     @property
     def view(self) -> MessageView:
         """What this item shows now (content included, as far as it has streamed)."""
-        if self._received:
-            # Joined when asked, not per delta: that would copy the reply on each one.
-            content = "".join([self._view.content, *self._received])
-            self._received = []
-            self._view = replace(self._view, content=content)
-        if self._received_reasoning:
-            reasoning = "".join([self._view.reasoning, *self._received_reasoning])
-            self._received_reasoning = []
-            self._view = replace(self._view, reasoning=reasoning)
+        live = self._live
+        if live is not None:
+            # Read from the turn when asked, not per delta: that would copy the reply on each.
+            content, reasoning = live.text, live.reasoning
+            if (content, reasoning) != (self._view.content, self._view.reasoning):
+                self._view = replace(self._view, content=content, reasoning=reasoning)
         return self._view
 
     @property
@@ -206,7 +201,18 @@ class MessageItem(Vertical):
 
     @property
     def is_streaming(self) -> bool:
-        return self._stream is not None
+        """Whether this turn's reply still streams (asked of its LiveTurn)."""
+        return self._live is not None and self._live.streaming
+
+    def _undrawn(self) -> bool:
+        """Whether the turn holds text or reasoning the screen does not show yet."""
+        live = self._live
+        return live is not None and (live.has_undrawn() or self._reasoning_pending())
+
+    def _reasoning_pending(self) -> bool:
+        """Reasoning arrived that the screen does not show yet."""
+        live = self._live
+        return live is not None and live.reasoning != self._shown_reasoning
 
     def compose(self) -> ComposeResult:
         view = self._view
@@ -283,8 +289,10 @@ class MessageItem(Vertical):
         self._sync_classes()
         self.refresh(recompose=True)
 
-    def start_stream(self) -> None:
-        """Begin streaming the reply into the Markdown body."""
+    def start_stream(self, live: LiveTurn) -> None:
+        """Stream the reply `live` receives into the Markdown body (which shows what of it
+        is drawn already)."""
+        self._live = live
         if self._stream is None:
             body = self.query_one(".message--body", Markdown)
             self._stream = Markdown.get_stream(body)
@@ -294,45 +302,29 @@ class MessageItem(Vertical):
             self._stall_timer = self.set_interval(1, self._refresh_header)
             self._set_status(MessageStatus.STREAMING)
 
-    async def resume(self, content: str, reasoning: str) -> None:
+    async def resume(self, live: LiveTurn) -> None:
         """Stream on into a turn drawn from the store while its reply was still arriving
         (its conversation was left and opened again): first show all that came so far."""
-        self._received, self._received_reasoning, self._pending = [], [], []
-        self._view = replace(self._view, content=content, reasoning=reasoning)
+        self._live = live
+        content = live.text
+        live.drawn = len(content)
         await self.query_one(".message--body", ReplyMarkdown).settle(clean(content))
         self._answer_shown = bool(content)
         await self._show_reasoning()
         for shown in self.query_children(Collapsible):
             shown.collapsed = bool(content)
-        self.start_stream()
+        self.start_stream(live)
         self.refresh_bindings()  # a streaming turn takes some keys away (edit, regenerate)
 
-    async def append(self, delta: str) -> None:
-        """Add a fragment of the reply as it arrives."""
-        if self._stream is None:
-            self.start_stream()
-        assert self._stream is not None
-        self._received.append(delta)
-        self._arrived()
-        if not self.is_attached:
-            return  # switched away: the text is kept, nothing is drawn
-        self._pending.append(delta)
-        await self._schedule_write()
+    async def arrived(self) -> None:
+        """More of the reply (or of its reasoning) arrived in its turn: draw it soon.
 
-    async def append_reasoning(self, delta: str) -> None:
-        """Add a fragment of the reply's reasoning as it arrives.
-
-        It shows in an open "Reasoning…" block while the model thinks, which folds away
-        when the answer itself begins.
+        Reasoning shows in an open "Reasoning…" block while the model thinks, which folds
+        away when the answer itself begins.
         """
-        if self._stream is None:
-            self.start_stream()
-        self._received_reasoning.append(delta)
         self._arrived()
-        if not self.is_attached:
-            return
-        self._reasoning_pending = True
-        await self._schedule_write()
+        if self.is_attached and self._stream is not None:
+            await self._schedule_write()
 
     async def _schedule_write(self) -> None:
         # A fast server sends hundreds of deltas a second, and each write makes the Markdown
@@ -362,20 +354,20 @@ class MessageItem(Vertical):
         if self._flush_timer is not None:  # the wait for this draw, which is over
             self._flush_timer.stop()
             self._flush_timer = None
-        if self._stream is not None and (self._pending or self._reasoning_pending):
+        if self._stream is not None and self._undrawn():
             await self._schedule_write()
 
     async def _write_pending(self) -> None:
         self._flush_timer = None
-        if self._stream is None:
+        live = self._live
+        if self._stream is None or live is None:
             return
         self._last_write = time.monotonic()
-        if self._reasoning_pending:
-            self._reasoning_pending = False
+        if self._reasoning_pending():
             await self._show_reasoning()
-        if not self._pending:
+        text = live.undrawn()
+        if not text:
             return
-        text, self._pending = "".join(self._pending), []
         if not self._answer_shown:
             self._fold_reasoning()
             self._refresh_header()
@@ -442,11 +434,10 @@ class MessageItem(Vertical):
         if self._flush_timer is not None:
             self._flush_timer.stop()
             self._flush_timer = None
-        self._pending = []  # the final render below shows them
-        self._received = []  # `full_text` is the whole reply
-        if self._reasoning_pending and self.is_attached:
-            self._reasoning_pending = False
+        if self._reasoning_pending() and self.is_attached:
             await self._show_reasoning()
+        _ = self.view  # takes in all the turn received
+        self._live = None  # `full_text` is the whole reply; the final render below shows it
         if full_text and not self._answer_shown:
             self._fold_reasoning()  # the whole answer came within the last write interval
         if self._stall_timer is not None:

@@ -53,7 +53,7 @@ async def test_a_burst_with_corrections_in_the_composer_types_what_was_meant(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.composer.focus()
-        await pilot.pause()
+        await until(pilot, lambda: app.screen.focused is app.composer)
         for part in typed:
             if part in KEY_NAMES:
                 keys(pilot, part)

@@ -1,8 +1,9 @@
 """Pictures of ctxchat's main states, drawn by the app itself: `python scripts/screenshots.py`.
 
 Writes SVG files to `screenshots/`: the conversation beside its context panels, the memory
-editor opened by "pin this message", objective mode right after the switch, the request
-inspector (JSON and diff), the summary versions and the first-run setup.
+editor opened by "pin this message", the find bar on a hit, a regenerated reply's variants,
+objective mode right after the switch, the request inspector (JSON and diff), the summary
+versions and the first-run setup.
 
 Deterministic: a temporary data directory, a config written here, a scripted model server on
 loopback (its random port never reaches the pictures, which is checked), UTC, fixed
@@ -141,6 +142,17 @@ UPDATE notes
 If the update changes no row, the device was behind: it fetches the current note, \
 merges (or keeps both as a conflict copy) and tries again. The whole check is one \
 statement, so SQLite's single writer never waits on the network."""
+
+# The answer regenerated: the first one is kept as a variant (the variants picture).
+OTHER_ANSWER = """\
+Keep a **version** per note and make every update conditional on it:
+
+```sql
+UPDATE notes SET body = :body, version = version + 1
+ WHERE id = :id AND version = :seen_version;
+```
+
+No row changed means the device was behind: fetch, merge, try again."""
 
 NEXT_DRAFT = "And the backups: how do we copy the file safely while the service writes?"
 
@@ -344,10 +356,31 @@ async def conversation_states(root: Path, forbidden: list[str]) -> None:
                 )
                 app.conversation_view.focus()
                 app.conversation_view.select(decision.message_id)
-                await pilot.press("p")
+                await pilot.press("ctrl+k")
                 await shoot(pilot, "memory-editor", forbidden)
                 await pilot.press("escape")
                 app.conversation_view.action_clear_selection()
+                app.composer.focus()
+
+                await pilot.press("ctrl+f")
+                await pilot.press(*"WAL")
+                await pilot.press("enter")
+                await shoot(pilot, "find", forbidden)
+                await pilot.press("escape")
+
+                # Regenerate the newest reply; the one it replaces is kept as a variant.
+                server.script(Reply(OTHER_ANSWER))
+                app.conversation_view.focus()
+                await pilot.press("end")
+                await pilot.press("ctrl+g")
+                await settle(pilot)
+                with workspace.store.transaction() as conn:  # a fixed time, as above
+                    conn.execute("UPDATE reply_variants SET created_at = ?", (EPOCH,))
+                await pilot.press("f7")
+                await shoot(pilot, "variants", forbidden)
+                await pilot.press("escape")
+                app.conversation_view.action_clear_selection()
+                app.composer.text = NEXT_DRAFT
                 app.composer.focus()
 
                 await pilot.press("ctrl+o")

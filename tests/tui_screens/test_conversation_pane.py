@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import pytest
 from rich.color import ColorSystem
-from textual.color import Color
 from textual.geometry import Offset
 from textual.selection import Selection
 from textual.theme import Theme
@@ -22,6 +20,7 @@ from ctxchat.tui.views import MessageView
 from ctxchat.tui.widgets.conversation import ConversationView
 from ctxchat.tui.widgets.message_item import RETRY_HINT, MessageItem
 
+from ..colours import apart
 from ..waiting import until
 from .screen_hosts import SAMPLE, ConversationHost, listed, numbered
 
@@ -168,7 +167,7 @@ async def test_streamed_reply_ends_with_exactly_the_full_text_rendered() -> None
         ]
         assert blocks == [
             ("MarkdownParagraph", "Here is the code:"),
-            ("MarkdownFence", ""),
+            ("CodeFence", ""),
             ("MarkdownParagraph", "Then call it."),
         ]
         fence = markdown.query_one(MarkdownFence)
@@ -394,15 +393,6 @@ SHIPPED = [theme.name for theme in _themes()]
 SELECTION_THEMES = [*SHIPPED, "textual-dark", "textual-light"]  # textual-dark is the default
 
 
-def _apart(one: Color, other: Color, system: ColorSystem | None) -> float:
-    """How far apart two colours look (RGB distance), as a terminal of `system` shows them."""
-    if system is None:
-        return math.dist(one.rgb, other.rgb)
-    first = one.rich_color.downgrade(system).get_truecolor()
-    second = other.rich_color.downgrade(system).get_truecolor()
-    return math.dist(tuple(first), tuple(second))
-
-
 @pytest.mark.parametrize("theme", SELECTION_THEMES)
 async def test_the_selected_message_stands_out_in_every_theme(theme: str) -> None:
     app = ConversationHost(len(SAMPLE), listed(SAMPLE))
@@ -420,10 +410,10 @@ async def test_the_selected_message_stands_out_in_every_theme(theme: str) -> Non
             await pilot.pause()
             selected = item.background_colors[1]
             for system in (None, ColorSystem.EIGHT_BIT):  # truecolor, and 256 colours
-                assert _apart(plain, selected, system) >= 60, (theme, message_id, system)
+                assert apart(plain, selected, system) >= 60, (theme, message_id, system)
             bar_type, bar = item.styles.border_left
             assert bar_type == "thick"
-            assert _apart(bar, selected, ColorSystem.EIGHT_BIT) >= 60
+            assert apart(bar, selected, ColorSystem.EIGHT_BIT) >= 60
             view.select(5)  # off again
             await pilot.pause()
 

@@ -59,6 +59,17 @@ FOLDED = [
     for i in range(1, 13)
 ]
 
+CODE_AND_HTML = MessageView(
+    2,
+    "assistant",
+    "```python\ndef open_db(path):\n    return sqlite3.connect(path)\n```\n\n"
+    "```\n$ sqlite3 app.db\n```\n\n"
+    "Inline <b>bold</b> and a<br>b.\n\n"
+    "<details>\n<summary>Why WAL?</summary>\n\nReaders never block.\n</details>\n",
+    tokens=60,
+    model="llama3.2:3b",
+)
+
 
 class TestConversationPane:
     def test_turns_of_every_kind(self, snap_compare: SnapCompare) -> None:
@@ -109,6 +120,24 @@ class TestConversationPane:
             await pilot.pause()
 
         app = ConversationHost(len(SAMPLE), listed(SAMPLE))
+        assert snap_compare(app, run_before=run_before)
+
+    @pytest.mark.parametrize("theme", ["textual-dark", "ctxchat-light"])
+    def test_code_blocks_and_html_in_a_reply(self, snap_compare: SnapCompare, theme: str) -> None:
+        """80x24 in `theme`: a reply with a highlighted Python block labelled "python" at its
+        top right and a plain block with no label, each on a background of its own; then the
+        HTML the model wrote, shown as text: `<b>bold</b>`, `a<br>b`, and the `<details>` /
+        `<summary>` block as two paragraphs of tags and text."""
+
+        async def run_before(pilot: Pilot[None]) -> None:
+            themes, _ = load_themes(shipped_theme_dirs())
+            for shipped in themes:
+                pilot.app.register_theme(shipped)
+            pilot.app.theme = theme
+            await pilot.pause()
+
+        views = [MessageView(1, "user", "Show me.", tokens=6), CODE_AND_HTML]
+        app = ConversationHost(len(views), listed(views))
         assert snap_compare(app, run_before=run_before)
 
     def test_reply_while_streaming(self, snap_compare: SnapCompare) -> None:

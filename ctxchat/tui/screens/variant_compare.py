@@ -227,7 +227,7 @@ class VariantComparison(Dialog[VariantKept | None]):
         self.query_one("#variant-facts", Static).update(content(answer_facts(variant)))
         if redraw:
             self.run_worker(
-                self.query_one("#variant-text", ReplyMarkdown).settle(clean(variant.content)),
+                self.query_one("#variant-text", ReplyMarkdown).finish(clean(variant.content)),
                 group="variant-settle",
             )
 

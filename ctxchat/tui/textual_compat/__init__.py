@@ -1,24 +1,31 @@
 """Every use of a private Textual internal in ctxchat, in one place: this package.
 
-Textual is pinned exactly; each internal named here is checked, by name and signature, in
-`tests/tui_widgets/test_textual_compat.py`, which says which one changed when Textual is
-updated. Code elsewhere uses only Textual's public API and these names.
+Textual is pinned exactly; `tests/tui_widgets/test_textual_compat.py` checks each internal
+named here by name and signature, and when Textual changes one, says which, what ctxchat
+uses it for and what to do. Code elsewhere uses only Textual's public API and these names.
+Each stays only for a gain measured with `bench/ui.py` that a user sees:
 
-The footer's internals are here; the Markdown ones are in `textual_compat.markdown`, apart,
-because importing Textual's Markdown (markdown-it, Pygments) would cost the first frame
-about 45 ms: it waits for the first turn to draw. What each is for, and what it buys
-(figures from `bench/ui.py`), is said where it is used: `ctxchat/tui/widgets/footer.py`
-(the footer's keys) and `ctxchat/tui/widgets/reply_markdown.py` (a streamed reply, and a
-stored reply drawn in the first frame that shows it).
+- the footer (here): its keys in the first frame (`set_footer_bindings_ready`; Textual's
+  footer drew them at 1.81 s instead of 0.93 s) and a reply's start and end patched key by
+  key (`FooterKey`; with Textual's rebuilds the final frame came 0.45-1.04 s after the
+  last delta instead of 0.24-0.44 s);
+- the Markdown (`textual_compat.markdown`, apart, because importing Textual's Markdown
+  would cost the first frame about 45 ms): a stored reply parsed as it composes (the
+  newest turn of a 10,000-message conversation on screen at 1.61 s instead of 2.00 s),
+  lists drawn by one widget (a streamed reply's delta on screen 0.14-0.16 s after it
+  arrives instead of 0.20 s) and inline styles resolved once a reply (a 4,000-chunk
+  reply at full speed done 1.1x the bare client instead of 1.7-1.9x).
+
+Streaming itself is public API: `Markdown.get_stream`, then one `update` when a full
+render could differ from what streamed (`ctxchat/tui/widgets/reply_markdown.py`).
 """
 
 from __future__ import annotations
 
-from textual.widget import Widget
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
-__all__ = ["FooterKey", "follows_compose_parent", "set_footer_bindings_ready"]
+__all__ = ["FooterKey", "set_footer_bindings_ready"]
 
 
 # --- Footer ------------------------------------------------------------------------------
@@ -27,8 +34,3 @@ __all__ = ["FooterKey", "follows_compose_parent", "set_footer_bindings_ready"]
 def set_footer_bindings_ready(footer: Footer, ready: bool) -> None:
     """Whether `footer` composes its keys (Textual's waits for the first binding change)."""
     footer._bindings_ready = ready
-
-
-def follows_compose_parent(widget: Widget, name: str) -> bool:
-    """Whether `widget`'s reactive `name` is bound to its compose parent's (`data_bind`)."""
-    return name in (widget._reactive_connect or {})

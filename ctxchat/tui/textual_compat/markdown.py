@@ -5,8 +5,8 @@ Textual is pinned exactly; each internal named here is checked, by name and sign
 updated. Code elsewhere uses only Textual's public API and these names.
 
 What each is for, and what it buys (figures from `bench/ui.py`), is said where it is used:
-`ctxchat/tui/widgets/reply_markdown.py` (a streamed reply, and a stored reply drawn in the
-first frame that shows it) and `ctxchat/tui/widgets/footer.py` (the footer's keys).
+`ctxchat/tui/widgets/reply_markdown.py` (lists drawn by one widget, inline styles resolved
+once a reply, and a stored reply drawn in the first frame that shows it). `ArrangedByWidth` overrides a public method.
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ from textual.widgets._markdown import (
     MarkdownOrderedList,
     MarkdownParagraph,
 )
-from textual.widgets.markdown import MarkdownStream
 
 __all__ = [
     "ArrangedByWidth",
@@ -44,8 +43,6 @@ __all__ = [
     "MarkdownParagraph",
     "block_text",
     "child_blocks",
-    "clear_stream_queue",
-    "opening_token",
     "without_own_component_classes",
 ]
 
@@ -63,11 +60,6 @@ def block_text(block: MarkdownBlock) -> Content:
     return block._content
 
 
-def opening_token(block: MarkdownBlock) -> Token:
-    """The token `block` was built from (a stream that updates a block in place swaps it)."""
-    return block._token
-
-
 B = TypeVar("B", bound=type[MarkdownBlock])
 
 
@@ -77,11 +69,6 @@ def without_own_component_classes(block: B) -> B:
     `Widget.__init_subclass__` does not pass that keyword on, so it is set on the class."""
     block._inherit_component_classes = False
     return block
-
-
-def clear_stream_queue(stream: MarkdownStream) -> None:
-    """Drop the fragments `stream` has queued and not yet appended."""
-    stream._pending.clear()
 
 
 if TYPE_CHECKING:
@@ -124,22 +111,14 @@ class ArrangedByWidth(_WidgetBase):
 class HookedMarkdown(Markdown):
     """Textual's `Markdown` with the private steps ctxchat uses given public names.
 
-    - `build_blocks`: every block Textual builds from tokens (an update, an append) is
-      built by it; override it to see the tokens.
+    - `build_blocks`: the blocks Textual builds from tokens.
     - `composed_blocks` / `on_composed_mount`: blocks built in `compose` are taken as the
       document when the widget mounts, instead of Textual parsing the text again then.
     """
 
-    def textual_blocks(self, tokens: Iterable[Token]) -> Iterable[MarkdownBlock]:
-        """The blocks Textual builds from `tokens`."""
-        return super()._parse_markdown(tokens)
-
     def build_blocks(self, tokens: Iterable[Token]) -> Iterable[MarkdownBlock]:
-        """The blocks to show for `tokens` (Textual's, unless overridden)."""
-        return self.textual_blocks(tokens)
-
-    def _parse_markdown(self, tokens: Iterable[Token]) -> Iterable[MarkdownBlock]:
-        return self.build_blocks(tokens)
+        """The blocks Textual builds from `tokens`."""
+        return self._parse_markdown(tokens)
 
     def take_initial_markdown(self) -> str | None:
         """The text the widget was made with, which it then no longer parses on mount."""

@@ -17,6 +17,8 @@ from textual._xterm_parser import XTermParser
 from textual.drivers import linux_driver
 from textual.message import Message
 
+__all__ = ["PasteKeepingParser", "keep_pastes_whole"]
+
 ESCAPE = "\x1b"
 PASTE_START = f"{ESCAPE}[200~"
 PASTE_END = f"{ESCAPE}[201~"

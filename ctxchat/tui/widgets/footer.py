@@ -8,7 +8,7 @@ from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer
 
-from ctxchat.tui.textual_compat import FooterKey, follows_compose_parent, set_footer_bindings_ready
+from ctxchat.tui.textual_compat import FooterKey, set_footer_bindings_ready
 
 
 class KeyFooter(Footer):
@@ -87,21 +87,8 @@ class KeyFooter(Footer):
         yield from self._composed_keys()
 
     def _composed_keys(self) -> ComposeResult:
-        """Textual's keys, told the footer's `compact` before they mount.
-
-        A `FooterKey` takes its `-compact` class once mounted, and a bound one is then told
-        the footer's style: every key was restyled once or twice as it mounted, about 2 ms
-        each in the first frame.
-        """
-        for widget in Footer.compose(self):
-            if isinstance(widget, FooterKey):
-                # The keys bound to the footer's `compact` follow it; the palette key keeps
-                # FooterKey's own default, compact.
-                bound = follows_compose_parent(widget, "compact")
-                compact = self.compact if bound else True
-                widget.set_reactive(FooterKey.compact, compact)
-                widget.set_class(compact, "-compact", update=False)
-            yield widget
+        """The keys Textual's footer composes for the screen's bindings now."""
+        yield from Footer.compose(self)
 
     def _keys(self) -> tuple[object, ...]:
         """What the keys drawn from the screen's bindings now would show.

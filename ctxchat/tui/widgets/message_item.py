@@ -308,7 +308,7 @@ class MessageItem(Vertical):
         self._live = live
         content = live.text
         live.drawn = len(content)
-        await self.query_one(".message--body", ReplyMarkdown).settle(clean(content))
+        await self.query_one(".message--body", ReplyMarkdown).update(clean(content))
         self._answer_shown = bool(content)
         await self._show_reasoning()
         for shown in self.query_children(Collapsible):
@@ -430,14 +430,15 @@ class MessageItem(Vertical):
         error: str = "",
         tokens: int | None = None,
     ) -> None:
-        """End the stream and settle the reply against its full text (see `ReplyMarkdown`)."""
+        """End the stream; the reply shows `full_text` (see `ReplyMarkdown.finish`)."""
         if self._flush_timer is not None:
             self._flush_timer.stop()
             self._flush_timer = None
         if self._reasoning_pending() and self.is_attached:
             await self._show_reasoning()
         _ = self.view  # takes in all the turn received
-        self._live = None  # `full_text` is the whole reply; the final render below shows it
+        live, self._live = self._live, None  # `full_text` is the whole reply
+        rest = clean(live.undrawn()) if live is not None else ""
         if full_text and not self._answer_shown:
             self._fold_reasoning()  # the whole answer came within the last write interval
         if self._stall_timer is not None:
@@ -445,7 +446,9 @@ class MessageItem(Vertical):
             self._stall_timer = None
         if self._stream is not None:
             stream, self._stream = self._stream, None
-            await stop_stream(stream)  # what it still queues, the settling below shows
+            if rest and self.is_attached:
+                await stream.write(rest)  # what arrived since the last write
+            await stop_stream(stream)
         if not self.is_attached:
             self._view = replace(self._view, content=full_text, status=status, error=error)
             return
@@ -457,7 +460,7 @@ class MessageItem(Vertical):
             tokens=self._view.tokens if tokens is None else tokens,
         )
         if self._view.role == "assistant":
-            await self.query_one(".message--body", ReplyMarkdown).settle(clean(full_text))
+            await self.query_one(".message--body", ReplyMarkdown).finish(clean(full_text))
         else:
             self.query_one(".message--body", Static).update(plain(full_text))
         self._set_status(status)

@@ -1,12 +1,13 @@
-"""The Markdown body of a reply: streamed in, then settled against a parse of the full text."""
+"""The Markdown body of a reply: streamed in, then rendered once from its full text."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, ClassVar
 
-from markdown_it.token import Token
+from markdown_it import MarkdownIt
 from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.content import Content
@@ -26,84 +27,46 @@ from ctxchat.tui.textual_compat.markdown import (
     MarkdownParagraph,
     block_text,
     child_blocks,
-    clear_stream_queue,
-    opening_token,
     without_own_component_classes,
 )
+from ctxchat.tui.widgets.code_fence import CodeFence
 
-SIGNATURE = "ctxchat.signature"
+REFERENCE_MARK = "]:"
+"""What every link reference definition holds (`[label]: url`)."""
+TABLE_RULE = re.compile(r"^[ \t>]*\|?[ \t]*:?-+:?[ \t]*\|[ \t|:-]*$", re.MULTILINE)
+"""The line under a table's header (`|---|:--:|`)."""
+
+
+def streams_as_rendered(markdown: str) -> bool:
+    """Whether `markdown`, streamed in any pieces, shows what one render of it shows.
+
+    `Markdown.append` parses again from the start of the last block, so every earlier block
+    shows what a parse of the whole text shows, but for a link reference defined further
+    down (`[docs]: https://…`), which makes a link of text above it, and a table, whose
+    streamed rows Textual adds as plain cells (links in them do nothing). Cheap tests that
+    may say no for a text that has neither (a `]:` in code), never yes for one that has.
+    """
+    return REFERENCE_MARK not in markdown and TABLE_RULE.search(markdown) is None
+
 
 COMPOSED_PARSE = 20_000
 """Longest text a reply parses as it composes (about 10 ms); longer ones are parsed in a
 thread once mounted, as Textual does, so the screen never waits on one."""
-"""Key in a top-level token's `meta` holding the signature of the tokens it was built from."""
-
-# The top-level tokens Textual's Markdown turns into a block; any other renders nothing.
-BLOCK_TOKENS = frozenset(
-    {
-        "heading_open",
-        "hr",
-        "paragraph_open",
-        "blockquote_open",
-        "bullet_list_open",
-        "ordered_list_open",
-        "table_open",
-        "fence",
-        "code_block",
-    }
-)
 
 
 async def stop_stream(stream: MarkdownStream) -> None:
-    """Stop `stream` without appending the fragments it still queues.
+    """Stop `stream` (it appends what it still queues first).
 
-    For a reply about to be settled against its full text: `MarkdownStream.stop` appends
-    whatever arrived while the last append ran, which on a long reply means parsing and
-    mounting blocks that `settle` then checks again.
+    A stream stopped before its task first ran (a reply that failed at once) hands the
+    task's cancellation to whoever awaits it; only a cancellation of the caller itself
+    goes on.
     """
-    clear_stream_queue(stream)
     try:
         await stream.stop()
     except asyncio.CancelledError:
-        # A stream stopped before its task first ran (a reply that failed at once) hands
-        # the task's cancellation to whoever awaits it; only a cancellation of the caller
-        # itself goes on.
         task = asyncio.current_task()
         if task is not None and task.cancelling():
             raise
-
-
-def top_level_groups(tokens: Iterable[Token]) -> Iterator[list[Token]]:
-    """Split a token stream into one group per top-level block (its open to its close)."""
-    group: list[Token] = []
-    for token in tokens:
-        group.append(token)
-        if token.level == 0 and token.nesting <= 0:
-            yield group
-            group = []
-    if group:
-        yield group
-
-
-def _token_key(token: Token) -> tuple[Any, ...]:
-    children = tuple(_token_key(child) for child in token.children or ())
-    return (
-        token.type,
-        token.tag,
-        token.nesting,
-        token.level,
-        token.content,
-        token.markup,
-        token.info,
-        token.hidden,
-        tuple(sorted(token.attrs.items())),
-        children,
-    )
-
-
-def signature(group: Sequence[Token]) -> tuple[Any, ...]:
-    """Everything about a block's tokens that shows on screen; line numbers are left out."""
-    return tuple(_token_key(token) for token in group)
 
 
 if TYPE_CHECKING:
@@ -209,15 +172,22 @@ class DrawnOrderedList(DrawnList, MarkdownOrderedList):
         return [number.rjust(size + 1) for number in numbers]
 
 
-class ReplyMarkdown(ArrangedByWidth, HookedMarkdown):
-    """Textual's Markdown, able to settle a streamed document against its full text.
+_FENCE = _styled_copy(CodeFence)
 
-    While a reply streams, `Markdown.append` re-parses only the document's tail, so what is
-    on screen can differ from a parse of the whole text (a reference link defined further
-    down, a control sequence split across two writes). `settle` parses the full text once
-    and makes the screen show exactly what `Markdown.update` would, but keeps every block
-    whose tokens are unchanged instead of building all of them again: rebuilding a long
-    reply's hundreds of widgets costs more than streaming it did.
+
+def reply_parser() -> MarkdownIt:
+    """The parser of a reply: Textual's "gfm-like", with HTML read as text.
+
+    Textual's Markdown draws nothing for HTML (`<b>`, `<br>`, a `<details>` block): what
+    the model wrote would vanish from the screen. With HTML off, markdown-it keeps those
+    characters as text, which shows them as the model wrote them.
+    """
+    return MarkdownIt("gfm-like", {"html": False})
+
+
+class ReplyMarkdown(ArrangedByWidth, HookedMarkdown):
+    """Textual's Markdown for a reply: streamed with `Markdown.get_stream`, then one
+    `update` with the full text.
 
     The last block of a rendered reply (marked `-last`) loses its bottom margin, and only
     that: the reply ends on its text, not on a blank line. It is set on the block itself,
@@ -272,6 +242,8 @@ class ReplyMarkdown(ArrangedByWidth, HookedMarkdown):
 
     BLOCKS: dict[str, type[MarkdownBlock]] = {  # noqa: RUF012 (Textual declares it so)
         **{name: _styled_copy(block) for name, block in Markdown.BLOCKS.items()},
+        "fence": _FENCE,
+        "code_block": _FENCE,
         "bullet_list_open": DrawnBulletList,
         "ordered_list_open": DrawnOrderedList,
     }
@@ -286,6 +258,27 @@ class ReplyMarkdown(ArrangedByWidth, HookedMarkdown):
 
     _composed: str | None = None
     """The text whose blocks `compose` made, until the mount takes them as the document."""
+
+    def __init__(
+        self,
+        markdown: str | None = None,
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+        open_links: bool = True,
+    ) -> None:
+        super().__init__(
+            markdown,
+            name=name,
+            id=id,
+            classes=classes,
+            parser_factory=reply_parser,
+            open_links=open_links,
+        )
+        self._appending = 0  # appends begun and not yet on screen
+        self._appends_done = asyncio.Event()
+        self._appends_done.set()
 
     def compose(self) -> ComposeResult:
         # A stored reply of ordinary length is parsed here, so its blocks mount with it and
@@ -311,12 +304,35 @@ class ReplyMarkdown(ArrangedByWidth, HookedMarkdown):
     def append(self, markdown: str) -> AwaitComplete:
         appended = super().append(markdown)
         size = len(self.source)  # the source grows as the append is called, not as it ends
+        self._appending += 1
+        self._appends_done.clear()
 
         async def then() -> None:
-            await appended
-            self.call_after_refresh(self.post_message, self.Appended(size))
+            try:
+                await appended
+                self.call_after_refresh(self.post_message, self.Appended(size))
+            finally:
+                self._appending -= 1
+                if not self._appending:
+                    self._appends_done.set()
 
         return AwaitComplete(then())
+
+    async def finish(self, markdown: str) -> None:
+        """Show `markdown`, the whole reply, once its stream has stopped.
+
+        The whole text is rendered once, with `update`, when what streamed may show it
+        differently (`streams_as_rendered`), or differs from it (a control sequence split
+        across two writes is cleaned only in the whole text). Otherwise what streamed
+        stays: building a long reply's blocks again is a pause the user sees after every
+        long reply (figures in README.md, "Benchmarks").
+        """
+        # A stream's stop does not wait for an append it had begun (it shields it).
+        await self._appends_done.wait()
+        if markdown != self.source or not streams_as_rendered(markdown):
+            await self.update(markdown)
+        else:
+            self._mark_last()
 
     def update(self, markdown: str) -> AwaitComplete:
         rendered = super().update(markdown)
@@ -338,48 +354,3 @@ class ReplyMarkdown(ArrangedByWidth, HookedMarkdown):
             top, right, _, left = last.styles.margin
             last.add_class("-last")
             last.styles.margin = (top, right, 0, left)
-
-    def build_blocks(self, tokens: Iterable[Token]) -> Iterable[MarkdownBlock]:
-        parse = self.textual_blocks
-        for group in top_level_groups(tokens):
-            # The block keeps its opening token (and takes the new one when a stream
-            # updates it in place), so the signature travels with what is on screen.
-            group[0].meta[SIGNATURE] = signature(group)
-            yield from parse(group)
-
-    async def settle(self, markdown: str) -> None:
-        """Show `markdown` exactly as a full render would, rebuilding only changed blocks."""
-        self.take_app_theme()
-        async with self.lock:
-            groups = list(top_level_groups(self.new_parser().parse(markdown)))
-            existing = [child for child in self.children if isinstance(child, MarkdownBlock)]
-            kept = 0
-            first_new = len(groups)
-            for index, group in enumerate(groups):
-                if group[0].type not in BLOCK_TOKENS:
-                    continue
-                if kept < len(existing) and _shows(existing[kept], group):
-                    if group[0].map is not None:
-                        existing[kept].source_range = (group[0].map[0], group[0].map[1])
-                    kept += 1
-                    continue
-                first_new = index
-                break
-            rebuilt = [token for group in groups[first_new:] for token in group]
-            new_blocks = list(self.build_blocks(rebuilt))
-            stale = existing[kept:]
-            with self.app.batch_update():
-                if stale:
-                    await self.remove_children(stale)
-                if new_blocks:
-                    await self.mount_all(new_blocks)
-        self._mark_last()
-        self.adopt_document(markdown)
-
-
-def _shows(block: MarkdownBlock, group: Sequence[Token]) -> bool:
-    """Whether `block` already shows what `group` would render to."""
-    if group[0].type == "table_open":
-        return False  # a streamed table grows its rows in place and keeps its first token
-    built_from = opening_token(block).meta.get(SIGNATURE)
-    return built_from is not None and built_from == signature(group)

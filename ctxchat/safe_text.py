@@ -48,3 +48,17 @@ def clean(text: str) -> str:
     text = _NEWLINES.sub("\n", text)
     text = _SEQUENCE.sub("", text)
     return text.translate(_SHOWN)
+
+
+def controls_shown(text: str) -> str:
+    """`text` with its controls made visible and nothing removed, for text being edited.
+
+    Escape sequences keep their parameters (`\\x1b[31m` shows as `␛[31m`); tabs and line
+    breaks (`\\n`, `\\r`) stay as they are.
+    """
+    if _CONTROL.search(text) is None:
+        return text
+    return text.translate(_SHOWN_IN_EDITS)
+
+
+_SHOWN_IN_EDITS = {code: shown for code, shown in _SHOWN.items() if code != 0x0D}

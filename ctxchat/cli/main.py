@@ -229,6 +229,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         # collector would scan them again and again. The app turns it back on (and moves
         # what start-up made out of its sight) once the first frame is drawn.
         gc.disable()
+        from ctxchat.cli.typeahead import typed_keys_kept
+
+        with typed_keys_kept():
+            from ctxchat.cli.run import run
+
+            return run(args)
     from ctxchat.cli.run import run
 
     return run(args)

@@ -31,6 +31,7 @@ from ctxchat.tui.conversation_actions import ConversationActions
 from ctxchat.tui.find_actions import FindActions
 from ctxchat.tui.memory_actions import MemoryActions
 from ctxchat.tui.summary_actions import SummaryActions
+from ctxchat.tui.textual_compat.paste import keep_pastes_whole
 from ctxchat.tui.themes import describe_problems, load_themes, shipped_theme_dirs
 from ctxchat.tui.views import ServerView
 from ctxchat.tui.widgets.conversation import warm_widgets
@@ -309,4 +310,5 @@ def build_app(
 
 def run_app(workspace: Workspace, options: SessionOptions, *, theme: str | None = None) -> int:
     """Run the app on an open workspace (the caller closes it)."""
+    keep_pastes_whole()
     return build_app(workspace, options, theme=theme).run() or 0

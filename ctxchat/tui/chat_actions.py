@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from typing import TYPE_CHECKING
 
 from textual import events, on, work
+from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from ctxchat.chat.edits import branch_from, replace_from
@@ -52,6 +53,14 @@ SESSION_ACTIONS = frozenset(
         "toggle_context",
     }
 )
+
+DRAFT_EDITING_KEYS = frozenset({"backspace", "delete", "ctrl+w", "ctrl+u"})
+"""Keys that edit the draft and have no meaning in the conversation."""
+FOCUS_KEYS: dict[str, Callable[[Screen[object]], object]] = {
+    "tab": Screen.focus_next,
+    "shift+tab": Screen.focus_previous,
+}
+"""Keys that move focus out of the composer (its `tab_behavior` is "focus")."""
 
 
 def away_note(session: ChatSession, event: TurnFinished | TurnFailed) -> str | None:
@@ -150,12 +159,30 @@ class ChatActions(AppBase):
         self.composer.focus()
 
     async def on_event(self, event: events.Event) -> None:
+        if (
+            isinstance(event, events.Key)
+            and event.key in FOCUS_KEYS
+            and self.focused is self.composer
+            and self.screen is self.composer.screen
+        ):
+            # Out of the composer now, so the keys after it in a burst go where focus went
+            # (its binding would move focus only after the composer had taken them).
+            FOCUS_KEYS[event.key](self.screen)
+            return
         # A printable key (or a paste) while the conversation or the memory panel has focus
         # is meant for the composer: focus moves there before the key is delivered, in the
         # app's own queue, so a burst of keys stays in order (and never fires an action).
+        # So do the draft's editing keys typed in the conversation, where they mean nothing:
+        # left there, they reached the composer's bindings after the keys that followed.
+        edits_draft = (
+            isinstance(event, events.Key)
+            and event.key in DRAFT_EDITING_KEYS
+            and isinstance(self.focused, ConversationView)
+        )
         if (
             (isinstance(event, events.Key) and event.is_printable)
             or isinstance(event, events.Paste)
+            or edits_draft
         ) and self._typing_goes_to_composer(event):
             self.screen.set_focus(self.composer)
         await super().on_event(event)

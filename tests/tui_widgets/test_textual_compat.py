@@ -20,6 +20,7 @@ from textual.widgets.markdown import MarkdownBlock
 
 from ctxchat.tui import textual_compat
 from ctxchat.tui.textual_compat import markdown as markdown_compat
+from ctxchat.tui.textual_compat import paste as paste_compat
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,15 @@ FOOTER_AT_ONCE = Hook(
     "binding change: the first full frame came at 1.81 s instead of 0.93 s (bench/ui.py "
     "--only paint)",
     "replace KeyFooter with textual.widgets.Footer in ctxchat/tui/base.py and the screens",
+)
+WHOLE_PASTES = Hook(
+    "ctxchat/tui/textual_compat/paste.py: keep_pastes_whole",
+    "a bracketed paste holding escape characters (coloured terminal output, a log) arriving "
+    "as one paste; Textual's parser turned what followed an escape into key presses, and a "
+    "pasted line break into Enter, which sent a half-pasted draft "
+    "(tests/cli/test_cli_paste.py)",
+    "if Textual's parser keeps escapes inside a paste, drop keep_pastes_whole from "
+    "ctxchat/tui/app.py: run_app and the paste module; else port PasteKeepingParser",
 )
 FOOTER_PATCH = Hook(
     "ctxchat/tui/widgets/footer.py: KeyFooter._patch",
@@ -198,6 +208,27 @@ def test_footer_key_is_the_class_the_footer_composes() -> None:
     )
 
 
+def test_the_linux_driver_reads_input_with_the_xterm_parser_it_imports() -> None:
+    from textual._xterm_parser import XTermParser
+    from textual.drivers import linux_driver
+
+    assert issubclass(vars(linux_driver)["XTermParser"], XTermParser), changed(
+        WHOLE_PASTES,
+        "textual.drivers.linux_driver.XTermParser",
+        "textual._xterm_parser.XTermParser",
+    )
+    assert "XTermParser(self._debug)" in inspect.getsource(
+        linux_driver.LinuxDriver.run_input_thread
+    ), changed(
+        WHOLE_PASTES,
+        "LinuxDriver.run_input_thread",
+        "a parser made from the module's XTermParser",
+    )
+    assert parameters(XTermParser.feed) == ["self", "data"], changed(
+        WHOLE_PASTES, "XTermParser.feed", "(self, data)"
+    )
+
+
 def test_every_hook_in_the_quarantine_is_checked_here() -> None:
     """A new use of an internal goes in textual_compat's `__all__` and gets a test above."""
     assert sorted(textual_compat.__all__) == [
@@ -216,3 +247,4 @@ def test_every_hook_in_the_quarantine_is_checked_here() -> None:
         "child_blocks",
         "without_own_component_classes",
     ]
+    assert sorted(paste_compat.__all__) == ["PasteKeepingParser", "keep_pastes_whole"]

@@ -11,19 +11,47 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import TextArea
 
+from ctxchat.safe_text import controls_shown
+
 if TYPE_CHECKING:
     from ctxchat.tui.live_turn import LiveTurn
 
 SEND_KEYS = ("enter",)
 NEWLINE_KEYS = ("shift+enter", "ctrl+j")
+IN_ORDER_KEYS = frozenset(
+    {
+        *("backspace", "delete", "ctrl+w", "ctrl+u", "ctrl+k"),
+        *("left", "right", "up", "down", "home", "end", "ctrl+left", "ctrl+right"),
+    }
+)
+"""The editing keys run in the composer's own queue, in order with the letters: as
+bindings they would run in the app's, after the keys that followed them in a burst
+(`hello wrold`, four Backspaces and `orld` gave `hello wrold`). Tab and Shift+Tab move
+focus at once, in the app's queue (`ChatActions.on_event`), so an arrow after them in
+the same burst goes where the focus went."""
+
+
+def _editing_actions() -> dict[str, str]:
+    """The action TextArea binds to each of `IN_ORDER_KEYS`."""
+    actions: dict[str, str] = {}
+    for binding in TextArea.BINDINGS:
+        if isinstance(binding, Binding):
+            for key in binding.key.split(","):
+                if key.strip() in IN_ORDER_KEYS:
+                    actions[key.strip()] = binding.action
+    return actions
+
+
+EDITING_ACTIONS = _editing_actions()
 
 
 class Composer(TextArea):
     """Where the next message is written; its token count shows live in the input panel.
 
-    Sending and new lines are handled with the keys, in the composer's own queue: a key
-    that arrives in a burst right after Enter is typed after the sent text, never before
-    it or into it (a binding would run in the app's queue, out of order with the typing).
+    Sending, new lines and the editing keys are handled with the keys, in the composer's
+    own queue: a key that arrives in a burst right after Enter is typed after the sent
+    text, never before it or into it, and a Backspace or an arrow acts where it was typed
+    (a binding would run in the app's queue, out of order with the typing).
     """
 
     DEFAULT_CSS = """
@@ -97,18 +125,35 @@ class Composer(TextArea):
         """Hold sending until the reply `live` streams has ended."""
         self._waits_for = live
 
-    def on_key(self, event: events.Key) -> None:
+    async def on_key(self, event: events.Key) -> None:
         if event.key in self.send_keys and not self.can_send:
             action = self._hold
         elif event.key in self.send_keys:
             action = self.action_submit
         elif event.key in self.newline_keys:
             action = self.action_newline
+        elif event.key in EDITING_ACTIONS:
+            event.stop()
+            event.prevent_default()
+            await self.run_action(EDITING_ACTIONS[event.key])
+            return
         else:
             return
         event.stop()
         event.prevent_default()
         action()
+
+    def on_paste(self, event: events.Paste) -> None:
+        """Insert the pasted text with its control characters shown (`\x1b` as `␛`): the box
+        shows what will be sent, and never writes a pasted escape sequence to the terminal."""
+        event.prevent_default()
+        if self.read_only:
+            return
+        start, end = self.selection
+        pasted = self.replace(
+            controls_shown(event.text), start, end, maintain_selection_offset=False
+        )
+        self.move_cursor(pasted.end_location)
 
     def action_submit(self) -> None:
         """Take the draft out and post it: what is typed from now on starts the next one."""

@@ -158,7 +158,9 @@ def test_stop_is_fast_even_with_a_stalled_stream() -> None:
         try:
             post(server.base_url + "/chat/completions", chat(True))
             outcome.append("completed")
-        except http.client.IncompleteRead:
+        except (http.client.IncompleteRead, ConnectionError):
+            # Cut mid-body, or (when the stop comes before the first chunk is out, as on a
+            # loaded machine) before the response began.
             outcome.append("cut off")
 
     client = threading.Thread(target=read_stalled_stream, daemon=True)

@@ -278,7 +278,19 @@ class AppBase(App[int]):
         """Make `session`'s conversation the one on screen (what the last one showed goes;
         a reply still streaming goes on)."""
         on_screen = self._on_screen
-        self._on_screen = OnScreen(session) if on_screen is None else on_screen.replaced_by(session)
+        if on_screen is None:
+            self._on_screen = OnScreen(session)
+            return
+        self._on_screen = on_screen.replaced_by(session)
+        if on_screen.session.conversation_id == session.conversation_id:
+            return
+        # A draft belongs to its conversation: it stays there, and the one this
+        # conversation was left with comes back.
+        composers = self.query("#composer").results(Composer)
+        for composer in composers:
+            on_screen.keep_draft(composer.text)
+            composer.load_text(self._on_screen.take_draft())
+            composer.move_cursor(composer.document.end)
 
     # --- the live plan ------------------------------------------------------------------
 

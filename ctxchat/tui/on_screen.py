@@ -80,7 +80,7 @@ class OnScreen:
     Opening another conversation makes a new one, so nothing of the last conversation
     carries over, except a reply still streaming: it goes on into the store, and the new
     owner holds it on (`replaced_by`) until it ends or its conversation is back on screen;
-    and this run's failures, each kept for its own conversation (`ReplyFailures`).
+    and this run's failures and unsent drafts, each kept for its own conversation.
     """
 
     def __init__(
@@ -88,6 +88,7 @@ class OnScreen:
         session: ChatSession,
         live: LiveTurn | None = None,
         failures: ReplyFailures | None = None,
+        drafts: dict[int | None, str] | None = None,
     ) -> None:
         self.session = session
         self.live = live
@@ -106,10 +107,22 @@ class OnScreen:
         self.usage_wanted: UsageKey | None = None
         """What an estimate being worked out (in a thread) is for."""
         self._failures = ReplyFailures() if failures is None else failures
+        self._drafts: dict[int | None, str] = {} if drafts is None else drafts
 
     def replaced_by(self, session: ChatSession) -> OnScreen:
         """The owner of `session`'s conversation, now on screen instead of this one."""
-        return OnScreen(session, self.live, self._failures)
+        return OnScreen(session, self.live, self._failures, self._drafts)
+
+    def keep_draft(self, text: str) -> None:
+        """The composer's text as this conversation is left: it waits for its return."""
+        if text.strip():
+            self._drafts[self.session.conversation_id] = text
+        else:
+            self._drafts.pop(self.session.conversation_id, None)
+
+    def take_draft(self) -> str:
+        """The draft this conversation was left with this run ("" if none)."""
+        return self._drafts.pop(self.session.conversation_id, "")
 
     def failure(self, reply_id: int) -> ProviderError | None:
         """How `reply_id` of this conversation failed this run, if it did."""

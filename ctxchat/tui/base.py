@@ -12,6 +12,7 @@ from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.notifications import SeverityLevel
 from textual.timer import Timer
 from textual.widgets import Header, Static
@@ -315,7 +316,10 @@ class AppBase(App[int]):
     def refresh_plan(self) -> None:
         if not self.has_session:
             return
-        draft = self.draft()
+        try:
+            draft = self.draft()
+        except NoMatches:
+            return  # the app is closing and its screen is gone: nothing to plan for
         if draft is not None and len(draft) > BIG_DRAFT:
             self.run_worker(
                 lambda: self._plan_in_thread(self.session, draft),

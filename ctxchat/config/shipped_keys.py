@@ -39,7 +39,7 @@ SHIPPED_KEYS: dict[str, str] = {
     "find.next": "up,f3",
     "find.previous": "down,shift+enter,shift+f3,f15",
     "inspector.close": "escape",
-    "inspector.copy": "c",
+    "inspector.copy": "ctrl+c",
     "inspector.diff": "d",
     "inspector.json": "j",
     "inspector.messages": "m",

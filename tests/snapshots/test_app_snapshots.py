@@ -324,7 +324,7 @@ class TestRequestInspector:
         """F2 with a draft: `Next request · gpt-4o`, `5 messages · 160 tokens (exact) of
         14,000 · mode personalization`, the JSON / Messages / Diff tabs, and the start of the
         JSON body with a purple gutter by the system message and an orange one by the
-        memory message; the inspector's keys in the footer (esc Close, c Copy JSON…)."""
+        memory message; the inspector's keys in the footer (esc Close, ^c Copy JSON…)."""
         run = then_draft("And how do I write one?", "f2")
         assert snap_compare(inspector_app(build()), run_before=run, terminal_size=NARROW)
 

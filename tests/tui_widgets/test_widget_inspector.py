@@ -54,7 +54,9 @@ async def test_shows_the_body_exactly_and_copies_exactly_that() -> None:
         assert "the body's messages differ" not in rendered(
             screen.query_one(".inspector--summary", Static)
         )
-        await pilot.press("c")
+        await pilot.press(*"cat")  # typed letters copy nothing: the clipboard is the user's
+        assert app.clipboard != screen.json_text
+        await pilot.press("ctrl+c")
         assert app.clipboard == screen.json_text
         assert json.loads(app.clipboard) == body
         await pilot.press("escape")

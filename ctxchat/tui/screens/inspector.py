@@ -185,7 +185,9 @@ class RequestInspector(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="inspector.close", tooltip="Close the inspector"),
         Binding(
-            "c",
+            # Not a letter: someone still typing when the inspector opened must not
+            # replace their clipboard.
+            "ctrl+c",
             "copy",
             "Copy JSON",
             id="inspector.copy",

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING
 
 from textual import events, on, work
-from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from ctxchat.chat.edits import branch_from, replace_from
@@ -56,11 +55,6 @@ SESSION_ACTIONS = frozenset(
 
 DRAFT_EDITING_KEYS = frozenset({"backspace", "delete", "ctrl+w", "ctrl+u"})
 """Keys that edit the draft and have no meaning in the conversation."""
-FOCUS_KEYS: dict[str, Callable[[Screen[object]], object]] = {
-    "tab": Screen.focus_next,
-    "shift+tab": Screen.focus_previous,
-}
-"""Keys that move focus out of the composer (its `tab_behavior` is "focus")."""
 
 
 def away_note(session: ChatSession, event: TurnFinished | TurnFailed) -> str | None:
@@ -159,16 +153,6 @@ class ChatActions(AppBase):
         self.composer.focus()
 
     async def on_event(self, event: events.Event) -> None:
-        if (
-            isinstance(event, events.Key)
-            and event.key in FOCUS_KEYS
-            and self.focused is self.composer
-            and self.screen is self.composer.screen
-        ):
-            # Out of the composer now, so the keys after it in a burst go where focus went
-            # (its binding would move focus only after the composer had taken them).
-            FOCUS_KEYS[event.key](self.screen)
-            return
         # A printable key (or a paste) while the conversation or the memory panel has focus
         # is meant for the composer: focus moves there before the key is delivered, in the
         # app's own queue, so a burst of keys stays in order (and never fires an action).

@@ -26,9 +26,9 @@ IN_ORDER_KEYS = frozenset(
 )
 """The editing keys run in the composer's own queue, in order with the letters: as
 bindings they would run in the app's, after the keys that followed them in a burst
-(`hello wrold`, four Backspaces and `orld` gave `hello wrold`). Tab and Shift+Tab move
-focus at once, in the app's queue (`ChatActions.on_event`), so an arrow after them in
-the same burst goes where the focus went."""
+(`hello wrold`, four Backspaces and `orld` gave `hello wrold`). Tab and Shift+Tab stay
+bindings: an arrow sent in the same burst as them still moves the composer's cursor
+(moving focus at once reordered the letters typed after them under load)."""
 
 
 def _editing_actions() -> dict[str, str]:

@@ -85,7 +85,10 @@ class ChatActions(AppBase):
             event.composer.restore(event.text)
             self.notify("No conversation is open.", severity="warning", markup=False)
             return
-        self.run_turn(self.session, lambda session: send_message(session, event.text), event.text)
+        # New lines at the end carry nothing (an Enter held while a reply was written leaves
+        # one): the message sent ends where its text does; the box gets back all it held.
+        sent = event.text.rstrip("\n")
+        self.run_turn(self.session, lambda session: send_message(session, sent), event.text)
 
     @on(Composer.SendHeld)
     def _send_held(self) -> None:

@@ -49,6 +49,31 @@ async def test_enter_while_a_reply_streams_makes_a_new_line_and_keeps_every_key(
         assert any("Enter starts a new line" in note for note in notes.messages)
 
 
+async def test_an_enter_held_while_a_reply_streams_adds_no_new_line_to_the_message(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, _ = make_app()
+    server.latency = 0.05
+    server.script("A reply that takes a while to arrive, word by word.", "Second reply.")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.composer.focus()
+        burst(pilot, "first\r")
+        await until(pilot, lambda: app.streaming)
+        burst(pilot, "the next question\r")  # held: a new line in the box
+        await until(pilot, lambda: app.composer.text == "the next question\n")
+        await until(pilot, lambda: not app.streaming)
+        await pilot.press("enter")
+        await until(pilot, lambda: not app.streaming and app.composer.text == "")
+        await settle(pilot)
+        sent = [
+            m.content
+            for m in app.session.store.messages(app.session.conversation)
+            if m.role == "user"
+        ]
+        assert sent == ["first", "the next question"]
+
+
 async def test_a_message_that_cannot_be_sent_goes_back_into_the_box(make_app: MakeApp) -> None:
     app, notes = make_app(context_window=3_000, output_reserve=2_000)
     async with app.run_test(size=SIZE) as pilot:

@@ -306,7 +306,7 @@ async def bare_stream(base_url: str) -> tuple[float, int]:
 
 
 def reply_done(app: CtxChatApp) -> bool:
-    if app.streaming:
+    if app.conversation_screen.streaming:
         return False  # checked first: the query below walks every widget, every millisecond
     items = app.query(MessageItem)
     if len(items) < 2:
@@ -361,14 +361,14 @@ async def app_stream(server: ScriptedModelServer, text: str) -> Streamed:
             app = build_app(workspace, SessionOptions())
             async with app.run_test(size=(COLUMNS, ROWS)) as pilot:
                 await app.workers.wait_for_complete()
-                app.composer.text = QUESTION
+                app.conversation_screen.composer.text = QUESTION
                 await pilot.pause()
                 server.script(text)
                 with counted_writes() as writes:
                     started = time.perf_counter()
                     # What Enter does. pilot.press would also wait for the CPU to go idle,
                     # twice, for up to a second each, while the reply streams.
-                    app.composer.action_submit()
+                    app.conversation_screen.composer.action_submit()
                     await wait_until(lambda: reply_done(app))
                     await app.screen.wait_for_refresh()
                     ended = time.perf_counter()
@@ -636,8 +636,10 @@ async def open_once(root: Path, config: Path) -> Opened:
         app = build_app(workspace, SessionOptions())
         built = time.perf_counter() - started
         async with app.run_test(size=(COLUMNS, ROWS)) as pilot:
-            view = app.conversation_view
-            await wait_until(lambda: bool(view.items) and app.last_plan is not None)
+            view = app.conversation_screen.conversation_view
+            await wait_until(
+                lambda: bool(view.items) and app.conversation_screen.last_plan is not None
+            )
             await pilot.pause()
             settled = time.perf_counter() - started
             return Opened(opened, built, settled, len(view.items), view.total_count)

@@ -331,11 +331,11 @@ async def conversation_states(root: Path, forbidden: list[str]) -> None:
                 await settle(pilot)
                 # The last turn goes through the app, so its request plan is stored.
                 server.script(Reply(ANSWER))
-                app.composer.text = QUESTION
-                app.composer.action_submit()
+                app.conversation_screen.composer.text = QUESTION
+                app.conversation_screen.composer.action_submit()
                 await settle(pilot)
-                app.composer.text = NEXT_DRAFT
-                app.composer.focus()
+                app.conversation_screen.composer.text = NEXT_DRAFT
+                app.conversation_screen.composer.focus()
                 await shoot(pilot, "conversation", forbidden)
 
                 await pilot.press("f2")
@@ -351,16 +351,16 @@ async def conversation_states(root: Path, forbidden: list[str]) -> None:
                 # "Pin this message" on the user's decision.
                 decision = next(
                     item
-                    for item in app.conversation_view.items
+                    for item in app.conversation_screen.conversation_view.items
                     if item.view.content.startswith("Decision:")
                 )
-                app.conversation_view.focus()
-                app.conversation_view.select(decision.message_id)
+                app.conversation_screen.conversation_view.focus()
+                app.conversation_screen.conversation_view.select(decision.message_id)
                 await pilot.press("ctrl+k")
                 await shoot(pilot, "memory-editor", forbidden)
                 await pilot.press("escape")
-                app.conversation_view.action_clear_selection()
-                app.composer.focus()
+                app.conversation_screen.conversation_view.action_clear_selection()
+                app.conversation_screen.composer.focus()
 
                 await pilot.press("ctrl+f")
                 await pilot.press(*"WAL")
@@ -370,7 +370,7 @@ async def conversation_states(root: Path, forbidden: list[str]) -> None:
 
                 # Regenerate the newest reply; the one it replaces is kept as a variant.
                 server.script(Reply(OTHER_ANSWER))
-                app.conversation_view.focus()
+                app.conversation_screen.conversation_view.focus()
                 await pilot.press("end")
                 await pilot.press("ctrl+g")
                 await settle(pilot)
@@ -379,9 +379,9 @@ async def conversation_states(root: Path, forbidden: list[str]) -> None:
                 await pilot.press("f7")
                 await shoot(pilot, "variants", forbidden)
                 await pilot.press("escape")
-                app.conversation_view.action_clear_selection()
-                app.composer.text = NEXT_DRAFT
-                app.composer.focus()
+                app.conversation_screen.conversation_view.action_clear_selection()
+                app.conversation_screen.composer.text = NEXT_DRAFT
+                app.conversation_screen.composer.focus()
 
                 await pilot.press("ctrl+o")
                 await shoot(pilot, "objective-mode", forbidden)

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import importlib
 import pkgutil
 from collections.abc import Callable, Collection, Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
-from textual.app import SystemCommand
+from textual import events
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from ctxchat.chat.options import SessionOptions
@@ -22,17 +26,17 @@ from ctxchat.config.names_check import NameProblems, check_names
 from ctxchat.config.schema import OPENAI_DEFAULT_BASE_URL
 from ctxchat.config.settings import ProviderProfile
 from ctxchat.model.deferred import DeferredBackend, warm
-from ctxchat.tui.ask_again_actions import AskAgainActions
-from ctxchat.tui.base import NARROW
-from ctxchat.tui.chat_actions import ChatActions
 from ctxchat.tui.collector import freeze_long_lived, thaw
 from ctxchat.tui.commands import ctxchat_commands
-from ctxchat.tui.conversation_actions import ConversationActions
-from ctxchat.tui.find_actions import FindActions
-from ctxchat.tui.memory_actions import MemoryActions
-from ctxchat.tui.summary_actions import SummaryActions
+from ctxchat.tui.conversation_screen import ConversationScreen
+from ctxchat.tui.text import clean
 from ctxchat.tui.textual_compat.paste import keep_pastes_whole
-from ctxchat.tui.themes import describe_problems, load_themes, shipped_theme_dirs
+from ctxchat.tui.themes import (
+    LAYER_VARIABLE_DEFAULTS,
+    describe_problems,
+    load_themes,
+    shipped_theme_dirs,
+)
 from ctxchat.tui.views import ServerView
 from ctxchat.tui.widgets.conversation import warm_widgets
 
@@ -40,10 +44,18 @@ if TYPE_CHECKING:
     from ctxchat.tui.screens.setup import SetupChoice
 
 
-class CtxChatApp(
-    ChatActions, MemoryActions, SummaryActions, FindActions, ConversationActions, AskAgainActions
-):
-    """The conversation on the left, exactly what the model will see on the right."""
+class CtxChatApp(App[int]):
+    """Holds what is global: the workspace, the theme, the key map, first-run setup, and the
+    conversation screen, which owns the conversation on screen."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "ctxchat"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        # Priority, as in Textual: ctrl+q quits from every dialog too (a modal screen blocks
+        # the app's other bindings).
+        Binding("ctrl+q", "quit", "Quit", id="app.quit", tooltip="Quit ctxchat", priority=True),
+    ]
 
     def __init__(
         self,
@@ -55,27 +67,23 @@ class CtxChatApp(
         notes: Sequence[str] = (),
         offline: bool = False,
     ) -> None:
-        super().__init__(workspace, session)
-        self._offline = offline
+        super().__init__()
+        self.workspace = workspace
         self._wanted_theme = theme
         self._servers = list(servers)
         self._notes = list(notes)
+        self.conversation_screen = ConversationScreen(workspace, session, offline=offline)
+        """The main screen, for the whole run: the conversation and its context."""
+
+    def get_default_screen(self) -> Screen[None]:
+        return self.conversation_screen
 
     def on_mount(self) -> None:
-        # The tokenizer and the model client load in a thread once the first frame is drawn.
-        self.after_first_frame(
-            lambda: self.run_worker(self._warm(), group="warm", exit_on_error=False)
-        )
-        # Keys typed before the conversation is drawn land in the composer.
-        self.composer.focus()
         self._load_themes()
-        if self.size.width < NARROW:
-            self.query_one("#side").add_class("-hidden")
-        self.notify_lines(self.workspace.warnings, severity="warning")
-        self.notify_lines(self._notes, severity="warning")
-        if self.has_session:
-            self.call_later(self._start_session)
-        else:
+        screen = self.conversation_screen
+        screen.notify_lines(self.workspace.warnings, severity="warning")
+        screen.notify_lines(self._notes, severity="warning")
+        if not screen.has_session:
             from ctxchat.tui.screens.setup import SetupScreen
 
             self.push_screen(
@@ -88,25 +96,59 @@ class CtxChatApp(
                 self._setup_done,
             )
 
+    def on_ready(self) -> None:
+        # What start-up made lives on: it moves out of the collector's sight. The command
+        # line turns the collector off while the app starts; it is back on from here.
+        freeze_long_lived()
+        gc.enable()
+        # The tokenizer and the model client load in a thread now the first frame is drawn.
+        self.run_worker(self._warm(), group="warm", exit_on_error=False)
+        self.conversation_screen.first_frame_drawn()
+
     async def _warm(self) -> None:
-        if self.has_session:
+        screen = self.conversation_screen
+        if screen.has_session:
             # Counts of the draft need the tokenizer; the plan on screen did not. A build
             # that fails here fails again where it is needed, and is reported there.
             with contextlib.suppress(Exception):
-                await asyncio.to_thread(self.session.counter.build)
+                await asyncio.to_thread(screen.session.counter.build)
         await asyncio.to_thread(warm_widgets)
         await asyncio.to_thread(warm)
-        backend = self.session.backend if self.has_session else None
+        backend = screen.session.backend if screen.has_session else None
         if isinstance(backend, DeferredBackend):
             await backend.real()  # the first message then goes out at once
         # The client's modules live as long as the app, as what start-up made does.
         freeze_long_lived()
 
-    async def _start_session(self) -> None:
-        await self.show_conversation()
-        self.composer.focus()
-        if self.session.backend is not None and not self._offline:
-            self.after_first_frame(self.detect_window)
+    async def on_event(self, event: events.Event) -> None:
+        # Typing meant for the composer moves focus there before the key is delivered, in
+        # the app's own queue, so a burst of keys stays in order (see
+        # `ChatActions.typing_goes_to_composer`).
+        screen = self.conversation_screen
+        if isinstance(event, events.Key | events.Paste):
+            # Typed while the app starts: kept until the screen is up, its composer focused
+            # (the app's queue waits meanwhile, so nothing typed overtakes it).
+            await screen.mounted.wait()
+            if screen.typing_goes_to_composer(event):
+                screen.set_focus(screen.composer)
+        await super().on_event(event)
+
+    # Every notification is cleaned here, once (a server's model id, a conversation title).
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        super().notify(
+            clean(message), title=clean(title), severity=severity, timeout=timeout, markup=markup
+        )
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return {**super().get_theme_variable_defaults(), **LAYER_VARIABLE_DEFAULTS}
 
     def _load_themes(self) -> None:
         themes, problems = load_themes([*shipped_theme_dirs(), self.workspace.locations.themes_dir])
@@ -118,7 +160,7 @@ class CtxChatApp(
         # A wrong theme or key remap in the config is told like any config error (file, line,
         # key, "did you mean"); the app starts anyway, on the default theme.
         names = check_config_names(self.workspace.loaded, self.available_themes)
-        self.notify_lines(names.lines, severity="warning")
+        self.conversation_screen.notify_lines(names.lines, severity="warning")
         wanted = self._wanted_theme
         if wanted:
             if wanted in self.available_themes:
@@ -131,7 +173,7 @@ class CtxChatApp(
 
     def watch_theme(self, theme: str) -> None:
         if self.is_running and theme != self.workspace.state.theme:
-            self.remember(theme=theme)
+            self.workspace.update_state(theme=theme)
 
     def _apply_keymap(self, leave_out: Collection[str]) -> None:
         keymap = self.workspace.settings.keymap
@@ -140,22 +182,7 @@ class CtxChatApp(
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:  # type: ignore[type-arg]
         yield from super().get_system_commands(screen)
-        yield from ctxchat_commands(self)
-
-    # Palette actions that need a selection or an argument.
-
-    def action_pin_message(self) -> None:
-        self.conversation_view.action_pin()
-
-    def action_regenerate(self) -> None:
-        self.conversation_view.action_regenerate()
-
-    def action_export(self, export_format: str) -> None:
-        if self.has_session and self.session.conversation_id is not None:
-            if export_format == "json":
-                self.ask_export(self.session.conversation, "json")
-            else:
-                self.ask_export(self.session.conversation, "markdown")
+        yield from ctxchat_commands(self.conversation_screen)
 
     # First run.
 
@@ -193,20 +220,19 @@ class CtxChatApp(
         settings = self.workspace.settings
         if not settings.needs_setup:
             profile = settings.profile()
-        self.show_session(
+        screen = self.conversation_screen
+        screen.show_session(
             open_tui_session(
                 self.workspace, SessionOptions(), profile=profile, notes=self._notes_sink
             )
         )
-        self.call_later(self._start_session)
+        self.call_later(screen.start)
 
     def _notes_sink(self, note: str) -> None:
         self.notify(note, severity="warning", markup=False)
 
-    async def on_unmount(self) -> None:
+    def on_unmount(self) -> None:
         thaw()
-        if self.has_session:
-            await self.session.aclose()
 
 
 def saved_note(path: str, choice: SetupChoice) -> str:
@@ -248,7 +274,7 @@ def shipped_bindings() -> dict[str, tuple[str, str]]:
     from ctxchat.tui import screens, widgets
 
     # Each part of the app may add its own bindings (BINDINGS is looked up per class).
-    classes: list[type] = list(CtxChatApp.__mro__)
+    classes: list[type] = [*CtxChatApp.__mro__, *ConversationScreen.__mro__]
     for package in (screens, widgets):
         for found in pkgutil.iter_modules(package.__path__, f"{package.__name__}."):
             module = importlib.import_module(found.name)
@@ -258,7 +284,8 @@ def shipped_bindings() -> dict[str, tuple[str, str]]:
     for cls in dict.fromkeys(classes):
         for binding in Binding.make_bindings(vars(cls).get("BINDINGS", [])):
             if binding.id:
-                keys.setdefault(binding.id, []).append(binding.key)
+                if binding.key not in keys.get(binding.id, []):
+                    keys.setdefault(binding.id, []).append(binding.key)
                 what.setdefault(binding.id, binding.tooltip or binding.description)
     return {name: (",".join(keys[name]), what[name]) for name in sorted(keys)}
 

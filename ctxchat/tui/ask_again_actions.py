@@ -14,14 +14,14 @@ from ctxchat.chat.session import ChatSession
 from ctxchat.chat.session_factory import Connect, open_session
 from ctxchat.config.errors import MissingApiKey, UnknownProfile
 from ctxchat.core.counterfactual import Change
-from ctxchat.tui.base import AppBase
+from ctxchat.tui.base import ConversationBase
 
 if TYPE_CHECKING:
     from ctxchat.tui.screens.variant_compare import VariantKept
     from ctxchat.tui.screens.variant_list import VariantChoice
 
 
-class AskAgainActions(AppBase):
+class AskAgainActions(ConversationBase):
     """The app's part in asking a reply again (the screens do the rest)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -69,7 +69,7 @@ class AskAgainActions(AppBase):
         profiles = [(p.name, p.base_url, p.model) for p in session.settings.profiles.values()]
         from ctxchat.tui.screens.ask_again import AskAgainDialog
 
-        self.push_screen(
+        self.app.push_screen(
             AskAgainDialog(reply_id, plan, model, profiles=profiles, profile=session.profile.name),
             lambda change: self._ask_again(reply_id, change),
         )
@@ -97,7 +97,7 @@ class AskAgainActions(AppBase):
             self._close_other(session)
             self._variant_kept(result)
 
-        self.push_screen(VariantComparison(session, prepared), done)
+        self.app.push_screen(VariantComparison(session, prepared), done)
 
     def _session_asking(self, change: Change) -> ChatSession:
         """The open session, or for another profile one on the same conversation that talks
@@ -131,7 +131,7 @@ class AskAgainActions(AppBase):
 
     def action_variants(self) -> None:
         """List the selected (or newest) reply's variants."""
-        if not self.has_session or self.screen is not self.composer.screen:
+        if not self.has_session or self.app.screen is not self:
             return  # a priority key: not over a dialog
         reply_id = self.reply_to_ask_again()
         variants = [] if reply_id is None else self.session.store.variants(reply_id)
@@ -144,7 +144,7 @@ class AskAgainActions(AppBase):
             return
         from ctxchat.tui.screens.variant_list import VariantList
 
-        self.push_screen(
+        self.app.push_screen(
             VariantList(reply_id, variants), lambda choice: self._variant_chosen(choice)
         )
 
@@ -160,4 +160,4 @@ class AskAgainActions(AppBase):
 
         variant = store.get_variant(choice.variant_id)
         stored = (stored_comparison(store, variant), variant)
-        self.push_screen(VariantComparison(self.session, stored=stored), self._variant_kept)
+        self.app.push_screen(VariantComparison(self.session, stored=stored), self._variant_kept)

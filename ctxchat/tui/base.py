@@ -1,19 +1,20 @@
-"""The app's shared state, layout and live plan; the action mixins build on it."""
+"""The conversation screen's layout, its owner of the conversation on screen and the live
+plan; the action mixins build on it."""
 
 from __future__ import annotations
 
 import dataclasses
-import gc
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import ClassVar
 
 from textual import work
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.notifications import SeverityLevel
+from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Header, Static
 from textual.worker import get_current_worker
@@ -28,11 +29,9 @@ from ctxchat.core.memory import Mode
 from ctxchat.core.plan import ContextPlan
 from ctxchat.core.tokens import TokenCounter
 from ctxchat.store import StoredMessage, SummaryVersion
-from ctxchat.tui.collector import freeze_long_lived
 from ctxchat.tui.on_screen import OnScreen
 from ctxchat.tui.outside import outside_marks
 from ctxchat.tui.text import clean, content
-from ctxchat.tui.themes import LAYER_VARIABLE_DEFAULTS
 from ctxchat.tui.views import MessageView
 from ctxchat.tui.widgets.composer import NEWLINE_KEYS, SEND_KEYS, Composer
 from ctxchat.tui.widgets.conversation import ConversationView
@@ -73,13 +72,15 @@ def _keys(remapped: str | None, default: Sequence[str]) -> list[str]:
     return [key.strip() for key in remapped.split(",") if key.strip()]
 
 
-class AppBase(App[int]):
-    """Holds the workspace and the open conversation's session; draws the live plan."""
-
-    CSS_PATH = "app.tcss"
-    TITLE = "ctxchat"
+class ConversationBase(Screen[None]):
+    """The conversation beside its context: holds the owner of the conversation on screen
+    (`OnScreen`) and draws the live plan. Its widgets' messages come here, not to the app,
+    which keeps only what is global (workspace, theme, key map, first-run setup)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        # The app's own ctrl+q (see CtxChatApp), here too so the footer shows it first, as
+        # Textual's footer lists a screen's keys before the app's.
+        Binding("ctrl+q", "app.quit", "Quit", id="app.quit", tooltip="Quit ctxchat", priority=True),
         Binding(
             "ctrl+o",
             "toggle_mode",
@@ -161,14 +162,15 @@ class AppBase(App[int]):
             id="view.context",
             tooltip="Show or hide the context side",
         ),
-        # Priority, as in Textual: ctrl+q quits from every dialog too (a modal screen blocks
-        # the app's other bindings).
-        Binding("ctrl+q", "quit", "Quit", id="app.quit", tooltip="Quit ctxchat", priority=True),
     ]
 
-    def __init__(self, workspace: Workspace, session: ChatSession | None) -> None:
+    def __init__(
+        self, workspace: Workspace, session: ChatSession | None, *, offline: bool = False
+    ) -> None:
         super().__init__()
         self.workspace = workspace
+        self.offline = offline
+        """Whether to leave the server alone at start (`--offline`): no window probe."""
         self._on_screen = None if session is None else OnScreen(session)
         self._plan_timer: Timer | None = None
         self.server_notice: str | None = None
@@ -189,12 +191,9 @@ class AppBase(App[int]):
         else:
             self._after_first_frame.append(callback)
 
-    def on_ready(self) -> None:
+    def first_frame_drawn(self) -> None:
+        """The app drew its first frame (it calls this once, when it is ready)."""
         self._first_frame_shown = True
-        # What start-up made lives on: it moves out of the collector's sight. The command
-        # line turns the collector off while the app starts; it is back on from here.
-        freeze_long_lived()
-        gc.enable()
         waiting, self._after_first_frame = self._after_first_frame, []
         for callback in waiting:
             callback()
@@ -209,26 +208,13 @@ class AppBase(App[int]):
 
     # --- layout -------------------------------------------------------------------------
 
-    # Everything the app shows outside its widgets is cleaned here, once: the header's title
-    # (a conversation title, a server's model id) and every notification.
-    def validate_title(self, title: object) -> str:
-        return clean(str(title))
+    # The header's title (a conversation title, a server's model id) is cleaned here, once;
+    # the app cleans every notification.
+    def validate_title(self, title: object) -> str | None:
+        return None if title is None else clean(str(title))
 
-    def validate_sub_title(self, sub_title: object) -> str:
-        return clean(str(sub_title))
-
-    def notify(
-        self,
-        message: str,
-        *,
-        title: str = "",
-        severity: SeverityLevel = "information",
-        timeout: float | None = None,
-        markup: bool = True,
-    ) -> None:
-        super().notify(
-            clean(message), title=clean(title), severity=severity, timeout=timeout, markup=markup
-        )
+    def validate_sub_title(self, sub_title: object) -> str | None:
+        return None if sub_title is None else clean(str(sub_title))
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◧")
@@ -247,9 +233,6 @@ class AppBase(App[int]):
                 yield ContextPanels(id="context")
                 yield MemoryPanel(id="memory")
         yield KeyFooter(at_once=True)
-
-    def get_theme_variable_defaults(self) -> dict[str, str]:
-        return {**super().get_theme_variable_defaults(), **LAYER_VARIABLE_DEFAULTS}
 
     @property
     def on_screen(self) -> OnScreen:
@@ -332,7 +315,7 @@ class AppBase(App[int]):
 
     def _plan_in_thread(self, session: ChatSession, draft: str) -> None:
         plan = self._safe_plan(session, draft)
-        self.call_from_thread(self.show_plan, plan, session)
+        self.app.call_from_thread(self.show_plan, plan, session)
 
     def _safe_plan(self, session: ChatSession, draft: str | None) -> ContextPlan | None:
         try:
@@ -468,7 +451,7 @@ class AppBase(App[int]):
 
         def refresh() -> None:
             if not worker.is_cancelled:  # else the app is closing: nothing to show
-                self.call_from_thread(use_it)
+                self.app.call_from_thread(use_it)
             refreshed[0] = time.monotonic()
 
         def embedded(wanted: bool) -> None:
@@ -541,22 +524,23 @@ class AppBase(App[int]):
 
     # --- state that outlives the run ----------------------------------------------------
 
-    def remember(
-        self, *, mode: Mode | None = None, theme: str | None = None, conversation: int | None = None
-    ) -> None:
-        changes = {"last_mode": mode, "theme": theme, "last_conversation_id": conversation}
+    def remember(self, *, mode: Mode | None = None, conversation: int | None = None) -> None:
+        """Keep the mode or the conversation in the state file for the next start."""
+        changes = {"last_mode": mode, "last_conversation_id": conversation}
         self.workspace.update_state(**{k: v for k, v in changes.items() if v is not None})
 
     def key_for(self, binding_id: str) -> str:
-        """The key an app binding is on (the user's `[keys]` remap, else its own), as the
+        """The key a binding of this screen is on (the user's `[keys]` remap, else its own), as the
         footer shows it."""
         for cls in type(self).__mro__:
             for binding in getattr(cls, "BINDINGS", ()):
                 if isinstance(binding, Binding) and binding.id == binding_id:
                     keys = _keys(self.workspace.settings.keymap.get(binding_id), [binding.key])
-                    return self.get_key_display(dataclasses.replace(binding, key=keys[0]))
+                    return self.app.get_key_display(dataclasses.replace(binding, key=keys[0]))
         return binding_id
 
-    def notify_lines(self, lines: Sequence[str], *, severity: str = "information") -> None:
+    def notify_lines(
+        self, lines: Sequence[str], *, severity: SeverityLevel = "information"
+    ) -> None:
         for line in lines:
-            self.notify(line, severity=severity, markup=False)  # type: ignore[arg-type]
+            self.notify(line, severity=severity, markup=False)

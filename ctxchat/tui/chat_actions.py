@@ -24,7 +24,7 @@ from ctxchat.chat.turn import (
 from ctxchat.core.history import MessageStatus
 from ctxchat.model.errors import ErrorKind, ProviderError
 from ctxchat.store import NotFound, StoredMessage
-from ctxchat.tui.base import AppBase, message_view
+from ctxchat.tui.base import ConversationBase, message_view
 from ctxchat.tui.collector import full_collections_held
 from ctxchat.tui.live_turn import LiveTurn
 from ctxchat.tui.views import MessageView
@@ -72,7 +72,7 @@ def away_note(session: ChatSession, event: TurnFinished | TurnFailed) -> str | N
     return f"In {name}: {what}"
 
 
-class ChatActions(AppBase):
+class ChatActions(ConversationBase):
     """The conversation's own actions."""
 
     @on(Composer.Submitted)
@@ -155,28 +155,23 @@ class ChatActions(AppBase):
     def _back_to_composer(self) -> None:
         self.composer.focus()
 
-    async def on_event(self, event: events.Event) -> None:
-        # A printable key (or a paste) while the conversation or the memory panel has focus
-        # is meant for the composer: focus moves there before the key is delivered, in the
-        # app's own queue, so a burst of keys stays in order (and never fires an action).
-        # So do the draft's editing keys typed in the conversation, where they mean nothing:
-        # left there, they reached the composer's bindings after the keys that followed.
+    def typing_goes_to_composer(self, event: events.Event) -> bool:
+        """Whether `event`, about to reach the focused widget, is typing meant for the
+        composer: a printable key (or a paste) while the conversation, the memory panel or
+        a layer panel has focus, or one of the draft's editing keys typed in the
+        conversation, where it means nothing (left there, it reached the composer's
+        bindings after the keys that followed). The app asks this in its own queue, before
+        the key is delivered, so a burst of keys stays in order and never fires an action."""
+        typing = (isinstance(event, events.Key) and event.is_printable) or isinstance(
+            event, events.Paste
+        )
         edits_draft = (
             isinstance(event, events.Key)
             and event.key in DRAFT_EDITING_KEYS
             and isinstance(self.focused, ConversationView)
         )
-        if (
-            (isinstance(event, events.Key) and event.is_printable)
-            or isinstance(event, events.Paste)
-            or edits_draft
-        ) and self._typing_goes_to_composer(event):
-            self.screen.set_focus(self.composer)
-        await super().on_event(event)
-
-    def _typing_goes_to_composer(self, event: events.Event) -> bool:
         focused = self.focused
-        if focused is None or self.screen is not self.composer.screen:
+        if not (typing or edits_draft) or focused is None or self.app.screen is not self:
             return False
         if isinstance(focused, ConversationView) or isinstance(focused.parent, MemoryPanel):
             return True
@@ -216,11 +211,11 @@ class ChatActions(AppBase):
         stopped = message.status is MessageStatus.INTERRUPTED
         title = "The reply stopped early" if stopped else "The request failed"
         screen = ErrorDetails(text, action, detail=detail, can_retry=still_newest(), title=title)
-        self.push_screen(screen, closed)
+        self.app.push_screen(screen, closed)
 
     @on(ConversationView.CopyRequested)
     def _copy(self, event: ConversationView.CopyRequested) -> None:
-        self.copy_to_clipboard(event.text)
+        self.app.copy_to_clipboard(event.text)
         self.notify("Copied the message to the clipboard.", markup=False)
 
     # By name, not `@on(MessageItem.LinkClicked)`: the turn widget is imported only once
@@ -230,11 +225,11 @@ class ChatActions(AppBase):
 
         def opened(confirmed: bool | None) -> None:
             if confirmed:
-                self.open_url(href)
+                self.app.open_url(href)
 
         from ctxchat.tui.screens.confirm import ConfirmScreen
 
-        self.push_screen(ConfirmScreen("Open this link?", "Open", detail=href), opened)
+        self.app.push_screen(ConfirmScreen("Open this link?", "Open", detail=href), opened)
 
     @on(ConversationView.EditRequested)
     def _edit(self, event: ConversationView.EditRequested) -> None:
@@ -253,7 +248,7 @@ class ChatActions(AppBase):
 
         from ctxchat.tui.screens.edit_message import EditMessageScreen
 
-        self.push_screen(EditMessageScreen(message.id, message.content, later), edited)
+        self.app.push_screen(EditMessageScreen(message.id, message.content, later), edited)
 
     async def _resend(self, result: EditResult) -> None:
         session = self.session
@@ -299,11 +294,11 @@ class ChatActions(AppBase):
             async with contextlib.aclosing(turn) as stream:
                 async for event in stream:
                     if isinstance(event, TurnStarted):
-                        with self.batch_update():
+                        with self.app.batch_update():
                             await self._show_event(session, reply, event)
                         continue
                     if isinstance(event, TurnFinished | TurnFailed):
-                        ending.enter_context(self.batch_update())
+                        ending.enter_context(self.app.batch_update())
                     await self._show_event(session, reply, event)
         except OverBudget as error:
             self.notify(str(error), severity="error", markup=False, timeout=8)
@@ -314,7 +309,7 @@ class ChatActions(AppBase):
         finally:
             if draft is not None and reply.reply_id is None:
                 self.composer.restore(draft)  # never sent: nothing typed is lost
-            with ending, self.batch_update():
+            with ending, self.app.batch_update():
                 await self._end_turn(session, reply)
 
     async def _end_turn(self, session: ChatSession, reply: LiveTurn) -> None:

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import SystemCommand
 
 from ctxchat.core.memory import Mode
 
+if TYPE_CHECKING:
+    from ctxchat.tui.conversation_screen import ConversationScreen
 
-def ctxchat_commands(app: Any) -> Iterator[SystemCommand]:
-    """The app's own palette commands; `app` is the running CtxChatApp."""
+
+def ctxchat_commands(screen: ConversationScreen) -> Iterator[SystemCommand]:
+    """The app's own palette commands, each an action of the conversation screen."""
 
     def run(action: str) -> Callable[[], Any]:
-        return lambda: app.run_action(action)
+        return lambda: screen.run_action(action)
 
     entries = [
         ("memory: add entry", "Write a new memory entry", "add_memory"),
@@ -82,7 +85,7 @@ def ctxchat_commands(app: Any) -> Iterator[SystemCommand]:
     ]
     for title, help_text, action in entries:
         yield SystemCommand(title, help_text, run(action))
-    session = app.session if app.has_session else None
+    session = screen.session if screen.has_session else None
     if session is not None:
         other = session.mode.toggled()
         yield SystemCommand(

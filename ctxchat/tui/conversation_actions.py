@@ -16,7 +16,7 @@ from ctxchat.chat.session_factory import learn_server, make_backend
 from ctxchat.config.errors import MissingApiKey
 from ctxchat.model.errors import ProviderError
 from ctxchat.store import export_text
-from ctxchat.tui.base import AppBase
+from ctxchat.tui.base import ConversationBase
 from ctxchat.tui.reveal import reveal_message
 from ctxchat.tui.views import ConversationRowView, MessageHitView
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from ctxchat.tui.screens.model_picker import ModelChoice
 
 
-class ConversationActions(AppBase):
+class ConversationActions(ConversationBase):
     """What changes which conversation, mode or model is in front of the user."""
 
     def action_toggle_mode(self) -> None:
@@ -70,7 +70,7 @@ class ConversationActions(AppBase):
         switcher = ConversationSwitcher(
             rows, current_id=self.session.conversation_id, find_messages=find_messages
         )
-        self.push_screen(switcher, chosen)
+        self.app.push_screen(switcher, chosen)
 
     async def _switcher_result(self, result: SwitcherResult) -> None:
         session = self.session
@@ -108,7 +108,7 @@ class ConversationActions(AppBase):
         from ctxchat.tui.screens.export_format import ExportFormatScreen
 
         folder = self.workspace.locations.exports_dir
-        self.push_screen(ExportFormatScreen(title, folder, export_format), chosen)
+        self.app.push_screen(ExportFormatScreen(title, folder, export_format), chosen)
 
     def export_conversation(
         self, conversation_id: int, export_format: str, folder: Path
@@ -143,7 +143,7 @@ class ConversationActions(AppBase):
 
         from ctxchat.tui.screens.rename import RenameScreen
 
-        self.push_screen(RenameScreen(conversation.title), renamed)
+        self.app.push_screen(RenameScreen(conversation.title), renamed)
 
     def action_inspect(self) -> None:
         """The next request; or, with a reply selected in the conversation, its request."""
@@ -158,7 +158,7 @@ class ConversationActions(AppBase):
         assert plan.request is not None
         from ctxchat.tui.screens.inspector import RequestInspector
 
-        self.push_screen(
+        self.app.push_screen(
             RequestInspector(
                 plan.request["body"],
                 plan,
@@ -182,7 +182,7 @@ class ConversationActions(AppBase):
             body = session.request_for(plan, model=model).body
         from ctxchat.tui.screens.inspector import RequestInspector
 
-        self.push_screen(RequestInspector(body, plan, title=f"Request of reply {message_id}"))
+        self.app.push_screen(RequestInspector(body, plan, title=f"Request of reply {message_id}"))
 
     # --- models -------------------------------------------------------------------------
 
@@ -208,7 +208,7 @@ class ConversationActions(AppBase):
 
         from ctxchat.tui.screens.model_picker import ModelPicker
 
-        self.push_screen(
+        self.app.push_screen(
             ModelPicker(
                 profiles,
                 models,

@@ -8,14 +8,14 @@ from textual import on
 from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
 
-from ctxchat.tui.base import AppBase
+from ctxchat.tui.base import ConversationBase
 from ctxchat.tui.on_screen import FindPlace
 from ctxchat.tui.reveal import reveal_message
 from ctxchat.tui.snippet import first_hit
 from ctxchat.tui.widgets.find_bar import FindBar
 
 
-class FindActions(AppBase):
+class FindActions(ConversationBase):
     """The find bar: mounted over the conversation the first time it is asked for."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -103,7 +103,7 @@ class FindActions(AppBase):
             return
         found = first_hit(item.query_one(".message--body"), query)
         if found is not None:
-            self.screen.selections = {found[0]: found[1]}
+            self.selections = {found[0]: found[1]}
         elif tries > 0:
             self.call_after_refresh(self._highlight_hit, message_id, query, tries - 1)
 
@@ -111,5 +111,5 @@ class FindActions(AppBase):
     def _find_closed(self) -> None:
         if self.has_session:
             self.on_screen.find_place = None
-        self.screen.selections = {}
+        self.selections = {}
         self.composer.focus()

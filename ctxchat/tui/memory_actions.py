@@ -12,7 +12,7 @@ from ctxchat.chat.usage import UsageView
 from ctxchat.core.memory import MemoryKind, provenance
 from ctxchat.core.plan import ContextPlan
 from ctxchat.store import NotFound, StoreError
-from ctxchat.tui.base import AppBase
+from ctxchat.tui.base import ConversationBase
 from ctxchat.tui.on_screen import OnScreen, UsageKey
 from ctxchat.tui.reveal import reveal_message
 from ctxchat.tui.views import MemoryDraft
@@ -21,7 +21,7 @@ from ctxchat.tui.widgets.layer_panel import ContextPanels
 from ctxchat.tui.widgets.memory_panel import EntryNotes, MemoryPanel
 
 
-class MemoryActions(AppBase):
+class MemoryActions(ConversationBase):
     """Every change goes through the session's memory book (which keeps its cache true),
     then the plan is drawn again."""
 
@@ -56,7 +56,7 @@ class MemoryActions(AppBase):
         semantic = session.semantic
         meaning = semantic.closeness if semantic is not None and semantic.ready else None
         view = on_screen.usage_tracker.view(session, meaning)
-        self.call_from_thread(self._usage_ready, on_screen, key, view)
+        self.app.call_from_thread(self._usage_ready, on_screen, key, view)
 
     def _usage_ready(self, on_screen: OnScreen, key: UsageKey, view: UsageView) -> None:
         on_screen.usage, on_screen.usage_key = view, key
@@ -121,7 +121,7 @@ class MemoryActions(AppBase):
 
         from ctxchat.tui.screens.memory_editor import MemoryEditor
 
-        self.push_screen(
+        self.app.push_screen(
             MemoryEditor(
                 draft,
                 heading=heading,
@@ -138,7 +138,7 @@ class MemoryActions(AppBase):
         panel = self.query_one("#memory", MemoryPanel)
         # The panel itself cannot take focus; its list can, and the panel's keys work from
         # it. Never from under a dialog: the key would steer a list the user cannot see.
-        if panel.screen is self.screen:
+        if self.app.screen is self:
             panel.option_list.focus()
 
     @on(MemoryPanel.AddRequested)
@@ -166,7 +166,7 @@ class MemoryActions(AppBase):
 
         from ctxchat.tui.screens.confirm import ConfirmScreen
 
-        self.push_screen(
+        self.app.push_screen(
             ConfirmScreen("Delete this memory entry?", "Delete", danger=True, detail=entry.text),
             decided,
         )

@@ -15,14 +15,14 @@ from ctxchat.chat.extractor import (
 )
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.summarizer import SummaryFailed, edit_summary, roll_back
-from ctxchat.tui.base import AppBase
+from ctxchat.tui.base import ConversationBase
 from ctxchat.tui.views import MessageView, ProposalView, SummaryVersionView
 
 if TYPE_CHECKING:
     from ctxchat.tui.screens.summary_versions import SummaryAction
 
 
-class SummaryActions(AppBase):
+class SummaryActions(ConversationBase):
     """Summaries run in the background; the chat stays usable meanwhile."""
 
     def _can_ask_model(self) -> bool:
@@ -65,7 +65,7 @@ class SummaryActions(AppBase):
 
         from ctxchat.tui.screens.summarize_preview import SummarizePreview
 
-        self.push_screen(
+        self.app.push_screen(
             SummarizePreview(
                 previews, next_version=next_version, strategy=session.settings.summary.strategy
             ),
@@ -101,7 +101,7 @@ class SummaryActions(AppBase):
 
         from ctxchat.tui.screens.summary_versions import SummaryScreen
 
-        self.push_screen(SummaryScreen(views), chosen)
+        self.app.push_screen(SummaryScreen(views), chosen)
 
     def _summary_action(self, session: ChatSession, action: SummaryAction) -> None:
         try:
@@ -164,7 +164,7 @@ class SummaryActions(AppBase):
 
         from ctxchat.tui.screens.extraction import ExtractionReview
 
-        self.push_screen(
+        self.app.push_screen(
             ExtractionReview(
                 proposals,
                 result.problems,

@@ -107,15 +107,15 @@ async def typed(pilot: Pilot[Any], text: str, *, keys: bool = False) -> ContextP
     live plan to hold it."""
     app = pilot.app
     assert isinstance(app, CtxChatApp)
-    app.composer.focus()
+    app.conversation_screen.composer.focus()
     if keys:
         await pilot.press(*text)
     else:
-        app.composer.insert(text)
-    expected = app.session.count("user", app.composer.text)
-    await until(pilot, lambda: input_tokens(app.last_plan) == expected)
-    assert app.last_plan is not None
-    return app.last_plan
+        app.conversation_screen.composer.insert(text)
+    expected = app.conversation_screen.session.count("user", app.conversation_screen.composer.text)
+    await until(pilot, lambda: input_tokens(app.conversation_screen.last_plan) == expected)
+    assert app.conversation_screen.last_plan is not None
+    return app.conversation_screen.last_plan
 
 
 async def stalled_reply(pilot: Pilot[Any], server: ScriptedModelServer) -> None:
@@ -157,7 +157,10 @@ def status_line(app: CtxChatApp) -> str:
 
 def shown_messages(app: CtxChatApp) -> list[tuple[str, str]]:
     """(role, text) of the turns mounted in the conversation pane."""
-    return [(item.view.role, item.view.content) for item in app.conversation_view.items]
+    return [
+        (item.view.role, item.view.content)
+        for item in app.conversation_screen.conversation_view.items
+    ]
 
 
 def key_event(character: str) -> events.Key:

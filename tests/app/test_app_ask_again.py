@@ -20,14 +20,18 @@ async def test_f8_asks_the_reply_again_without_an_entry_and_k_keeps_the_variant(
     make_app: MakeApp, server: ScriptedModelServer
 ) -> None:
     app, notes = make_app()
-    app.session.store.add_memory(MemoryKind.FACT, "The database is SQLite.", key="db")
-    app.session.forget_memory()
+    app.conversation_screen.session.store.add_memory(
+        MemoryKind.FACT, "The database is SQLite.", key="db"
+    )
+    app.conversation_screen.session.forget_memory()
     server.script("SQLite, as you told me.", "I cannot tell which database.")
     async with app.run_test(size=SIZE) as pilot:
         await typed(pilot, "Which database do we use?")
         await pilot.press("enter")
         await settle(pilot)
-        reply_id = app.session.store.messages(app.session.conversation)[-1].id
+        reply_id = app.conversation_screen.session.store.messages(
+            app.conversation_screen.session.conversation
+        )[-1].id
 
         await pilot.press("f8")
         await until(pilot, lambda: isinstance(app.screen, AskAgainDialog))
@@ -62,8 +66,11 @@ async def test_f8_asks_the_reply_again_without_an_entry_and_k_keeps_the_variant(
             pilot, lambda: ("assistant", "I cannot tell which database.") in shown_messages(app)
         )
         await settle(pilot)
-        assert app.session.store.get_message(reply_id).content == "I cannot tell which database."
-        (former,) = app.session.store.variants(reply_id)
+        assert (
+            app.conversation_screen.session.store.get_message(reply_id).content
+            == "I cannot tell which database."
+        )
+        (former,) = app.conversation_screen.session.store.variants(reply_id)
         assert former.content == "SQLite, as you told me."
         assert notes.of("error") == []
 
@@ -77,8 +84,10 @@ async def test_escape_keeps_the_reply_and_the_variant_stays_stored(
         await typed(pilot, "Hello")
         await pilot.press("enter")
         await settle(pilot)
-        reply_id = app.session.store.messages(app.session.conversation)[-1].id
-        app.action_ask_again()
+        reply_id = app.conversation_screen.session.store.messages(
+            app.conversation_screen.session.conversation
+        )[-1].id
+        app.conversation_screen.action_ask_again()
         await until(pilot, lambda: isinstance(app.screen, AskAgainDialog))
         await pilot.pause()
         app.screen.query_one("#ask-again-model", Input).value = "other"
@@ -91,7 +100,7 @@ async def test_escape_keeps_the_reply_and_the_variant_stays_stored(
         await pilot.press("escape")
         await settle(pilot)
         assert shown_messages(app)[-1] == ("assistant", "First.")
-        (variant,) = app.session.store.variants(reply_id)
+        (variant,) = app.conversation_screen.session.store.variants(reply_id)
         assert (variant.content, variant.change) == ("Second.", "to model other")
 
 
@@ -99,10 +108,10 @@ async def test_nothing_chosen_is_one_line_and_the_palette_offers_it(make_app: Ma
     app, notes = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.action_ask_again()
+        app.conversation_screen.action_ask_again()
         await pilot.pause()
         assert notes.messages[-1] == "There is no reply with a stored request to ask again."
-        titles = [command.title for command in ctxchat_commands(app)]
+        titles = [command.title for command in ctxchat_commands(app.conversation_screen)]
         assert "reply: ask again without…" in titles
 
 
@@ -126,7 +135,9 @@ async def test_another_profile_is_asked_on_its_own_server_with_its_headers_and_i
             await typed(pilot, "Hello")
             await pilot.press("enter")
             await settle(pilot)
-            reply_id = app.session.store.messages(app.session.conversation)[-1].id
+            reply_id = app.conversation_screen.session.store.messages(
+                app.conversation_screen.session.conversation
+            )[-1].id
             await pilot.press("f8")
             await until(pilot, lambda: isinstance(app.screen, AskAgainDialog))
             await pilot.pause()
@@ -145,7 +156,7 @@ async def test_another_profile_is_asked_on_its_own_server_with_its_headers_and_i
             assert {k.lower(): v for k, v in sent.headers.items()}["x-tenant"] == "acme"
             # The same context: the messages the reply was asked with.
             assert sent["messages"] == server.requests[0]["messages"]
-            (variant,) = app.session.store.variants(reply_id)
+            (variant,) = app.conversation_screen.session.store.variants(reply_id)
             assert (variant.change, variant.model) == ("to profile small", "tiny")
             text = compare.query_one("#variant-text", ReplyMarkdown)
             await until(pilot, lambda: text.source.startswith("From the **small** one"))
@@ -163,7 +174,7 @@ async def test_another_profile_is_asked_on_its_own_server_with_its_headers_and_i
             await pilot.press("escape")
             await settle(pilot)
             # The conversation still talks to its own profile.
-            assert app.session.profile.name == "test"
+            assert app.conversation_screen.session.profile.name == "test"
             assert notes.of("error") == []
 
 
@@ -183,8 +194,10 @@ async def test_a_profile_without_its_key_is_one_line_and_nothing_is_sent(
         await typed(pilot, "Hello")
         await pilot.press("enter")
         await settle(pilot)
-        reply_id = app.session.store.messages(app.session.conversation)[-1].id
-        app.action_ask_again()
+        reply_id = app.conversation_screen.session.store.messages(
+            app.conversation_screen.session.conversation
+        )[-1].id
+        app.conversation_screen.action_ask_again()
         await until(pilot, lambda: isinstance(app.screen, AskAgainDialog))
         await pilot.pause()
         app.screen.query_one("#ask-again-profile", Select).value = "keyless"
@@ -193,4 +206,4 @@ async def test_a_profile_without_its_key_is_one_line_and_nothing_is_sent(
         (error,) = notes.of("error")
         assert "CTXCHAT_NO_SUCH_KEY" in error and "\n" not in error
         assert not isinstance(app.screen, VariantComparison)
-        assert app.session.store.variants(reply_id) == []
+        assert app.conversation_screen.session.store.variants(reply_id) == []

@@ -60,9 +60,9 @@ async def test_the_cli_and_the_tui_plan_a_conversation_alike(tmp_path: Path, cli
             app = build_app(workspace, SessionOptions(conversation=conversation))
             async with app.run_test(size=SIZE) as pilot:
                 await settle(pilot)  # the window asked, semantic recall loaded
-                assert app.session.window.context_window == 6_144
+                assert app.conversation_screen.session.window.context_window == 6_144
                 await typed(pilot, DRAFT)
-                session = app.session
+                session = app.conversation_screen.session
                 tui = session.with_request(session.plan(DRAFT)).to_dict()
         finally:
             workspace.close()
@@ -120,7 +120,9 @@ async def test_the_app_offline_asks_the_server_nothing_but_replies(
     server.script("Here.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert app.session.window.source == "table"  # gpt-4o's documented window
+        assert (
+            app.conversation_screen.session.window.source == "table"
+        )  # gpt-4o's documented window
         await typed(pilot, "Anyone there?")
         await pilot.press("enter")
         await settle(pilot)

@@ -30,7 +30,7 @@ async def send(app: CtxChatApp, pilot: Any, text: str) -> None:
 
 async def details(app: CtxChatApp, pilot: Any) -> list[str]:
     """The newest reply's details (ctrl+d on the conversation), closed again after reading."""
-    app.conversation_view.focus()
+    app.conversation_screen.conversation_view.focus()
     await pilot.press("ctrl+d")
     await settle(pilot)
     lines = dialog_text(app)
@@ -46,11 +46,13 @@ async def test_a_failed_replys_details_stay_with_its_conversation(
     server.fail_next(Fault.SERVER_ERROR)
     async with app.run_test(size=SIZE) as pilot:
         await send(app, pilot, "Hello there")
-        first = app.session.conversation
+        first = app.conversation_screen.session.conversation
         assert await details(app, pilot) == SERVER_ERROR
 
-        other = app.session.store.create_conversation("Other", model="gpt-4o").id
-        await app.open_conversation(other)
+        other = app.conversation_screen.session.store.create_conversation(
+            "Other", model="gpt-4o"
+        ).id
+        await app.conversation_screen.open_conversation(other)
         await settle(pilot)
         server.fail_next(Fault.AUTH)
         await send(app, pilot, "Hello again")
@@ -60,7 +62,7 @@ async def test_a_failed_replys_details_stay_with_its_conversation(
             "Incorrect API key provided: [redacted].",
         ]
 
-        await app.open_conversation(first)
+        await app.conversation_screen.open_conversation(first)
         await settle(pilot)
         # Back: the failure as told this run (its action apart), not the store's one line.
         assert await details(app, pilot) == SERVER_ERROR
@@ -75,26 +77,26 @@ async def test_the_used_estimate_is_the_shown_conversations_own(
     server.script("Since production runs PostgreSQL 16, add a partial index.")
     async with app.run_test(size=SIZE) as pilot:
         await send(app, pilot, "How do I speed up the query?")
-        first = app.session.conversation
+        first = app.conversation_screen.session.conversation
         panel = app.query_one("#memory", MemoryPanel)
         await until(pilot, lambda: set(panel.notes.used) == {database.ref})
 
         # Another conversation (the same global entry in its memory): none of its replies
         # used anything.
         other = seed(store, [("user", "Hi"), ("assistant", "Hello.")])[0].conversation_id
-        await app.open_conversation(other)
+        await app.conversation_screen.open_conversation(other)
         await settle(pilot)
         assert dict(panel.notes.used) == {}
-        assert [entry.ref for entry in app.session.memory()] == [database.ref]
+        assert [entry.ref for entry in app.conversation_screen.session.memory()] == [database.ref]
 
-        await app.open_conversation(first)
+        await app.conversation_screen.open_conversation(first)
         await until(pilot, lambda: set(panel.notes.used) == {database.ref})
 
 
 async def test_the_find_bar_counts_the_conversation_it_is_over(make_app: MakeApp) -> None:
     app, _ = make_app()
     store = app.workspace.store
-    first = app.session.conversation
+    first = app.conversation_screen.session.conversation
     seed(
         store,
         [
@@ -109,16 +111,16 @@ async def test_the_find_bar_counts_the_conversation_it_is_over(make_app: MakeApp
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+f", *"zebra", "enter")
-        bar = app.find_bar
+        bar = app.conversation_screen.find_bar
         assert bar is not None
         await until(pilot, lambda: bar.count_text == "1 of 2")
 
-        await app.open_conversation(other)
+        await app.conversation_screen.open_conversation(other)
         await settle(pilot)
         assert bar.is_open
         assert bar.count_text == "no match"  # not the first conversation's "1 of 2"
 
-        await app.open_conversation(first)
+        await app.conversation_screen.open_conversation(first)
         await settle(pilot)
         assert bar.count_text == "2 matches"
         bar.query_one("#find-query").focus()

@@ -49,7 +49,7 @@ async def open_switcher(
 def two_conversations(app: CtxChatApp) -> tuple[int, int]:
     """The open conversation (titled "Database") and another ("Backups"), both with turns."""
     store = app.workspace.store
-    first = app.session.conversation
+    first = app.conversation_screen.session.conversation
     store.rename_conversation(first, "Database")
     seed(store, DATABASE, conversation_id=first)
     second = seed(store, BACKUPS, title="Backups")[0].conversation_id
@@ -64,12 +64,12 @@ async def test_new_conversation_from_the_switcher(make_app: MakeApp) -> None:
         await open_switcher(app, pilot)
         await pilot.press("n")
         await settle(pilot)
-        newest = app.session.conversation
+        newest = app.conversation_screen.session.conversation
         assert newest not in (first, None)
-        assert app.session.store.count_messages(newest) == 0
+        assert app.conversation_screen.session.store.count_messages(newest) == 0
         assert shown_messages(app) == []
-        assert app.title == f"conversation {newest}"
-        assert app.focused is app.composer
+        assert app.conversation_screen.title == f"conversation {newest}"
+        assert app.focused is app.conversation_screen.composer
 
 
 async def test_switch_shows_the_other_conversation(make_app: MakeApp) -> None:
@@ -87,11 +87,11 @@ async def test_switch_shows_the_other_conversation(make_app: MakeApp) -> None:
         await pilot.press("enter")
         await settle(pilot)
 
-        assert app.session.conversation == second
+        assert app.conversation_screen.session.conversation == second
         assert shown_messages(app) == BACKUPS
-        assert app.title == "Backups"
-        assert app.last_plan is not None
-        assert [m["content"] for m in app.last_plan.request_messages()][1:] == [
+        assert app.conversation_screen.title == "Backups"
+        assert app.conversation_screen.last_plan is not None
+        assert [m["content"] for m in app.conversation_screen.last_plan.request_messages()][1:] == [
             text for _, text in BACKUPS
         ]
         assert load_state(app.workspace.locations.state_file).state.last_conversation_id == second
@@ -110,8 +110,10 @@ async def test_rename_from_the_switcher(make_app: MakeApp) -> None:
         await pilot.press("enter")
         await settle(pilot)
 
-        assert app.session.store.get_conversation(first).title == "Database notes"
-        assert app.title == "Database notes"
+        assert (
+            app.conversation_screen.session.store.get_conversation(first).title == "Database notes"
+        )
+        assert app.conversation_screen.title == "Database notes"
         assert "Renamed." in notes.messages
 
 
@@ -139,7 +141,7 @@ async def test_delete_asks_then_removes_everything(make_app: MakeApp) -> None:
             with pytest.raises(NotFound):
                 store.get_message(message_id)
         assert [c.id for c in store.list_conversations()] == [first]
-        assert app.session.conversation == first
+        assert app.conversation_screen.session.conversation == first
 
 
 async def test_deleting_the_open_conversation_opens_another(make_app: MakeApp) -> None:
@@ -151,7 +153,7 @@ async def test_deleting_the_open_conversation_opens_another(make_app: MakeApp) -
         await pilot.press("d", "y")
         await settle(pilot)
         assert [c.id for c in app.workspace.store.list_conversations()] == [second]
-        assert app.session.conversation == second
+        assert app.conversation_screen.session.conversation == second
         assert shown_messages(app) == BACKUPS
 
 
@@ -226,28 +228,30 @@ async def test_coming_back_mid_reply_shows_it_streaming_on_and_plans_with_it(
     server.script("MySQL was never an option here.")
     async with app.run_test(size=SIZE) as pilot:
         await ask_until_the_reply_begins(app, pilot)
-        await app.open_conversation(second)
-        await app.open_conversation(first)  # back while the server still holds the rest
-        assert app.streaming
+        await app.conversation_screen.open_conversation(second)
+        await app.conversation_screen.open_conversation(
+            first
+        )  # back while the server still holds the rest
+        assert app.conversation_screen.streaming
         # Caught up at once with all that arrived, not with the store's older copy.
-        back = app.conversation_view.items[-1]
+        back = app.conversation_screen.conversation_view.items[-1]
         assert (back.is_streaming, back.view.content) == (True, "MySQL was ne")
         assert back.query_one(ReplyMarkdown).source == "MySQL was ne"
         assert status_line(app) == "gpt-4o is writing… (Esc stops)"  # not the other's facts
         release.set()
-        await until(pilot, lambda: not app.streaming)
+        await until(pilot, lambda: not app.conversation_screen.streaming)
         await settle(pilot)
 
-        reply = app.conversation_view.items[-1]
+        reply = app.conversation_screen.conversation_view.items[-1]
         assert reply.view.content == "MySQL was never an option here."
         assert reply.status is MessageStatus.COMPLETE
         assert str(reply.query_one(ReplyMarkdown).source) == "MySQL was never an option here."
         # The session opened mid-reply plans the next request with the finished reply.
-        assert app.last_plan is not None
+        assert app.conversation_screen.last_plan is not None
         assert {
             "role": "assistant",
             "content": "MySQL was never an option here.",
-        } in app.last_plan.request_messages()
+        } in app.conversation_screen.last_plan.request_messages()
 
 
 async def test_a_summary_made_after_a_reply_reaches_the_reopened_conversation(
@@ -260,18 +264,18 @@ async def test_a_summary_made_after_a_reply_reaches_the_reopened_conversation(
     server.script("MySQL was never an option here.", "We chose PostgreSQL 16.")
     async with app.run_test(size=SIZE) as pilot:
         await ask_until_the_reply_begins(app, pilot)
-        await app.open_conversation(second)
-        await app.open_conversation(first)
+        await app.conversation_screen.open_conversation(second)
+        await app.conversation_screen.open_conversation(first)
         release.set()  # the reply ends after the switch back, and a summary follows it
         await until(pilot, lambda: app.workspace.store.active_summary(first) is not None)
         await settle(pilot)
 
-        summary = app.session.active_summary()
+        summary = app.conversation_screen.session.active_summary()
         assert summary is not None and summary.text == "We chose PostgreSQL 16."
-        assert app.last_plan is not None
-        sent = json.dumps(app.last_plan.request_messages())
+        assert app.conversation_screen.last_plan is not None
+        sent = json.dumps(app.conversation_screen.last_plan.request_messages())
         assert "We chose PostgreSQL 16." in sent
-        assert app.session.pending_fold() is None  # nothing folded twice
+        assert app.conversation_screen.session.pending_fold() is None  # nothing folded twice
 
 
 async def test_a_reply_streaming_during_a_switch_stays_in_its_own_conversation(
@@ -286,11 +290,11 @@ async def test_a_reply_streaming_during_a_switch_stays_in_its_own_conversation(
         await ask_until_the_reply_begins(app, pilot)
         await open_switcher(app, pilot, highlight=second)
         await pilot.press("enter")
-        await until(pilot, lambda: app.session.conversation == second)
+        await until(pilot, lambda: app.conversation_screen.session.conversation == second)
         release.set()  # the reply finishes while the other conversation is open
         store = app.workspace.store
         await until(pilot, lambda: store.messages(first)[-1].status is MessageStatus.COMPLETE)
-        await until(pilot, lambda: not app.streaming)
+        await until(pilot, lambda: not app.conversation_screen.streaming)
         await settle(pilot)
 
         assert [(m.role, m.content, m.status) for m in store.messages(first)][-2:] == [
@@ -299,8 +303,8 @@ async def test_a_reply_streaming_during_a_switch_stays_in_its_own_conversation(
         ]
         assert [(m.role, m.content) for m in store.messages(second)] == BACKUPS
         assert shown_messages(app) == BACKUPS
-        assert app.last_plan is not None
-        assert "MySQL" not in json.dumps(app.last_plan.request_messages())
+        assert app.conversation_screen.last_plan is not None
+        assert "MySQL" not in json.dumps(app.conversation_screen.last_plan.request_messages())
 
         await open_switcher(app, pilot, highlight=first)
         await pilot.press("enter")
@@ -312,9 +316,12 @@ async def test_a_reply_streaming_during_a_switch_stays_in_its_own_conversation(
 
 
 async def edit_first_message(app: CtxChatApp, pilot: Pilot[Any], text: str) -> EditMessageScreen:
-    app.conversation_view.focus()
+    app.conversation_screen.conversation_view.focus()
     await pilot.press("up", "up", "up", "up")
-    assert app.conversation_view.selected_id == app.conversation_view.items[0].message_id
+    assert (
+        app.conversation_screen.conversation_view.selected_id
+        == app.conversation_screen.conversation_view.items[0].message_id
+    )
     await pilot.press("ctrl+e")
     editor = app.screen
     assert isinstance(editor, EditMessageScreen)
@@ -374,7 +381,7 @@ async def test_edit_as_a_branch_keeps_the_original(
         await settle(pilot)
 
         store = app.workspace.store
-        branch = app.session.conversation
+        branch = app.conversation_screen.session.conversation
         assert branch != first
         assert store.get_conversation(branch).title == "Database (branch)"
         assert [(m.role, m.content) for m in store.messages(branch)] == [
@@ -409,8 +416,8 @@ async def test_nothing_of_one_conversation_shows_under_another(
         await typed(pilot, "Count this")
         await pilot.press("enter")
         await settle(pilot)
-        first = app.session.conversation
-        reply = app.session.store.messages(first)[-1]
+        first = app.conversation_screen.session.conversation
+        reply = app.conversation_screen.session.store.messages(first)[-1]
         assert reply.prompt_tokens is not None
         assert status_line(app).startswith(f"reply {reply.tokens:,} tokens · prompt: server")
         assert "server counted" in side_text(app)
@@ -420,12 +427,14 @@ async def test_nothing_of_one_conversation_shows_under_another(
 
         await pilot.press("ctrl+n")
         await settle(pilot)
-        assert app.session.conversation != first
+        assert app.conversation_screen.session.conversation != first
         assert status_line(app) == ""
         assert "server counted" not in side_text(app)
         assert "↔" not in side_text(app)
 
-        await app.open_conversation(first)  # back: its reply's facts come from the store
+        await app.conversation_screen.open_conversation(
+            first
+        )  # back: its reply's facts come from the store
         await settle(pilot)
         assert status_line(app).startswith(f"reply {reply.tokens:,} tokens · prompt: server")
         assert "server counted" in side_text(app)
@@ -438,18 +447,28 @@ async def test_a_new_conversation_is_named_after_its_first_message_everywhere(
     server.script("Use tomllib.", "Yes.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert app.title == f"conversation {app.session.conversation}"
+        assert (
+            app.conversation_screen.title
+            == f"conversation {app.conversation_screen.session.conversation}"
+        )
         await typed(pilot, "How do I read a TOML file in Python 3.11?\nWith the stdlib only.")
         await pilot.press("enter")
         await settle(pilot)
         name = "How do I read a TOML file in Python 3.11? With…"
-        conversation = app.session.store.get_conversation(app.session.conversation)
+        conversation = app.conversation_screen.session.store.get_conversation(
+            app.conversation_screen.session.conversation
+        )
         assert conversation.title == name
-        assert app.title == name
+        assert app.conversation_screen.title == name
         await typed(pilot, "Is it fast?")  # later messages leave the name alone
         await pilot.press("enter")
         await settle(pilot)
-        assert app.session.store.get_conversation(app.session.conversation).title == name
+        assert (
+            app.conversation_screen.session.store.get_conversation(
+                app.conversation_screen.session.conversation
+            ).title
+            == name
+        )
         await pilot.press("ctrl+l")
         await settle(pilot)
         switcher = app.screen
@@ -487,24 +506,26 @@ async def test_a_branch_sends_the_summary_the_original_had(
     server.script("db2.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.conversation_view.focus()
+        app.conversation_screen.conversation_view.focus()
         for _ in range(6):
-            if app.conversation_view.selected_id == later[-2].id:
+            if app.conversation_screen.conversation_view.selected_id == later[-2].id:
                 break
             await pilot.press("up")
-        assert app.conversation_view.selected_id == later[-2].id
+        assert app.conversation_screen.conversation_view.selected_id == later[-2].id
         await pilot.press("ctrl+e")
         await until(pilot, lambda: isinstance(app.screen, EditMessageScreen))
         app.screen.query_one(TextArea).load_text("And the port?")
         await pilot.press("ctrl+s")
         await settle(pilot)
 
-        branch = app.session.conversation
+        branch = app.conversation_screen.session.conversation
         assert branch != first
         (copied,) = store.summaries(branch)
         assert copied.text == "The database is PostgreSQL 16."
         sent = [m["content"] for m in server.requests[-1]["messages"]]
         assert any("The database is PostgreSQL 16." in text for text in sent)
         assert sent[-1] == "And the port?"
-        assert app.last_plan is not None
-        assert [i.ref for i in app.last_plan.layer(Layer.SUMMARY).items] == ["summary:v1"]
+        assert app.conversation_screen.last_plan is not None
+        assert [i.ref for i in app.conversation_screen.last_plan.layer(Layer.SUMMARY).items] == [
+            "summary:v1"
+        ]

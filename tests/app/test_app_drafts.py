@@ -15,23 +15,23 @@ async def test_a_draft_stays_with_its_conversation(
     server.script("Reply in B.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        first = app.session.conversation_id
+        first = app.conversation_screen.session.conversation_id
         await typed(pilot, "half a thought for A")
         await pilot.press("ctrl+n")
         await settle(pilot)
-        second = app.session.conversation_id
+        second = app.conversation_screen.session.conversation_id
         assert second != first
-        assert app.composer.text == ""
+        assert app.conversation_screen.composer.text == ""
 
         await typed(pilot, "a question for B")
         assert first is not None and second is not None
-        await app.open_conversation(first)
+        await app.conversation_screen.open_conversation(first)
         await settle(pilot)
-        assert app.composer.text == "half a thought for A"
+        assert app.conversation_screen.composer.text == "half a thought for A"
 
-        await app.open_conversation(second)
+        await app.conversation_screen.open_conversation(second)
         await settle(pilot)
-        assert app.composer.text == "a question for B"
+        assert app.conversation_screen.composer.text == "a question for B"
         await pilot.press("enter")
         await settle(pilot)
 

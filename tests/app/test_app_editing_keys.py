@@ -28,9 +28,9 @@ def keys(pilot: Pilot[Any], *names: str) -> None:
 async def type_draft(pilot: Pilot[Any], app: CtxChatApp, text: str) -> None:
     """Once the app has settled, type `text` into the composer."""
     await settle(pilot)
-    app.composer.focus()
+    app.conversation_screen.composer.focus()
     burst(pilot, text)
-    await until(pilot, lambda: app.composer.text == text)
+    await until(pilot, lambda: app.conversation_screen.composer.text == text)
 
 
 @pytest.mark.parametrize(
@@ -52,16 +52,16 @@ async def test_a_burst_with_corrections_in_the_composer_types_what_was_meant(
     app, _ = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.composer.focus()
-        await until(pilot, lambda: app.screen.focused is app.composer)
+        app.conversation_screen.composer.focus()
+        await until(pilot, lambda: app.screen.focused is app.conversation_screen.composer)
         for part in typed:
             if part in KEY_NAMES:
                 keys(pilot, part)
             else:
                 burst(pilot, part)
-        await until(pilot, lambda: app.composer.text == expected)
+        await until(pilot, lambda: app.conversation_screen.composer.text == expected)
         await settle(pilot)
-        assert app.composer.text == expected
+        assert app.conversation_screen.composer.text == expected
 
 
 async def test_backspace_in_the_conversation_edits_the_draft_in_order_with_the_typing(
@@ -71,15 +71,15 @@ async def test_backspace_in_the_conversation_edits_the_draft_in_order_with_the_t
     seed(app.workspace.store, exchange(2), conversation_id=None)
     async with app.run_test(size=SIZE) as pilot:
         await type_draft(pilot, app, "a draft with a tpyo")
-        app.conversation_view.focus()
+        app.conversation_screen.conversation_view.focus()
         await pilot.press("up")
-        assert app.focused is app.conversation_view
+        assert app.focused is app.conversation_screen.conversation_view
         keys(pilot, "backspace", "backspace", "backspace")
         burst(pilot, "ypo")
-        await until(pilot, lambda: app.composer.text.endswith("ypo"))
+        await until(pilot, lambda: app.conversation_screen.composer.text.endswith("ypo"))
         await settle(pilot)
-        assert app.composer.text == "a draft with a typo"
-        assert app.screen.focused is app.composer
+        assert app.conversation_screen.composer.text == "a draft with a typo"
+        assert app.screen.focused is app.conversation_screen.composer
 
 
 async def test_shift_tab_then_up_go_to_the_conversation_not_the_draft(
@@ -90,9 +90,9 @@ async def test_shift_tab_then_up_go_to_the_conversation_not_the_draft(
     async with app.run_test(size=SIZE) as pilot:
         await type_draft(pilot, app, "a draft")
         keys(pilot, "shift+tab")
-        await until(pilot, lambda: app.screen.focused is app.conversation_view)
+        await until(pilot, lambda: app.screen.focused is app.conversation_screen.conversation_view)
         keys(pilot, "up")
         await settle(pilot)
-        assert app.screen.focused is app.conversation_view
-        assert app.composer.text == "a draft"
-        assert app.composer.cursor_location == (0, len("a draft"))
+        assert app.screen.focused is app.conversation_screen.conversation_view
+        assert app.conversation_screen.composer.text == "a draft"
+        assert app.conversation_screen.composer.cursor_location == (0, len("a draft"))

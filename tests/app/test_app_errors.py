@@ -79,7 +79,7 @@ CASES = [
 
 def marker(app: CtxChatApp, index: int = -1) -> str:
     """The marker line under a turn (how a reply ended badly; "" for none)."""
-    item = app.conversation_view.items[index]
+    item = app.conversation_screen.conversation_view.items[index]
     return str(item.query_one(".message--status", Static).render())
 
 
@@ -96,12 +96,14 @@ async def sent_reply(app: CtxChatApp, pilot: Any) -> StoredMessage:
     await typed(pilot, "Hello there")
     await pilot.press("enter")
     await settle(pilot)
-    return app.session.store.messages(app.session.conversation)[-1]
+    return app.conversation_screen.session.store.messages(
+        app.conversation_screen.session.conversation
+    )[-1]
 
 
 async def open_details_by_click(app: CtxChatApp, pilot: Any) -> list[str]:
     """Click the newest reply's marker line; the lines of the dialog that opens."""
-    item = app.conversation_view.items[-1]
+    item = app.conversation_screen.conversation_view.items[-1]
     assert await pilot.click(item.query_one(".message--status", Static))
     await settle(pilot)
     return dialog_text(app)
@@ -126,7 +128,9 @@ async def test_a_provider_error_is_told_once_on_the_reply_and_the_message_kept(
         await settle(pilot)
 
         told_once(app, notes, f"{sentence} {action}")
-        user, reply = app.session.store.messages(app.session.conversation)
+        user, reply = app.conversation_screen.session.store.messages(
+            app.conversation_screen.session.conversation
+        )
         assert (user.role, user.content, user.status) == (
             "user",
             "Hello there",
@@ -135,9 +139,9 @@ async def test_a_provider_error_is_told_once_on_the_reply_and_the_message_kept(
         assert (reply.content, reply.status) == kept
         assert reply.error == f"{sentence} {action}"
         assert TEST_KEY not in reply.error
-        assert app.conversation_view.items[-1].view.status is kept[1]
-        assert app.composer.text == ""
-        assert not app.streaming
+        assert app.conversation_screen.conversation_view.items[-1].view.status is kept[1]
+        assert app.conversation_screen.composer.text == ""
+        assert not app.conversation_screen.streaming
 
         shown = await open_details_by_click(app, pilot)
         assert shown[:2] == [sentence, action]
@@ -154,7 +158,7 @@ async def test_a_dead_server_is_told_once_on_the_reply(
         reply = await sent_reply(app, pilot)
         assert reply.status is MessageStatus.FAILED and reply.error
         told_once(app, notes, reply.error)
-        app.conversation_view.focus()
+        app.conversation_screen.conversation_view.focus()
         await pilot.press("ctrl+d")
         await settle(pilot)
         assert isinstance(app.screen, ErrorDetails)
@@ -210,21 +214,23 @@ async def test_a_reply_failing_in_a_conversation_not_on_screen_is_notified_once(
     server.fail_next(Fault.SERVER_ERROR)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        session = app.session
+        session = app.conversation_screen.session
         first = session.conversation
         other = session.store.create_conversation("Other", model="gpt-4o").id
-        await app.open_conversation(other)
+        await app.conversation_screen.open_conversation(other)
         await settle(pilot)
         # The turn of the first conversation ends while the other one is on screen (as
         # when the user switches away mid-reply).
-        app.run_turn(session, lambda session: send_message(session, "Hello there"))
+        app.conversation_screen.run_turn(
+            session, lambda session: send_message(session, "Hello there")
+        )
         await settle(pilot)
         reply = session.store.messages(first)[-1]
         assert reply.status is MessageStatus.FAILED
-        name = app.session.store.get_conversation(first).name
+        name = app.conversation_screen.session.store.get_conversation(first).name
         assert notes.messages == [f"In “{name}”: {reply.error}"]
         assert status_line(app) == ""
-        await app.open_conversation(first)
+        await app.conversation_screen.open_conversation(first)
         await settle(pilot)
         assert reply.error and reply.error in marker(app)
         assert len(notes.messages) == 1
@@ -239,17 +245,23 @@ async def test_a_context_overflow_teaches_the_app_the_servers_window(
     server.fail_next(Fault.CONTEXT_LENGTH_EXCEEDED, n_ctx=4096)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert app.session.window.source == "table"
+        assert app.conversation_screen.session.window.source == "table"
         await typed(pilot, "Hello there")
         await pilot.press("enter")
         await settle(pilot)
-        assert (app.session.window.context_window, app.session.window.source) == (
+        assert (
+            app.conversation_screen.session.window.context_window,
+            app.conversation_screen.session.window.source,
+        ) == (
             4096,
             "learned from an error",
         )
-        assert app.last_plan is not None and app.last_plan.context_window == 4096
+        assert (
+            app.conversation_screen.last_plan is not None
+            and app.conversation_screen.last_plan.context_window == 4096
+        )
         # Re-planned with that window and sent again by itself: one user message, one reply.
-        views = [item.view for item in app.conversation_view.items]
+        views = [item.view for item in app.conversation_screen.conversation_view.items]
         assert [(v.role, v.status) for v in views] == [
             ("user", MessageStatus.COMPLETE),
             ("assistant", MessageStatus.COMPLETE),
@@ -266,7 +278,10 @@ async def test_a_configured_window_stays_labelled_as_configured_after_an_overflo
         await typed(pilot, "Hello there")
         await pilot.press("enter")
         await settle(pilot)
-        assert app.last_plan is not None and app.last_plan.context_window == 16_000
+        assert (
+            app.conversation_screen.last_plan is not None
+            and app.conversation_screen.last_plan.context_window == 16_000
+        )
         shown = str(app.query_one(BudgetBar).render())
         assert "window 16,000 (config)" in shown
 
@@ -276,7 +291,7 @@ async def send_to_fail(app: Any, pilot: Any) -> None:
     await typed(pilot, "Hello there")
     await pilot.press("enter")
     await settle(pilot)
-    app.conversation_view.focus()
+    app.conversation_screen.conversation_view.focus()
     await settle(pilot)
 
 
@@ -291,7 +306,9 @@ async def test_retry_after_a_server_error_gets_the_whole_reply(
         await pilot.press("ctrl+r")
         await settle(pilot)
 
-        messages = app.session.store.messages(app.session.conversation)
+        messages = app.conversation_screen.session.store.messages(
+            app.conversation_screen.session.conversation
+        )
         assert [(m.role, m.content, m.status) for m in messages] == [
             ("user", "Hello there", MessageStatus.COMPLETE),
             ("assistant", "The whole reply.", MessageStatus.COMPLETE),
@@ -330,7 +347,9 @@ async def test_details_of_a_failed_reply_show_the_servers_words_and_can_retry(
         await pilot.click("#retry")
         await settle(pilot)
 
-        messages = app.session.store.messages(app.session.conversation)
+        messages = app.conversation_screen.session.store.messages(
+            app.conversation_screen.session.conversation
+        )
         assert [(m.content, m.status) for m in messages][-1] == (
             "The whole reply.",
             MessageStatus.COMPLETE,
@@ -350,7 +369,7 @@ async def test_details_of_a_reply_that_failed_in_an_earlier_run_come_from_the_st
     app, _ = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.conversation_view.focus()
+        app.conversation_screen.conversation_view.focus()
         await pilot.press("ctrl+d")
         await settle(pilot)
         assert dialog_text(app) == [
@@ -375,14 +394,14 @@ async def test_retry_in_the_details_does_nothing_once_another_conversation_is_op
     server.fail_next(Fault.SERVER_ERROR)
     async with app.run_test(size=SIZE) as pilot:
         await send_to_fail(app, pilot)
-        store = app.session.store
+        store = app.conversation_screen.session.store
         other = store.create_conversation("Other", model="gpt-4o").id
         kept = seed(store, [("user", "Hi"), ("assistant", "Good answer.")], conversation_id=other)
         await pilot.press("ctrl+d")
         await settle(pilot)
         sent = len(server.requests)
         # The palette works over the dialog; a switch made there must not be retried into.
-        await app.open_conversation(other)
+        await app.conversation_screen.open_conversation(other)
         await settle(pilot)
         await pilot.click("#retry")
         await settle(pilot)
@@ -398,15 +417,17 @@ async def test_retry_in_the_details_works_after_leaving_the_conversation_and_com
     server.script("The whole reply.")
     async with app.run_test(size=SIZE) as pilot:
         await send_to_fail(app, pilot)
-        first = app.session.conversation
-        other = app.session.store.create_conversation("Other", model="gpt-4o").id
+        first = app.conversation_screen.session.conversation
+        other = app.conversation_screen.session.store.create_conversation(
+            "Other", model="gpt-4o"
+        ).id
         await pilot.press("ctrl+d")
         await settle(pilot)
         # Away and back through the palette, over the dialog: the reply is still the newest.
-        await app.open_conversation(other)
-        await app.open_conversation(first)
+        await app.conversation_screen.open_conversation(other)
+        await app.conversation_screen.open_conversation(first)
         await settle(pilot)
         await pilot.click("#retry")
         await settle(pilot)
-        last = app.session.store.messages(first)[-1]
+        last = app.conversation_screen.session.store.messages(first)[-1]
         assert (last.content, last.status) == ("The whole reply.", MessageStatus.COMPLETE)

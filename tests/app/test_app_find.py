@@ -29,7 +29,9 @@ def long_conversation(app: CtxChatApp, *, hits: dict[int, str], total: int = 600
     turns = exchange(total // 2)
     for offset, text in hits.items():
         turns[offset] = (turns[offset][0], text)
-    stored = seed(app.workspace.store, turns, conversation_id=app.session.conversation)
+    stored = seed(
+        app.workspace.store, turns, conversation_id=app.conversation_screen.session.conversation
+    )
     return [message.id for message in stored]
 
 
@@ -60,7 +62,7 @@ async def search_switcher(pilot: Pilot[Any], query: str) -> ConversationSwitcher
 async def test_the_switcher_finds_conversations_by_message_text(make_app: MakeApp) -> None:
     app, _ = make_app()
     store = app.workspace.store
-    store.rename_conversation(app.session.conversation, "Ops notes")
+    store.rename_conversation(app.conversation_screen.session.conversation, "Ops notes")
     cluster = seed(store, [("user", "Plan?"), ("assistant", HOSTILE)], title="Infra")
     titled = seed(store, [("user", "Nothing relevant")], title="Kubernetes reading list")
     seed(store, [("user", "Kubernetes? No: systemd.")], title="Other")[0]
@@ -84,7 +86,7 @@ async def test_the_switcher_finds_conversations_by_message_text(make_app: MakeAp
 
 async def test_opening_a_message_hit_shows_that_message_far_up(make_app: MakeApp) -> None:
     app, _ = make_app()
-    here = app.session.conversation
+    here = app.conversation_screen.session.conversation
     ids = long_conversation(app, hits={7: "The secret handshake is two taps."})
     other = seed(app.workspace.store, exchange(3), title="Elsewhere")[0].conversation_id
     async with app.run_test(size=SIZE) as pilot:
@@ -96,12 +98,15 @@ async def test_opening_a_message_hit_shows_that_message_far_up(make_app: MakeApp
         assert switcher.visible_ids == [here]
         # From another conversation, as a user would come to it.
         await pilot.press("escape", "escape")
-        await app.open_conversation(other)
+        await app.conversation_screen.open_conversation(other)
         await settle(pilot)
         await search_switcher(pilot, "handshake")
         await pilot.press("enter")
-        view = app.conversation_view
-        await until(pilot, lambda: app.session.conversation == here and in_view(view, ids[7]))
+        view = app.conversation_screen.conversation_view
+        await until(
+            pilot,
+            lambda: app.conversation_screen.session.conversation == here and in_view(view, ids[7]),
+        )
         assert view.selected_id == ids[7]
         assert app.focused is view
         start, end = view.window
@@ -109,7 +114,7 @@ async def test_opening_a_message_hit_shows_that_message_far_up(make_app: MakeApp
 
 
 def find_bar(app: CtxChatApp) -> FindBar:
-    bar = app.find_bar
+    bar = app.conversation_screen.find_bar
     assert bar is not None
     return bar
 
@@ -136,7 +141,7 @@ async def test_find_steps_through_the_hits_and_wraps(make_app: MakeApp) -> None:
     )
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        view = app.conversation_view
+        view = app.conversation_screen.conversation_view
         await pilot.press("ctrl+f")
         bar = find_bar(app)
         await pilot.press(*"zebra")
@@ -178,7 +183,7 @@ async def test_esc_closes_the_bar_and_returns_to_the_composer(make_app: MakeApp)
         await until(pilot, lambda: highlighted(app) != [])
         await pilot.press("escape")
         assert not bar.is_open and not bar.display
-        assert app.focused is app.composer
+        assert app.focused is app.conversation_screen.composer
         assert highlighted(app) == []  # the found word is no longer selected
 
 
@@ -187,7 +192,7 @@ async def test_typing_in_the_find_bar_reaches_only_the_bar(make_app: MakeApp) ->
     long_conversation(app, hits={}, total=10)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.conversation_view.focus()
+        app.conversation_screen.conversation_view.focus()
         await pilot.press("up")  # a message selected, as after a click
         await pilot.press("ctrl+f")
         screen = app.screen
@@ -196,8 +201,13 @@ async def test_typing_in_the_find_bar_reaches_only_the_bar(make_app: MakeApp) ->
         await pilot.press(*words)
         await settle(pilot)
         assert find_bar(app).query_text == words
-        assert app.screen is screen and app.composer.text == ""
-        assert app.session.store.count_messages(app.session.conversation) == 10
+        assert app.screen is screen and app.conversation_screen.composer.text == ""
+        assert (
+            app.conversation_screen.session.store.count_messages(
+                app.conversation_screen.session.conversation
+            )
+            == 10
+        )
         assert notes.messages == []
 
 
@@ -207,7 +217,7 @@ async def test_find_is_in_the_command_palette(make_app: MakeApp) -> None:
         await settle(pilot)
         titles = [command.title for command in app.get_system_commands(app.screen)]
         assert "conversation: find" in titles
-        await app.run_action("find")
+        await app.conversation_screen.run_action("find")
         box = find_bar(app).query_one(Input)
         await until(pilot, lambda: app.focused is box)
         assert find_bar(app).is_open
@@ -221,5 +231,5 @@ async def test_the_find_keys_can_be_remapped(make_app: MakeApp) -> None:
         assert notes.of("warning") == []
         await pilot.press("f9", *"zebra", "f12")
         bar = find_bar(app)
-        await until(pilot, lambda: app.conversation_view.selected_id == ids[6])
+        await until(pilot, lambda: app.conversation_screen.conversation_view.selected_id == ids[6])
         assert bar.count_text == "1 of 2"

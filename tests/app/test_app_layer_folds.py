@@ -31,15 +31,17 @@ async def test_a_fold_by_click_survives_typing_and_switching_conversations(
         assert await pilot.click("#layer-system .layer-panel--header")
         await pilot.pause()
         assert system.collapsed and header(app, "system").startswith("▸ system")
-        assert app.focused is app.composer  # the click took no focus: typing goes on
+        assert (
+            app.focused is app.conversation_screen.composer
+        )  # the click took no focus: typing goes on
 
         await pilot.press(*"Hi there")  # each key plans again
         await typed(pilot, " and more")
-        assert app.composer.text == "Hi there and more"
+        assert app.conversation_screen.composer.text == "Hi there and more"
         assert system.collapsed and header(app, "system").startswith("▸ system")
         assert not system.query_one(".layer-panel--body", Static).display
 
-        await app.open_conversation(other)
+        await app.conversation_screen.open_conversation(other)
         await settle(pilot)
         assert system.collapsed and header(app, "system").startswith("▸ system")
         assert not app.query_one("#layer-working", LayerPanel).collapsed
@@ -72,11 +74,11 @@ async def test_typing_on_a_focused_layer_panel_goes_to_the_composer(make_app: Ma
         panel.focus()
         await pilot.press(*"great, thanks")  # no pause between keys: a burst
         await settle(pilot)
-        assert app.composer.text == "great, thanks"
-        assert app.focused is app.composer
+        assert app.conversation_screen.composer.text == "great, thanks"
+        assert app.focused is app.conversation_screen.composer
         assert not panel.collapsed
 
         app.query_one("#context").focus()  # the scrolling pane that holds the panels
         await pilot.press(*" and bye")
         await settle(pilot)
-        assert app.composer.text == "great, thanks and bye"
+        assert app.conversation_screen.composer.text == "great, thanks and bye"

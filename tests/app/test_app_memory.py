@@ -25,7 +25,7 @@ async def test_f6_goes_to_the_memory_list_from_the_composer(make_app: MakeApp) -
     app.workspace.store.add_memory(MemoryKind.FACT, "The service runs on PostgreSQL 16.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert app.focused is app.composer
+        assert app.focused is app.conversation_screen.composer
         await pilot.press("f6")
         panel = app.query_one("#memory", MemoryPanel)
         assert panel.option_list.has_focus
@@ -46,7 +46,9 @@ async def test_add_an_entry_in_the_editor(make_app: MakeApp) -> None:
         await settle(pilot)
 
         assert not isinstance(app.screen, MemoryEditor)
-        (entry,) = app.session.store.list_memory(conversation_id=app.session.conversation_id)
+        (entry,) = app.conversation_screen.session.store.list_memory(
+            conversation_id=app.conversation_screen.session.conversation_id
+        )
         assert (entry.kind, entry.text, entry.importance, entry.conversation_id, entry.source) == (
             MemoryKind.FACT,
             "Builds must work offline.",
@@ -54,8 +56,10 @@ async def test_add_an_entry_in_the_editor(make_app: MakeApp) -> None:
             None,
             "manual",
         )
-        assert memory_refs(app.last_plan) == [entry.ref]
-        assert "- [fact] Builds must work offline.\n" in memory_message(app.last_plan)
+        assert memory_refs(app.conversation_screen.last_plan) == [entry.ref]
+        assert "- [fact] Builds must work offline.\n" in memory_message(
+            app.conversation_screen.last_plan
+        )
         assert [e.id for e in app.query_one("#memory", MemoryPanel).entries] == [entry.id]
 
 
@@ -66,15 +70,15 @@ async def test_pin_moves_an_entry_first_and_unpin_moves_it_back(make_app: MakeAp
     high = store.add_memory(MemoryKind.FACT, "The service runs on PostgreSQL 16.", importance=9)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert memory_refs(app.last_plan) == [high.ref, low.ref]
+        assert memory_refs(app.conversation_screen.last_plan) == [high.ref, low.ref]
         await pilot.press("f6", "ctrl+k")  # the first entry in the panel: the oldest, `low`
         await settle(pilot)
         assert store.get_memory(low.id).pinned
-        assert memory_refs(app.last_plan) == [low.ref, high.ref]
+        assert memory_refs(app.conversation_screen.last_plan) == [low.ref, high.ref]
         await pilot.press("ctrl+k")
         await settle(pilot)
         assert not store.get_memory(low.id).pinned
-        assert memory_refs(app.last_plan) == [high.ref, low.ref]
+        assert memory_refs(app.conversation_screen.last_plan) == [high.ref, low.ref]
 
 
 async def test_kind_cycles_and_the_request_labels_it(make_app: MakeApp) -> None:
@@ -90,15 +94,17 @@ async def test_kind_cycles_and_the_request_labels_it(make_app: MakeApp) -> None:
             await settle(pilot)
             kind = store.get_memory(entry.id).kind
             seen.append(kind)
-            assert app.last_plan is not None
-            assert app.last_plan.layer(Layer.MEMORY).items[0].ref == entry.ref
+            assert app.conversation_screen.last_plan is not None
+            assert app.conversation_screen.last_plan.layer(Layer.MEMORY).items[0].ref == entry.ref
         assert seen == [
             MemoryKind.CONSTRAINT,
             MemoryKind.PREFERENCE,
             MemoryKind.HYPOTHESIS,
             MemoryKind.FACT,
         ]
-        assert "- [fact] Deploys happen on Fridays.\n" in memory_message(app.last_plan)
+        assert "- [fact] Deploys happen on Fridays.\n" in memory_message(
+            app.conversation_screen.last_plan
+        )
 
 
 async def test_scope_makes_an_entry_this_conversations_only(make_app: MakeApp) -> None:
@@ -107,16 +113,16 @@ async def test_scope_makes_an_entry_this_conversations_only(make_app: MakeApp) -
     entry = store.add_memory(MemoryKind.FACT, "Deploys happen on Fridays.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        first = app.session.conversation
+        first = app.conversation_screen.session.conversation
         await pilot.press("f6", "ctrl+g")
         await settle(pilot)
         assert store.get_memory(entry.id).conversation_id == first
-        assert memory_refs(app.last_plan) == [entry.ref]
+        assert memory_refs(app.conversation_screen.last_plan) == [entry.ref]
 
         await pilot.press("ctrl+n")
         await settle(pilot)
-        assert app.session.conversation != first
-        assert memory_refs(app.last_plan) == []
+        assert app.conversation_screen.session.conversation != first
+        assert memory_refs(app.conversation_screen.last_plan) == []
         assert app.query_one("#memory", MemoryPanel).entries == []
 
 
@@ -124,7 +130,9 @@ async def test_scope_back_to_global(make_app: MakeApp) -> None:
     app, _ = make_app()
     store = app.workspace.store
     entry = store.add_memory(
-        MemoryKind.FACT, "Deploys happen on Fridays.", conversation_id=app.session.conversation
+        MemoryKind.FACT,
+        "Deploys happen on Fridays.",
+        conversation_id=app.conversation_screen.session.conversation,
     )
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -133,7 +141,7 @@ async def test_scope_back_to_global(make_app: MakeApp) -> None:
         assert store.get_memory(entry.id).conversation_id is None
         await pilot.press("ctrl+n")
         await settle(pilot)
-        assert memory_refs(app.last_plan) == [entry.ref]
+        assert memory_refs(app.conversation_screen.last_plan) == [entry.ref]
 
 
 async def test_exclude_and_include_again(make_app: MakeApp) -> None:
@@ -145,15 +153,16 @@ async def test_exclude_and_include_again(make_app: MakeApp) -> None:
         await pilot.press("f6", "ctrl+x")
         await settle(pilot)
         assert not store.get_memory(entry.id).enabled
-        assert app.last_plan is not None
-        assert memory_refs(app.last_plan) == []
-        assert [(o.ref, o.reason) for o in app.last_plan.layer(Layer.MEMORY).left_out] == [
-            (entry.ref, Reason.DISABLED)
-        ]
+        assert app.conversation_screen.last_plan is not None
+        assert memory_refs(app.conversation_screen.last_plan) == []
+        assert [
+            (o.ref, o.reason)
+            for o in app.conversation_screen.last_plan.layer(Layer.MEMORY).left_out
+        ] == [(entry.ref, Reason.DISABLED)]
         await pilot.press("ctrl+x")
         await settle(pilot)
         assert store.get_memory(entry.id).enabled
-        assert memory_refs(app.last_plan) == [entry.ref]
+        assert memory_refs(app.conversation_screen.last_plan) == [entry.ref]
 
 
 async def test_importance_up_and_down_reorders_the_request(make_app: MakeApp) -> None:
@@ -163,15 +172,15 @@ async def test_importance_up_and_down_reorders_the_request(make_app: MakeApp) ->
     second = store.add_memory(MemoryKind.FACT, "The service runs on PostgreSQL 16.", importance=6)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert memory_refs(app.last_plan) == [second.ref, first.ref]
+        assert memory_refs(app.conversation_screen.last_plan) == [second.ref, first.ref]
         await pilot.press("f6", "shift+up", "shift+up")
         await settle(pilot)
         assert store.get_memory(first.id).importance == 7
-        assert memory_refs(app.last_plan) == [first.ref, second.ref]
+        assert memory_refs(app.conversation_screen.last_plan) == [first.ref, second.ref]
         await pilot.press("shift+down", "shift+down", "shift+down")
         await settle(pilot)
         assert store.get_memory(first.id).importance == 4
-        assert memory_refs(app.last_plan) == [second.ref, first.ref]
+        assert memory_refs(app.conversation_screen.last_plan) == [second.ref, first.ref]
 
 
 async def test_delete_asks_first_and_then_removes_the_entry(make_app: MakeApp) -> None:
@@ -191,7 +200,7 @@ async def test_delete_asks_first_and_then_removes_the_entry(make_app: MakeApp) -
         await pilot.press("y")
         await settle(pilot)
         assert store.list_memory() == []
-        assert memory_refs(app.last_plan) == []
+        assert memory_refs(app.conversation_screen.last_plan) == []
         assert app.query_one("#memory", MemoryPanel).entries == []
 
 
@@ -203,13 +212,13 @@ async def test_pin_a_message_as_a_fact(make_app: MakeApp) -> None:
             ("user", "Which database do we use?"),
             ("assistant", "The service runs on PostgreSQL 16."),
         ],
-        conversation_id=app.session.conversation,
+        conversation_id=app.conversation_screen.session.conversation,
     )
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.conversation_view.focus()
+        app.conversation_screen.conversation_view.focus()
         await pilot.press("up")  # selects the newest message: the reply
-        assert app.conversation_view.selected_id == reply.id
+        assert app.conversation_screen.conversation_view.selected_id == reply.id
         await pilot.press("ctrl+k")
         editor = app.screen
         assert isinstance(editor, MemoryEditor)
@@ -217,17 +226,19 @@ async def test_pin_a_message_as_a_fact(make_app: MakeApp) -> None:
         await pilot.press("ctrl+s")
         await settle(pilot)
 
-        (entry,) = app.session.store.list_memory(conversation_id=app.session.conversation)
+        (entry,) = app.conversation_screen.session.store.list_memory(
+            conversation_id=app.conversation_screen.session.conversation
+        )
         fields = (entry.kind, entry.text, entry.source, entry.conversation_id, entry.importance)
         assert fields == (
             MemoryKind.FACT,
             "The service runs on PostgreSQL 16.",
             f"message:{reply.id}",
-            app.session.conversation,
+            app.conversation_screen.session.conversation,
             6,
         )
         assert entry.pinned  # "pin" pins
-        assert memory_refs(app.last_plan) == [entry.ref]
+        assert memory_refs(app.conversation_screen.last_plan) == [entry.ref]
 
         await pilot.press("up", "ctrl+k")  # the message before: the user's question
         editor = app.screen
@@ -235,7 +246,7 @@ async def test_pin_a_message_as_a_fact(make_app: MakeApp) -> None:
         assert editor.query_one("#memory-text", TextArea).text == user.content
         await pilot.press("escape")
         await settle(pilot)
-        assert len(app.session.store.list_memory(include_all_scopes=True)) == 1
+        assert len(app.conversation_screen.session.store.list_memory(include_all_scopes=True)) == 1
 
 
 async def test_the_memory_panel_takes_only_the_room_its_entries_need(make_app: MakeApp) -> None:
@@ -246,9 +257,11 @@ async def test_the_memory_panel_takes_only_the_room_its_entries_need(make_app: M
         context = app.query_one("#context")
         assert memory.outer_size.height == 2  # its border and the header line
         assert context.outer_size.height == app.query_one("#side").size.height - 2
-        app.session.store.add_memory(MemoryKind.FACT, "The service runs on PostgreSQL 16.")
-        app.session.forget_memory()
-        app.refresh_plan()
+        app.conversation_screen.session.store.add_memory(
+            MemoryKind.FACT, "The service runs on PostgreSQL 16."
+        )
+        app.conversation_screen.session.forget_memory()
+        app.conversation_screen.refresh_plan()
         await settle(pilot)
         header = memory.query_one(".memory-panel--header").outer_size.height
         assert memory.outer_size.height == 1 + header + 2  # and one two-line entry

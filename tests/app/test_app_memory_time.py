@@ -56,17 +56,17 @@ async def test_r_restores_a_superseded_entry_into_the_request(make_app: MakeApp)
     new = store.add_memory(MemoryKind.FACT, "The service runs on PostgreSQL 16.", key="database")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert memory_refs(app.last_plan) == [new.ref]
+        assert memory_refs(app.conversation_screen.last_plan) == [new.ref]
         await pilot.press("f6", "ctrl+z")  # the first entry is the old, superseded one
         await settle(pilot)
-        assert memory_refs(app.last_plan) == [old.ref]
+        assert memory_refs(app.conversation_screen.last_plan) == [old.ref]
         assert store.get_memory(new.id).superseded_by == old.id
         assert f"Restored memory #{old.id}; it is current again." in notes.messages
         # From the palette too: the one superseded last comes back.
-        app.composer.focus()
-        await app.run_action("restore_memory")
+        app.conversation_screen.composer.focus()
+        await app.conversation_screen.run_action("restore_memory")
         await settle(pilot)
-        assert memory_refs(app.last_plan) == [new.ref]
+        assert memory_refs(app.conversation_screen.last_plan) == [new.ref]
 
 
 async def test_n_writes_a_new_version_and_keeps_the_old_as_superseded(make_app: MakeApp) -> None:
@@ -86,7 +86,7 @@ async def test_n_writes_a_new_version_and_keeps_the_old_as_superseded(make_app: 
         newer = store.list_memory()[-1]
         assert newer.text == "Deploys happen on Mondays."
         assert store.get_memory(old.id).superseded_by == newer.id
-        assert memory_refs(app.last_plan) == [newer.ref]
+        assert memory_refs(app.conversation_screen.last_plan) == [newer.ref]
 
 
 async def test_a_hypothesis_waiting_too_long_is_flagged_then_confirmed_or_kept(
@@ -96,7 +96,7 @@ async def test_a_hypothesis_waiting_too_long_is_flagged_then_confirmed_or_kept(
     store = app.workspace.store
     first = store.add_memory(MemoryKind.HYPOTHESIS, "The slowdown comes from the ORM.")
     second = store.add_memory(MemoryKind.HYPOTHESIS, "Deploys fail on Mondays.")
-    conversation = app.session.conversation
+    conversation = app.conversation_screen.session.conversation
     seed(
         store, [("user", "one"), ("assistant", "ok"), ("user", "two")], conversation_id=conversation
     )
@@ -120,7 +120,7 @@ async def test_ctrl_j_shows_the_message_an_entry_came_from(make_app: MakeApp) ->
     app, _ = make_app()
     store = app.workspace.store
     turns = [("user" if i % 2 == 0 else "assistant", f"turn {i} about the plan") for i in range(80)]
-    messages = seed(store, turns, conversation_id=app.session.conversation)
+    messages = seed(store, turns, conversation_id=app.conversation_screen.session.conversation)
     source = messages[2]
     store.add_memory(MemoryKind.FACT, "An early decision.", source=f"message:{source.id}")
     async with app.run_test(size=SIZE) as pilot:

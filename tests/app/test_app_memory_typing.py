@@ -23,15 +23,17 @@ async def test_a_burst_typed_on_the_memory_panel_lands_in_the_composer_in_order(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         before = store.list_memory()
-        app.composer.insert("Already typed: ")
+        app.conversation_screen.composer.insert("Already typed: ")
         await pilot.press("f6")
         panel = app.query_one("#memory", MemoryPanel)
         assert panel.option_list.has_focus
 
         burst(pilot, SENTENCE)
-        await until(pilot, lambda: app.composer.text == "Already typed: " + SENTENCE)
+        await until(
+            pilot, lambda: app.conversation_screen.composer.text == "Already typed: " + SENTENCE
+        )
         await settle(pilot)
-        assert app.focused is app.composer
+        assert app.focused is app.conversation_screen.composer
         assert app.screen is app.screen_stack[0]  # no dialog opened (add, edit, delete)
         assert store.list_memory() == before
         assert not panel.sorted_by_use
@@ -46,10 +48,12 @@ async def test_a_paste_on_the_memory_panel_goes_into_the_composer(make_app: Make
         await pilot.press("f6")
         pasted = "pasted text\nwith two lines"
         app.post_message(events.Paste(pasted))
-        await until(pilot, lambda: app.composer.text == pasted)
-        assert app.focused is app.composer
-        expected = app.session.count("user", pasted)
-        await until(pilot, lambda: input_tokens(app.last_plan) == expected)  # planned with it
+        await until(pilot, lambda: app.conversation_screen.composer.text == pasted)
+        assert app.focused is app.conversation_screen.composer
+        expected = app.conversation_screen.session.count("user", pasted)
+        await until(
+            pilot, lambda: input_tokens(app.conversation_screen.last_plan) == expected
+        )  # planned with it
 
 
 async def test_the_panels_keys_still_act_and_escape_goes_back(make_app: MakeApp) -> None:
@@ -67,4 +71,4 @@ async def test_the_panels_keys_still_act_and_escape_goes_back(make_app: MakeApp)
             entry.importance + 1,
         )
         await pilot.press("escape")
-        assert app.focused is app.composer
+        assert app.focused is app.conversation_screen.composer

@@ -39,14 +39,14 @@ async def test_objective_mode_leaves_preferences_and_hypotheses_out(
     refs = every_kind(app.workspace.store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert app.session.mode is Mode.PERSONALIZATION
-        assert sorted(memory_refs(app.last_plan)) == sorted(refs.values())
-        assert app.sub_title == "test · gpt-4o · mode: personalization"
+        assert app.conversation_screen.session.mode is Mode.PERSONALIZATION
+        assert sorted(memory_refs(app.conversation_screen.last_plan)) == sorted(refs.values())
+        assert app.conversation_screen.sub_title == "test · gpt-4o · mode: personalization"
 
         await pilot.press("ctrl+o")
         await settle(pilot)
 
-        plan = app.last_plan
+        plan = app.conversation_screen.last_plan
         assert plan is not None and plan.mode == "objective"
         assert sorted(memory_refs(plan)) == sorted(
             [refs[MemoryKind.FACT], refs[MemoryKind.CONSTRAINT]]
@@ -54,7 +54,7 @@ async def test_objective_mode_leaves_preferences_and_hypotheses_out(
         assert sorted((o.ref, o.reason) for o in plan.layer(Layer.MEMORY).left_out) == sorted(
             [(refs[MemoryKind.PREFERENCE], Reason.MODE), (refs[MemoryKind.HYPOTHESIS], Reason.MODE)]
         )
-        assert app.sub_title == "test · gpt-4o · mode: objective"
+        assert app.conversation_screen.sub_title == "test · gpt-4o · mode: objective"
         assert "Mode: objective" in notes.messages
         change = app.query_one("#context", ContextPanels).last_mode_change
         assert change is not None
@@ -81,8 +81,8 @@ async def test_the_mode_is_remembered_for_the_next_run(make_app: MakeApp) -> Non
     again, _ = make_app()
     async with again.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert again.session.mode is Mode.OBJECTIVE
-        assert again.sub_title == "test · gpt-4o · mode: objective"
+        assert again.conversation_screen.session.mode is Mode.OBJECTIVE
+        assert again.conversation_screen.sub_title == "test · gpt-4o · mode: objective"
         await pilot.press("ctrl+o")
         await settle(pilot)
     assert load_state(again.workspace.locations.state_file).state.last_mode is Mode.PERSONALIZATION
@@ -97,14 +97,16 @@ async def test_model_switch_lists_the_servers_models_and_uses_the_choice(
         listed = await pick_model(pilot, "gpt-4o-mini")
         assert listed == ["p:test", "m:gpt-4o", "m:gpt-4o-mini"]
 
-        assert app.session.model == "gpt-4o-mini"
-        assert app.sub_title == "test · gpt-4o-mini · mode: personalization"
+        assert app.conversation_screen.session.model == "gpt-4o-mini"
+        assert app.conversation_screen.sub_title == "test · gpt-4o-mini · mode: personalization"
         assert "Now talking to gpt-4o-mini (test)." in notes.messages
         await typed(pilot, "Hello")
         await pilot.press("enter")
         await settle(pilot)
         assert server.requests[-1]["model"] == "gpt-4o-mini"
-        reply = app.session.store.messages(app.session.conversation)[-1]
+        reply = app.conversation_screen.session.store.messages(
+            app.conversation_screen.session.conversation
+        )[-1]
         assert reply.model == "gpt-4o-mini"
 
 
@@ -117,7 +119,7 @@ async def test_the_inspector_shows_exactly_the_next_request(
     seed(
         store,
         [("user", "Which database?"), ("assistant", "PostgreSQL 16.")],
-        conversation_id=app.session.conversation,
+        conversation_id=app.conversation_screen.session.conversation,
     )
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -125,7 +127,9 @@ async def test_the_inspector_shows_exactly_the_next_request(
         await pilot.press("f2")
         inspector = app.screen
         assert isinstance(inspector, RequestInspector)
-        expected = app.session.plan("And which version of it?").request_messages()
+        expected = app.conversation_screen.session.plan(
+            "And which version of it?"
+        ).request_messages()
         assert inspector.body["messages"] == expected
         assert [m["role"] for m in expected] == ["system", "system", "user", "assistant", "user"]
         assert (inspector.body["model"], inspector.body["max_tokens"]) == ("gpt-4o", 2_000)
@@ -150,9 +154,9 @@ async def test_a_selected_reply_shows_the_request_it_came_from(
             await pilot.press("enter")
             await settle(pilot)
         store = app.workspace.store
-        first_reply = store.messages(app.session.conversation)[1]
+        first_reply = store.messages(app.conversation_screen.session.conversation)[1]
         assert first_reply.content == "First answer."
-        app.conversation_view.select(first_reply.id)
+        app.conversation_screen.conversation_view.select(first_reply.id)
         await pilot.press("f2")
         inspector = app.screen
         assert isinstance(inspector, RequestInspector)
@@ -170,7 +174,11 @@ async def test_the_inspectors_json_scrolls_to_its_last_line_at_160_by_45(
     make_app: MakeApp,
 ) -> None:
     app, _ = make_app()
-    seed(app.workspace.store, exchange(30), conversation_id=app.session.conversation)
+    seed(
+        app.workspace.store,
+        exchange(30),
+        conversation_id=app.conversation_screen.session.conversation,
+    )
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot)
         await pilot.press("f2")
@@ -210,26 +218,26 @@ async def test_the_model_chosen_with_f4_is_remembered_for_that_conversation(
     app, _ = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        chosen = app.session.conversation
+        chosen = app.conversation_screen.session.conversation
         await pick_model(pilot, "gpt-4o-mini")
 
         # Another conversation talks to the configured model...
         await pilot.press("ctrl+n")
         await settle(pilot)
-        other = app.session.conversation
+        other = app.conversation_screen.session.conversation
         assert other != chosen
-        assert app.session.model == "gpt-4o"
-        assert app.sub_title == "test · gpt-4o · mode: personalization"
+        assert app.conversation_screen.session.model == "gpt-4o"
+        assert app.conversation_screen.sub_title == "test · gpt-4o · mode: personalization"
         await typed(pilot, "Hello there")
         await pilot.press("enter")
         await settle(pilot)
         assert server.requests[-1]["model"] == "gpt-4o"
 
         # ...and the first one still to the one chosen for it.
-        await app.open_conversation(chosen)
+        await app.conversation_screen.open_conversation(chosen)
         await settle(pilot)
-        assert app.session.model == "gpt-4o-mini"
-        assert app.sub_title == "test · gpt-4o-mini · mode: personalization"
+        assert app.conversation_screen.session.model == "gpt-4o-mini"
+        assert app.conversation_screen.sub_title == "test · gpt-4o-mini · mode: personalization"
         await typed(pilot, "Hello again")
         await pilot.press("enter")
         await settle(pilot)
@@ -239,13 +247,13 @@ async def test_the_model_chosen_with_f4_is_remembered_for_that_conversation(
     again, _ = make_app()
     async with again.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert again.session.conversation == chosen
-        assert again.session.model == "gpt-4o-mini"
-        assert again.sub_title == "test · gpt-4o-mini · mode: personalization"
+        assert again.conversation_screen.session.conversation == chosen
+        assert again.conversation_screen.session.model == "gpt-4o-mini"
+        assert again.conversation_screen.sub_title == "test · gpt-4o-mini · mode: personalization"
 
         # Choosing the configured model again forgets the choice.
         await pick_model(pilot, "gpt-4o")
-        stored = again.session.store.get_conversation(chosen)
+        stored = again.conversation_screen.session.store.get_conversation(chosen)
         assert (stored.chosen_profile, stored.chosen_model) == (None, None)
 
 
@@ -255,7 +263,7 @@ async def test_the_command_line_uses_the_conversations_model_unless_told_otherwi
     app, _ = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        conversation = app.session.conversation
+        conversation = app.conversation_screen.session.conversation
         await pick_model(pilot, "gpt-4o-mini")
     run = cli(tmp_path / "home", str(app.workspace.loaded.path))
     await run("send", "--json", "--conversation", str(conversation), "Hi")

@@ -37,20 +37,22 @@ async def test_a_turn_sent_by_another_process_is_shown_planned_and_sent(
     conversation = seed(app.workspace.store, exchange(1))[0].conversation_id
     server.script("Shell answer.", "TUI answer.")
     async with app.run_test(size=SIZE) as pilot:
-        await app.open_conversation(conversation)
+        await app.conversation_screen.open_conversation(conversation)
         await until(pilot, lambda: len(shown_messages(app)) == 2)
         await typed(pilot, "A draft")  # the session has read and planned the conversation
 
         await ctxchat_send(tmp_path / "home", "--conversation", str(conversation), "From the shell")
 
         # The very next plan holds the other process's turn, before the screen catches up.
-        planned = [m["content"] for m in app.session.plan("Next").request_messages()]
+        planned = [
+            m["content"] for m in app.conversation_screen.session.plan("Next").request_messages()
+        ]
         assert planned[-3:] == ["From the shell", "Shell answer.", "Next"]
         # The screen shows it, without anything pressed.
         turns = [("user", "From the shell"), ("assistant", "Shell answer.")]
         await until(pilot, lambda: shown_messages(app)[-2:] == turns)
 
-        app.composer.clear()
+        app.conversation_screen.composer.clear()
         await typed(pilot, "And from the TUI")
         await pilot.press("enter")
         await settle(pilot)

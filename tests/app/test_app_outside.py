@@ -20,7 +20,11 @@ def divider(item: MessageItem) -> str:
 
 
 def marked(app: CtxChatApp) -> list[int]:
-    return [item.message_id for item in app.conversation_view.items if item.has_class("-outside")]
+    return [
+        item.message_id
+        for item in app.conversation_screen.conversation_view.items
+        if item.has_class("-outside")
+    ]
 
 
 async def test_turns_in_the_summary_are_marked_with_one_divider_under_them(
@@ -28,9 +32,11 @@ async def test_turns_in_the_summary_are_marked_with_one_divider_under_them(
 ) -> None:
     app, _ = make_app()
     store = app.workspace.store
-    messages = seed(store, exchange(8), conversation_id=app.session.conversation)
+    messages = seed(
+        store, exchange(8), conversation_id=app.conversation_screen.session.conversation
+    )
     store.add_summary(
-        app.session.conversation,
+        app.conversation_screen.session.conversation,
         text="They talked about the database.",
         first_message_id=messages[0].id,
         last_message_id=messages[5].id,
@@ -40,7 +46,7 @@ async def test_turns_in_the_summary_are_marked_with_one_divider_under_them(
     )
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        items = {item.message_id: item for item in app.conversation_view.items}
+        items = {item.message_id: item for item in app.conversation_screen.conversation_view.items}
         assert marked(app) == [m.id for m in messages[:6]]
         assert divider(items[messages[5].id]) == ("┄┄ above: in summary v1, 6 messages")
         assert [divider(items[m.id]) for m in messages[:5] + messages[6:]] == [""] * 15
@@ -57,13 +63,15 @@ async def test_turns_dropped_over_budget_are_marked_and_unmarked_when_they_fit(
     )
     long = "A long answer about the database and its many settings. " * 12
     turns = [("user", f"Question {n}?") if n % 2 == 0 else ("assistant", long) for n in range(12)]
-    messages = seed(app.workspace.store, turns, conversation_id=app.session.conversation)
+    messages = seed(
+        app.workspace.store, turns, conversation_id=app.conversation_screen.session.conversation
+    )
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         dropped = marked(app)
         assert dropped, "some older turns are over the working budget"
         assert dropped == [m.id for m in messages[: len(dropped)]]
-        newest_dropped = app.conversation_view.item(dropped[-1])
+        newest_dropped = app.conversation_screen.conversation_view.item(dropped[-1])
         assert newest_dropped is not None
         assert divider(newest_dropped).startswith("┄┄ above: dropped, over the working budget")
         assert messages[-1].id not in dropped
@@ -78,7 +86,7 @@ async def test_a_length_cut_reply_keeps_its_marker_and_a_failed_empty_one_shows_
         await typed(pilot, "Tell me everything")
         await pilot.press("enter")
         await settle(pilot)
-        cut = app.conversation_view.items[-1]
+        cut = app.conversation_screen.conversation_view.items[-1]
         status = cut.query_one(".message--status", Static)
         assert str(status.render()) == CUT_SENTENCE
         assert status.display
@@ -87,14 +95,14 @@ async def test_a_length_cut_reply_keeps_its_marker_and_a_failed_empty_one_shows_
         await typed(pilot, "Again")
         await pilot.press("enter")
         await settle(pilot)
-        failed = app.conversation_view.items[-1]
+        failed = app.conversation_screen.conversation_view.items[-1]
         assert failed.status is MessageStatus.FAILED
         assert "tokens" not in str(failed.query_one(".message--header", Static).render())
 
     again, _ = make_app()  # the next run draws the cut reply from the store: still marked
     async with again.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        item = again.conversation_view.item(cut.message_id)
+        item = again.conversation_screen.conversation_view.item(cut.message_id)
         assert item is not None
         assert str(item.query_one(".message--status", Static).render()) == CUT_SENTENCE
 
@@ -108,8 +116,8 @@ async def test_a_stalled_reply_shows_how_long_it_has_waited(
     async with app.run_test(size=SIZE) as pilot:
         await typed(pilot, "Are you there?")
         await pilot.press("enter")
-        await until(pilot, lambda: app.streaming)
-        item = app.conversation_view.items[-1]
+        await until(pilot, lambda: app.conversation_screen.streaming)
+        item = app.conversation_screen.conversation_view.items[-1]
 
         def header() -> str:
             return str(item.query_one(".message--header", Static).render())

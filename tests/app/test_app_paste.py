@@ -16,13 +16,26 @@ async def test_a_pasted_escape_sequence_shows_in_the_box_as_it_is_sent(
     server.script("Seen.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.composer.focus()
-        app.composer.insert("before ")
+        app.conversation_screen.composer.focus()
+        app.conversation_screen.composer.insert("before ")
         app.post_message(events.Paste("\x1b[31mred\x1b[0m, a bell \x07\rand a tab\t"))
         burst(pilot, " after\r")
-        await until(pilot, lambda: app.session.store.count_messages(app.session.conversation) == 2)
+        await until(
+            pilot,
+            lambda: (
+                app.conversation_screen.session.store.count_messages(
+                    app.conversation_screen.session.conversation
+                )
+                == 2
+            ),
+        )
         await settle(pilot)
-        sent = [m.content for m in app.session.store.messages(app.session.conversation)]
+        sent = [
+            m.content
+            for m in app.conversation_screen.session.store.messages(
+                app.conversation_screen.session.conversation
+            )
+        ]
         assert sent == ["before ␛[31mred␛[0m, a bell ␇\nand a tab\t after", "Seen."]
-        assert app.composer.text == ""
+        assert app.conversation_screen.composer.text == ""
         assert notes.of("error") == []

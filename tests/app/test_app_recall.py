@@ -42,13 +42,13 @@ async def test_typing_a_question_recalls_the_newer_decision_first(
 ) -> None:
     app, _ = make_app(context_window=3_000, output_reserve=500, extra="[recall]\nsemantic = false")
     store = app.workspace.store
-    seed(store, decisions(), conversation_id=app.session.conversation)
-    app.session.invalidate()
+    seed(store, decisions(), conversation_id=app.conversation_screen.session.conversation)
+    app.conversation_screen.session.invalidate()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         plan = await typed(pilot, "What did we decide about the database?")
         recall = plan.layer(Layer.RECALL)
-        stored = store.messages(app.session.conversation)
+        stored = store.messages(app.conversation_screen.session.conversation)
         newer = next(m for m in stored if "PostgreSQL" in m.content)
         older = next(m for m in stored if "MySQL" in m.content)
         assert [item.ref for item in recall.items] == [f"message:{newer.id}", f"message:{older.id}"]
@@ -79,18 +79,20 @@ async def test_recall_by_meaning_starts_before_a_long_history_is_embedded(
         pytest.skip("the embeddings extra is not installed")
     app, _ = make_app(context_window=3_000, output_reserve=500)
     store = app.workspace.store
-    conversation = app.session.conversation
+    conversation = app.conversation_screen.session.conversation
     rng = random.Random(3)
     turns = [("user" if i % 2 == 0 else "assistant", babble(rng)) for i in range(1_500)]
     turns[1_400] = ("user", "We chose Postgres as our DB.")
     with store.transaction():
         seed(store, turns, conversation_id=conversation)
-    app.session.invalidate()
+    app.conversation_screen.session.invalidate()
     answer = next(m for m in store.messages(conversation) if m.content.startswith("We chose"))
     async with app.run_test(size=SIZE) as pilot:
         # Loading the encoder and embedding the newest messages is slow on a busy machine.
-        await until(pilot, lambda: app.session.semantic is not None, timeout=120)
-        app.composer.insert("Which database did we pick?")
+        await until(
+            pilot, lambda: app.conversation_screen.session.semantic is not None, timeout=120
+        )
+        app.conversation_screen.composer.insert("Which database did we pick?")
 
         def recalled() -> dict[str, str]:
             plan = app.query_one(ContextPanels).plan

@@ -58,7 +58,7 @@ async def test_the_request_shown_everywhere_is_the_one_received(
             app = build_app(workspace, SessionOptions())
             async with app.run_test(size=SIZE) as pilot:
                 await settle(pilot)
-                reply = workspace.store.messages(app.session.conversation)[-1]
+                reply = workspace.store.messages(app.conversation_screen.session.conversation)[-1]
                 stored = workspace.store.load_plan(reply.id)
                 assert stored is not None and stored.request is not None
                 assert stored.request["body"] == json.loads(received.raw)
@@ -69,14 +69,14 @@ async def test_the_request_shown_everywhere_is_the_one_received(
                 assert isinstance(inspector, RequestInspector)
                 assert dict(inspector.body) == next_planned["body"]
                 await pilot.press("escape")
-                app.conversation_view.select(reply.id)
+                app.conversation_screen.conversation_view.select(reply.id)
                 await pilot.press("f2")
                 inspector = app.screen
                 assert isinstance(inspector, RequestInspector)
                 assert dict(inspector.body) == json.loads(received.raw)
                 await pilot.press("escape")
 
-                app.composer.focus()
+                app.conversation_screen.composer.focus()
                 await pilot.press("enter")
                 await settle(pilot)
                 assert json.loads(server.requests[-1].raw) == next_planned["body"]

@@ -45,8 +45,8 @@ async def test_a_sent_message_and_its_streamed_reply_are_stored_as_planned(
         await pilot.press("enter")
         await settle(pilot)
 
-        store = app.session.store
-        user, reply = store.messages(app.session.conversation)
+        store = app.conversation_screen.session.store
+        user, reply = store.messages(app.conversation_screen.session.conversation)
         assert (user.role, user.content, user.status) == (
             "user",
             "What is WAL mode?",
@@ -64,7 +64,7 @@ async def test_a_sent_message_and_its_streamed_reply_are_stored_as_planned(
         assert stored_plan is not None
         assert stored_plan.request_messages() == sent["messages"]
         assert (sent["model"], sent["max_tokens"], sent["stream"]) == ("gpt-4o", 2_000, True)
-        assert app.composer.text == ""
+        assert app.conversation_screen.composer.text == ""
         assert shown_messages(app) == [
             ("user", "What is WAL mode?"),
             ("assistant", "WAL keeps a write-ahead log beside the database file."),
@@ -83,10 +83,10 @@ async def test_the_input_panel_counts_the_draft_as_it_is_typed(make_app: MakeApp
         assert input_panel_tokens(app) == PRIMER
         await typed(pilot, "hi", keys=True)
         short = input_panel_tokens(app)
-        assert short == app.session.count("user", "hi") + PRIMER
+        assert short == app.conversation_screen.session.count("user", "hi") + PRIMER
         await typed(pilot, " there", keys=True)
         longer = input_panel_tokens(app)
-        assert longer == app.session.count("user", "hi there") + PRIMER
+        assert longer == app.conversation_screen.session.count("user", "hi there") + PRIMER
         assert longer > short
 
 
@@ -96,15 +96,20 @@ async def test_escape_stops_the_reply_and_keeps_the_part_received(
     app, _ = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await stalled_reply(pilot, server)  # two chunks of six characters, then quiet
-        assert app.streaming
+        assert app.conversation_screen.streaming
         await pilot.press("escape")
         await settle(pilot)
 
-        user, reply = app.session.store.messages(app.session.conversation)
+        user, reply = app.conversation_screen.session.store.messages(
+            app.conversation_screen.session.conversation
+        )
         assert user.content == "Tell me everything."
         assert (reply.content, reply.status) == ("Partial answ", MessageStatus.INTERRUPTED)
-        assert not app.streaming
-        assert app.conversation_view.items[-1].view.status is MessageStatus.INTERRUPTED
+        assert not app.conversation_screen.streaming
+        assert (
+            app.conversation_screen.conversation_view.items[-1].view.status
+            is MessageStatus.INTERRUPTED
+        )
         assert status_line(app) == ""  # the reply's marker line says it, once
 
 
@@ -120,13 +125,17 @@ async def test_retry_on_the_conversation_pane_replaces_an_interrupted_reply(
         await until(pilot, lambda: shown_messages(app)[-1:] == [("assistant", "Partial answ")])
         await pilot.press("escape")
         await settle(pilot)
-        interrupted = app.session.store.messages(app.session.conversation)[-1]
+        interrupted = app.conversation_screen.session.store.messages(
+            app.conversation_screen.session.conversation
+        )[-1]
 
-        app.conversation_view.focus()
+        app.conversation_screen.conversation_view.focus()
         await pilot.press("ctrl+r")
         await settle(pilot)
 
-        _, reply = app.session.store.messages(app.session.conversation)
+        _, reply = app.conversation_screen.session.store.messages(
+            app.conversation_screen.session.conversation
+        )
         assert reply.id != interrupted.id
         assert (reply.content, reply.status) == ("The whole answer.", MessageStatus.COMPLETE)
         assert server.requests[-1]["messages"] == [
@@ -148,13 +157,17 @@ async def test_regenerate_replaces_the_last_reply(
         await typed(pilot, "Pick a number.")
         await pilot.press("enter")
         await settle(pilot)
-        first = app.session.store.messages(app.session.conversation)[-1]
+        first = app.conversation_screen.session.store.messages(
+            app.conversation_screen.session.conversation
+        )[-1]
 
-        app.conversation_view.focus()
+        app.conversation_screen.conversation_view.focus()
         await pilot.press("ctrl+g")  # nothing is lost (the old reply becomes a variant): no asking
         await settle(pilot)
 
-        messages = app.session.store.messages(app.session.conversation)
+        messages = app.conversation_screen.session.store.messages(
+            app.conversation_screen.session.conversation
+        )
         assert [(m.role, m.content) for m in messages] == [
             ("user", "Pick a number."),
             ("assistant", "Second answer."),
@@ -172,16 +185,27 @@ async def test_an_over_budget_draft_is_not_sent_and_stays_in_the_composer(
     draft = "The quick brown fox jumps over the lazy dog. " * 100
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.composer.insert(draft)
-        await until(pilot, lambda: app.last_plan is not None and app.last_plan.over_by > 0)
-        plan = app.last_plan
+        app.conversation_screen.composer.insert(draft)
+        await until(
+            pilot,
+            lambda: (
+                app.conversation_screen.last_plan is not None
+                and app.conversation_screen.last_plan.over_by > 0
+            ),
+        )
+        plan = app.conversation_screen.last_plan
         assert plan is not None and plan.status is PlanStatus.OVER_BUDGET
         await pilot.press("enter")
         await settle(pilot)
 
         assert server.requests == []
-        assert app.session.store.messages(app.session.conversation) == []
-        assert app.composer.text == draft
+        assert (
+            app.conversation_screen.session.store.messages(
+                app.conversation_screen.session.conversation
+            )
+            == []
+        )
+        assert app.conversation_screen.composer.text == draft
         assert notes.of("error") == [
             f"The message is {plan.over_by:,} tokens over the budget of 800 tokens; "
             "shorten it or raise the context window."
@@ -196,7 +220,7 @@ async def test_a_one_megabyte_paste_is_planned_in_a_thread_and_kept_when_over_bu
     assert len(paste) > 1_000_000 > BIG_DRAFT
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        session = app.session
+        session = app.conversation_screen.session
         planned_on: list[tuple[int, bool]] = []
         plan = session.plan
 
@@ -209,7 +233,7 @@ async def test_a_one_megabyte_paste_is_planned_in_a_thread_and_kept_when_over_bu
         session.plan = watched
         side = app.query_one("#side")
         assert not side.has_class("-hidden")
-        app.composer.insert(paste)
+        app.conversation_screen.composer.insert(paste)
         # The app keeps answering keys while the plan is made.
         await pilot.press("ctrl+b")
         await settle(pilot)
@@ -219,14 +243,17 @@ async def test_a_one_megabyte_paste_is_planned_in_a_thread_and_kept_when_over_bu
         assert (len(paste), True) not in planned_on
         expected = session.count("user", paste) + PRIMER
         assert input_panel_tokens(app) == expected
-        assert app.last_plan is not None and app.last_plan.status is PlanStatus.OVER_BUDGET
+        assert (
+            app.conversation_screen.last_plan is not None
+            and app.conversation_screen.last_plan.status is PlanStatus.OVER_BUDGET
+        )
 
         await pilot.press("enter")
         await settle(pilot)
         assert server.requests == []
-        assert app.composer.text == paste
+        assert app.conversation_screen.composer.text == paste
         assert notes.of("error") == [
-            f"The message is {app.last_plan.over_by:,} tokens over the budget of 14,000 "
+            f"The message is {app.conversation_screen.last_plan.over_by:,} tokens over the budget of 14,000 "
             "tokens; shorten it or raise the context window."
         ]
 
@@ -286,14 +313,16 @@ async def test_reasoning_shows_live_and_stays_when_the_reply_is_stopped(
             return reasoning_shown(item[0]) == ("Reasoning…", False, thought)
 
         await until(pilot, thinking)
-        assert app.streaming
+        assert app.conversation_screen.streaming
         assert shown_messages(app)[-1] == ("assistant", "")
         await pilot.press("escape")
         await settle(pilot)
 
-        reply = app.session.store.messages(app.session.conversation)[-1]
+        reply = app.conversation_screen.session.store.messages(
+            app.conversation_screen.session.conversation
+        )[-1]
         assert (reply.reasoning, reply.status) == (thought, MessageStatus.INTERRUPTED)
-        tokens = app.session.counter.count_text(thought)
+        tokens = app.conversation_screen.session.counter.count_text(thought)
         assert reasoning_shown(item[0]) == (f"Reasoning · {tokens:,} tokens", False, thought)
 
 
@@ -337,10 +366,15 @@ async def test_a_stop_while_the_turn_is_drawing_still_marks_the_reply_interrupte
         await pilot.press("escape")
         await settle(pilot)
 
-        reply = app.session.store.messages(app.session.conversation)[-1]
+        reply = app.conversation_screen.session.store.messages(
+            app.conversation_screen.session.conversation
+        )[-1]
         assert reply.status is MessageStatus.INTERRUPTED
-        assert app.conversation_view.items[-1].view.status is MessageStatus.INTERRUPTED
-        assert not app.streaming
+        assert (
+            app.conversation_screen.conversation_view.items[-1].view.status
+            is MessageStatus.INTERRUPTED
+        )
+        assert not app.conversation_screen.streaming
 
 
 async def test_the_start_and_the_end_of_a_turn_are_each_drawn_in_one_frame(
@@ -353,8 +387,8 @@ async def test_the_start_and_the_end_of_a_turn_are_each_drawn_in_one_frame(
     server.script("- one\n- two\n\nA paragraph after the list.")
     half_drawn: list[str] = []
     drawing: str | None = None
-    show_event = app._show_event
-    end_turn = app._end_turn
+    show_event = app.conversation_screen._show_event
+    end_turn = app.conversation_screen._end_turn
 
     async def showing(*args: Any) -> None:
         nonlocal drawing
@@ -375,8 +409,8 @@ async def test_the_start_and_the_end_of_a_turn_are_each_drawn_in_one_frame(
         await end_turn(*args)
         drawing = None
 
-    monkeypatch.setattr(app, "_show_event", showing)
-    monkeypatch.setattr(app, "_end_turn", ended)
+    monkeypatch.setattr(app.conversation_screen, "_show_event", showing)
+    monkeypatch.setattr(app.conversation_screen, "_end_turn", ended)
     async with app.run_test(size=SIZE) as pilot:
         refresh_layout = app.screen._refresh_layout
 
@@ -394,5 +428,5 @@ async def test_the_start_and_the_end_of_a_turn_are_each_drawn_in_one_frame(
             ("user", "List two things."),
             ("assistant", "- one\n- two\n\nA paragraph after the list."),
         ]
-        assert app.composer.text == ""
-        assert not app.streaming
+        assert app.conversation_screen.composer.text == ""
+        assert not app.conversation_screen.streaming

@@ -72,8 +72,11 @@ async def test_a_typed_url_is_asked_and_fills_the_model_list(
 
             await pilot.press("ctrl+s")
             await settle(pilot)
-            assert app.has_session
-            assert (app.session.profile.base_url, app.session.model) == (
+            assert app.conversation_screen.has_session
+            assert (
+                app.conversation_screen.session.profile.base_url,
+                app.conversation_screen.session.model,
+            ) == (
                 server.base_url,
                 "llama3.2:3b",
             )
@@ -177,7 +180,7 @@ async def test_a_typed_key_is_masked_and_stored_in_the_config_when_chosen(
 
         await pilot.press("ctrl+s")
         await settle(pilot)
-        assert app.has_session
+        assert app.conversation_screen.has_session
         assert written_profile(config)["api_key"] == KEY
         assert "api_key_env" not in written_profile(config)
         assert (
@@ -224,7 +227,9 @@ async def test_a_key_not_stored_is_used_this_run_and_the_variable_is_explained(
         await typed(pilot, "Hello")
         await pilot.press("enter")
         await settle(pilot)
-        reply = app.session.store.messages(app.session.conversation)[-1]
+        reply = app.conversation_screen.session.store.messages(
+            app.conversation_screen.session.conversation
+        )[-1]
         assert reply.content == "Unlocked."
 
 

@@ -84,7 +84,7 @@ async def test_first_run_without_a_server_asks_and_writes_the_config(
         await settle(pilot)
         setup = app.screen
         assert isinstance(setup, SetupScreen)
-        assert not app.has_session
+        assert not app.conversation_screen.has_session
         assert setup.provider == "openai"
         warning = str(setup.query_one("#setup-warning", Static).render())
         assert warning == (
@@ -104,9 +104,12 @@ async def test_first_run_without_a_server_asks_and_writes_the_config(
         assert not isinstance(app.screen, SetupScreen)
         check_written_config(config, server.base_url)
         assert f"Saved the configuration to {config}." in notes.messages
-        assert app.has_session
-        assert (app.session.profile.base_url, app.session.model) == (server.base_url, "gpt-4o")
-        assert app.sub_title == "server · gpt-4o · mode: personalization"
+        assert app.conversation_screen.has_session
+        assert (
+            app.conversation_screen.session.profile.base_url,
+            app.conversation_screen.session.model,
+        ) == (server.base_url, "gpt-4o")
+        assert app.conversation_screen.sub_title == "server · gpt-4o · mode: personalization"
 
         server.script("Hello from the server.")
         await typed(pilot, "Hi")
@@ -141,9 +144,9 @@ async def test_first_run_offers_a_server_found_on_loopback(
         await settle(pilot)
 
         check_written_config(tmp_path / "config.toml", server.base_url)
-        assert app.has_session
-        assert app.session.profile.name == "openai-compatible"
-        assert app.session.backend is not None
+        assert app.conversation_screen.has_session
+        assert app.conversation_screen.session.profile.name == "openai-compatible"
+        assert app.conversation_screen.session.backend is not None
 
 
 async def test_quitting_the_setup_writes_nothing(
@@ -175,10 +178,13 @@ async def test_keys_from_the_config_rebind_and_unknown_ids_are_reported(
         ]
         await pilot.press("ctrl+o")
         await settle(pilot)
-        after_the_old_key = app.session.mode
+        after_the_old_key = app.conversation_screen.session.mode
         await pilot.press("f9")
         await settle(pilot)
-        assert (after_the_old_key, app.session.mode) == (Mode.PERSONALIZATION, Mode.OBJECTIVE)
+        assert (after_the_old_key, app.conversation_screen.session.mode) == (
+            Mode.PERSONALIZATION,
+            Mode.OBJECTIVE,
+        )
 
 
 async def test_an_unknown_theme_in_the_config_is_a_config_error_and_the_default_is_used(
@@ -207,7 +213,7 @@ async def test_a_broken_theme_file_is_named_in_one_notification(make_app: MakeAp
         assert len(theme_notes) == 1
         assert theme_notes[0].startswith(f"A theme file could not be loaded:\n{broken}: ")
         assert notes.of("warning") == theme_notes
-        assert app.has_session
+        assert app.conversation_screen.has_session
 
 
 def fill(store: Store, conversation_id: int, count: int) -> int:
@@ -230,7 +236,7 @@ def fill(store: Store, conversation_id: int, count: int) -> int:
 
 async def test_ten_thousand_messages_open_with_a_window_of_them(make_app: MakeApp) -> None:
     app, _ = make_app()
-    last = fill(app.workspace.store, app.session.conversation, 10_000)
+    last = fill(app.workspace.store, app.conversation_screen.session.conversation, 10_000)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         view = app.query_one("#conversation", ConversationView)
@@ -261,7 +267,9 @@ async def test_model_text_is_shown_literally_and_never_acts(
         await pilot.press("enter")
         await settle(pilot)
 
-        stored = app.session.store.messages(app.session.conversation)[-1]
+        stored = app.conversation_screen.session.store.messages(
+            app.conversation_screen.session.conversation
+        )[-1]
         assert stored.content == TRICKY  # storage keeps the bytes as received
         text = screen_text(app)
         assert "[bold]x[/bold] then [/INST] and [@click=app.quit]x[/] and red end" in text
@@ -292,13 +300,13 @@ async def test_a_link_in_a_reply_opens_only_once_confirmed(
     seed(
         app.workspace.store,
         [("user", "Where?"), ("assistant", "Read [the docs](https://example.com/docs) first.")],
-        conversation_id=app.session.conversation,
+        conversation_id=app.conversation_screen.session.conversation,
     )
     opened: list[str] = []
     monkeypatch.setattr(app, "open_url", lambda url, **_: opened.append(url))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        paragraph = app.conversation_view.items[-1].query_one(MarkdownBlock)
+        paragraph = app.conversation_screen.conversation_view.items[-1].query_one(MarkdownBlock)
         await pilot.click(paragraph, offset=(7, 0))  # "Read " is five cells
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
@@ -313,12 +321,12 @@ async def test_background_work_waits_for_the_first_frame(
 ) -> None:
     app, _ = make_app(context_window=0)  # 0: ask the server
     ran: list[str] = []
-    app.after_first_frame(lambda: ran.append("queued before the first frame"))
+    app.conversation_screen.after_first_frame(lambda: ran.append("queued before the first frame"))
     assert ran == []
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert ran == ["queued before the first frame"]
-        app.after_first_frame(lambda: ran.append("asked for later"))
+        app.conversation_screen.after_first_frame(lambda: ran.append("asked for later"))
         assert ran == ["queued before the first frame", "asked for later"]
         # The window detection queued at start asks the server too.
         await app.workers.wait_for_complete()
@@ -347,7 +355,7 @@ async def test_the_model_client_is_ready_before_the_first_message(
     app, _ = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        backend = app.session.backend
+        backend = app.conversation_screen.session.backend
         assert isinstance(backend, DeferredBackend)
         # Built in the background once the app had drawn: sending does not wait for it.
         assert backend.ready
@@ -368,7 +376,7 @@ async def test_with_counts_kept_the_tokenizer_loads_after_the_plan_is_drawn(
     def build(self: DeferredCounter) -> TokenCounter:
         if not self.is_built:
             main = threading.current_thread() is threading.main_thread()
-            builds.append((app.last_plan is not None, main))
+            builds.append((app.conversation_screen.last_plan is not None, main))
         return original(self)
 
     monkeypatch.setattr(DeferredCounter, "build", build)
@@ -385,7 +393,7 @@ async def test_a_reasoning_reply_is_drawn_from_kept_counts_too(
 ) -> None:
     # The pane counts a reply's reasoning to show its tokens: kept, as the plan's texts are.
     first, _ = make_app()
-    store, conversation = first.workspace.store, first.session.conversation
+    store, conversation = first.workspace.store, first.conversation_screen.session.conversation
     seed(store, [("user", "Why?")], conversation_id=conversation)
     reply = store.start_reply(conversation, model="gpt-4o")
     store.finish_reply(
@@ -411,9 +419,11 @@ async def test_a_reasoning_reply_is_drawn_from_kept_counts_too(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert main_thread_builds == [False]
-        assert app.conversation_view.items[
+        assert app.conversation_screen.conversation_view.items[
             -1
-        ].view.reasoning_tokens == first.session.counter.count_text("Let me think about it.")
+        ].view.reasoning_tokens == first.conversation_screen.session.counter.count_text(
+            "Let me think about it."
+        )
 
 
 async def test_a_conversation_is_shown_with_its_plan_ready(
@@ -421,19 +431,25 @@ async def test_a_conversation_is_shown_with_its_plan_ready(
 ) -> None:
     # The plan comes first, so the frame with the newest turns has it beside them.
     app, _ = make_app()
-    seed(app.workspace.store, exchange(3), conversation_id=app.session.conversation)
+    seed(
+        app.workspace.store,
+        exchange(3),
+        conversation_id=app.conversation_screen.session.conversation,
+    )
     planned: list[bool] = []
     original = ConversationView.replace_all
 
     async def replace_all(self: ConversationView, *args: Any) -> None:
-        planned.append(app.last_plan is not None)
+        planned.append(app.conversation_screen.last_plan is not None)
         await original(self, *args)
 
     monkeypatch.setattr(ConversationView, "replace_all", replace_all)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert planned == [True]
-        await app.open_conversation(seed(app.workspace.store, exchange(1))[0].conversation_id)
+        await app.conversation_screen.open_conversation(
+            seed(app.workspace.store, exchange(1))[0].conversation_id
+        )
         await settle(pilot)
         assert planned == [True, True]
         assert len(shown_messages(app)) == 2
@@ -480,7 +496,9 @@ async def test_a_reply_starting_and_ending_adds_and_removes_only_the_stop_key(
         footer = app.screen.query_one(KeyFooter)
         before = list(footer.query(FooterKey))
         assert "Stop" not in _footer_keys(footer)
-        turn = app.on_screen.start_turn()  # what a reply starting does: Esc stops it
+        turn = (
+            app.conversation_screen.on_screen.start_turn()
+        )  # what a reply starting does: Esc stops it
         for _ in range(4):  # a burst of binding changes: one update
             app.screen.bindings_updated_signal.publish(app.screen)
         await settle(pilot)
@@ -488,15 +506,15 @@ async def test_a_reply_starting_and_ending_adds_and_removes_only_the_stop_key(
         # In the place a full rebuild draws it, every other key kept as it was.
         assert [key for key in during if key not in before] == [_key(footer, "Stop")]
         assert [key for key in during if key in before] == before
-        app.on_screen.end_turn(turn)
+        app.conversation_screen.on_screen.end_turn(turn)
         app.screen.bindings_updated_signal.publish(app.screen)
         await settle(pilot)
         assert list(footer.query(FooterKey)) == before
-        turn = app.on_screen.start_turn()
+        turn = app.conversation_screen.on_screen.start_turn()
         app.screen.bindings_updated_signal.publish(app.screen)
         await settle(pilot)
         assert _drawn(footer) == await _rebuilt(pilot, footer)
-        app.on_screen.end_turn(turn)
+        app.conversation_screen.on_screen.end_turn(turn)
 
 
 @pytest.mark.perf
@@ -600,7 +618,9 @@ async def test_the_servers_window_notice_is_shown_once_per_server_and_model(
         await settle(pilot)
     again, notes_again = make_app(context_window=0)
     async with again.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: again.session.window.context_window > 0, timeout=10)
+        await until(
+            pilot, lambda: again.conversation_screen.session.window.context_window > 0, timeout=10
+        )
         await settle(pilot)
     assert window_notices(notes_again) == []
 
@@ -616,11 +636,14 @@ async def test_a_server_with_no_model_named_is_talked_to_through_its_only_model(
         workspaces.append(workspace)
         app = build_app(workspace, SessionOptions(base_url=local.base_url))
         async with app.run_test(size=SIZE) as pilot:
-            await until(pilot, lambda: app.session.model == model)
-            await until(pilot, lambda: app.session.window.source == "probed")
-            assert app.sub_title == f"command-line · {model} · mode: personalization"
-            assert app.session.window.context_window == 4096
+            await until(pilot, lambda: app.conversation_screen.session.model == model)
+            await until(pilot, lambda: app.conversation_screen.session.window.source == "probed")
+            assert (
+                app.conversation_screen.sub_title
+                == f"command-line · {model} · mode: personalization"
+            )
+            assert app.conversation_screen.session.window.context_window == 4096
             # Another conversation, with no model chosen for it, talks to that model too.
             await pilot.press("ctrl+n")
             await settle(pilot)
-            assert app.session.model == model
+            assert app.conversation_screen.session.model == model

@@ -38,11 +38,13 @@ def working_left_out(plan: ContextPlan | None) -> list[tuple[Reason, str]]:
 
 def versions(app: CtxChatApp) -> list[tuple[int, str, bool, bool]]:
     """(version, text, edited, active) of the open conversation's summaries, oldest first."""
-    store = app.session.store
-    active = store.active_summary(app.session.conversation)
+    store = app.conversation_screen.session.store
+    active = store.active_summary(app.conversation_screen.session.conversation)
     return [
         (v.version, v.text, v.edited, active is not None and v.id == active.id)
-        for v in sorted(store.summaries(app.session.conversation), key=lambda v: v.version)
+        for v in sorted(
+            store.summaries(app.conversation_screen.session.conversation), key=lambda v: v.version
+        )
     ]
 
 
@@ -57,7 +59,11 @@ async def test_summarize_now_previews_then_folds_into_summary_v1(
     make_app: MakeApp, server: ScriptedModelServer
 ) -> None:
     app, notes = make_app(extra=SMALL_WORKING)
-    turns = seed(app.workspace.store, exchange(4), conversation_id=app.session.conversation)
+    turns = seed(
+        app.workspace.store,
+        exchange(4),
+        conversation_id=app.conversation_screen.session.conversation,
+    )
     server.script("They asked four questions about the database.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -75,10 +81,12 @@ async def test_summarize_now_previews_then_folds_into_summary_v1(
         await settle(pilot)
 
         assert versions(app) == [(1, "They asked four questions about the database.", False, True)]
-        refs, text = summary_layer(app.last_plan)
+        refs, text = summary_layer(app.conversation_screen.last_plan)
         assert refs == ["summary:v1"]
         assert text.endswith("They asked four questions about the database.")
-        assert working_left_out(app.last_plan) == [(Reason.SUMMARIZED, "in summary v1")]
+        assert working_left_out(app.conversation_screen.last_plan) == [
+            (Reason.SUMMARIZED, "in summary v1")
+        ]
         assert "Summary v1 is in force." in notes.messages
         sent = server.requests[-1]["messages"]
         assert "Question 1 about the database?" in sent[-1]["content"]
@@ -89,7 +97,11 @@ async def test_cancelling_the_preview_folds_nothing(
     make_app: MakeApp, server: ScriptedModelServer
 ) -> None:
     app, _ = make_app(extra=SMALL_WORKING)
-    seed(app.workspace.store, exchange(4), conversation_id=app.session.conversation)
+    seed(
+        app.workspace.store,
+        exchange(4),
+        conversation_id=app.conversation_screen.session.conversation,
+    )
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await summarize_now(app, pilot)
@@ -103,7 +115,11 @@ async def test_summary_versions_roll_back_edit_and_rebuild(
     make_app: MakeApp, server: ScriptedModelServer
 ) -> None:
     app, notes = make_app(extra=SMALL_WORKING)
-    seed(app.workspace.store, exchange(4), conversation_id=app.session.conversation)
+    seed(
+        app.workspace.store,
+        exchange(4),
+        conversation_id=app.conversation_screen.session.conversation,
+    )
     server.script("First summary.", "Rebuilt summary.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -120,8 +136,8 @@ async def test_summary_versions_roll_back_edit_and_rebuild(
             (1, "First summary.", False, False),
             (2, "Rebuilt summary.", False, True),
         ]
-        assert summary_layer(app.last_plan)[0] == ["summary:v2"]
-        assert summary_layer(app.last_plan)[1].endswith("Rebuilt summary.")
+        assert summary_layer(app.conversation_screen.last_plan)[0] == ["summary:v2"]
+        assert summary_layer(app.conversation_screen.last_plan)[1].endswith("Rebuilt summary.")
         assert "Rebuilt as summary v2." in notes.messages
 
         # Roll back to v1: newest is listed first, so v1 is one down.
@@ -129,8 +145,8 @@ async def test_summary_versions_roll_back_edit_and_rebuild(
         await pilot.press("down", "a")
         await settle(pilot)
         assert [v[3] for v in versions(app)] == [True, False]
-        assert summary_layer(app.last_plan)[0] == ["summary:v1"]
-        assert summary_layer(app.last_plan)[1].endswith("First summary.")
+        assert summary_layer(app.conversation_screen.last_plan)[0] == ["summary:v1"]
+        assert summary_layer(app.conversation_screen.last_plan)[1].endswith("First summary.")
 
         # Edit the version in force: saved as v3, marked edited.
         await pilot.press("f3", "e")
@@ -142,8 +158,10 @@ async def test_summary_versions_roll_back_edit_and_rebuild(
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert versions(app)[-1] == (3, "My own summary of the database questions.", True, True)
-        assert summary_layer(app.last_plan)[0] == ["summary:v3"]
-        assert summary_layer(app.last_plan)[1].endswith("My own summary of the database questions.")
+        assert summary_layer(app.conversation_screen.last_plan)[0] == ["summary:v3"]
+        assert summary_layer(app.conversation_screen.last_plan)[1].endswith(
+            "My own summary of the database questions."
+        )
         assert len(server.requests) == 2  # an edit asks no model
 
 
@@ -151,16 +169,24 @@ async def test_a_failing_summarizer_keeps_the_summary_in_force(
     make_app: MakeApp, server: ScriptedModelServer
 ) -> None:
     app, notes = make_app(extra=SMALL_WORKING)
-    seed(app.workspace.store, exchange(4), conversation_id=app.session.conversation)
+    seed(
+        app.workspace.store,
+        exchange(4),
+        conversation_id=app.conversation_screen.session.conversation,
+    )
     server.script("First summary.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await summarize_now(app, pilot)
         await pilot.press("enter")
         await settle(pilot)
-        seed(app.workspace.store, exchange(2, "backups"), conversation_id=app.session.conversation)
-        app.session.invalidate()  # written behind the session's back, as another tool would
-        await app.reload_conversation()
+        seed(
+            app.workspace.store,
+            exchange(2, "backups"),
+            conversation_id=app.conversation_screen.session.conversation,
+        )
+        app.conversation_screen.session.invalidate()  # written behind the session's back, as another tool would
+        await app.conversation_screen.reload_conversation()
         await settle(pilot)
 
         server.fail_next(Fault.SERVER_ERROR)
@@ -169,7 +195,7 @@ async def test_a_failing_summarizer_keeps_the_summary_in_force(
         await settle(pilot)
 
         assert versions(app) == [(1, "First summary.", False, True)]
-        assert summary_layer(app.last_plan)[0] == ["summary:v1"]
+        assert summary_layer(app.conversation_screen.last_plan)[0] == ["summary:v1"]
         assert notes.of("error") == [
             "Summarization failed: The model server failed with an internal error (500). "
             "Retry in a moment; if it keeps failing, check the server's log. "
@@ -187,7 +213,7 @@ async def test_extracted_facts_are_stored_only_when_accepted(
             ("user", "We deploy on Fridays, and I think Rust would be nicer."),
             ("assistant", "Noted."),
         ],
-        conversation_id=app.session.conversation,
+        conversation_id=app.conversation_screen.session.conversation,
     )
     server.script(
         json.dumps(
@@ -223,7 +249,7 @@ async def test_extracted_facts_are_stored_only_when_accepted(
         await pilot.press("ctrl+s")
         await settle(pilot)
 
-        stored = app.session.store.list_memory(include_all_scopes=True)
+        stored = app.conversation_screen.session.store.list_memory(include_all_scopes=True)
         assert [(e.kind, e.text, e.importance, e.source, e.conversation_id) for e in stored] == [
             (
                 MemoryKind.FACT,
@@ -233,8 +259,10 @@ async def test_extracted_facts_are_stored_only_when_accepted(
                 None,
             )
         ]
-        assert app.last_plan is not None
-        assert [item.ref for item in app.last_plan.layer(Layer.MEMORY).items] == [stored[0].ref]
+        assert app.conversation_screen.last_plan is not None
+        assert [
+            item.ref for item in app.conversation_screen.last_plan.layer(Layer.MEMORY).items
+        ] == [stored[0].ref]
         assert "Stored 1 memory entries." in notes.messages
 
 
@@ -245,7 +273,7 @@ async def test_malformed_extraction_output_shows_the_problems(
     seed(
         app.workspace.store,
         [("user", "Builds must stay offline."), ("assistant", "Understood.")],
-        conversation_id=app.session.conversation,
+        conversation_id=app.conversation_screen.session.conversation,
     )
     server.script(
         'Here you go: [{"kind": "constraint", "text": "Builds stay offline."}, '
@@ -265,4 +293,4 @@ async def test_malformed_extraction_output_shows_the_problems(
         assert review.query_one(OptionList).option_count == 2
         await pilot.press("escape")
         await settle(pilot)
-        assert app.session.store.list_memory(include_all_scopes=True) == []
+        assert app.conversation_screen.session.store.list_memory(include_all_scopes=True) == []

@@ -18,14 +18,21 @@ async def test_a_burst_with_enter_sends_the_whole_draft_and_keeps_what_follows(
     server.script("Noted.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.composer.focus()
+        app.conversation_screen.composer.focus()
         await pilot.pause()
         burst(pilot, "the first message, typed fast\rand the start of the next")
-        await until(pilot, lambda: app.composer.text == "and the start of the next")
+        await until(
+            pilot, lambda: app.conversation_screen.composer.text == "and the start of the next"
+        )
         await settle(pilot)
-        sent = [m.content for m in app.session.store.messages(app.session.conversation)]
+        sent = [
+            m.content
+            for m in app.conversation_screen.session.store.messages(
+                app.conversation_screen.session.conversation
+            )
+        ]
         assert sent[-2:] == ["the first message, typed fast", "Noted."]
-        assert app.composer.text == "and the start of the next"
+        assert app.conversation_screen.composer.text == "and the start of the next"
         assert notes.of("error") == []
 
 
@@ -37,15 +44,20 @@ async def test_enter_while_a_reply_streams_makes_a_new_line_and_keeps_every_key(
     server.script("A reply that takes a while to arrive, word by word, chunk by chunk.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.composer.focus()
+        app.conversation_screen.composer.focus()
         burst(pilot, "first\r")
-        await until(pilot, lambda: app.streaming)
+        await until(pilot, lambda: app.conversation_screen.streaming)
         burst(pilot, "second\rthird")
-        await until(pilot, lambda: app.composer.text == "second\nthird")
+        await until(pilot, lambda: app.conversation_screen.composer.text == "second\nthird")
         await settle(pilot)
-        sent = [m.content for m in app.session.store.messages(app.session.conversation)]
+        sent = [
+            m.content
+            for m in app.conversation_screen.session.store.messages(
+                app.conversation_screen.session.conversation
+            )
+        ]
         assert sent[0] == "first"
-        assert app.composer.text == "second\nthird"
+        assert app.conversation_screen.composer.text == "second\nthird"
         assert any("Enter starts a new line" in note for note in notes.messages)
 
 
@@ -57,18 +69,26 @@ async def test_an_enter_held_while_a_reply_streams_adds_no_new_line_to_the_messa
     server.script("A reply that takes a while to arrive, word by word.", "Second reply.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.composer.focus()
+        app.conversation_screen.composer.focus()
         burst(pilot, "first\r")
-        await until(pilot, lambda: app.streaming)
+        await until(pilot, lambda: app.conversation_screen.streaming)
         burst(pilot, "the next question\r")  # held: a new line in the box
-        await until(pilot, lambda: app.composer.text == "the next question\n")
-        await until(pilot, lambda: not app.streaming)
+        await until(pilot, lambda: app.conversation_screen.composer.text == "the next question\n")
+        await until(pilot, lambda: not app.conversation_screen.streaming)
         await pilot.press("enter")
-        await until(pilot, lambda: not app.streaming and app.composer.text == "")
+        await until(
+            pilot,
+            lambda: (
+                not app.conversation_screen.streaming
+                and app.conversation_screen.composer.text == ""
+            ),
+        )
         await settle(pilot)
         sent = [
             m.content
-            for m in app.session.store.messages(app.session.conversation)
+            for m in app.conversation_screen.session.store.messages(
+                app.conversation_screen.session.conversation
+            )
             if m.role == "user"
         ]
         assert sent == ["first", "the next question"]
@@ -78,13 +98,18 @@ async def test_a_message_that_cannot_be_sent_goes_back_into_the_box(make_app: Ma
     app, notes = make_app(context_window=3_000, output_reserve=2_000)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.composer.focus()
+        app.conversation_screen.composer.focus()
         too_long = "word " * 2_000
-        app.composer.insert(too_long)
+        app.conversation_screen.composer.insert(too_long)
         await pilot.press("enter")
         await settle(pilot)
-        await until(pilot, lambda: app.composer.text == too_long)
-        assert app.session.store.count_messages(app.session.conversation) == 0
+        await until(pilot, lambda: app.conversation_screen.composer.text == too_long)
+        assert (
+            app.conversation_screen.session.store.count_messages(
+                app.conversation_screen.session.conversation
+            )
+            == 0
+        )
         assert notes.of("error")
 
 
@@ -95,20 +120,30 @@ async def test_typing_into_the_conversation_types_into_the_composer_and_fires_no
     server.script("Reasoned reply.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.composer.focus()
+        app.conversation_screen.composer.focus()
         burst(pilot, "first\r")
         await settle(pilot)
-        before = app.session.store.messages(app.session.conversation)
+        before = app.conversation_screen.session.store.messages(
+            app.conversation_screen.session.conversation
+        )
         await pilot.click("#conversation")
         await pilot.press("up")
-        assert app.focused is app.conversation_view
+        assert app.focused is app.conversation_screen.conversation_view
         # Every letter of the old single-key actions (g regenerate, p pin, e edit, c copy…)
         burst(pilot, "great, thanks! pin, edit, copy, kj")
-        await until(pilot, lambda: app.composer.text == "great, thanks! pin, edit, copy, kj")
+        await until(
+            pilot,
+            lambda: app.conversation_screen.composer.text == "great, thanks! pin, edit, copy, kj",
+        )
         await settle(pilot)
-        assert app.screen.focused is app.composer
+        assert app.screen.focused is app.conversation_screen.composer
         assert app.screen is app.screen_stack[0]  # no dialog opened
-        assert app.session.store.messages(app.session.conversation) == before
+        assert (
+            app.conversation_screen.session.store.messages(
+                app.conversation_screen.session.conversation
+            )
+            == before
+        )
         assert len(server.requests) == 1
 
 
@@ -119,14 +154,14 @@ async def test_escape_from_the_conversation_or_the_memory_panel_returns_to_the_c
     seed(app.workspace.store, exchange(2), conversation_id=None)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.conversation_view.focus()
+        app.conversation_screen.conversation_view.focus()
         await pilot.press("up", "escape")
-        assert app.focused is app.composer
-        assert app.conversation_view.selected_id is None
+        assert app.focused is app.conversation_screen.composer
+        assert app.conversation_screen.conversation_view.selected_id is None
         await pilot.press("f6")
-        assert app.focused is not app.composer
+        assert app.focused is not app.conversation_screen.composer
         await pilot.press("escape")
-        assert app.focused is app.composer
+        assert app.focused is app.conversation_screen.composer
 
 
 async def test_ctrl_r_in_the_composer_retries_the_newest_failed_reply(
@@ -137,14 +172,16 @@ async def test_ctrl_r_in_the_composer_retries_the_newest_failed_reply(
     server.script("The whole reply.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.composer.focus()
+        app.conversation_screen.composer.focus()
         burst(pilot, "Hello there\r")
         await settle(pilot)
-        assert app.focused is app.composer
+        assert app.focused is app.conversation_screen.composer
         # An older message selected does not matter: the newest reply is retried.
         await pilot.press("ctrl+r")
         await settle(pilot)
-        messages = app.session.store.messages(app.session.conversation)
+        messages = app.conversation_screen.session.store.messages(
+            app.conversation_screen.session.conversation
+        )
         assert [(m.content, m.status) for m in messages] == [
             ("Hello there", MessageStatus.COMPLETE),
             ("The whole reply.", MessageStatus.COMPLETE),
@@ -167,5 +204,7 @@ async def test_retry_is_in_the_palette(make_app: MakeApp, server: ScriptedModelS
         await until(pilot, lambda: "reply: retry" in app.screen.query_one("Input", Input).value)
         await pilot.press("enter")
         await settle(pilot)
-        newest = app.session.store.messages(app.session.conversation)[-1]
+        newest = app.conversation_screen.session.store.messages(
+            app.conversation_screen.session.conversation
+        )[-1]
         assert (newest.content, newest.status) == ("Second time lucky.", MessageStatus.COMPLETE)

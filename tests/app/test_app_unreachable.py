@@ -45,7 +45,7 @@ async def test_a_server_not_running_is_named_once_and_the_app_stays_usable(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert status_line(app) == notice
-        assert app.server_notice == notice
+        assert app.conversation_screen.server_notice == notice
         # Said once, on the status line: no toast, and no guess about a window nobody reported.
         assert notes.messages == []
         # Still true in another conversation.
@@ -54,7 +54,7 @@ async def test_a_server_not_running_is_named_once_and_the_app_stays_usable(
         assert status_line(app) == notice
 
         await typed(pilot, "Are you there now?")
-        assert app.composer.text == "Are you there now?"
+        assert app.conversation_screen.composer.text == "Are you there now?"
         assert status_line(app) == notice
 
         with ScriptedModelServer(
@@ -67,12 +67,14 @@ async def test_a_server_not_running_is_named_once_and_the_app_stays_usable(
             server.script("Yes, here.")
             await pilot.press("enter")
             await settle(pilot)
-            await until(pilot, lambda: app.session.window.source == "server")
-            assert app.server_notice is None
+            await until(pilot, lambda: app.conversation_screen.session.window.source == "server")
+            assert app.conversation_screen.server_notice is None
             assert "Cannot reach" not in status_line(app)
-            reply = app.session.store.messages(app.session.conversation)[-1]
+            reply = app.conversation_screen.session.store.messages(
+                app.conversation_screen.session.conversation
+            )[-1]
             assert reply.content == "Yes, here."
-            assert app.session.window.context_window == 4096
+            assert app.conversation_screen.session.window.context_window == 4096
 
 
 async def test_switching_to_a_server_that_answers_clears_the_notice(
@@ -102,6 +104,6 @@ async def test_switching_to_a_server_that_answers_clears_the_notice(
             options.focus()
             await pilot.press("enter")
             await settle(pilot)
-            assert app.session.profile.name == "live"
-            assert app.server_notice is None
+            assert app.conversation_screen.session.profile.name == "live"
+            assert app.conversation_screen.server_notice is None
             assert "Cannot reach" not in status_line(app)

@@ -26,15 +26,15 @@ async def test_regenerate_keeps_the_old_reply_with_its_reasoning_plan_and_usage(
         await typed(pilot, "Which journal mode?")
         await pilot.press("enter")
         await settle(pilot)
-        store = app.session.store
-        old = store.messages(app.session.conversation)[-1]
+        store = app.conversation_screen.session.store
+        old = store.messages(app.conversation_screen.session.conversation)[-1]
         old_plan = store.load_plan(old.id)
 
-        app.conversation_view.focus()
+        app.conversation_screen.conversation_view.focus()
         await pilot.press("ctrl+g")  # no "are you sure?": nothing is destroyed
         await settle(pilot)
 
-        new = store.messages(app.session.conversation)[-1]
+        new = store.messages(app.conversation_screen.session.conversation)[-1]
         assert (new.content, new.id != old.id) == ("Use the rollback journal.", True)
         assert shown_messages(app)[-1] == ("assistant", "Use the rollback journal.")
         (kept,) = store.variants(new.id)
@@ -64,9 +64,11 @@ async def test_f7_lists_the_variants_and_k_brings_the_regenerated_reply_back(
         await typed(pilot, "Pick a number.")
         await pilot.press("enter")
         await settle(pilot)
-        app.action_regenerate()
+        app.conversation_screen.action_regenerate()
         await settle(pilot)
-        reply_id = app.session.store.messages(app.session.conversation)[-1].id
+        reply_id = app.conversation_screen.session.store.messages(
+            app.conversation_screen.session.conversation
+        )[-1].id
 
         await pilot.press("f7")
         await until(pilot, lambda: isinstance(app.screen, VariantList))
@@ -78,7 +80,7 @@ async def test_f7_lists_the_variants_and_k_brings_the_regenerated_reply_back(
         await pilot.press("k")
         await until(pilot, lambda: ("assistant", "First answer.") in shown_messages(app))
         await settle(pilot)
-        store = app.session.store
+        store = app.conversation_screen.session.store
         assert store.get_message(reply_id).content == "First answer."
         (swapped,) = store.variants(reply_id)
         assert swapped.content == "Second answer."
@@ -102,10 +104,10 @@ async def test_enter_opens_a_stored_variant_beside_the_reply_as_markdown(
         await typed(pilot, "Which journal mode?")
         await pilot.press("enter")
         await settle(pilot)
-        app.action_regenerate()
+        app.conversation_screen.action_regenerate()
         await settle(pilot)
 
-        app.action_variants()
+        app.conversation_screen.action_variants()
         await until(pilot, lambda: isinstance(app.screen, VariantList))
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, VariantComparison))
@@ -136,15 +138,19 @@ async def test_retrying_an_empty_failed_reply_keeps_no_variant_and_f7_says_so(
         await typed(pilot, "Hello")
         await pilot.press("enter")
         await settle(pilot)
-        failed = app.session.store.messages(app.session.conversation)[-1]
+        failed = app.conversation_screen.session.store.messages(
+            app.conversation_screen.session.conversation
+        )[-1]
         assert failed.status is MessageStatus.FAILED
         await pilot.press("ctrl+r")
         await settle(pilot)
-        reply = app.session.store.messages(app.session.conversation)[-1]
+        reply = app.conversation_screen.session.store.messages(
+            app.conversation_screen.session.conversation
+        )[-1]
         assert reply.content == "Recovered."
-        assert app.session.store.variants(reply.id) == []
-        app.action_variants()
+        assert app.conversation_screen.session.store.variants(reply.id) == []
+        app.conversation_screen.action_variants()
         await pilot.pause()
         assert notes.messages[-1].startswith("This reply has no variants")
-        titles = [command.title for command in ctxchat_commands(app)]
+        titles = [command.title for command in ctxchat_commands(app.conversation_screen)]
         assert "reply: variants" in titles

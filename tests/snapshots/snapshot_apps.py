@@ -85,10 +85,10 @@ async def planned(pilot: Pilot[Any], draft: str) -> None:
     """Wait until the live plan (re-made shortly after typing stops) holds `draft`."""
     app = pilot.app
     assert isinstance(app, CtxChatApp)
-    wanted = app.session.count("user", draft)
+    wanted = app.conversation_screen.session.count("user", draft)
 
     def holds_the_draft() -> bool:
-        plan = app.last_plan
+        plan = app.conversation_screen.last_plan
         return plan is not None and any(
             item.ref == "input" and item.tokens == wanted for item in plan.layer(Layer.INPUT).items
         )

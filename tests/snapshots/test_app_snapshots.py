@@ -67,7 +67,7 @@ def every_kind(store: Store, conversation_id: int) -> None:
 
 
 def open_conversation(app: CtxChatApp) -> tuple[Store, int]:
-    return app.workspace.store, app.session.conversation
+    return app.workspace.store, app.conversation_screen.session.conversation
 
 
 class TestEmptyNewConversation:
@@ -267,11 +267,13 @@ def with_draft(text: str) -> Callable[[Pilot[Any]], Any]:
     async def run(pilot: Pilot[Any]) -> None:
         app = pilot.app
         assert isinstance(app, CtxChatApp)
+        screen = app.conversation_screen
+        await screen.mounted.wait()  # the screen composes in its own task, after the app's
         # Focus first: the app focuses the composer once the conversation is drawn, and a
         # picture taken before that would lack the cursor.
-        app.composer.focus()
+        screen.composer.focus()
         await pilot.pause()
-        app.composer.insert(text)
+        screen.composer.insert(text)
         await planned(pilot, text)
         await steady(pilot)
 
@@ -483,7 +485,7 @@ class TestFailedSendToldOnce:
 
         async def send(pilot: Pilot[Any]) -> None:
             await steady(pilot)
-            app.composer.insert("Hello there")
+            app.conversation_screen.composer.insert("Hello there")
             await planned(pilot, "Hello there")
             await pilot.press("enter")
             await steady(pilot)
@@ -544,7 +546,7 @@ class TestCannotReachTheServer:
         app.workspace.loaded = dataclasses.replace(app.workspace.loaded, path=SHOWN_CONFIG)
 
         async def run_before(pilot: Pilot[Any]) -> None:
-            await until(pilot, lambda: app.server_notice is not None)
+            await until(pilot, lambda: app.conversation_screen.server_notice is not None)
             await steady(pilot)
 
         assert snap_compare(app, run_before=run_before, terminal_size=NARROW)

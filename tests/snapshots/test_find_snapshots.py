@@ -27,7 +27,7 @@ def conversations_with_hits(app: CtxChatApp, clock: Clock) -> CtxChatApp:
     and escape sequences in it), and one that never mentions it."""
     store = app.workspace.store
     clock.now = NOW - 26 * HOUR
-    infra = app.session.conversation
+    infra = app.conversation_screen.session.conversation
     store.rename_conversation(infra, "Infrastructure choices")
     exchange(store, infra, [("user", "Which orchestrator?"), ("assistant", HOSTILE_REPLY)])
     clock.now = NOW - 3 * HOUR
@@ -62,7 +62,7 @@ class TestSwitcherFindsMessages:
 
 def long_talk(app: CtxChatApp) -> CtxChatApp:
     """Thirty exchanges; two of them mention the staging database."""
-    store, conversation = app.workspace.store, app.session.conversation
+    store, conversation = app.workspace.store, app.conversation_screen.session.conversation
     store.rename_conversation(conversation, "Release week")
     for turn in range(1, 31):
         if turn in (4, 22):
@@ -78,11 +78,11 @@ async def find_second_hit(pilot: Pilot[Any]) -> None:
     await pilot.press("ctrl+f", *"staging", "enter", "enter")
     app = pilot.app
     assert isinstance(app, CtxChatApp)
-    bar = app.find_bar
+    bar = app.conversation_screen.find_bar
     assert bar is not None
 
     def shown() -> bool:
-        view = app.conversation_view
+        view = app.conversation_screen.conversation_view
         item = view.item(view.selected_id)
         if item is None or bar.count_text != "2 of 2" or not app.screen.selections:
             return False

@@ -38,7 +38,7 @@ async def ask_without_the_database_fact(pilot: Pilot[Any]) -> None:
     app = pilot.app
     assert isinstance(app, CtxChatApp)
     await steady(pilot)
-    app.composer.insert("Which database do we use?")
+    app.conversation_screen.composer.insert("Which database do we use?")
     await pilot.press("enter")
     await steady(pilot)
     await pilot.press("f8")
@@ -74,7 +74,7 @@ async def ask_once(pilot: Pilot[Any], text: str = "Which database do we use?") -
     app = pilot.app
     assert isinstance(app, CtxChatApp)
     await steady(pilot)
-    app.composer.insert(text)
+    app.conversation_screen.composer.insert(text)
     await pilot.press("enter")
     await steady(pilot)
     return app
@@ -148,7 +148,7 @@ def regenerate_twice_and_list(clock: Clock) -> RunBefore:
         app = await ask_once(pilot, "Pick a database.")
         for _ in range(2):
             clock.now += HOUR
-            app.action_regenerate()
+            app.conversation_screen.action_regenerate()
             await steady(pilot)
         await pilot.press("f7")
         await until(pilot, lambda: isinstance(app.screen, VariantList))

@@ -25,7 +25,7 @@ from ctxchat.core.memory import Mode
 from ctxchat.core.tokens import DeferredCounter, TokenCounter
 from ctxchat.model import discovery
 from ctxchat.model.deferred import DeferredBackend
-from ctxchat.store import Store
+from ctxchat.store import ReplyEnding, Store
 from ctxchat.testing.harness import open_test_workspace
 from ctxchat.testing.hostile_text import HOSTILE_SAMPLES, HOSTILE_TEXT
 from ctxchat.testing.server import ScriptedModelServer
@@ -390,11 +390,13 @@ async def test_a_reasoning_reply_is_drawn_from_kept_counts_too(
     reply = store.start_reply(conversation, model="gpt-4o")
     store.finish_reply(
         reply.id,
-        content="Because.",
-        reasoning="Let me think about it.",
-        tokens=5,
-        exact=True,
-        encoding="o200k_base",
+        ReplyEnding(
+            content="Because.",
+            reasoning="Let me think about it.",
+            tokens=5,
+            exact=True,
+            encoding="o200k_base",
+        ),
     )
     async with first.run_test(size=SIZE) as pilot:
         await settle(pilot)

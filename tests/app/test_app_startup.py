@@ -622,6 +622,10 @@ async def test_a_server_with_no_model_named_is_talked_to_through_its_only_model(
             await until(pilot, lambda: app.session.window.source == "probed")
             assert app.sub_title == f"command-line · {model} · mode: personalization"
             assert app.session.window.context_window == 4096
+            # One answer to "which models?" served the reachability check, adopting the
+            # model and the window probe.
+            asked = [request.path for request in local.other_requests]
+            assert asked.count("/v1/models") == 1
             # Another conversation, with no model chosen for it, talks to that model too.
             await pilot.press("ctrl+n")
             await settle(pilot)

@@ -74,7 +74,8 @@ def variants_command(args: argparse.Namespace, options: SessionOptions) -> int:
         space.store.get_message(args.reply_id)  # NotFound: one clear line
         variants = space.store.variants(args.reply_id)
         if args.json:
-            print_json({"reply_id": args.reply_id, "variants": [v.to_dict() for v in variants]})
+            listed = [v.to_dict() | {"length": v.length.to_dict()} for v in variants]
+            print_json({"reply_id": args.reply_id, "variants": listed})
             return 0
         if not variants:
             print(f"Reply {args.reply_id} has no variants.")
@@ -82,7 +83,7 @@ def variants_command(args: argparse.Namespace, options: SessionOptions) -> int:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(variant.created_at))
             print(
                 f"{variant.id:>5}  {when}  {clean(variant.model or '?')}  "
-                f"{variant.tokens:,} tokens  {variant.status.value}  {clean(variant.change)}"
+                f"{variant.length.describe()}  {variant.status.value}  {clean(variant.change)}"
             )
         return 0
 
@@ -120,7 +121,7 @@ async def _send(session: ChatSession, prepared: PreparedVariant, args: argparse.
                 sys.stdout.flush()
             elif isinstance(event, VariantFinished | VariantFailed):
                 variant = event.variant
-                result["variant"] = variant.to_dict()
+                result["variant"] = variant.to_dict() | {"length": variant.length.to_dict()}
                 if not args.json and variant.content and not variant.content.endswith("\n"):
                     sys.stdout.write("\n")
                 if isinstance(event, VariantFinished) and event.notice:

@@ -13,7 +13,7 @@ from ctxchat.core.plan import ContextPlan
 from ctxchat.store.ending import ReplyEnding
 from ctxchat.store.errors import InvalidValue, NotFound, StoreError
 from ctxchat.store.messages import MessageStore
-from ctxchat.store.records import StoredMessage, storable
+from ctxchat.store.records import ReplyLength, StoredMessage, storable
 from ctxchat.store.replies import this_writer, writer_alive
 
 # The fields a reply and its variants share: what keeping a variant exchanges.
@@ -53,6 +53,11 @@ class ReplyVariant:
     completion_tokens: int | None = None
     cached_tokens: int | None = None
     estimated_prompt_tokens: int | None = None
+
+    @property
+    def length(self) -> ReplyLength:
+        """The answer's length in tokens: the server's count where it reported one."""
+        return ReplyLength.of(self.tokens, self.completion_tokens)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready data (`ctxchat ask-again --json`, exports)."""

@@ -14,6 +14,8 @@ import pytest
 from ctxchat.core.history import MessageStatus
 from ctxchat.store import ReplyEnding, ReplyWriter, Store, StoredMessage, StoreError
 
+from .endings import failed_with
+
 Say = Callable[[int, str, str], StoredMessage]
 
 
@@ -68,14 +70,7 @@ def test_a_failed_reply_keeps_its_error(store: Store) -> None:
     reply = store.start_reply(conversation.id, model="m")
     failed = store.finish_reply(
         reply.id,
-        ReplyEnding(
-            content="",
-            status=MessageStatus.FAILED,
-            tokens=0,
-            exact=True,
-            encoding="o200k_base",
-            error="The server refused the request: context_length_exceeded.",
-        ),
+        failed_with("The server refused the request: context_length_exceeded."),
     )
     assert failed.status is MessageStatus.FAILED
     assert failed.error == "The server refused the request: context_length_exceeded."

@@ -15,6 +15,8 @@ from ctxchat.core.memory import Mode
 from ctxchat.core.tokens import EstimateCounter
 from ctxchat.store import ReplyEnding, Store, StoredMessage, StoreError, conversation_markdown
 
+from .endings import failed_with
+
 Say = Callable[[int, str, str], StoredMessage]
 
 
@@ -280,14 +282,7 @@ def test_markdown_export(store: Store, say: Say) -> None:
     failed = store.start_reply(conversation.id, model="gpt-4o")
     store.finish_reply(
         failed.id,
-        ReplyEnding(
-            content="",
-            status=MessageStatus.FAILED,
-            tokens=0,
-            exact=True,
-            encoding="o200k_base",
-            error="Connection reset",
-        ),
+        failed_with("Connection reset"),
     )
     store.add_summary(
         conversation.id,

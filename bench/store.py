@@ -18,7 +18,7 @@ from ctxchat.core.history import HistoryMessage
 from ctxchat.core.memory import Mode
 from ctxchat.core.plan import ContextPlan
 from ctxchat.core.tokens import CachingCounter, count_message, counter_for_model
-from ctxchat.store import ReplyWriter, Store, StoreError
+from ctxchat.store import ReplyEnding, ReplyWriter, Store, StoreError
 from ctxchat.store.connection import BUSY_TIMEOUT_MS
 
 MESSAGES = 10_000
@@ -163,7 +163,15 @@ def main() -> None:
                     store.save_plan(writer.message_id, plan)
                     for index in range(DELTAS):
                         writer.append(f"token{index} ")
-                    return writer.close(tokens=DELTAS, exact=True, encoding=counter.name)
+                    return writer.close(
+                        ReplyEnding(
+                            content=writer.content,
+                            reasoning=writer.reasoning,
+                            tokens=DELTAS,
+                            exact=True,
+                            encoding=counter.name,
+                        )
+                    )
 
                 return run
 

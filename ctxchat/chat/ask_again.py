@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ctxchat.chat.session import ChatSession
-from ctxchat.chat.turn import NoBackend, ReplyDelta, answer_outcome
+from ctxchat.chat.turn import NoBackend, ReplyDelta, answer_ending
 from ctxchat.core.counterfactual import Change, CounterfactualError, counterfactual_plan
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.memory import render_entry
@@ -288,10 +288,5 @@ def _finish(
     finish: str | None,
     error: ProviderError | None,
 ) -> ReplyVariant:
-    content = "".join(parts)
-    return session.store.finish_variant(
-        variant_id,
-        content=content,
-        reasoning="".join(reasoning),
-        **answer_outcome(session, content, usage, finish, error),
-    )
+    ending = answer_ending(session, "".join(parts), "".join(reasoning), usage, finish, error)
+    return session.store.finish_variant(variant_id, ending)

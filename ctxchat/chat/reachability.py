@@ -20,12 +20,17 @@ def cannot_reach(base_url: str, config: Path | None) -> str:
 
 async def unreachable_notice(session: ChatSession, config: Path | None) -> str | None:
     """`cannot_reach` when nothing answers at the session's server; None when something
-    does (even a refusal: a server that wants a key is there) or there is no server."""
+    does (even a refusal: a server that wants a key is there) or there is no server.
+
+    The check asks for the server's model list, and hands the answer on to the session
+    (`take_listing`): what finds the server's model and window next does not ask again."""
     if session.backend is None:
         return None
     try:
-        await session.backend.list_models()
+        listing = await session.backend.model_listing()
     except ProviderError as error:
         if error.kind is ErrorKind.CONNECTION:
             return cannot_reach(session.profile.base_url, config)
+        return None
+    session.heard_listing(listing)
     return None

@@ -50,7 +50,7 @@ from ctxchat.core.tokens import (
     count_message,
 )
 from ctxchat.embeddings import EmbeddingsUnavailable, missing_packages
-from ctxchat.model.backend import ModelBackend
+from ctxchat.model.backend import ModelBackend, ModelListing
 from ctxchat.model.errors import ProviderError
 from ctxchat.model.request import ChatRequest, build_chat_request
 from ctxchat.store import Conversation, Store, StoredMessage, StoreError, SummaryVersion
@@ -185,6 +185,7 @@ class ChatSession:
         self._semantic_missing: str | None = None
         # What the server said about itself (asked, or cached from an earlier run).
         self.facts: ServerFacts | None = None
+        self._listing: ModelListing | None = None
 
     # --- what the session knows -------------------------------------------------------
 
@@ -547,6 +548,16 @@ class ChatSession:
                 "memory and summary layers never reach the model."
             )
 
+    def heard_listing(self, listing: ModelListing) -> None:
+        """The server's `/models` answer, just received (the reachability check): the next
+        `take_listing` hands it on, so finding the server's model and window asks no more."""
+        self._listing = listing
+
+    def take_listing(self) -> ModelListing | None:
+        """The `/models` answer heard since the last take (None: none), once."""
+        listing, self._listing = self._listing, None
+        return listing
+
     def use_facts(self, facts: ServerFacts | None) -> None:
         """Plan with what an earlier run learned of the server (kept in the state file)."""
         self.facts = facts
@@ -831,6 +842,8 @@ class ChatSession:
     @_locked
     def switch_model(self, profile: ProviderProfile, backend: ModelBackend | None) -> None:
         """Talk to another profile or model; counts are redone once for the new encoding."""
+        if backend is not self.backend:
+            self._listing = None  # another server's answer
         self.profile = profile
         self.backend = backend
         self.window = WindowInfo.without_server(
@@ -899,13 +912,14 @@ class ChatSession:
         await self.probe_server()
         return self.window
 
-    async def probe_server(self) -> ServerFacts | None:
+    async def probe_server(self, listing: ModelListing | None = None) -> ServerFacts | None:
         """Ask the server which it is, its window for the model and whether it counts
-        tokens; plan with that window unless one is configured. None: no answer."""
+        tokens; plan with that window unless one is configured. None: no answer. `listing`
+        is its `/models` answer when it was just received."""
         if self.backend is None:
             return None
         try:
-            info = await self.backend.describe_server(self.model, None)
+            info = await self.backend.describe_server(self.model, None, listing=listing)
         except ProviderError:
             return None
         self.server_notes = info.warnings

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
 
 from ctxchat.chat.options import SessionOptions
@@ -19,7 +19,7 @@ from ctxchat.chat.workspace import Workspace
 from ctxchat.config.errors import MissingApiKey
 from ctxchat.config.server_facts import ServerFacts
 from ctxchat.config.settings import ModelSettings, ProviderProfile, Settings
-from ctxchat.model.backend import ModelBackend
+from ctxchat.model.backend import ModelBackend, ModelListing
 from ctxchat.model.errors import ProviderError
 from ctxchat.store.records import Conversation
 
@@ -211,22 +211,34 @@ async def learn_server(
     nothing. A configured window is never replaced."""
     if offline or session.backend is None:
         return session.window
-    several = await adopt_only_model(session, workspace) if not session.model else None
-    window = await _ask_server(session, workspace, refresh=refresh)
+    # The reachability check just before has most likely listed the models: one answer
+    # serves adopting the only one and the window probe that reads the list too.
+    listing = session.take_listing()
+    several = None
+    if not session.model:
+        if listing is None:
+            with contextlib.suppress(ProviderError):
+                listing = await session.backend.model_listing()
+        if listing is not None:
+            several = adopt_only_model(session, workspace, listing.ids)
+    window = await _ask_server(session, workspace, refresh=refresh, listing=listing)
     if several is not None:
         session.note_server(several)
     return window
 
 
-async def _ask_server(session: ChatSession, workspace: Workspace, *, refresh: bool) -> WindowInfo:
-    """The window, from the facts kept for this server and model or from asking it."""
+async def _ask_server(
+    session: ChatSession, workspace: Workspace, *, refresh: bool, listing: ModelListing | None
+) -> WindowInfo:
+    """The window, from the facts kept for this server and model or from asking it
+    (`listing`: its `/models` answer, when just received)."""
     profile = session.profile
     if session.settings.context_window(profile) > 0:
         return session.window
     cached = workspace.state.facts_for(profile.base_url, profile.model)
     if cached is not None and cached.fresh() and not refresh:
         return session.window
-    facts = await session.probe_server()
+    facts = await session.probe_server(listing)
     if facts is not None and _worth_keeping(facts):
         # Facts only save time: a state file that cannot be written costs a probe next time.
         with contextlib.suppress(OSError):
@@ -234,15 +246,13 @@ async def _ask_server(session: ChatSession, workspace: Workspace, *, refresh: bo
     return session.window
 
 
-async def adopt_only_model(session: ChatSession, workspace: Workspace) -> str | None:
+def adopt_only_model(
+    session: ChatSession, workspace: Workspace, models: Sequence[str]
+) -> str | None:
     """No model is named: talk to the server's model when it serves just one (what
     llama.cpp and llama-cpp-python do), with what an earlier run learned of it. When it
     serves several, the note to show (None otherwise)."""
     assert session.backend is not None
-    try:
-        models = await session.backend.list_models()
-    except ProviderError:
-        return None
     if len(models) != 1:
         return (
             f"No model is named and the server offers {len(models)}: "

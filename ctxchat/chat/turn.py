@@ -7,7 +7,6 @@ import contextlib
 import dataclasses
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
-from typing import Any
 
 from ctxchat.chat.session import ChatSession, OverBudget
 from ctxchat.chat.window import WindowInfo
@@ -16,7 +15,7 @@ from ctxchat.core.plan import ContextPlan, PlanStatus
 from ctxchat.model.backend import StreamChunk, Usage
 from ctxchat.model.errors import ErrorKind, ProviderError, describe_finish, redact, stopped_by_user
 from ctxchat.model.request import ChatRequest
-from ctxchat.store import ReplyWriter, StoredMessage
+from ctxchat.store import ReplyEnding, ReplyWriter, StoredMessage
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,20 +297,22 @@ def _close(
     finish: str | None,
     error: ProviderError | None,
 ) -> StoredMessage:
-    message = writer.close(**answer_outcome(session, writer.content, usage, finish, error))
+    ending = answer_ending(session, writer.content, writer.reasoning, usage, finish, error)
+    message = writer.close(ending)
     session.remember_message(message)
     return message
 
 
-def answer_outcome(
+def answer_ending(
     session: ChatSession,
     content: str,
+    reasoning: str,
     usage: Usage | None,
     finish: str | None,
     error: ProviderError | None,
-) -> dict[str, Any]:
+) -> ReplyEnding:
     """How a streamed answer ended, as a reply or a variant of one is finished with: its
-    status (complete, interrupted with some text or by the user, else failed), count,
+    text, status (complete, interrupted with some text or by the user, else failed), count,
     the server's usage and the error (redacted)."""
     if error is None:
         status = MessageStatus.COMPLETE
@@ -319,18 +320,20 @@ def answer_outcome(
         status = MessageStatus.INTERRUPTED
     else:
         status = MessageStatus.FAILED
-    return {
-        "status": status,
-        "tokens": session.count("assistant", content),
-        "exact": session.counter.exact,
-        "encoding": session.counter.name,
-        "finish_reason": finish if error is None else (finish or error.kind.value),
-        "prompt_tokens": usage.prompt_tokens if usage else None,
-        "completion_tokens": usage.completion_tokens if usage else None,
-        "cached_tokens": usage.cached_tokens if usage else None,
-        "error": None if error is None else redact(_error_line(error), session.secrets),
-        "error_detail": redact(error.detail, session.secrets) if error and error.detail else None,
-    }
+    return ReplyEnding(
+        content=content,
+        reasoning=reasoning,
+        status=status,
+        tokens=session.count("assistant", content),
+        exact=session.counter.exact,
+        encoding=session.counter.name,
+        finish_reason=finish if error is None else (finish or error.kind.value),
+        prompt_tokens=usage.prompt_tokens if usage else None,
+        completion_tokens=usage.completion_tokens if usage else None,
+        cached_tokens=usage.cached_tokens if usage else None,
+        error=None if error is None else redact(_error_line(error), session.secrets),
+        error_detail=redact(error.detail, session.secrets) if error and error.detail else None,
+    )
 
 
 def _error_line(error: ProviderError) -> str:

@@ -29,6 +29,7 @@ from ctxchat.cli.common import make_session, print_json, workspace
 from ctxchat.cli.exits import EXIT_PROVIDER, EXIT_USAGE, CliError
 from ctxchat.core.counterfactual import Change, CounterfactualError, parse_without
 from ctxchat.safe_text import clean
+from ctxchat.store import Conversation
 
 
 def ask_again_command(args: argparse.Namespace, options: SessionOptions) -> int:
@@ -38,15 +39,20 @@ def ask_again_command(args: argparse.Namespace, options: SessionOptions) -> int:
     except CounterfactualError as error:
         raise CliError(str(error), EXIT_USAGE) from None
     replay = args.command == "replay"
-    change = Change(
-        without=without,
-        mode=None if replay else options.mode,
-        model=options.model,
-        profile=options.profile,
-        replay=replay,
-    )
     with workspace(options) as space:
-        session = _session_for_reply(space, options, args.reply_id)
+        reply = space.store.get_message(args.reply_id)  # NotFound: one clear line
+        conversation = space.store.get_conversation(reply.conversation_id)
+        chosen = _follows_choice(space, options, conversation)
+        session = _session_for_reply(space, options, conversation, chosen=chosen)
+        # The model chosen for the conversation is a change from the reply's own, said so.
+        differs = chosen and session.model != reply.model
+        change = Change(
+            without=without,
+            mode=None if replay else options.mode,
+            model=options.model or (session.model if differs else None),
+            profile=options.profile,
+            replay=replay,
+        )
         try:
             prepared = prepare_variant(session, args.reply_id, change)
         except AskAgainError as error:
@@ -74,7 +80,8 @@ def variants_command(args: argparse.Namespace, options: SessionOptions) -> int:
         space.store.get_message(args.reply_id)  # NotFound: one clear line
         variants = space.store.variants(args.reply_id)
         if args.json:
-            print_json({"reply_id": args.reply_id, "variants": [v.to_dict() for v in variants]})
+            listed = [v.to_dict() | {"length": v.length.to_dict()} for v in variants]
+            print_json({"reply_id": args.reply_id, "variants": listed})
             return 0
         if not variants:
             print(f"Reply {args.reply_id} has no variants.")
@@ -82,21 +89,33 @@ def variants_command(args: argparse.Namespace, options: SessionOptions) -> int:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(variant.created_at))
             print(
                 f"{variant.id:>5}  {when}  {clean(variant.model or '?')}  "
-                f"{variant.tokens:,} tokens  {variant.status.value}  {clean(variant.change)}"
+                f"{variant.length.describe()}  {variant.status.value}  {clean(variant.change)}"
             )
         return 0
 
 
-def _session_for_reply(space: Workspace, options: SessionOptions, reply_id: int) -> ChatSession:
-    """A session on the reply's conversation, with the profile the conversation used unless
-    another is given."""
-    reply = space.store.get_message(reply_id)
-    conversation = space.store.get_conversation(reply.conversation_id)
+def _session_for_reply(
+    space: Workspace, options: SessionOptions, conversation: Conversation, *, chosen: bool
+) -> ChatSession:
+    """A session on the reply's conversation: with the profile and model `chosen` for it
+    (F4, applied by `open_session`), else with the profile it started with, unless the
+    options name another."""
     profile = options.profile
-    if profile is None and conversation.profile in space.settings.profiles:
+    if profile is None and not chosen and conversation.profile in space.settings.profiles:
         profile = conversation.profile
     options = dataclasses.replace(options, profile=profile, conversation=conversation.id)
     return make_session(space, options, conversation.id, connect=Connect.MUST)
+
+
+def _follows_choice(space: Workspace, options: SessionOptions, conversation: Conversation) -> bool:
+    """Whether the conversation's chosen profile or model applies (`conversation_profile`):
+    one was chosen, its profile is still configured, and the command line names no other
+    (as for `send` and `context`)."""
+    name, model = conversation.chosen_profile, conversation.chosen_model
+    chosen = (name is not None and name in space.settings.profiles) or (
+        name is None and model is not None
+    )
+    return chosen and not (options.profile or options.model or options.base_url)
 
 
 async def _send(session: ChatSession, prepared: PreparedVariant, args: argparse.Namespace) -> int:
@@ -120,7 +139,7 @@ async def _send(session: ChatSession, prepared: PreparedVariant, args: argparse.
                 sys.stdout.flush()
             elif isinstance(event, VariantFinished | VariantFailed):
                 variant = event.variant
-                result["variant"] = variant.to_dict()
+                result["variant"] = variant.to_dict() | {"length": variant.length.to_dict()}
                 if not args.json and variant.content and not variant.content.endswith("\n"):
                     sys.stdout.write("\n")
                 if isinstance(event, VariantFinished) and event.notice:

@@ -124,6 +124,7 @@ def _show(event: TurnEvent, result: dict[str, Any], args: argparse.Namespace) ->
             "reasoning": reply.reasoning,
             "status": reply.status.value,
             "finish_reason": reply.finish_reason,
+            "length": reply.length.to_dict(),
         }
         result["usage"] = {
             "prompt_tokens": reply.prompt_tokens,

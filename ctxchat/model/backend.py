@@ -5,6 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ctxchat.core.server_count import TemplateCost
 from ctxchat.model.errors import ErrorKind, ProviderError, describe_finish
@@ -14,6 +15,7 @@ from ctxchat.model.request import ChatRequest, build_chat_request
 __all__ = [
     "WINDOW_SOURCES",
     "ModelBackend",
+    "ModelListing",
     "ServerInfo",
     "StreamChunk",
     "ThinkTagSplitter",
@@ -38,6 +40,15 @@ class StreamChunk:
     reasoning: str = ""
     usage: Usage | None = None
     finish_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class ModelListing:
+    """The server's `/models` answer: the model ids, and the answer as JSON (`{"data": [...]}`),
+    whose entries some servers fill with a model's window."""
+
+    ids: tuple[str, ...]
+    data: Any
 
 
 @dataclass(frozen=True)
@@ -164,13 +175,20 @@ class ModelBackend(ABC):
             )
         return text, usage
 
-    @abstractmethod
     async def list_models(self) -> list[str]:
         """The model ids the server offers."""
+        return list((await self.model_listing()).ids)
 
     @abstractmethod
-    async def describe_server(self, model: str, configured_window: int | None) -> ServerInfo:
-        """Which server this is and the context window it serves `model` with."""
+    async def model_listing(self) -> ModelListing:
+        """The server's `/models` answer: one request."""
+
+    @abstractmethod
+    async def describe_server(
+        self, model: str, configured_window: int | None, *, listing: ModelListing | None = None
+    ) -> ServerInfo:
+        """Which server this is and the context window it serves `model` with. `listing` is
+        a `/models` answer just received, which is not asked for again."""
 
     @abstractmethod
     async def count_tokens(self, text: str) -> int | None:

@@ -11,7 +11,7 @@ import importlib
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING
 
-from ctxchat.model.backend import ModelBackend, ServerInfo, StreamChunk
+from ctxchat.model.backend import ModelBackend, ModelListing, ServerInfo, StreamChunk
 from ctxchat.model.request import ChatRequest
 
 if TYPE_CHECKING:
@@ -79,11 +79,13 @@ class DeferredBackend(ModelBackend):
         finally:
             await stream.aclose()  # type: ignore[attr-defined]
 
-    async def list_models(self) -> list[str]:
-        return await (await self.real()).list_models()
+    async def model_listing(self) -> ModelListing:
+        return await (await self.real()).model_listing()
 
-    async def describe_server(self, model: str, configured_window: int | None) -> ServerInfo:
-        return await (await self.real()).describe_server(model, configured_window)
+    async def describe_server(
+        self, model: str, configured_window: int | None, *, listing: ModelListing | None = None
+    ) -> ServerInfo:
+        return await (await self.real()).describe_server(model, configured_window, listing=listing)
 
     async def count_tokens(self, text: str) -> int | None:
         return await (await self.real()).count_tokens(text)

@@ -17,7 +17,13 @@ import httpx2  # the HTTP library openai itself uses; reused for the non-OpenAI 
 import openai
 
 from ctxchat.core.server_count import TemplateCost
-from ctxchat.model.backend import ModelBackend, ServerInfo, StreamChunk, ThinkTagSplitter
+from ctxchat.model.backend import (
+    ModelBackend,
+    ModelListing,
+    ServerInfo,
+    StreamChunk,
+    ThinkTagSplitter,
+)
 from ctxchat.model.chunks import pieces_of
 from ctxchat.model.errors import (
     ErrorKind,
@@ -344,7 +350,7 @@ class OpenAIBackend(ModelBackend):
 
     # -- models --------------------------------------------------------------------------------
 
-    async def list_models(self) -> list[str]:
+    async def model_listing(self) -> ModelListing:
         try:
             page = await self._client.models.list(timeout=self._request_timeout)
         except openai.APIStatusError as exc:
@@ -353,7 +359,8 @@ class OpenAIBackend(ModelBackend):
             raise self._connection_failure(exc) from None
         except openai.APIError as exc:
             raise unreadable_reply_error(exc.message, secrets=self._secrets) from None
-        return [model.id for model in page.data]
+        entries = [model.to_dict() for model in page.data]  # with the fields only a server has
+        return ModelListing(tuple(model.id for model in page.data), {"data": entries})
 
     async def _models_quietly(self) -> list[str]:
         """The server's models for an error message; nothing if it cannot say quickly."""
@@ -368,8 +375,14 @@ class OpenAIBackend(ModelBackend):
     def _is_hosted(self) -> bool:
         return self._host in HOSTED
 
-    async def describe_server(self, model: str, configured_window: int | None) -> ServerInfo:
+    async def describe_server(
+        self, model: str, configured_window: int | None, *, listing: ModelListing | None = None
+    ) -> ServerInfo:
         ask = self._side_requests()
+        if listing is not None:
+            ask.answered(
+                f"{self.base_url}/models", Answer(reached=True, status=200, data=listing.data)
+            )
         tokenizer = await self._tokenizer_endpoint(ask, model)
         learned = self._learned_windows.get(model)
         probed = self._probed_windows.get(model)

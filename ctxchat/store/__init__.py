@@ -1,5 +1,6 @@
 """SQLite storage: conversations, messages, memory, summaries and per-reply context plans."""
 
+from ctxchat.store.ending import ReplyEnding
 from ctxchat.store.errors import (
     CorruptDatabase,
     InvalidValue,
@@ -25,6 +26,7 @@ __all__ = [
     "InvalidValue",
     "NewerSchema",
     "NotFound",
+    "ReplyEnding",
     "ReplyVariant",
     "ReplyWriter",
     "Store",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any, Literal
 
 from ctxchat.core.history import HistoryMessage, MessageStatus, SummaryState
 from ctxchat.core.summary import SummaryStrategy
@@ -68,6 +69,30 @@ class MessageHit:
 
 
 @dataclass(frozen=True, slots=True)
+class ReplyLength:
+    """How many tokens a reply is, and whose count that is: the server's own
+    (`usage.completion_tokens`: what the model generated, its reasoning included) where it
+    reported one, else ctxchat's (the stored count, the one plans use)."""
+
+    tokens: int
+    counted_by: Literal["server", "ctxchat"]
+
+    @classmethod
+    def of(cls, tokens: int, completion_tokens: int | None) -> ReplyLength:
+        if completion_tokens is not None:
+            return cls(completion_tokens, "server")
+        return cls(tokens, "ctxchat")
+
+    def describe(self) -> str:
+        """`512 tokens (server)`: the count and whose it is, as the app and the CLI say it."""
+        return f"{self.tokens:,} tokens ({self.counted_by})"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready (`ctxchat send --json`, `ctxchat ask-again --json`)."""
+        return {"tokens": self.tokens, "counted_by": self.counted_by}
+
+
+@dataclass(frozen=True, slots=True)
 class StoredMessage:
     """One message with everything known about it.
 
@@ -100,6 +125,11 @@ class StoredMessage:
     created_at: float = 0.0
     updated_at: float = 0.0
     error_detail: str | None = None
+
+    @property
+    def length(self) -> ReplyLength:
+        """A reply's length in tokens: the server's count where it reported one."""
+        return ReplyLength.of(self.tokens, self.completion_tokens)
 
     @property
     def drift(self) -> int | None:

@@ -7,7 +7,8 @@ import socket
 from typing import NoReturn
 
 from ctxchat.core.history import MessageStatus
-from ctxchat.store.errors import InvalidValue, StoreError
+from ctxchat.store.ending import ReplyEnding
+from ctxchat.store.errors import StoreError
 from ctxchat.store.messages import MessageStore
 from ctxchat.store.records import StoredMessage, storable
 
@@ -104,53 +105,17 @@ class ReplyStore(MessageStore):
             if cursor.rowcount == 0:
                 self._refuse_finished(self._get_message(conn, message_id))
 
-    def finish_reply(
-        self,
-        message_id: int,
-        *,
-        content: str,
-        reasoning: str = "",
-        status: MessageStatus = MessageStatus.COMPLETE,
-        tokens: int,
-        exact: bool,
-        encoding: str,
-        finish_reason: str | None = None,
-        prompt_tokens: int | None = None,
-        completion_tokens: int | None = None,
-        cached_tokens: int | None = None,
-        error: str | None = None,
-        error_detail: str | None = None,
-    ) -> StoredMessage:
-        """Store the whole reply with its count and the server's usage; `status` says how it
-        ended: complete, interrupted (stopped or cut off) or failed (`error` says why, and
-        `error_detail` what the server said)."""
-        status = MessageStatus(status)
-        if status is MessageStatus.STREAMING:
-            raise InvalidValue("A finished reply cannot still be streaming.")
+    def finish_reply(self, message_id: int, ending: ReplyEnding) -> StoredMessage:
+        """Store the whole reply with its count and the server's usage; `ending.status` says
+        how it ended: complete, interrupted (stopped or cut off) or failed (`error` says why,
+        and `error_detail` what the server said)."""
         now = self.now()
         with self.transaction() as conn:
             message = self._get_message(conn, message_id)
             cursor = conn.execute(
-                "UPDATE messages SET content = ?, reasoning = ?, status = ?, tokens = ?, "
-                "exact = ?, encoding = ?, finish_reason = ?, prompt_tokens = ?, "
-                "completion_tokens = ?, cached_tokens = ?, error = ?, error_detail = ?, "
-                f"stream_owner = NULL, updated_at = ? WHERE id = ? AND {_OPEN}",
-                (
-                    storable(content),
-                    storable(reasoning),
-                    status.value,
-                    tokens,
-                    int(exact),
-                    encoding,
-                    finish_reason,
-                    prompt_tokens,
-                    completion_tokens,
-                    cached_tokens,
-                    None if error is None else storable(error),
-                    None if error_detail is None else storable(error_detail),
-                    now,
-                    message_id,
-                ),
+                f"UPDATE messages SET {ending.assignments()}, stream_owner = NULL, "
+                f"updated_at = ? WHERE id = ? AND {_OPEN}",
+                (*ending.values(), now, message_id),
             )
             if cursor.rowcount == 0:
                 self._refuse_finished(message)

@@ -10,28 +10,14 @@ from typing import Any
 
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.plan import ContextPlan
+from ctxchat.store.ending import ReplyEnding
 from ctxchat.store.errors import InvalidValue, NotFound, StoreError
 from ctxchat.store.messages import MessageStore
-from ctxchat.store.records import StoredMessage, storable
+from ctxchat.store.records import ReplyLength, StoredMessage, storable
 from ctxchat.store.replies import this_writer, writer_alive
 
 # The fields a reply and its variants share: what keeping a variant exchanges.
-ANSWER_FIELDS = (
-    "content",
-    "reasoning",
-    "tokens",
-    "exact",
-    "encoding",
-    "model",
-    "status",
-    "finish_reason",
-    "error",
-    "error_detail",
-    "prompt_tokens",
-    "completion_tokens",
-    "cached_tokens",
-    "estimated_prompt_tokens",
-)
+ANSWER_FIELDS = (*ReplyEnding.columns(), "model", "estimated_prompt_tokens")
 _VARIANT_COLUMNS = "id, reply_id, change, created_at, updated_at, " + ", ".join(ANSWER_FIELDS)
 
 # What the former reply says about itself once a variant was kept in its place.
@@ -67,6 +53,11 @@ class ReplyVariant:
     completion_tokens: int | None = None
     cached_tokens: int | None = None
     estimated_prompt_tokens: int | None = None
+
+    @property
+    def length(self) -> ReplyLength:
+        """The answer's length in tokens: the server's count where it reported one."""
+        return ReplyLength.of(self.tokens, self.completion_tokens)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready data (`ctxchat ask-again --json`, exports)."""
@@ -125,50 +116,13 @@ class VariantStore(MessageStore):
             assert cursor.lastrowid is not None
             return self._get_variant(conn, cursor.lastrowid)
 
-    def finish_variant(
-        self,
-        variant_id: int,
-        *,
-        content: str,
-        reasoning: str = "",
-        status: MessageStatus = MessageStatus.COMPLETE,
-        tokens: int,
-        exact: bool,
-        encoding: str,
-        finish_reason: str | None = None,
-        prompt_tokens: int | None = None,
-        completion_tokens: int | None = None,
-        cached_tokens: int | None = None,
-        error: str | None = None,
-        error_detail: str | None = None,
-    ) -> ReplyVariant:
+    def finish_variant(self, variant_id: int, ending: ReplyEnding) -> ReplyVariant:
         """Store the whole variant answer, as `ReplyStore.finish_reply` does for a reply."""
-        status = MessageStatus(status)
-        if status is MessageStatus.STREAMING:
-            raise InvalidValue("A finished variant cannot still be streaming.")
         with self.transaction() as conn:
             cursor = conn.execute(
-                "UPDATE reply_variants SET content = ?, reasoning = ?, status = ?, tokens = ?, "
-                "exact = ?, encoding = ?, finish_reason = ?, prompt_tokens = ?, "
-                "completion_tokens = ?, cached_tokens = ?, error = ?, error_detail = ?, "
-                "stream_owner = NULL, updated_at = ? WHERE id = ? "
-                "AND (status = 'streaming' OR stream_owner IS NOT NULL)",
-                (
-                    storable(content),
-                    storable(reasoning),
-                    status.value,
-                    tokens,
-                    int(exact),
-                    encoding,
-                    finish_reason,
-                    prompt_tokens,
-                    completion_tokens,
-                    cached_tokens,
-                    None if error is None else storable(error),
-                    None if error_detail is None else storable(error_detail),
-                    self.now(),
-                    variant_id,
-                ),
+                f"UPDATE reply_variants SET {ending.assignments()}, stream_owner = NULL, "
+                "updated_at = ? WHERE id = ? AND (status = 'streaming' OR stream_owner IS NOT NULL)",
+                (*ending.values(), self.now(), variant_id),
             )
             if cursor.rowcount == 0:
                 variant = self._get_variant(conn, variant_id)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from ctxchat.core.history import MessageStatus
+from ctxchat.store.ending import ReplyEnding
 from ctxchat.store.errors import StoreError
 from ctxchat.store.records import StoredMessage
 from ctxchat.store.replies import ReplyStore
@@ -100,38 +100,11 @@ class ReplyWriter:
         self._dirty = False
         self._last_save = self._clock()
 
-    def close(
-        self,
-        *,
-        status: MessageStatus = MessageStatus.COMPLETE,
-        tokens: int,
-        exact: bool,
-        encoding: str,
-        finish_reason: str | None = None,
-        prompt_tokens: int | None = None,
-        completion_tokens: int | None = None,
-        cached_tokens: int | None = None,
-        error: str | None = None,
-        error_detail: str | None = None,
-    ) -> StoredMessage:
-        """Finish the reply with the whole text; `status` says how it ended."""
+    def close(self, ending: ReplyEnding) -> StoredMessage:
+        """Finish the reply as `ending` says; its text is the whole reply (`content`)."""
         if self._closed:
             raise StoreError(f"The writer of reply {self.message_id} is already closed.")
-        message = self._store.finish_reply(
-            self.message_id,
-            content=self.content,
-            reasoning=self.reasoning,
-            status=status,
-            tokens=tokens,
-            exact=exact,
-            encoding=encoding,
-            finish_reason=finish_reason,
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            cached_tokens=cached_tokens,
-            error=error,
-            error_detail=error_detail,
-        )
+        message = self._store.finish_reply(self.message_id, ending)
         self._closed = True
         self._saved = message.content
         self._dirty = False

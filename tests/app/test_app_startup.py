@@ -25,7 +25,7 @@ from ctxchat.core.memory import Mode
 from ctxchat.core.tokens import DeferredCounter, TokenCounter
 from ctxchat.model import discovery
 from ctxchat.model.deferred import DeferredBackend
-from ctxchat.store import Store
+from ctxchat.store import ReplyEnding, Store
 from ctxchat.testing.harness import open_test_workspace
 from ctxchat.testing.hostile_text import HOSTILE_SAMPLES, HOSTILE_TEXT
 from ctxchat.testing.server import ScriptedModelServer
@@ -398,11 +398,13 @@ async def test_a_reasoning_reply_is_drawn_from_kept_counts_too(
     reply = store.start_reply(conversation, model="gpt-4o")
     store.finish_reply(
         reply.id,
-        content="Because.",
-        reasoning="Let me think about it.",
-        tokens=5,
-        exact=True,
-        encoding="o200k_base",
+        ReplyEnding(
+            content="Because.",
+            reasoning="Let me think about it.",
+            tokens=5,
+            exact=True,
+            encoding="o200k_base",
+        ),
     )
     async with first.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -643,6 +645,10 @@ async def test_a_server_with_no_model_named_is_talked_to_through_its_only_model(
                 == f"command-line · {model} · mode: personalization"
             )
             assert app.conversation_screen.session.window.context_window == 4096
+            # One answer to "which models?" served the reachability check, adopting the
+            # model and the window probe.
+            asked = [request.path for request in local.other_requests]
+            assert asked.count("/v1/models") == 1
             # Another conversation, with no model chosen for it, talks to that model too.
             await pilot.press("ctrl+n")
             await settle(pilot)

@@ -77,6 +77,27 @@ async def test_a_server_not_running_is_named_once_and_the_app_stays_usable(
             assert app.conversation_screen.session.window.context_window == 4096
 
 
+async def test_a_server_not_running_with_no_model_named_is_named_once(
+    tmp_path: Path, workspaces: list[Workspace]
+) -> None:
+    """`ctxchat --base-url URL` with nothing listening: the one line, and nothing else
+    (asking for the server's models again would only fail again)."""
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    workspace = open_test_workspace(tmp_path)
+    workspaces.append(workspace)
+    app = build_app(workspace, SessionOptions(base_url=url))
+    notes = Notes.attach(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.conversation_screen.server_notice is not None)
+        await settle(pilot)
+        assert status_line(app) == (
+            f"Cannot reach the model server at {url}: start it, or set OPENAI_BASE_URL "
+            "(or pass --base-url)."
+        )
+        assert notes.messages == []
+        assert app.conversation_screen.session.model == ""
+
+
 async def test_switching_to_a_server_that_answers_clears_the_notice(
     tmp_path: Path, workspaces: list[Workspace]
 ) -> None:

@@ -25,6 +25,7 @@ from ctxchat.core.budget import Layer
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.memory import MemoryKind
 from ctxchat.model.errors import ErrorKind
+from ctxchat.store import ReplyEnding
 from ctxchat.store.variants import REGENERATED
 from ctxchat.testing.server import Fault, Reply, ScriptedModelServer
 
@@ -223,7 +224,9 @@ async def test_regenerate_keeps_the_replaced_reply_and_its_variants_as_variants(
     plan = store.load_plan(old.id)
     assert plan is not None
     asked = store.start_variant(old.id, change="without memory", model="other", plan=plan)
-    store.finish_variant(asked.id, content="A variant.", tokens=3, exact=True, encoding="x")
+    store.finish_variant(
+        asked.id, ReplyEnding(content="A variant.", tokens=3, exact=True, encoding="x")
+    )
 
     events = await collect(regenerate(session))
     started = events[0]

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 
+from ctxchat.store import Store
 from ctxchat.testing.server import Fault, ScriptedModelServer
 
 Run = Callable[..., tuple[int, str, str]]
@@ -118,3 +120,60 @@ def test_variants_lists_what_changed_model_tokens_and_when(
     assert (variant["id"], variant["content"]) == (1, "I do not know.")
     code, _, err = run("variants", "999")
     assert code != 0 and len(err.strip().splitlines()) == 1
+
+
+def choose(home: Path, profile: str | None, model: str | None) -> None:
+    """What F4 stores for the first conversation."""
+    with Store.open(home / "data" / "ctxchat.db") as store:
+        store.choose_model(1, profile, model)
+
+
+def test_ask_again_and_replay_use_the_model_chosen_for_the_conversation(
+    run: Run, server: ScriptedModelServer, home: Path
+) -> None:
+    reply_id = a_reply(run, server)
+    sent = dict(server.requests[-1])
+    choose(home, "test", "gpt-4o-mini")
+
+    server.script("From the chosen model.")
+    code, _out, err = run("ask-again", str(reply_id), "--without", "memory:1")
+    assert code == 0
+    assert server.requests[-1]["model"] == "gpt-4o-mini"
+    assert "(without memory:1; to model gpt-4o-mini)" in err
+
+    server.script("Replayed by the chosen model.")
+    code, _out, err = run("replay", str(reply_id))
+    assert code == 0
+    assert server.requests[-1] == {**sent, "model": "gpt-4o-mini"}
+    assert "(replay of the stored request; to model gpt-4o-mini)" in err
+
+    # A flag says otherwise.
+    server.script("From the reply's model.")
+    assert run("replay", str(reply_id), "--model", "gpt-4o")[0] == 0
+    assert server.requests[-1] == sent
+
+
+def test_the_profile_chosen_for_the_conversation_is_asked_on_its_own_server(
+    run: Run, server: ScriptedModelServer, home: Path
+) -> None:
+    reply_id = a_reply(run, server)
+    with ScriptedModelServer(models=["gemma-3-270m"]) as local:
+        with (home / "config.toml").open("a", encoding="utf-8") as config:
+            config.write(
+                f'[profiles.local]\nbase_url = "{local.base_url}"\nmodel = "gemma-3-270m"\n'
+                "context_window = 8000\n"
+            )
+        choose(home, "local", None)
+        local.script("From the local server.")
+        code, out, err = run("ask-again", str(reply_id), "--without", "memory:1")
+        assert code == 0, err
+        assert out == "From the local server.\n"
+        assert local.requests[-1]["model"] == "gemma-3-270m"
+
+        # --profile names the one to ask: the conversation's choice does not apply.
+        asked = len(local.requests)
+        server.script("From the configured server.")
+        code, out, _ = run("ask-again", str(reply_id), "--without", "memory:1", "--profile", "test")
+        assert (code, out) == (0, "From the configured server.\n")
+        assert server.requests[-1]["model"] == "gpt-4o"
+        assert len(local.requests) == asked

@@ -54,3 +54,23 @@ def test_a_server_with_several_models_says_how_to_pick_one(
         "No model is named and the server offers 2: pick one with F4, --model or `model` "
         "in the config."
     ) in plan["warnings"]
+
+
+def model_lists(server: ScriptedModelServer) -> int:
+    return sum(request.path == "/v1/models" for request in server.other_requests)
+
+
+def test_each_command_asks_for_the_model_list_once(capsys: pytest.CaptureFixture[str]) -> None:
+    """The reachability check's list serves adopting the only model and the window probe."""
+    with ScriptedModelServer(
+        models=[MODEL], flavour=Flavour.LLAMA_CPP_PYTHON, n_ctx=4096
+    ) as server:
+        plan = context_json(server.base_url, capsys)
+        after_context = model_lists(server)
+        server.script("Hello.")
+        assert main(["send", "--base-url", server.base_url, "--no-summarize", "hi"]) == 0
+
+    assert plan["window_source"] == "probed"
+    assert after_context == 1
+    assert model_lists(server) == 2
+    assert server.requests[-1]["model"] == MODEL

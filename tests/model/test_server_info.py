@@ -87,6 +87,18 @@ async def test_vllm_max_model_len(make_backend: Build) -> None:
     assert (info.tokenizer, info.tokenizer_name) == (True, "vllm")
 
 
+async def test_a_model_list_just_received_serves_the_window_it_lists(make_backend: Build) -> None:
+    """vLLM lists each model's window: the list asked for once tells it, and the ids."""
+    with ScriptedModelServer(flavour="vllm", n_ctx=32000) as server:
+        backend = make_backend(server)
+        listing = await backend.model_listing()
+        info = await backend.describe_server(MODEL, None, listing=listing)
+
+    assert listing.ids == (MODEL,)
+    assert (info.kind, info.context_window, info.window_source) == ("vllm", 32000, "server")
+    assert [r.path for r in server.other_requests].count("/v1/models") == 1
+
+
 async def test_llama_cpp_python_window_is_probed_once(make_backend: Build) -> None:
     with ScriptedModelServer(flavour="llama-cpp-python", n_ctx=4096) as server:
         backend = make_backend(server)

@@ -11,7 +11,7 @@ from textual.widgets import Input, TextArea
 from ctxchat.core.budget import Layer
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.tokens import count_message, counter_for_model
-from ctxchat.store import ReplyWriter, Store, StoredMessage
+from ctxchat.store import ReplyEnding, ReplyWriter, Store, StoredMessage
 from ctxchat.tui.app import CtxChatApp
 
 from ..waiting import until
@@ -67,12 +67,16 @@ def reply(
     writer = ReplyWriter.start(store, conversation_id, model="gpt-4o")
     writer.append(text, reasoning)
     return writer.close(
-        status=status,
-        tokens=tokens("assistant", text) if text else 0,
-        exact=True,
-        encoding=COUNTER.name,
-        finish_reason="stop" if status is MessageStatus.COMPLETE else "error",
-        error=error,
+        ReplyEnding(
+            content=writer.content,
+            reasoning=writer.reasoning,
+            status=status,
+            tokens=tokens("assistant", text) if text else 0,
+            exact=True,
+            encoding=COUNTER.name,
+            finish_reason="stop" if status is MessageStatus.COMPLETE else "error",
+            error=error,
+        )
     )
 
 

@@ -5,7 +5,7 @@ import sys
 import threading
 from pathlib import Path
 
-from ctxchat.store import ReplyWriter, Store
+from ctxchat.store import ReplyEnding, ReplyWriter, Store
 
 WRITER = """
 import sys, time
@@ -109,6 +109,10 @@ def test_threads_share_one_store(store: Store) -> None:
     for thread in threads:
         thread.join()
     assert errors == []
-    reply = writer.close(tokens=1, exact=True, encoding="e")
+    reply = writer.close(
+        ReplyEnding(
+            content=writer.content, reasoning=writer.reasoning, tokens=1, exact=True, encoding="e"
+        )
+    )
     assert reply.content == "".join(f"{index} " for index in range(300))
     assert len(store.list_memory()) == 100

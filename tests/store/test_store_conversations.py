@@ -10,7 +10,14 @@ import pytest
 from ctxchat.core.budget import Budget
 from ctxchat.core.memory import MemoryKind
 from ctxchat.core.plan import ContextPlan
-from ctxchat.store import Conversation, ConversationInfo, NotFound, Store, StoredMessage
+from ctxchat.store import (
+    Conversation,
+    ConversationInfo,
+    NotFound,
+    ReplyEnding,
+    Store,
+    StoredMessage,
+)
 
 Say = Callable[[int, str, str], StoredMessage]
 
@@ -91,7 +98,8 @@ def fill(store: Store, marker: str) -> int:
     reply = store.start_reply(conversation.id, model="m", estimated_prompt_tokens=9)
     store.save_partial(reply.id, f"partial {marker}")
     store.finish_reply(
-        reply.id, content=f"answer {marker}", tokens=4, exact=True, encoding="o200k_base"
+        reply.id,
+        ReplyEnding(content=f"answer {marker}", tokens=4, exact=True, encoding="o200k_base"),
     )
     store.add_summary(
         conversation.id,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxchat.store import SCHEMA_VERSION, Store, StoredMessage, StoreError, schema
+from ctxchat.store import SCHEMA_VERSION, ReplyEnding, Store, StoredMessage, StoreError, schema
 from ctxchat.store import counts as counts_module
 from ctxchat.store import replies as replies_module
 
@@ -109,7 +109,8 @@ def test_a_streaming_reply_and_new_texts_keep_the_counts(store: Store, say: Say)
     reply = store.start_reply(conversation, model="m")
     store.save_partial(reply.id, "part of ")
     store.finish_reply(
-        reply.id, content="part of the answer", tokens=4, exact=True, encoding="o200k_base"
+        reply.id,
+        ReplyEnding(content="part of the answer", tokens=4, exact=True, encoding="o200k_base"),
     )
     assert store.kept_counts("o200k_base") == KEPT
 

@@ -8,6 +8,8 @@ from ctxchat.core.history import HistoryMessage, MessageStatus
 from ctxchat.core.plan import ContextPlan
 from ctxchat.store import InvalidValue, NotFound, Store, StoredMessage
 
+from .endings import failed_with
+
 Say = Callable[[int, str, str], StoredMessage]
 
 
@@ -227,12 +229,7 @@ def test_history_gives_the_stored_counts_without_counting(store: Store, say: Say
     failed = store.start_reply(conversation.id, model="m")
     store.finish_reply(
         failed.id,
-        content="",
-        status=MessageStatus.FAILED,
-        tokens=0,
-        exact=True,
-        encoding="o200k_base",
-        error="HTTP 500",
+        failed_with("HTTP 500"),
     )
 
     def must_not_count(role: str, content: str) -> int:

@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from ctxchat.core.history import MessageStatus
-from ctxchat.store import ReplyWriter, Store, StoredMessage, StoreError
+from ctxchat.store import ReplyEnding, ReplyWriter, Store, StoredMessage, StoreError
+
+from .endings import failed_with
 
 Say = Callable[[int, str, str], StoredMessage]
 
@@ -38,15 +40,17 @@ def test_a_reply_goes_from_streaming_to_complete(store: Store, say: Say) -> None
     )
     done = store.finish_reply(
         reply.id,
-        content="Because it is.",
-        reasoning="thinking… done",
-        tokens=9,
-        exact=True,
-        encoding="o200k_base",
-        finish_reason="stop",
-        prompt_tokens=125,
-        completion_tokens=5,
-        cached_tokens=64,
+        ReplyEnding(
+            content="Because it is.",
+            reasoning="thinking… done",
+            tokens=9,
+            exact=True,
+            encoding="o200k_base",
+            finish_reason="stop",
+            prompt_tokens=125,
+            completion_tokens=5,
+            cached_tokens=64,
+        ),
     )  # 1004
     assert done.status is MessageStatus.COMPLETE
     assert (done.content, done.reasoning, done.tokens, done.finish_reason) == (
@@ -66,12 +70,7 @@ def test_a_failed_reply_keeps_its_error(store: Store) -> None:
     reply = store.start_reply(conversation.id, model="m")
     failed = store.finish_reply(
         reply.id,
-        content="",
-        status=MessageStatus.FAILED,
-        tokens=0,
-        exact=True,
-        encoding="o200k_base",
-        error="The server refused the request: context_length_exceeded.",
+        failed_with("The server refused the request: context_length_exceeded."),
     )
     assert failed.status is MessageStatus.FAILED
     assert failed.error == "The server refused the request: context_length_exceeded."
@@ -82,25 +81,21 @@ def test_a_finished_reply_cannot_change_again(store: Store) -> None:
     reply = store.start_reply(conversation.id, model="m")
     store.finish_reply(
         reply.id,
-        content="stopped",
-        status=MessageStatus.INTERRUPTED,
-        tokens=4,
-        exact=True,
-        encoding="e",
+        ReplyEnding(
+            content="stopped", status=MessageStatus.INTERRUPTED, tokens=4, exact=True, encoding="e"
+        ),
     )
     with pytest.raises(StoreError) as caught:
         store.save_partial(reply.id, "more")
     assert str(caught.value) == f"Reply {reply.id} is already finished (interrupted)."
     with pytest.raises(StoreError):
-        store.finish_reply(reply.id, content="x", tokens=1, exact=True, encoding="e")
+        store.finish_reply(reply.id, ReplyEnding(content="x", tokens=1, exact=True, encoding="e"))
     with pytest.raises(StoreError):
         store.finish_reply(
             reply.id,
-            content="x",
-            status=MessageStatus.STREAMING,
-            tokens=1,
-            exact=True,
-            encoding="e",
+            ReplyEnding(
+                content="x", status=MessageStatus.STREAMING, tokens=1, exact=True, encoding="e"
+            ),
         )
     assert store.get_message(reply.id).content == "stopped"
 
@@ -132,7 +127,16 @@ def test_writer_saves_at_most_every_interval(store: Store) -> None:
     assert (writer.content, writer.saved_content) == ("Hello, world", "Hello,")
     writer.flush()  # a caller's timer saves a paused stream
     assert store.get_message(reply.id).content == "Hello, world"
-    done = writer.close(tokens=6, exact=True, encoding="o200k_base", finish_reason="stop")
+    done = writer.close(
+        ReplyEnding(
+            content=writer.content,
+            reasoning=writer.reasoning,
+            tokens=6,
+            exact=True,
+            encoding="o200k_base",
+            finish_reason="stop",
+        )
+    )
     assert (done.content, done.reasoning, done.status) == (
         "Hello, world",
         "hmm",

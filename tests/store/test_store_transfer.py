@@ -13,7 +13,9 @@ from ctxchat.core.budget import Budget
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.memory import Mode
 from ctxchat.core.tokens import EstimateCounter
-from ctxchat.store import Store, StoredMessage, StoreError, conversation_markdown
+from ctxchat.store import ReplyEnding, Store, StoredMessage, StoreError, conversation_markdown
+
+from .endings import failed_with
 
 Say = Callable[[int, str, str], StoredMessage]
 
@@ -133,18 +135,20 @@ def build_conversation(store: Store) -> int:
         store.save_partial(reply.id, "partial", "reasoning so far")
         store.finish_reply(
             reply.id,
-            content="partial answer" if error is None else "",
-            reasoning="reasoning",
-            status=status,
-            tokens=5,
-            exact=True,
-            encoding="o200k_base",
-            finish_reason="length" if error is None else None,
-            prompt_tokens=330,
-            completion_tokens=4,
-            cached_tokens=128,
-            error=error,
-            error_detail=None if error is None else "upstream: out of memory",
+            ReplyEnding(
+                content="partial answer" if error is None else "",
+                reasoning="reasoning",
+                status=status,
+                tokens=5,
+                exact=True,
+                encoding="o200k_base",
+                finish_reason="length" if error is None else None,
+                prompt_tokens=330,
+                completion_tokens=4,
+                cached_tokens=128,
+                error=error,
+                error_detail=None if error is None else "upstream: out of memory",
+            ),
         )
     return conversation.id
 
@@ -267,21 +271,18 @@ def test_markdown_export(store: Store, say: Say) -> None:
     cut = store.start_reply(conversation.id, model="gpt-4o")
     store.finish_reply(
         cut.id,
-        content="Start early and",
-        status=MessageStatus.INTERRUPTED,
-        tokens=8,
-        exact=True,
-        encoding="o200k_base",
+        ReplyEnding(
+            content="Start early and",
+            status=MessageStatus.INTERRUPTED,
+            tokens=8,
+            exact=True,
+            encoding="o200k_base",
+        ),
     )
     failed = store.start_reply(conversation.id, model="gpt-4o")
     store.finish_reply(
         failed.id,
-        content="",
-        status=MessageStatus.FAILED,
-        tokens=0,
-        exact=True,
-        encoding="o200k_base",
-        error="Connection reset",
+        failed_with("Connection reset"),
     )
     store.add_summary(
         conversation.id,

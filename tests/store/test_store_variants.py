@@ -16,7 +16,15 @@ from ctxchat.core.history import HistoryMessage, MessageStatus
 from ctxchat.core.memory import MemoryEntry, MemoryKind, Mode
 from ctxchat.core.plan import ContextPlan
 from ctxchat.core.tokens import EstimateCounter
-from ctxchat.store import SCHEMA_VERSION, NotFound, Store, StoredMessage, StoreError, schema
+from ctxchat.store import (
+    SCHEMA_VERSION,
+    NotFound,
+    ReplyEnding,
+    Store,
+    StoredMessage,
+    StoreError,
+    schema,
+)
 from ctxchat.store.variants import REGENERATED
 
 Say = Callable[[int, str, str], StoredMessage]
@@ -60,12 +68,14 @@ def reply_with_plan(store: Store, say: Say) -> tuple[int, int]:
     store.save_plan(reply.id, rich_plan(history, conversation))
     store.finish_reply(
         reply.id,
-        content="The original answer.",
-        tokens=8,
-        exact=True,
-        encoding="o200k_base",
-        prompt_tokens=51,
-        completion_tokens=4,
+        ReplyEnding(
+            content="The original answer.",
+            tokens=8,
+            exact=True,
+            encoding="o200k_base",
+            prompt_tokens=51,
+            completion_tokens=4,
+        ),
     )
     return conversation, reply.id
 
@@ -78,13 +88,15 @@ def a_variant(store: Store, reply_id: int, text: str = "A changed answer.") -> i
     assert variant.status is MessageStatus.STREAMING
     store.finish_variant(
         variant.id,
-        content=text,
-        tokens=6,
-        exact=False,
-        encoding="estimate",
-        prompt_tokens=44,
-        completion_tokens=3,
-        finish_reason="stop",
+        ReplyEnding(
+            content=text,
+            tokens=6,
+            exact=False,
+            encoding="estimate",
+            prompt_tokens=44,
+            completion_tokens=3,
+            finish_reason="stop",
+        ),
     )
     return variant.id
 
@@ -239,7 +251,9 @@ def test_a_variant_a_dead_process_left_streaming_is_interrupted_on_open(
         assert store.get_variant(crashed).status is MessageStatus.INTERRUPTED
         assert store.get_variant(live).status is MessageStatus.STREAMING  # this process
         # A writer taken for dead by mistake still finishes its variant.
-        store.finish_variant(crashed, content="late", tokens=1, exact=False, encoding="e")
+        store.finish_variant(
+            crashed, ReplyEnding(content="late", tokens=1, exact=False, encoding="e")
+        )
         assert store.get_variant(crashed).content == "late"
         store.keep_variant(crashed)
         assert store.get_message(reply_id).content == "late"

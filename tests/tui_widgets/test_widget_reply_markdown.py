@@ -26,6 +26,8 @@ from ctxchat.tui.widgets.reply_markdown import (
     stop_stream,
 )
 
+from ..waiting import until
+
 
 class Pair(App[None]):
     """A streamed-then-finished reply beside a full render of the same text."""
@@ -84,6 +86,7 @@ DOCUMENTS = {
     "a list that turns loose": "- a\n- b\n\n- c\n\nafter\n",
     "a table": "| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n\nbelow\n",
     "an unclosed fence": "text\n\n```\ncode that never closes\nmore\n",
+    "a list of empty items": "Steps:\n\n1.\n2.\n3.\n",
 }
 
 
@@ -148,7 +151,6 @@ LISTS = {
         "- outer\n  - nested one\n  - nested two, long enough to wrap around the width of "
         "this narrow test app\n- back\n"
     ),
-    "an empty item": "- a\n- \n- c\n",
     "several paragraphs in an item": "- one\n\n  more of one\n- two\n",
     "a hard line break": "- first line  \n  second line\n- next\n",
 }
@@ -257,6 +259,54 @@ async def test_lists_it_cannot_draw_are_composed_as_textual_composes_them() -> N
         [drawn] = [block for block in app.query(MarkdownBlock) if isinstance(block, DrawnList)]
         assert drawn.rows is None
         assert len(drawn.query("MarkdownParagraph")) == 3
+
+
+def screen_lines(app: App[None]) -> list[str]:
+    """The screen's rows as text, trailing blanks cut, trailing empty rows left out."""
+    rows = [
+        "".join(s.text for s in strip).rstrip() for strip in app.screen._compositor.render_strips()
+    ]
+    while rows and not rows[-1]:
+        rows.pop()
+    return rows
+
+
+EMPTY_ITEMS = {
+    # What Gemma sometimes answers: Textual draws an empty item as nothing at all.
+    "numbers only": ("1.\n2.\n3.", ["   1.", "   2.", "   3."]),
+    "bullets only": ("-\n-\n-", ["  •", "  •", "  •"]),
+    "one empty among others": ("- a\n- \n- c\n", ["  • a", "  •", "  • c"]),
+    # A list Textual composes (an item of two paragraphs) keeps its empty items' markers.
+    "beside an item it cannot draw": (
+        "1.\n2. two\n\n   more of two\n3.\n",
+        ["   1.", "   2. two", "      more of two", "   3."],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", EMPTY_ITEMS)
+async def test_empty_list_items_show_their_markers(name: str) -> None:
+    text, shown = EMPTY_ITEMS[name]
+    app = OneDocument(ReplyMarkdown(text), "textual-dark")
+    async with app.run_test(size=(40, 16)) as pilot:
+        await pilot.pause()
+        assert screen_lines(app) == shown
+
+
+@pytest.mark.parametrize("name", EMPTY_ITEMS)
+async def test_empty_list_items_show_their_markers_as_they_stream(name: str) -> None:
+    text, shown = EMPTY_ITEMS[name]
+    app = Streamed()
+    async with app.run_test(size=(40, 16)) as pilot:
+        reply = app.query_one(ReplyMarkdown)
+        stream = Markdown.get_stream(reply)
+        for character in text:
+            await stream.write(character)
+        await until(pilot, lambda: screen_lines(app) == shown)
+        await stop_stream(stream)
+        await reply.finish(text)
+        await pilot.pause()
+        assert screen_lines(app) == shown
 
 
 async def test_a_stream_stopped_before_it_ran_does_not_stop_its_caller() -> None:
@@ -413,9 +463,13 @@ async def test_a_very_long_stored_reply_is_parsed_in_a_thread(
         ("a | b\n--- | :-:\n1 | 2\n", False),
         ("> | a |\n> | - |\n", False),
         ("Title\n-----\n\nbody\n", True),  # a setext heading, not a table
+        ("1.\n2.\n3.", False),
+        ("- a\n-\n- c\n", False),
+        ("> * \n", False),
+        ("Costs 1.5 or 2.\n\n- one\n", True),
     ],
 )
-def test_a_text_streams_as_rendered_unless_it_has_references_or_tables(
+def test_a_text_streams_as_rendered_unless_it_has_references_tables_or_empty_items(
     text: str, as_rendered: bool
 ) -> None:
     assert reply_markdown.streams_as_rendered(text) is as_rendered

@@ -48,10 +48,17 @@ class SideRequests:
         self.base_url = base_url
         self.local = local
         self._fetch = fetch
-        self._sent: dict[str, asyncio.Task[Answer]] = {}
+        self._sent: dict[str, asyncio.Future[Answer]] = {}
 
     def get(self, url: str) -> Awaitable[Answer]:
         return self._once("GET", url, None, None)
+
+    def answered(self, url: str, answer: Answer) -> None:
+        """`answer` is what a GET of `url` says: it was just received another way, and is
+        not asked for again."""
+        done: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
+        done.set_result(answer)
+        self._sent[self._key("GET", url, None)] = done
 
     def post(
         self, url: str, payload: Mapping[str, Any], *, timeout: float | None = None
@@ -61,12 +68,16 @@ class SideRequests:
     def _once(
         self, method: str, url: str, payload: Mapping[str, Any] | None, timeout: float | None
     ) -> Awaitable[Answer]:
-        key = f"{method} {url} {json.dumps(payload, sort_keys=True)}"
+        key = self._key(method, url, payload)
         task = self._sent.get(key)
         if task is None:
             task = asyncio.ensure_future(self._fetch(method, url, payload, timeout))
             self._sent[key] = task
         return asyncio.shield(task)
+
+    @staticmethod
+    def _key(method: str, url: str, payload: Mapping[str, Any] | None) -> str:
+        return f"{method} {url} {json.dumps(payload, sort_keys=True)}"
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,8 @@ REFERENCE_MARK = "]:"
 """What every link reference definition holds (`[label]: url`)."""
 TABLE_RULE = re.compile(r"^[ \t>]*\|?[ \t]*:?-+:?[ \t]*\|[ \t|:-]*$", re.MULTILINE)
 """The line under a table's header (`|---|:--:|`)."""
+EMPTY_ITEM = re.compile(r"^[ \t>]*(?:[-+*]|\d{1,9}[.)])[ \t]*$", re.MULTILINE)
+"""A list item with nothing on its line (`1.`, `-`)."""
 
 
 def streams_as_rendered(markdown: str) -> bool:
@@ -42,11 +44,17 @@ def streams_as_rendered(markdown: str) -> bool:
 
     `Markdown.append` parses again from the start of the last block, so every earlier block
     shows what a parse of the whole text shows, but for a link reference defined further
-    down (`[docs]: https://…`), which makes a link of text above it, and a table, whose
-    streamed rows Textual adds as plain cells (links in them do nothing). Cheap tests that
-    may say no for a text that has neither (a `]:` in code), never yes for one that has.
+    down (`[docs]: https://…`), which makes a link of text above it; a table, whose
+    streamed rows Textual adds as plain cells (links in them do nothing); and an empty list
+    item (`1.` alone on its line), after which the next item, arriving, starts a list of
+    its own. Cheap tests that may say no for a text that has none of these (a `]:` in
+    code), never yes for one that has.
     """
-    return REFERENCE_MARK not in markdown and TABLE_RULE.search(markdown) is None
+    return (
+        REFERENCE_MARK not in markdown
+        and TABLE_RULE.search(markdown) is None
+        and EMPTY_ITEM.search(markdown) is None
+    )
 
 
 COMPOSED_PARSE = 20_000
@@ -83,9 +91,14 @@ class DrawnList(_ListBase):
     Textual builds four widgets an item (a row, its bullet, a column and the paragraph),
     and every widget is styled, measured and placed again on each layout while a reply
     streams: lists are most of a long reply's widgets. When every item is one paragraph
-    (the common case), the list draws the bullets and the text itself, with the same
-    hanging indent. Any other list (an empty item, nested blocks, several paragraphs in an
-    item) is composed the way Textual composes it.
+    (the common case) or empty, the list draws the bullets and the text itself, with the
+    same hanging indent. Any other list (nested blocks, several paragraphs in an item) is
+    composed the way Textual composes it.
+
+    An empty item shows its marker alone (`1.`), where Textual shows nothing at all: a
+    reply of empty items (`1.\n2.\n3.`) would look blank, and the user must see what the
+    model wrote. In a list Textual composes, `ReplyMarkdown`'s CSS gives an empty item a
+    line for its marker.
     """
 
     _rows: list[tuple[str, Content]] | None = None
@@ -102,10 +115,10 @@ class DrawnList(_ListBase):
 
     def compose(self) -> ComposeResult:
         items = [block for block in child_blocks(self) if isinstance(block, MarkdownListItem)]
-        if not all(_one_paragraph(item) for item in items):
+        if not all(_drawable(item) for item in items):
             yield from super().compose()
             return
-        texts = [block_text(child_blocks(item)[0]) for item in items]
+        texts = [_item_text(item) for item in items]
         self._rows = list(zip(self.symbols(items), texts, strict=True))
         child_blocks(self).clear()
 
@@ -136,10 +149,15 @@ class DrawnList(_ListBase):
         return self._lines(self.size.width)
 
 
-def _one_paragraph(item: MarkdownListItem) -> bool:
-    # An empty item is left to Textual, which draws it as a blank line without a bullet.
+def _drawable(item: MarkdownListItem) -> bool:
+    """Whether the list can draw `item` itself: one paragraph, or nothing."""
     blocks = child_blocks(item)
-    return len(blocks) == 1 and isinstance(blocks[0], MarkdownParagraph)
+    return not blocks or (len(blocks) == 1 and isinstance(blocks[0], MarkdownParagraph))
+
+
+def _item_text(item: MarkdownListItem) -> Content:
+    blocks = child_blocks(item)
+    return block_text(blocks[0]) if blocks else Content("")
 
 
 # A block's inline text takes the styles `ReplyMarkdown` resolves once.
@@ -230,6 +248,10 @@ class ReplyMarkdown(ArrangedByWidth, HookedMarkdown):
         }
         &:light > .list--bullet {
             color: $text-secondary;
+        }
+        /* An empty item of a list Textual composes keeps a line, so its marker shows. */
+        & MarkdownList > Horizontal > Vertical {
+            min-height: 1;
         }
         /* Code wider than the pane shows a scrollbar under it (drag it, or shift+wheel),
            rather than being cut at the edge with no sign that more follows. */

@@ -1,12 +1,14 @@
 """The request inspector: the exact JSON, per-message layers and tokens, the diff, copying."""
 
 import json
+from typing import Any
 
 from textual.binding import Binding
 from textual.widgets import Static, TabbedContent
 
 from ctxchat.core.memory import Mode
 from ctxchat.tui.screens.inspector import (
+    TYPING_NOTE,
     RequestInspector,
     WrappedLines,
     diff_lines,
@@ -15,6 +17,19 @@ from ctxchat.tui.screens.inspector import (
 )
 
 from .widget_hosts import HostApp, make_plan, rendered, request_body
+
+
+def noted(app: HostApp) -> list[str]:
+    """Every notification `app` shows from now on, as it is asked for."""
+    notes: list[str] = []
+    original = app.notify
+
+    def record(message: str, **options: Any) -> None:
+        notes.append(message)
+        original(message, **options)
+
+    app.notify = record
+    return notes
 
 
 def shown(screen: RequestInspector, view: str) -> str:
@@ -92,7 +107,7 @@ async def test_diff_against_the_previous_request() -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         screen = RequestInspector(request_body(plan), plan, previous=previous)
         await app.push_screen(screen)
-        await pilot.press("d")
+        await pilot.press("ctrl+d")
         assert screen.query_one(TabbedContent).active == "diff"
         text = shown(screen, "diff-view").splitlines()
         assert text[0].startswith("unchanged prefix: 1 of ")
@@ -154,6 +169,8 @@ def test_every_binding_has_an_id_and_a_tooltip() -> None:
         "inspector.json",
         "inspector.messages",
         "inspector.diff",
+        "inspector.next",
+        "inspector.previous",
     }
     assert all(b.tooltip for b in Binding.make_bindings(RequestInspector.BINDINGS))
 
@@ -176,3 +193,45 @@ async def test_a_long_request_scrolls_and_rewraps_on_resize() -> None:
         await pilot.resize_terminal(200, 24)
         await pilot.pause()
         assert view.virtual_size.height < narrow_rows
+
+
+async def test_typed_letters_switch_no_tab_and_say_once_how_to_get_back() -> None:
+    plan = make_plan()
+    app = HostApp(lambda: [])
+    notes = noted(app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = RequestInspector(request_body(plan), plan, previous=make_plan())
+        await app.push_screen(screen)
+        await pilot.pause()
+        tabs = screen.query_one(TabbedContent)
+        await pilot.press(*"j'd made my mind up")  # j, m, d switched tabs before
+        await pilot.pause()
+        assert app.screen is screen
+        assert tabs.active == "json"
+        assert app.focused is screen.query_one("#json-view", WrappedLines)
+        assert notes == [TYPING_NOTE]
+
+
+async def test_tabs_switch_on_chords_and_arrows() -> None:
+    plan = make_plan()
+    app = HostApp(lambda: [])
+    notes = noted(app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = RequestInspector(request_body(plan), plan, previous=make_plan())
+        await app.push_screen(screen)
+        await pilot.pause()
+        tabs = screen.query_one(TabbedContent)
+        seen = []
+        for key in ("ctrl+t", "ctrl+d", "ctrl+j", "left", "left", "right", "right"):
+            await pilot.press(key)
+            seen.append((tabs.active, app.focused and app.focused.id))
+        assert seen == [
+            ("messages", "messages-view"),
+            ("diff", "diff-view"),
+            ("json", "json-view"),
+            ("diff", "diff-view"),
+            ("messages", "messages-view"),
+            ("diff", "diff-view"),
+            ("json", "json-view"),
+        ]
+        assert notes == []  # chords and arrows are not typing

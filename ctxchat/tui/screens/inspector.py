@@ -28,6 +28,7 @@ from ctxchat.tui.themes import layer_variable
 from ctxchat.tui.widgets.footer import KeyFooter
 
 __all__ = [
+    "TYPING_NOTE",
     "RequestInspector",
     "WrappedLines",
     "diff_content",
@@ -37,6 +38,7 @@ __all__ = [
 ]
 
 TABS = ("json", "messages", "diff")
+TYPING_NOTE = "Typing does not reach your message from the inspector: Esc goes back to it."
 
 
 def pretty_json(body: Mapping[str, Any]) -> str:
@@ -160,7 +162,11 @@ class WrappedLines(ScrollView, can_focus=True):
 
 class RequestInspector(ModalScreen[None]):
     """What a request sends, exactly: its JSON, each message's layer and tokens, and what changed
-    since the previous request. `c` copies the JSON shown."""
+    since the previous request. Ctrl+C copies the JSON shown.
+
+    Typing changes nothing here: a printable key is ignored, and the first one says how to
+    get back to the message (Esc), so someone who goes on typing learns where their keys went.
+    """
 
     DEFAULT_CSS = """
     RequestInspector {
@@ -193,20 +199,39 @@ class RequestInspector(ModalScreen[None]):
             id="inspector.copy",
             tooltip="Copy the request JSON to the clipboard",
         ),
-        Binding("j", "show('json')", "JSON", id="inspector.json", tooltip="Show the JSON"),
+        # No bare letters: someone still typing their message when the inspector opened
+        # must not switch tabs (nor do anything else). The ids are those of the letters
+        # these keys replace (j, m, d), so `[keys]` remaps still apply.
+        Binding("ctrl+j", "show('json')", "JSON", id="inspector.json", tooltip="Show the JSON"),
         Binding(
-            "m",
+            "ctrl+t",
             "show('messages')",
             "Messages",
             id="inspector.messages",
-            tooltip="Show each message's layer and tokens",
+            tooltip="Show each message's layer and tokens (a table)",
         ),
         Binding(
-            "d",
+            "ctrl+d",
             "show('diff')",
             "Diff",
             id="inspector.diff",
             tooltip="Show what changed since the previous request",
+        ),
+        Binding(
+            "right",
+            "step(1)",
+            "Next tab",
+            show=False,
+            id="inspector.next",
+            tooltip="Show the next tab",
+        ),
+        Binding(
+            "left",
+            "step(-1)",
+            "Previous tab",
+            show=False,
+            id="inspector.previous",
+            tooltip="Show the previous tab",
         ),
     ]
 
@@ -240,6 +265,7 @@ class RequestInspector(ModalScreen[None]):
         self.previous_json = None if previous_body is None else pretty_json(previous_body)
         self._title = title
         self._tab = tab if tab in TABS else "json"
+        self._told_typing = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="inspector-dialog"):
@@ -264,6 +290,17 @@ class RequestInspector(ModalScreen[None]):
     def action_show(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
         self.query_one(f"#{tab}-view").focus()
+
+    def action_step(self, step: int) -> None:
+        current = TABS.index(self.query_one(TabbedContent).active or "json")
+        self.action_show(TABS[(current + step) % len(TABS)])
+
+    def on_key(self, event: events.Key) -> None:
+        # A key bound here (a user's `[keys]` remap may bind a letter) still fires.
+        if not event.is_printable or event.key in self.active_bindings or self._told_typing:
+            return
+        self._told_typing = True
+        self.notify(TYPING_NOTE, markup=False)
 
     def action_copy(self) -> None:
         self.app.copy_to_clipboard(self.json_text)

@@ -289,16 +289,16 @@ async def test_summary_screen_starts_on_the_active_version_and_rolls_back() -> N
         screen = app.screen
         assert isinstance(screen, SummaryScreen)
         assert screen.selected is not None and screen.selected.version == 3
-        await pilot.press("a")  # already active: nothing happens
+        await pilot.press("ctrl+r")  # already active: nothing happens
         assert app.result is ScreenHost.NO_RESULT
-        await pilot.press("down", "down", "a")
+        await pilot.press("down", "down", "ctrl+r")
         assert app.result == SummaryAction("activate", 11)
 
 
 async def test_summary_screen_edit_saves_the_new_text() -> None:
     app = ScreenHost(SummaryScreen(VERSIONS))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press("e")
+        await pilot.press("ctrl+e")
         screen = app.screen
         assert isinstance(screen, SummaryScreen) and screen.editing
         editor = screen.query_one(TextArea)
@@ -311,7 +311,7 @@ async def test_summary_screen_edit_saves_the_new_text() -> None:
 async def test_summary_screen_escape_leaves_editing_before_closing() -> None:
     app = ScreenHost(SummaryScreen(VERSIONS))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press("e", "escape")
+        await pilot.press("ctrl+e", "escape")
         screen = app.screen
         assert isinstance(screen, SummaryScreen) and not screen.editing
         await pilot.press("escape")
@@ -321,12 +321,21 @@ async def test_summary_screen_escape_leaves_editing_before_closing() -> None:
 async def test_summary_screen_rebuild_and_summarize_now() -> None:
     app = ScreenHost(SummaryScreen(VERSIONS))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press("b")
+        await pilot.press("ctrl+b")
         assert app.result == SummaryAction("rebuild", 13)
     app = ScreenHost(SummaryScreen([]))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press("a", "e", "s")
+        await pilot.press("ctrl+r", "ctrl+e", "ctrl+s")
         assert app.result == SummaryAction("summarize")
+
+
+async def test_summary_screen_letters_typed_do_nothing() -> None:
+    app = ScreenHost(SummaryScreen(VERSIONS))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("down", *"a base, please")  # a, b, e and s acted before
+        screen = app.screen
+        assert isinstance(screen, SummaryScreen) and not screen.editing
+        assert app.result is ScreenHost.NO_RESULT
 
 
 async def test_summarize_preview_confirms_or_cancels() -> None:
@@ -382,9 +391,9 @@ def decided(
 async def test_extraction_decisions_accept_update_reject_and_skip() -> None:
     app = ScreenHost(ExtractionReview(PROPOSALS, PROBLEMS))
     async with app.run_test(size=(110, 30)) as pilot:
-        await pilot.press("u")  # proposal 0 restates memory #4
-        await pilot.press("a")  # proposal 1
-        await pilot.press("x")  # proposal 2
+        await pilot.press("ctrl+u")  # proposal 0 restates memory #4
+        await pilot.press("ctrl+a")  # proposal 1
+        await pilot.press("ctrl+x")  # proposal 2
         await pilot.press("ctrl+s")  # proposal 3 left undecided
         assert app.result == [
             decided(0, Decision.UPDATE, MemoryKind.FACT, 8, 4),
@@ -415,10 +424,21 @@ async def test_extraction_proposes_an_update_and_shows_the_conflict_side_by_side
         ]
 
 
+async def test_extraction_letters_typed_decide_nothing() -> None:
+    app = ScreenHost(ExtractionReview(PROPOSALS, PROBLEMS))
+    async with app.run_test(size=(110, 30)) as pilot:
+        await pilot.press(*"use a fix")  # u, a, e and x decided or opened the editor before
+        screen = app.screen
+        assert isinstance(screen, ExtractionReview)
+        assert screen.decisions == []
+        await pilot.press("escape")
+        assert app.result is None
+
+
 async def test_extraction_update_needs_a_matching_entry() -> None:
     app = ScreenHost(ExtractionReview(PROPOSALS))
     async with app.run_test(size=(110, 30)) as pilot:
-        await pilot.press("down", "u")  # proposal 1 matches nothing
+        await pilot.press("down", "ctrl+u")  # proposal 1 matches nothing
         screen = app.screen
         assert isinstance(screen, ExtractionReview)
         assert screen.decisions == []
@@ -429,7 +449,7 @@ async def test_extraction_update_needs_a_matching_entry() -> None:
 async def test_extraction_edit_opens_the_memory_editor_prefilled() -> None:
     app = ScreenHost(ExtractionReview(PROPOSALS, PROBLEMS))
     async with app.run_test(size=(110, 30)) as pilot:
-        await pilot.press("down", "down", "down", "e")
+        await pilot.press("down", "down", "down", "ctrl+e")
         editor = app.screen
         assert isinstance(editor, MemoryEditor)
         assert editor.query_one(TextArea).text == PROPOSALS[3].text

@@ -350,7 +350,9 @@ class TestExtractionReview:
         """140x40 after u, a, x: the first marked ↻ (update), the second ✓, the third ✗ and
         struck through; the fourth highlighted and undecided; the tally counts them."""
         screen = ExtractionReview(PROPOSALS, PROBLEMS)
-        assert snap_compare(ScreenHost(screen), press=["u", "a", "x"], terminal_size=WIDE)
+        assert snap_compare(
+            ScreenHost(screen), press=["ctrl+u", "ctrl+a", "ctrl+x"], terminal_size=WIDE
+        )
 
 
 class TestSetup:

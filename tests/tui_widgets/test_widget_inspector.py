@@ -4,11 +4,11 @@ import json
 from typing import Any
 
 from textual.binding import Binding
-from textual.widgets import Static, TabbedContent
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static, TabbedContent
 
 from ctxchat.core.memory import Mode
 from ctxchat.tui.screens.inspector import (
-    TYPING_NOTE,
     RequestInspector,
     WrappedLines,
     diff_lines,
@@ -16,6 +16,8 @@ from ctxchat.tui.screens.inspector import (
     pretty_json,
 )
 
+from ..app.app_harness import burst
+from ..waiting import until
 from .widget_hosts import HostApp, make_plan, rendered, request_body
 
 
@@ -69,8 +71,6 @@ async def test_shows_the_body_exactly_and_copies_exactly_that() -> None:
         assert "the body's messages differ" not in rendered(
             screen.query_one(".inspector--summary", Static)
         )
-        await pilot.press(*"cat")  # typed letters copy nothing: the clipboard is the user's
-        assert app.clipboard != screen.json_text
         await pilot.press("ctrl+c")
         assert app.clipboard == screen.json_text
         assert json.loads(app.clipboard) == body
@@ -195,21 +195,39 @@ async def test_a_long_request_scrolls_and_rewraps_on_resize() -> None:
         assert view.virtual_size.height < narrow_rows
 
 
-async def test_typed_letters_switch_no_tab_and_say_once_how_to_get_back() -> None:
+async def test_typing_closes_the_inspector_and_every_key_reaches_the_box_in_order() -> None:
     plan = make_plan()
-    app = HostApp(lambda: [])
-    notes = noted(app)
+    app = HostApp(lambda: [Input(id="box")])
     async with app.run_test(size=(100, 30)) as pilot:
+        box = app.query_one("#box", Input)
+        box.focus()
+        await pilot.press(*"I'")
         screen = RequestInspector(request_body(plan), plan, previous=make_plan())
         await app.push_screen(screen)
         await pilot.pause()
-        tabs = screen.query_one(TabbedContent)
-        await pilot.press(*"j'd made my mind up")  # j, m, d switched tabs before
+        typed = "d made my mind up: just do it, cat"  # d, m and j switched tabs, c copied
+        burst(pilot, typed)
+        await until(pilot, lambda: box.value == "I'" + typed)
+        assert app.screen is not screen
+        assert app.focused is box
+        assert app.clipboard == ""  # c copied nothing: the clipboard is the user's
+
+
+async def test_typing_over_another_dialog_is_ignored_and_said_once() -> None:
+    plan = make_plan()
+    app = HostApp(lambda: [Input(id="box")])
+    notes = noted(app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.push_screen(ModalScreen[None]())
+        screen = RequestInspector(request_body(plan), plan, previous=make_plan())
+        await app.push_screen(screen)
+        await pilot.pause()
+        await pilot.press(*"just do it")
         await pilot.pause()
         assert app.screen is screen
-        assert tabs.active == "json"
-        assert app.focused is screen.query_one("#json-view", WrappedLines)
-        assert notes == [TYPING_NOTE]
+        assert screen.query_one(TabbedContent).active == "json"
+        assert notes == [RequestInspector.TYPING_NOTE]
+        assert app.query_one("#box", Input).value == ""
 
 
 async def test_tabs_switch_on_chords_and_arrows() -> None:

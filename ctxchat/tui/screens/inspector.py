@@ -13,7 +13,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.geometry import Size
-from textual.screen import ModalScreen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.visual import Visual
@@ -23,12 +22,12 @@ from ctxchat.core.history import preview
 from ctxchat.core.plan import ContextPlan
 from ctxchat.core.prefix import shared_prefix
 from ctxchat.core.tokens import REPLY_PRIMER
+from ctxchat.tui.screens.hands_typing_back import HandsTypingBack
 from ctxchat.tui.text import clean, tokens
 from ctxchat.tui.themes import layer_variable
 from ctxchat.tui.widgets.footer import KeyFooter
 
 __all__ = [
-    "TYPING_NOTE",
     "RequestInspector",
     "WrappedLines",
     "diff_content",
@@ -38,7 +37,6 @@ __all__ = [
 ]
 
 TABS = ("json", "messages", "diff")
-TYPING_NOTE = "Typing does not reach your message from the inspector: Esc goes back to it."
 
 
 def pretty_json(body: Mapping[str, Any]) -> str:
@@ -160,13 +158,15 @@ class WrappedLines(ScrollView, can_focus=True):
         return strip
 
 
-class RequestInspector(ModalScreen[None]):
+class RequestInspector(HandsTypingBack[None]):
     """What a request sends, exactly: its JSON, each message's layer and tokens, and what changed
     since the previous request. Ctrl+C copies the JSON shown.
 
-    Typing changes nothing here: a printable key is ignored, and the first one says how to
-    get back to the message (Esc), so someone who goes on typing learns where their keys went.
+    Typing is not for the inspector: someone who goes on typing their message closes it,
+    and the keys reach the composer (see `HandsTypingBack`).
     """
+
+    TYPING_NOTE = "Typing does not reach your message from the inspector: Esc goes back."
 
     DEFAULT_CSS = """
     RequestInspector {
@@ -265,7 +265,6 @@ class RequestInspector(ModalScreen[None]):
         self.previous_json = None if previous_body is None else pretty_json(previous_body)
         self._title = title
         self._tab = tab if tab in TABS else "json"
-        self._told_typing = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="inspector-dialog"):
@@ -294,13 +293,6 @@ class RequestInspector(ModalScreen[None]):
     def action_step(self, step: int) -> None:
         current = TABS.index(self.query_one(TabbedContent).active or "json")
         self.action_show(TABS[(current + step) % len(TABS)])
-
-    def on_key(self, event: events.Key) -> None:
-        # A key bound here (a user's `[keys]` remap may bind a letter) still fires.
-        if not event.is_printable or event.key in self.active_bindings or self._told_typing:
-            return
-        self._told_typing = True
-        self.notify(TYPING_NOTE, markup=False)
 
     def action_copy(self) -> None:
         self.app.copy_to_clipboard(self.json_text)

@@ -199,9 +199,9 @@ class RequestInspector(HandsTypingBack[None]):
             id="inspector.copy",
             tooltip="Copy the request JSON to the clipboard",
         ),
-        # No bare letters: someone still typing their message when the inspector opened
-        # must not switch tabs (nor do anything else). The ids are those of the letters
-        # these keys replace (j, m, d), so `[keys]` remaps still apply.
+        # No bare letters: a letter typed here is someone going on with their message (it
+        # closes the inspector and reaches the composer), never a tab switch. The ids are
+        # those of the letters these keys replace (j, m, d), so `[keys]` remaps still apply.
         Binding("ctrl+j", "show('json')", "JSON", id="inspector.json", tooltip="Show the JSON"),
         Binding(
             "ctrl+t",

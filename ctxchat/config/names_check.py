@@ -30,6 +30,24 @@ _NAMED_KEYS = frozenset(
     }
 )
 
+# Textual's short names for printable characters (the rest are one character or its name).
+_PRINTABLE_NAMES = frozenset({"space", "slash", "backslash", "at", "minus", "plus", "underscore"})
+
+_MAIN_SCREEN = (
+    *("composer", "message", "memory", "mode", "reply", "context", "conversation", "model"),
+    "view",
+)
+_WHERE_TYPING_GOES: dict[str, str] = {
+    # The main screen's panels send typing to the composer, which takes it as text.
+    **dict.fromkeys(_MAIN_SCREEN, "a key typed on the main screen goes to the composer"),
+    "find": "the find bar takes typed keys as text",
+    "conversations": "a key typed in the conversation switcher goes to its search",
+}
+"""Binding namespaces (the id before the dot) where a bare printable key is typing, so a
+binding on one never fires."""
+_TAKES_TYPING = frozenset({"app.quit", "memory.focus"})
+"""Priority bindings: on a printable key they would fire instead of the key being typed."""
+
 
 @dataclass(frozen=True, slots=True)
 class NameProblems:
@@ -58,6 +76,31 @@ def key_problem(keys: str) -> str | None:
             hint = f'; did you mean "{close[0]}"?' if close else ""
             return f'"{name}" in "{key}" is not a key{hint}'
     return None
+
+
+def typing_problem(binding: str, keys: str) -> str | None:
+    """Why `keys` cannot be the keys of `binding` because one of them is typing, or None."""
+    typed = next((key.strip() for key in keys.split(",") if _is_printable(key.strip())), None)
+    if typed is None:
+        return None
+    if binding in _TAKES_TYPING:
+        return f'"{typed}" would fire instead of being typed, everywhere; use a ctrl+ or F key'
+    where = _WHERE_TYPING_GOES.get(binding.partition(".")[0])
+    if where is None:
+        return None
+    return f'"{typed}" would never fire: {where}; use a ctrl+ or F key'
+
+
+def _is_printable(key: str) -> bool:
+    """A key typing sends (a letter, "space", "full_stop"), not a chord or a named key."""
+    if key in _PRINTABLE_NAMES or (len(key) == 1 and key.isprintable()):
+        return True
+    if "+" in key or key in _NAMED_KEYS:
+        return False
+    try:
+        return unicodedata.lookup(key.replace("_", " ")).isprintable()
+    except KeyError:
+        return False
 
 
 def _is_key_name(name: str) -> bool:
@@ -90,7 +133,7 @@ def check_names(
         problem = (
             _unknown("no key binding has this id", binding, bindings)
             if binding not in bindings
-            else key_problem(keys)
+            else key_problem(keys) or typing_problem(binding, keys)
         )
         if problem is not None:
             bad.add(binding)

@@ -61,7 +61,10 @@ async def test_f8_asks_the_reply_again_without_an_entry_and_k_keeps_the_variant(
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is compare)
 
-        await pilot.press("k")
+        await pilot.press(*"keep it")  # letters keep nothing: k did
+        await settle(pilot)
+        assert app.screen is compare
+        await pilot.press("ctrl+k")
         await until(
             pilot, lambda: ("assistant", "I cannot tell which database.") in shown_messages(app)
         )

@@ -34,7 +34,7 @@ BACKUPS = [("user", "How often do backups run?"), ("assistant", "Every night at 
 async def open_switcher(
     app: CtxChatApp, pilot: Pilot[Any], *, to_list: bool = True, highlight: int | None = None
 ) -> ConversationSwitcher:
-    """Ctrl+L; then tab to the list (where n/r/d/e work) and highlight a conversation."""
+    """Ctrl+L; then tab to the list (where delete works) and highlight a conversation."""
     await pilot.press("ctrl+l")
     switcher = app.screen
     assert isinstance(switcher, ConversationSwitcher)
@@ -62,7 +62,7 @@ async def test_new_conversation_from_the_switcher(make_app: MakeApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await open_switcher(app, pilot)
-        await pilot.press("n")
+        await pilot.press("ctrl+n")
         await settle(pilot)
         newest = app.conversation_screen.session.conversation
         assert newest not in (first, None)
@@ -103,7 +103,7 @@ async def test_rename_from_the_switcher(make_app: MakeApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await open_switcher(app, pilot, highlight=first)
-        await pilot.press("r")
+        await pilot.press("ctrl+r")
         rename = app.screen
         assert isinstance(rename, RenameScreen)
         rename.query_one(Input).value = "Database   notes"
@@ -125,7 +125,7 @@ async def test_delete_asks_then_removes_everything(make_app: MakeApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await open_switcher(app, pilot, highlight=second)
-        await pilot.press("d")
+        await pilot.press("delete")
         confirm = app.screen
         assert isinstance(confirm, ConfirmScreen)
         await pilot.press("enter")  # Cancel has the focus: a stray enter deletes nothing
@@ -133,7 +133,7 @@ async def test_delete_asks_then_removes_everything(make_app: MakeApp) -> None:
         assert store.count_messages(second) == 2
         assert isinstance(app.screen, ConversationSwitcher)  # back in the list
 
-        await pilot.press("d", "y")
+        await pilot.press("delete", "tab", "enter")  # to the Delete button: y is typing
         await settle(pilot)
         with pytest.raises(NotFound):
             store.get_conversation(second)
@@ -150,14 +150,14 @@ async def test_deleting_the_open_conversation_opens_another(make_app: MakeApp) -
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await open_switcher(app, pilot, highlight=first)
-        await pilot.press("d", "y")
+        await pilot.press("delete", "tab", "enter")
         await settle(pilot)
         assert [c.id for c in app.workspace.store.list_conversations()] == [second]
         assert app.conversation_screen.session.conversation == second
         assert shown_messages(app) == BACKUPS
 
 
-@pytest.mark.parametrize(("key", "suffix"), [("m", "md"), ("j", "json")])
+@pytest.mark.parametrize(("key", "suffix"), [("ctrl+t", "md"), ("ctrl+j", "json")])
 async def test_export_writes_into_the_exports_folder_and_says_the_full_path(
     make_app: MakeApp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str, suffix: str
 ) -> None:
@@ -169,7 +169,7 @@ async def test_export_writes_into_the_exports_folder_and_says_the_full_path(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await open_switcher(app, pilot, highlight=first)
-        await pilot.press("e")
+        await pilot.press("ctrl+s")
         await settle(pilot)
         assert isinstance(app.screen, ExportFormatScreen)
         await pilot.press(key)
@@ -204,7 +204,7 @@ async def test_export_into_a_folder_that_cannot_be_made_says_so_in_one_line(
         await settle(pilot)
         assert isinstance(app.screen, ExportFormatScreen)
         app.screen.query_one("#export-folder", Input).value = str(blocker / "inside")
-        await pilot.press("m")
+        await pilot.press("ctrl+t")
         await settle(pilot)
     (error,) = notes.of("error")
     assert error.startswith(f"Could not export to {blocker / 'inside'}")

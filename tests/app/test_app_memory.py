@@ -197,7 +197,7 @@ async def test_delete_asks_first_and_then_removes_the_entry(make_app: MakeApp) -
 
         await pilot.press("delete")
         assert isinstance(app.screen, ConfirmScreen)
-        await pilot.press("y")
+        await pilot.press("tab", "enter")  # the red Delete button: a typed y is not yes
         await settle(pilot)
         assert store.list_memory() == []
         assert memory_refs(app.conversation_screen.last_plan) == []

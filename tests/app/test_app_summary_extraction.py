@@ -130,7 +130,7 @@ async def test_summary_versions_roll_back_edit_and_rebuild(
         # Rebuild from the originals: a new version, in force.
         await pilot.press("f3")
         assert isinstance(app.screen, SummaryScreen)
-        await pilot.press("b")
+        await pilot.press("ctrl+b")
         await settle(pilot)
         assert versions(app) == [
             (1, "First summary.", False, False),
@@ -142,14 +142,14 @@ async def test_summary_versions_roll_back_edit_and_rebuild(
 
         # Roll back to v1: newest is listed first, so v1 is one down.
         await pilot.press("f3")
-        await pilot.press("down", "a")
+        await pilot.press("down", "ctrl+r")
         await settle(pilot)
         assert [v[3] for v in versions(app)] == [True, False]
         assert summary_layer(app.conversation_screen.last_plan)[0] == ["summary:v1"]
         assert summary_layer(app.conversation_screen.last_plan)[1].endswith("First summary.")
 
         # Edit the version in force: saved as v3, marked edited.
-        await pilot.press("f3", "e")
+        await pilot.press("f3", "ctrl+e")
         screen = app.screen
         assert isinstance(screen, SummaryScreen) and screen.editing
         editor = screen.query_one("#summary-edit", TextArea)
@@ -241,7 +241,7 @@ async def test_extracted_facts_are_stored_only_when_accepted(
         assert isinstance(review, ExtractionReview)
         assert review.query_one(OptionList).option_count == 2
         assert not review.query("#extraction-problems")
-        await pilot.press("a", "x")  # accept the fact, reject the preference
+        await pilot.press("ctrl+a", "ctrl+x")  # accept the fact, reject the preference
         assert [(d.action, d.text) for d in review.decisions] == [
             ("accept", "The team deploys on Fridays."),
             ("reject", "The user would like Rust."),

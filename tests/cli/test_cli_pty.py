@@ -1,5 +1,6 @@
 """The real `ctxchat` app on a pseudo-terminal: bursts of keys, typing into the
-conversation, and retrying from the composer, as a user's terminal sends them."""
+conversation and the inspector, and retrying from the composer, as a user's terminal sends
+them."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ SHIFT_TAB = b"\x1b[Z"
 UP = b"\x1b[A"
 CTRL_R = b"\x12"
 CTRL_Q = b"\x11"
+F2 = b"\x1bOQ"
 
 
 class Terminal:
@@ -176,6 +178,23 @@ def test_typing_after_moving_into_the_conversation_fires_no_command(
         ("assistant", "The first reply."),  # not regenerated
         ("user", "great, thanks; pin, edit, copy"),
         ("assistant", "You're welcome."),
+    ]
+
+
+def test_typing_into_the_inspector_closes_it_and_sends_every_key(
+    terminal: Terminal, long_conversation: Path, server: ScriptedModelServer
+) -> None:
+    server.script("Noted.")
+    terminal.write(b"Before F2, ")
+    mark = terminal.mark()
+    terminal.write(F2)
+    wait_for(lambda: terminal.drew_since(mark, b"Next request"), "the inspector")
+    # j, m and d once switched its tabs; the Enter sends the message.
+    terminal.write(b"and after it: just do my diff, jam\r")
+    wait_for(lambda: answered(long_conversation, 2), "the reply")
+    assert [(role, text) for _, role, text, _ in rows(long_conversation, 3_000)] == [
+        ("user", "Before F2, and after it: just do my diff, jam"),
+        ("assistant", "Noted."),
     ]
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxchat.config.names_check import check_names, key_problem
+from ctxchat.config.names_check import check_names, key_problem, typing_problem
 
 THEMES = {"textual-dark", "nord", "ctxchat-dark"}
 BINDINGS = {"mode.toggle", "memory.focus", "app.quit"}
@@ -64,3 +64,43 @@ def test_every_key_name_textual_knows_is_accepted() -> None:
     names = [k.value for k in Keys if "+" not in k.value and k.value.isidentifier()]
     names += list(KEY_NAME_REPLACEMENTS.values())
     assert [name for name in names if key_problem(name) is not None] == []
+
+
+def test_a_typed_key_where_typing_goes_elsewhere_is_named_and_not_applied(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(
+        '[keys]\n"message.pin" = "p"\n"memory.add" = "ctrl+a,a"\n'
+        '"conversations.new" = "n"\n"app.quit" = "q"\n"memory.pin" = "ctrl+p"\n'
+        '"inspector.json" = "j"\n"layer.toggle" = "space"\n'
+    )
+    keymap = {
+        "message.pin": "p",
+        "memory.add": "ctrl+a,a",
+        "conversations.new": "n",
+        "app.quit": "q",
+        "memory.pin": "ctrl+p",  # a chord: fine
+        "inspector.json": "j",  # the inspector lets a bound letter fire
+        "layer.toggle": "space",  # a focused layer panel folds on space
+    }
+    problems = check_names("nord", keymap, config, themes=THEMES, bindings=set(keymap))
+    use = "use a ctrl+ or F key"
+    assert problems.lines == [
+        f'{config}:2: keys."message.pin": "p" would never fire: '
+        f"a key typed on the main screen goes to the composer; {use}",
+        f'{config}:3: keys."memory.add": "a" would never fire: '
+        f"a key typed on the main screen goes to the composer; {use}",
+        f'{config}:4: keys."conversations.new": "n" would never fire: '
+        f"a key typed in the conversation switcher goes to its search; {use}",
+        f'{config}:5: keys."app.quit": "q" would fire instead of being typed, everywhere; {use}',
+    ]
+    assert problems.bad_bindings == {"message.pin", "memory.add", "conversations.new", "app.quit"}
+
+
+@pytest.mark.parametrize("key", ["x", "X", "7", "full_stop", "space", "slash", "plus", "é"])
+def test_every_printable_key_counts_as_typing(key: str) -> None:
+    assert typing_problem("message.pin", key) is not None
+
+
+@pytest.mark.parametrize("key", ["ctrl+x", "shift+up", "f5", "delete", "escape", "enter", "tab"])
+def test_chords_and_named_keys_are_not_typing(key: str) -> None:
+    assert typing_problem("message.pin", key) is None

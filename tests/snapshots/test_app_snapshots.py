@@ -453,21 +453,21 @@ class TestExtractionReview:
     def test_narrow(
         self, build: BuildApp, server: ScriptedModelServer, snap_compare: SnapCompare
     ) -> None:
-        """Ctrl+T, then `a` on the first proposal: `Review extracted memory`; the amber line
+        """Ctrl+T, then `ctrl+a` on the first proposal: `Review extracted memory`; the amber line
         `⚠ 1 problem in the model's reply: Entry 3 has kind 'rumour'; taken as a
         hypothesis.`; the first proposal marked `✓` (green) with `like memory #1: The team
         deploys on Fridays.`, the preference (`from message #1`) highlighted, the hypothesis
         undecided; `1 to add · 0 to update · 0 rejected · 2 undecided`; the footer with
         Accept, Edit, Reject, Update existing, Done, Cancel."""
         app = extraction(build, server)
-        assert snap_compare(app, run_before=then("ctrl+t", "a"), terminal_size=NARROW)
+        assert snap_compare(app, run_before=then("ctrl+t", "ctrl+a"), terminal_size=NARROW)
 
     def test_wide(
         self, build: BuildApp, server: ScriptedModelServer, snap_compare: SnapCompare
     ) -> None:
         """As narrow, in a dialog 130 columns wide, each proposal's note on its own line."""
         app = extraction(build, server)
-        assert snap_compare(app, run_before=then("ctrl+t", "a"), terminal_size=WIDE)
+        assert snap_compare(app, run_before=then("ctrl+t", "ctrl+a"), terminal_size=WIDE)
 
 
 class TestFailedSendToldOnce:

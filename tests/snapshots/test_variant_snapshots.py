@@ -62,7 +62,7 @@ class TestReplyAndVariantSideBySide:
         database you use.`, each with its model, status, estimate and the server's counts;
         below `Request diff: −1 +1 lines · tokens 60 → 49` and the diff: the memory message
         with the fact in red, without it in green; the footer with `esc Keep the reply`,
-        `k Keep the variant`, `f2 Inspect`."""
+        `^k Keep the variant`, `f2 Inspect`."""
         app = build(base_url=server.base_url)
         app.workspace.store.add_memory(MemoryKind.FACT, "The database is SQLite.", key="db")
         app.workspace.store.add_memory(MemoryKind.CONSTRAINT, "Everything runs offline.")
@@ -168,8 +168,8 @@ class TestVariantList:
         """`Reply 4: 2 variants`, in the order written: `variant 2  the reply before it was
         regenerated` with `gpt-4o · 6 tokens · 2025-01-06 09:30` under it (the first
         answer), then variant 3 the same with `10 tokens · 2025-01-06 10:30` (the second);
-        the note on Enter and k; the conversation behind shows the third answer,
-        `DuckDB.`; the footer `⏎ Open`, `esc Close`, `k Keep`."""
+        the note on Enter and ctrl+k; the conversation behind shows the third answer,
+        `DuckDB.`; the footer `⏎ Open`, `esc Close`, `^k Keep`."""
         app = build(base_url=server.base_url)
         server.script("SQLite.", "PostgreSQL, surely.", "DuckDB.")
         assert snap_compare(app, run_before=regenerate_twice_and_list(clock), terminal_size=WIDE)

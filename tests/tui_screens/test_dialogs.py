@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual import events
 from textual.widgets import Button, Input, OptionList, RadioButton, RadioSet, Static, TextArea
 
 from ctxchat.chat.extractor import Decision, ProposalDecision
@@ -40,6 +41,23 @@ async def test_confirm_yes_and_no() -> None:
     async with app.run_test() as pilot:
         await pilot.press("escape")
         assert app.result is False
+
+
+async def test_confirm_by_letter_but_a_typed_y_deletes_nothing() -> None:
+    app = ScreenHost(ConfirmScreen("Open it?", "Open"))
+    async with app.run_test() as pilot:
+        await pilot.press("y")
+        assert app.result is True
+    app = ScreenHost(ConfirmScreen("Delete it?", "Delete", danger=True))
+    async with app.run_test() as pilot:
+        await pilot.press(*"yes")  # someone typing "yes…" as the question popped up
+        assert app.result is ScreenHost.NO_RESULT
+        await pilot.press("n")  # no is always safe
+        assert app.result is False
+    app = ScreenHost(ConfirmScreen("Delete it?", "Delete", danger=True))
+    async with app.run_test() as pilot:
+        await pilot.press("tab", "enter")  # yes takes the red button
+        assert app.result is True
 
 
 # Memory editor
@@ -156,17 +174,47 @@ async def test_switcher_letters_type_into_the_search_not_actions() -> None:
         assert app.result is ScreenHost.NO_RESULT
 
 
+async def test_switcher_letters_typed_in_the_list_search_and_fire_nothing() -> None:
+    app = ScreenHost(ConversationSwitcher(ROWS))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ConversationSwitcher)
+        await pilot.press("tab")
+        assert isinstance(app.focused, OptionList)
+        await pilot.press(*"n r d e /lisbonx", "backspace")  # n/r/d/e once fired commands
+        await pilot.pause()
+        assert screen.query_one(Input).value == "n r d e /lisbon"
+        assert isinstance(app.screen, ConversationSwitcher)  # no rename, no delete question
+        assert app.result is ScreenHost.NO_RESULT
+        assert isinstance(app.focused, OptionList)  # the list keeps the keys in order
+        await pilot.press("ctrl+u")  # not typing: nothing happens to the search
+        assert screen.query_one(Input).value == "n r d e /lisbon"
+
+
+async def test_switcher_typing_in_the_list_narrows_it_and_enter_opens() -> None:
+    app = ScreenHost(ConversationSwitcher(ROWS))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ConversationSwitcher)
+        await pilot.press("tab", *"lisbon")
+        await until(pilot, lambda: screen.visible_ids == [2])
+        screen.query_one(OptionList).post_message(events.Paste(" trip"))  # so does a paste
+        await until(pilot, lambda: screen.query_one(Input).value == "lisbon trip")
+        await pilot.press("enter")
+        assert app.result == SwitcherResult("switch", 2)
+
+
 async def test_switcher_new() -> None:
     app = ScreenHost(ConversationSwitcher(ROWS))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press("tab", "n")
+        await pilot.press("ctrl+n")  # from the search box as from the list
         assert app.result == SwitcherResult("new")
 
 
 async def test_switcher_rename() -> None:
     app = ScreenHost(ConversationSwitcher(ROWS))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press("tab", "down", "r")
+        await pilot.press("tab", "down", "ctrl+r")
         assert isinstance(app.screen, RenameScreen)
         app.screen.query_one(Input).value = "  Lisbon   packing  "
         await pilot.press("enter")
@@ -176,7 +224,7 @@ async def test_switcher_rename() -> None:
 async def test_switcher_rename_refuses_an_empty_title() -> None:
     app = ScreenHost(ConversationSwitcher(ROWS))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press("tab", "r")
+        await pilot.press("ctrl+r")
         app.screen.query_one(Input).value = "   "
         await pilot.press("enter")
         assert isinstance(app.screen, RenameScreen)
@@ -187,11 +235,13 @@ async def test_switcher_rename_refuses_an_empty_title() -> None:
 async def test_switcher_delete_asks_first() -> None:
     app = ScreenHost(ConversationSwitcher(ROWS))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press("tab", "down", "down", "d")
+        await pilot.press("delete")  # in the search box it deletes a character, no more
+        assert isinstance(app.screen, ConversationSwitcher)
+        await pilot.press("tab", "down", "down", "delete")
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("escape")  # no: back in the switcher
         assert isinstance(app.screen, ConversationSwitcher)
-        await pilot.press("d")
+        await pilot.press("delete")
         await pilot.click("#confirm")
         assert app.result == SwitcherResult("delete", 3)
 
@@ -199,15 +249,30 @@ async def test_switcher_delete_asks_first() -> None:
 async def test_switcher_export_asks_the_app_to_export_the_highlighted_one() -> None:
     app = ScreenHost(ConversationSwitcher(ROWS))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press("tab", "e")
+        await pilot.press("ctrl+s")
         assert app.result == SwitcherResult("export", 1)
+
+
+async def test_switcher_ctrl_f_goes_back_to_the_search_box() -> None:
+    app = ScreenHost(ConversationSwitcher(ROWS))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("tab")
+        assert isinstance(app.focused, OptionList)
+        await pilot.press("ctrl+f")
+        assert isinstance(app.focused, Input)
 
 
 async def test_export_asks_the_format_and_the_folder(tmp_path: Path) -> None:
     app = ScreenHost(ExportFormatScreen("Notes", tmp_path / "exports"))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press("j")
+        await pilot.press(*"jm")  # letters choose nothing (the Markdown button has focus)
+        assert app.result is ScreenHost.NO_RESULT
+        await pilot.press("ctrl+j")
         assert app.result == ExportChoice("json", tmp_path / "exports")
+    app = ScreenHost(ExportFormatScreen("Notes", tmp_path / "exports", "json"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("ctrl+t")
+        assert app.result == ExportChoice("markdown", tmp_path / "exports")
     app = ScreenHost(ExportFormatScreen("Notes", tmp_path / "exports", "json"))
     async with app.run_test(size=(100, 30)) as pilot:
         app.screen.query_one("#export-folder", Input).value = "~/elsewhere"
@@ -224,16 +289,16 @@ async def test_summary_screen_starts_on_the_active_version_and_rolls_back() -> N
         screen = app.screen
         assert isinstance(screen, SummaryScreen)
         assert screen.selected is not None and screen.selected.version == 3
-        await pilot.press("a")  # already active: nothing happens
+        await pilot.press("ctrl+r")  # already active: nothing happens
         assert app.result is ScreenHost.NO_RESULT
-        await pilot.press("down", "down", "a")
+        await pilot.press("down", "down", "ctrl+r")
         assert app.result == SummaryAction("activate", 11)
 
 
 async def test_summary_screen_edit_saves_the_new_text() -> None:
     app = ScreenHost(SummaryScreen(VERSIONS))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press("e")
+        await pilot.press("ctrl+e")
         screen = app.screen
         assert isinstance(screen, SummaryScreen) and screen.editing
         editor = screen.query_one(TextArea)
@@ -246,7 +311,7 @@ async def test_summary_screen_edit_saves_the_new_text() -> None:
 async def test_summary_screen_escape_leaves_editing_before_closing() -> None:
     app = ScreenHost(SummaryScreen(VERSIONS))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press("e", "escape")
+        await pilot.press("ctrl+e", "escape")
         screen = app.screen
         assert isinstance(screen, SummaryScreen) and not screen.editing
         await pilot.press("escape")
@@ -256,12 +321,21 @@ async def test_summary_screen_escape_leaves_editing_before_closing() -> None:
 async def test_summary_screen_rebuild_and_summarize_now() -> None:
     app = ScreenHost(SummaryScreen(VERSIONS))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press("b")
+        await pilot.press("ctrl+b")
         assert app.result == SummaryAction("rebuild", 13)
     app = ScreenHost(SummaryScreen([]))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press("a", "e", "s")
+        await pilot.press("ctrl+r", "ctrl+e", "ctrl+s")
         assert app.result == SummaryAction("summarize")
+
+
+async def test_summary_screen_letters_typed_do_nothing() -> None:
+    app = ScreenHost(SummaryScreen(VERSIONS))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("down", *"a base, please")  # a, b, e and s acted before
+        screen = app.screen
+        assert isinstance(screen, SummaryScreen) and not screen.editing
+        assert app.result is ScreenHost.NO_RESULT
 
 
 async def test_summarize_preview_confirms_or_cancels() -> None:
@@ -317,9 +391,9 @@ def decided(
 async def test_extraction_decisions_accept_update_reject_and_skip() -> None:
     app = ScreenHost(ExtractionReview(PROPOSALS, PROBLEMS))
     async with app.run_test(size=(110, 30)) as pilot:
-        await pilot.press("u")  # proposal 0 restates memory #4
-        await pilot.press("a")  # proposal 1
-        await pilot.press("x")  # proposal 2
+        await pilot.press("ctrl+u")  # proposal 0 restates memory #4
+        await pilot.press("ctrl+a")  # proposal 1
+        await pilot.press("ctrl+x")  # proposal 2
         await pilot.press("ctrl+s")  # proposal 3 left undecided
         assert app.result == [
             decided(0, Decision.UPDATE, MemoryKind.FACT, 8, 4),
@@ -350,10 +424,21 @@ async def test_extraction_proposes_an_update_and_shows_the_conflict_side_by_side
         ]
 
 
+async def test_extraction_letters_typed_decide_nothing() -> None:
+    app = ScreenHost(ExtractionReview(PROPOSALS, PROBLEMS))
+    async with app.run_test(size=(110, 30)) as pilot:
+        await pilot.press(*"use a fix")  # u, a, e and x decided or opened the editor before
+        screen = app.screen
+        assert isinstance(screen, ExtractionReview)
+        assert screen.decisions == []
+        await pilot.press("escape")
+        assert app.result is None
+
+
 async def test_extraction_update_needs_a_matching_entry() -> None:
     app = ScreenHost(ExtractionReview(PROPOSALS))
     async with app.run_test(size=(110, 30)) as pilot:
-        await pilot.press("down", "u")  # proposal 1 matches nothing
+        await pilot.press("down", "ctrl+u")  # proposal 1 matches nothing
         screen = app.screen
         assert isinstance(screen, ExtractionReview)
         assert screen.decisions == []
@@ -364,7 +449,7 @@ async def test_extraction_update_needs_a_matching_entry() -> None:
 async def test_extraction_edit_opens_the_memory_editor_prefilled() -> None:
     app = ScreenHost(ExtractionReview(PROPOSALS, PROBLEMS))
     async with app.run_test(size=(110, 30)) as pilot:
-        await pilot.press("down", "down", "down", "e")
+        await pilot.press("down", "down", "down", "ctrl+e")
         editor = app.screen
         assert isinstance(editor, MemoryEditor)
         assert editor.query_one(TextArea).text == PROPOSALS[3].text

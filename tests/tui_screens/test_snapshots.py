@@ -267,13 +267,14 @@ class TestConversationSwitcher:
         assert snap_compare(ScreenHost(screen), press=list("config"), terminal_size=WIDE)
 
     def test_list_focused(self, snap_compare: SnapCompare) -> None:
-        """After tab: the list has focus and the footer offers New, Rename, Delete, Export and
-        Search."""
+        """After tab: the list has focus and the footer offers ^n New, ^r Rename, del Delete,
+        ^s Export and ^f Search."""
         assert snap_compare(ScreenHost(ConversationSwitcher(ROWS)), press=["tab"])
 
     def test_delete_asks(self, snap_compare: SnapCompare) -> None:
-        """tab, d: the red confirmation to delete "TOML config loading" over the switcher."""
-        assert snap_compare(ScreenHost(ConversationSwitcher(ROWS)), press=["tab", "d"])
+        """tab, delete: the red confirmation to delete "TOML config loading" over the
+        switcher."""
+        assert snap_compare(ScreenHost(ConversationSwitcher(ROWS)), press=["tab", "delete"])
 
 
 class TestSwitcherDialogs:
@@ -312,8 +313,8 @@ class TestSummary:
         assert snap_compare(ScreenHost(screen), press=["down", "down"], terminal_size=WIDE)
 
     def test_editing(self, snap_compare: SnapCompare) -> None:
-        """After e: the right side is a text area with v3's text; the footer offers Save."""
-        assert snap_compare(ScreenHost(SummaryScreen(VERSIONS)), press=["e"])
+        """After ctrl+e: the right side is a text area with v3's text; the footer offers Save."""
+        assert snap_compare(ScreenHost(SummaryScreen(VERSIONS)), press=["ctrl+e"])
 
     def test_no_summary_yet(self, snap_compare: SnapCompare) -> None:
         """No versions: a sentence saying there is no summary yet and that s summarizes now."""
@@ -350,7 +351,9 @@ class TestExtractionReview:
         """140x40 after u, a, x: the first marked ↻ (update), the second ✓, the third ✗ and
         struck through; the fourth highlighted and undecided; the tally counts them."""
         screen = ExtractionReview(PROPOSALS, PROBLEMS)
-        assert snap_compare(ScreenHost(screen), press=["u", "a", "x"], terminal_size=WIDE)
+        assert snap_compare(
+            ScreenHost(screen), press=["ctrl+u", "ctrl+a", "ctrl+x"], terminal_size=WIDE
+        )
 
 
 class TestSetup:

@@ -1,9 +1,11 @@
 """The request inspector: the exact JSON, per-message layers and tokens, the diff, copying."""
 
 import json
+from typing import Any
 
 from textual.binding import Binding
-from textual.widgets import Static, TabbedContent
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static, TabbedContent
 
 from ctxchat.core.memory import Mode
 from ctxchat.tui.screens.inspector import (
@@ -14,7 +16,22 @@ from ctxchat.tui.screens.inspector import (
     pretty_json,
 )
 
+from ..app.app_harness import burst
+from ..waiting import until
 from .widget_hosts import HostApp, make_plan, rendered, request_body
+
+
+def noted(app: HostApp) -> list[str]:
+    """Every notification `app` shows from now on, as it is asked for."""
+    notes: list[str] = []
+    original = app.notify
+
+    def record(message: str, **options: Any) -> None:
+        notes.append(message)
+        original(message, **options)
+
+    app.notify = record
+    return notes
 
 
 def shown(screen: RequestInspector, view: str) -> str:
@@ -54,8 +71,6 @@ async def test_shows_the_body_exactly_and_copies_exactly_that() -> None:
         assert "the body's messages differ" not in rendered(
             screen.query_one(".inspector--summary", Static)
         )
-        await pilot.press(*"cat")  # typed letters copy nothing: the clipboard is the user's
-        assert app.clipboard != screen.json_text
         await pilot.press("ctrl+c")
         assert app.clipboard == screen.json_text
         assert json.loads(app.clipboard) == body
@@ -92,7 +107,7 @@ async def test_diff_against_the_previous_request() -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         screen = RequestInspector(request_body(plan), plan, previous=previous)
         await app.push_screen(screen)
-        await pilot.press("d")
+        await pilot.press("ctrl+d")
         assert screen.query_one(TabbedContent).active == "diff"
         text = shown(screen, "diff-view").splitlines()
         assert text[0].startswith("unchanged prefix: 1 of ")
@@ -154,6 +169,8 @@ def test_every_binding_has_an_id_and_a_tooltip() -> None:
         "inspector.json",
         "inspector.messages",
         "inspector.diff",
+        "inspector.next",
+        "inspector.previous",
     }
     assert all(b.tooltip for b in Binding.make_bindings(RequestInspector.BINDINGS))
 
@@ -176,3 +193,63 @@ async def test_a_long_request_scrolls_and_rewraps_on_resize() -> None:
         await pilot.resize_terminal(200, 24)
         await pilot.pause()
         assert view.virtual_size.height < narrow_rows
+
+
+async def test_typing_closes_the_inspector_and_every_key_reaches_the_box_in_order() -> None:
+    plan = make_plan()
+    app = HostApp(lambda: [Input(id="box")])
+    async with app.run_test(size=(100, 30)) as pilot:
+        box = app.query_one("#box", Input)
+        box.focus()
+        await pilot.press(*"I'")
+        screen = RequestInspector(request_body(plan), plan, previous=make_plan())
+        await app.push_screen(screen)
+        await pilot.pause()
+        typed = "d made my mind up: just do it, cat"  # d, m and j switched tabs, c copied
+        burst(pilot, typed)
+        await until(pilot, lambda: box.value == "I'" + typed)
+        assert app.screen is not screen
+        assert app.focused is box
+        assert app.clipboard == ""  # c copied nothing: the clipboard is the user's
+
+
+async def test_typing_over_another_dialog_is_ignored_and_said_once() -> None:
+    plan = make_plan()
+    app = HostApp(lambda: [Input(id="box")])
+    notes = noted(app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.push_screen(ModalScreen[None]())
+        screen = RequestInspector(request_body(plan), plan, previous=make_plan())
+        await app.push_screen(screen)
+        await pilot.pause()
+        await pilot.press(*"just do it")
+        await pilot.pause()
+        assert app.screen is screen
+        assert screen.query_one(TabbedContent).active == "json"
+        assert notes == [RequestInspector.TYPING_NOTE]
+        assert app.query_one("#box", Input).value == ""
+
+
+async def test_tabs_switch_on_chords_and_arrows() -> None:
+    plan = make_plan()
+    app = HostApp(lambda: [])
+    notes = noted(app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = RequestInspector(request_body(plan), plan, previous=make_plan())
+        await app.push_screen(screen)
+        await pilot.pause()
+        tabs = screen.query_one(TabbedContent)
+        seen = []
+        for key in ("ctrl+t", "ctrl+d", "ctrl+j", "left", "left", "right", "right"):
+            await pilot.press(key)
+            seen.append((tabs.active, app.focused and app.focused.id))
+        assert seen == [
+            ("messages", "messages-view"),
+            ("diff", "diff-view"),
+            ("json", "json-view"),
+            ("diff", "diff-view"),
+            ("messages", "messages-view"),
+            ("diff", "diff-view"),
+            ("json", "json-view"),
+        ]
+        assert notes == []  # chords and arrows are not typing

@@ -258,7 +258,7 @@ class TestInspector:
         """A bordered dialog: `Next request · gpt-4o`, `11 messages · … tokens (exact) of
         123,904 · mode objective`, tabs JSON/Messages/Diff with JSON active, the body from
         `{` with `"model": "gpt-4o"` and each message's lines marked by a `▌` in its layer
-        colour; the footer shows esc, c, j, m, d."""
+        colour; the footer shows esc, ^c, ^j, ^t, ^d."""
         app, show = self.opened()
         assert snap_compare(app, run_before=show)
 

@@ -18,7 +18,8 @@ class ConfirmScreen(Dialog[bool]):
     """Ask `question`; dismiss with True when the user confirms, False otherwise.
 
     `danger` paints the confirm button red and focuses Cancel first, so a stray enter does
-    not delete anything.
+    not delete anything; nor does a stray `y`: only `n` answers by letter there (no is
+    always safe), yes takes the button.
     """
 
     DEFAULT_CSS = """
@@ -46,7 +47,14 @@ class ConfirmScreen(Dialog[bool]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="confirm.cancel", tooltip="Answer no"),
-        Binding("y", "confirm", "Yes", show=False, id="confirm.yes", tooltip="Answer yes"),
+        Binding(
+            "y",
+            "confirm",
+            "Yes",
+            show=False,
+            id="confirm.yes",
+            tooltip="Answer yes (not a question that deletes)",
+        ),
         Binding("n", "cancel", "No", show=False, id="confirm.no", tooltip="Answer no"),
     ]
 
@@ -79,6 +87,10 @@ class ConfirmScreen(Dialog[bool]):
 
     def on_mount(self) -> None:
         self.query_one("#cancel" if self._danger else "#confirm", Button).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # A question that deletes can pop up under someone typing: "you…" must not say yes.
+        return not (action == "confirm" and self._danger)
 
     @on(Button.Pressed, "#confirm")
     def action_confirm(self) -> None:

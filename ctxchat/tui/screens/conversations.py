@@ -10,7 +10,7 @@ from typing import ClassVar, Literal
 
 from rich.console import Group
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -82,8 +82,8 @@ def row_prompt(
 class ConversationSwitcher(Dialog[SwitcherResult | None]):
     """Searchable list of conversations; dismisses with a `SwitcherResult` or None.
 
-    Typing goes to the search box; tab moves to the list, where n/r/d/e act on the
-    highlighted conversation (enter switches from either).
+    Typing goes to the search box, from the list too (type to search); the commands are on
+    chords and Delete, which act on the highlighted conversation (enter switches).
     """
 
     DEFAULT_CSS = """
@@ -138,30 +138,34 @@ class ConversationSwitcher(Dialog[SwitcherResult | None]):
             id="conversations.up",
             tooltip="Highlight the previous conversation",
         ),
-        Binding("n", "new", "New", id="conversations.new", tooltip="Start a new conversation"),
+        # No bare letters: a letter typed in the list goes to the search box, so the
+        # commands sit on keys typing cannot hit. The ids are those of the letters these
+        # keys replace (n, r, d, e, /), so `[keys]` remaps still apply. Ctrl+N, Ctrl+R and
+        # Ctrl+S work from the search box too (the box does not use them).
+        Binding("ctrl+n", "new", "New", id="conversations.new", tooltip="Start a new conversation"),
         Binding(
-            "r",
+            "ctrl+r",
             "rename",
             "Rename",
             id="conversations.rename",
             tooltip="Rename the highlighted conversation",
         ),
         Binding(
-            "d",
+            "delete",
             "delete",
             "Delete",
             id="conversations.delete",
-            tooltip="Delete the highlighted conversation (asks first)",
+            tooltip="Delete the highlighted conversation (asks first; in the list)",
         ),
         Binding(
-            "e",
+            "ctrl+s",
             "export",
             "Export",
             id="conversations.export",
             tooltip="Export the highlighted conversation as Markdown or JSON",
         ),
         Binding(
-            "slash",
+            "ctrl+f",
             "search",
             "Search",
             id="conversations.search",
@@ -191,7 +195,7 @@ class ConversationSwitcher(Dialog[SwitcherResult | None]):
             searched = "Titles and messages" if self._find_messages else "Search by title"
             yield Input(
                 self._initial_query,
-                placeholder=f"{searched}…   (tab: to the list, where n/r/d/e work)",
+                placeholder=f"{searched}…   (↑↓ pick, enter opens)",
                 id="switcher-search",
             )
             yield Static("", id="switcher-empty")
@@ -231,7 +235,7 @@ class ConversationSwitcher(Dialog[SwitcherResult | None]):
             option_list.highlighted = current[0] if current and not query else 0
         empty = self.query_one("#switcher-empty", Static)
         if not self._rows:
-            empty.update("No conversations yet: press n for a new one.")
+            empty.update("No conversations yet: press ctrl+n for a new one.")
         elif not shown:
             what = "title or message" if self._find_messages is not None else "title"
             empty.update(plain(f"No conversation {what} matches “{clean(query)}”."))
@@ -250,8 +254,8 @@ class ConversationSwitcher(Dialog[SwitcherResult | None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         typing = isinstance(self.focused, Input)
-        if action in ("new", "rename", "delete", "export") and typing:
-            return None  # shown dimmed: the letter goes to the search box
+        if action == "delete" and typing:
+            return None  # shown dimmed: in the search box, delete deletes a character
         if action in ("rename", "delete", "export"):
             return True if self._highlighted() is not None else None
         if action == "search":
@@ -260,6 +264,27 @@ class ConversationSwitcher(Dialog[SwitcherResult | None]):
 
     def on_descendant_focus(self) -> None:
         self.refresh_bindings()
+
+    def on_key(self, event: events.Key) -> None:
+        # Type to search: a letter (or backspace) typed in the list edits the search, in
+        # the order typed, and the list keeps the focus (moving it mid-burst would let the
+        # keys after it overtake the ones still on their way).
+        if not isinstance(self.focused, OptionList):
+            return
+        search = self.query_one(Input)
+        if event.is_printable and event.character is not None:
+            search.insert_text_at_cursor(event.character)
+        elif event.key == "backspace":
+            search.action_delete_left()
+        else:
+            return
+        event.stop()
+        event.prevent_default()
+
+    def on_paste(self, event: events.Paste) -> None:
+        if isinstance(self.focused, OptionList):
+            self.query_one(Input).insert_text_at_cursor(event.text)
+            event.stop()
 
     def action_move(self, step: int) -> None:
         option_list = self.query_one(OptionList)

@@ -48,15 +48,17 @@ class ExportFormatScreen(Dialog[ExportChoice | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="export.cancel", tooltip="Do not export"),
+        # No bare letters: the folder box takes typing, and a letter typed on a button
+        # must not export. The ids are those of the letters these keys replace (m, j).
         Binding(
-            "m",
+            "ctrl+t",
             "choose('markdown')",
             "Markdown",
             id="export.markdown",
-            tooltip="Export as Markdown, to read",
+            tooltip="Export as Markdown (text), to read",
         ),
         Binding(
-            "j",
+            "ctrl+j",
             "choose('json')",
             "JSON",
             id="export.json",

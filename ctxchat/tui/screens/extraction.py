@@ -128,29 +128,32 @@ class ExtractionReview(Dialog[list[ProposalDecision] | None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        # No bare letters: the review opens when the model has answered, maybe under
+        # someone typing their next message, whose letters must decide nothing. The ids
+        # are those of the letters these keys replace (a, e, x, u).
         Binding(
-            "a",
+            "ctrl+a",
             "decide('accept')",
             "Accept",
             id="extraction.accept",
             tooltip="Add the highlighted proposal to memory",
         ),
         Binding(
-            "e",
+            "ctrl+e",
             "edit",
             "Edit",
             id="extraction.edit",
             tooltip="Edit the highlighted proposal, then accept it",
         ),
         Binding(
-            "x",
+            "ctrl+x",
             "decide('reject')",
             "Reject",
             id="extraction.reject",
             tooltip="Store nothing for the highlighted proposal",
         ),
         Binding(
-            "u",
+            "ctrl+u",
             "decide('update')",
             "Update existing",
             id="extraction.update",
@@ -265,7 +268,7 @@ class ExtractionReview(Dialog[list[ProposalDecision] | None]):
         now.border_title = f"memory #{proposal.matches_entry_id} now"
         now.update(plain(proposal.matches_text))
         proposed = self.query_one("#conflict-proposed", Static)
-        proposed.border_title = "proposed (u: update, a: add as new)"
+        proposed.border_title = "proposed (ctrl+u: update, ctrl+a: add as new)"
         proposed.update(plain(decision.text if decision else proposal.text))
 
     def action_decide(self, action: DecisionAction) -> None:

@@ -13,7 +13,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.geometry import Size
-from textual.screen import ModalScreen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.visual import Visual
@@ -23,6 +22,7 @@ from ctxchat.core.history import preview
 from ctxchat.core.plan import ContextPlan
 from ctxchat.core.prefix import shared_prefix
 from ctxchat.core.tokens import REPLY_PRIMER
+from ctxchat.tui.screens.hands_typing_back import HandsTypingBack
 from ctxchat.tui.text import clean, tokens
 from ctxchat.tui.themes import layer_variable
 from ctxchat.tui.widgets.footer import KeyFooter
@@ -158,9 +158,15 @@ class WrappedLines(ScrollView, can_focus=True):
         return strip
 
 
-class RequestInspector(ModalScreen[None]):
+class RequestInspector(HandsTypingBack[None]):
     """What a request sends, exactly: its JSON, each message's layer and tokens, and what changed
-    since the previous request. `c` copies the JSON shown."""
+    since the previous request. Ctrl+C copies the JSON shown.
+
+    Typing is not for the inspector: someone who goes on typing their message closes it,
+    and the keys reach the composer (see `HandsTypingBack`).
+    """
+
+    TYPING_NOTE = "Typing does not reach your message from the inspector: Esc goes back."
 
     DEFAULT_CSS = """
     RequestInspector {
@@ -193,20 +199,39 @@ class RequestInspector(ModalScreen[None]):
             id="inspector.copy",
             tooltip="Copy the request JSON to the clipboard",
         ),
-        Binding("j", "show('json')", "JSON", id="inspector.json", tooltip="Show the JSON"),
+        # No bare letters: a letter typed here is someone going on with their message (it
+        # closes the inspector and reaches the composer), never a tab switch. The ids are
+        # those of the letters these keys replace (j, m, d), so `[keys]` remaps still apply.
+        Binding("ctrl+j", "show('json')", "JSON", id="inspector.json", tooltip="Show the JSON"),
         Binding(
-            "m",
+            "ctrl+t",
             "show('messages')",
             "Messages",
             id="inspector.messages",
-            tooltip="Show each message's layer and tokens",
+            tooltip="Show each message's layer and tokens (a table)",
         ),
         Binding(
-            "d",
+            "ctrl+d",
             "show('diff')",
             "Diff",
             id="inspector.diff",
             tooltip="Show what changed since the previous request",
+        ),
+        Binding(
+            "right",
+            "step(1)",
+            "Next tab",
+            show=False,
+            id="inspector.next",
+            tooltip="Show the next tab",
+        ),
+        Binding(
+            "left",
+            "step(-1)",
+            "Previous tab",
+            show=False,
+            id="inspector.previous",
+            tooltip="Show the previous tab",
         ),
     ]
 
@@ -264,6 +289,10 @@ class RequestInspector(ModalScreen[None]):
     def action_show(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
         self.query_one(f"#{tab}-view").focus()
+
+    def action_step(self, step: int) -> None:
+        current = TABS.index(self.query_one(TabbedContent).active or "json")
+        self.action_show(TABS[(current + step) % len(TABS)])
 
     def action_copy(self) -> None:
         self.app.copy_to_clipboard(self.json_text)

@@ -122,29 +122,33 @@ class SummaryScreen(Dialog[SummaryAction | None]):
             id="summary.close",
             tooltip="Close (or stop editing without saving)",
         ),
+        # No bare letters: F3 opens this over the composer, and someone still typing must
+        # not roll back, rebuild or summarize. The ids are those of the letters these keys
+        # replace (a, e, b, s), so `[keys]` remaps still apply.
         Binding(
-            "a",
+            "ctrl+r",
             "activate",
             "Roll back",
             id="summary.activate",
             tooltip="Make the selected version the one in force",
         ),
         Binding(
-            "e",
+            "ctrl+e",
             "edit",
             "Edit",
             id="summary.edit",
             tooltip="Edit the selected version's text (saved as a new version)",
         ),
         Binding(
-            "b",
+            "ctrl+b",
             "rebuild",
             "Rebuild",
             id="summary.rebuild",
             tooltip="Summarize the original messages again, to undo drift",
         ),
         Binding(
-            "s",
+            # The same key as on the main screen; while editing, ctrl+s saves instead.
+            "ctrl+s",
             "summarize",
             "Summarize now",
             id="summary.summarize",
@@ -180,7 +184,7 @@ class SummaryScreen(Dialog[SummaryAction | None]):
             if not self._versions:
                 yield Static(
                     "No summary yet: messages are folded into one when they leave working "
-                    "memory. Press s to summarize now.",
+                    "memory. Press ctrl+s to summarize now.",
                     id="summary-empty",
                     markup=False,
                 )

@@ -58,7 +58,7 @@ def answer_facts(answer: StoredMessage | ReplyVariant) -> str:
 
 class VariantComparison(Dialog[VariantKept | None]):
     """The reply on the left, its variant on the right (streamed here, or stored before),
-    both as Markdown, the request diff below; `k` keeps the variant as the reply,
+    both as Markdown, the request diff below; `ctrl+k` keeps the variant as the reply,
     `escape` keeps the reply."""
 
     DEFAULT_CSS = """
@@ -106,8 +106,9 @@ class VariantComparison(Dialog[VariantKept | None]):
             id="variant.close",
             tooltip="Close; the reply stays, the variant is kept as a variant",
         ),
+        # Not the letter: this opens while the variant streams, maybe under someone typing.
         Binding(
-            "k",
+            "ctrl+k",
             "keep",
             "Keep the variant",
             id="variant.keep",

@@ -80,8 +80,9 @@ class VariantList(Dialog[VariantChoice | None]):
             tooltip="Show the highlighted variant beside the reply, with the request diff",
             priority=True,
         ),
+        # Not the letter: a key typed here by someone still typing must keep nothing.
         Binding(
-            "k",
+            "ctrl+k",
             "keep",
             "Keep",
             id="variants.keep",
@@ -107,7 +108,7 @@ class VariantList(Dialog[VariantChoice | None]):
             )
             yield Static(
                 content(
-                    "Enter shows it beside the reply; k keeps it as the reply (the reply "
+                    "Enter shows it beside the reply; ctrl+k keeps it as the reply (the reply "
                     "becomes a variant, nothing is lost)."
                 ),
                 classes="variant-list--note",

@@ -20,12 +20,17 @@ async def test_a_sentence_typed_into_the_inspector_is_sent_whole(
         assert isinstance(app.screen, RequestInspector)
         # j, m and d once switched its tabs; the Enter after them sends the message.
         burst(pilot, "and after it: just do my diff, jam\rthen the next")
-        await until(pilot, lambda: app.composer.text == "then the next")
+        await until(pilot, lambda: app.conversation_screen.composer.text == "then the next")
         await settle(pilot)
-        sent = [m.content for m in app.session.store.messages(app.session.conversation)]
+        sent = [
+            m.content
+            for m in app.conversation_screen.session.store.messages(
+                app.conversation_screen.session.conversation
+            )
+        ]
         assert sent == ["Before F2, and after it: just do my diff, jam", "Noted."]
         assert not isinstance(app.screen, RequestInspector)
-        assert app.focused is app.composer
+        assert app.focused is app.conversation_screen.composer
         assert notes.of("error") == []
 
 
@@ -39,12 +44,12 @@ async def test_typing_into_a_replys_inspector_goes_to_the_composer(
         await typed(pilot, "First question")
         await pilot.press("enter")
         await settle(pilot)
-        reply = app.workspace.store.messages(app.session.conversation)[1]
-        app.conversation_view.select(reply.id)
-        app.conversation_view.focus()
+        reply = app.workspace.store.messages(app.conversation_screen.session.conversation)[1]
+        app.conversation_screen.conversation_view.select(reply.id)
+        app.conversation_screen.conversation_view.focus()
         await pilot.press("f2")
         assert isinstance(app.screen, RequestInspector)
         burst(pilot, "a follow-up")
         # Back where F2 was pressed (the conversation), which sends typing to the composer.
-        await until(pilot, lambda: app.composer.text == "a follow-up")
-        assert app.focused is app.composer
+        await until(pilot, lambda: app.conversation_screen.composer.text == "a follow-up")
+        assert app.focused is app.conversation_screen.composer

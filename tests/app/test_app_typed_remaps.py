@@ -24,6 +24,6 @@ async def test_a_letter_remapped_onto_the_memory_panel_is_told_and_typing_still_
         await pilot.press("f6")
         assert app.query_one("#memory", MemoryPanel).option_list.has_focus
         burst(pilot, "a plan")
-        await until(pilot, lambda: app.composer.text == "a plan")
+        await until(pilot, lambda: app.conversation_screen.composer.text == "a plan")
         await pilot.press("f6", "ctrl+a")  # the shipped key still adds
         await until(pilot, lambda: isinstance(app.screen, MemoryEditor))

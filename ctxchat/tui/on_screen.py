@@ -34,6 +34,9 @@ class ReplyFacts:
     """What is known about the newest reply's request, as stored with that reply."""
 
     reply_tokens: int | None = None
+    """ctxchat's count of the reply: what it costs in the next requests."""
+    server_reply_tokens: int | None = None
+    """The server's own count of what the model wrote (`usage.completion_tokens`)."""
     server_prompt_tokens: int | None = None
     sent_tokens: int | None = None
     cached_tokens: int | None = None
@@ -44,8 +47,10 @@ class ReplyFacts:
         """The facts of `reply` (none when the newest message is not a reply)."""
         if reply is None or reply.role != "assistant":
             return cls()
+        said = bool(reply.content or reply.reasoning)
         return cls(
-            reply_tokens=reply.tokens if reply.content or reply.reasoning else None,
+            reply_tokens=reply.tokens if said else None,
+            server_reply_tokens=reply.completion_tokens if said else None,
             server_prompt_tokens=reply.prompt_tokens,
             sent_tokens=reply.estimated_prompt_tokens,
             cached_tokens=reply.cached_tokens,
@@ -53,22 +58,31 @@ class ReplyFacts:
         )
 
     def status_line(self) -> str:
-        """The line under the conversation: the reply's tokens apart from the prompt's
-        counts. A reply that failed, stopped or was cut says so on its own marker line,
-        once: the status line then tells nothing of it."""
+        """The line under the conversation: the reply's and the prompt's counts, the
+        server's beside ctxchat's (`reply: server 8, ctxchat 12 · prompt: server 17,
+        ctxchat 19`). A reply that failed, stopped or was cut says so on its own marker
+        line, once: the status line then tells nothing of it."""
         if self.status is not MessageStatus.COMPLETE:
             return ""
-        parts = []
-        if self.reply_tokens is not None:
-            parts.append(f"reply {self.reply_tokens:,} tokens")
-        counts = []
-        if self.server_prompt_tokens is not None:
-            counts.append(f"server {self.server_prompt_tokens:,}")
-        if self.sent_tokens is not None:
-            counts.append(f"ctxchat {self.sent_tokens:,}")
-        if counts:
-            parts.append(f"prompt: {', '.join(counts)}")
+        parts = [
+            f"{what}: {counts}"
+            for what, counts in (
+                ("reply", _counts(self.server_reply_tokens, self.reply_tokens)),
+                ("prompt", _counts(self.server_prompt_tokens, self.sent_tokens)),
+            )
+            if counts
+        ]
         return " · ".join(parts)
+
+
+def _counts(server: int | None, ctxchat: int | None) -> str:
+    """`server 17, ctxchat 19`, of the counts there are."""
+    counts = [
+        f"{who} {count:,}"
+        for who, count in (("server", server), ("ctxchat", ctxchat))
+        if count is not None
+    ]
+    return ", ".join(counts)
 
 
 class OnScreen:

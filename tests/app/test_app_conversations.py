@@ -419,7 +419,9 @@ async def test_nothing_of_one_conversation_shows_under_another(
         first = app.conversation_screen.session.conversation
         reply = app.conversation_screen.session.store.messages(first)[-1]
         assert reply.prompt_tokens is not None
-        assert status_line(app).startswith(f"reply {reply.tokens:,} tokens · prompt: server")
+        assert status_line(app).startswith(
+            f"reply: server {reply.completion_tokens:,}, ctxchat {reply.tokens:,} · prompt: server"
+        )
         assert "server counted" in side_text(app)
         await pilot.press("ctrl+o")  # a mode switch leaves its note
         await settle(pilot)
@@ -432,11 +434,12 @@ async def test_nothing_of_one_conversation_shows_under_another(
         assert "server counted" not in side_text(app)
         assert "↔" not in side_text(app)
 
-        await app.conversation_screen.open_conversation(
-            first
-        )  # back: its reply's facts come from the store
+        # Back: its reply's facts come from the store.
+        await app.conversation_screen.open_conversation(first)
         await settle(pilot)
-        assert status_line(app).startswith(f"reply {reply.tokens:,} tokens · prompt: server")
+        assert status_line(app).startswith(
+            f"reply: server {reply.completion_tokens:,}, ctxchat {reply.tokens:,} · prompt: server"
+        )
         assert "server counted" in side_text(app)
 
 

@@ -70,10 +70,28 @@ async def test_a_sent_message_and_its_streamed_reply_are_stored_as_planned(
             ("assistant", "WAL keeps a write-ahead log beside the database file."),
         ]
         assert status_line(app) == (
-            f"reply {reply.tokens:,} tokens · "
+            f"reply: server {reply.completion_tokens:,}, ctxchat {reply.tokens:,} · "
             f"prompt: server {reply.prompt_tokens:,}, ctxchat {reply.estimated_prompt_tokens:,}"
         )
         assert notes.of("error") == []
+
+
+async def test_without_the_servers_usage_the_status_line_gives_ctxchats_counts(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    server.ignore_stream_options = True  # no usage chunk, as llama-cpp-python streams
+    app, _ = make_app()
+    server.script("WAL keeps a write-ahead log beside the database file.")
+    async with app.run_test(size=SIZE) as pilot:
+        await typed(pilot, "What is WAL mode?")
+        await pilot.press("enter")
+        await settle(pilot)
+        session = app.conversation_screen.session
+        reply = session.store.messages(session.conversation)[-1]
+        assert (reply.completion_tokens, reply.prompt_tokens) == (None, None)
+        assert status_line(app) == (
+            f"reply: ctxchat {reply.tokens:,} · prompt: ctxchat {reply.estimated_prompt_tokens:,}"
+        )
 
 
 async def test_the_input_panel_counts_the_draft_as_it_is_typed(make_app: MakeApp) -> None:

@@ -81,6 +81,7 @@ class CtxChatApp(App[int]):
     def on_mount(self) -> None:
         self._load_themes()
         screen = self.conversation_screen
+        screen.after_first_frame(self._first_frame_drawn)
         screen.notify_lines(self.workspace.warnings, severity="warning")
         screen.notify_lines(self._notes, severity="warning")
         if not screen.has_session:
@@ -96,14 +97,13 @@ class CtxChatApp(App[int]):
                 self._setup_done,
             )
 
-    def on_ready(self) -> None:
+    def _first_frame_drawn(self) -> None:
         # What start-up made lives on: it moves out of the collector's sight. The command
         # line turns the collector off while the app starts; it is back on from here.
         freeze_long_lived()
         gc.enable()
         # The tokenizer and the model client load in a thread now the first frame is drawn.
         self.run_worker(self._warm(), group="warm", exit_on_error=False)
-        self.conversation_screen.first_frame_drawn()
 
     async def _warm(self) -> None:
         screen = self.conversation_screen

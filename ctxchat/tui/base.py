@@ -192,7 +192,7 @@ class ConversationBase(Screen[None]):
             self._after_first_frame.append(callback)
 
     def first_frame_drawn(self) -> None:
-        """The app drew its first frame (it calls this once, when it is ready)."""
+        """The screen's first frame is drawn: what waited for it runs (called once)."""
         self._first_frame_shown = True
         waiting, self._after_first_frame = self._after_first_frame, []
         for callback in waiting:

@@ -28,7 +28,7 @@ class ConversationScreen(
         self.mounted = asyncio.Event()
         """Set once the screen's widgets are mounted, its composer focused."""
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         # Keys typed before the conversation is drawn land in the composer: focused now, not
         # through the app's queue, which holds those keys until this screen is mounted.
         self.set_focus(self.composer)
@@ -36,7 +36,10 @@ class ConversationScreen(
         if self.app.size.width < NARROW:
             self.query_one("#side").add_class("-hidden")
         if self.has_session:  # else the app's first-run setup opens one (`show_session`)
-            self.call_later(self.start)
+            await self.start()  # before the first frame: it shows the conversation and plan
+        # The first frame is this screen's, drawn once its widgets are: work that can wait
+        # (loading the tokenizer and the client, asking the server) starts only then.
+        self.call_after_refresh(self.first_frame_drawn)
 
     async def start(self) -> None:
         """Draw the open session's conversation, then ask the server what it is."""

@@ -16,7 +16,7 @@ from .app_harness import MakeApp, settle, shown_messages, typed, until
 APP_SOURCE = Path(__file__).resolve().parents[2] / "ctxchat" / "tui" / "app.py"
 GLOBAL_STATE = {"workspace", "conversation_screen", "_wanted_theme", "_servers", "_notes"}
 # Textual's own events the app answers; every other message is the screen's.
-APP_EVENTS = {"on_mount", "on_ready", "on_event", "on_unmount"}
+APP_EVENTS = {"on_mount", "on_event", "on_unmount"}
 
 
 async def test_after_a_reply_and_a_switch_the_app_holds_nothing_of_a_conversation(

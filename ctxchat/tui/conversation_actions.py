@@ -16,7 +16,7 @@ from ctxchat.chat.session_factory import learn_server, make_backend
 from ctxchat.config.errors import MissingApiKey
 from ctxchat.model.errors import ProviderError
 from ctxchat.store import export_text
-from ctxchat.tui.base import ConversationBase
+from ctxchat.tui.results_in_waiting import Asked, ResultsInWaiting
 from ctxchat.tui.reveal import reveal_message
 from ctxchat.tui.views import ConversationRowView, MessageHitView
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from ctxchat.tui.screens.model_picker import ModelChoice
 
 
-class ConversationActions(ConversationBase):
+class ConversationActions(ResultsInWaiting):
     """What changes which conversation, mode or model is in front of the user."""
 
     def action_toggle_mode(self) -> None:
@@ -187,11 +187,12 @@ class ConversationActions(ConversationBase):
     # --- models -------------------------------------------------------------------------
 
     def action_switch_model(self) -> None:
-        if self.has_session:
-            self._pick_model()
+        # A list that came while the user was busy opens now, rather than asking again.
+        if self.has_session and not self.open_waiting("models"):
+            self._pick_model(self.asked())
 
     @work(exclusive=True, group="models", exit_on_error=False)
-    async def _pick_model(self) -> None:
+    async def _pick_model(self, asked: Asked) -> None:
         session = self.session
         models: list[str] = []
         note = ""
@@ -200,23 +201,33 @@ class ConversationActions(ConversationBase):
                 models = await session.backend.list_models()
             except ProviderError as error:
                 note = f"The server did not list its models: {error.message}"
-        profiles = [(p.name, p.base_url, p.model) for p in session.settings.profiles.values()]
+        base_url = session.profile.base_url
+        from ctxchat.tui.screens.model_picker import ModelPicker
+
+        def picker(unasked: bool) -> ModelPicker:
+            # Marked as things are when it opens (it may have waited).
+            now = self.session
+            return ModelPicker(
+                [(p.name, p.base_url, p.model) for p in now.settings.profiles.values()],
+                models,
+                current_profile=now.profile.name,
+                current_model=now.model,
+                note=note,
+                unasked=unasked,
+            )
 
         def chosen(choice: ModelChoice | None) -> None:
             if choice is not None:
                 self.call_later(self._switch_model, choice)
 
-        from ctxchat.tui.screens.model_picker import ModelPicker
-
-        self.app.push_screen(
-            ModelPicker(
-                profiles,
-                models,
-                current_profile=session.profile.name,
-                current_model=session.model,
-                note=note,
-            ),
+        self.offer(
+            "models",
+            asked,
+            picker,
             chosen,
+            ready=f"The model list is ready: {self.key_for('model.switch')} opens it.",
+            # The list is that server's: another one (picked meanwhile) is asked afresh.
+            still_holds=lambda: self.session.profile.base_url == base_url,
         )
 
     async def _switch_model(self, choice: ModelChoice) -> None:

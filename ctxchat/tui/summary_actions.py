@@ -15,14 +15,16 @@ from ctxchat.chat.extractor import (
 )
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.summarizer import SummaryFailed, edit_summary, roll_back
-from ctxchat.tui.base import ConversationBase
+from ctxchat.core.extraction import ExtractionResult
+from ctxchat.store import NotFound
+from ctxchat.tui.results_in_waiting import Asked, ResultsInWaiting
 from ctxchat.tui.views import MessageView, ProposalView, SummaryVersionView
 
 if TYPE_CHECKING:
     from ctxchat.tui.screens.summary_versions import SummaryAction
 
 
-class SummaryActions(ConversationBase):
+class SummaryActions(ResultsInWaiting):
     """Summaries run in the background; the chat stays usable meanwhile."""
 
     def _can_ask_model(self) -> bool:
@@ -130,11 +132,14 @@ class SummaryActions(ConversationBase):
     # --- extraction ---------------------------------------------------------------------
 
     def action_extract(self) -> None:
+        # Proposals that came while the user was busy open now, rather than asking again.
+        if self.open_waiting("extract"):
+            return
         if self._can_ask_model():
-            self._run_extraction(self.session)
+            self._run_extraction(self.session, self.asked())
 
     @work(exclusive=True, group="extract", exit_on_error=False)
-    async def _run_extraction(self, session: ChatSession) -> None:
+    async def _run_extraction(self, session: ChatSession, asked: Asked) -> None:
         self.notify("Asking the model for memory entries…", markup=False)
         try:
             result = await extract_facts(session)
@@ -144,8 +149,35 @@ class SummaryActions(ConversationBase):
         if not result.proposals and not result.problems:
             self.notify("The model proposed nothing new.", markup=False)
             return
+        from ctxchat.tui.screens.extraction import ExtractionReview
+
+        def review(unasked: bool) -> ExtractionReview:
+            return ExtractionReview(
+                self._proposal_views(session, result),
+                result.problems,
+                allow_conversation_scope=session.conversation_id is not None,
+                unasked=unasked,
+            )
+
+        def decided(decisions: list[ProposalDecision] | None) -> None:
+            if decisions:
+                self._apply(self.open_session_for(session) or session, decisions, result.span)
+
+        count = len(result.proposals)
+        self.offer(
+            "extract",
+            asked,
+            review,
+            decided,
+            ready=f"{count} memory proposal{'' if count == 1 else 's'} ready: "
+            f"{self.key_for('memory.extract')} opens the review.",
+            still_holds=lambda: self._still_there(session, result),
+        )
+
+    def _proposal_views(self, session: ChatSession, result: ExtractionResult) -> list[ProposalView]:
+        """The proposals as the review shows them, beside the memory entries they match."""
         known = {entry.id: entry.text for entry in session.memory()}
-        proposals = [
+        return [
             ProposalView(
                 index=index,
                 kind=p.kind,
@@ -158,20 +190,16 @@ class SummaryActions(ConversationBase):
             for index, p in enumerate(result.proposals)
         ]
 
-        def decided(decisions: list[ProposalDecision] | None) -> None:
-            if decisions:
-                self._apply(session, decisions, result.span)
-
-        from ctxchat.tui.screens.extraction import ExtractionReview
-
-        self.app.push_screen(
-            ExtractionReview(
-                proposals,
-                result.problems,
-                allow_conversation_scope=session.conversation_id is not None,
-            ),
-            decided,
-        )
+    def _still_there(self, session: ChatSession, result: ExtractionResult) -> bool:
+        """Whether the messages the model read are still in their conversation (an edit
+        and resend, or a deletion, takes them away: the proposals are then dropped)."""
+        if result.span is None:
+            return True
+        try:
+            messages = [session.store.get_message(m) for m in result.span]
+        except NotFound:
+            return False
+        return all(m.conversation_id == session.conversation_id for m in messages)
 
     def _apply(
         self,

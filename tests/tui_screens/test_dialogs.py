@@ -424,14 +424,16 @@ async def test_extraction_proposes_an_update_and_shows_the_conflict_side_by_side
         ]
 
 
-async def test_extraction_letters_typed_decide_nothing() -> None:
-    app = ScreenHost(ExtractionReview(PROPOSALS, PROBLEMS))
+async def test_extraction_letters_typed_decide_nothing_and_go_back_to_the_typing() -> None:
+    review = ExtractionReview(PROPOSALS, PROBLEMS)
+    app = ScreenHost(review)
     async with app.run_test(size=(110, 30)) as pilot:
         await pilot.press(*"use a fix")  # u, a, e and x decided or opened the editor before
-        screen = app.screen
-        assert isinstance(screen, ExtractionReview)
-        assert screen.decisions == []
-        await pilot.press("escape")
+        assert app.screen is not review
+        # Closed by typing: its opener keeps the proposals for their key (see
+        # `ResultsInWaiting`), and the letters go to the screen under it.
+        assert review.handed_back
+        assert review.decisions == []
         assert app.result is None
 
 

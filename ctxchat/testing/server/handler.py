@@ -126,6 +126,9 @@ class Handler(BaseHTTPRequestHandler):
         self._remember(path, {}, chat=False)
         if not self._authorized():
             return
+        held = self.owner.models_held
+        if path == "/v1/models" and held is not None and self.owner.stall({"until": held}):
+            return  # stopping
         self.send(get_answer(self.owner, path))
 
     def do_POST(self) -> None:

@@ -85,6 +85,9 @@ class ScriptedModelServer:
         self.served_model = served_model
         """The model replies name, whatever was asked (a server restarted with another model);
         None: the one asked for. May be changed while serving."""
+        self.models_held: threading.Event | None = None
+        """While set to an event not yet set, `GET /v1/models` waits for it (a slow remote
+        server; a test's release). May be changed while serving."""
         self.script_log = Script()
         self.requests: list[RecordedRequest] = self.script_log.requests
         self.other_requests: list[RecordedRequest] = self.script_log.other_requests

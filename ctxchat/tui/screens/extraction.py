@@ -16,8 +16,8 @@ from textual.widgets.option_list import Option
 
 from ctxchat.chat.extractor import Decision, ProposalDecision
 from ctxchat.core.history import preview
-from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.screens.memory_editor import MemoryEditor
+from ctxchat.tui.screens.result_dialog import ResultDialog
 from ctxchat.tui.text import clean, plain
 from ctxchat.tui.views import MemoryDraft, ProposalView
 from ctxchat.tui.widgets.footer import KeyFooter
@@ -75,10 +75,11 @@ def problems_text(problems: Sequence[str]) -> Text:
     return line
 
 
-class ExtractionReview(Dialog[list[ProposalDecision] | None]):
+class ExtractionReview(ResultDialog[list[ProposalDecision] | None]):
     """Proposals from fact extraction; dismisses with the decisions made (None on cancel).
 
-    Proposals left undecided are not in the list: nothing is stored for them.
+    Proposals left undecided are not in the list: nothing is stored for them. It opens when
+    the model has answered: typing never lands here (see `ResultDialog`).
     """
 
     DEFAULT_CSS = """
@@ -177,8 +178,9 @@ class ExtractionReview(Dialog[list[ProposalDecision] | None]):
         problems: Sequence[str] = (),
         *,
         allow_conversation_scope: bool = True,
+        unasked: bool = False,
     ) -> None:
-        super().__init__()
+        super().__init__(unasked=unasked)
         self._proposals = list(proposals)
         self._problems = list(problems)
         self._allow_conversation = allow_conversation_scope

@@ -43,12 +43,18 @@ class HandsTypingBack(ModalScreen[ResultType]):
         super().__init__(name=name, id=id, classes=classes)
         self._handed_over: list[Typed] | None = None
         self._told_typing = False
+        self.handed_back = False
+        """True once typing closed the dialog (its result is then None)."""
+
+    def hands_back(self, event: events.Key) -> bool:
+        """Whether `event` is typing meant for the screen under the dialog."""
+        # A key bound here (a user's `[keys]` remap may bind a letter) still fires.
+        return event.is_printable and event.key not in self.active_bindings
 
     def on_key(self, event: events.Key) -> None:
         if self._handed_over is not None:
             self._keep(event, events.Key(event.key, event.character))
-        # A key bound here (a user's `[keys]` remap may bind a letter) still fires.
-        elif event.is_printable and event.key not in self.active_bindings:
+        elif self.hands_back(event):
             self._begin(event, events.Key(event.key, event.character))
 
     def on_paste(self, event: events.Paste) -> None:
@@ -86,6 +92,7 @@ class HandsTypingBack(ModalScreen[ResultType]):
         typed, self._handed_over = self._handed_over or [], None
         if not self.is_current:
             return
+        self.handed_back = True
         self.dismiss()
         app = self.app
         for event in typed:

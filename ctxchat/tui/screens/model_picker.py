@@ -13,7 +13,7 @@ from textual.containers import Vertical
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ctxchat.tui.screens.dialog import Dialog
+from ctxchat.tui.screens.result_dialog import ResultDialog
 from ctxchat.tui.text import content
 
 
@@ -25,8 +25,12 @@ class ModelChoice:
     model: str | None = None
 
 
-class ModelPicker(Dialog[ModelChoice | None]):
-    """Profiles from the config first, then the models the current server offers."""
+class ModelPicker(ResultDialog[ModelChoice | None]):
+    """Profiles from the config first, then the models the current server offers.
+
+    It opens when the server has listed its models: typing never lands here (see
+    `ResultDialog`).
+    """
 
     DEFAULT_CSS = """
     ModelPicker {
@@ -60,9 +64,11 @@ class ModelPicker(Dialog[ModelChoice | None]):
         current_profile: str,
         current_model: str,
         note: str = "",
+        unasked: bool = False,
     ) -> None:
-        """`profiles` are (name, base URL, model); `models` the current server's model ids."""
-        super().__init__()
+        """`profiles` are (name, base URL, model); `models` the current server's model ids;
+        `unasked`: opened when the list came, not at a keypress."""
+        super().__init__(unasked=unasked)
         self._profiles = list(profiles)
         self._models = list(models)
         self._current_profile = current_profile

@@ -1,0 +1,157 @@
+"""Answers that come seconds after their key (memory proposals, the model list) never open
+over someone typing: they wait for their key; a key that reaches one before it is drawn
+goes to the composer."""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+from textual import events
+from textual.message import Message
+from textual.widgets import OptionList
+
+from ctxchat.testing.server import Fault, ScriptedModelServer
+from ctxchat.tui.app import CtxChatApp
+from ctxchat.tui.screens.extraction import ExtractionReview
+from ctxchat.tui.screens.model_picker import ModelPicker
+
+from .app_harness import SIZE, MakeApp, burst, seed, settle, typed, until
+
+PROPOSALS_READY = "1 memory proposal ready: ^t opens the review."
+MODELS_READY = "The model list is ready: f4 opens it."
+
+
+def one_proposal(app: CtxChatApp, server: ScriptedModelServer) -> threading.Event:
+    """A conversation with one exchange; the model's proposal for it is held until the
+    returned event is set."""
+    question, _ = seed(
+        app.workspace.store,
+        [("user", "We deploy on Fridays."), ("assistant", "Noted.")],
+        conversation_id=app.conversation_screen.session.conversation,
+    )
+    proposal = {"kind": "fact", "text": "Deploys happen on Fridays.", "message_id": question.id}
+    release = threading.Event()
+    server.fail_next(Fault.STALL, until=release)
+    server.script(json.dumps([proposal]))
+    return release
+
+
+def sent(app: CtxChatApp) -> list[str]:
+    session = app.conversation_screen.session
+    return [m.content for m in session.store.messages(session.conversation) if m.role == "user"]
+
+
+async def test_proposals_that_come_while_typing_wait_for_ctrl_t(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, notes = make_app()
+    release = one_proposal(app, server)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        composer = app.conversation_screen.composer
+        await pilot.press("ctrl+t")
+        await until(pilot, lambda: len(server.requests) == 1)
+        burst(pilot, "Next I would like")
+        await until(pilot, lambda: composer.text == "Next I would like")
+        release.set()
+        await until(pilot, lambda: PROPOSALS_READY in notes.messages)
+        # Nothing opened over the typing, which goes on where it was.
+        assert app.screen is app.conversation_screen
+        burst(pilot, " to ask")
+        await until(pilot, lambda: composer.text == "Next I would like to ask")
+        assert app.focused is composer
+
+        await pilot.press("ctrl+t")  # opens what waits: the model is not asked again
+        review = app.screen
+        assert isinstance(review, ExtractionReview)
+        assert review.query_one(OptionList).option_count == 1
+        assert len(server.requests) == 1
+        await pilot.press("ctrl+a", "ctrl+s")
+        await settle(pilot)
+        memory = app.conversation_screen.session.memory()
+        assert [e.text for e in memory] == ["Deploys happen on Fridays."]
+        assert composer.text == "Next I would like to ask"
+        assert notes.of("error") == []
+
+
+async def test_an_enter_that_reaches_the_proposals_before_they_are_drawn_sends_the_draft(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, notes = make_app()
+    release = one_proposal(app, server)
+    server.script("Fridays it is.")
+    pressed: list[bool] = []
+
+    def enter_as_the_review_opens(message: Message) -> None:
+        # The first message handled once the review is on the stack: it is not drawn yet.
+        stack = app.screen_stack
+        if not pressed and stack and isinstance(stack[-1], ExtractionReview):
+            pressed.append(True)
+            enter = events.Key("enter", "\r")
+            enter.set_sender(app)
+            app.post_message(enter)
+
+    async with app.run_test(size=SIZE, message_hook=enter_as_the_review_opens) as pilot:
+        await settle(pilot)
+        await typed(pilot, "And on Mondays?")
+        await pilot.press("ctrl+t")
+        await until(pilot, lambda: len(server.requests) == 1)
+        release.set()
+        await until(pilot, lambda: sent(app) == ["We deploy on Fridays.", "And on Mondays?"])
+        await until(pilot, lambda: PROPOSALS_READY in notes.messages)
+        # The Enter sent the message; the review it reached first decided nothing.
+        assert app.screen is app.conversation_screen
+        assert app.conversation_screen.session.memory() == []
+        await settle(pilot)
+        await pilot.press("ctrl+t")
+        assert isinstance(app.screen, ExtractionReview)
+        assert len(server.requests) == 2  # the extraction and the message sent
+        assert notes.of("error") == []
+
+
+async def test_proposals_open_at_once_when_nothing_was_typed(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, notes = make_app()
+    release = one_proposal(app, server)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+t")
+        await until(pilot, lambda: len(server.requests) == 1)
+        release.set()
+        await until(pilot, lambda: isinstance(app.screen, ExtractionReview))
+        assert PROPOSALS_READY not in notes.messages
+
+
+async def test_a_model_list_that_comes_while_typing_waits_for_f4(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, notes = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        composer = app.conversation_screen.composer
+        release = server.models_held = threading.Event()
+        asked = len(listings(server)) + 1
+        await pilot.press("f4")
+        await until(pilot, lambda: len(listings(server)) == asked)
+        burst(pilot, "Hello there")
+        await until(pilot, lambda: composer.text == "Hello there")
+        release.set()
+        await until(pilot, lambda: MODELS_READY in notes.messages)
+        assert app.screen is app.conversation_screen
+        burst(pilot, "\r")  # sends: nothing of a picker took the Enter
+        await until(pilot, lambda: sent(app) == ["Hello there"])
+
+        await settle(pilot)
+        await pilot.press("f4")
+        picker = app.screen
+        assert isinstance(picker, ModelPicker)
+        options = picker.query_one(OptionList)
+        assert options.get_option_index("m:gpt-4o-mini") is not None
+        assert len(listings(server)) == asked  # the list kept was shown, not asked again
+
+
+def listings(server: ScriptedModelServer) -> list[Any]:
+    return [r for r in server.other_requests if r.path == "/v1/models"]

@@ -12,6 +12,7 @@ from textual import events
 from textual.message import Message
 from textual.widgets import OptionList
 
+from ctxchat.chat.edits import replace_from
 from ctxchat.testing.server import Fault, ScriptedModelServer
 from ctxchat.tui.app import CtxChatApp
 from ctxchat.tui.screens.extraction import ExtractionReview
@@ -123,6 +124,61 @@ async def test_proposals_open_at_once_when_nothing_was_typed(
         release.set()
         await until(pilot, lambda: isinstance(app.screen, ExtractionReview))
         assert PROPOSALS_READY not in notes.messages
+
+
+async def test_proposals_wait_in_their_own_conversation(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, notes = make_app()
+    release = one_proposal(app, server)
+    screen = app.conversation_screen
+    first = screen.session.conversation
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+t")
+        await until(pilot, lambda: len(server.requests) == 1)
+        await pilot.press("ctrl+n")  # another conversation before the model answers
+        await until(pilot, lambda: screen.session.conversation != first)
+        release.set()
+        title = app.workspace.store.get_conversation(first).name
+        await until(pilot, lambda: f"In “{title}”: {PROPOSALS_READY}" in notes.messages)
+        assert app.screen is screen
+
+        await screen.open_conversation(first)
+        await pilot.press("ctrl+t")
+        review = app.screen
+        assert isinstance(review, ExtractionReview)
+        assert len(server.requests) == 1
+        await pilot.press("escape")  # cancelled: nothing waits any more
+        await settle(pilot)
+        await pilot.press("ctrl+t")  # the model is asked again
+        await until(pilot, lambda: isinstance(app.screen, ExtractionReview))
+        assert len(server.requests) == 2
+
+
+async def test_proposals_whose_messages_were_rewritten_are_asked_again(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, notes = make_app()
+    release = one_proposal(app, server)
+    screen = app.conversation_screen
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+t")
+        await until(pilot, lambda: len(server.requests) == 1)
+        burst(pilot, "x")
+        await until(pilot, lambda: screen.composer.text == "x")
+        release.set()
+        await until(pilot, lambda: PROPOSALS_READY in notes.messages)
+        # The messages the model read are gone (as an edit and resend replaces them).
+        session = screen.session
+        first = session.store.messages(session.conversation)[0]
+        replace_from(session, first.id, "We deploy on Mondays.")
+        await screen.reload_conversation()
+        await settle(pilot)
+        await pilot.press("ctrl+t")  # the model is asked again
+        await until(pilot, lambda: isinstance(app.screen, ExtractionReview))
+        assert len(server.requests) == 2
 
 
 async def test_a_model_list_that_comes_while_typing_waits_for_f4(

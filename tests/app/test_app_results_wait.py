@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from textual import events
 from textual.message import Message
+from textual.pilot import Pilot
 from textual.widgets import OptionList
 
 from ctxchat.chat.edits import replace_from
@@ -18,7 +20,7 @@ from ctxchat.tui.app import CtxChatApp
 from ctxchat.tui.screens.extraction import ExtractionReview
 from ctxchat.tui.screens.model_picker import ModelPicker
 
-from .app_harness import SIZE, MakeApp, burst, seed, settle, typed, until
+from .app_harness import SIZE, MakeApp, Notes, burst, seed, settle, typed, until
 
 PROPOSALS_READY = "1 memory proposal ready: ^t opens the review."
 MODELS_READY = "The model list is ready: f4 opens it."
@@ -39,6 +41,48 @@ def one_proposal(app: CtxChatApp, server: ScriptedModelServer) -> threading.Even
     return release
 
 
+async def typed_while_waiting(
+    pilot: Pilot[Any],
+    key: str,
+    asked: Callable[[], bool],
+    release: threading.Event,
+    text: str,
+    ready: str,
+    notes: Notes,
+) -> None:
+    """Press `key`; once the server has the request (`asked()`), type `text` as a burst,
+    then let the server answer (`release`) and wait for the notification `ready`."""
+    app = pilot.app
+    assert isinstance(app, CtxChatApp)
+    composer = app.conversation_screen.composer
+    before = composer.text
+    await pilot.press(key)
+    await until(pilot, asked)
+    burst(pilot, text)
+    await until(pilot, lambda: composer.text == before + text)
+    release.set()
+    await until(pilot, lambda: ready in notes.messages)
+    # Nothing opened over the typing, which goes on where it was.
+    assert app.screen is app.conversation_screen
+    assert app.focused is composer
+
+
+async def answered(
+    pilot: Pilot[Any], server: ScriptedModelServer, release: threading.Event
+) -> None:
+    """Ctrl+T; once the server has the request, let it answer."""
+    await pilot.press("ctrl+t")
+    await until(pilot, lambda: len(server.requests) == 1)
+    release.set()
+
+
+async def asked_again(pilot: Pilot[Any], server: ScriptedModelServer) -> None:
+    """Ctrl+T asks the model again (its second request), and the review opens."""
+    await pilot.press("ctrl+t")
+    await until(pilot, lambda: isinstance(pilot.app.screen, ExtractionReview))
+    assert len(server.requests) == 2
+
+
 def sent(app: CtxChatApp) -> list[str]:
     session = app.conversation_screen.session
     return [m.content for m in session.store.messages(session.conversation) if m.role == "user"]
@@ -52,14 +96,15 @@ async def test_proposals_that_come_while_typing_wait_for_ctrl_t(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         composer = app.conversation_screen.composer
-        await pilot.press("ctrl+t")
-        await until(pilot, lambda: len(server.requests) == 1)
-        burst(pilot, "Next I would like")
-        await until(pilot, lambda: composer.text == "Next I would like")
-        release.set()
-        await until(pilot, lambda: PROPOSALS_READY in notes.messages)
-        # Nothing opened over the typing, which goes on where it was.
-        assert app.screen is app.conversation_screen
+        await typed_while_waiting(
+            pilot,
+            "ctrl+t",
+            lambda: len(server.requests) == 1,
+            release,
+            "Next I would like",
+            PROPOSALS_READY,
+            notes,
+        )
         burst(pilot, " to ask")
         await until(pilot, lambda: composer.text == "Next I would like to ask")
         assert app.focused is composer
@@ -97,9 +142,7 @@ async def test_an_enter_that_reaches_the_proposals_before_they_are_drawn_sends_t
     async with app.run_test(size=SIZE, message_hook=enter_as_the_review_opens) as pilot:
         await settle(pilot)
         await typed(pilot, "And on Mondays?")
-        await pilot.press("ctrl+t")
-        await until(pilot, lambda: len(server.requests) == 1)
-        release.set()
+        await answered(pilot, server, release)
         await until(pilot, lambda: sent(app) == ["We deploy on Fridays.", "And on Mondays?"])
         await until(pilot, lambda: PROPOSALS_READY in notes.messages)
         # The Enter sent the message; the review it reached first decided nothing.
@@ -119,9 +162,7 @@ async def test_proposals_open_at_once_when_nothing_was_typed(
     release = one_proposal(app, server)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("ctrl+t")
-        await until(pilot, lambda: len(server.requests) == 1)
-        release.set()
+        await answered(pilot, server, release)
         await until(pilot, lambda: isinstance(app.screen, ExtractionReview))
         assert PROPOSALS_READY not in notes.messages
 
@@ -151,9 +192,7 @@ async def test_proposals_wait_in_their_own_conversation(
         assert len(server.requests) == 1
         await pilot.press("escape")  # cancelled: nothing waits any more
         await settle(pilot)
-        await pilot.press("ctrl+t")  # the model is asked again
-        await until(pilot, lambda: isinstance(app.screen, ExtractionReview))
-        assert len(server.requests) == 2
+        await asked_again(pilot, server)
 
 
 async def test_proposals_whose_messages_were_rewritten_are_asked_again(
@@ -164,21 +203,16 @@ async def test_proposals_whose_messages_were_rewritten_are_asked_again(
     screen = app.conversation_screen
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("ctrl+t")
-        await until(pilot, lambda: len(server.requests) == 1)
-        burst(pilot, "x")
-        await until(pilot, lambda: screen.composer.text == "x")
-        release.set()
-        await until(pilot, lambda: PROPOSALS_READY in notes.messages)
+        await typed_while_waiting(
+            pilot, "ctrl+t", lambda: len(server.requests) == 1, release, "x", PROPOSALS_READY, notes
+        )
         # The messages the model read are gone (as an edit and resend replaces them).
         session = screen.session
         first = session.store.messages(session.conversation)[0]
         replace_from(session, first.id, "We deploy on Mondays.")
         await screen.reload_conversation()
         await settle(pilot)
-        await pilot.press("ctrl+t")  # the model is asked again
-        await until(pilot, lambda: isinstance(app.screen, ExtractionReview))
-        assert len(server.requests) == 2
+        await asked_again(pilot, server)
 
 
 async def test_a_model_list_that_comes_while_typing_waits_for_f4(
@@ -187,16 +221,17 @@ async def test_a_model_list_that_comes_while_typing_waits_for_f4(
     app, notes = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        composer = app.conversation_screen.composer
         release = server.models_held = threading.Event()
-        asked = len(listings(server)) + 1
-        await pilot.press("f4")
-        await until(pilot, lambda: len(listings(server)) == asked)
-        burst(pilot, "Hello there")
-        await until(pilot, lambda: composer.text == "Hello there")
-        release.set()
-        await until(pilot, lambda: MODELS_READY in notes.messages)
-        assert app.screen is app.conversation_screen
+        listed = len(listings(server)) + 1
+        await typed_while_waiting(
+            pilot,
+            "f4",
+            lambda: len(listings(server)) == listed,
+            release,
+            "Hello there",
+            MODELS_READY,
+            notes,
+        )
         burst(pilot, "\r")  # sends: nothing of a picker took the Enter
         await until(pilot, lambda: sent(app) == ["Hello there"])
 
@@ -206,7 +241,7 @@ async def test_a_model_list_that_comes_while_typing_waits_for_f4(
         assert isinstance(picker, ModelPicker)
         options = picker.query_one(OptionList)
         assert options.get_option_index("m:gpt-4o-mini") is not None
-        assert len(listings(server)) == asked  # the list kept was shown, not asked again
+        assert len(listings(server)) == listed  # the list kept was shown, not asked again
 
 
 def listings(server: ScriptedModelServer) -> list[Any]:

@@ -300,8 +300,10 @@ async def shoot(pilot: Pilot[int], name: str, forbidden: Sequence[str]) -> Path:
     assert isinstance(app, CtxChatApp)
     no_blink(app)
     await settle(pilot)
-    path = Path(app.save_screenshot(f"{name}.svg", str(OUT)))
-    svg = path.read_text(encoding="utf-8")
+    # The window's title is the conversation's, as the header shows it.
+    svg = app.export_screenshot(title=app.conversation_screen.title or app.title)
+    path = OUT / f"{name}.svg"
+    path.write_text(svg, encoding="utf-8")
     for text in forbidden:
         if text and text in svg:
             raise SystemExit(f"{path.name} shows {text!r}, which must not be in a picture")

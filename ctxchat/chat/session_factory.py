@@ -95,6 +95,13 @@ def conversation_profile(
     return dataclasses.replace(profile, model=model) if model else profile
 
 
+def follows_choice(settings: Settings, conversation: Conversation) -> bool:
+    """Whether a profile or model chosen for the conversation (F4) applies: one was chosen
+    and its profile is still configured (see `conversation_profile`)."""
+    name, model = conversation.chosen_profile, conversation.chosen_model
+    return (name is not None and name in settings.profiles) or (name is None and model is not None)
+
+
 def _given_on_command_line(options: SessionOptions) -> bool:
     return bool(options.profile or options.model or options.base_url)
 

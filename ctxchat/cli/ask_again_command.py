@@ -22,7 +22,7 @@ from ctxchat.chat.ask_again import (
 )
 from ctxchat.chat.options import SessionOptions
 from ctxchat.chat.session import ChatSession
-from ctxchat.chat.session_factory import Connect
+from ctxchat.chat.session_factory import Connect, follows_choice
 from ctxchat.chat.turn import ReplyDelta
 from ctxchat.chat.workspace import Workspace
 from ctxchat.cli.common import make_session, print_json, workspace
@@ -111,10 +111,7 @@ def _follows_choice(space: Workspace, options: SessionOptions, conversation: Con
     """Whether the conversation's chosen profile or model applies (`conversation_profile`):
     one was chosen, its profile is still configured, and the command line names no other
     (as for `send` and `context`)."""
-    name, model = conversation.chosen_profile, conversation.chosen_model
-    chosen = (name is not None and name in space.settings.profiles) or (
-        name is None and model is not None
-    )
+    chosen = follows_choice(space.settings, conversation)
     return chosen and not (options.profile or options.model or options.base_url)
 
 

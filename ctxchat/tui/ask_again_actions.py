@@ -11,7 +11,7 @@ from textual.binding import Binding, BindingType
 from ctxchat.chat.ask_again import AskAgainError, prepare_variant, stored_comparison
 from ctxchat.chat.options import SessionOptions
 from ctxchat.chat.session import ChatSession
-from ctxchat.chat.session_factory import Connect, open_session
+from ctxchat.chat.session_factory import Connect, follows_choice, open_session
 from ctxchat.config.errors import MissingApiKey, UnknownProfile
 from ctxchat.core.counterfactual import Change
 from ctxchat.tui.base import ConversationBase
@@ -65,14 +65,30 @@ class AskAgainActions(ConversationBase):
         if reply_id is None or plan is None:
             self.notify("There is no reply with a stored request to ask again.", markup=False)
             return
-        model = session.store.get_message(reply_id).model or session.model
+        # The model chosen for the conversation (F4) is the one it asks, unless changed
+        # there: a change from the reply's own model, said so in the variant.
+        reply_model = session.store.get_message(reply_id).model or session.model
+        model = session.model if self._follows_choice() else reply_model
         profiles = [(p.name, p.base_url, p.model) for p in session.settings.profiles.values()]
         from ctxchat.tui.screens.ask_again import AskAgainDialog
 
-        self.app.push_screen(
-            AskAgainDialog(reply_id, plan, model, profiles=profiles, profile=session.profile.name),
-            lambda change: self._ask_again(reply_id, change),
+        dialog = AskAgainDialog(
+            reply_id,
+            plan,
+            model,
+            profiles=profiles,
+            profile=session.profile.name,
+            reply_model=reply_model,
         )
+        self.app.push_screen(dialog, lambda change: self._ask_again(reply_id, change))
+
+    def _follows_choice(self) -> bool:
+        """Whether the open session talks to a profile or model chosen for its conversation."""
+        session = self.session
+        if session.conversation_id is None:
+            return False
+        conversation = session.store.get_conversation(session.conversation_id)
+        return follows_choice(session.settings, conversation)
 
     def _ask_again(self, reply_id: int, change: Change | None) -> None:
         if change is None:

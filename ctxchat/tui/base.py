@@ -31,7 +31,7 @@ from ctxchat.core.tokens import TokenCounter
 from ctxchat.store import StoredMessage, SummaryVersion
 from ctxchat.tui.on_screen import OnScreen
 from ctxchat.tui.outside import outside_marks
-from ctxchat.tui.text import clean, content
+from ctxchat.tui.text import clean, content, model_name
 from ctxchat.tui.views import MessageView
 from ctxchat.tui.widgets.composer import NEWLINE_KEYS, SEND_KEYS, Composer
 from ctxchat.tui.widgets.conversation import ConversationView
@@ -358,7 +358,8 @@ class ConversationBase(Screen[None]):
             conversation = session.store.get_conversation(session.conversation_id)
             title = conversation.name
         self.title = title
-        self.sub_title = f"{session.profile.name} · {session.model} · mode: {session.mode.value}"
+        model = model_name(session.model)
+        self.sub_title = f"{session.profile.name} · {model} · mode: {session.mode.value}"
 
     def open_session_for(self, session: ChatSession) -> ChatSession | None:
         """The open session if it shows `session`'s conversation, else None.

@@ -93,9 +93,20 @@ class ChatActions(ConversationBase):
     @on(Composer.SendHeld)
     def _send_held(self) -> None:
         self.notify(
-            "A reply is still being written: Enter starts a new line until it ends (Esc stops it).",
+            f"A reply is still being written{self._where_streaming()}: Enter starts a new line "
+            "until it ends (Esc stops it).",
             markup=False,
         )
+
+    def _where_streaming(self) -> str:
+        """Where the reply streaming is, when not in the conversation on screen: " in “…”"."""
+        live = self.on_screen.live if self.has_session else None
+        if live is None or self.on_screen.live_here() is not None or live.conversation_id is None:
+            return ""
+        try:
+            return f" in “{self.session.store.get_conversation(live.conversation_id).name}”"
+        except NotFound:  # deleted meanwhile
+            return " in a deleted conversation"
 
     @on(Composer.Changed)
     def _draft_changed(self) -> None:
@@ -130,7 +141,10 @@ class ChatActions(ConversationBase):
         if not self.has_session:
             return
         if self.streaming:
-            self.notify("A reply is still being written; Esc stops it.", markup=False)
+            self.notify(
+                f"A reply is still being written{self._where_streaming()}; Esc stops it.",
+                markup=False,
+            )
             return
         newest = self._retryable()
         if newest is None:

@@ -12,6 +12,7 @@ from ctxchat.core.plan import ContextPlan
 from ctxchat.store import StoredMessage
 from ctxchat.tui.live_turn import LiveTurn
 from ctxchat.tui.reply_failures import ReplyFailures
+from ctxchat.tui.text import model_name
 
 if TYPE_CHECKING:
     from ctxchat.model.errors import ProviderError
@@ -178,7 +179,7 @@ class OnScreen:
         the newest reply's facts (or what can be done about it)."""
         live = self.live_here()
         if live is not None and live.streaming:
-            return f"{self.session.model} is writing… (Esc stops)"
+            return f"{model_name(self.session.model)} is writing… (Esc stops)"
         return self.reply_facts().status_line()
 
     def reply_facts(self) -> ReplyFacts:

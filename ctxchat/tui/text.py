@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath, PureWindowsPath
+
 from rich.text import Text
 from textual.content import Content
 
 from ctxchat.safe_text import clean
 
-__all__ = ["clean", "content", "plain", "signed", "tokens"]
+__all__ = ["clean", "content", "model_name", "plain", "signed", "tokens"]
 
 
 def plain(text: str, style: str = "") -> Text:
@@ -34,3 +36,15 @@ def signed(count: int | float, precision: int = 0) -> str:
     if float(shown.replace(",", "")) == 0:
         return shown
     return ("+" if count > 0 else "\u2212") + shown
+
+
+def model_name(model: str) -> str:
+    """A model id as the header, the status line and a reply show it: a model file's name
+    without its folders (llama.cpp servers name a model by the path it was loaded from:
+    `/models/gemma-3-270m-q4_k_m.gguf` → `gemma-3-270m-q4_k_m.gguf`); other ids as they are
+    (`meta-llama/Llama-3.1-8B` is a name, not a path)."""
+    if model.startswith(("/", "~/", "./", "../")):
+        return PurePosixPath(model).name or model
+    if len(model) > 2 and model[1:3] == ":\\":  # C:\models\…
+        return PureWindowsPath(model).name or model
+    return model

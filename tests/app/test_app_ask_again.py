@@ -14,6 +14,7 @@ from ctxchat.tui.screens.variant_compare import VariantComparison
 from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
 
 from .app_harness import SIZE, MakeApp, settle, shown_messages, typed, until
+from .test_app_mode_model_inspect import pick_model
 
 
 async def test_f8_asks_the_reply_again_without_an_entry_and_k_keeps_the_variant(
@@ -105,6 +106,36 @@ async def test_escape_keeps_the_reply_and_the_variant_stays_stored(
         assert shown_messages(app)[-1] == ("assistant", "First.")
         (variant,) = app.conversation_screen.session.store.variants(reply_id)
         assert (variant.content, variant.change) == ("Second.", "to model other")
+
+
+async def test_the_model_chosen_for_the_conversation_is_the_one_asked_again(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    """F4 chose gpt-4o-mini after the reply came from gpt-4o: F8 offers the chosen model and
+    asks it, and the variant says so."""
+    app, _ = make_app()
+    server.script("From gpt-4o.", "From the chosen model.")
+    async with app.run_test(size=SIZE) as pilot:
+        await typed(pilot, "Hello")
+        await pilot.press("enter")
+        await settle(pilot)
+        screen = app.conversation_screen
+        reply_id = screen.session.store.messages(screen.session.conversation)[-1].id
+        await pick_model(pilot, "gpt-4o-mini")
+        await settle(pilot)
+
+        await pilot.press("f8")
+        await until(pilot, lambda: isinstance(app.screen, AskAgainDialog))
+        await pilot.pause()
+        assert app.screen.query_one("#ask-again-model", Input).value == "gpt-4o-mini"
+        await pilot.click("#ask")
+        await until(pilot, lambda: isinstance(app.screen, VariantComparison))
+        compare = app.screen
+        assert isinstance(compare, VariantComparison)
+        await until(pilot, lambda: compare.variant is not None)
+        assert server.requests[-1]["model"] == "gpt-4o-mini"
+        (variant,) = screen.session.store.variants(reply_id)
+        assert (variant.model, variant.change) == ("gpt-4o-mini", "to model gpt-4o-mini")
 
 
 async def test_nothing_chosen_is_one_line_and_the_palette_offers_it(make_app: MakeApp) -> None:

@@ -254,6 +254,32 @@ async def test_coming_back_mid_reply_shows_it_streaming_on_and_plans_with_it(
         } in app.conversation_screen.last_plan.request_messages()
 
 
+async def test_enter_while_a_reply_streams_elsewhere_says_where_and_keeps_the_text(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, notes = make_app()
+    first, second = two_conversations(app)
+    release = threading.Event()
+    server.fail_next(Fault.STALL, after=2, until=release)
+    server.script("MySQL was never an option here.")
+    async with app.run_test(size=SIZE) as pilot:
+        await ask_until_the_reply_begins(app, pilot)
+        screen = app.conversation_screen
+        name = screen.session.store.get_conversation(first).name
+        await pilot.press("enter")  # here, in the reply's own conversation
+        await screen.open_conversation(second)
+        await typed(pilot, "And Postgres?")
+        await pilot.press("enter")
+        await until(pilot, lambda: len(notes.messages) >= 2)
+        here, elsewhere = notes.messages[-2:]
+        assert here.startswith("A reply is still being written: Enter starts a new line")
+        assert elsewhere.startswith(f"A reply is still being written in “{name}”: Enter starts")
+        assert screen.composer.text.startswith("And Postgres?")
+        release.set()
+        await until(pilot, lambda: not screen.streaming)
+        await settle(pilot)
+
+
 async def test_a_summary_made_after_a_reply_reaches_the_reopened_conversation(
     make_app: MakeApp, server: ScriptedModelServer
 ) -> None:

@@ -640,9 +640,10 @@ async def test_a_server_with_no_model_named_is_talked_to_through_its_only_model(
         async with app.run_test(size=SIZE) as pilot:
             await until(pilot, lambda: app.conversation_screen.session.model == model)
             await until(pilot, lambda: app.conversation_screen.session.window.source == "probed")
+            # The model's file name, not the folders it was loaded from.
             assert (
                 app.conversation_screen.sub_title
-                == f"command-line · {model} · mode: personalization"
+                == "command-line · gemma-3-270m-q4_k_m.gguf · mode: personalization"
             )
             assert app.conversation_screen.session.window.context_window == 4096
             # One answer to "which models?" served the reachability check, adopting the

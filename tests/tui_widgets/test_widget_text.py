@@ -4,7 +4,7 @@ import pytest
 from rich.text import Text
 from textual.content import Content
 
-from ctxchat.tui.text import clean, content, plain, signed, tokens
+from ctxchat.tui.text import clean, content, model_name, plain, signed, tokens
 
 
 @pytest.mark.parametrize(
@@ -65,3 +65,12 @@ def test_numbers() -> None:
     assert tokens(123_904) == "123,904"
     assert [signed(16), signed(-41), signed(0)] == ["+16", "\u221241", "0"]
     assert [signed(1.26, 1), signed(-0.04, 1), signed(-12.5, 1)] == ["+1.3", "0.0", "\u221212.5"]
+
+
+def test_a_model_loaded_from_a_file_is_shown_by_the_files_name() -> None:
+    assert model_name("/root/.cache/gemma/gemma-3-270m-q4_k_m.gguf") == "gemma-3-270m-q4_k_m.gguf"
+    assert model_name("./models/qwen2.5-7b.gguf") == "qwen2.5-7b.gguf"
+    assert model_name("C:\\models\\phi-3.gguf") == "phi-3.gguf"
+    # Names with a slash are names, not paths.
+    assert model_name("meta-llama/Llama-3.1-8B-Instruct") == "meta-llama/Llama-3.1-8B-Instruct"
+    assert model_name("gpt-4o") == "gpt-4o"

@@ -91,13 +91,17 @@ class AskAgainDialog(Dialog[Change | None]):
         *,
         profiles: Sequence[tuple[str, str, str]] = (),
         profile: str = "",
+        reply_model: str | None = None,
     ) -> None:
-        """`model` is the reply's; `profiles` the config's (name, base URL, model), `profile`
-        the one the conversation talks to."""
+        """`model` is the one to ask unless changed here (the reply's, or the one chosen
+        for the conversation); `reply_model` the reply's, when that differs (asking another
+        is a change); `profiles` the config's (name, base URL, model), `profile` the one the
+        conversation talks to."""
         super().__init__()
         self._reply_id = reply_id
         self._plan = plan
         self._model = model
+        self._reply_model = reply_model or model
         self._mode = Mode(plan.mode)
         self._profiles = {name: (base_url, default) for name, base_url, default in profiles}
         self._profile = profile
@@ -148,7 +152,7 @@ class AskAgainDialog(Dialog[Change | None]):
         other = self.query_one("#ask-again-mode", RadioSet).pressed_index == 1
         profile = self._chosen_profile()
         model = self.query_one("#ask-again-model", Input).value.strip()
-        as_is = self._model if profile is None else self._profiles[profile][1]
+        as_is = self._reply_model if profile is None else self._profiles[profile][1]
         return Change(
             without=without,
             mode=self._mode.toggled() if other else None,

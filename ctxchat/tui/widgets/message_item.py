@@ -17,7 +17,7 @@ from textual.widgets.markdown import MarkdownStream
 from ctxchat.core.history import MessageStatus
 from ctxchat.tui.live_turn import LiveTurn
 from ctxchat.tui.outside import OutsideRun
-from ctxchat.tui.text import clean, plain
+from ctxchat.tui.text import clean, model_name, plain
 from ctxchat.tui.views import MessageView
 from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown, stop_stream
 
@@ -66,7 +66,7 @@ def header_text(view: MessageView, waiting: int = 0) -> Text:
     header.append(ROLE_NAMES.get(view.role, view.role), style="bold")
     details = []
     if view.model and view.role == "assistant":
-        details.append(clean(view.model))
+        details.append(clean(model_name(view.model)))
     if view.tokens and (view.content or view.reasoning):
         # A failed reply with no text counts only the message overhead: nothing to show.
         details.append(f"{view.tokens:,} tokens")

@@ -439,6 +439,19 @@ class ChatActions(ConversationBase):
             self.notify(event.notice, severity="warning", markup=False, timeout=10)
         self.start_semantic(session)
         self.maybe_summarize(session)
+        self._when_the_server_counted(session)
+
+    @work(group="server-counts", exit_on_error=False)
+    async def _when_the_server_counted(self, session: ChatSession) -> None:
+        """Once the server's tokenizer has counted what the turn sent and received (in the
+        background), the panels and the status line say so: its count of the reply, and
+        the plan counted by the server rather than "not counted by the server yet"."""
+        if session.server_counts is None:
+            return
+        await session.counted_with_server()
+        if self._shows(session) and not self.streaming:
+            self.refresh_plan()
+            self.show_status()
 
     def maybe_summarize(self, session: ChatSession) -> None:
         """Fold what left working memory, in the background; chatting goes on meanwhile."""

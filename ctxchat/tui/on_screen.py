@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -183,7 +184,17 @@ class OnScreen:
         return self.reply_facts().status_line()
 
     def reply_facts(self) -> ReplyFacts:
-        conversation = self.session.conversation_id
-        if conversation is None:
+        """The newest reply's facts; without the server's usage report, its tokenizer's
+        count of the reply (a local server that can count but streams no usage)."""
+        session = self.session
+        if session.conversation_id is None:
             return ReplyFacts()
-        return ReplyFacts.of(self.session.store.newest_message(conversation))
+        newest = session.store.newest_message(session.conversation_id)
+        facts = ReplyFacts.of(newest)
+        counts = session.server_counts
+        if newest is None or counts is None or facts.reply_tokens is None:
+            return facts
+        if facts.server_reply_tokens is None:
+            counted = counts.counted(newest.content)
+            facts = dataclasses.replace(facts, server_reply_tokens=counted)
+        return facts

@@ -8,10 +8,10 @@ from collections.abc import Iterator
 import pytest
 
 from ctxchat.testing.harness import TEST_KEY
-from ctxchat.testing.server import ScriptedModelServer
+from ctxchat.testing.server import ScriptedModelServer, simple_token_count
 from ctxchat.tui.widgets.budget_bar import BudgetBar
 
-from .app_harness import SIZE, MakeApp, settle, typed
+from .app_harness import SIZE, MakeApp, settle, status_line, typed, until
 
 
 @pytest.fixture
@@ -51,3 +51,26 @@ async def test_the_panel_shows_the_probed_window_and_the_servers_count(
     assert "1 not counted by the server yet" in typing
     # Everything sent and received was counted by the server once the turn was over.
     assert "exact (server tokenizer, " in after_a_turn
+
+
+async def test_without_usage_the_reply_is_told_as_the_servers_tokenizer_counts_it(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    """llama-cpp-python streams no usage; it can count. Once its tokenizer has counted the
+    reply (in the background), the status line gives that count beside ctxchat's."""
+    server.ignore_stream_options = True  # no usage chunk, as llama-cpp-python streams
+    server.script("Bonjour, et bienvenue: the reply in a handful of words.")
+    app, _ = make_app(context_window=0, output_reserve=512)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await typed(pilot, "Say hello in French.")
+        await pilot.press("enter")
+        await settle(pilot)
+        session = app.conversation_screen.session
+        reply = session.store.messages(session.conversation)[-1]
+        assert reply.completion_tokens is None
+        counted = simple_token_count(reply.content) - simple_token_count("")
+        await until(
+            pilot, lambda: status_line(app).startswith(f"reply: server {counted}, ctxchat ")
+        )
+        assert status_line(app).startswith(f"reply: server {counted}, ctxchat {reply.tokens} · ")

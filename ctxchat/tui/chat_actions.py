@@ -23,7 +23,7 @@ from ctxchat.chat.turn import (
 )
 from ctxchat.core.history import MessageStatus
 from ctxchat.model.errors import ErrorKind, ProviderError
-from ctxchat.store import NotFound, StoredMessage
+from ctxchat.store import NotFound, Store, StoredMessage
 from ctxchat.tui.base import ConversationBase, message_view
 from ctxchat.tui.collector import full_collections_held
 from ctxchat.tui.live_turn import LiveTurn
@@ -65,11 +65,15 @@ def away_note(session: ChatSession, event: TurnFinished | TurnFailed) -> str | N
         what = event.notice
     else:
         return None
+    return f"In {called(session.store, session.conversation)}: {what}"
+
+
+def called(store: Store, conversation_id: int) -> str:
+    """A conversation as a notice names it: `“Database”`, or `a deleted conversation`."""
     try:
-        name = f"“{session.store.get_conversation(session.conversation).name}”"
+        return f"“{store.get_conversation(conversation_id).name}”"
     except NotFound:  # deleted meanwhile
-        name = "a deleted conversation"
-    return f"In {name}: {what}"
+        return "a deleted conversation"
 
 
 class ChatActions(ConversationBase):
@@ -103,10 +107,7 @@ class ChatActions(ConversationBase):
         live = self.on_screen.live if self.has_session else None
         if live is None or self.on_screen.live_here() is not None or live.conversation_id is None:
             return ""
-        try:
-            return f" in “{self.session.store.get_conversation(live.conversation_id).name}”"
-        except NotFound:  # deleted meanwhile
-            return " in a deleted conversation"
+        return f" in {called(self.session.store, live.conversation_id)}"
 
     @on(Composer.Changed)
     def _draft_changed(self) -> None:

@@ -28,10 +28,13 @@ __all__ = [
     "NoServer",
     "SessionOptions",
     "conversation_profile",
+    "given_server",
     "learn_server",
     "make_backend",
+    "offered_profiles",
     "open_session",
     "prepare_recall",
+    "profile_for_choice",
     "resolve_profile",
     "semantic_recall_for",
     "session_on",
@@ -93,6 +96,42 @@ def conversation_profile(
             return default
         profile = settings.profile(name)
     return dataclasses.replace(profile, model=model) if model else profile
+
+
+def offered_profiles(session: ChatSession) -> list[ProviderProfile]:
+    """The profiles F4 offers, each as choosing it would make it: the one in use and the
+    run's default as this run has them (a server or model given on the command line
+    included), the others as configured."""
+    offered = []
+    for configured in session.settings.profiles.values():
+        offered.append(profile_for_choice(session, configured.name, None))
+    if not any(profile.name == session.profile.name for profile in offered):
+        offered.insert(0, session.profile)  # a profile made from the command line alone
+    return offered
+
+
+def profile_for_choice(session: ChatSession, name: str, model: str | None) -> ProviderProfile:
+    """The profile a choice in F4 means: profile `name` (the run's default keeps the server
+    and model the command line gave it; the one in use keeps its server), with `model` on
+    that profile's server when one was picked."""
+    if name == session.default_profile.name:
+        profile = session.default_profile
+    elif name == session.profile.name:
+        profile = session.profile
+    elif name in session.settings.profiles:
+        profile = session.settings.profile(name)
+    else:
+        profile = session.profile
+    return dataclasses.replace(profile, model=model) if model else profile
+
+
+def given_server(session: ChatSession) -> str | None:
+    """The server the session talks to, when it is not the one its profile's config names
+    (a `--base-url`): the screen then names it."""
+    configured = session.settings.profiles.get(session.profile.name)
+    if configured is not None and configured.base_url == session.profile.base_url:
+        return None
+    return session.profile.base_url or None
 
 
 def follows_choice(settings: Settings, conversation: Conversation) -> bool:

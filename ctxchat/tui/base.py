@@ -21,7 +21,7 @@ from textual.worker import get_current_worker
 
 from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.session import ChatSession
-from ctxchat.chat.session_factory import semantic_recall_for, session_on
+from ctxchat.chat.session_factory import given_server, semantic_recall_for, session_on
 from ctxchat.chat.summarizer import Summarizer, SummaryFailed
 from ctxchat.chat.workspace import Workspace
 from ctxchat.core.budget import BudgetError
@@ -31,7 +31,7 @@ from ctxchat.core.tokens import TokenCounter
 from ctxchat.store import StoredMessage, SummaryVersion
 from ctxchat.tui.on_screen import OnScreen
 from ctxchat.tui.outside import outside_marks
-from ctxchat.tui.text import clean, content, model_name
+from ctxchat.tui.text import clean, content, model_name, shown_server
 from ctxchat.tui.views import MessageView
 from ctxchat.tui.widgets.composer import NEWLINE_KEYS, SEND_KEYS, Composer
 from ctxchat.tui.widgets.conversation import ConversationView
@@ -359,7 +359,10 @@ class ConversationBase(Screen[None]):
             title = conversation.name
         self.title = title
         model = model_name(session.model)
-        self.sub_title = f"{session.profile.name} · {model} · mode: {session.mode.value}"
+        # A server given on the command line is named: the one the messages go to.
+        server = given_server(session)
+        at = f" at {shown_server(server)}" if server else ""
+        self.sub_title = f"{session.profile.name} · {model}{at} · mode: {session.mode.value}"
 
     def open_session_for(self, session: ChatSession) -> ChatSession | None:
         """The open session if it shows `session`'s conversation, else None.

@@ -807,9 +807,10 @@ class ChatSession:
     def rename_conversation(self, conversation_id: int, title: str) -> Conversation:
         return self.store.rename_conversation(conversation_id, title)
 
-    def delete_conversation(self, conversation_id: int) -> None:
-        """Delete a conversation and everything in it; its own memory entries go too."""
-        self.store.delete_conversation(conversation_id)
+    def delete_conversation(self, conversation_id: int, *, with_memory: bool = False) -> None:
+        """Delete a conversation and everything in it. Its own memory entries are kept, as
+        global entries left out until the user includes them; `with_memory` deletes them."""
+        self.store.delete_conversation(conversation_id, with_memory=with_memory)
         self._changes.changed(conversation_id)
         self._memory_changed()
 

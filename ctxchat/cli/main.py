@@ -185,6 +185,19 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("id", type=record_id)
     export.add_argument("--format", choices=("md", "json"), default="md")
     export.add_argument("--output", "-o", type=Path, help="write to a file instead of stdout")
+    delete = commands.add_parser(
+        "delete",
+        help="delete a conversation (asks first; its own memory entries are kept)",
+        description="Delete a conversation and its messages, summaries and plans. Its own "
+        "memory entries are kept as global entries, left out of requests until you include "
+        "them; --with-memory deletes them too.",
+    )
+    delete.add_argument("id", type=record_id)
+    delete.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    delete.add_argument(
+        "--with-memory", action="store_true", help="delete its own memory entries too"
+    )
+    delete.add_argument("--json", action="store_true", help="print what was deleted as JSON")
     importing = commands.add_parser("import", help="import a conversation exported as JSON")
     importing.add_argument("file", type=Path)
 

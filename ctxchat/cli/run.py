@@ -61,6 +61,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from ctxchat.cli.conversation_commands import list_conversations
 
         return list_conversations(args, options)
+    if command == "delete":
+        from ctxchat.cli.delete_command import delete_conversation
+
+        return delete_conversation(args, options)
     if command in ("export", "import"):
         from ctxchat.cli.conversation_commands import export_conversation, import_conversation
 

@@ -15,6 +15,7 @@ from ctxchat.core.memory import (
     MemoryDates,
     MemoryEntry,
     Mode,
+    excluded_detail,
     in_scope,
     memory_header,
     priority_order,
@@ -304,7 +305,11 @@ def _plan_memory(
         elif not entry.enabled:
             left_out.append(
                 LeftOut(
-                    entry.ref, line_tokens, Reason.DISABLED, "excluded by you", preview(entry.text)
+                    entry.ref,
+                    line_tokens,
+                    Reason.DISABLED,
+                    excluded_detail(entry),
+                    preview(entry.text),
                 )
             )
         elif not mode.includes(entry.kind):

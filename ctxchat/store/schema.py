@@ -282,6 +282,9 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE conversations ADD COLUMN chosen_profile TEXT",
         "ALTER TABLE conversations ADD COLUMN chosen_model TEXT",
     ),
+    # 11: memory entries kept when their conversation was deleted: global from then on, left
+    # out of requests until the user includes them; `kept_from` is that conversation's title.
+    ("ALTER TABLE memory ADD COLUMN kept_from TEXT",),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
+from ctxchat.chat.deletion import ConversationDeletion
 from ctxchat.chat.reachability import unreachable_notice
 from ctxchat.chat.session import ChatSession, same_server
 from ctxchat.chat.session_factory import (
@@ -72,7 +73,10 @@ class ConversationActions(ResultsInWaiting):
             return {c: MessageHitView(h.message_id, h.content, h.count) for c, h in found.items()}
 
         switcher = ConversationSwitcher(
-            rows, current_id=self.session.conversation_id, find_messages=find_messages
+            rows,
+            current_id=self.session.conversation_id,
+            find_messages=find_messages,
+            deletion_of=lambda conversation_id: ConversationDeletion.of(store, conversation_id),
         )
         self.app.push_screen(switcher, chosen)
 
@@ -92,11 +96,14 @@ class ConversationActions(ResultsInWaiting):
             self.update_titles()
             self.notify("Renamed.", markup=False)
         elif result.action == "delete" and target is not None:
-            session.delete_conversation(target)
-            self.notify("Deleted the conversation and everything in it.", markup=False)
+            deletion = ConversationDeletion.of(session.store, target)
+            session.delete_conversation(target, with_memory=result.with_memory)
+            self.notify(deletion.done(with_memory=result.with_memory), markup=False)
             if target == session.conversation_id:
                 latest = session.store.latest_conversation() or session.create_conversation()
                 await self.open_conversation(latest.id)
+            else:
+                self.refresh_plan()  # its kept memory entries show here now
         elif result.action == "export" and target is not None:
             self.ask_export(target)
 

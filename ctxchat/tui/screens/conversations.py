@@ -17,7 +17,8 @@ from textual.containers import Vertical
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ctxchat.tui.screens.confirm import ConfirmScreen
+from ctxchat.chat.deletion import ConversationDeletion
+from ctxchat.tui.screens.delete_conversation import DeleteChoice, DeleteConversationScreen
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.screens.rename import RenameScreen
 from ctxchat.tui.snippet import snippet
@@ -40,6 +41,8 @@ class SwitcherResult:
     conversation_id: int | None = None
     title: str | None = None
     message_id: int | None = None
+    with_memory: bool = False
+    """For "delete": the conversation's own memory entries go too (else they are kept)."""
 
 
 FindMessages = Callable[[str], Mapping[int, MessageHitView]]
@@ -180,9 +183,12 @@ class ConversationSwitcher(Dialog[SwitcherResult | None]):
         current_id: int | None = None,
         query: str = "",
         find_messages: FindMessages | None = None,
+        deletion_of: Callable[[int], ConversationDeletion] | None = None,
     ) -> None:
-        """`find_messages` searches the messages' text (without it, titles only)."""
+        """`find_messages` searches the messages' text (without it, titles only);
+        `deletion_of` says what deleting a conversation would delete and keep."""
         super().__init__()
+        self._deletion_of = deletion_of
         self._rows = list(rows)
         self._current_id = current_id
         self._initial_query = query
@@ -324,13 +330,16 @@ class ConversationSwitcher(Dialog[SwitcherResult | None]):
         if row is None:
             return
 
-        def confirmed(yes: bool | None) -> None:
-            if yes:
-                self.dismiss(SwitcherResult("delete", row.id))
+        def confirmed(choice: DeleteChoice | None) -> None:
+            if choice is not None:
+                with_memory = choice == "with-memory"
+                self.dismiss(SwitcherResult("delete", row.id, with_memory=with_memory))
 
-        question = f"Delete “{row.title or 'Untitled'}” and its {row.message_count:,} messages?"
-        screen = ConfirmScreen(question, "Delete", True, detail="This cannot be undone.")
-        self.app.push_screen(screen, confirmed)
+        if self._deletion_of is not None:
+            deletion = self._deletion_of(row.id)
+        else:
+            deletion = ConversationDeletion(row.id, row.title, row.message_count, ())
+        self.app.push_screen(DeleteConversationScreen(deletion), confirmed)
 
     def action_export(self) -> None:
         row = self._highlighted()

@@ -17,7 +17,13 @@ from textual.widgets.option_list import Option
 
 from ctxchat.core.attribution import Use
 from ctxchat.core.budget import Layer
-from ctxchat.core.memory import MemoryEntry, MemoryKind, provenance, unconfirmed_turns
+from ctxchat.core.memory import (
+    MemoryEntry,
+    MemoryKind,
+    excluded_detail,
+    provenance,
+    unconfirmed_turns,
+)
 from ctxchat.core.plan import ContextPlan
 from ctxchat.tui.text import clean, tokens
 from ctxchat.tui.themes import kind_variable
@@ -53,7 +59,7 @@ def entry_status(entry: MemoryEntry, plan: ContextPlan | None) -> EntryStatus | 
         if left.ref == entry.ref:
             return EntryStatus(False, left.detail)
     if not entry.enabled:
-        return EntryStatus(False, "excluded by you")
+        return EntryStatus(False, excluded_detail(entry))
     return EntryStatus(False, "not in this conversation's request")
 
 
@@ -581,7 +587,7 @@ class MemoryPanel(Vertical):
         elif status is not None:
             reason = clean(status.text)
         elif not entry.enabled:
-            reason = "excluded by you"
+            reason = excluded_detail(entry)
         text = " ".join(clean(entry.text).split())
         body = f"{clean(entry.key)}: {text}" if entry.key else text
         lines = [

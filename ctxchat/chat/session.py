@@ -24,6 +24,7 @@ from ctxchat.core.assemble import assemble_context
 from ctxchat.core.budget import Budget, Layer
 from ctxchat.core.history import HistoryMessage, SummaryState, preview
 from ctxchat.core.memory import MemoryDates, MemoryEntry, Mode, day
+from ctxchat.core.placement import PlacementChoice, place_system_content
 from ctxchat.core.plan import ContextPlan
 from ctxchat.core.prefix import shared_prefix
 from ctxchat.core.recall import (
@@ -508,7 +509,22 @@ class ChatSession:
         if self.counter.name != counted_as:
             # The tokenizer failed to build halfway: count everything again as an estimate.
             return self._assemble(draft)
+        plan = place_system_content(
+            plan,
+            self.settings.context.system_placement,
+            drops_system=self.template_drops_system,
+            counter=self.counter,
+        )
         return self._with_server_facts(plan)
+
+    @property
+    def template_drops_system(self) -> bool:
+        """Whether the server's chat template drops system messages (its calibration said
+        so, this run or an earlier one)."""
+        counts = self.server_counts
+        if counts is not None:
+            return counts.template.drops_system
+        return self.facts is not None and self.facts.template_drops_system
 
     def _with_server_facts(self, plan: ContextPlan) -> ContextPlan:
         """The plan with the server's own count as its counter's note, and the notes about
@@ -543,10 +559,20 @@ class ChatSession:
         key = f"{tokenizer} {self.profile.base_url} {self.model}"
         self.server_counts = ServerCounts(self.store, self.backend, key, template)
         if template.drops_system:
-            self.note_server(
-                "The server's chat template drops system messages: the system prompt, "
-                "memory and summary layers never reach the model."
-            )
+            placement = self.settings.context.system_placement
+            if placement is PlacementChoice.SYSTEM:
+                self.note_server(
+                    "The server's chat template drops system messages: the system prompt, "
+                    "memory, summary and recall never reach the model, as [context] "
+                    'system_placement = "system" keeps them there ("auto" sends them at the '
+                    "start of the first user message)."
+                )
+            else:
+                self.note_server(
+                    "The server's chat template drops system messages: the system prompt, "
+                    "memory, summary and recall go at the start of the first user message "
+                    "instead."
+                )
 
     def heard_listing(self, listing: ModelListing) -> None:
         """The server's `/models` answer, just received (the reachability check): the next

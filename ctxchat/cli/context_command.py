@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 
 from rich.console import Group
 from rich.text import Text
@@ -18,15 +19,17 @@ from ctxchat.cli.output import warn
 from ctxchat.cli.tables import cell, console, table
 from ctxchat.core.plan import ContextPlan, PlanStatus
 
+# How long `context` waits for a server's tokenizer to count what the plan holds.
+SERVER_COUNT_WAIT = 15.0
+
 
 def show_context(args: argparse.Namespace, options: SessionOptions) -> int:
     with workspace(options) as space:
         conversation = conversation_id(space, options)
         session = make_session(space, options, conversation, connect=Connect.TRY)
-        # The window the app plans with: cached from the last time the server was asked.
-        asyncio.run(_learn(session, space, offline=options.offline))
         prepare_recall(session)
-        plan = session.with_request(session.plan(args.message))
+        plan = asyncio.run(_plan(session, space, args.message, offline=options.offline))
+        plan = session.with_request(plan)
         window = session.window
     if args.json:
         data = plan.to_dict()
@@ -51,20 +54,39 @@ def show_context(args: argparse.Namespace, options: SessionOptions) -> int:
     return 0
 
 
-async def _learn(session: ChatSession, space: Workspace, *, offline: bool) -> None:
+async def _plan(
+    session: ChatSession, space: Workspace, message: str | None, *, offline: bool
+) -> ContextPlan:
+    """The plan, counted by the server's own tokenizer where it has one: the command waits
+    for those counts (at most `SERVER_COUNT_WAIT` seconds; the plan then says which it
+    lacks) rather than print the estimate it starts from."""
     try:
-        profile = session.profile
-        kept = space.state.facts_for(profile.base_url, profile.model)
-        if not offline and (kept is None or not kept.fresh()):
-            # The plan needs no server: one line says none answers, and the window is the
-            # configured or documented one, without guesses about what it "does not report".
-            notice = await unreachable_notice(session, space.loaded.path)
-            if notice is not None:
-                warn(f"note: {notice}")
-                return
-        await learn_server(session, space, offline=offline)
+        if await _learn(session, space, offline=offline) and not offline:
+            plan = session.plan(message)
+            if session.server_counts is None:
+                return plan
+            session.count_with_server(plan)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(session.counted_with_server(), SERVER_COUNT_WAIT)
+        return session.plan(message)
     finally:
         await session.aclose()
+
+
+async def _learn(session: ChatSession, space: Workspace, *, offline: bool) -> bool:
+    """Ask the server about itself unless what was learned last time is fresh; False when
+    nothing answers there (said as a note)."""
+    profile = session.profile
+    kept = space.state.facts_for(profile.base_url, profile.model)
+    if not offline and (kept is None or not kept.fresh()):
+        # The plan needs no server: one line says none answers, and the window is the
+        # configured or documented one, without guesses about what it "does not report".
+        notice = await unreachable_notice(session, space.loaded.path)
+        if notice is not None:
+            warn(f"note: {notice}")
+            return False
+    await learn_server(session, space, offline=offline)
+    return True
 
 
 def render_plan(plan: ContextPlan, conversation: int | None, window_source: str) -> Group:

@@ -21,6 +21,7 @@ typo never passes silently. The layout::
     selection = "recency"              # or "scored"
     context_window = 0                 # for profiles that set none; 0 = detect
     output_reserve = 0                 # 0 = min(4096, window / 8)
+    system_placement = "auto"          # or "system", "user": see ContextSettings
 
     [context.shares]
     system = 0.10
@@ -98,6 +99,7 @@ PROFILE_KEYS = (
 )
 CONTEXT_KEYS = (
     "system_prompt",
+    "system_placement",
     "min_recent",
     "selection",
     "context_window",
@@ -278,6 +280,7 @@ def _read_context(reader: TableReader, data: dict[str, object]) -> ContextSettin
         context_window=reader.integer(table, (*at, "context_window"), 0),
         output_reserve=reader.integer(table, (*at, "output_reserve"), 0),
         system_prompt=reader.string(table, (*at, "system_prompt"), defaults.system_prompt),
+        system_placement=reader.choice(table, (*at, "system_placement"), defaults.system_placement),
     )
 
 

@@ -11,6 +11,7 @@ from ctxchat.config.errors import MissingApiKey, UnknownProfile
 from ctxchat.core.adaptive import AdaptivePolicy
 from ctxchat.core.budget import Budget, BudgetShares
 from ctxchat.core.memory import Mode
+from ctxchat.core.placement import PlacementChoice
 from ctxchat.core.summary import SummaryPolicy, SummaryStrategy
 from ctxchat.core.working import Selection
 from ctxchat.redaction import header_secrets, is_sensitive_header, mask_secret, masked_headers
@@ -116,6 +117,11 @@ class ContextSettings:
     """Tokens kept free for the reply for profiles that set none; 0 = min(4096, window // 8)."""
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
     """The system message sent first in every request (empty = none)."""
+    system_placement: PlacementChoice = PlacementChoice.AUTO
+    """Where the system prompt, memory, summary and recall go: `auto` (at the start of the
+    first user message when the server's chat template drops system messages, else as
+    system messages), `system` (always system messages) or `user` (always the first user
+    message)."""
 
     def assembly_options(self) -> AssemblyOptions:
         """These settings as the core's options for choosing working memory."""

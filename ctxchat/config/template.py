@@ -133,6 +133,13 @@ def _context(settings: Settings) -> str:
     text += _table("context")
     text += _setting("system_prompt", context.system_prompt, "Sent first in every request.")
     text += _setting(
+        "system_placement",
+        context.system_placement.value,
+        'Where the system prompt, memory and summary go: "auto" (at the start of the first '
+        'user message when the server\'s chat template drops system messages), "system" or '
+        '"user" (always there).',
+    )
+    text += _setting(
         "min_recent",
         context.min_recent,
         "The last messages always kept in working memory (when they fit).",

@@ -51,7 +51,8 @@ def share_text(part: int, whole: int) -> str:
 
 
 def flow(parts: Sequence[Content], width: int, separator: str = "  ") -> list[Content]:
-    """Parts laid out left to right in lines of at most `width` cells, never split inside."""
+    """Parts laid out left to right in lines of at most `width` cells, split inside only
+    when one is wider than a line (then wrapped at its spaces: never cut)."""
     lines: list[Content] = []
     line = Content()
     for part in parts:
@@ -62,6 +63,9 @@ def flow(parts: Sequence[Content], width: int, separator: str = "  ") -> list[Co
         else:
             lines.append(line)
             line = part
+        if line.cell_length > width:
+            *whole, line = line.wrap(width)
+            lines.extend(whole)
     if line:
         lines.append(line)
     return lines
@@ -190,7 +194,9 @@ class BudgetBar(Widget):
 
         if self._server_tokens is not None:
             lines.extend(flow(self._drift(plan), width, SEPARATOR))
-        lines.extend(Content.styled(clean(warning), "$warning") for warning in plan.warnings)
+        for warning in plan.warnings:
+            # Wrapped: a note is read whole, never cut at the panel's edge.
+            lines.extend(Content.styled(clean(warning), "$warning").wrap(width))
         return lines
 
     def _bar(

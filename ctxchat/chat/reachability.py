@@ -32,5 +32,5 @@ async def unreachable_notice(session: ChatSession, config: Path | None) -> str |
         if error.kind is ErrorKind.CONNECTION:
             return cannot_reach(session.profile.base_url, config)
         return None
-    session.heard_listing(listing)
+    session.server.heard_listing(listing)
     return None

@@ -8,18 +8,19 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from enum import StrEnum
 
+from ctxchat.chat.connection import make_backend, same_server
 from ctxchat.chat.options import SessionOptions
 from ctxchat.chat.semantic import SemanticRecall
-from ctxchat.chat.session import ChatSession, same_server
+from ctxchat.chat.session import ChatSession
 from ctxchat.chat.window import WindowInfo
 from ctxchat.chat.workspace import Workspace
 from ctxchat.config.errors import MissingApiKey
 from ctxchat.config.server_facts import ServerFacts
-from ctxchat.config.settings import ModelSettings, ProviderProfile, Settings
-from ctxchat.model.backend import ModelBackend, ModelListing
+from ctxchat.config.settings import ProviderProfile, Settings
+from ctxchat.model.backend import ModelListing
 from ctxchat.model.errors import ProviderError
 from ctxchat.store.records import Conversation
 
@@ -145,18 +146,6 @@ def _given_on_command_line(options: SessionOptions) -> bool:
     return bool(options.profile or options.model or options.base_url)
 
 
-def make_backend(
-    profile: ProviderProfile, env: Mapping[str, str], timeouts: ModelSettings | None = None
-) -> ModelBackend:
-    """The OpenAI-compatible backend for a profile: its server, key and headers (raises
-    MissingApiKey without its key), waiting on the server as long as `timeouts` (the
-    `[model]` settings) allow. The `openai` package is imported on first use."""
-    from ctxchat.model.deferred import DeferredBackend
-
-    waits = dataclasses.asdict(timeouts) if timeouts is not None else {}
-    return DeferredBackend(profile.base_url, profile.resolve_api_key(env), profile.headers, **waits)
-
-
 def open_session(
     workspace: Workspace,
     options: SessionOptions,
@@ -233,7 +222,7 @@ def session_on(
     other.switch_model(wanted, backend)
     window = cached_window(workspace, wanted)
     if window is not None:
-        other.window = window
+        other.server.use_window(window)
     other.use_facts(workspace.state.facts_for(wanted.base_url, wanted.model))
     return other
 
@@ -259,7 +248,7 @@ async def learn_server(
         return session.window
     # The reachability check just before has most likely listed the models: one answer
     # serves adopting the only one and the window probe that reads the list too.
-    listing = session.take_listing()
+    listing = session.server.take_listing()
     several = None
     if not session.model:
         if listing is None:
@@ -269,7 +258,7 @@ async def learn_server(
             several = adopt_only_model(session, workspace, listing.ids)
     window = await _ask_server(session, workspace, refresh=refresh, listing=listing)
     if several is not None:
-        session.note_server(several)
+        session.server.note(several)
     return window
 
 
@@ -312,7 +301,7 @@ def adopt_only_model(
     session.switch_model(profile, session.backend)
     window = cached_window(workspace, profile)
     if window is not None:
-        session.window = window
+        session.server.use_window(window)
     session.use_facts(workspace.state.facts_for(profile.base_url, profile.model))
     return None
 

@@ -9,7 +9,6 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
 
 from ctxchat.chat.session import ChatSession, OverBudget
-from ctxchat.chat.window import WindowInfo
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.plan import ContextPlan, PlanStatus
 from ctxchat.model.backend import StreamChunk, Usage
@@ -200,11 +199,11 @@ async def _stream(
     finally:
         with contextlib.suppress(Exception):
             await stream.aclose()
-    session.saw_served_model(backend.served_model(session.model))
-    session.saw_usage(plan.tokens, usage.prompt_tokens if usage else None)
+    session.server.saw_served_model(backend.served_model(session.model))
+    session.server.saw_usage(plan.tokens, usage.prompt_tokens if usage else None)
     if retried is None:
         reply = _close(session, writer, usage, finish, None)
-        session.count_texts_with_server([reply.content])  # the next plan sends it
+        session.server.count_texts([reply.content])  # the next plan sends it
         yield TurnFinished(reply, describe_finish(finish))
         return
     # The refused reply leaves; the turn starts again as a retry does.
@@ -229,19 +228,7 @@ def learn_window(session: ChatSession, error: ProviderError) -> bool:
     window = error.context_window
     if not window or session.settings.context_window(session.profile):
         return False
-    before = session.window
-    told = before.source in ("server", "probed", "learned from an error")
-    if told and window < before.context_window:
-        note = (
-            f"The server's context window shrank from {before.context_window:,} to "
-            f"{window:,} tokens (restarted with less?); planning with {window:,}."
-        )
-    else:
-        note = (
-            f"The server refused a prompt over its window of {window:,} tokens; planning with it."
-        )
-    session.window = WindowInfo(window, "learned from an error", (note,))
-    session.note_server(note)
+    session.server.learn_window(window)
     return True
 
 

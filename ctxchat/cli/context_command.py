@@ -67,7 +67,7 @@ async def _plan(
                 return plan
             session.count_with_server(plan)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(session.counted_with_server(), SERVER_COUNT_WAIT)
+                await asyncio.wait_for(session.server.counted(), SERVER_COUNT_WAIT)
         return session.plan(message)
     finally:
         await session.aclose()

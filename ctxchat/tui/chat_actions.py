@@ -449,7 +449,7 @@ class ChatActions(ConversationBase):
         the plan counted by the server rather than "not counted by the server yet"."""
         if session.server_counts is None:
             return
-        await session.counted_with_server()
+        await session.server.counted()
         if self._shows(session) and not self.streaming:
             self.refresh_plan()
             self.show_status()

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
+from ctxchat.chat.connection import same_server
 from ctxchat.chat.deletion import ConversationDeletion
 from ctxchat.chat.reachability import unreachable_notice
-from ctxchat.chat.session import ChatSession, same_server
+from ctxchat.chat.session import ChatSession
 from ctxchat.chat.session_factory import (
     learn_server,
     make_backend,

@@ -56,7 +56,7 @@ async def test_the_system_content_opens_the_first_user_message_and_the_panels_sa
     )
     async with app.run_test(size=(160, 45)) as pilot:
         screen = app.conversation_screen
-        await until(pilot, lambda: screen.session.template_drops_system)
+        await until(pilot, lambda: screen.session.server.drops_system)
         await settle(pilot)
         await typed(pilot, "And the third question?")
         plan = screen.last_plan
@@ -95,7 +95,7 @@ async def test_keeping_the_system_role_marks_those_layers_as_not_reaching_the_mo
     app, _ = make_app(context_window=0, extra='[context]\nsystem_placement = "system"')
     async with app.run_test(size=SIZE) as pilot:
         screen = app.conversation_screen
-        await until(pilot, lambda: screen.session.template_drops_system)
+        await until(pilot, lambda: screen.session.server.drops_system)
         await settle(pilot)
         await typed(pilot, "Hello")
         plan = screen.last_plan

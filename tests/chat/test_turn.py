@@ -249,7 +249,7 @@ async def test_a_regenerate_that_cannot_fit_changes_nothing(
     server.script("First try.")
     await collect(send_message(session, "Question"))
     before = session.store.messages(session.conversation)
-    session.window = WindowInfo(8, "probed")  # not even the system prompt fits
+    session.server.use_window(WindowInfo(8, "probed"))  # not even the system prompt fits
     with pytest.raises(OverBudget):
         await collect(regenerate(session))
     assert session.store.messages(session.conversation) == before
@@ -473,7 +473,7 @@ async def test_an_overflow_with_a_configured_window_is_not_retried(
 async def test_a_window_that_shrinks_is_noted(
     session: ChatSession, server: ScriptedModelServer
 ) -> None:
-    session.window = WindowInfo(8_000, "probed")
+    session.server.use_window(WindowInfo(8_000, "probed"))
     server.fail_next(Fault.CONTEXT_LENGTH_EXCEEDED, n_ctx=4_096)
 
     events = await collect(send_message(session, "Hello"))

@@ -251,7 +251,7 @@ async def test_the_plans_server_count_equals_the_servers_usage(
     add_history(session, 4, SAMPLES["English"] + "\n\n" + SAMPLES["code"])
     draft = "Which of these numbers is the largest: 4, 17 or 9?"
     session.count_with_server(session.plan(draft))
-    await session.counted_with_server()
+    await session.server.counted()
 
     plan = session.plan(draft)
     usage = await whole_prompt_tokens(llama_server, model, plan.request_messages())
@@ -274,7 +274,7 @@ async def test_an_overflow_is_replanned_and_retried(small_server: str, store: St
         # A short reply keeps the test quick: the base model may write until the limit.
         session = open_session(store, backend, f"{small_server}/v1", model, output_reserve=32)
         # As if the model's documented window were trusted: 32k, while the server runs 1k.
-        session.window = WindowInfo(32_768, "table")
+        session.server.use_window(WindowInfo(32_768, "table"))
         add_history(session, 10, SAMPLES["English"])
         events = [e async for e in send_message(session, "Say one word.")]
     finally:
@@ -302,7 +302,7 @@ async def test_the_inspector_shows_what_the_server_received(
         try:
             model = await model_id(backend)
             session = open_session(store, backend, proxy.base_url, model, output_reserve=16)
-            session.window = WindowInfo(N_CTX, "config")
+            session.server.use_window(WindowInfo(N_CTX, "config"))
             events = [e async for e in send_message(session, "Name a colour.")]
         finally:
             await backend.aclose()

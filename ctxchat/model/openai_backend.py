@@ -460,6 +460,7 @@ class OpenAIBackend(ModelBackend):
             base_url=self.base_url,
             local=not self._is_hosted(),
             slow_timeout=self._window_probe_timeout,
+            reading_timeout=self._first_chunk_timeout,
         )
 
     async def _tokenizer_endpoint(self, ask: SideRequests, model: str) -> TokenizerEndpoint | None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -14,6 +16,8 @@ from ctxchat.model.errors import ErrorKind, ProviderError
 from ctxchat.model.known_models import known_context_window, normalize_model_name
 from ctxchat.model.openai_backend import OpenAIBackend
 from ctxchat.testing.server import Fault, ScriptedModelServer, count_prompt_tokens
+
+from ..waiting import until_true
 
 MODEL = "test-model"
 
@@ -394,3 +398,27 @@ async def test_counting_waits_while_a_reply_streams_so_llama_cpp_python_does_not
         assert await count == 2
 
     assert "".join(received) == "".join(words)
+
+
+async def test_a_model_slower_than_the_probes_still_calibrates_its_template() -> None:
+    """The calibration is answered by the model itself: a small model on a busy machine
+    reads slowly, and it waits as long as a reply may take to start, not a probe's while."""
+    with ScriptedModelServer(flavour="llama-cpp-python") as server:
+        backend = OpenAIBackend(server.base_url, window_probe_timeout=0.05)
+        server.reading_held = reading = threading.Event()
+
+        def release_once_asked() -> None:
+            until_true(lambda: any("temperature" in r for r in server.requests))
+            # Well past the probes' timeout: before, the calibration gave up here.
+            time.sleep(0.5)
+            reading.set()
+
+        releaser = threading.Thread(target=release_once_asked, daemon=True)
+        releaser.start()
+        try:
+            info = await backend.describe_server(MODEL, None)
+        finally:
+            reading.set()
+            await backend.aclose()
+
+    assert info.template == TemplateCost(per_message=3.0, drops_system=False)

@@ -39,7 +39,7 @@ async def calibrate_template(
         "temperature": 0,
         "stream": False,
     }
-    answer = await ask.post(f"{ask.base_url}/chat/completions", body, timeout=ask.slow_timeout)
+    answer = await ask.post(f"{ask.base_url}/chat/completions", body, timeout=ask.reading_timeout)
     usage = answer.data.get("usage") if answer.ok and isinstance(answer.data, dict) else None
     prompt = usage.get("prompt_tokens") if isinstance(usage, dict) else None
     if not isinstance(prompt, int) or isinstance(prompt, bool) or prompt <= 0:

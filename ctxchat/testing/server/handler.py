@@ -152,6 +152,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def _chat(self, body: dict[str, Any]) -> None:
         owner = self.owner
+        held = owner.reading_held
+        if held is not None and owner.stall({"until": held}):
+            return  # stopping
         model = str(body.get("model", ""))
         stream = bool(body.get("stream"))
         stream_options = body.get("stream_options")

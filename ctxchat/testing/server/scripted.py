@@ -88,6 +88,10 @@ class ScriptedModelServer:
         self.models_held: threading.Event | None = None
         """While set to an event not yet set, `GET /v1/models` waits for it (a slow remote
         server; a test's release). May be changed while serving."""
+        self.reading_held: threading.Event | None = None
+        """While set to an event not yet set, a chat completion waits for it before it
+        answers: a small model reading a prompt on a busy machine; a test's release. May be
+        changed while serving."""
         self.script_log = Script()
         self.requests: list[RecordedRequest] = self.script_log.requests
         self.other_requests: list[RecordedRequest] = self.script_log.other_requests

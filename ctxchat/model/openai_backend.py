@@ -420,7 +420,14 @@ class OpenAIBackend(ModelBackend):
         if tokenizer is None:
             return None
         if model not in self._templates:
-            cost = await calibrate_template(ask, model, tokenizer)
+            # The calibration is the model answering: counting waits for it as it waits for
+            # a reply, since llama-cpp-python drops a request another one interrupts.
+            self._streams_open += 1
+            self._quiet().clear()
+            try:
+                cost = await calibrate_template(ask, model, tokenizer)
+            finally:
+                self._stream_closed()
             if cost is None:
                 return None  # asked again next time: the server may have been busy
             self._templates[model] = cost

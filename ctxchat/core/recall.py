@@ -485,14 +485,16 @@ def plan_recall(
     A memory entry is recalled only when the memory layer dropped it for its budget: entries
     left out by objective mode or by the user stay out.
     """
-    in_working = {m.id for m in working}
+    in_working = {m.id for m in working} if hits else set()
     budget_dropped = {o.ref for o in memory_layer.left_out if o.reason is Reason.BUDGET}
     left_out: list[LeftOut] = []
     chosen: list[RecallHit] = []
     items: list[PlanItem] = []
     # The same words said again ("We should plan something for the summer.") tell the model
-    # nothing more: a text is recalled once.
-    said: dict[str, str] = {m.content: m.ref for m in working}
+    # nothing more: a text is recalled once. Working memory (thousands of messages in a long
+    # conversation) is searched for the hits' texts only, and not at all without hits.
+    texts = {hit.content for hit in hits}
+    said = {m.content: m.ref for m in working if m.content in texts} if texts else {}
     used = count_message(counter, "system", RECALL_HEADER + "\n").tokens
     for hit in hits:
         if hit.message_id is not None and hit.message_id in in_working:

@@ -45,7 +45,7 @@ def test_a_profile_repr_masks_the_key_and_auth_headers() -> None:
         (
             f'[context]\nsystem_promt = "{SECRET}"\n',
             'config.toml:7: context.system_promt: unknown key; did you mean "system_prompt"? '
-            "(known here: system_prompt, system_placement, min_recent, selection, context_window, "
+            "(known here: system_prompt, min_recent, selection, system_placement, context_window, "
             "output_reserve, shares)",
         ),
         (

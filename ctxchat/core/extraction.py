@@ -10,6 +10,13 @@ from typing import Any
 
 from ctxchat.core.history import HistoryMessage
 from ctxchat.core.memory import MemoryEntry, MemoryKind
+from ctxchat.core.task import (
+    TASK_PROPOSAL_INSTRUCTIONS,
+    TaskProposal,
+    TaskState,
+    read_task_proposal,
+    render_task,
+)
 
 EXTRACTION_SYSTEM_PROMPT = """\
 You extract memory entries from a conversation between a user and an assistant.
@@ -44,20 +51,31 @@ class ExtractionResult:
     problems: tuple[str, ...]
     span: tuple[int, int] | None = None
     """The first and last id of the messages the model read: the source of what it found."""
+    task_proposals: tuple[TaskProposal, ...] = ()
+    """Changes to the conversation's task state, reviewed like the entries."""
 
 
 def build_extraction_request(
-    messages: Sequence[HistoryMessage], known: Sequence[MemoryEntry]
+    messages: Sequence[HistoryMessage],
+    known: Sequence[MemoryEntry],
+    task: TaskState | None = None,
 ) -> list[dict[str, str]]:
-    """The request asking the model for typed entries from `messages`."""
+    """The request asking the model for typed entries from `messages` (and, given the
+    conversation's `task`, for changes to it)."""
     transcript = "\n\n".join(f"[{m.id}] {m.role}: {m.content}" for m in messages)
     parts = [f"Conversation:\n{transcript}"]
     if known:
         listed = "\n".join(f"- ({e.kind.value}) {e.text}" for e in known)
         parts.append(f"Already known:\n{listed}")
+    system = EXTRACTION_SYSTEM_PROMPT
+    if task is not None:
+        system += "\n" + TASK_PROPOSAL_INSTRUCTIONS
+        steps = list(enumerate(task.items, 1))
+        shown = "none yet" if task.empty else "\n" + render_task(task.goal, steps)
+        parts.append(f"Current task: {shown}")
     parts.append("Return the JSON array now.")
     return [
-        {"role": "system", "content": EXTRACTION_SYSTEM_PROMPT},
+        {"role": "system", "content": system},
         {"role": "user", "content": "\n\n".join(parts)},
     ]
 
@@ -106,10 +124,14 @@ def _candidates(text: str) -> list[Any]:
 
 
 def parse_proposals(
-    text: str, known: Sequence[MemoryEntry] = (), valid_ids: Sequence[int] = ()
+    text: str,
+    known: Sequence[MemoryEntry] = (),
+    valid_ids: Sequence[int] = (),
+    task: TaskState | None = None,
 ) -> ExtractionResult:
     """Proposals from the model's reply, and a problem line for everything that was off.
 
+    Elements with a "task" key are changes to the task state (checked against `task`).
     Never raises: malformed output yields what could be parsed plus the reasons.
     """
     problems: list[str] = []
@@ -117,10 +139,25 @@ def parse_proposals(
     if not raw:
         problems.append("The model's reply held no JSON entries.")
     proposals: list[Proposal] = []
+    task_proposals: list[TaskProposal] = []
     seen: set[str] = set()
     for number, item in enumerate(raw, start=1):
         if not isinstance(item, dict):
             problems.append(f"Entry {number} is not an object; skipped.")
+            continue
+        if "task" in item:
+            source = item.get("message_id")
+            found = read_task_proposal(
+                item,
+                task,
+                source
+                if isinstance(source, int) and (not valid_ids or source in valid_ids)
+                else None,
+            )
+            if isinstance(found, str):
+                problems.append(f"Entry {number} {found}; skipped.")
+            elif found not in task_proposals:
+                task_proposals.append(found)
             continue
         body = item.get("text")
         if not isinstance(body, str) or not body.strip():
@@ -148,7 +185,7 @@ def parse_proposals(
             Proposal(MemoryKind(kind_name), body, importance, message_id, _match(body, known))
         )
     span = (min(valid_ids), max(valid_ids)) if valid_ids else None
-    return ExtractionResult(tuple(proposals), tuple(problems), span)
+    return ExtractionResult(tuple(proposals), tuple(problems), span, tuple(task_proposals))
 
 
 def _words(text: str) -> set[str]:

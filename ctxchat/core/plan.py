@@ -24,6 +24,7 @@ class Reason(StrEnum):
     DUPLICATE = "duplicate"  # a recall hit already in working memory
     SUPERSEDED = "superseded"  # a memory entry replaced by a newer one on its key
     ASKED_WITHOUT = "asked_without"  # left out by the user for a variant of a reply
+    EXCLUDED = "excluded"  # a message the user left out of every request until included
 
 
 class PlanStatus(StrEnum):

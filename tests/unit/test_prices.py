@@ -112,7 +112,8 @@ def test_totals_count_what_is_unknown_apart() -> None:
     table = PriceTable()
     costs = [reply_cost(usage(), table), reply_cost(usage("x"), table), reply_cost(usage(), table)]
     total = total_of(costs)
-    assert (total.amount, total.priced, total.unknown) == (pytest.approx(0.05), 2, 1)
+    assert total.amount == pytest.approx(0.05)
+    assert (total.priced, total.unknown) == (2, 1)
     assert total.text() == "$0.0500 + 1 unknown"
     assert total_of([]).text() == "nothing yet"
     free = reply_cost(usage(billing=Billing.FREE), table)

@@ -54,6 +54,8 @@ def _declared(values: object, cls: type) -> dict[str, ReportValue]:
         value = getattr(values, item.name)
         if item.kind == "section":
             report[item.key] = _declared(value, item.of)
+        elif item.kind == "sections":
+            report[item.key] = {name: _declared(entry, item.of) for name, entry in value.items()}
         elif isinstance(value, StrEnum):
             report[item.key] = value.value
         elif isinstance(value, BudgetShares):

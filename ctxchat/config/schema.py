@@ -18,6 +18,7 @@ from ctxchat.config.keylines import Key
 from ctxchat.config.reader import TableReader
 from ctxchat.config.settings import (
     ContextSettings,
+    PriceSettings,
     ProviderProfile,
     Settings,
     is_sensitive_header,
@@ -69,6 +70,7 @@ def read_settings(
         (),
         Settings,
         profiles=lambda table, at: _read_profiles(reader, table, at),
+        prices=lambda table, at: _read_prices(reader, table, at),
     )
     profiles: dict[str, ProviderProfile] = values["profiles"]
     env_profiles: list[str] = []
@@ -185,6 +187,28 @@ def _read_profiles(
             raise reader.error(where, "a profile needs a name")
         profiles[name] = _read_profile(reader, reader.table(table, where), where)
     return profiles
+
+
+def _read_prices(
+    reader: TableReader, data: Mapping[str, object], at: Key
+) -> dict[str, PriceSettings]:
+    """`[prices."MODEL"]` tables: input and output must be given; cached_input left out is
+    the input price (a provider without a cache discount)."""
+    table = reader.table(data, at, like='[prices."gpt-4o"]')
+    prices: dict[str, PriceSettings] = {}
+    for name in table:
+        where: Key = (*at, name)
+        if not name.strip():
+            raise reader.error(where, "a price needs a model name")
+        entry = reader.table(table, where)
+        for needed in ("input", "output"):
+            if needed not in entry:
+                raise reader.error(where, f"give {needed} (US dollars per million tokens)")
+        values = _read_table(reader, entry, where, PriceSettings)
+        if "cached_input" not in entry:
+            values["cached_input"] = values["input"]
+        prices[name] = PriceSettings(**values)
+    return prices
 
 
 def _read_profile(reader: TableReader, table: dict[str, object], at: Key) -> ProviderProfile:

@@ -30,6 +30,7 @@ from ctxchat.core.adaptive import AdaptivePolicy
 from ctxchat.core.budget import Budget, BudgetShares
 from ctxchat.core.memory import Mode
 from ctxchat.core.placement import PlacementChoice
+from ctxchat.core.prices import ModelPrice, PriceTable, Pricing
 from ctxchat.core.summary import SummaryPolicy, SummaryStrategy
 from ctxchat.core.working import Selection
 from ctxchat.redaction import header_secrets, is_sensitive_header, mask_secret, masked_headers
@@ -39,12 +40,15 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ContextSettings",
+    "FilesSettings",
     "MemorySettings",
     "ModelSettings",
+    "PriceSettings",
     "ProviderProfile",
     "RecallSettings",
     "Settings",
     "SummarySettings",
+    "TaskSettings",
     "default_output_reserve",
     "is_sensitive_header",
 ]
@@ -97,6 +101,12 @@ class ProviderProfile:
         "extraction, the model list, the probes); auth-like values are masked wherever shown.",
         what="a string",
         example={"X-Title": "ctxchat"},
+    )
+    pricing: Pricing = setting(
+        Pricing.AUTO,
+        'Whether its replies cost money: "auto" (a server on this machine or the local '
+        'network is free, any other is priced by [prices] and the shipped table), "priced" '
+        '(a gateway on this machine that forwards to a paid API) or "free".',
     )
 
     def masked_headers(self) -> dict[str, str]:
@@ -279,6 +289,56 @@ class MemorySettings:
 
 
 @dataclass(frozen=True, slots=True)
+class TaskSettings:
+    """The task layer: a conversation's goal, what is done and what is pending."""
+
+    share: float = setting(
+        0.05,
+        "The share the task layer takes from working memory while the conversation has a task.",
+        ge=0,
+        le=1,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class FilesSettings:
+    """Files attached to a conversation."""
+
+    share: float = setting(
+        0.25,
+        "The share attached files take from working memory while any are attached.",
+        ge=0,
+        le=1,
+    )
+    max_bytes: int = setting(
+        1_000_000, "The largest file attach reads; a bigger one is refused.", ge=1
+    )
+    part_tokens: int = setting(
+        500,
+        "A file too big for its share is sent in parts of about this many tokens, those most "
+        "relevant to the new message.",
+        ge=50,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PriceSettings:
+    """One model's prices, US dollars per million tokens."""
+
+    input: float = setting(0.0, "Per million prompt tokens.", ge=0)
+    cached_input: float = setting(
+        0.0, "Per million prompt tokens read from the provider's cache (left out: as input).", ge=0
+    )
+    output: float = setting(0.0, "Per million completion tokens (reasoning included).", ge=0)
+
+    def price(self) -> ModelPrice:
+        return ModelPrice(self.input, self.cached_input, self.output)
+
+
+EXAMPLE_PRICE = PriceSettings(input=2.5, cached_input=1.25, output=10.0)
+
+
+@dataclass(frozen=True, slots=True)
 class ModelSettings:
     """How long to wait on a model server."""
 
@@ -338,7 +398,17 @@ class Settings:
         "Recall of earlier turns, and a budget that adapts as the conversation grows.",
     )
     memory: MemorySettings = section(MemorySettings, "Memory entries over time.")
+    task: TaskSettings = section(
+        TaskSettings, "The task layer: a conversation's goal, what is done and what is pending."
+    )
+    files: FilesSettings = section(FilesSettings, "Files attached to a conversation.")
     model: ModelSettings = section(ModelSettings, "How long to wait on the model server.")
+    prices: Mapping[str, PriceSettings] = section(
+        dict,
+        "Prices of models in US dollars per million tokens, one table each: "
+        '[prices."gpt-4o"]; they override or add to the shipped table of OpenAI\'s prices.',
+        example={"gpt-4o": EXAMPLE_PRICE},
+    )
     keymap: Mapping[str, str] = section(
         dict,
         "Key remaps: binding id = keys, comma-separated for several (letters typed on the "
@@ -390,6 +460,16 @@ class Settings:
             profile.output_reserve or self.context.output_reserve or default_output_reserve(window)
         )
         return Budget(window, reserve, self.context.shares)
+
+    def adaptive(self) -> AdaptivePolicy:
+        """How the shares shift: recall's policy, with the task's and the files' shares."""
+        return dataclasses.replace(
+            self.recall.policy(), task_share=self.task.share, files_share=self.files.share
+        )
+
+    def price_table(self) -> PriceTable:
+        """The shipped prices with `[prices]` on top."""
+        return PriceTable({name: entry.price() for name, entry in self.prices.items()})
 
     def secrets(self, env: Mapping[str, str]) -> list[str]:
         """Every configured secret (stored keys, keys from the environment, auth headers)."""

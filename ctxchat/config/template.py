@@ -74,6 +74,15 @@ def _required(values: object, cls: type) -> dict[str, object]:
     return {item.key: getattr(values, item.name) for item in declarations(cls) if item.required}
 
 
+def _explained(values: object, cls: type) -> str:
+    """Every setting of an example with none required (a price: all three), commented out,
+    each with its help."""
+    return "".join(
+        _help(item) + _commented(_dump({item.key: plain(getattr(values, item.name))}))
+        for item in declarations(cls)
+    )
+
+
 def _sub_table(value: object, item: Declaration, parent: tuple[str, ...]) -> str:
     at = (*parent, item.key)
     if item.kind == "section":
@@ -86,6 +95,8 @@ def _sub_table(value: object, item: Declaration, parent: tuple[str, ...]) -> str
             assert isinstance(example, Mapping)
             return "".join(
                 _commented(_table(*at, name) + _dump(_required(entry, item.of)))
+                if _required(entry, item.of)
+                else _commented(_table(*at, name)) + _explained(entry, item.of)
                 for name, entry in example.items()
             )
         return "\n".join(

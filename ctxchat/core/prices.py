@@ -64,6 +64,15 @@ SHIPPED_PRICES: dict[str, ModelPrice] = {
 _SNAPSHOT = re.compile(r"-\d{4}-\d{2}-\d{2}$")
 
 
+class Pricing(StrEnum):
+    """A profile's `pricing` setting: how its replies are billed."""
+
+    AUTO = "auto"
+    """Free on this machine or the local network, priced elsewhere."""
+    PRICED = "priced"
+    FREE = "free"
+
+
 class Billing(StrEnum):
     """Whether a reply's server charges for it (kept with each reply)."""
 

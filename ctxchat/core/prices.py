@@ -132,6 +132,8 @@ class ReplyUsage:
     completion_tokens: int | None
     estimated_prompt_tokens: int | None = None
     counted_tokens: int = 0
+    failed: bool = False
+    """The request failed (nothing came back): a provider bills no failed request."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +174,8 @@ def reply_cost(usage: ReplyUsage, prices: PriceTable) -> Cost:
         return Cost(CostStatus.FREE, 0.0, "local server: no charge")
     if usage.billing is None:
         return Cost(CostStatus.UNKNOWN, None, "the reply's server was not recorded")
+    if usage.failed and usage.prompt_tokens is None:
+        return Cost(CostStatus.PRICED, 0.0, "the request failed: nothing billed")
     found = prices.find(usage.model)
     if found is None:
         model = usage.model or "an unnamed model"

@@ -15,7 +15,7 @@ from ctxchat.store.summaries import SummaryStore
 MESSAGE_COLUMNS = (
     "id, conversation_id, role, content, tokens, exact, encoding, status, model, reasoning, "
     "finish_reason, error, prompt_tokens, completion_tokens, cached_tokens, "
-    "estimated_prompt_tokens, parent_id, created_at, updated_at, error_detail"
+    "estimated_prompt_tokens, parent_id, created_at, updated_at, error_detail, excluded, billing"
 )
 
 
@@ -24,6 +24,7 @@ def message_from_row(row: Any) -> StoredMessage:
     values[4] = _count(values[4])
     values[5] = bool(values[5])
     values[7] = MessageStatus(values[7])
+    values[20] = bool(values[20])
     for time_column in (17, 18):
         if not isinstance(values[time_column], int | float):
             values[time_column] = 0.0
@@ -197,13 +198,13 @@ class MessageStore(SummaryStore, PlanStore):
         with self.reading() as conn:
             self._require_conversation(conn, conversation_id)
             rows = conn.execute(
-                "SELECT id, role, content, tokens, status, encoding FROM messages "
+                "SELECT id, role, content, tokens, status, encoding, excluded FROM messages "
                 "WHERE conversation_id = ? ORDER BY id",
                 (conversation_id,),
             ).fetchall()
         history: list[HistoryMessage] = []
         updates: list[tuple[int, str, int, int, str, str]] = []
-        for message_id, role, content, stored_tokens, status, encoding in rows:
+        for message_id, role, content, stored_tokens, status, encoding, excluded in rows:
             state = MessageStatus(status)
             tokens = _count(stored_tokens)
             stale = encoding != counter_name or tokens != stored_tokens
@@ -211,7 +212,7 @@ class MessageStore(SummaryStore, PlanStore):
             if recount and stale and state is not MessageStatus.STREAMING:
                 tokens = recount(role, content)
                 updates.append((tokens, counter_name, int(exact), message_id, encoding, content))
-            history.append(HistoryMessage(message_id, role, content, tokens, state))
+            history.append(HistoryMessage(message_id, role, content, tokens, state, bool(excluded)))
         if updates:
             # Counting happened outside the lock (it can take a while); the WHERE clause
             # skips a message another process changed in the meantime.

@@ -102,7 +102,9 @@ class StoredMessage:
     `completion_tokens` and `cached_tokens` are the server's usage report, and
     `estimated_prompt_tokens` ctxchat's own count of the request, to show the drift.
     `error` is why a reply failed or stopped, as ctxchat tells it; `error_detail` is what
-    the server itself said, when it said anything (redacted).
+    the server itself said, when it said anything (redacted). `excluded`: the user left it
+    out of the requests. `billing` says whether a reply's server charges for it ("free",
+    "priced"; None: not recorded).
     """
 
     id: int
@@ -125,6 +127,8 @@ class StoredMessage:
     created_at: float = 0.0
     updated_at: float = 0.0
     error_detail: str | None = None
+    excluded: bool = False
+    billing: str | None = None
 
     @property
     def length(self) -> ReplyLength:
@@ -139,7 +143,9 @@ class StoredMessage:
         return self.prompt_tokens - self.estimated_prompt_tokens
 
     def to_history(self) -> HistoryMessage:
-        return HistoryMessage(self.id, self.role, self.content, self.tokens, self.status)
+        return HistoryMessage(
+            self.id, self.role, self.content, self.tokens, self.status, self.excluded
+        )
 
 
 @dataclass(frozen=True, slots=True)

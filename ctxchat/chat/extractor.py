@@ -30,12 +30,13 @@ async def extract_facts(session: ChatSession, recent: int = RECENT_MESSAGES) -> 
     if not messages:
         raise ExtractionFailed("There are no messages to extract facts from yet.")
     known = session.memory()
-    request = build_extraction_request(messages, known)
+    task = session.task()  # the model may propose changes to it too (see chat/task_book.py)
+    request = build_extraction_request(messages, known, task)
     try:
         text, _usage = await session.backend.complete(request, model=session.model)
     except ProviderError as error:
         raise ExtractionFailed(f"Extraction failed: {error}") from error
-    return parse_proposals(text, known, valid_ids=[m.id for m in messages])
+    return parse_proposals(text, known, valid_ids=[m.id for m in messages], task=task)
 
 
 class Decision(StrEnum):

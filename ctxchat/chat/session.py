@@ -11,18 +11,21 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from typing import Concatenate, ParamSpec, TypeVar
 
+from ctxchat.chat.attachments import FileAttachments
 from ctxchat.chat.changes import MEMORY, ChangeLog
 from ctxchat.chat.connection import make_backend, same_server
 from ctxchat.chat.memory_book import MemoryBook
 from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.server_counts import ServerCounts
 from ctxchat.chat.server_knowledge import ServerKnowledge
+from ctxchat.chat.task_book import TaskBook
 from ctxchat.chat.window import WindowInfo
 from ctxchat.config.errors import MissingApiKey
 from ctxchat.config.server_facts import ServerFacts
 from ctxchat.config.settings import ProviderProfile, Settings
 from ctxchat.core.assemble import assemble_context
 from ctxchat.core.budget import Budget, Layer
+from ctxchat.core.files import sendable_text, split_into_parts
 from ctxchat.core.history import HistoryMessage, SummaryState, preview
 from ctxchat.core.memory import MemoryDates, MemoryEntry, Mode, day
 from ctxchat.core.placement import place_system_content
@@ -45,6 +48,7 @@ from ctxchat.core.recall import (
 )
 from ctxchat.core.server_count import TemplateCost
 from ctxchat.core.summary import FoldRange, SummaryStrategy, pending_fold
+from ctxchat.core.task import TaskState
 from ctxchat.core.tokens import (
     CachingCounter,
     DeferredCounter,
@@ -56,6 +60,7 @@ from ctxchat.model.backend import ModelBackend, ModelListing
 from ctxchat.model.errors import ProviderError
 from ctxchat.model.request import ChatRequest, build_chat_request
 from ctxchat.store import Conversation, Store, StoredMessage, StoreError, SummaryVersion
+from ctxchat.store.attachments import Attachment
 
 WORDS_ONLY = "Recall by words only, not by meaning."
 
@@ -100,6 +105,8 @@ class SessionCache:
     """Word statistics of the history, for recall's term weights."""
     counted_as: str = ""
     """The counter's name when `history` was read (a failed tokenizer turns it to estimate)."""
+    task: TaskState | None = None
+    attachments: list[Attachment] | None = None
 
 
 _P = ParamSpec("_P")
@@ -174,6 +181,10 @@ class ChatSession:
         self._seen_changes = self._change_counts()
         self.memory_book = MemoryBook(store, self._memory_changed)
         """Memory entries, to read and to change (each change keeps this cache true)."""
+        self.task_book = TaskBook(self)
+        """The conversation's task state, to read and to change."""
+        self.files = FileAttachments(self)
+        """The files attached to the conversation: attach, refresh, detach, compare with disk."""
         self._semantic: SemanticRecall | None = None
         # The summarizer's own server, when `[summary] profile` names another one.
         self._summary_backend: ModelBackend | None = None
@@ -317,6 +328,78 @@ class ChatSession:
     def summary_state(self) -> SummaryState | None:
         summary = self.active_summary()
         return summary.state() if summary is not None else None
+
+    @_locked
+    def task(self) -> TaskState:
+        """The conversation's task state (empty when it has none)."""
+        self._catch_up_with_sessions()
+        if self._cache.task is None:
+            self._cache.task = (
+                TaskState()
+                if self.conversation_id is None
+                else self.store.task(self.conversation_id)
+            )
+        return self._cache.task
+
+    @_locked
+    def save_task(self, task: TaskState) -> TaskState:
+        """Store `task` as the conversation's task state (see `task_book` for the changes)."""
+        saved = self.store.save_task(self.conversation, task)
+        self._cache.task = saved
+        self._conversation_changed()
+        return saved
+
+    @_locked
+    def attachments(self) -> list[Attachment]:
+        """The files attached to the conversation, counted with this session's counter (a
+        file counted with another encoding, or cut at another part size, is counted again
+        once, from its copy: the disk is not read)."""
+        self._catch_up_with_sessions()
+        if self._cache.attachments is None:
+            found = (
+                [] if self.conversation_id is None else self.store.attachments(self.conversation_id)
+            )
+            self._cache.attachments = [self._counted(attachment) for attachment in found]
+        return self._cache.attachments
+
+    def _counted(self, attachment: Attachment) -> Attachment:
+        counter, part_tokens = self.counter, self.settings.files.part_tokens
+        if attachment.encoding == counter.name and attachment.part_tokens == part_tokens:
+            return attachment
+        text = sendable_text(attachment.content)
+        tokens = counter.count_text(text)
+        parts = split_into_parts(text, counter, part_tokens)
+        with contextlib.suppress(StoreError):  # counted again next time
+            self.store.recount_attachment(
+                attachment.id,
+                tokens=tokens,
+                encoding=counter.name,
+                part_tokens=part_tokens,
+                parts=parts,
+                digest=attachment.digest,
+            )
+        return dataclasses.replace(
+            attachment,
+            content=text,
+            tokens=tokens,
+            encoding=counter.name,
+            part_tokens=part_tokens,
+            parts=parts,
+        )
+
+    @_locked
+    def attachments_changed(self) -> None:
+        """A file was attached, refreshed or detached: read them again; other sessions too."""
+        self._cache.attachments = None
+        self._conversation_changed()
+
+    @_locked
+    def set_excluded(self, message_ids: Sequence[int], excluded: bool) -> list[StoredMessage]:
+        """Exclude messages from the requests (or include them again): see `chat/exclusions.py`."""
+        changed = self.store.set_excluded(message_ids, excluded)
+        self.forget_history()
+        self._conversation_changed()
+        return changed
 
     def _positions(self) -> dict[int, int]:
         if self._cache.positions is None:
@@ -490,9 +573,22 @@ class ChatSession:
         self._cache.last_request = plan
         self._cache.last_request_loaded = True
 
-    def _assemble(self, draft: str | None) -> ContextPlan:
+    @_locked
+    def plan_with_history(
+        self, history: Sequence[HistoryMessage], draft: str | None = None
+    ) -> ContextPlan:
+        """The plan of the next request were the history `history` (a change not made yet:
+        messages excluded or included again), to tell what the change would do."""
+        self.catch_up()
+        return self._assemble(draft, history)
+
+    def _assemble(
+        self, draft: str | None, history: Sequence[HistoryMessage] | None = None
+    ) -> ContextPlan:
         counted_as = self.counter.name
-        history = self.history()  # a recount of its messages is kept in their rows
+        given = history
+        if history is None:
+            history = self.history()  # a recount of its messages is kept in their rows
         # What a plan without a draft counts is what the next start's first plan counts.
         with self.keeping() if not draft else contextlib.nullcontext():
             plan = assemble_context(
@@ -507,14 +603,16 @@ class ChatSession:
                 conversation_id=self.conversation_id,
                 options=self.settings.context.assembly_options(),
                 recall=self.recall(draft),
-                adaptive=self.settings.recall.policy(),
+                adaptive=self.settings.adaptive(),
                 turns=self._turns() + (draft is not None),
                 dates=self.memory_dates(),
                 zone=local_zone(),
+                task=self.task(),
+                files=self.files.for_plan(),
             )
         if self.counter.name != counted_as:
             # The tokenizer failed to build halfway: count everything again as an estimate.
-            return self._assemble(draft)
+            return self._assemble(draft, given)
         placement = self.settings.context.system_placement
         plan = place_system_content(
             plan, placement, drops_system=self.server.drops_system, counter=self.counter

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 from ctxchat.chat.session import ChatSession, local_zone
 from ctxchat.config.settings import ProviderProfile, Settings
+from ctxchat.core.history import MessageStatus
 from ctxchat.core.prices import (
     Billing,
     Cost,
@@ -24,7 +25,7 @@ from ctxchat.core.prices import (
     reply_cost,
     total_of,
 )
-from ctxchat.store import Store
+from ctxchat.store import Store, StoredMessage
 from ctxchat.store.costs import BilledAnswer
 
 __all__ = [
@@ -37,6 +38,8 @@ __all__ = [
     "day_costs",
     "is_local_host",
     "message_cost",
+    "reply_cost_of",
+    "usage_of",
 ]
 
 # Names that only ever mean this machine or the local network.
@@ -70,6 +73,26 @@ def billing_for(profile: ProviderProfile) -> Billing:
 def message_cost(settings: Settings, usage: ReplyUsage) -> Cost:
     """One answer's cost, with the price table in force."""
     return reply_cost(usage, settings.price_table())
+
+
+def usage_of(message: StoredMessage) -> ReplyUsage:
+    """What a stored reply says about its request (see `ReplyUsage`)."""
+    billing = message.billing
+    return ReplyUsage(
+        message.model,
+        Billing(billing) if billing in ("free", "priced") else None,
+        message.prompt_tokens,
+        message.cached_tokens,
+        message.completion_tokens,
+        message.estimated_prompt_tokens,
+        message.tokens,
+        failed=message.status is MessageStatus.FAILED,
+    )
+
+
+def reply_cost_of(session: ChatSession, message_id: int) -> Cost:
+    """What the stored reply `message_id` cost (`ctxchat send --json`, the reply's details)."""
+    return message_cost(session.settings, usage_of(session.store.get_message(message_id)))
 
 
 def conversation_costs(

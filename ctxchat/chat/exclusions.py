@@ -25,12 +25,13 @@ class ExclusionChange:
         return tuple(message.id for message in self.messages)
 
     def describe(self) -> str:
-        """`Excluded messages #3 and #4: the next request: 266 → 52 tokens (−214).`"""
+        """`Excluded messages #3 and #4: the next request: 266 → 52 tokens (−214).`, or
+        `Included message #3 again: …`."""
         ids = [f"#{message_id}" for message_id in self.ids]
         named = ids[0] if len(ids) == 1 else ", ".join(ids[:-1]) + f" and {ids[-1]}"
-        what = "Excluded" if self.excluded else "Included again"
         noun = "message" if len(ids) == 1 else "messages"
-        return f"{what} {noun} {named}: {self.difference.describe()}."
+        done = f"Excluded {noun} {named}" if self.excluded else f"Included {noun} {named} again"
+        return f"{done}: {self.difference.describe()}."
 
     def to_dict(self) -> dict[str, object]:
         return {

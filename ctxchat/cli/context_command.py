@@ -17,6 +17,7 @@ from ctxchat.chat.workspace import Workspace
 from ctxchat.cli.common import conversation_id, make_session, print_json, workspace
 from ctxchat.cli.output import warn
 from ctxchat.cli.tables import cell, console, table
+from ctxchat.core.budget import Layer
 from ctxchat.core.plan import ContextPlan, PlanStatus
 
 # How long `context` waits for a server's tokenizer to count what the plan holds.
@@ -97,7 +98,8 @@ def render_plan(plan: ContextPlan, conversation: int | None, window_source: str)
     header.append(f"{plan.tokens:,} tokens used, {plan.free:,} free · {plan.counter_note}")
     layers = table("layer", "tokens", "budget", "share", "items", "left out")
     for layer in plan.layers:
-        share = f"{layer.share:.0%}" if layer.share else "first"
+        # The input is counted first; a layer with nothing to send has no share (0%).
+        share = "first" if layer.layer is Layer.INPUT else f"{layer.share:.0%}"
         layers.add_row(
             layer.layer.value,
             f"{layer.tokens:,}",

@@ -97,4 +97,20 @@ def _dispatch(args: argparse.Namespace) -> int:
         if command == "keep-variant":
             return keep_variant_command(args, options)
         return ask_again_command(args, options)
+    if command in ("exclude", "include"):
+        from ctxchat.cli.exclude_command import exclude_command
+
+        return exclude_command(args, options)
+    if command == "task":
+        from ctxchat.cli.task_command import task_command
+
+        return task_command(args, options)
+    if command in ("attach", "detach", "files"):
+        from ctxchat.cli.files_command import files_command
+
+        return files_command(args, options)
+    if command == "costs":
+        from ctxchat.cli.cost_command import cost_command
+
+        return cost_command(args, options)
     raise CliError(f"unknown command {command!r}", EXIT_USAGE)

@@ -8,6 +8,7 @@ import contextlib
 import sys
 from typing import Any
 
+from ctxchat.chat.costs import reply_cost_of
 from ctxchat.chat.options import SessionOptions
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.session_factory import Connect, learn_server, prepare_recall
@@ -91,6 +92,8 @@ async def _send(
                     if ctrl_c.pressed:
                         break  # closing the turn keeps the part received, marked interrupted
                     code = _show(event, result, args) or code
+            if "reply" in result:
+                result["cost"] = reply_cost_of(session, result["reply"]["id"]).to_dict()
             if code == 0 and not args.no_summarize and not ctrl_c.pressed:
                 result["summary"] = await _auto_summarize(session)
         except asyncio.CancelledError:

@@ -8,7 +8,7 @@ from typing import Any
 from ctxchat.chat.attachments import AttachRefused, FileStatus
 from ctxchat.chat.options import SessionOptions
 from ctxchat.chat.session_factory import Connect
-from ctxchat.cli.common import conversation_id, make_session, print_json, workspace
+from ctxchat.cli.common import make_session, print_json, require_conversation, workspace
 from ctxchat.cli.exits import EXIT_USAGE, CliError
 from ctxchat.cli.output import write_out
 from ctxchat.cli.tables import cell, console, table
@@ -18,11 +18,7 @@ from ctxchat.core.budget import Layer
 def files_command(args: argparse.Namespace, options: SessionOptions) -> int:
     as_json = getattr(args, "json", False)
     with workspace(options) as space:
-        conversation = conversation_id(space, options)
-        if conversation is None:
-            raise CliError(
-                "there is no conversation yet: start one with `ctxchat send --new`", EXIT_USAGE
-            )
+        conversation = require_conversation(space, options)
         session = make_session(space, options, conversation, connect=Connect.NO)
         done: dict[str, Any] = {"conversation_id": conversation}
         line = ""

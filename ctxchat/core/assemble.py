@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, tzinfo
 
 from ctxchat.core.adaptive import AdaptivePolicy, shares_in_force
-from ctxchat.core.budget import Budget, Layer
+from ctxchat.core.budget import SHARED_LAYERS, Budget, Layer
 from ctxchat.core.files import AttachedFile, plan_files
 from ctxchat.core.history import HistoryMessage, MessageStatus, SummaryState, preview
 from ctxchat.core.memory import (
@@ -198,14 +198,8 @@ def assemble_context(
         warnings.append(f"The {what} is {over:,} tokens over the budget of {total:,} tokens.")
         empty = [
             LayerPlan(layer, budget.nominal(layer), budget.shares.of(layer), 0)
-            for layer in (
-                Layer.MEMORY,
-                Layer.SUMMARY,
-                Layer.TASK,
-                Layer.FILES,
-                Layer.RECALL,
-                Layer.WORKING,
-            )
+            for layer in SHARED_LAYERS
+            if layer is not Layer.SYSTEM
         ]
         return ContextPlan(
             status=PlanStatus.OVER_BUDGET,

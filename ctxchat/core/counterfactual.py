@@ -128,6 +128,8 @@ class _Editing:
         ):
             return  # already left out (with its whole layer, or named twice)
         if target in {layer.value for layer in LEAVABLE_LAYERS}:
+            if Layer(target) not in self.layers:  # a plan stored before the layer existed
+                raise self._missing(target)
             self._drop_layer(Layer(target))
             return
         if target.startswith("summary:") or target == "summary":

@@ -221,18 +221,21 @@ async def test_an_attached_file_is_sent_as_read_and_a_change_is_only_noted(
     assert session.plan(None).layer(Layer.FILES).items == ()
 
 
-def test_a_file_too_big_for_its_share_sends_its_relevant_parts(
-    store: Store, server: ScriptedModelServer, backend: OpenAIBackend, workdir: Path
-) -> None:
-    settings = dataclasses.replace(make_settings(server), files=FilesSettings(part_tokens=60))
-    session = ChatSession(
-        store,
-        settings,
-        settings.profile(),
-        store.create_conversation("files").id,
-        backend=backend,
-        window=WindowInfo(4_000, "config"),
+def files_session(
+    store: Store, server: ScriptedModelServer, files: FilesSettings, window: int
+) -> ChatSession:
+    """A planning session on a new conversation, with these `[files]` settings."""
+    settings = dataclasses.replace(make_settings(server), files=files)
+    conversation = store.create_conversation("files").id
+    return ChatSession(
+        store, settings, settings.profile(), conversation, window=WindowInfo(window, "config")
     )
+
+
+def test_a_file_too_big_for_its_share_sends_its_relevant_parts(
+    store: Store, server: ScriptedModelServer, workdir: Path
+) -> None:
+    session = files_session(store, server, FilesSettings(part_tokens=60), 4_000)
     lines = [f"Section {n}: routine notes about step {n} of the plan.\n" for n in range(1, 200)]
     lines[120] = "Section 121: the zanzibar credentials live in the vault.\n"
     (workdir / "big.txt").write_text("".join(lines))
@@ -279,14 +282,7 @@ def fifo(path: Path) -> Path:
 def test_what_cannot_be_attached_is_refused_with_one_line(
     store: Store, server: ScriptedModelServer, workdir: Path, make: object, refusal: str
 ) -> None:
-    settings = dataclasses.replace(make_settings(server), files=FilesSettings(max_bytes=5_000))
-    session = ChatSession(
-        store,
-        settings,
-        settings.profile(),
-        store.create_conversation("x").id,
-        window=WindowInfo(8_000, "config"),
-    )
+    session = files_session(store, server, FilesSettings(max_bytes=5_000), 8_000)
     path = make(workdir)  # type: ignore[operator]
     with pytest.raises(AttachRefused) as caught:
         session.files.attach(path)
@@ -382,3 +378,12 @@ async def test_a_priced_reply_costs_its_usage_times_the_price(store: Store) -> N
 
 def day_zone() -> tzinfo:
     return local_zone()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
+def test_a_file_without_read_permission_is_refused(session: ChatSession, workdir: Path) -> None:
+    secret = workdir / "secret.txt"
+    secret.write_text("no\n")
+    secret.chmod(0)
+    with pytest.raises(AttachRefused, match=r"^cannot attach secret\.txt: permission denied$"):
+        session.files.attach(secret)

@@ -4,15 +4,16 @@ from typing import Any
 
 import pytest
 
-from ctxchat.core.assemble import AssemblyOptions, assemble_context
+from ctxchat.core.assemble import AssemblyOptions
 from ctxchat.core.budget import Budget, Layer
 from ctxchat.core.exclusion import TokenDifference, pair_of, with_exclusions
 from ctxchat.core.history import HistoryMessage, SummaryState
-from ctxchat.core.memory import Mode
 from ctxchat.core.plan import ContextPlan, Reason
 from ctxchat.core.recall import RecallHit
 from ctxchat.core.summary import unsummarized
 from ctxchat.core.tokens import TokenCounter, count_message
+
+from .plans import plan_with
 
 TEXTS = [
     "Which database?",
@@ -36,17 +37,7 @@ def history(counter: TokenCounter) -> list[HistoryMessage]:
 
 
 def plan(counter: TokenCounter, history: list[HistoryMessage], **changes: Any) -> ContextPlan:
-    arguments: dict[str, Any] = {
-        "budget": Budget(8_000, 1_000),
-        "counter": counter,
-        "mode": Mode.PERSONALIZATION,
-        "system_prompt": "You are terse.",
-        "memory": [],
-        "summary": None,
-        "history": history,
-        "new_input": "What next?",
-    }
-    return assemble_context(**(arguments | changes))
+    return plan_with(counter, history=history, new_input="What next?", adaptive=None, **changes)
 
 
 def test_a_pair_is_a_question_and_the_replies_to_it(history: list[HistoryMessage]) -> None:

@@ -2,8 +2,6 @@
 
 import pytest
 
-from ctxchat.core.adaptive import AdaptivePolicy
-from ctxchat.core.assemble import assemble_context
 from ctxchat.core.budget import Budget, BudgetShares, Layer
 from ctxchat.core.files import (
     FILES_HEADER,
@@ -13,9 +11,10 @@ from ctxchat.core.files import (
     sendable_text,
     split_into_parts,
 )
-from ctxchat.core.memory import Mode
 from ctxchat.core.plan import Reason
 from ctxchat.core.tokens import TokenCounter, count_message
+
+from .plans import plan_with
 
 BUDGET = Budget(8_000, 1_000, BudgetShares(files=0.1, working=0.5))
 FUNCTIONS = [f"def step_{n}():\n    return 'step {n} of the migration'\n\n" for n in range(1, 21)]
@@ -166,18 +165,7 @@ def test_attached_files_take_their_share_from_working_after_the_task(
     counter: TokenCounter, notes: AttachedFile, code: AttachedFile
 ) -> None:
     def plan(files: list[AttachedFile]) -> tuple[tuple[str, ...], list[Layer], int]:
-        made = assemble_context(
-            budget=Budget(8_000, 1_000),
-            counter=counter,
-            mode=Mode.PERSONALIZATION,
-            system_prompt="You are terse.",
-            memory=[],
-            summary=None,
-            history=[],
-            new_input="Which DSN?",
-            adaptive=AdaptivePolicy(files_share=0.25),
-            files=files,
-        )
+        made = plan_with(counter, new_input="Which DSN?", files=files)
         layer = made.layer(Layer.FILES)
         return made.share_notes, [m.layer for m in made.messages], layer.budget
 

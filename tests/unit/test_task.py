@@ -2,12 +2,10 @@
 
 import pytest
 
-from ctxchat.core.adaptive import AdaptivePolicy
-from ctxchat.core.assemble import assemble_context
 from ctxchat.core.budget import Budget, BudgetShares, Layer
 from ctxchat.core.extraction import build_extraction_request, parse_proposals
 from ctxchat.core.history import HistoryMessage, SummaryState
-from ctxchat.core.memory import MemoryEntry, MemoryKind, Mode
+from ctxchat.core.memory import MemoryEntry, MemoryKind
 from ctxchat.core.plan import Reason
 from ctxchat.core.task import (
     TASK_CLOSING,
@@ -20,6 +18,8 @@ from ctxchat.core.task import (
     plan_task,
 )
 from ctxchat.core.tokens import TokenCounter, count_message
+
+from .plans import plan_with
 
 TASK = (
     TaskState("Migrate billing to Postgres 16")
@@ -90,16 +90,11 @@ def test_the_task_comes_after_summary_and_before_recall_and_working(
         HistoryMessage(3, "user", "Where were we?", 9),
         HistoryMessage(4, "assistant", "At the restore.", 9),
     ]
-    plan = assemble_context(
-        budget=Budget(8_000, 1_000),
-        counter=counter,
-        mode=Mode.PERSONALIZATION,
-        system_prompt="You are terse.",
+    plan = plan_with(
+        counter,
         memory=[MemoryEntry(1, MemoryKind.FACT, "The cluster is pg16-a.")],
         summary=SummaryState(1, "They planned a migration.", 1, 2),
         history=history,
-        new_input="Next?",
-        adaptive=AdaptivePolicy(task_share=0.05),
         task=TASK,
     )
     assert [message.layer for message in plan.messages] == [
@@ -115,18 +110,7 @@ def test_the_task_comes_after_summary_and_before_recall_and_working(
     assert plan.share_notes == ("the conversation has a task: it takes 5% from working",)
     assert plan.shares["task"] == 0.05 and plan.shares["working"] == 0.55
     assert plan.layer(Layer.TASK).tokens == 78
-    without = assemble_context(
-        budget=Budget(8_000, 1_000),
-        counter=counter,
-        mode=Mode.PERSONALIZATION,
-        system_prompt="You are terse.",
-        memory=[],
-        summary=None,
-        history=history,
-        new_input="Next?",
-        adaptive=AdaptivePolicy(task_share=0.05),
-        task=TaskState(),
-    )
+    without = plan_with(counter, history=history, task=TaskState())
     assert without.share_notes == () and without.shares["working"] == 0.6
 
 

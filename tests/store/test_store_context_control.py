@@ -15,7 +15,15 @@ from ctxchat.core.memory import Mode
 from ctxchat.core.prices import Billing
 from ctxchat.core.task import TaskState
 from ctxchat.core.tokens import EstimateCounter
-from ctxchat.store import InvalidValue, NotFound, ReplyEnding, Store, StoreError, schema
+from ctxchat.store import (
+    InvalidValue,
+    NotFound,
+    ReplyEnding,
+    Store,
+    StoreError,
+    conversation_markdown,
+    schema,
+)
 
 from .conftest import Say
 from .old_schema import insert_message
@@ -292,3 +300,14 @@ def test_a_damaged_export_is_refused_before_anything_is_written(
         store.import_conversation(export)
     assert problem in str(caught.value)
     assert len(store.list_conversations()) == before
+
+
+def test_the_markdown_export_marks_excluded_turns_and_lists_the_task_and_files(
+    store: Store, say: Say
+) -> None:
+    text = conversation_markdown(
+        store.export_conversation(conversation_with_everything(store, say))
+    )
+    assert text.count("> *Left out of the requests by you (kept, not sent).*") == 2
+    assert "## Task\n\nGoal: Ship it\n\n1. [done] Write tests\n" in text
+    assert "## Attached files\n\n- notes.md (7 tokens, 19 bytes)\n" in text

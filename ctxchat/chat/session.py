@@ -107,6 +107,8 @@ class SessionCache:
     """The counter's name when `history` was read (a failed tokenizer turns it to estimate)."""
     task: TaskState | None = None
     attachments: list[Attachment] | None = None
+    excluded: list[int] | None = None
+    """The ids of the excluded messages of `history`, found once it is read."""
 
 
 _P = ParamSpec("_P")
@@ -401,6 +403,11 @@ class ChatSession:
         self._conversation_changed()
         return changed
 
+    def _excluded_ids(self) -> list[int]:
+        if self._cache.excluded is None:
+            self._cache.excluded = [m.id for m in self.history() if m.excluded]
+        return self._cache.excluded
+
     def _positions(self) -> dict[int, int]:
         if self._cache.positions is None:
             self._cache.positions = {m.id: i for i, m in enumerate(self.history())}
@@ -609,6 +616,7 @@ class ChatSession:
                 zone=local_zone(),
                 task=self.task(),
                 files=self.files.for_plan(),
+                excluded_ids=self._excluded_ids() if given is None else None,
             )
         if self.counter.name != counted_as:
             # The tokenizer failed to build halfway: count everything again as an estimate.
@@ -737,6 +745,7 @@ class ChatSession:
     def _remember(self, message: StoredMessage) -> None:
         self._catch_up_with_sessions()  # what another session changed is read again
         self._cache.positions = None
+        self._cache.excluded = None
         self._cache.turns = None
         self._cache.recall.clear()
         history, terms = self._cache.history, self._cache.terms

@@ -129,6 +129,7 @@ def assemble_context(
     zone: tzinfo = UTC,
     task: TaskState | None = None,
     files: Sequence[AttachedFile] = (),
+    excluded_ids: Sequence[int] | None = None,
 ) -> ContextPlan:
     """Decide exactly what the next request sends.
 
@@ -141,7 +142,8 @@ def assemble_context(
     zone dates are read in (the day an entry was superseded, say). `task` is the
     conversation's task state, `files` the files attached to it (in the order attached).
     Messages the user excluded (`HistoryMessage.excluded`) are listed as left out, and
-    recall never brings them back.
+    recall never brings them back; `excluded_ids` (ascending) are their ids when the caller
+    keeps them, which spares a scan of the summarized history on every plan.
     """
     if turns is None and adaptive is not None:
         turns = sum(1 for m in history if m.role == "user") + (new_input is not None)
@@ -239,7 +241,7 @@ def assemble_context(
     # Recall is decided after working memory (it must not repeat what working memory
     # holds), so its share is set aside first and whatever it leaves flows back.
     recall_allowance = min(budget.nominal(Layer.RECALL), remaining) if recall else 0
-    split = _split_history(history, summary)
+    split = _split_history(history, summary, excluded_ids)
     choice, working_messages = _choose_working(
         split.candidates, remaining - recall_allowance, options
     )
@@ -470,14 +472,16 @@ class _HistorySplit:
 
 
 def _split_history(
-    history: Sequence[HistoryMessage], summary: SummaryState | None
+    history: Sequence[HistoryMessage],
+    summary: SummaryState | None,
+    excluded_ids: Sequence[int] | None = None,
 ) -> _HistorySplit:
     # History is in id order, so the summarized prefix is found by bisection, not a scan.
     covered = summary.last_id if summary is not None else None
     split = 0 if covered is None else bisect.bisect_right(history, covered, key=_message_id)
     failed: list[HistoryMessage] = []
     candidates: list[HistoryMessage] = []
-    excluded = [m for m in history[:split] if m.excluded] if split else []
+    excluded = _excluded_before(history, split, excluded_ids)
     for message in history[split:]:
         if message.sendable:
             candidates.append(message)
@@ -486,6 +490,23 @@ def _split_history(
         else:
             failed.append(message)
     return _HistorySplit(history[:split], candidates, failed, excluded)
+
+
+def _excluded_before(
+    history: Sequence[HistoryMessage], split: int, excluded_ids: Sequence[int] | None
+) -> list[HistoryMessage]:
+    """The excluded messages among the first `split` of `history`: found by their ids when
+    known, else by a scan."""
+    if not split:
+        return []
+    if excluded_ids is None:
+        return [m for m in history[:split] if m.excluded]
+    found = []
+    for message_id in excluded_ids:
+        at = bisect.bisect_left(history, message_id, 0, split, key=_message_id)
+        if at < split and history[at].id == message_id and history[at].excluded:
+            found.append(history[at])
+    return found
 
 
 def _excluded_detail(message: HistoryMessage, summary: SummaryState | None) -> str:

@@ -126,3 +126,13 @@ def test_runs_left_out_for_the_budget_never_span_an_excluded_message(
         ("messages:3-4", Reason.BUDGET),
         ("message:2", Reason.EXCLUDED),
     ]
+
+
+def test_excluded_ids_kept_by_the_caller_give_the_plan_a_scan_gives(
+    counter: TokenCounter, history: list[HistoryMessage]
+) -> None:
+    excluded = with_exclusions(history, (2, 3), True)
+    summary = SummaryState(1, "They chose Postgres.", 1, 4)
+    scanned = plan(counter, excluded, summary=summary)
+    assert plan(counter, excluded, summary=summary, excluded_ids=[2, 3]) == scanned
+    assert [o.reason for o in scanned.layer(Layer.WORKING).left_out].count(Reason.EXCLUDED) == 2

@@ -9,6 +9,7 @@ since is found around the core (by content hash) and only told here.
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -16,8 +17,8 @@ from enum import StrEnum
 
 from ctxchat.core.budget import Budget, Layer
 from ctxchat.core.plan import LayerPlan, LeftOut, PlanItem, Reason
-from ctxchat.core.recall import query_terms
-from ctxchat.core.termstats import ConversationTerms, occurrences, spaced
+from ctxchat.core.recall import query_terms, uncommon_terms
+from ctxchat.core.termstats import PREFIX_LENGTH, ConversationTerms, occurrences, spaced, words_of
 from ctxchat.core.tokens import TokenCounter, count_message
 
 FILES_HEADER = (
@@ -49,12 +50,32 @@ class FilePart:
 
 
 class PartIndex:
-    """Word statistics of a file's parts, to rank them for a message (built once a file)."""
+    """Word statistics of a file's parts, and which parts hold each word, to rank them for a
+    message (built once a file): only the parts holding a word of the message are scored."""
 
     def __init__(self, texts: Sequence[str]) -> None:
         readable = [index_words(text) for text in texts]
         self.terms = ConversationTerms(readable)
         self.spaced = [spaced(text) for text in readable]
+        postings: dict[str, list[int]] = {}
+        for number, text in enumerate(readable):
+            for word in set(words_of(text)):
+                postings.setdefault(word, []).append(number)
+        self._postings = postings
+        self._vocabulary = sorted(postings)
+
+    def holding(self, terms: Sequence[str]) -> list[int]:
+        """The positions of the parts holding any of `terms` (a long term as a prefix)."""
+        found: set[int] = set()
+        for term in terms:
+            if len(term) < PREFIX_LENGTH:
+                found.update(self._postings.get(term, ()))
+                continue
+            start = bisect.bisect_left(self._vocabulary, term)
+            end = bisect.bisect_left(self._vocabulary, term + "\uffff", start)
+            for word in self._vocabulary[start:end]:
+                found.update(self._postings[word])
+        return sorted(found)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +97,9 @@ class AttachedFile:
 
     @property
     def lines(self) -> int:
-        return self.text.count("\n")
+        """How many lines the text holds: the last part's last line (the text is not scanned:
+        a plan asks for every part's label)."""
+        return self.parts[-1].last_line if self.parts else 0
 
     def part_text(self, part: FilePart) -> str:
         return self.text[part.start : part.end]
@@ -187,12 +210,16 @@ def rank_parts(files: Sequence[AttachedFile], draft: str | None) -> list[RankedP
     for file in files:
         index = file.part_index()
         weights = index.terms.weights(terms)
+        # Words most parts hold tell none apart (their weight is near 0): the parts scored
+        # are those holding the others, unless the message has no others.
+        telling, _common = uncommon_terms(terms, index.terms)
         found = []
-        for part, words in zip(file.parts, index.spaced, strict=True):
-            score = index.terms.relevance(words, weights) if terms else 0.0
+        for position in index.holding(telling or terms):
+            words = index.spaced[position]
+            score = index.terms.relevance(words, weights)
             if score > 0:
                 hits = tuple(term for term in terms if occurrences(term, words))
-                found.append(RankedPart(file, part, score, hits))
+                found.append(RankedPart(file, file.parts[position], score, hits))
         if found:
             matched.extend(found)
         else:
@@ -259,9 +286,7 @@ def plan_files(
     )
     ranked_files = {r.file.id for r in ranked_parts if r.terms}
     left_out = [
-        item
-        for file in split
-        for item in _parts_left(file, taken, counter, file.id in ranked_files)
+        item for file in split for item in _parts_left(file, taken, file.id in ranked_files)
     ]
     notes = [note for file in files if (note := _disk_note(file))]
     hints = [
@@ -311,9 +336,7 @@ def _share(tokens: int, total: int) -> str:
     )
 
 
-def _parts_left(
-    file: AttachedFile, taken: set[str], counter: TokenCounter, matched: bool
-) -> list[LeftOut]:
+def _parts_left(file: AttachedFile, taken: set[str], matched: bool) -> list[LeftOut]:
     """The parts of `file` not sent, each run of neighbours as one item; `matched` says the
     file had parts matching the new message (the others were less relevant, not later)."""
     why = "less relevant to the new message" if matched else "later in the file"
@@ -328,7 +351,8 @@ def _parts_left(
     left = []
     for run in runs:
         first, last = run[0], run[-1]
-        tokens = sum(_block_cost(counter, file, part) for part in run)
+        # What the parts hold (their BEGIN and END lines are not counted for what is not sent).
+        tokens = sum(part.tokens for part in run)
         if first is last:
             ref, label = f"{file.ref}#{first.number}", f"part {first.number} of {len(file.parts)}"
         else:

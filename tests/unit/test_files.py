@@ -52,6 +52,7 @@ def test_parts_cover_the_text_at_line_ends_within_their_size(code: AttachedFile)
         (53, 60, 40),
     ]
     assert all(code.part_text(p).endswith("\n") for p in code.parts)
+    assert code.lines == code.text.count("\n") == 60
 
 
 def test_a_line_longer_than_a_part_is_cut_inside_it(counter: TokenCounter) -> None:
@@ -103,14 +104,14 @@ def test_a_file_too_big_for_its_share_sends_the_parts_the_message_needs(
     assert [(o.ref, o.tokens, o.reason, o.detail, o.label) for o in layer.left_out] == [
         (
             "file:2#1-4",
-            246,
+            150,
             Reason.BUDGET,
             "dropped: over the files budget (less relevant to the new message)",
             "migrate.py lines 1-30, 4 parts of 8",
         ),
         (
             "file:2#6-8",
-            187,
+            115,
             Reason.BUDGET,
             "dropped: over the files budget (less relevant to the new message)",
             "migrate.py lines 38-60, 3 parts of 8",

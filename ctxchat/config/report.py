@@ -38,6 +38,7 @@ def _profile(profile: ProviderProfile, env: Mapping[str, str]) -> dict[str, Repo
         "context_window": profile.context_window,
         "output_reserve": profile.output_reserve,
         "headers": dict(profile.masked_headers().items()),
+        "pricing": profile.pricing.value,
     }
 
 

@@ -76,3 +76,17 @@ def test_task_and_files_take_their_shares_through_the_adaptive_policy() -> None:
     assert settings.adaptive() == AdaptivePolicy(task_share=0.1, files_share=0.3)
     assert (settings.files.max_bytes, settings.files.part_tokens) == (2000, 500)
     assert Settings().adaptive() == AdaptivePolicy(task_share=0.05, files_share=0.25)
+
+
+def test_config_show_reports_prices_and_each_profiles_pricing() -> None:
+    from ctxchat.config.loader import LoadedSettings
+    from ctxchat.config.report import settings_report
+
+    settings = _settings(
+        '[profiles.g]\nbase_url = "http://127.0.0.1:4000/v1"\nmodel = "gpt-4o"\n'
+        'pricing = "priced"\n[prices."gpt-4o"]\ninput = 1.0\noutput = 4.0\n'
+    )
+    shown = settings_report(LoadedSettings(settings, None), {})["settings"]
+    assert isinstance(shown, dict)
+    assert shown["profiles"]["g"]["pricing"] == "priced"  # type: ignore[index,call-overload]
+    assert shown["prices"] == {"gpt-4o": {"input": 1.0, "cached_input": 1.0, "output": 4.0}}

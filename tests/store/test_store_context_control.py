@@ -1,6 +1,7 @@
 """Excluded messages, task states, attached files and what answers cost: stored, upgraded,
 exported and imported back."""
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from ctxchat.store import (
     conversation_markdown,
     schema,
 )
+from ctxchat.store.attachments import Attachment
 
 from .conftest import Say
 from .old_schema import insert_message
@@ -31,20 +33,30 @@ from .old_schema import insert_message
 PARTS = (FilePart(1, 1, 2, 0, 13, 4), FilePart(2, 3, 3, 13, 19, 3))
 
 
-def attach(store: Store, conversation: int, path: str = "/work/notes.md") -> int:
+def attach_copy(
+    store: Store,
+    conversation: int,
+    path: str = "/work/notes.md",
+    content: str = "line one\ntwo\nthree\n",
+    parts: tuple[FilePart, ...] = PARTS,
+) -> Attachment:
     return store.attach_file(
         conversation,
         path=path,
         name="notes.md",
-        content="line one\ntwo\nthree\n",
-        digest="ab" * 32,
-        size=19,
-        mtime=1_700_000_000.5,
-        tokens=7,
+        content=content,
+        digest=hashlib.sha256(content.encode()).hexdigest(),
+        size=len(content),
+        mtime=1_700_000_000.5 + len(content),
+        tokens=sum(part.tokens for part in parts),
         encoding="o200k_base",
         part_tokens=4,
-        parts=PARTS,
-    ).id
+        parts=parts,
+    )
+
+
+def attach(store: Store, conversation: int, path: str = "/work/notes.md") -> int:
+    return attach_copy(store, conversation, path).id
 
 
 def test_excluding_marks_messages_and_deletes_nothing(store: Store, say: Say) -> None:
@@ -88,18 +100,8 @@ def test_attaching_again_reads_anew_under_the_same_id(store: Store) -> None:
     (attached,) = store.attachments(conversation)
     assert (attached.id, attached.parts, attached.part_tokens) == (first, PARTS, 4)
     assert attached.to_file().part_text(PARTS[1]) == "three\n"
-    refreshed = store.attach_file(
-        conversation,
-        path="/work/notes.md",
-        name="notes.md",
-        content="new\n",
-        digest="cd" * 32,
-        size=4,
-        mtime=1_700_000_100.0,
-        tokens=2,
-        encoding="o200k_base",
-        part_tokens=4,
-        parts=(FilePart(1, 1, 1, 0, 4, 2),),
+    refreshed = attach_copy(
+        store, conversation, content="new\n", parts=(FilePart(1, 1, 1, 0, 4, 2),)
     )
     assert (refreshed.id, refreshed.content, refreshed.attached_at) == (
         first,

@@ -327,6 +327,30 @@ def test_markdown_export(store: Store, say: Say) -> None:
     )
 
 
+def test_a_messages_own_headings_sit_under_its_role_in_markdown(store: Store, say: Say) -> None:
+    """A reply's `## Step 1` would read as a turn of its own beside `## Assistant`: its
+    headings go two levels deeper; code blocks and their `#` lines stay as written."""
+    conversation = store.create_conversation("Setup", model="gpt-4o")
+    say(conversation.id, "user", "How?")
+    say(
+        conversation.id,
+        "assistant",
+        "## Step 1\nInstall.\n```sh\n# as root\n## still code\n```\nStep 2\n------\nRun it.",
+    )
+    markdown = conversation_markdown(store.export_conversation(conversation.id))
+    headings = [line for line in markdown.splitlines() if line.startswith("#")]
+    assert headings == [
+        "# Setup",
+        "## User",
+        "## Assistant",
+        "#### Step 1",
+        "# as root",
+        "## still code",
+        "#### Step 2",
+    ]
+    assert "```sh\n# as root\n## still code\n```" in markdown
+
+
 def test_an_export_from_before_error_details_imports(store: Store) -> None:
     original = store.export_conversation(build_conversation(store))
     for message in original["messages"]:

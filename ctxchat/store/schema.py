@@ -282,6 +282,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE conversations ADD COLUMN chosen_profile TEXT",
         "ALTER TABLE conversations ADD COLUMN chosen_model TEXT",
     ),
+    # 11: where an imported conversation came from: the tool whose history it was (`origin`:
+    # chatgpt, claude, llm, open-webui) and its id there (`origin_id`). Importing the same
+    # history again finds it by the pair and adds nothing. NULL: made in ctxchat.
+    (
+        "ALTER TABLE conversations ADD COLUMN origin TEXT",
+        "ALTER TABLE conversations ADD COLUMN origin_id TEXT",
+        "CREATE UNIQUE INDEX conversations_by_origin ON conversations(origin, origin_id) "
+        "WHERE origin_id IS NOT NULL",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

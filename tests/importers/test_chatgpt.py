@@ -1,0 +1,97 @@
+"""ChatGPT's export: the conversation the user last saw, other answers as variants, edited
+questions as branch conversations, and every node that is no message left out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ctxchat.chat.history_import import import_file
+from ctxchat.core.tokens import TokenCounter, count_message
+from ctxchat.store import Store
+
+from .chatgpt_export import short, trip
+from .conftest import write_json
+
+CODE = "[called python]\n```python\nprint(6 * 7)\n```\n\n[python output]\n```\n42\n```"
+
+
+def test_the_branch_shown_last_is_the_conversation(
+    store: Store, counter: TokenCounter, tmp_path: Path
+) -> None:
+    path = write_json(tmp_path / "conversations.json", [trip()])
+    import_file(store, path, counter=counter)
+    first = store.list_conversations()[-1]
+    assert (first.title, first.origin, first.origin_id) == ("Trip to Oslo", "chatgpt", "conv-trip")
+    messages = store.messages(first.id)
+    assert [(m.role, m.content) for m in messages] == [
+        ("system", "Custom instructions\nAbout me: I live in Bergen.\nHow to respond: Be brief."),
+        ("user", "When should I visit Oslo?"),
+        ("assistant", "Go in summer."),
+        ("user", "[image not imported: 800×600]\nWhat should I pack, judging by this photo?"),
+        ("assistant", f"{CODE}\n\nPack layers."),
+    ]
+    reply = messages[-1]
+    assert (reply.model, reply.reasoning) == ("o3", "Weather\n\nOslo is rainy.")
+    assert [m.created_at for m in messages][1:3] == [1_700_000_030.0, 1_700_000_050.0]
+
+
+def test_other_answers_are_variants_of_the_reply(
+    store: Store, counter: TokenCounter, tmp_path: Path
+) -> None:
+    path = write_json(tmp_path / "conversations.json", [trip()])
+    import_file(store, path, counter=counter)
+    conversation = store.list_conversations()[-1].id
+    replies = [m for m in store.messages(conversation) if m.role == "assistant"]
+    assert [[v.content for v in store.variants(r.id)] for r in replies] == [
+        ["Go in winter."],
+        [f"{CODE}\n\nPack a raincoat."],
+    ]
+    variant = store.variants(replies[0].id)[0]
+    assert variant.change == "another answer in ChatGPT"
+    assert variant.tokens == count_message(counter, "assistant", "Go in winter.").tokens
+
+
+def test_an_edited_question_is_a_branch_conversation(
+    store: Store, counter: TokenCounter, tmp_path: Path
+) -> None:
+    path = write_json(tmp_path / "conversations.json", [trip()])
+    import_file(store, path, counter=counter)
+    branch = store.list_conversations()[0]
+    assert (branch.title, branch.origin_id) == ("Trip to Oslo (branch 2)", "conv-trip#brunost")
+    assert [m.content for m in store.messages(branch.id)][1:] == [
+        "When should I visit Oslo?",
+        "Go in summer.",
+        "What should I eat there?",
+        "Try brunost.",
+    ]
+
+
+def test_each_message_is_counted_once_when_imported(
+    store: Store, counter: TokenCounter, tmp_path: Path
+) -> None:
+    path = write_json(tmp_path / "conversations.json", [short("c1", "Hello there", "Hi!")])
+    import_file(store, path, counter=counter)
+    messages = store.messages(store.list_conversations()[0].id)
+    assert [(m.tokens, m.encoding, m.exact) for m in messages] == [
+        (count_message(counter, m.role, m.content).tokens, "o200k_base", True) for m in messages
+    ]
+
+    def never(role: str, content: str) -> int:
+        raise AssertionError("an imported message was counted again")
+
+    history = store.history(messages[0].conversation_id, "o200k_base", never)
+    assert [h.tokens for h in history] == [m.tokens for m in messages]
+
+
+def test_importing_the_same_export_again_adds_nothing(
+    store: Store, counter: TokenCounter, tmp_path: Path
+) -> None:
+    path = write_json(tmp_path / "conversations.json", [trip(), short("c2", "Hi", "Hello")])
+    first = import_file(store, path, counter=counter)
+    before = store.list_conversations()
+    again = import_file(store, path, counter=counter)
+    assert store.list_conversations() == before
+    assert (len(first.conversation_ids), again.conversation_ids) == (3, [])
+    assert again.summary() == (
+        "Nothing new to import from ChatGPT. 3 were imported before and are left as they are."
+    )

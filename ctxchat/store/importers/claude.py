@@ -63,6 +63,7 @@ def _conversation(item: Any, number: int) -> Iterator[ImportedConversation]:
     ids: list[str] = []
     pieces: dict[str, Piece | None] = {}
     parents: dict[str, str | None] = {}
+    times: dict[str, float | None] = {}
     for at, message in enumerate(listed):
         where = f"{place}: chat_messages[{at}]"
         message = check(message, dict, where)
@@ -70,14 +71,14 @@ def _conversation(item: Any, number: int) -> Iterator[ImportedConversation]:
         ids.append(key)
         pieces[key] = _piece(message, where, model)
         parents[key] = maybe(message, "parent_message_uuid", str, where)
+        times[key] = epoch(message.get("created_at"), f"{where}.created_at")
     branched = any(parent is not None for parent in parents.values())
     nodes: dict[str, TreeNode] = {}
     for position, key in enumerate(ids):
         piece = pieces[key]
         parent = parents[key] if branched else (ids[position - 1] if position else None)
-        nodes[key] = TreeNode(
-            parent, (), piece is not None and piece.role == "user", float(position)
-        )
+        moment = times[key] if times[key] is not None else float(position)
+        nodes[key] = TreeNode(parent, (), piece is not None and piece.role == "user", moment)
     # Children in the order the export lists them.
     children: dict[str, list[str]] = {}
     for key in ids:

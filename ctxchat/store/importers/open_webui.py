@@ -177,11 +177,10 @@ def _reasoning(text: str) -> tuple[str, str]:
     """The reply without its reasoning blocks, and what they said."""
     thoughts = []
     for found in _REASONING.finditer(text):
-        inside = _SUMMARY.sub("", found.group(1))
-        lines = [
-            line[2:] if line.startswith("> ") else line.lstrip(">") for line in inside.splitlines()
-        ]
-        thoughts.append(html.unescape("\n".join(lines).strip()))
+        # Open WebUI writes the thinking as a quote, escaped as HTML inside the block.
+        inside = html.unescape(_SUMMARY.sub("", found.group(1)))
+        lines = [line.removeprefix(">").removeprefix(" ") for line in inside.splitlines()]
+        thoughts.append("\n".join(lines).strip())
     return _REASONING.sub("", text).strip(), join(*thoughts)
 
 

@@ -132,11 +132,13 @@ def _threads(conn: sqlite3.Connection, tables: set[str]) -> Iterator[ImportedCon
             )
         messages = branch_messages(pieces, [], "")
         models = [m.model for m in messages if m.model]
+        # The thread is written after its first call has begun.
+        moments = [moment for moment in (started, *times.values()) if moment is not None]
         yield ImportedConversation(
             str(thread["id"]),
             str(thread["name"] or ""),
             messages,
-            started,
+            min(moments, default=None),
             last,
             models[-1] if models else None,
         )
@@ -291,9 +293,14 @@ def _legacy(
                     conn, tables, "tool_results", "name, output", response_id
                 )
             )
+            # As llm put them together: fragments, then the prompt, a line apart.
             prompt = join(
-                "\n".join(_fragments_of(conn, tables, "prompt_fragments", response_id)),
-                str(row["prompt"] or ""),
+                "\n".join(
+                    [
+                        *_fragments_of(conn, tables, "prompt_fragments", response_id),
+                        *([str(row["prompt"])] if row["prompt"] else []),
+                    ]
+                ),
                 *_legacy_attachments(conn, tables, response_id),
             )
             pieces.append(Piece("user", prompt, created_at=created))

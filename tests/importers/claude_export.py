@@ -81,7 +81,7 @@ def recipe() -> dict[str, Any]:
         ],
         files=[{"file_name": "photo.jpg"}],
     )
-    searched = [
+    searched: list[dict[str, Any]] = [
         {"type": "thinking", "thinking": "Bread usually bakes hot.", "summaries": []},
         {"type": "tool_use", "name": "web_search", "input": {"query": "bread oven temperature"}},
         {

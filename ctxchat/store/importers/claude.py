@@ -77,8 +77,13 @@ def _conversation(item: Any, number: int) -> Iterator[ImportedConversation]:
     for position, key in enumerate(ids):
         piece = pieces[key]
         parent = parents[key] if branched else (ids[position - 1] if position else None)
-        moment = times[key] if times[key] is not None else float(position)
-        nodes[key] = TreeNode(parent, (), piece is not None and piece.role == "user", moment)
+        moment = times[key]
+        nodes[key] = TreeNode(
+            parent,
+            (),
+            piece is not None and piece.role == "user",
+            float(position) if moment is None else moment,
+        )
     # Children in the order the export lists them.
     children: dict[str, list[str]] = {}
     for key in ids:

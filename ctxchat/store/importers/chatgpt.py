@@ -18,6 +18,7 @@ from ctxchat.core.history import MessageStatus
 from ctxchat.store.importers.fields import (
     HistoryFormatError,
     check,
+    child,
     epoch,
     maybe,
     need,
@@ -57,23 +58,23 @@ def conversations(items: Iterable[Any]) -> Iterator[ImportedConversation]:
 def _conversation(item: Any, number: int) -> Iterator[ImportedConversation]:
     place = f"conversation {number}"
     data = check(item, dict, place)
-    title = text_of(data.get("title"), f"{place}.title")
+    title = text_of(data.get("title"), child(place, "title"))
     if title:
         place = f"{place} {quoted(title)}"
     mapping = need(data, "mapping", dict, place)
     origin_id = maybe(data, "conversation_id", str, place) or maybe(data, "id", str, place)
     if not origin_id:
         raise HistoryFormatError(f"{place}: it has no 'id' or 'conversation_id'")
-    created = epoch(data.get("create_time"), f"{place}.create_time")
-    updated = epoch(data.get("update_time"), f"{place}.update_time")
+    created = epoch(data.get("create_time"), child(place, "create_time"))
+    updated = epoch(data.get("update_time"), child(place, "update_time"))
     nodes: dict[str, TreeNode] = {}
     pieces: dict[str, Piece | None] = {}
     for key, node in mapping.items():
         where = f"{place}: mapping[{key!r}]"
         node = check(node, dict, where)
         children = check(node.get("children") or [], list, f"{where}.children")
-        for at, child in enumerate(children):
-            check(child, str, f"{where}.children[{at}]")
+        for at, kid in enumerate(children):
+            check(kid, str, f"{where}.children[{at}]")
         message = node.get("message")
         piece = None if message is None else _piece(check(message, dict, f"{where}.message"), where)
         pieces[key] = piece
@@ -105,42 +106,44 @@ def _conversation(item: Any, number: int) -> Iterator[ImportedConversation]:
 
 def _piece(message: Mapping[str, Any], place: str) -> Piece | None:
     """What a node's message holds, or None for one left out."""
-    place = f"{place}.message"
+    place = child(place, "message")
     author = need(message, "author", dict, place)
-    role = need(author, "role", str, f"{place}.author")
+    role = need(author, "role", str, child(place, "author"))
     metadata = maybe(message, "metadata", dict, place) or {}
     content = maybe(message, "content", dict, place) or {}
-    kind = maybe(content, "content_type", str, f"{place}.content") or "text"
+    kind = maybe(content, "content_type", str, child(place, "content")) or "text"
     weight = message.get("weight")
-    created = epoch(message.get("create_time"), f"{place}.create_time")
+    created = epoch(message.get("create_time"), child(place, "create_time"))
     if kind == "user_editable_context" or metadata.get("is_user_system_message") is True:
         text = _instructions(content, metadata)
         return Piece("system", text, created_at=created) if text else None
     if weight == 0 or metadata.get("is_visually_hidden_from_conversation") is True:
         return None
-    text = _text(content, kind, f"{place}.content")
+    text = _text(content, kind, child(place, "content"))
     if role == "system":
         return Piece("system", text, created_at=created) if text.strip() else None
     if role == "user":
-        files = _attachments(metadata, f"{place}.metadata")
+        files = _attachments(metadata, child(place, "metadata"))
         return Piece("user", join(text, files), created_at=created)
-    model = maybe(metadata, "model_slug", str, f"{place}.metadata")
+    model = maybe(metadata, "model_slug", str, child(place, "metadata"))
     if role == "assistant":
         if kind == "thoughts":
-            return Piece("assistant", "", _thoughts(content, f"{place}.content"), created, model)
+            return Piece(
+                "assistant", "", _thoughts(content, child(place, "content")), created, model
+            )
         if kind == "reasoning_recap" or kind == "model_editable_context":
             return None
         recipient = maybe(message, "recipient", str, place) or "all"
         if recipient != "all":
-            language = maybe(content, "language", str, f"{place}.content") or ""
+            language = maybe(content, "language", str, child(place, "content")) or ""
             if kind == "code" and language not in ("", "unknown", "json"):
                 text = f"[called {recipient}]\n{fenced(text, language)}"
             else:
                 text = tool_call(recipient, text)
         elif kind == "code":
-            text = fenced(text, maybe(content, "language", str, f"{place}.content") or "")
+            text = fenced(text, maybe(content, "language", str, child(place, "content")) or "")
         return Piece("assistant", text, created_at=created, model=model, status=_status(metadata))
-    name = maybe(author, "name", str, f"{place}.author") or "tool"
+    name = maybe(author, "name", str, child(place, "author")) or "tool"
     if kind in ("execution_output", "text", "code", "tether_browsing_display") and text.strip():
         text = tool_output(name, text)
     return Piece("tool", text, created_at=created, model=model)
@@ -150,22 +153,22 @@ def _text(content: Mapping[str, Any], kind: str, place: str) -> str:
     """The text of a message's content, whatever its kind; a placeholder for what is not."""
     parts = content.get("parts")
     if parts is not None:
-        parts = check(parts, list, f"{place}.parts")
-        return "\n".join(_part(part, f"{place}.parts[{at}]") for at, part in enumerate(parts))
+        parts = check(parts, list, child(place, "parts"))
+        return "\n".join(_part(part, child(place, f"parts[{at}]")) for at, part in enumerate(parts))
     if kind == "tether_browsing_display":
-        return text_of(content.get("result"), f"{place}.result") or text_of(
-            content.get("summary"), f"{place}.summary"
+        return text_of(content.get("result"), child(place, "result")) or text_of(
+            content.get("summary"), child(place, "summary")
         )
     if kind == "tether_quote":
-        title = text_of(content.get("title"), f"{place}.title")
-        source = text_of(content.get("url"), f"{place}.url") or text_of(
-            content.get("domain"), f"{place}.domain"
+        title = text_of(content.get("title"), child(place, "title"))
+        source = text_of(content.get("url"), child(place, "url")) or text_of(
+            content.get("domain"), child(place, "domain")
         )
-        quote = text_of(content.get("text"), f"{place}.text")
+        quote = text_of(content.get("text"), child(place, "text"))
         lines = "\n".join(f"> {line}" for line in quote.splitlines())
         return join(f"[quoted from {title} {source}]".replace("  ", " "), lines)
     if kind == "system_error":
-        name = text_of(content.get("name"), f"{place}.name")
+        name = text_of(content.get("name"), child(place, "name"))
         return (
             f"[error{' ' + name if name else ''}] {text_of(content.get('text'), f'{place}.text')}"
         )
@@ -180,7 +183,7 @@ def _part(part: Any, place: str) -> str:
     part = check(part, dict, place)
     kind = maybe(part, "content_type", str, place) or "part"
     if kind == "audio_transcription":
-        return text_of(part.get("text"), f"{place}.text")
+        return text_of(part.get("text"), child(place, "text"))
     if isinstance(part.get("text"), str) and kind not in _MEDIA:
         return str(part["text"])
     detail = ""
@@ -202,7 +205,7 @@ def _attachments(metadata: Mapping[str, Any], place: str) -> str:
     files = maybe(metadata, "attachments", list, place) or []
     lines = []
     for at, file in enumerate(files):
-        file = check(file, dict, f"{place}.attachments[{at}]")
+        file = check(file, dict, child(place, f"attachments[{at}]"))
         mime = file.get("mime_type") if isinstance(file.get("mime_type"), str) else ""
         if str(mime).startswith("image/"):
             continue
@@ -234,7 +237,7 @@ def _thoughts(content: Mapping[str, Any], place: str) -> str:
     thoughts = content.get("thoughts")
     if isinstance(thoughts, str):
         return thoughts
-    thoughts = check(thoughts or [], list, f"{place}.thoughts")
+    thoughts = check(thoughts or [], list, child(place, "thoughts"))
     texts = []
     for thought in thoughts:
         if isinstance(thought, dict):

@@ -19,6 +19,7 @@ from typing import Any
 from ctxchat.store.importers.fields import (
     HistoryFormatError,
     check,
+    child,
     epoch,
     maybe,
     need,
@@ -52,12 +53,12 @@ def conversations(items: Iterable[Any]) -> Iterator[ImportedConversation]:
 def _conversation(item: Any, number: int) -> Iterator[ImportedConversation]:
     place = f"conversation {number}"
     data = check(item, dict, place)
-    title = text_of(data.get("name"), f"{place}.name")
+    title = text_of(data.get("name"), child(place, "name"))
     if title:
         place = f"{place} {quoted(title)}"
     origin_id = need(data, "uuid", str, place)
-    created = epoch(data.get("created_at"), f"{place}.created_at")
-    updated = epoch(data.get("updated_at"), f"{place}.updated_at")
+    created = epoch(data.get("created_at"), child(place, "created_at"))
+    updated = epoch(data.get("updated_at"), child(place, "updated_at"))
     model = maybe(data, "model", str, place)
     listed = need(data, "chat_messages", list, place)
     ids: list[str] = []
@@ -119,18 +120,20 @@ def _piece(message: Mapping[str, Any], place: str, model: str | None) -> Piece |
     sender = need(message, "sender", str, place)
     role = _ROLES.get(sender)
     if role is None:
-        raise HistoryFormatError(f"{place}.sender: {sender!r} is neither human nor assistant")
-    created = epoch(message.get("created_at"), f"{place}.created_at")
+        raise HistoryFormatError(
+            f"{child(place, 'sender')}: {sender!r} is neither human nor assistant"
+        )
+    created = epoch(message.get("created_at"), child(place, "created_at"))
     blocks = maybe(message, "content", list, place) or []
     texts: list[str] = []
     thinking: list[str] = []
     for at, block in enumerate(blocks):
         text, thought = _block(
-            check(block, dict, f"{place}.content[{at}]"), f"{place}.content[{at}]"
+            check(block, dict, child(place, f"content[{at}]")), child(place, f"content[{at}]")
         )
         texts.append(text)
         thinking.append(thought)
-    text = join(*texts) or text_of(message.get("text"), f"{place}.text")
+    text = join(*texts) or text_of(message.get("text"), child(place, "text"))
     files = _files(message, place)
     piece_text = join(files, text) if role == "user" else join(text, files)
     if not piece_text.strip() and not any(t.strip() for t in thinking):
@@ -142,15 +145,15 @@ def _block(block: Mapping[str, Any], place: str) -> tuple[str, str]:
     """A content block's text and its thinking."""
     kind = maybe(block, "type", str, place) or "text"
     if kind == "text":
-        return text_of(block.get("text"), f"{place}.text"), ""
+        return text_of(block.get("text"), child(place, "text")), ""
     if kind == "thinking":
-        return "", text_of(block.get("thinking"), f"{place}.thinking")
+        return "", text_of(block.get("thinking"), child(place, "thinking"))
     if kind == "tool_use":
-        name = text_of(block.get("name"), f"{place}.name")
+        name = text_of(block.get("name"), child(place, "name"))
         return tool_call(name, block.get("input") if block.get("input") is not None else {}), ""
     if kind == "tool_result":
-        name = text_of(block.get("name"), f"{place}.name")
-        return tool_output(name, _result(block.get("content"), f"{place}.content")), ""
+        name = text_of(block.get("name"), child(place, "name"))
+        return tool_output(name, _result(block.get("content"), child(place, "content"))), ""
     if isinstance(block.get("text"), str):
         return str(block["text"]), ""
     return placeholder(kind.replace("_", " ")), ""
@@ -177,7 +180,7 @@ def _files(message: Mapping[str, Any], place: str) -> str:
     """Attachments with their extracted text; files without text as placeholders."""
     kept: list[str] = []
     for at, attachment in enumerate(maybe(message, "attachments", list, place) or []):
-        where = f"{place}.attachments[{at}]"
+        where = child(place, f"attachments[{at}]")
         attachment = check(attachment, dict, where)
         name = text_of(attachment.get("file_name"), f"{where}.file_name")
         extracted = text_of(attachment.get("extracted_content"), f"{where}.extracted_content")
@@ -187,8 +190,8 @@ def _files(message: Mapping[str, Any], place: str) -> str:
             kept.append(placeholder("file", name))
     for key in ("files", "files_v2"):
         for at, file in enumerate(maybe(message, key, list, place) or []):
-            file = check(file, dict, f"{place}.{key}[{at}]")
-            name = text_of(file.get("file_name"), f"{place}.{key}[{at}].file_name")
+            file = check(file, dict, child(place, f"{key}[{at}]"))
+            name = text_of(file.get("file_name"), child(place, f"{key}[{at}].file_name"))
             kind = "image" if file.get("file_kind") == "image" else "file"
             line = placeholder(kind, name)
             if line not in kept:

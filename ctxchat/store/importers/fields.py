@@ -5,6 +5,7 @@ object, found a list`)."""
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -12,6 +13,8 @@ from typing import Any, TypeVar
 from ctxchat.store.errors import StoreError
 
 T = TypeVar("T")
+
+_HEADER = re.compile(r"(conversation|chat) \d+")
 
 _KINDS: dict[type, str] = {
     dict: "an object",
@@ -42,17 +45,25 @@ def wrong(place: str, expected: str, value: object) -> HistoryFormatError:
     return HistoryFormatError(f"{place}: expected {expected}, {found(value)}")
 
 
+def child(place: str, key: str) -> str:
+    """The place of `key` inside `place`: `… .content.parts`, and `conversation 3 “Trip”:
+    mapping` after a conversation's name."""
+    if _HEADER.fullmatch(place) or place.endswith("”"):
+        return f"{place}: {key}"
+    return f"{place}.{key}"
+
+
 def need(data: Mapping[str, Any], key: str, kind: type[T], place: str) -> T:
     """`data[key]`, which must be there and of `kind`."""
     if key not in data:
         raise HistoryFormatError(f"{place}: {key!r} is missing")
-    return check(data[key], kind, f"{place}.{key}")
+    return check(data[key], kind, child(place, key))
 
 
 def maybe(data: Mapping[str, Any], key: str, kind: type[T], place: str) -> T | None:
     """`data[key]` if it is there and not null; of `kind` when it is."""
     value = data.get(key)
-    return None if value is None else check(value, kind, f"{place}.{key}")
+    return None if value is None else check(value, kind, child(place, key))
 
 
 def check(value: object, kind: type[T], place: str) -> T:

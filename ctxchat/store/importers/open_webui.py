@@ -19,6 +19,7 @@ from ctxchat.core.history import MessageStatus
 from ctxchat.store.importers.fields import (
     HistoryFormatError,
     check,
+    child,
     epoch,
     maybe,
     quoted,
@@ -55,29 +56,29 @@ def _conversation(item: Any, number: int) -> Iterator[ImportedConversation]:
     place = f"chat {number}"
     record = check(item, dict, place)
     chat = record.get("chat")
-    body = check(chat, dict, f"{place}.chat") if chat is not None else record
-    title = text_of(record.get("title"), f"{place}.title") or text_of(
-        body.get("title"), f"{place}.chat.title"
+    body = check(chat, dict, child(place, "chat")) if chat is not None else record
+    title = text_of(record.get("title"), child(place, "title")) or text_of(
+        body.get("title"), child(place, "chat.title")
     )
     if title:
         place = f"{place} {quoted(title)}"
-    origin_id = maybe(record, "id", str, place) or maybe(body, "id", str, f"{place}.chat")
+    origin_id = maybe(record, "id", str, place) or maybe(body, "id", str, child(place, "chat"))
     if not origin_id:
         raise HistoryFormatError(f"{place}: it has no 'id'")
-    created = epoch(record.get("created_at"), f"{place}.created_at") or epoch(
-        body.get("timestamp"), f"{place}.chat.timestamp"
+    created = epoch(record.get("created_at"), child(place, "created_at")) or epoch(
+        body.get("timestamp"), child(place, "chat.timestamp")
     )
-    updated = epoch(record.get("updated_at"), f"{place}.updated_at")
+    updated = epoch(record.get("updated_at"), child(place, "updated_at"))
     models = body.get("models")
     model = (
         models[0] if isinstance(models, list) and models and isinstance(models[0], str) else None
     )
-    history = maybe(body, "history", dict, f"{place}.chat")
+    history = maybe(body, "history", dict, child(place, "chat"))
     nodes: dict[str, TreeNode] = {}
     pieces: dict[str, Piece | None] = {}
     current: str | None = None
     if history is not None:
-        where = f"{place}.chat.history"
+        where = child(place, "chat.history")
         messages = maybe(history, "messages", dict, where) or {}
         current = maybe(history, "currentId", str, where)
         for key, message in messages.items():
@@ -93,10 +94,10 @@ def _conversation(item: Any, number: int) -> Iterator[ImportedConversation]:
                 (piece.created_at if piece else None) or 0.0,
             )
     else:
-        listed = maybe(body, "messages", list, f"{place}.chat") or []
+        listed = maybe(body, "messages", list, child(place, "chat")) or []
         previous: str | None = None
         for index, message in enumerate(listed):
-            at = f"{place}.chat.messages[{index}]"
+            at = child(place, f"chat.messages[{index}]")
             message = check(message, dict, at)
             key = f"#{index}"
             piece = _piece(message, at)
@@ -134,14 +135,16 @@ def _piece(message: Mapping[str, Any], place: str) -> Piece | None:
     if role is None:
         raise HistoryFormatError(f"{place}: 'role' is missing")
     if role not in _ROLES:
-        raise HistoryFormatError(f"{place}.role: {role!r} is not user, assistant or system")
-    text = _content(message.get("content"), f"{place}.content")
+        raise HistoryFormatError(
+            f"{child(place, 'role')}: {role!r} is not user, assistant or system"
+        )
+    text = _content(message.get("content"), child(place, "content"))
     reasoning = ""
     if role == "assistant":
         text, reasoning = _reasoning(text)
     files = _files(message, place)
     text = join(files, text) if role == "user" else join(text, files)
-    created = epoch(message.get("timestamp"), f"{place}.timestamp")
+    created = epoch(message.get("timestamp"), child(place, "timestamp"))
     model = maybe(message, "model", str, place) if role == "assistant" else None
     error = message.get("error")
     if role == "assistant" and error not in (None, False, {}):

@@ -17,6 +17,7 @@ from ctxchat.store.importers import (
     SOURCES,
     HistoryFormatError,
     HistorySource,
+    NotJson,
     detect_source,
     read_history,
 )
@@ -120,6 +121,10 @@ def import_file(
 def _detect(path: Path) -> str | None:
     try:
         return detect_source(path)
+    except NotJson as error:
+        raise HistoryFormatError(
+            f"{path} is not a JSON export: {error}; nothing was imported"
+        ) from None
     except HistoryFormatError as error:
         raise HistoryFormatError(f"{path}: {error}; nothing was imported") from None
 

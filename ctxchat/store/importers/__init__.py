@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxchat.store.importers import chatgpt, claude, llm_logs, open_webui
-from ctxchat.store.importers.fields import HistoryFormatError
+from ctxchat.store.importers.fields import HistoryFormatError, NotJson
 from ctxchat.store.importers.json_stream import JsonItems
 from ctxchat.store.importers.records import ImportedAnswer, ImportedConversation, ImportedMessage
 
@@ -23,6 +23,7 @@ __all__ = [
     "ImportedAnswer",
     "ImportedConversation",
     "ImportedMessage",
+    "NotJson",
     "detect_source",
     "read_history",
 ]

@@ -31,6 +31,10 @@ class HistoryFormatError(StoreError):
     place that is wrong. Nothing of the file is imported."""
 
 
+class NotJson(HistoryFormatError):
+    """The file is not JSON text at all (nor an SQLite database)."""
+
+
 def found(value: object) -> str:
     """What a value is, in words: `found a list`, `found null`."""
     if value is None:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
-from ctxchat.store.importers.fields import HistoryFormatError
+from ctxchat.store.importers.fields import NotJson
 
 CHUNK = 1 << 20
 """Bytes read at a time."""
@@ -34,7 +34,7 @@ class JsonItems:
 
     A top-level object with a `conversations` (or `chats`) array yields that array's items;
     any other top-level object is one item. `top` says which it was once reading began:
-    "array", "wrapped" or "object". Errors are `HistoryFormatError`s naming the line.
+    "array", "wrapped" or "object". Errors are `NotJson` errors naming the line.
     """
 
     def __init__(self, file: BinaryIO, *, chunk: int = CHUNK) -> None:
@@ -59,7 +59,7 @@ class JsonItems:
         elif first == "{":
             yield from self._object()
         elif first == "":
-            raise HistoryFormatError("the file is empty")
+            raise NotJson("the file is empty")
         else:
             self.top = "value"
             yield self._value()
@@ -171,10 +171,10 @@ class JsonItems:
             self._text += self._bytes.decode(data, final=not data)
         except UnicodeDecodeError as error:
             where = self._bytes_read - len(data) + error.start
-            raise HistoryFormatError(f"the file is not UTF-8 text (byte {where:,})") from None
+            raise NotJson(f"the file is not UTF-8 text (byte {where:,})") from None
         if not data:
             self._eof = True
 
-    def _error(self, message: str, position: int) -> HistoryFormatError:
+    def _error(self, message: str, position: int) -> NotJson:
         line = self._lines_before + self._text.count("\n", 0, position) + 1
-        return HistoryFormatError(f"not valid JSON at line {line:,}: {message}")
+        return NotJson(f"not valid JSON at line {line:,}: {message}")

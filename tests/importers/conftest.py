@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from ctxchat.chat.history_import import FileImport, import_file
 from ctxchat.core.tokens import TokenCounter, counter_for_model
 from ctxchat.store import Store
 
@@ -29,3 +30,8 @@ def store(tmp_path: Path) -> Iterator[Store]:
 def write_json(path: Path, data: Any) -> Path:
     path.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
     return path
+
+
+def imported(store: Store, counter: TokenCounter, folder: Path, data: Any) -> FileImport:
+    """`data` written as an export in `folder` and imported, the tool recognised."""
+    return import_file(store, write_json(folder / "conversations.json", data), counter=counter)

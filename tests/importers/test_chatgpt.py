@@ -10,7 +10,7 @@ from ctxchat.core.tokens import TokenCounter, count_message
 from ctxchat.store import Store
 
 from .chatgpt_export import short, trip
-from .conftest import write_json
+from .conftest import imported, write_json
 
 CODE = "[called python]\n```python\nprint(6 * 7)\n```\n\n[python output]\n```\n42\n```"
 
@@ -18,8 +18,7 @@ CODE = "[called python]\n```python\nprint(6 * 7)\n```\n\n[python output]\n```\n4
 def test_the_branch_shown_last_is_the_conversation(
     store: Store, counter: TokenCounter, tmp_path: Path
 ) -> None:
-    path = write_json(tmp_path / "conversations.json", [trip()])
-    import_file(store, path, counter=counter)
+    imported(store, counter, tmp_path, [trip()])
     first = store.list_conversations()[-1]
     assert (first.title, first.origin, first.origin_id) == ("Trip to Oslo", "chatgpt", "conv-trip")
     messages = store.messages(first.id)
@@ -38,8 +37,7 @@ def test_the_branch_shown_last_is_the_conversation(
 def test_other_answers_are_variants_of_the_reply(
     store: Store, counter: TokenCounter, tmp_path: Path
 ) -> None:
-    path = write_json(tmp_path / "conversations.json", [trip()])
-    import_file(store, path, counter=counter)
+    imported(store, counter, tmp_path, [trip()])
     conversation = store.list_conversations()[-1].id
     replies = [m for m in store.messages(conversation) if m.role == "assistant"]
     assert [[v.content for v in store.variants(r.id)] for r in replies] == [
@@ -54,8 +52,7 @@ def test_other_answers_are_variants_of_the_reply(
 def test_an_edited_question_is_a_branch_conversation(
     store: Store, counter: TokenCounter, tmp_path: Path
 ) -> None:
-    path = write_json(tmp_path / "conversations.json", [trip()])
-    import_file(store, path, counter=counter)
+    imported(store, counter, tmp_path, [trip()])
     branch = store.list_conversations()[0]
     assert (branch.title, branch.origin_id) == ("Trip to Oslo (branch 2)", "conv-trip#brunost")
     assert [m.content for m in store.messages(branch.id)][1:] == [
@@ -69,8 +66,7 @@ def test_an_edited_question_is_a_branch_conversation(
 def test_each_message_is_counted_once_when_imported(
     store: Store, counter: TokenCounter, tmp_path: Path
 ) -> None:
-    path = write_json(tmp_path / "conversations.json", [short("c1", "Hello there", "Hi!")])
-    import_file(store, path, counter=counter)
+    imported(store, counter, tmp_path, [short("c1", "Hello there", "Hi!")])
     messages = store.messages(store.list_conversations()[0].id)
     assert [(m.tokens, m.encoding, m.exact) for m in messages] == [
         (count_message(counter, m.role, m.content).tokens, "o200k_base", True) for m in messages

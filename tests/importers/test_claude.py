@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ctxchat.chat.history_import import import_file
 from ctxchat.core.tokens import TokenCounter
 from ctxchat.store import Store
 
 from .claude_export import linear, recipe
-from .conftest import write_json
+from .conftest import imported
 
 SEARCH = (
     '[called web_search]\n```json\n{\n  "query": "bread oven temperature"\n}\n```\n\n'
@@ -21,8 +20,7 @@ SEARCH = (
 def test_the_newest_branch_is_the_conversation(
     store: Store, counter: TokenCounter, tmp_path: Path
 ) -> None:
-    path = write_json(tmp_path / "conversations.json", [recipe()])
-    import_file(store, path, counter=counter)
+    imported(store, counter, tmp_path, [recipe()])
     main = next(c for c in store.list_conversations() if c.origin_id == "claude-recipe")
     messages = store.messages(main.id)
     assert [(m.role, m.content) for m in messages] == [
@@ -43,8 +41,7 @@ def test_the_newest_branch_is_the_conversation(
 def test_an_edited_question_is_a_branch_conversation(
     store: Store, counter: TokenCounter, tmp_path: Path
 ) -> None:
-    path = write_json(tmp_path / "conversations.json", [recipe()])
-    import_file(store, path, counter=counter)
+    imported(store, counter, tmp_path, [recipe()])
     branch = next(c for c in store.list_conversations() if c.origin_id == "claude-recipe#rye")
     assert branch.title == "Baking bread (branch 2)"
     assert [m.content for m in store.messages(branch.id)] == [
@@ -56,8 +53,7 @@ def test_an_edited_question_is_a_branch_conversation(
 def test_an_export_without_parents_is_read_in_order(
     store: Store, counter: TokenCounter, tmp_path: Path
 ) -> None:
-    path = write_json(tmp_path / "conversations.json", [linear()])
-    done = import_file(store, path, counter=counter)
+    done = imported(store, counter, tmp_path, [linear()])
     conversation = store.get_conversation(done.conversation_ids[0])
     assert (conversation.title, conversation.created_at) == ("Greeting", 1_709_294_400.0)
     assert [(m.role, m.content) for m in store.messages(conversation.id)] == [

@@ -5,20 +5,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ctxchat.chat.history_import import import_file
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.tokens import TokenCounter
 from ctxchat.store import Store
 
-from .conftest import write_json
+from .conftest import imported
 from .open_webui_export import compare, older
 
 
 def test_the_answer_shown_is_the_reply_and_the_other_model_a_variant(
     store: Store, counter: TokenCounter, tmp_path: Path
 ) -> None:
-    path = write_json(tmp_path / "chat-export.json", [compare()])
-    done = import_file(store, path, counter=counter)
+    done = imported(store, counter, tmp_path, [compare()])
     conversation = store.get_conversation(done.conversation_ids[0])
     assert (conversation.title, conversation.origin, conversation.model) == (
         "Fjords",
@@ -45,8 +43,7 @@ def test_the_answer_shown_is_the_reply_and_the_other_model_a_variant(
 def test_an_older_chat_is_its_list_of_messages(
     store: Store, counter: TokenCounter, tmp_path: Path
 ) -> None:
-    path = write_json(tmp_path / "chat-export.json", [older()])
-    done = import_file(store, path, counter=counter)
+    done = imported(store, counter, tmp_path, [older()])
     messages = store.messages(done.conversation_ids[0])
     assert [(m.role, m.content) for m in messages] == [
         ("system", "You are terse."),

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from ctxchat.core.history import MessageStatus
+from ctxchat.store.importers.branches import About, tree_conversations
 from ctxchat.store.importers.fields import (
     HistoryFormatError,
     check,
@@ -28,7 +29,6 @@ from ctxchat.store.importers.fields import (
 from ctxchat.store.importers.labels import LABELS
 from ctxchat.store.importers.pieces import (
     Piece,
-    branch_messages,
     fenced,
     join,
     placeholder,
@@ -36,12 +36,11 @@ from ctxchat.store.importers.pieces import (
     tool_output,
 )
 from ctxchat.store.importers.records import ImportedConversation
-from ctxchat.store.importers.tree import ConversationTree, TreeNode, conversation_branches
+from ctxchat.store.importers.tree import ConversationTree, TreeNode
 
 LABEL = LABELS["chatgpt"]
 CHANGE = f"another answer in {LABEL}"
 
-_EMPTY = Piece("system", "")
 _MEDIA = {
     "image_asset_pointer": "image",
     "audio_asset_pointer": "audio",
@@ -84,24 +83,9 @@ def _conversation(item: Any, number: int) -> Iterator[ImportedConversation]:
     tree = ConversationTree(nodes, place)
     current = maybe(data, "current_node", str, place)
     model = maybe(data, "default_model_slug", str, place)
-    for index, branch in enumerate(conversation_branches(tree, tree.roots(), current)):
-        messages = branch_messages(
-            [pieces[node] or _EMPTY for node in branch.path],
-            [
-                (answer.asked, [pieces[node] or _EMPTY for node in answer.nodes])
-                for answer in branch.answers
-            ],
-            CHANGE,
-        )
-        used = [m.model for m in messages if m.model]
-        yield ImportedConversation(
-            origin_id if index == 0 else f"{origin_id}#{branch.leaf}",
-            title if index == 0 else f"{title or 'Untitled'} (branch {index + 1})",
-            messages,
-            created,
-            updated,
-            used[-1] if used else model,
-        )
+    yield from tree_conversations(
+        tree, pieces, current, About(origin_id, title, created, updated, model, CHANGE)
+    )
 
 
 def _piece(message: Mapping[str, Any], place: str) -> Piece | None:

@@ -16,6 +16,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from ctxchat.store.importers.branches import About, tree_conversations
 from ctxchat.store.importers.fields import (
     HistoryFormatError,
     check,
@@ -29,7 +30,6 @@ from ctxchat.store.importers.fields import (
 from ctxchat.store.importers.labels import LABELS
 from ctxchat.store.importers.pieces import (
     Piece,
-    branch_messages,
     fenced,
     join,
     placeholder,
@@ -37,12 +37,11 @@ from ctxchat.store.importers.pieces import (
     tool_output,
 )
 from ctxchat.store.importers.records import ImportedConversation
-from ctxchat.store.importers.tree import ConversationTree, TreeNode, conversation_branches
+from ctxchat.store.importers.tree import ConversationTree, TreeNode
 
 LABEL = LABELS["claude"]
 CHANGE = f"another answer in {LABEL}"
 _ROLES = {"human": "user", "user": "user", "assistant": "assistant"}
-_EMPTY = Piece("system", "")
 
 
 def conversations(items: Iterable[Any]) -> Iterator[ImportedConversation]:
@@ -97,23 +96,9 @@ def _conversation(item: Any, number: int) -> Iterator[ImportedConversation]:
     }
     tree = ConversationTree(nodes, place)
     current = maybe(data, "current_leaf_message_uuid", str, place)
-    for index, branch in enumerate(conversation_branches(tree, tree.roots(), current)):
-        messages = branch_messages(
-            [pieces[node] or _EMPTY for node in branch.path],
-            [
-                (answer.asked, [pieces[node] or _EMPTY for node in answer.nodes])
-                for answer in branch.answers
-            ],
-            CHANGE,
-        )
-        yield ImportedConversation(
-            origin_id if index == 0 else f"{origin_id}#{branch.leaf}",
-            title if index == 0 else f"{title or 'Untitled'} (branch {index + 1})",
-            messages,
-            created,
-            updated,
-            model,
-        )
+    yield from tree_conversations(
+        tree, pieces, current, About(origin_id, title, created, updated, model, CHANGE)
+    )
 
 
 def _piece(message: Mapping[str, Any], place: str, model: str | None) -> Piece | None:

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from ctxchat.core.history import MessageStatus
+from ctxchat.store.importers.branches import About, tree_conversations
 from ctxchat.store.importers.fields import (
     HistoryFormatError,
     check,
@@ -26,14 +27,13 @@ from ctxchat.store.importers.fields import (
     text_of,
 )
 from ctxchat.store.importers.labels import LABELS
-from ctxchat.store.importers.pieces import Piece, branch_messages, join, placeholder
+from ctxchat.store.importers.pieces import Piece, join, placeholder
 from ctxchat.store.importers.records import ImportedConversation
-from ctxchat.store.importers.tree import ConversationTree, TreeNode, conversation_branches
+from ctxchat.store.importers.tree import ConversationTree, TreeNode
 
 LABEL = LABELS["open-webui"]
 CHANGE = f"another answer in {LABEL}"
 _ROLES = frozenset({"user", "assistant", "system"})
-_EMPTY = Piece("system", "")
 _REASONING = re.compile(r'<details\s+type="reasoning"[^>]*>(.*?)</details>\s*', re.DOTALL)
 _SUMMARY = re.compile(r"<summary>.*?</summary>", re.DOTALL)
 
@@ -110,24 +110,9 @@ def _conversation(item: Any, number: int) -> Iterator[ImportedConversation]:
                 nodes[previous] = TreeNode(old.parent, (key,), old.user, old.created)
             previous = key
     tree = ConversationTree(nodes, place)
-    for index, branch in enumerate(conversation_branches(tree, tree.roots(), current)):
-        messages_of = branch_messages(
-            [pieces[node] or _EMPTY for node in branch.path],
-            [
-                (answer.asked, [pieces[node] or _EMPTY for node in answer.nodes])
-                for answer in branch.answers
-            ],
-            CHANGE,
-        )
-        used = [m.model for m in messages_of if m.model]
-        yield ImportedConversation(
-            origin_id if index == 0 else f"{origin_id}#{branch.leaf}",
-            title if index == 0 else f"{title or 'Untitled'} (branch {index + 1})",
-            messages_of,
-            created,
-            updated,
-            used[-1] if used else model,
-        )
+    yield from tree_conversations(
+        tree, pieces, current, About(origin_id, title, created, updated, model, CHANGE)
+    )
 
 
 def _piece(message: Mapping[str, Any], place: str) -> Piece | None:

@@ -85,21 +85,9 @@ class ConversationTree:
         return tuple(nodes)
 
     def leaves(self, start: str) -> list[str]:
-        """The ends of the branches under `start` (itself when it has no children)."""
-        ends: list[str] = []
-        todo = [start]
-        seen: set[str] = set()
-        while todo:
-            node = todo.pop()
-            if node in seen:
-                continue
-            seen.add(node)
-            children = self.children(node)
-            if children:
-                todo.extend(reversed(children))
-            else:
-                ends.append(node)
-        return ends
+        """The ends of the branches under `start` (itself when it has no children), in the
+        order the tool keeps them."""
+        return [node for node in self._under(start) if not self.children(node)]
 
     def roots(self) -> list[str]:
         """The nodes without a parent, in the order they are kept."""
@@ -125,6 +113,7 @@ class ConversationTree:
         return known
 
     def _under(self, start: str) -> Iterable[str]:
+        """`start` and every node under it, depth first, children in their order."""
         todo = [start]
         seen: set[str] = set()
         while todo:
@@ -133,7 +122,7 @@ class ConversationTree:
                 continue
             seen.add(node)
             yield node
-            todo.extend(self.children(node))
+            todo.extend(reversed(self.children(node)))
 
     def between(self, start: str, leaf: str) -> tuple[str, ...]:
         """The nodes from `start` down to `leaf` (which is under it)."""

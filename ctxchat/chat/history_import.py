@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ctxchat.core.tokens import TokenCounter
-from ctxchat.store import Store, StoreError
+from ctxchat.store import Store
 from ctxchat.store.export_check import describe_problems, export_problems
 from ctxchat.store.history_import import ImportOutcome, ImportReport, Progress
 from ctxchat.store.importers import (
@@ -135,7 +135,7 @@ def _ctxchat_export(store: Store, path: Path, source: HistorySource, dry_run: bo
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise HistoryFormatError(f"{path} is not a JSON export: {error}") from None
     if not isinstance(data, dict):
-        raise StoreError(f"{path} is not a ctxchat JSON export")
+        raise HistoryFormatError(f"{path} is not a ctxchat JSON export")
     if not dry_run:
         return FileImport(path, source, conversation_id=store.import_conversation(data))
     problems = export_problems(data)

@@ -91,3 +91,15 @@ def test_importing_the_same_export_again_adds_nothing(
     assert again.summary() == (
         "Nothing new to import from ChatGPT. 3 were imported before and are left as they are."
     )
+
+
+def test_a_part_that_is_null_and_a_message_without_content_hold_no_text(
+    store: Store, counter: TokenCounter, tmp_path: Path
+) -> None:
+    conversation = short("c1", "Hello there", "Hi!")
+    conversation["mapping"]["q"]["message"]["content"]["parts"] = [None, "Hello there"]
+    conversation["mapping"]["a"]["message"]["content"] = {}
+    done = imported(store, counter, tmp_path, [conversation])
+    assert [(m.role, m.content) for m in store.messages(done.conversation_ids[0])] == [
+        ("user", "Hello there")
+    ]

@@ -73,6 +73,17 @@ def test_a_file_cut_short_imports_nothing(
     assert "not valid JSON at line" in message and message.endswith("; nothing was imported")
 
 
+def test_a_syntax_error_on_one_long_line_is_named_by_its_character(
+    store: Store, counter: TokenCounter, tmp_path: Path
+) -> None:
+    path = tmp_path / "conversations.json"
+    path.write_bytes(b'[{"id": "c1", "mapping": {}}, {"title" "Trip"}]')
+    assert refusal(store, counter, path) == (
+        f"{path} is not ChatGPT's data export (conversations.json) as ctxchat reads it: "
+        "not valid JSON at line 1 (character 40): Expecting ':' delimiter; nothing was imported"
+    )
+
+
 def test_a_file_of_another_tool_is_named_for_what_it_lacks(
     store: Store, counter: TokenCounter, tmp_path: Path
 ) -> None:

@@ -135,6 +135,8 @@ def _piece(message: Mapping[str, Any], place: str) -> Piece | None:
 
 def _text(content: Mapping[str, Any], kind: str, place: str) -> str:
     """The text of a message's content, whatever its kind; a placeholder for what is not."""
+    if not content:
+        return ""
     parts = content.get("parts")
     if parts is not None:
         parts = check(parts, list, child(place, "parts"))
@@ -162,6 +164,8 @@ def _text(content: Mapping[str, Any], kind: str, place: str) -> str:
 
 
 def _part(part: Any, place: str) -> str:
+    if part is None:
+        return ""
     if isinstance(part, str):
         return part
     part = check(part, dict, place)

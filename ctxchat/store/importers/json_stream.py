@@ -47,6 +47,7 @@ class JsonItems:
         self._at = 0
         self._eof = False
         self._lines_before = 0  # new lines in the text already let go of
+        self._chars_before = 0  # characters let go of
         self._bytes_read = 0
         self.top = ""
 
@@ -162,6 +163,7 @@ class JsonItems:
         text already decoded."""
         if self._at:
             self._lines_before += self._text.count("\n", 0, self._at)
+            self._chars_before += self._at
             self._text = self._text[self._at :]
             self._at = 0
         size = max(self._chunk, len(self._text)) if more else self._chunk
@@ -177,4 +179,6 @@ class JsonItems:
 
     def _error(self, message: str, position: int) -> NotJson:
         line = self._lines_before + self._text.count("\n", 0, position) + 1
-        return NotJson(f"not valid JSON at line {line:,}: {message}")
+        # Exports are often one line: the character says where on it.
+        character = self._chars_before + position + 1
+        return NotJson(f"not valid JSON at line {line:,} (character {character:,}): {message}")

@@ -180,3 +180,77 @@ def short(conversation_id: str, question: str, answer: str) -> dict[str, Any]:
     chat.say("q", "root", "user", question)
     chat.current = chat.say("a", "q", "assistant", answer, metadata={"model_slug": "gpt-4o-mini"})
     return chat.export()
+
+
+def research() -> dict[str, Any]:
+    """Browsing, a quote, a spoken question, an image made by a tool and a PDF attached:
+
+    question (report.pdf attached) → a search sent to the browser → what it found → a quote
+    from a page → the answer → a spoken question (its transcript and the audio) → a prompt
+    sent to the image tool → the image it made → the answer   ← current node
+    """
+    chat = ChatGPTConversation("conv-research", "Fjord research")
+    chat.say(
+        "ask",
+        "root",
+        "user",
+        "Find me a source on fjords.",
+        metadata={"attachments": [{"name": "report.pdf", "mime_type": "application/pdf"}]},
+    )
+    chat.say("search", "ask", "assistant", 'search("fjords")', recipient="browser")
+    chat.add(
+        "results",
+        "search",
+        "tool",
+        {"content_type": "tether_browsing_display", "result": "1. Fjords (example.org)"},
+        name="browser",
+    )
+    chat.add(
+        "quote",
+        "results",
+        "tool",
+        {
+            "content_type": "tether_quote",
+            "url": "https://example.org/fjords",
+            "domain": "example.org",
+            "title": "Fjords",
+            "text": "A fjord is a long, narrow inlet.",
+        },
+        name="browser",
+    )
+    chat.say("found", "quote", "assistant", "Here is what I found.")
+    chat.add(
+        "spoken",
+        "found",
+        "user",
+        {
+            "content_type": "multimodal_text",
+            "parts": [
+                {"content_type": "audio_transcription", "text": "Draw one for me."},
+                {"content_type": "audio_asset_pointer", "asset_pointer": "sediment://file_1"},
+            ],
+        },
+    )
+    chat.say(
+        "prompt", "spoken", "assistant", '{"prompt": "A fjord at dawn"}', recipient="dalle.text2im"
+    )
+    chat.add(
+        "image",
+        "prompt",
+        "tool",
+        {
+            "content_type": "multimodal_text",
+            "parts": [
+                {
+                    "content_type": "image_asset_pointer",
+                    "asset_pointer": "sediment://file_2",
+                    "width": 1024,
+                    "height": 1024,
+                    "metadata": {"dalle": {"prompt": "A fjord at dawn", "seed": 7}},
+                }
+            ],
+        },
+        name="dalle.text2im",
+    )
+    chat.current = chat.say("done", "image", "assistant", "Here is your picture.")
+    return chat.export()

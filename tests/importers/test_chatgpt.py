@@ -8,8 +8,9 @@ from pathlib import Path
 from ctxchat.chat.history_import import import_file
 from ctxchat.core.tokens import TokenCounter, count_message
 from ctxchat.store import Store
+from ctxchat.store.search import find_expression
 
-from .chatgpt_export import short, trip
+from .chatgpt_export import research, short, trip
 from .conftest import imported, write_json
 
 CODE = "[called python]\n```python\nprint(6 * 7)\n```\n\n[python output]\n```\n42\n```"
@@ -102,4 +103,38 @@ def test_a_part_that_is_null_and_a_message_without_content_hold_no_text(
     done = imported(store, counter, tmp_path, [conversation])
     assert [(m.role, m.content) for m in store.messages(done.conversation_ids[0])] == [
         ("user", "Hello there")
+    ]
+
+
+def test_imported_messages_are_found_and_recalled(
+    store: Store, counter: TokenCounter, tmp_path: Path
+) -> None:
+    done = imported(store, counter, tmp_path, [trip()])
+    main, branch = done.conversation_ids[:2]
+    assert set(store.find_conversations("brunost")) == {branch}
+    assert set(store.find_conversations("visit oslo")) == {main, branch}
+    found = store.search_messages(main, find_expression("summer"))
+    assert [candidate.content for candidate in found] == ["Go in summer."]
+
+
+def test_browsing_quotes_voice_and_images_are_text_or_placeholders(
+    store: Store, counter: TokenCounter, tmp_path: Path
+) -> None:
+    done = imported(store, counter, tmp_path, [research()])
+    assert [(m.role, m.content) for m in store.messages(done.conversation_ids[0])] == [
+        ("user", "Find me a source on fjords.\n\n[file not imported: report.pdf]"),
+        (
+            "assistant",
+            '[called browser]\n```json\nsearch("fjords")\n```\n\n'
+            "[browser output]\n```\n1. Fjords (example.org)\n```\n\n"
+            "[quoted from Fjords https://example.org/fjords]\n\n"
+            "> A fjord is a long, narrow inlet.\n\nHere is what I found.",
+        ),
+        ("user", "Draw one for me.\n[audio not imported]"),
+        (
+            "assistant",
+            '[called dalle.text2im]\n```json\n{"prompt": "A fjord at dawn"}\n```\n\n'
+            "[image not imported: 1024×1024, made from the prompt “A fjord at dawn”]\n\n"
+            "Here is your picture.",
+        ),
     ]

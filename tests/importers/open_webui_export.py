@@ -100,6 +100,23 @@ def compare() -> dict[str, Any]:
     }
 
 
+def with_output() -> dict[str, Any]:
+    """A chat from a newer version: the reply's text in its `output` items, not `content`."""
+    chat = compare()
+    chat["id"] = "owui-output"
+    messages = chat["chat"]["history"]["messages"]
+    messages["a-fail"].pop("error")
+    messages["a-fail"]["output"] = [
+        {"type": "reasoning", "summary": []},
+        {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "About 1,300 metres."}],
+        },
+    ]
+    return chat
+
+
 def older() -> dict[str, Any]:
     """A chat from before `history`: only the list of messages."""
     return {

@@ -10,7 +10,7 @@ from ctxchat.core.tokens import TokenCounter
 from ctxchat.store import Store
 
 from .conftest import imported
-from .open_webui_export import compare, older
+from .open_webui_export import compare, older, with_output
 
 
 def test_the_answer_shown_is_the_reply_and_the_other_model_a_variant(
@@ -50,3 +50,15 @@ def test_an_older_chat_is_its_list_of_messages(
         ("user", "Hi"),
         ("assistant", "Hello."),
     ]
+
+
+def test_a_reply_kept_as_output_items_is_read_from_them(
+    store: Store, counter: TokenCounter, tmp_path: Path
+) -> None:
+    done = imported(store, counter, tmp_path, [with_output()])
+    messages = store.messages(done.conversation_ids[0])
+    assert (messages[-1].role, messages[-1].content, messages[-1].status) == (
+        "assistant",
+        "About 1,300 metres.",
+        MessageStatus.COMPLETE,
+    )

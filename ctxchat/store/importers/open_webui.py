@@ -123,7 +123,9 @@ def _piece(message: Mapping[str, Any], place: str) -> Piece | None:
         raise HistoryFormatError(
             f"{child(place, 'role')}: {role!r} is not user, assistant or system"
         )
-    text = _content(message.get("content"), child(place, "content"))
+    text = _content(message.get("content"), child(place, "content")) or _output(
+        message.get("output")
+    )
     reasoning = ""
     if role == "assistant":
         text, reasoning = _reasoning(text)
@@ -159,6 +161,27 @@ def _content(content: Any, place: str) -> str:
             kind = str(part.get("type") or "part")
             texts.append(placeholder("image" if "image" in kind else kind.replace("_", " ")))
     return "\n".join(texts)
+
+
+def _output(output: Any) -> str:
+    """The text of a reply newer versions keep as output items (`"type": "message"`, its
+    parts' text) rather than as its content."""
+    if not isinstance(output, list):
+        return ""
+    texts = []
+    for item in output:
+        if not isinstance(item, dict) or item.get("type") != "message":
+            continue
+        parts = item.get("content")
+        if isinstance(parts, list):
+            texts.append(
+                "".join(
+                    str(part["text"])
+                    for part in parts
+                    if isinstance(part, dict) and isinstance(part.get("text"), str)
+                )
+            )
+    return "\n".join(text for text in texts if text.strip())
 
 
 def _reasoning(text: str) -> tuple[str, str]:

@@ -17,6 +17,9 @@ from ctxchat import __version__
 
 KINDS = ("fact", "constraint", "preference", "hypothesis")
 MODES = ("personalization", "objective")
+# The names `import --from` takes (ctxchat.store.importers.SOURCES, not imported here so that
+# --help stays light; a test keeps the two the same).
+IMPORT_SOURCES = ("chatgpt", "claude", "llm", "open-webui", "ctxchat")
 
 
 LARGEST_ID = 2**63 - 1  # SQLite's integers are 64-bit
@@ -198,8 +201,24 @@ def build_parser() -> argparse.ArgumentParser:
         "--with-memory", action="store_true", help="delete its own memory entries too"
     )
     delete.add_argument("--json", action="store_true", help="print what was deleted as JSON")
-    importing = commands.add_parser("import", help="import a conversation exported as JSON")
+    importing = commands.add_parser(
+        "import",
+        help="import a ctxchat JSON export, or the history of ChatGPT, Claude.ai, llm or Open WebUI",
+        description="Import a conversation exported by ctxchat as JSON, ChatGPT's or Claude.ai's "
+        "data export (conversations.json), simonw/llm's logs.db (read only) or an Open WebUI "
+        "chat export. Which one a file is, is recognised; --from says it. Conversations "
+        "imported before are left as they are; a damaged file imports nothing.",
+    )
     importing.add_argument("file", type=Path)
+    importing.add_argument(
+        "--from",
+        dest="source",
+        choices=IMPORT_SOURCES,
+        help="the tool the file comes from (default: recognised from the file)",
+    )
+    importing.add_argument(
+        "--dry-run", action="store_true", help="say what would be imported; change nothing"
+    )
 
     config = commands.add_parser("config", help="the configuration file")
     config_commands = _Commands(

@@ -35,6 +35,11 @@ class Conversation:
     updated_at: float
     chosen_profile: str | None = None
     chosen_model: str | None = None
+    origin: str | None = None
+    """The tool an imported conversation came from (`chatgpt`, `claude`, `llm`,
+    `open-webui`); None for one made in ctxchat."""
+    origin_id: str | None = None
+    """The conversation's id in that tool."""
 
     @property
     def name(self) -> str:
@@ -51,6 +56,9 @@ class ConversationInfo:
     updated_at: float
     message_count: int
     tokens: int
+    origin: str | None = None
+    """The tool it was imported from (see `Conversation.origin`)."""
+    origin_id: str | None = None
 
     @property
     def name(self) -> str:

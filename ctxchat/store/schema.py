@@ -285,6 +285,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 11: memory entries kept when their conversation was deleted: global from then on, left
     # out of requests until the user includes them; `kept_from` is that conversation's title.
     ("ALTER TABLE memory ADD COLUMN kept_from TEXT",),
+    # 12: where an imported conversation came from: the tool whose history it was (`origin`:
+    # chatgpt, claude, llm, open-webui) and its id there (`origin_id`). Importing the same
+    # history again finds it by the pair and adds nothing. NULL: made in ctxchat.
+    (
+        "ALTER TABLE conversations ADD COLUMN origin TEXT",
+        "ALTER TABLE conversations ADD COLUMN origin_id TEXT",
+        "CREATE UNIQUE INDEX conversations_by_origin ON conversations(origin, origin_id) "
+        "WHERE origin_id IS NOT NULL",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -36,6 +36,7 @@ typo never passes silently. The layout::
     max_unsummarized = 0               # 0 = off
     profile = ""                       # a profile for the summarizer; "" = the chat profile
     model = ""                         # a model for the summarizer; "" = the profile's
+    max_tokens = 0                     # at most this long; 0 = what the summary share allows
 
     [model]                            # waits on the server, in seconds
     chunk_timeout = 60                 # silence allowed between two chunks of a reply
@@ -113,6 +114,7 @@ SUMMARY_KEYS = (
     "max_unsummarized",
     "profile",
     "model",
+    "max_tokens",
 )
 
 RECALL_KEYS = (
@@ -323,6 +325,7 @@ def _read_summary(
         ),
         profile=profile,
         model=reader.optional_string(table, (*at, "model"), what="a model name"),
+        max_tokens=reader.integer(table, (*at, "max_tokens"), defaults.max_tokens),
     )
 
 

@@ -142,6 +142,9 @@ class SummarySettings:
     """A separate profile for the summarizer; None = the chat profile."""
     model: str | None = None
     """A model for the summarizer on its profile; None = the profile's model."""
+    max_tokens: int = 0
+    """The most tokens a summary may have (what its request asks for at most); 0 = what
+    the summary share of the budget allows. Never more than that share."""
 
     def policy(self) -> SummaryPolicy:
         """The core's policy for automatic folding."""

@@ -188,6 +188,12 @@ def _summary(settings: Settings) -> str:
     text += _setting(
         "model", summary.model or "", 'A model for the summarizer; "" = its profile\'s model.'
     )
+    text += _setting(
+        "max_tokens",
+        summary.max_tokens,
+        "The longest summary, in tokens; 0 = what the summary share of the budget allows.",
+        "A longer reply is cut at its last whole sentence and flagged as cut.",
+    )
     return text
 
 

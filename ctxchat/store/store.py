@@ -10,9 +10,10 @@ from ctxchat.store.connection import connect
 from ctxchat.store.counts import CountStore
 from ctxchat.store.search import SearchStore
 from ctxchat.store.server_counts import ServerCountStore
+from ctxchat.store.summary_jobs import SummaryJobStore
 
 
-class Store(SearchStore, CountStore, ServerCountStore):
+class Store(SearchStore, CountStore, ServerCountStore, SummaryJobStore):
     """ctxchat's database: conversations, messages, memory, summaries and reply plans.
 
     Open it with `Store.open(path)`; use it as a context manager or `close()` it. Every

@@ -44,6 +44,8 @@ class ExtractionResult:
     problems: tuple[str, ...]
     span: tuple[int, int] | None = None
     """The first and last id of the messages the model read: the source of what it found."""
+    cut: bool = False
+    """The output limit cut the model's reply: the proposals are the complete entries in it."""
 
 
 def build_extraction_request(
@@ -106,15 +108,20 @@ def _candidates(text: str) -> list[Any]:
 
 
 def parse_proposals(
-    text: str, known: Sequence[MemoryEntry] = (), valid_ids: Sequence[int] = ()
+    text: str,
+    known: Sequence[MemoryEntry] = (),
+    valid_ids: Sequence[int] = (),
+    *,
+    cut: bool = False,
 ) -> ExtractionResult:
     """Proposals from the model's reply, and a problem line for everything that was off.
 
-    Never raises: malformed output yields what could be parsed plus the reasons.
+    Never raises: malformed output yields what could be parsed plus the reasons. `cut` says
+    the output limit cut the reply: its complete entries are proposed, and the cut is said.
     """
     problems: list[str] = []
     raw = _candidates(text)
-    if not raw:
+    if not raw and not cut:
         problems.append("The model's reply held no JSON entries.")
     proposals: list[Proposal] = []
     seen: set[str] = set()
@@ -148,7 +155,18 @@ def parse_proposals(
             Proposal(MemoryKind(kind_name), body, importance, message_id, _match(body, known))
         )
     span = (min(valid_ids), max(valid_ids)) if valid_ids else None
-    return ExtractionResult(tuple(proposals), tuple(problems), span)
+    if cut:
+        problems.insert(0, cut_problem(len(proposals)))
+    return ExtractionResult(tuple(proposals), tuple(problems), span, cut)
+
+
+def cut_problem(complete: int) -> str:
+    """What a cut reply's review says: how many entries it held whole."""
+    held = f"{complete} complete entr{'y' if complete == 1 else 'ies'}"
+    return (
+        f"The model's reply was cut off at its output limit; the {held} before the cut "
+        "are offered, the rest was lost."
+    )
 
 
 def _words(text: str) -> set[str]:

@@ -86,7 +86,7 @@ class SummaryJob:
         if self.running:
             return SummaryRun(running=True)
         if self.failed:
-            return SummaryRun(failure=self.error)
+            return SummaryRun(failure=short_failure(self.error or "it failed"))
         return None
 
     def elapsed(self, now: float) -> float:
@@ -110,6 +110,12 @@ class SummaryJob:
         if self.here:
             return "this process"
         return f"process {pid}" if host == socket.gethostname() else f"process {pid} on {host}"
+
+
+def short_failure(error: str, width: int = 100) -> str:
+    """A failure as a plan's reason tells it: its first sentence, without the remedy."""
+    sentence = error.removeprefix("Summarization failed: ").split(". ", 1)[0].rstrip(".")
+    return sentence if len(sentence) <= width else sentence[: width - 1] + "…"
 
 
 class SummaryBusy(StoreError):

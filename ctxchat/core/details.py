@@ -40,6 +40,8 @@ class Detail:
     text: str
     keys: frozenset[str]
     sentence: str
+    anchors: tuple[frozenset[str], ...] = ()
+    """For a decision or a rule: the keys of the details inside it (its numbers, names…)."""
 
 
 # --- patterns ---------------------------------------------------------------------------------
@@ -48,6 +50,7 @@ _FENCE = re.compile(
     r"^[ \t]*(`{3,}|~{3,})[ \t]*([\w+-]*)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.M | re.S
 )
 _INLINE_CODE = re.compile(r"`([^`\n]+)`")
+_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 _URL = re.compile(r"\b(?:https?|ftp)://[^\s<>\"'`\[\]()]+|\bwww\.[a-z0-9-]+\.[^\s<>\"'`()]+", re.I)
 _WINDOWS_PATH = re.compile(r"\b[A-Za-z]:\\(?:[^\\\s`'\"]+\\)*[^\\\s`'\",;]*")
 _ROOTED_PATH = re.compile(r"(?<![\w/.~:-])(?:~|\.{1,2})?/(?:[\w.@+-]+/)*[\w.@+-]*[\w@+-]/?")
@@ -66,6 +69,11 @@ _MONTH_DAY = re.compile(
 _DAY_MONTH = re.compile(
     rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\b\.?(?:,?\s+(\d{{4}})\b)?", re.I
 )
+_DAY_RANGE = re.compile(
+    rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s*[-–]\s*(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\b"
+    rf"\.?(?:,?\s+(\d{{4}})\b)?",
+    re.I,
+)
 _MONTH_YEAR = re.compile(rf"\b({_MONTH})\.?,?\s+(?:of\s+)?(\d{{4}})\b", re.I)
 _WEEKDAY = re.compile(rf"\b({'|'.join(words.WEEKDAYS)})s?\b", re.I)
 _TIME = re.compile(
@@ -83,6 +91,7 @@ _CAMEL = re.compile(r"\b[a-z][a-z0-9]*(?:[A-Z][a-z0-9]+)+\b")
 _PASCAL = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+){2,}\b")
 _CALL = re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\(\)")
 _DOTTED = re.compile(r"\b[a-z_]\w*(?:\.[A-Za-z_]\w*)+\b")
+_VERSIONED = re.compile(r"\b[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*-\d+(?:\.\d+)+\b")
 _OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+(?:=[^\s,;]+)?")
 _DEFINED = re.compile(
     r"^\s*(?:async\s+)?(?:def|class|fn|func|function|struct|enum|interface|type|const|let|var)"
@@ -90,7 +99,8 @@ _DEFINED = re.compile(
     re.M,
 )
 _CAPITALIZED = re.compile(
-    r"(?<![\w'’-])[A-Z][\w’'&.-]*\w(?:\s+(?:(?:of|de|van|von|der|la|du|&)\s+)?[A-Z][\w’'&-]*\w)*"
+    r"(?<![\w'’-])[A-Z][\w’'&.-]*\w"
+    r"(?:\s+(?:(?:of|de|da|do|dos|di|del|van|von|der|den|la|le|du|&)\s+)?[A-Z][\w’'&-]*\w)*"
 )
 _ACRONYM = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]{1,}s?(?![\w-])")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])[\"')\]”’]*\s+|\n\s*")
@@ -101,13 +111,16 @@ _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’-]*")
 
 
 def stem(word: str) -> str:
-    """A crude stem, enough to see "deploys", "deployed" and "deploying" as one word."""
-    word = word.lower().replace("’", "'")
-    word = word.removesuffix("'s")
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
+    """A crude stem, enough to see "deploys", "deployed" and "deploying" as one word, and
+    "tiled" and "tiling", "writes" and "write"."""
+    word = word.lower().replace("’", "'").removesuffix("'s")
+    if word.endswith("ing") and len(word) >= 6:
+        word = word[:-3]
+    elif len(word) >= 5 and word.endswith(("ed", "ses", "xes", "zes", "ches", "shes")):
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith("ss") and len(word) >= 4:
+        word = word[:-1]
+    return word[:-1] if word.endswith("e") and len(word) >= 4 else word
 
 
 def content_words(text: str) -> frozenset[str]:
@@ -223,6 +236,12 @@ def _day_month(match: re.Match[str]) -> set[str] | None:
     return {key} if key else None
 
 
+def _day_range(match: re.Match[str]) -> set[str] | None:
+    month, year = words.MONTHS[match[3].lower()], _year(match[4])
+    keys = {date_key(year, month, int(match[1])), date_key(year, month, int(match[2]))}
+    return {key for key in keys if key} or None
+
+
 def _month_year(match: re.Match[str]) -> set[str] | None:
     key = date_key(_year(match[2]), words.MONTHS[match[1].lower()], None)
     return {key} if key else None
@@ -249,6 +268,9 @@ def _number(match: re.Match[str]) -> set[str] | None:
     # A lone small number ("2 options", "step 3") is rarely what a summary must keep.
     if len(value.replace(",", "").replace(".", "")) < 2 and not (unit or currency):
         return None
+    if unit.strip().lower() in ("%", "percent", "per cent"):
+        # A share is not the same number of anything else: "3%" is not "three months".
+        return {"p" + key[1:] for key in number_keys(value)}
     return number_keys(value, unit)
 
 
@@ -417,9 +439,9 @@ class _Reading:
             meaning = content_words(sentence)
             if len(meaning) >= 2:
                 original = " ".join(self.original[start:end].split())
-                self.found.append(
-                    Detail(kind, original, frozenset("c:" + w for w in meaning), original)
-                )
+                anchors = tuple(d.keys for d in self.found if d.sentence == original)
+                keys = frozenset("c:" + w for w in meaning)
+                self.found.append(Detail(kind, original, keys, original, anchors))
 
 
 def _shell_command(language: str, line: str) -> str | None:
@@ -470,14 +492,16 @@ def details_in(text: str, names_in_text: Collection[str] = ()) -> list[Detail]:
     reading.code_blocks()
     reading.inline_code()
     prose = reading.masked
+    reading.take(_EMAIL, DetailKind.URL, _any_case)
     reading.take(_URL, DetailKind.URL, _url)
+    reading.take(_ISO_DATE, DetailKind.DATE, _iso_date)
+    reading.take(_NUMERIC_DATE, DetailKind.DATE, _numeric_date)
     for pattern in (_WINDOWS_PATH, _ROOTED_PATH, _FILE_NAME):
         reading.take(pattern, DetailKind.PATH, _path_keys)
     reading.take(_RELATIVE_PATH, DetailKind.PATH, _relative_path_keys)
     reading.prose_commands()
     for pattern, key in (
-        (_ISO_DATE, _iso_date),
-        (_NUMERIC_DATE, _numeric_date),
+        (_DAY_RANGE, _day_range),
         (_MONTH_DAY, _month_day),
         (_DAY_MONTH, _day_month),
         (_MONTH_YEAR, _month_year),
@@ -486,7 +510,7 @@ def details_in(text: str, names_in_text: Collection[str] = ()) -> list[Detail]:
         (_QUARTER, _quarter),
     ):
         reading.take(pattern, DetailKind.DATE, key)
-    for pattern in (_OPTION, _CALL, _SNAKE, _CAMEL, _PASCAL, _DOTTED):
+    for pattern in (_VERSIONED, _OPTION, _CALL, _SNAKE, _CAMEL, _PASCAL, _DOTTED):
         reading.take(pattern, DetailKind.IDENTIFIER, _any_case)
     for marker in list(_LIST_MARKER.finditer(reading.masked)):
         reading.mask(marker.start(), marker.end())

@@ -162,11 +162,12 @@ def parse_proposals(
 
 def cut_problem(complete: int) -> str:
     """What a cut reply's review says: how many entries it held whole."""
-    held = f"{complete} complete entr{'y' if complete == 1 else 'ies'}"
-    return (
-        f"The model's reply was cut off at its output limit; the {held} before the cut "
-        "are offered, the rest was lost."
+    held = (
+        "the 1 complete entry before the cut is"
+        if complete == 1
+        else (f"the {complete} complete entries before the cut are")
     )
+    return f"The model's reply was cut off at its output limit; {held} offered, the rest was lost."
 
 
 def _words(text: str) -> set[str]:

@@ -24,6 +24,8 @@ from ctxchat.core.summary import SummaryStrategy
 
 # A sentence (a decision, a rule) is still held when this share of its meaning words is.
 SENTENCE_KEPT = 0.5
+# ...or this share, when the summary holds every detail the sentence names.
+ANCHORED_SENTENCE_KEPT = 1 / 3
 # A name is held by a word that shares its start, if both are at least this long.
 NAME_PREFIX = 5
 # Where a lost detail is shown with its sentence, the sentence is cut to this many characters.
@@ -92,16 +94,27 @@ class SummaryIndex:
         for match in re.finditer(r"(?<![\w.])\d[\d,]*(?:\.\d+)*([kKmM]|bn)?\b", text):
             self.keys |= number_keys(match[0].rstrip("kKmMbn"), match[1] or "")
         self.keys |= {f"n:{value}" for value in numbers_in_words(text)}
+        for share in re.finditer(r"((?:[a-z]+[ -]){0,3}[a-z]+) (?:percent|per cent)\b", self.lower):
+            self.keys |= {f"p:{value}" for value in numbers_in_words(share[1])}
+        if re.search(r"\bhalf an?\b", self.lower):
+            self.keys.add("n:0.5")  # "half a second"
         self.dates = [key[2:].split("-") for key in self.keys if key.startswith("d:")]
 
     def holds(self, detail: Detail) -> bool:
         """Whether the summary still holds `detail` (any one of its keys; a sentence's
         meaning words together)."""
         meaning = [key[2:] for key in detail.keys if key.startswith("c:")]
-        if meaning:
-            held = sum(1 for word in meaning if word in self.stems)
-            return held >= SENTENCE_KEPT * len(meaning)
-        return any(self._holds_key(key) for key in detail.keys)
+        if not meaning:
+            return any(self._holds_key(key) for key in detail.keys)
+        held = sum(1 for word in meaning if word in self.stems) / len(meaning)
+        if held >= SENTENCE_KEPT:
+            return True
+        # Reworded, but with every number, name and path it names: it is still there.
+        return (
+            bool(detail.anchors)
+            and held >= ANCHORED_SENTENCE_KEPT
+            and all(any(self._holds_key(key) for key in keys) for keys in detail.anchors)
+        )
 
     def _holds_name_word(self, word: str) -> bool:
         # "Postgres" holds "PostgreSQL", "Kubernetes" holds "Kubernetes'": a shared start.

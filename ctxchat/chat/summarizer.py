@@ -207,7 +207,7 @@ class Summarizer:
                 )
             raise SummaryFailed(
                 "Summarization failed: the model returned an empty summary. "
-                "Retry, or name another model in the [summary] config table."
+                "Set model in the [summary] config table to one that writes summaries."
             )
         draft.text, draft.cut = text, draft.cut or cut
 

@@ -11,6 +11,15 @@ from dataclasses import dataclass
 from ctxchat.chat.request_room import request_room
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.summary_job import JobKind, JobProgress, SummaryBusy, summarizing
+from ctxchat.chat.summary_review import (
+    SummaryFailed,
+    SummaryProposal,
+    accept,
+    edit_summary,
+    mark_reviewed,
+    report_for,
+    roll_back,
+)
 from ctxchat.config.errors import MissingApiKey, UnknownProfile
 from ctxchat.core.budget import BudgetError
 from ctxchat.core.history import HistoryMessage
@@ -25,28 +34,22 @@ from ctxchat.core.summary import (
 )
 from ctxchat.core.summary_loss import (
     KeptWord,
-    LossReport,
-    LostDetail,
     holds_text,
     loss_report,
     must_keep,
-    still_lost,
 )
 from ctxchat.model.backend import ModelBackend
 from ctxchat.model.errors import ErrorKind, ProviderError
-from ctxchat.store import StoreError, SummaryVersion
-from ctxchat.store.summaries import SummaryChanged
+from ctxchat.store import SummaryVersion
 
 # Fewer tokens than this for the turns of one request is no room to summarize in.
 MIN_CHUNK = 200
+# A summary allowed fewer tokens than this could not say anything.
+MIN_SUMMARY = 16
 # The heading over what a summary keeps word for word.
 KEPT_HEADING = "Kept word for word (pinned, or a rule that was stated):"
 # Marks a message cut to fit one request.
 CUT_MESSAGE = " […the rest of this message did not fit the summarizer's window]"
-
-
-class SummaryFailed(Exception):
-    """Summarization did not produce a summary; the previous one stays in force."""
 
 
 class SummaryInProgress(SummaryFailed):
@@ -55,32 +58,6 @@ class SummaryInProgress(SummaryFailed):
     def __init__(self, busy: SummaryBusy) -> None:
         self.job = busy.job
         super().__init__(f"{busy} Wait for it to finish.")
-
-
-@dataclass(frozen=True, slots=True)
-class SummaryProposal:
-    """A summary made by the model but not in force: what it says and what it lost.
-
-    It covers messages `first_message_id` to `last_message_id` once accepted; `folded` are
-    the messages this fold read (the report is about them). `in_force` is the id of the
-    version it was made from (None: no summary then); accepting it fails if another is in
-    force by then. `cut` says the model's reply was cut at the limit (`max_tokens`); `kept`
-    are the pinned entries and rules added back word for word.
-    """
-
-    conversation_id: int
-    text: str
-    first_message_id: int
-    last_message_id: int
-    folded: tuple[HistoryMessage, ...]
-    in_force: int | None
-    strategy: SummaryStrategy
-    model: str | None
-    cut: bool
-    lost: LossReport
-    kept: tuple[KeptWord, ...] = ()
-    max_tokens: int = 0
-    note: str = ""
 
 
 @dataclass
@@ -228,6 +205,11 @@ class Summarizer:
         """Fold `messages` into `previous`, chunk by chunk; the text, whether a reply was cut,
         and the limit it was held to."""
         max_tokens = self.max_tokens()
+        if max_tokens < MIN_SUMMARY:
+            raise SummaryFailed(
+                f"The summary's share of the budget leaves it {max_tokens} tokens. "
+                + self._longer_remedy(max_tokens)
+            )
         draft = _Draft(previous)
         if previous is not None and self.session.counter.count_text(previous) > max_tokens:
             # A summary stored longer than its share (by an older ctxchat, or edited): the
@@ -366,80 +348,15 @@ def kept_block(kept: Sequence[KeptWord], strategy: SummaryStrategy) -> str:
     return KEPT_HEADING + "\n" + "\n".join(f"- {item.text}" for item in kept)
 
 
-# --- what the user does with a summary --------------------------------------------------------
-
-
-def accept(
-    session: ChatSession, proposal: SummaryProposal, text: str | None = None
-) -> SummaryVersion:
-    """Put `proposal` in force, as the model wrote it or as the user edited it (`text`).
-
-    An edited text is flagged `edited`, no longer `cut`, and its report says what it still
-    lacks of what the model's text lost. Raises SummaryFailed, storing nothing, when
-    another version came into force since the proposal was made.
-    """
-    edited = text is not None and text.strip() != proposal.text.strip()
-    final = text.strip() if text is not None and edited else proposal.text
-    if not final.strip():
-        raise SummaryFailed("An empty summary cannot be saved; reject it instead.")
-    lost = still_lost(proposal.folded, proposal.lost.lost, final) if edited else proposal.lost.lost
-    note = proposal.note
-    if edited:
-        note = "edited by you before it went into force" if not note else f"{note}, then edited"
-    try:
-        return session.add_summary(
-            final,
-            first_message_id=proposal.first_message_id,
-            last_message_id=proposal.last_message_id,
-            strategy=proposal.strategy,
-            model=proposal.model,
-            edited=edited,
-            note=note,
-            cut=proposal.cut and not edited,
-            lost=lost,
-            in_force=proposal.in_force,
-        )
-    except SummaryChanged as error:
-        raise SummaryFailed(str(error)) from error
-    except StoreError as error:  # a message it covers was deleted meanwhile
-        raise SummaryFailed(f"The summary cannot be saved: {error}") from error
-
-
-def report_for(proposal: SummaryProposal, text: str) -> tuple[LostDetail, ...]:
-    """What `text` (the proposal's text as the user is editing it) still lacks of what the
-    model's text lost: the preview's list, shrinking as items are added back."""
-    return still_lost(proposal.folded, proposal.lost.lost, text)
-
-
-def mark_reviewed(session: ChatSession, summary_id: int) -> SummaryVersion:
-    """The user looked at what a version in force lost and keeps it: no longer flagged."""
-    version = session.store.mark_summary_reviewed(summary_id)
-    session.forget_summary()
-    return version
-
-
-def edit_summary(session: ChatSession, text: str) -> SummaryVersion:
-    """Store the user's own text as a new, edited version covering the same messages; its
-    report keeps what the edited text still lacks of what the version in force lost."""
-    active = session.active_summary()
-    if active is None:
-        raise SummaryFailed("There is no summary to edit yet.")
-    if not text.strip():
-        raise SummaryFailed("An empty summary cannot be saved; roll back instead.")
-    covered = [m for m in session.history() if m.id <= active.last_message_id]
-    return session.add_summary(
-        text.strip(),
-        first_message_id=active.first_message_id,
-        last_message_id=active.last_message_id,
-        strategy=active.strategy,
-        model=None,
-        edited=True,
-        note=f"edited by you from v{active.version}",
-        lost=still_lost(covered, active.lost, text.strip()),
-    )
-
-
-def roll_back(session: ChatSession, summary_id: int | None) -> None:
-    """Make an earlier version (or none) the one in force: rejecting a summary that went
-    into force is rolling back to the one before it."""
-    session.activate_summary(summary_id)
+__all__ = [
+    "Summarizer",
+    "SummaryFailed",
+    "SummaryInProgress",
+    "SummaryProposal",
+    "accept",
+    "edit_summary",
+    "kept_block",
+    "mark_reviewed",
+    "report_for",
+    "roll_back",
+]

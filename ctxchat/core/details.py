@@ -4,12 +4,19 @@ code identifiers, decisions and rules, each with the normalized forms it is foun
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
 from enum import StrEnum
 
 from ctxchat.core import detail_words as words
+from ctxchat.core.detail_keys import (
+    content_words,
+    date_key,
+    minutes_key,
+    number_keys,
+    url_key,
+    year_of,
+)
 
 
 class DetailKind(StrEnum):
@@ -104,109 +111,6 @@ _CAPITALIZED = re.compile(
 )
 _ACRONYM = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]{1,}s?(?![\w-])")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])[\"')\]”’]*\s+|\n\s*")
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’-]*")
-
-
-# --- normalizing -------------------------------------------------------------------------------
-
-
-def stem(word: str) -> str:
-    """A crude stem, enough to see "deploys", "deployed" and "deploying" as one word, and
-    "tiled" and "tiling", "writes" and "write"."""
-    word = word.lower().replace("’", "'").removesuffix("'s")
-    if word.endswith("ing") and len(word) >= 6:
-        word = word[:-3]
-    elif len(word) >= 5 and word.endswith(("ed", "ses", "xes", "zes", "ches", "shes")):
-        word = word[:-2]
-    elif word.endswith("s") and not word.endswith("ss") and len(word) >= 4:
-        word = word[:-1]
-    return word[:-1] if word.endswith("e") and len(word) >= 4 else word
-
-
-def content_words(text: str) -> frozenset[str]:
-    """The stems of the words that carry a sentence's meaning."""
-    return frozenset(
-        stem(word)
-        for word in _WORD.findall(text)
-        if len(word) > 1
-        and word.lower() not in words.STOPWORDS
-        and word.lower() not in words.MARKER_WORDS
-    )
-
-
-def _decimal_key(value: Decimal) -> str:
-    text = format(value, "f")
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return "n:" + text
-
-
-def number_keys(value: str, unit: str = "") -> set[str]:
-    """The keys a number is found by: its value, and with a scale suffix applied ("1.5k" is
-    also 1500); a version with several dots is kept as written."""
-    digits = value.replace(",", "")
-    if digits.count(".") > 1:
-        return {"v:" + digits}
-    try:
-        number = Decimal(digits)
-    except InvalidOperation:
-        return set()
-    keys = {_decimal_key(number)}
-    scale = words.SCALE_SUFFIXES.get(unit.strip().lower())
-    if scale:
-        keys.add(_decimal_key(number * scale))
-    return keys
-
-
-def numbers_in_words(text: str) -> Iterator[int]:
-    """Numbers written in words ("twenty-five", "three hundred", "a dozen")."""
-    total = current = 0
-    seen = False
-    for word in re.findall(r"[a-z]+", text.lower()):
-        if word in words.NUMBER_WORDS:
-            current += words.NUMBER_WORDS[word]
-            seen = True
-        elif word in words.SCALE_WORDS and seen:
-            current = max(current, 1) * words.SCALE_WORDS[word]
-            if words.SCALE_WORDS[word] >= 1000:
-                total, current = total + current, 0
-        elif not (word == "and" and seen):
-            if seen:
-                yield total + current
-            total = current = 0
-            seen = False
-    if seen:
-        yield total + current
-
-
-def url_key(url: str) -> str:
-    """A URL without scheme, `www.`, case or trailing punctuation."""
-    key = re.sub(r"^[a-z]+://", "", url.lower()).removeprefix("www.")
-    return "u:" + key.rstrip("/.,;:!?")
-
-
-def date_key(year: int | None, month: int, day: int | None) -> str | None:
-    """`d:YEAR-MONTH-DAY` with `*` for what is not given; None for no real date."""
-    if not 1 <= month <= 12 or (day is not None and not 1 <= day <= 31):
-        return None
-    return f"d:{year or '*'}-{month}-{day or '*'}"
-
-
-def _year(text: str | None) -> int | None:
-    if not text:
-        return None
-    year = int(text)
-    return year + 2000 if year < 100 else year
-
-
-def _minutes(hour: int, minute: int, meridiem: str | None) -> str | None:
-    if meridiem:
-        if not 1 <= hour <= 12:
-            return None
-        hour = hour % 12 + (12 if meridiem.lower() == "p" else 0)
-    if hour > 23 or minute > 59:
-        return None
-    return f"t:{hour * 60 + minute}"
 
 
 # --- the keys of each kind of match --------------------------------------------------------------
@@ -220,30 +124,30 @@ def _iso_date(match: re.Match[str]) -> set[str] | None:
 
 
 def _numeric_date(match: re.Match[str]) -> set[str] | None:
-    first, second, year = int(match[1]), int(match[2]), _year(match[3])
+    first, second, year = int(match[1]), int(match[2]), year_of(match[3])
     # Day and month are ambiguous (03/04): either reading finds it again.
     keys = {date_key(year, first, second), date_key(year, second, first)} - {None}
     return {key for key in keys if key} or None
 
 
 def _month_day(match: re.Match[str]) -> set[str] | None:
-    key = date_key(_year(match[3]), words.MONTHS[match[1].lower()], int(match[2]))
+    key = date_key(year_of(match[3]), words.MONTHS[match[1].lower()], int(match[2]))
     return {key} if key else None
 
 
 def _day_month(match: re.Match[str]) -> set[str] | None:
-    key = date_key(_year(match[3]), words.MONTHS[match[2].lower()], int(match[1]))
+    key = date_key(year_of(match[3]), words.MONTHS[match[2].lower()], int(match[1]))
     return {key} if key else None
 
 
 def _day_range(match: re.Match[str]) -> set[str] | None:
-    month, year = words.MONTHS[match[3].lower()], _year(match[4])
+    month, year = words.MONTHS[match[3].lower()], year_of(match[4])
     keys = {date_key(year, month, int(match[1])), date_key(year, month, int(match[2]))}
     return {key for key in keys if key} or None
 
 
 def _month_year(match: re.Match[str]) -> set[str] | None:
-    key = date_key(_year(match[2]), words.MONTHS[match[1].lower()], None)
+    key = date_key(year_of(match[2]), words.MONTHS[match[1].lower()], None)
     return {key} if key else None
 
 
@@ -253,9 +157,9 @@ def _weekday(match: re.Match[str]) -> set[str] | None:
 
 def _time(match: re.Match[str]) -> set[str] | None:
     if match[3]:
-        key = _minutes(int(match[1]), int(match[2] or 0), match[3])
+        key = minutes_key(int(match[1]), int(match[2] or 0), match[3])
     else:
-        key = _minutes(int(match[4]), int(match[5]), None)
+        key = minutes_key(int(match[4]), int(match[5]), None)
     return {key} if key else None
 
 
@@ -272,10 +176,6 @@ def _number(match: re.Match[str]) -> set[str] | None:
         # A share is not the same number of anything else: "3%" is not "three months".
         return {"p" + key[1:] for key in number_keys(value)}
     return number_keys(value, unit)
-
-
-def _as_written(match: re.Match[str]) -> set[str] | None:
-    return {"s:" + match[0].strip().rstrip("/.,;:")}
 
 
 def _any_case(match: re.Match[str]) -> set[str] | None:

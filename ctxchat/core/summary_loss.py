@@ -8,16 +8,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ctxchat.core.details import (
-    Detail,
-    DetailKind,
-    capitalized_mid_sentence,
-    content_words,
-    details_in,
-    number_keys,
-    numbers_in_words,
-    stem,
-)
+from ctxchat.core.detail_keys import content_words, number_keys, numbers_in_words, stem
+from ctxchat.core.details import Detail, DetailKind, capitalized_mid_sentence, details_in
 from ctxchat.core.history import HistoryMessage
 from ctxchat.core.memory import MemoryEntry, MemoryKind
 from ctxchat.core.summary import SummaryStrategy

@@ -10,7 +10,6 @@ import pytest
 
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.summarizer import Summarizer, SummaryFailed
-from ctxchat.chat.window import WindowInfo
 from ctxchat.core.budget import Layer
 from ctxchat.core.memory import MemoryKind
 from ctxchat.core.summary import summary_allowance
@@ -19,7 +18,7 @@ from ctxchat.store import Store
 from ctxchat.testing.server import ScriptedModelServer
 from ctxchat.testing.server.script import Reply
 
-from .conftest import API_KEY, make_settings
+from .conftest import make_settings, open_chat
 
 RAMBLE = " ".join(
     f"Sentence number {i} of a summary that goes on about the project plan." for i in range(400)
@@ -38,16 +37,7 @@ def session_with(
     settings = dataclasses.replace(
         settings, summary=dataclasses.replace(settings.summary, max_tokens=max_tokens)
     )
-    conversation = store.create_conversation("Limits")
-    return ChatSession(
-        store,
-        settings,
-        settings.profile(),
-        conversation.id,
-        backend=backend,
-        window=WindowInfo(window, "config"),
-        secrets=[API_KEY],
-    )
+    return open_chat(store, settings, backend, window=window)
 
 
 def talk(session: ChatSession, turns: int, words: int = 3) -> None:

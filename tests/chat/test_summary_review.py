@@ -9,6 +9,7 @@ from ctxchat.chat.session import ChatSession
 from ctxchat.chat.summarizer import (
     Summarizer,
     SummaryFailed,
+    SummaryProposal,
     accept,
     edit_summary,
     mark_reviewed,
@@ -21,6 +22,16 @@ from ctxchat.testing.server import ScriptedModelServer
 from .test_summary_limits import talk
 
 PORT = "Run the proxy on port 8771 and log to /var/log/proxy.log."
+
+
+async def proposed(session: ChatSession, server: ScriptedModelServer) -> SummaryProposal:
+    """A proposal folding a turn that names a port and a path, which the summary drops."""
+    session.add_user_message(PORT)
+    talk(session, 6)
+    server.script("They set up a proxy.")
+    fold = session.pending_fold(manual=True)
+    assert fold is not None
+    return await Summarizer.for_session(session).propose(fold)
 
 
 async def test_a_proposal_stores_nothing_until_accepted(
@@ -48,12 +59,7 @@ async def test_a_proposal_stores_nothing_until_accepted(
 async def test_adding_back_what_was_lost_before_accepting(
     session: ChatSession, server: ScriptedModelServer
 ) -> None:
-    session.add_user_message(PORT)
-    talk(session, 6)
-    server.script("They set up a proxy.")
-    fold = session.pending_fold(manual=True)
-    assert fold is not None
-    proposal = await Summarizer.for_session(session).propose(fold)
+    proposal = await proposed(session, server)
     path = proposal.lost.lost[0]
     text = add_back(proposal.text, path, proposal.strategy)
     assert text == f"They set up a proxy.\n{PORT}"

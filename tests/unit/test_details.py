@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ctxchat.core.details import DetailKind, details_in, numbers_in_words
+from ctxchat.core.detail_keys import numbers_in_words
+from ctxchat.core.details import DetailKind, details_in
 
 
 def found(text: str) -> list[tuple[str, str]]:

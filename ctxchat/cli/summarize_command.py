@@ -12,7 +12,7 @@ from ctxchat.chat.options import SessionOptions
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.session_factory import Connect, learn_server
 from ctxchat.chat.summarizer import Summarizer, SummaryFailed, SummaryInProgress
-from ctxchat.chat.summary_job import SummaryJob, wait_for_job
+from ctxchat.chat.summary_job import SummaryBusy, SummaryJob, current_job, wait_for_job
 from ctxchat.chat.workspace import Workspace
 from ctxchat.cli.common import conversation_id, make_session, print_json, require_server, workspace
 from ctxchat.cli.ctrl_c import CtrlC
@@ -94,6 +94,11 @@ async def _summarize(
     assert session.backend is not None
     with CtrlC() as ctrl_c:
         try:
+            # Before any request: a server that runs one request at a time (llama.cpp) would
+            # not answer while the other job's request runs, or would stop it for ours.
+            refused = await _wait_or_refuse(session, args)
+            if refused is not None:
+                return refused
             await require_server(session, space)
             # Chunks are sized from the budget: the window the chat uses, as everywhere.
             await learn_server(session, space, offline=offline)
@@ -106,6 +111,19 @@ async def _summarize(
             return EXIT_INTERRUPTED
         finally:
             await session.aclose()
+
+
+async def _wait_or_refuse(session: ChatSession, args: argparse.Namespace) -> int | None:
+    """Wait for a summary another job is making (or, with `--no-wait`, refuse: the exit
+    code); None once none runs."""
+    job = current_job(session)
+    if job is None or not job.running:
+        return None
+    if args.no_wait:
+        busy = SummaryInProgress(SummaryBusy(job, time.time()))
+        return _failed(str(busy), args, EXIT_ERROR)
+    await wait_for_job(session, _waiting)
+    return None
 
 
 async def _fold_once_free(session: ChatSession, args: argparse.Namespace) -> int:

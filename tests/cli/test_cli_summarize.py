@@ -119,6 +119,7 @@ def test_two_processes_never_fold_the_same_turns_twice(
     )
     try:
         assert server.wait_for_requests(asked + 1, timeout=60)  # its request is held
+        probes = len(server.other_requests)
         refused = subprocess.run(
             [sys.executable, "-m", "ctxchat.cli.main", "summarize", "--no-wait"],
             capture_output=True,
@@ -131,6 +132,9 @@ def test_two_processes_never_fold_the_same_turns_twice(
             "ctxchat: This conversation is already being summarized: process "
             f"{first.pid} is summarizing messages 1-6, for "
         )
+        # Refused before asking the server anything: a server that runs one request at a
+        # time would not answer, or would stop the other's request for it.
+        assert len(server.other_requests) == probes
         with PtyProcess(["summarize"]) as waiting:
             waiting.read_until(
                 lambda out: f"waiting: process {first.pid} is summarizing".encode() in out

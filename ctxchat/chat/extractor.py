@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
 
-from ctxchat.chat.request_room import request_room
+from ctxchat.chat.request_room import request_room, system_role_reaches
 from ctxchat.chat.session import ChatSession
 from ctxchat.core.budget import BudgetError
 from ctxchat.core.extraction import (
@@ -42,7 +42,7 @@ async def extract_facts(session: ChatSession, recent: int = RECENT_MESSAGES) -> 
     messages = _fitting(session, [m for m in session.history() if m.sendable][-recent:], known)
     if not messages:
         raise ExtractionFailed("There are no messages to extract facts from yet.")
-    request = build_extraction_request(messages, known)
+    request = build_extraction_request(messages, known, system_role=system_role_reaches(session))
     cut = False
     try:
         text, _usage = await session.backend.complete(

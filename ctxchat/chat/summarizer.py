@@ -8,7 +8,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ctxchat.chat.request_room import request_room
+from ctxchat.chat.request_room import request_room, system_role_reaches
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.summary_job import JobKind, JobProgress, SummaryBusy, summarizing
 from ctxchat.chat.summary_review import (
@@ -132,7 +132,12 @@ class Summarizer:
         self, previous: str | None, batch: Sequence[HistoryMessage], max_tokens: int
     ) -> tuple[str, bool]:
         """One request: the reply, and whether the output limit cut it."""
-        request = build_fold_request(self.strategy, previous, batch)
+        request = build_fold_request(
+            self.strategy,
+            previous,
+            batch,
+            system_role=system_role_reaches(self.session, self.backend),
+        )
         self.tokens_sent += sum(self.session.count(m["role"], m["content"]) for m in request)
         self.requests += 1
         try:

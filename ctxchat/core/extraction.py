@@ -10,6 +10,7 @@ from typing import Any
 
 from ctxchat.core.history import HistoryMessage
 from ctxchat.core.memory import MemoryEntry, MemoryKind
+from ctxchat.core.task_request import task_request
 
 EXTRACTION_SYSTEM_PROMPT = """\
 You extract memory entries from a conversation between a user and an assistant.
@@ -49,19 +50,20 @@ class ExtractionResult:
 
 
 def build_extraction_request(
-    messages: Sequence[HistoryMessage], known: Sequence[MemoryEntry]
+    messages: Sequence[HistoryMessage],
+    known: Sequence[MemoryEntry],
+    *,
+    system_role: bool = True,
 ) -> list[dict[str, str]]:
-    """The request asking the model for typed entries from `messages`."""
+    """The request asking the model for typed entries from `messages` (the instructions in
+    the user message when `system_role` is False: see `task_request`)."""
     transcript = "\n\n".join(f"[{m.id}] {m.role}: {m.content}" for m in messages)
     parts = [f"Conversation:\n{transcript}"]
     if known:
         listed = "\n".join(f"- ({e.kind.value}) {e.text}" for e in known)
         parts.append(f"Already known:\n{listed}")
     parts.append("Return the JSON array now.")
-    return [
-        {"role": "system", "content": EXTRACTION_SYSTEM_PROMPT},
-        {"role": "user", "content": "\n\n".join(parts)},
-    ]
+    return task_request(EXTRACTION_SYSTEM_PROMPT, "\n\n".join(parts), system_role=system_role)
 
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)

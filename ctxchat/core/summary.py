@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from ctxchat.core.budget import Budget, Layer
 from ctxchat.core.history import HistoryMessage, SummaryState
+from ctxchat.core.task_request import task_request
 
 if TYPE_CHECKING:  # counting is done by the caller's counter; no need to load tokens here
     from ctxchat.core.tokens import TokenCounter
@@ -164,8 +165,11 @@ def build_fold_request(
     strategy: SummaryStrategy,
     previous: str | None,
     messages: Sequence[HistoryMessage],
+    *,
+    system_role: bool = True,
 ) -> list[dict[str, str]]:
-    """The summarizer request for one incremental fold: previous summary + new messages only."""
+    """The summarizer request for one incremental fold: previous summary + new messages only
+    (the instructions in the user message when `system_role` is False: see `task_request`)."""
     parts: list[str] = []
     if previous:
         parts.append("Current summary:\n" + previous.strip())
@@ -176,10 +180,9 @@ def build_fold_request(
     else:
         parts.append("Messages:\n" + format_transcript(messages))
         parts.append("Write the summary.")
-    return [
-        {"role": "system", "content": summary_system_prompt(strategy)},
-        {"role": "user", "content": "\n\n".join(parts)},
-    ]
+    return task_request(
+        summary_system_prompt(strategy), "\n\n".join(parts), system_role=system_role
+    )
 
 
 def summary_allowance(budget: Budget, counter: TokenCounter, wanted: int = 0) -> int:

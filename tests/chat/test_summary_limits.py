@@ -4,12 +4,15 @@ sentence and flagged, chunks that fit a small window, what must be kept word for
 from __future__ import annotations
 
 import dataclasses
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
+from ctxchat.chat.extractor import extract_facts
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.summarizer import Summarizer, SummaryFailed
+from ctxchat.config.server_facts import ServerFacts
 from ctxchat.core.budget import Layer
 from ctxchat.core.memory import MemoryKind
 from ctxchat.core.summary import summary_allowance
@@ -249,3 +252,27 @@ async def test_what_a_summary_lost_is_stored_with_it(
     assert lost == [("/var/log/proxy.log", "path", said.id), ("8771", "number", said.id)]
     assert version.flagged
     assert store.active_summary(session.conversation) == version
+
+
+async def test_where_the_template_drops_system_messages_the_instructions_go_to_the_user(
+    store: Store, server: ScriptedModelServer, backend: OpenAIBackend
+) -> None:
+    session = session_with(store, server, backend)
+    talk(session, 10)
+    session.use_facts(
+        ServerFacts(
+            8_000, "server", "", "llama-cpp-python", datetime.now(UTC), template_drops_system=True
+        )
+    )
+    server.script("A summary.", "[]")
+    fold = session.pending_fold(manual=True)
+    assert fold is not None
+    await Summarizer.for_session(session).fold(fold)
+    await extract_facts(session)
+    for request in server.requests:
+        (only,) = request["messages"]
+        assert only["role"] == "user"
+    summary, extraction = (r["messages"][0]["content"] for r in server.requests)
+    assert summary.startswith("You maintain the running summary of a conversation")
+    assert "\n\n---\n\nMessages:\n[user] Question 0" in summary
+    assert extraction.startswith("You extract memory entries from a conversation")

@@ -44,7 +44,8 @@ from ctxchat.core.recall import (
     with_references,
 )
 from ctxchat.core.server_count import TemplateCost
-from ctxchat.core.summary import FoldRange, SummaryStrategy, pending_fold
+from ctxchat.core.summary import FoldRange, SummaryRun, SummaryStrategy, pending_fold
+from ctxchat.core.summary_loss import LostDetail
 from ctxchat.core.tokens import (
     CachingCounter,
     DeferredCounter,
@@ -56,6 +57,7 @@ from ctxchat.model.backend import ModelBackend, ModelListing
 from ctxchat.model.errors import ProviderError
 from ctxchat.model.request import ChatRequest, build_chat_request
 from ctxchat.store import Conversation, Store, StoredMessage, StoreError, SummaryVersion
+from ctxchat.store.memory import UNSET, Unset
 
 WORDS_ONLY = "Recall by words only, not by meaning."
 
@@ -318,6 +320,14 @@ class ChatSession:
         summary = self.active_summary()
         return summary.state() if summary is not None else None
 
+    def summary_run(self) -> SummaryRun | None:
+        """Whether a summary of this conversation is being made (here or by another process),
+        or the last one failed: the plan says so of the turns waiting for it."""
+        if self.conversation_id is None:
+            return None
+        job = self.store.summary_job(self.conversation_id)
+        return None if job is None else job.run()
+
     def _positions(self) -> dict[int, int]:
         if self._cache.positions is None:
             self._cache.positions = {m.id: i for i, m in enumerate(self.history())}
@@ -502,6 +512,7 @@ class ChatSession:
                 system_prompt=self.settings.context.system_prompt,
                 memory=self.memory(),
                 summary=self.summary_state(),
+                summary_run=self.summary_run(),
                 history=history,
                 new_input=draft,
                 conversation_id=self.conversation_id,
@@ -715,8 +726,12 @@ class ChatSession:
         model: str | None,
         edited: bool = False,
         note: str = "",
+        cut: bool = False,
+        lost: Sequence[LostDetail] = (),
+        in_force: int | Unset | None = UNSET,
     ) -> SummaryVersion:
-        """Store `text`, counted, as the next summary version and put it in force."""
+        """Store `text`, counted, as the next summary version and put it in force (see
+        `Store.add_summary` for `cut`, `lost` and `in_force`)."""
         version = self.store.add_summary(
             self.conversation,
             text=text,
@@ -727,6 +742,9 @@ class ChatSession:
             tokens=self.counter.count_text(text),
             edited=edited,
             note=note,
+            cut=cut,
+            lost=lost,
+            in_force=in_force,
         )
         self.forget_summary()
         self._conversation_changed()

@@ -138,6 +138,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     summarize = commands.add_parser("summarize", help="fold older turns into the summary now")
     summarize.add_argument("--rebuild", action="store_true", help="rebuild from the originals")
+    summarize.add_argument(
+        "--no-wait",
+        action="store_true",
+        help="refuse, rather than wait, while another process summarizes the conversation",
+    )
+    summarize.add_argument(
+        "--json", action="store_true", help="print the new version and what it lost as JSON"
+    )
 
     memory = commands.add_parser("memory", help="list and curate memory entries")
     memory_commands = _Commands(

@@ -213,6 +213,12 @@ class SummarySettings:
         'A model for the summarizer on its profile; "" = the profile\'s model.',
         what="a model name",
     )
+    max_tokens: int = setting(
+        0,
+        "The most tokens a summary may have (what its request asks for at most); 0 = what "
+        "the summary share of the budget allows. Never more than that share.",
+        ge=0,
+    )
 
     def policy(self) -> SummaryPolicy:
         """The core's policy for automatic folding."""

@@ -34,7 +34,13 @@ from ctxchat.core.plan import (
     SentMessage,
 )
 from ctxchat.core.recall import RecallHit, plan_recall
-from ctxchat.core.summary import SUMMARY_HEADER, cut_at_sentence, summary_message
+from ctxchat.core.summary import (
+    SUMMARY_HEADER,
+    SummaryRun,
+    cut_at_sentence,
+    summary_message,
+    unsummarized_detail,
+)
 from ctxchat.core.tokens import MESSAGE_OVERHEAD, REPLY_PRIMER, TokenCounter, count_message
 from ctxchat.core.working import Selection, WorkingChoice, select_working
 
@@ -124,6 +130,7 @@ def assemble_context(
     turns: int | None = None,
     dates: MemoryDates | None = None,
     zone: tzinfo = UTC,
+    summary_run: SummaryRun | None = None,
 ) -> ContextPlan:
     """Decide exactly what the next request sends.
 
@@ -133,7 +140,8 @@ def assemble_context(
     `recall` holds search hits for the new input, best first; `adaptive` shifts the shares
     (`turns` is the number of user turns, counted from `history` when not given).
     `dates` puts today's date and each entry's date in the memory layer; `zone` is the time
-    zone dates are read in (the day an entry was superseded, say).
+    zone dates are read in (the day an entry was superseded, say). `summary_run` says whether
+    a summary is being made or the last one failed: the turns waiting for it say so.
     """
     if turns is None and adaptive is not None:
         turns = sum(1 for m in history if m.role == "user") + (new_input is not None)
@@ -232,7 +240,7 @@ def assemble_context(
             budget, counter, recall, working_messages, memory_layer, recall_layer.tokens
         )
     working_layer = _working_layer(
-        budget, summary, split, choice, working_messages, options, warnings
+        budget, summary, split, choice, working_messages, options, warnings, summary_run
     )
 
     messages: list[SentMessage] = []
@@ -447,6 +455,7 @@ def _working_layer(
     working: Sequence[HistoryMessage],
     options: AssemblyOptions,
     warnings: list[str],
+    summary_run: SummaryRun | None = None,
 ) -> LayerPlan:
     """The working layer for the final choice, with what it left out and why."""
     candidates = split.candidates
@@ -466,7 +475,7 @@ def _working_layer(
         _collapse(
             dropped_runs,
             Reason.BUDGET,
-            "dropped: over the working budget, not yet summarized",
+            unsummarized_detail(summary_run),
             [m.id for m in split.failed],
         )
     )

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ctxchat.core.server_count import TemplateCost
-from ctxchat.model.errors import ErrorKind, ProviderError, describe_finish
+from ctxchat.model.errors import ErrorKind, ProviderError
 from ctxchat.model.probes.base import WINDOW_SOURCES
 from ctxchat.model.request import ChatRequest, build_chat_request
 
@@ -169,8 +169,8 @@ class ModelBackend(ABC):
         if finish == "length":
             raise ProviderError(
                 ErrorKind.TRUNCATED_LENGTH,
-                describe_finish("length") or "The reply was cut off by the output limit.",
-                "Raise max tokens for this task, or shorten what it has to produce.",
+                "The reply was cut off by the output limit (max tokens).",
+                "Raise output_reserve in the [context] config table.",
                 partial_text=text,
             )
         return text, usage

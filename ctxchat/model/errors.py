@@ -124,7 +124,7 @@ def stopped_by_user(partial_text: str) -> ProviderError:
 _FINISH_SENTENCES = {
     "length": (
         "The reply was cut off by the output limit (max tokens). "
-        "Raise the output reserve, or ask the model to continue."
+        "Raise output_reserve in the [context] config table."
     ),
     "content_filter": "The server's content filter stopped the reply.",
 }
@@ -201,7 +201,7 @@ def _is_overflow(body: object, detail: str) -> bool:
     return bool(_codes(body) & _OVERFLOW_CODES) or bool(_OVERFLOW.search(detail))
 
 
-OVERFLOW_ACTION = "Summarize older turns or lower the context window setting, then retry."
+OVERFLOW_ACTION = "Set context_window in the profile to the server's window, then retry."
 
 
 def overflow_message(window: int | None) -> str:
@@ -411,13 +411,10 @@ def stalled_error(seconds: float, partial_text: str, *, started: bool) -> Provid
             f"The server sent nothing for {_seconds(seconds)}, so the reply was stopped; "
             "the part received so far was kept."
         )
-        action = "Retry; if the server is busy, raise chunk_timeout in the [model] config table."
+        action = "Raise chunk_timeout in the [model] config table."
     else:
         message = f"The server did not start replying within {_seconds(seconds)}."
-        action = (
-            "Retry; a long prompt on a slow machine may need a larger first_chunk_timeout "
-            "in the [model] config table."
-        )
+        action = "Raise first_chunk_timeout in the [model] config table."
     return ProviderError(ErrorKind.STALLED, message, action, partial_text=partial_text)
 
 
@@ -452,7 +449,7 @@ def empty_text_error(finish_reason: str) -> ProviderError:
         ErrorKind.BAD_RESPONSE,
         f"The model returned an empty reply (it finished with {finish_reason!r} before "
         "writing anything).",
-        "Retry; if it keeps happening, try another model.",
+        "Retry with another model (F4, or --model).",
     )
 
 

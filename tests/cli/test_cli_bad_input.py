@@ -159,8 +159,7 @@ def test_the_chunk_timeout_setting_stops_a_stalled_reply_and_is_named(
     assert out.startswith("Once")
     assert one_line(err) == (
         "ctxchat: The server sent nothing for 0.5 seconds, so the reply was stopped; the part "
-        "received so far was kept. Retry; if the server is busy, raise chunk_timeout in the "
-        "[model] config table.\n"
+        "received so far was kept. Raise chunk_timeout in the [model] config table.\n"
     )
 
 

@@ -199,7 +199,7 @@ async def test_server_error_with_an_html_page(
 
 OVERFLOW_SENTENCE = (
     "The conversation is longer than the model's context window (4096 tokens). "
-    "Summarize older turns or lower the context window setting, then retry."
+    "Set context_window in the profile to the server's window, then retry."
 )
 
 
@@ -284,7 +284,7 @@ async def test_a_reply_that_finishes_with_nothing_in_it_is_a_failure(
     assert error.kind is ErrorKind.BAD_RESPONSE
     assert str(error) == (
         "The model returned an empty reply (it finished with 'stop' before writing anything). "
-        "Retry; if it keeps happening, try another model."
+        "Retry with another model (F4, or --model)."
     )
 
 
@@ -368,8 +368,7 @@ async def test_stalled_stream_is_stopped_and_keeps_the_partial_reply(
     assert error.partial_text == "Once upon a "
     assert str(error) == (
         "The server sent nothing for 0.3 seconds, so the reply was stopped; the part received "
-        "so far was kept. Retry; if the server is busy, raise chunk_timeout in the [model] "
-        "config table."
+        "so far was kept. Raise chunk_timeout in the [model] config table."
     )
 
 

@@ -90,6 +90,12 @@ class PtyProcess:
     def write(self, data: bytes) -> None:
         os.write(self._master, data)
 
+    def resize(self, columns: int, rows: int) -> None:
+        """Resize the terminal as a terminal window does: the new size, then SIGWINCH to the
+        foreground process group."""
+        fcntl.ioctl(self._master, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+        os.killpg(self.process.pid, signal.SIGWINCH)
+
     def interrupt(self) -> None:
         """Ctrl-C as a terminal sends it: SIGINT to the foreground process group."""
         os.killpg(self.process.pid, signal.SIGINT)

@@ -11,26 +11,46 @@ import gc
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from ctxchat import __version__
+from ctxchat.cli.exits import EXIT_USAGE
 
 KINDS = ("fact", "constraint", "preference", "hypothesis")
 MODES = ("personalization", "objective")
 
 
 LARGEST_ID = 2**63 - 1  # SQLite's integers are 64-bit
+_SHOWN_ARGUMENT = 40  # characters of a bad argument quoted back
 
 
 def record_id(text: str) -> int:
-    """A conversation or memory id from the command line: a whole number SQLite can hold."""
+    """An id from the command line (a conversation, message, variant or memory entry): a
+    whole number from 1 that SQLite can hold."""
+    digits = text.strip().removeprefix("+")
     try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if not 1 <= value <= LARGEST_ID:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an id (a whole number from 1)")
+        value = int(digits)
+    except ValueError:  # not a number, or more digits than Python converts
+        value = LARGEST_ID + 1 if digits.isdigit() else 0
+    shown = text if len(text) <= _SHOWN_ARGUMENT else text[: _SHOWN_ARGUMENT - 1] + "…"
+    if value > LARGEST_ID:
+        raise argparse.ArgumentTypeError(
+            f"{shown!r} is too large for an id (the largest is {LARGEST_ID})"
+        )
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{shown!r} is not an id (a whole number from 1)")
     return value
+
+
+class _Parser(argparse.ArgumentParser):
+    """Parses ctxchat's command line; a mistake in it is one line, as every other error
+    is, not the usage text (`--help` shows that)."""
+
+    def error(self, message: str) -> NoReturn:
+        from ctxchat.safe_text import clean
+
+        # The message quotes what was typed, which may hold control sequences.
+        self.exit(EXIT_USAGE, clean(f"{self.prog}: {message}") + "\n")
 
 
 def _options(parser: argparse.ArgumentParser, default: object) -> None:
@@ -66,7 +86,7 @@ def _options(parser: argparse.ArgumentParser, default: object) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="ctxchat",
         description="A terminal chat that shows exactly what the model sees. "
         "Without a command, starts the TUI.",
@@ -105,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(--mode) or to another model (--model, --profile); the rest of the request is the "
         "reply's own. The answer is stored as a variant of the reply.",
     )
-    ask.add_argument("reply_id", type=int, metavar="REPLY_ID")
+    ask.add_argument("reply_id", type=record_id, metavar="REPLY_ID")
     ask.add_argument(
         "--without",
         action="append",
@@ -117,20 +137,20 @@ def build_parser() -> argparse.ArgumentParser:
         "replay",
         help="re-send a reply's exact stored request (to --model if given) as a variant",
     )
-    replay.add_argument("reply_id", type=int, metavar="REPLY_ID")
+    replay.add_argument("reply_id", type=record_id, metavar="REPLY_ID")
     for asking in (ask, replay):
         asking.add_argument("--diff", action="store_true", help="print the request diff first")
         asking.add_argument("--json", action="store_true", help="print variant, plan, diff as JSON")
     keep = commands.add_parser(
         "keep-variant", help="make a variant the reply that continues the conversation"
     )
-    keep.add_argument("variant_id", type=int, metavar="VARIANT_ID")
+    keep.add_argument("variant_id", type=record_id, metavar="VARIANT_ID")
     keep.add_argument("--json", action="store_true", help="print JSON")
     listing = commands.add_parser(
         "variants",
         help="list a reply's variants (asked again, replayed, or replaced by regenerating)",
     )
-    listing.add_argument("reply_id", type=int, metavar="REPLY_ID")
+    listing.add_argument("reply_id", type=record_id, metavar="REPLY_ID")
     listing.add_argument("--json", action="store_true", help="print JSON")
 
     summarize = commands.add_parser("summarize", help="fold older turns into the summary now")
@@ -157,7 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add.add_argument(
         "--replaces",
-        type=int,
+        type=record_id,
         metavar="ID",
         help="keep entry ID as superseded by this one (an entry on the same key always is)",
     )

@@ -91,24 +91,101 @@ def test_invalid_utf8_on_standard_input_is_one_line(
     assert server.requests == []
 
 
+# Every place the command line takes an id, with ID where it goes.
+ID_ARGUMENTS = {
+    "export": ("export", "ID"),
+    "memory rm": ("memory", "rm", "ID"),
+    "memory edit": ("memory", "edit", "ID", "--text", "new"),
+    "memory pin": ("memory", "pin", "ID"),
+    "memory unpin": ("memory", "unpin", "ID"),
+    "memory restore": ("memory", "restore", "ID"),
+    "memory tag": ("memory", "tag", "ID", "fact"),
+    "memory add --replaces": ("memory", "add", "new", "--replaces", "ID"),
+    "send --conversation": ("send", "--conversation", "ID", "hi"),
+    "context --conversation": ("context", "--conversation", "ID"),
+    "--conversation summarize": ("--conversation", "ID", "summarize"),
+    "ask-again": ("ask-again", "ID", "--without", "memory"),
+    "replay": ("replay", "ID"),
+    "keep-variant": ("keep-variant", "ID"),
+    "variants": ("variants", "ID"),
+}
+NOT_IDS = {
+    "negative": ("-3", "'-3' is not an id (a whole number from 1)"),
+    "zero": ("0", "'0' is not an id (a whole number from 1)"),
+    "not a number": ("12abc", "'12abc' is not an id (a whole number from 1)"),
+    "past SQLite's 64 bits": (
+        str(2**63),
+        "'9223372036854775808' is too large for an id (the largest is 9223372036854775807)",
+    ),
+    "huge": (
+        "1" + "0" * 30,
+        "'1000000000000000000000000000000' is too large for an id "
+        "(the largest is 9223372036854775807)",
+    ),
+    "thousands of digits": (
+        "9" * 5000,
+        f"'{'9' * 39}…' is too large for an id (the largest is 9223372036854775807)",
+    ),
+}
+
+
+def with_id(command: str, value: str) -> list[str]:
+    return [value if arg == "ID" else arg for arg in ID_ARGUMENTS[command]]
+
+
+@pytest.mark.parametrize("bad", NOT_IDS, ids=str)
+@pytest.mark.parametrize("command", ID_ARGUMENTS, ids=str)
+def test_an_argument_that_is_no_id_is_one_line_naming_it(
+    run: Run, command: str, bad: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    value, said = NOT_IDS[bad]
+    with pytest.raises(SystemExit) as exited:
+        run(*with_id(command, value))
+    assert exited.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert one_line(err).startswith("ctxchat")
+    assert err.endswith(f": {said}\n"), err
+
+
+@pytest.mark.parametrize("command", ID_ARGUMENTS, ids=str)
+def test_the_largest_id_sqlite_holds_is_looked_up(run: Run, command: str) -> None:
+    code, out, err = run(*with_id(command, str(2**63 - 1)))
+    assert code == 2
+    assert out == ""
+    assert one_line(err).startswith("ctxchat: No "), err
+    assert "9223372036854775807" in err
+
+
 @pytest.mark.parametrize(
-    "args",
+    ("args", "said"),
     [
-        ("export", "99999999999999999999"),
-        ("memory", "rm", "99999999999999999999"),
-        ("send", "--conversation", "99999999999999999999", "hi"),
-        ("conversations", "--conversation", "-3"),
+        (("export",), "ctxchat export: the following arguments are required: id"),
+        (("memory", "rm", "1", "2"), "ctxchat: unrecognized arguments: 2"),
+        (
+            ("memory", "add", "x", "--importance", "many"),
+            "ctxchat memory add: argument --importance: invalid int value: 'many'",
+        ),
+        (
+            ("config", "chek"),
+            "ctxchat config: argument ACTION: invalid choice: 'chek' "
+            "(choose from 'init', 'show', 'path')",
+        ),
+        (
+            ("export", "\x1b]0;title\x07\x9b2J"),
+            "ctxchat export: argument id: '\\x1b]0;title\\x07\\x9b2J' is not an id "
+            "(a whole number from 1)",
+        ),
     ],
+    ids=["missing", "extra", "not a number", "no such action", "control sequences"],
 )
-def test_an_id_sqlite_cannot_hold_is_refused_as_usage(
-    run: Run, args: tuple[str, ...], capsys: pytest.CaptureFixture[str]
+def test_a_command_line_mistake_is_one_line_not_the_usage(
+    run: Run, args: tuple[str, ...], said: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with pytest.raises(SystemExit) as exited:
         run(*args)
     assert exited.value.code == 2
-    err = capsys.readouterr().err
-    assert "Traceback" not in err
-    assert "is not an id (a whole number from 1)" in err.splitlines()[-1]
+    assert one_line(capsys.readouterr().err) == said + "\n"
 
 
 def test_an_empty_reply_fails_with_one_line_and_exit_3(

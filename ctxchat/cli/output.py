@@ -12,6 +12,18 @@ def write_out(text: str) -> None:
     sys.stdout.write(clean(text) if sys.stdout.isatty() else text)
 
 
+def say(line: str) -> None:
+    """One line on stdout, as `write_out` writes: it may name a path, a model or a title."""
+    write_out(line + "\n")
+
+
+def tell(line: str) -> None:
+    """One line for the user on stderr beside the output (`Wrote out.md`), cleaned."""
+    from ctxchat.safe_text import clean
+
+    print(clean(line), file=sys.stderr)
+
+
 def warn(message: str) -> None:
     """One line for the user on stderr, cleaned: it may quote a server or a model."""
     from ctxchat.safe_text import clean

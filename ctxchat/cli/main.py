@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 
 from ctxchat import __version__
 from ctxchat.cli.exits import EXIT_USAGE
+from ctxchat.cli.utf8 import text_argument
 
 KINDS = ("fact", "constraint", "preference", "hypothesis")
 MODES = ("personalization", "objective")
@@ -70,10 +71,17 @@ def _options(parser: argparse.ArgumentParser, default: object) -> None:
     parser.add_argument(
         "--conversation", type=record_id, metavar="ID", default=default, help="the conversation"
     )
-    parser.add_argument("--profile", default=default, help="the provider profile to use")
-    parser.add_argument("--model", default=default, help="the model (overrides the profile's)")
     parser.add_argument(
-        "--base-url", default=default, help="the server's OpenAI base URL (overrides the profile's)"
+        "--profile", type=text_argument, default=default, help="the provider profile to use"
+    )
+    parser.add_argument(
+        "--model", type=text_argument, default=default, help="the model (overrides the profile's)"
+    )
+    parser.add_argument(
+        "--base-url",
+        type=text_argument,
+        default=default,
+        help="the server's OpenAI base URL (overrides the profile's)",
     )
     parser.add_argument("--mode", choices=MODES, default=default, help="the mode to use")
     parser.add_argument(
@@ -93,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"ctxchat {__version__}")
     _options(parser, None)
-    parser.add_argument("--theme", help="the theme to start with")
+    parser.add_argument("--theme", type=text_argument, help="the theme to start with")
     # Subcommands take the same options after their name; SUPPRESS keeps a value given
     # before the name from being reset.
     shared = argparse.ArgumentParser(add_help=False)
@@ -101,20 +109,26 @@ def build_parser() -> argparse.ArgumentParser:
     commands = _Commands(parser.add_subparsers(dest="command", metavar="COMMAND"), shared)
 
     conversations = commands.add_parser("conversations", help="list conversations")
-    conversations.add_argument("--search", metavar="TEXT", help="only those containing TEXT")
+    conversations.add_argument(
+        "--search", type=text_argument, metavar="TEXT", help="only those containing TEXT"
+    )
     conversations.add_argument("--json", action="store_true", help="print JSON")
 
     context = commands.add_parser(
         "context", help="show the context plan the next request would send"
     )
-    context.add_argument("--message", metavar="TEXT", help="plan as if TEXT were sent next")
+    context.add_argument(
+        "--message", type=text_argument, metavar="TEXT", help="plan as if TEXT were sent next"
+    )
     context.add_argument("--json", action="store_true", help="print the plan as JSON")
 
     send = commands.add_parser("send", help="send one message and stream the reply to stdout")
     target = send.add_mutually_exclusive_group()
     target.add_argument("--new", action="store_true", help="start a new conversation")
-    send.add_argument("--title", help="the title of a new conversation")
-    send.add_argument("text", nargs="?", help="the message (default: read standard input)")
+    send.add_argument("--title", type=text_argument, help="the title of a new conversation")
+    send.add_argument(
+        "text", type=text_argument, nargs="?", help="the message (default: read standard input)"
+    )
     send.add_argument("--json", action="store_true", help="print reply, usage and plan as JSON")
     send.add_argument("--no-summarize", action="store_true", help="skip automatic summarization")
 
@@ -128,6 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("reply_id", type=record_id, metavar="REPLY_ID")
     ask.add_argument(
         "--without",
+        type=text_argument,
         action="append",
         metavar="WHAT",
         help="leave out a layer (memory, summary, recall) or an item (memory:3, message:12, "
@@ -164,9 +179,9 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("--all", action="store_true", help="entries of every conversation")
     listing.add_argument("--json", action="store_true", help="print JSON")
     add = memory_commands.add_parser("add", help="add an entry")
-    add.add_argument("text")
+    add.add_argument("text", type=text_argument)
     add.add_argument("--kind", choices=KINDS, default="fact")
-    add.add_argument("--key", help="a short key for the entry")
+    add.add_argument("--key", type=text_argument, help="a short key for the entry")
     add.add_argument("--importance", type=int, default=5, help="1 to 10 (default 5)")
     add.add_argument("--pin", action="store_true", help="pin it (always included first)")
     add.add_argument(
@@ -183,8 +198,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     edit = memory_commands.add_parser("edit", help="change an entry's text, key or importance")
     edit.add_argument("id", type=record_id)
-    edit.add_argument("--text")
-    edit.add_argument("--key")
+    edit.add_argument("--text", type=text_argument)
+    edit.add_argument("--key", type=text_argument)
     edit.add_argument("--importance", type=int)
     remove = memory_commands.add_parser("rm", help="delete an entry")
     remove.add_argument("id", type=record_id)

@@ -6,10 +6,13 @@ import sys
 
 
 def write_out(text: str) -> None:
-    """`text` on stdout as it is, or cleaned of control sequences when stdout is a terminal."""
-    from ctxchat.safe_text import clean
+    """`text` on stdout as it is, or cleaned of control sequences when stdout is a terminal.
 
-    sys.stdout.write(clean(text) if sys.stdout.isatty() else text)
+    Into a pipe, only a lone surrogate (half a character, from a stream cut inside a JSON
+    escape) changes: it becomes U+FFFD, as in the store, since UTF-8 cannot hold it."""
+    from ctxchat.safe_text import clean, whole_characters
+
+    sys.stdout.write(clean(text) if sys.stdout.isatty() else whole_characters(text))
 
 
 def say(line: str) -> None:

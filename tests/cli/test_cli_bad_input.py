@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import sqlite3
+import subprocess
+import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -78,17 +82,123 @@ def test_export_into_a_missing_folder_is_one_line(run: Run, exported: Path, home
     assert one_line(err) == f"ctxchat: cannot write {target}: No such file or directory\n"
 
 
-def test_invalid_utf8_on_standard_input_is_one_line(
-    run: Run, server: ScriptedModelServer, monkeypatch: pytest.MonkeyPatch
+def ctxchat_process(
+    args: list[bytes], *, stdin: bytes = b"", env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """`ctxchat ARGS` as a real process, its arguments and standard input given as bytes."""
+    return subprocess.run(
+        [sys.executable.encode(), b"-m", b"ctxchat.cli.main", *args],
+        input=stdin,
+        capture_output=True,
+        env={**os.environ, **(env or {})},
+        check=False,
+    )
+
+
+def stored_texts(home: Path) -> list[str]:
+    """Every title and message the database holds (it may not exist yet)."""
+    path = home / "data" / "ctxchat.db"
+    if not path.exists():
+        return []
+    with sqlite3.connect(path) as conn:
+        rows = conn.execute(
+            "SELECT title FROM conversations UNION ALL SELECT content FROM messages"
+        )
+        return [text for (text,) in rows]
+
+
+# Python reads standard input with errors="surrogateescape" in a C or C.UTF-8 locale, and
+# "strict" in other UTF-8 ones: the answer must not depend on which.
+LOCALES = {
+    "C.UTF-8": {"LC_ALL": "C.UTF-8"},
+    "surrogateescape": {"PYTHONIOENCODING": "utf-8:surrogateescape"},
+    "strict": {"PYTHONIOENCODING": "utf-8:strict"},
+}
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_invalid_utf8_on_standard_input_is_one_line_and_nothing_is_stored(
+    home: Path, server: ScriptedModelServer, locale: str
 ) -> None:
-    piped = io.TextIOWrapper(io.BytesIO(b"caf\xe9 \xff\xfe"), encoding="utf-8")
-    monkeypatch.setattr("sys.stdin", piped)
-    code, _, err = run("send")
-    assert code == 2
-    assert one_line(err) == (
-        "ctxchat: standard input is not utf-8 text (byte 0xe9 at offset 3); nothing was sent\n"
+    done = ctxchat_process([b"send", b"--new"], stdin=b"hi \xff\xfe there", env=LOCALES[locale])
+    assert done.returncode == 2
+    assert done.stdout == b""
+    assert one_line(done.stderr.decode()) == (
+        "ctxchat: standard input is not UTF-8 text (byte 0xff at offset 3); nothing was sent\n"
     )
     assert server.requests == []
+    assert stored_texts(home) == []
+
+
+def test_valid_utf8_on_standard_input_is_sent_as_text_mode_reads_it(
+    run: Run, server: ScriptedModelServer, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server.script("Noted.")
+    piped = io.TextIOWrapper(io.BytesIO("café\r\nnaïve\rend".encode()), encoding="utf-8")
+    monkeypatch.setattr("sys.stdin", piped)
+    assert run("send", "--new")[0] == 0
+    assert server.requests[-1]["messages"][-1]["content"] == "café\nnaïve\nend"
+    assert "café\nnaïve\nend" in stored_texts(home)
+
+
+# Free-text arguments with bytes that are not UTF-8, and the start of the line naming them.
+NOT_UTF8_ARGUMENTS = {
+    "send": ([b"send", b"hi \xff there"], "ctxchat send: argument text"),
+    "send --title": ([b"send", b"--title", b"caf\xe9", b"hi"], "ctxchat send: argument --title"),
+    "memory add": ([b"memory", b"add", b"\xc3"], "ctxchat memory add: argument text"),
+    "memory add --key": (
+        [b"memory", b"add", b"x", b"--key", b"\xff"],
+        "ctxchat memory add: argument --key",
+    ),
+    "memory edit --text": (
+        [b"memory", b"edit", b"1", b"--text", b"\xff"],
+        "ctxchat memory edit: argument --text",
+    ),
+    "context --message": (
+        [b"context", b"--message", b"\xff"],
+        "ctxchat context: argument --message",
+    ),
+    "conversations --search": (
+        [b"conversations", b"--search", b"\xff"],
+        "ctxchat conversations: argument --search",
+    ),
+    "--model": ([b"--model", b"\xff", b"context"], "ctxchat: argument --model"),
+    "--profile": ([b"send", b"--profile", b"\xff", b"hi"], "ctxchat send: argument --profile"),
+    "--base-url": (
+        [b"send", b"--base-url", b"http://\xff", b"hi"],
+        "ctxchat send: argument --base-url",
+    ),
+    "ask-again --without": (
+        [b"ask-again", b"1", b"--without", b"\xff"],
+        "ctxchat ask-again: argument --without",
+    ),
+}
+
+
+@pytest.mark.parametrize("given", NOT_UTF8_ARGUMENTS)
+def test_an_argument_that_is_not_utf8_is_one_line_and_nothing_is_stored(
+    home: Path, server: ScriptedModelServer, given: str
+) -> None:
+    args, said = NOT_UTF8_ARGUMENTS[given]
+    done = ctxchat_process(args, env={"LC_ALL": "C.UTF-8"})
+    assert done.returncode == 2
+    assert done.stdout == b""
+    line = one_line(done.stderr.decode())
+    assert line.startswith(f"{said}: not UTF-8 text (byte 0x"), line
+    assert server.requests == []
+    assert stored_texts(home) == []
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_half_a_character_in_a_reply_is_written_and_stored_as_a_replacement(
+    home: Path, server: ScriptedModelServer, locale: str
+) -> None:
+    # A JSON escape of a lone surrogate is valid JSON; UTF-8 has no bytes for it.
+    server.script("half \udcff and \ud800 end")
+    done = ctxchat_process([b"send", b"hello"], env=LOCALES[locale])
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout.decode() == "half \ufffd and \ufffd end\n"
+    assert "half \ufffd and \ufffd end" in stored_texts(home)
 
 
 # Every place the command line takes an id, with ID where it goes.

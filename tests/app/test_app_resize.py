@@ -16,7 +16,17 @@ from ctxchat.testing.server import ScriptedModelServer
 from ctxchat.tui.app import CtxChatApp
 from ctxchat.tui.widgets.message_item import MessageItem
 
-from .app_harness import SIZE, MakeApp, exchange, seed, settle, shown_messages, typed, until
+from .app_harness import (
+    SIZE,
+    MakeApp,
+    Notes,
+    exchange,
+    seed,
+    settle,
+    shown_messages,
+    typed,
+    until,
+)
 
 SMALLEST, LARGEST = (20, 5), (200, 45)
 REPLY = "A reply long enough to stream for a while. " * 12
@@ -28,10 +38,28 @@ def resize(app: CtxChatApp, columns: int, rows: int) -> None:
     app.post_message(Resize(size, size))
 
 
-def stored_reply(app: CtxChatApp) -> tuple[str, MessageStatus]:
+def with_history(
+    make_app: MakeApp, server: ScriptedModelServer, turns: int
+) -> tuple[CtxChatApp, Notes]:
+    """The app on a conversation of `turns` exchanges (a history the pane pages through),
+    the server scripted to answer `REPLY`."""
+    app, notes = make_app()
+    conversation = app.conversation_screen.session.conversation
+    seed(app.workspace.store, exchange(turns), conversation_id=conversation)
+    server.script(REPLY)
+    return app, notes
+
+
+def reply_ended_complete(app: CtxChatApp, notes: Notes) -> None:
+    """The app runs on, the reply is stored and shown whole, and no error was told."""
+    assert app.is_running
     session = app.conversation_screen.session
     reply = session.store.messages(session.conversation)[-1]
-    return reply.content, reply.status
+    assert (reply.content, reply.status) == (REPLY, MessageStatus.COMPLETE)
+    assert shown_messages(app)[-1] == ("assistant", REPLY)
+    ids = [item.message_id for item in app.conversation_screen.conversation_view.items]
+    assert ids == sorted(set(ids))  # each turn once, in order
+    assert notes.of("error") == []
 
 
 async def after(mounting: Awaitable[None], scrolled: asyncio.Event) -> None:
@@ -49,10 +77,7 @@ async def test_a_resize_as_the_reply_turn_mounts_does_not_mount_it_twice(
 ) -> None:
     # The narrowest moment: the terminal changes size just as the reply's turn joins the
     # pane, and the pane scrolls (pages in what it is told is below) before it has joined.
-    app, notes = make_app()
-    conversation = app.conversation_screen.session.conversation
-    seed(app.workspace.store, exchange(10), conversation_id=conversation)
-    server.script(REPLY)
+    app, notes = with_history(make_app, server, 10)
     async with app.run_test(size=SIZE) as pilot:
         view = app.conversation_screen.conversation_view
         mount = view.mount
@@ -72,24 +97,16 @@ async def test_a_resize_as_the_reply_turn_mounts_does_not_mount_it_twice(
         view.mount = mount_while_resized  # type: ignore[assignment]
         await send(pilot, "Tell me a story.")
         await settle(pilot)
-        assert app.is_running
-        assert stored_reply(app) == (REPLY, MessageStatus.COMPLETE)
-        ids = [item.message_id for item in view.items]
-        assert ids == list(range(1, 23))
-        assert shown_messages(app)[-1] == ("assistant", REPLY)
-        assert notes.of("error") == []
+        reply_ended_complete(app, notes)
+        assert [item.message_id for item in view.items] == list(range(1, 23))
 
 
 async def test_resizing_all_through_a_slow_reply_leaves_it_complete(
     make_app: MakeApp, server: ScriptedModelServer
 ) -> None:
-    app, notes = make_app()
-    # A history the pane pages through as its height changes.
-    conversation = app.conversation_screen.session.conversation
-    seed(app.workspace.store, exchange(30), conversation_id=conversation)
+    app, notes = with_history(make_app, server, 30)
     server.latency = 0.01
     server.chunk_size = 4
-    server.script(REPLY)
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "Tell me a story.")
         await until(pilot, lambda: app.conversation_screen.streaming)
@@ -99,9 +116,4 @@ async def test_resizing_all_through_a_slow_reply_leaves_it_complete(
             sizes += 1
         await pilot.resize_terminal(*SIZE)
         await settle(pilot)
-        assert app.is_running
-        assert stored_reply(app) == (REPLY, MessageStatus.COMPLETE)
-        assert shown_messages(app)[-1] == ("assistant", REPLY)
-        ids = [item.message_id for item in app.conversation_screen.conversation_view.items]
-        assert ids == sorted(set(ids))
-        assert notes.of("error") == []
+        reply_ended_complete(app, notes)

@@ -225,13 +225,9 @@ def test_the_tui_cleans_the_model_ids_a_server_lists(
     with PtyProcess([], columns=300, rows=60) as tui:
         # The window layer's note quotes the list the server gave.
         tui.read_until(lambda out: b"it offers:" in out)
-        mark = len(tui.output)
-        tui.write(b"\x1bOS")  # F4 offers the ids (as many as fit in its list)
-        tui.read_until(lambda out: b"Switch profile or model" in out[mark:])
-        tui.read_until(lambda out: b"model <osc8>clickmodel" in out[mark:])
-        tui.write(b"\x1b")
-        tui.write(b"\x11")
-        tui.finish()
+        # F4 offers the ids (as many as fit in its list).
+        tui.press(b"\x1bOS", b"Switch profile or model", b"model <osc8>clickmodel")
+        assert tui.quit() == 0
         output = tui.output
     assert leaked(output) == []
     for raw in ("\x9b", "\u202e", "\u2066", "\x85"):

@@ -11,7 +11,6 @@ from ctxchat.testing.server import ScriptedModelServer
 from .pty_process import PtyProcess
 
 REPLY = "A reply long enough to stream for a while. " * 12
-CTRL_Q = b"\x11"
 
 
 def replies(home: Path) -> list[tuple[str, str]]:
@@ -38,7 +37,6 @@ def test_resizing_while_a_reply_streams_keeps_the_app_and_the_reply(
         tui.read_until(resized_until_stored)
         tui.resize(120, 30)
         assert tui.process.poll() is None, tui.tail()
-        tui.write(CTRL_Q)
-        assert tui.finish() == 0, tui.tail()
+        assert tui.quit() == 0, tui.tail()
     assert b"Traceback" not in tui.output
     assert replies(home) == [(REPLY, "complete")]

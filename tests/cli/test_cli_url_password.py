@@ -21,7 +21,6 @@ from ctxchat.tui.views import ServerView
 from .pty_process import PtyProcess, Run, run_on_pty
 
 PASSWORD = "PASSWORD-0123"
-F2 = b"\x1bOQ"
 F4 = b"\x1bOS"
 
 
@@ -129,21 +128,15 @@ def test_a_plan_stored_with_the_password_is_exported_masked(
     assert "alice:***@" in out
 
 
-def test_the_tui_masks_the_password_on_the_status_line_the_picker_and_the_inspector(
+def test_the_tui_masks_the_password_on_the_status_line_and_in_the_model_picker(
     nothing_listening: str,
 ) -> None:
+    # (The variant comparison's "POST <url>" title reads the stored plan's URL, masked as
+    # the tests above show.)
     with PtyProcess([], columns=240, rows=50) as tui:
         tui.read_until(lambda out: b"Cannot reach the model server at http://alice:***@" in out)
-        mark = len(tui.output)
-        tui.write(F4)  # the profiles, each with its server
-        tui.read_until(lambda out: b"at http://alice:***@" in out[mark:])
-        tui.write(b"\x1b")
-        mark = len(tui.output)
-        tui.write(F2)  # the request inspector: where the request goes
-        tui.read_until(lambda out: b"alice:***@127.0.0.1" in out[mark:])
-        tui.write(b"\x1b")
-        tui.write(b"\x11")
-        tui.finish()
+        tui.press(F4, b"at http://alice:***@127.0.0.1")  # the profiles, each with its server
+        assert tui.quit() == 0
     assert PASSWORD.encode() not in tui.output
 
 

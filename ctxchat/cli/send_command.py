@@ -46,8 +46,9 @@ def _message_text(args: argparse.Namespace) -> str:
     else:
         # Read as bytes: how Python decodes standard input depends on the locale (in a C or
         # C.UTF-8 one it lets bad bytes through as surrogates, which SQLite cannot store).
+        raw = getattr(sys.stdin, "buffer", None)  # none when stdin was replaced by text
         try:
-            text = utf8_text(sys.stdin.buffer.read())
+            text = sys.stdin.read() if raw is None else utf8_text(raw.read())
         except ValueError as error:
             raise CliError(f"standard input is {error}; nothing was sent", EXIT_USAGE) from None
         text = _NEWLINES.sub("\n", text)  # as text mode reads them

@@ -15,7 +15,7 @@ import pytest
 
 from ctxchat.testing.server import Fault, ScriptedModelServer
 
-from .pty_process import Run
+from .pty_process import PtyProcess, Run
 
 
 @pytest.fixture
@@ -199,6 +199,21 @@ def test_half_a_character_in_a_reply_is_written_and_stored_as_a_replacement(
     assert done.returncode == 0, done.stderr.decode()
     assert done.stdout.decode() == "half \ufffd and \ufffd end\n"
     assert "half \ufffd and \ufffd end" in stored_texts(home)
+
+
+def test_bytes_typed_into_the_app_that_are_not_utf8_arrive_as_replacements(
+    home: Path, server: ScriptedModelServer
+) -> None:
+    server.script("Noted.")
+    with PtyProcess([], columns=120, rows=30) as tui:
+        tui.read_until(lambda out: b"Model" in out)  # the footer: the app is up
+        tui.press(b"hi \xff\xfe there", "hi \ufffd\ufffd there".encode())
+        tui.press(b"\r", b"Noted.")
+        assert tui.process.poll() is None, tui.tail()
+        assert tui.quit() == 0
+    assert b"Traceback" not in tui.output
+    assert server.requests[-1]["messages"][-1]["content"] == "hi \ufffd\ufffd there"
+    assert "hi \ufffd\ufffd there" in stored_texts(home)
 
 
 # Every place the command line takes an id, with ID where it goes.

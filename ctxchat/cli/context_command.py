@@ -50,7 +50,7 @@ def show_context(args: argparse.Namespace, options: SessionOptions) -> int:
         return 0
     console().print(render_plan(plan, conversation, window.source))
     for warning in window.warnings:
-        console().print(Text(f"note: {warning}", style="yellow"))
+        console().print(cell(f"note: {warning}", style="yellow"))
     return 0
 
 
@@ -90,11 +90,12 @@ async def _learn(session: ChatSession, space: Workspace, *, offline: bool) -> bo
 
 
 def render_plan(plan: ContextPlan, conversation: int | None, window_source: str) -> Group:
-    header = Text()
-    header.append(f"conversation {conversation if conversation is not None else '(none yet)'} · ")
-    header.append(f"mode {plan.mode} · window {plan.context_window:,} ({window_source}) · ")
-    header.append(f"reserve {plan.output_reserve:,} · budget {plan.total_budget:,}\n")
-    header.append(f"{plan.tokens:,} tokens used, {plan.free:,} free · {plan.counter_note}")
+    header = cell(
+        f"conversation {conversation if conversation is not None else '(none yet)'} · "
+        f"mode {plan.mode} · window {plan.context_window:,} ({window_source}) · "
+        f"reserve {plan.output_reserve:,} · budget {plan.total_budget:,}\n"
+        f"{plan.tokens:,} tokens used, {plan.free:,} free · {plan.counter_note}"
+    )
     layers = table("layer", "tokens", "budget", "share", "items", "left out")
     for layer in plan.layers:
         share = f"{layer.share:.0%}" if layer.share else "first"
@@ -119,10 +120,10 @@ def render_plan(plan: ContextPlan, conversation: int | None, window_source: str)
     if plan.left_out:
         parts.append(left)
     for note in (n for layer in plan.layers for n in layer.notes):
-        parts.append(Text(f"note: {note}", style="yellow"))
+        parts.append(cell(f"note: {note}", style="yellow"))
     for hint in (h for layer in plan.layers for h in layer.hints):
-        parts.append(Text(hint, style="dim"))
+        parts.append(cell(hint, style="dim"))
     for warning in plan.warnings:
         style = "bold red" if plan.status is PlanStatus.OVER_BUDGET else "yellow"
-        parts.append(Text(warning, style=style))
+        parts.append(cell(warning, style=style))
     return Group(*parts)  # type: ignore[arg-type]

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from ctxchat.chat.options import SessionOptions
 from ctxchat.cli.common import print_json, workspace
 from ctxchat.cli.exits import EXIT_USAGE, CliError
-from ctxchat.cli.output import write_out
+from ctxchat.cli.output import say, tell, write_out
 from ctxchat.cli.tables import cell, console, table
 from ctxchat.store.importers.labels import origin_label
 from ctxchat.store.markdown import when
@@ -34,7 +33,7 @@ def list_conversations(args: argparse.Namespace, options: SessionOptions) -> int
         )
         return 0
     if not rows:
-        print(
+        say(
             "No conversations." if not args.search else f"No conversation contains {args.search!r}."
         )
         return 0
@@ -65,7 +64,7 @@ def export_conversation(args: argparse.Namespace, options: SessionOptions) -> in
             args.output.write_text(text, encoding="utf-8")
         except OSError as error:
             raise CliError(f"cannot write {args.output}: {error.strerror}", EXIT_USAGE) from error
-        print(f"Wrote {args.output}", file=sys.stderr)
+        tell(f"Wrote {args.output}")
     else:
         write_out(text)
     return 0

@@ -10,7 +10,7 @@ from ctxchat.chat.options import SessionOptions
 from ctxchat.cli.common import print_json, workspace
 from ctxchat.cli.confirm import confirm
 from ctxchat.cli.exits import EXIT_USAGE, CliError
-from ctxchat.cli.output import warn
+from ctxchat.cli.output import say, warn
 
 
 def delete_conversation(args: argparse.Namespace, options: SessionOptions) -> int:
@@ -46,7 +46,7 @@ def delete_conversation(args: argparse.Namespace, options: SessionOptions) -> in
             }
         )
     else:
-        print(deletion.done(with_memory=args.with_memory))
+        say(deletion.done(with_memory=args.with_memory))
     return 0
 
 

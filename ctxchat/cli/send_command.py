@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import re
 import sys
 import time
 from typing import Any
@@ -33,7 +34,10 @@ from ctxchat.cli.ctrl_c import CtrlC
 from ctxchat.cli.exits import EXIT_INTERRUPTED, EXIT_PROVIDER, EXIT_USAGE, CliError
 from ctxchat.cli.output import warn, write_out
 from ctxchat.cli.summarize_command import summary_result, summary_warnings
+from ctxchat.cli.utf8 import utf8_text
 from ctxchat.core.history import preview
+
+_NEWLINES = re.compile(r"\r\n?")
 
 
 def _message_text(args: argparse.Namespace) -> str:
@@ -42,14 +46,14 @@ def _message_text(args: argparse.Namespace) -> str:
     elif sys.stdin.isatty():
         raise CliError("give the message as an argument or on standard input", EXIT_USAGE)
     else:
+        # Read as bytes: how Python decodes standard input depends on the locale (in a C or
+        # C.UTF-8 one it lets bad bytes through as surrogates, which SQLite cannot store).
+        raw = getattr(sys.stdin, "buffer", None)  # none when stdin was replaced by text
         try:
-            text = sys.stdin.read()
-        except UnicodeDecodeError as error:
-            raise CliError(
-                f"standard input is not {error.encoding} text (byte {error.object[error.start]:#04x}"
-                f" at offset {error.start}); nothing was sent",
-                EXIT_USAGE,
-            ) from error
+            text = sys.stdin.read() if raw is None else utf8_text(raw.read())
+        except ValueError as error:
+            raise CliError(f"standard input is {error}; nothing was sent", EXIT_USAGE) from None
+        text = _NEWLINES.sub("\n", text)  # as text mode reads them
     if not text.strip():
         raise CliError("the message is empty", EXIT_USAGE)
     return text

@@ -32,7 +32,13 @@ from ctxchat.core.memory import Mode
 from ctxchat.core.placement import PlacementChoice
 from ctxchat.core.summary import SummaryPolicy, SummaryStrategy
 from ctxchat.core.working import Selection
-from ctxchat.redaction import header_secrets, is_sensitive_header, mask_secret, masked_headers
+from ctxchat.redaction import (
+    header_secrets,
+    is_sensitive_header,
+    mask_secret,
+    masked_headers,
+    shown_url,
+)
 
 if TYPE_CHECKING:
     from ctxchat.core.assemble import AssemblyOptions
@@ -111,7 +117,7 @@ class ProviderProfile:
         key = None if self.api_key is None else mask_secret(self.api_key)
         headers = self.masked_headers()
         return (
-            f"ProviderProfile(name={self.name!r}, base_url={self.base_url!r}, "
+            f"ProviderProfile(name={self.name!r}, base_url={shown_url(self.base_url)!r}, "
             f"model={self.model!r}, api_key_env={self.api_key_env!r}, api_key={key!r}, "
             f"context_window={self.context_window!r}, output_reserve={self.output_reserve!r}, "
             f"headers={headers!r})"

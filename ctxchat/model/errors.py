@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from email.utils import parsedate_to_datetime
 from enum import StrEnum
 
-from ctxchat.redaction import REDACTED, redact
+from ctxchat.redaction import REDACTED, redact, shown_url
 
 __all__ = [
     "REDACTED",
@@ -319,7 +319,9 @@ def status_error(
             else "Check the model name against the server's model list."
         )
     elif kind is ErrorKind.NOT_FOUND:
-        message = f"There is no OpenAI-compatible API at {base_url} ({status} Not Found)."
+        message = (
+            f"There is no OpenAI-compatible API at {shown_url(base_url)} ({status} Not Found)."
+        )
         action = "Check the base URL; OpenAI-compatible servers usually answer under /v1."
     elif kind is ErrorKind.RATE_LIMIT:
         if "insufficient_quota" in _codes(body):
@@ -368,10 +370,11 @@ def connection_error(
     secrets: Iterable[str | None] = (),
 ) -> ProviderError:
     """The server cannot be reached (down, wrong address, or no answer to the connection)."""
+    where = shown_url(base_url)
     message = (
-        f"The model server at {base_url} did not answer within {_seconds(timeout)}."
+        f"The model server at {where} did not answer within {_seconds(timeout)}."
         if timeout is not None
-        else f"Could not connect to the model server at {base_url}."
+        else f"Could not connect to the model server at {where}."
     )
     action = "Check that the server is running and that the base URL is right."
     if timeout is not None:

@@ -90,6 +90,24 @@ class PtyProcess:
     def write(self, data: bytes) -> None:
         os.write(self._master, data)
 
+    def press(self, keys: bytes, *shown: bytes) -> None:
+        """Type `keys`, then read until each of `shown` has been drawn since."""
+        mark = len(self.output)
+        self.write(keys)
+        self.read_until(lambda output: all(text in output[mark:] for text in shown))
+
+    def quit(self) -> int:
+        """Quit the app with ctrl+q (from a dialog too); its exit code. (Esc first, then
+        ctrl+q, can reach the app as one alt+ctrl+q: a terminal cannot tell them apart.)"""
+        self.write(b"\x11")
+        return self.finish()
+
+    def resize(self, columns: int, rows: int) -> None:
+        """Resize the terminal as a terminal window does: the new size, then SIGWINCH to the
+        foreground process group."""
+        fcntl.ioctl(self._master, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+        os.killpg(self.process.pid, signal.SIGWINCH)
+
     def interrupt(self) -> None:
         """Ctrl-C as a terminal sends it: SIGINT to the foreground process group."""
         os.killpg(self.process.pid, signal.SIGINT)

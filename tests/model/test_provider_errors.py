@@ -434,7 +434,7 @@ async def test_no_error_ever_shows_the_api_key(
         ("key sk-proj-AbCdEf123456 was wrong", (), "key [redacted] was wrong"),
         ("OpenRouter sk-or-v1-0123456789", (), "OpenRouter [redacted]"),
         ("my key is hunter2-secret!", ("hunter2-secret",), "my key is [redacted]!"),
-        ("http://user:pa55@host/v1 failed", (), "http://[redacted]@host/v1 failed"),
+        ("http://user:pa55@host/v1 failed", (), "http://user:***@host/v1 failed"),
         ("short secret abc stays", ("abc",), "short secret abc stays"),
         ("nothing to hide", ("",), "nothing to hide"),
         ("skeleton key", (), "skeleton key"),

@@ -11,7 +11,13 @@ from rich.text import Text
 from ctxchat.chat.options import SessionOptions
 from ctxchat.chat.reachability import unreachable_notice
 from ctxchat.chat.session import ChatSession
-from ctxchat.chat.session_factory import Connect, learn_server, prepare_recall
+from ctxchat.chat.session_factory import (
+    EMBEDDING_WAIT,
+    Connect,
+    learn_server,
+    prepare_recall,
+    unembedded_notice,
+)
 from ctxchat.chat.workspace import Workspace
 from ctxchat.cli.common import conversation_id, make_session, print_json, workspace
 from ctxchat.cli.output import warn
@@ -25,7 +31,11 @@ def show_context(args: argparse.Namespace, options: SessionOptions) -> int:
         session = make_session(space, options, conversation, connect=Connect.TRY)
         # The window the app plans with: cached from the last time the server was asked.
         asyncio.run(_learn(session, space, offline=options.offline))
-        prepare_recall(session)
+        left = prepare_recall(
+            session, args.message, wait=None if args.embed_all else EMBEDDING_WAIT
+        )
+        if left:
+            warn(unembedded_notice(left))
         plan = session.with_request(session.plan(args.message))
         window = session.window
     if args.json:

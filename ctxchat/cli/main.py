@@ -20,6 +20,10 @@ MODES = ("personalization", "objective")
 
 
 LARGEST_ID = 2**63 - 1  # SQLite's integers are 64-bit
+EMBED_ALL_HELP = (
+    "embed every message that has no vector yet before planning (else about a second's "
+    "worth, and recall by meaning searches what is embedded)"
+)
 
 
 def record_id(text: str) -> int:
@@ -89,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     context.add_argument("--message", metavar="TEXT", help="plan as if TEXT were sent next")
     context.add_argument("--json", action="store_true", help="print the plan as JSON")
+    context.add_argument("--embed-all", action="store_true", help=EMBED_ALL_HELP)
 
     send = commands.add_parser("send", help="send one message and stream the reply to stdout")
     target = send.add_mutually_exclusive_group()
@@ -97,6 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     send.add_argument("text", nargs="?", help="the message (default: read standard input)")
     send.add_argument("--json", action="store_true", help="print reply, usage and plan as JSON")
     send.add_argument("--no-summarize", action="store_true", help="skip automatic summarization")
+    send.add_argument("--embed-all", action="store_true", help=EMBED_ALL_HELP)
 
     ask = commands.add_parser(
         "ask-again",

@@ -164,7 +164,7 @@ class RecallSettings:
     half_life: float = 150.0
     """Recency breaks near-ties: a message this many messages old loses half of the most
     recency can take off (a quarter of its score)."""
-    limit: int = 50
+    limit: int = 100
     """At most this many results of each search are considered; the recall share is filled
     by tokens from them, best first, leaving out what working memory holds."""
     semantic: bool = True

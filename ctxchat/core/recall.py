@@ -173,6 +173,8 @@ class RecallCandidate:
     matched: bool = True
     terms: tuple[str, ...] | None = None
     """The query terms the content holds, when already worked out (else found when ranked)."""
+    near: float | None = None
+    """The cosine with the draft widened by its best matches in meaning (what ranked it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +192,8 @@ class RecallHit:
     age: int
     message_id: int | None = None
     cosine: float | None = None
+    near: float | None = None
+    """The cosine with the draft widened by its best matches in meaning (what ranked it)."""
     neighbour_of: int | None = None
     follows: int | None = None
     """The recalled message this later one refers back to (see `with_references`)."""
@@ -215,7 +219,12 @@ class RecallHit:
         reasons = []
         if self.terms:
             reasons.append("matched " + ", ".join(self.terms))
-        if self.cosine is not None:
+        if self.cosine is not None and self.near is not None and self.near > self.cosine + 0.005:
+            reasons.append(
+                f"similar in meaning (cosine {self.cosine:.2f}; "
+                f"{self.near:.2f} with the best matches' meaning)"
+            )
+        elif self.cosine is not None:
             reasons.append(f"similar in meaning (cosine {self.cosine:.2f})")
         found = "; ".join(reasons) or "matched no exact term"
         return (
@@ -303,6 +312,7 @@ def rank_recall(
                 age=candidate.age,
                 message_id=candidate.message_id,
                 cosine=candidate.cosine,
+                near=candidate.near,
             )
         )
     hits.sort(key=lambda hit: (-hit.score, hit.age, hit.ref))

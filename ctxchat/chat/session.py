@@ -390,8 +390,11 @@ class ChatSession:
             # What full-text search found but has no vector yet is embedded first.
             semantic.want([c.message_id for c in candidates if c.message_id is not None])
             query = meaning_query(draft, stats)
+            # Twice as deep as by words: on long everyday conversations the answers that
+            # share no word with the message lie far down this list, and full-text search
+            # that deep only brings noise (measured with bench/locomo.py, bench/recall_quality.py).
             candidates = fuse(
-                candidates, semantic.candidates(query, settings.limit, before, age_of, known)
+                candidates, semantic.candidates(query, 2 * settings.limit, before, age_of, known)
             )
             self.unembedded, searched = self._unembedded(semantic, history, recent, stats)
             self._embedding_note = (

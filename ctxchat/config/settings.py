@@ -164,9 +164,10 @@ class RecallSettings:
     half_life: float = 150.0
     """Recency breaks near-ties: a message this many messages old loses half of the most
     recency can take off (a quarter of its score)."""
-    limit: int = 100
-    """At most this many results of each search are considered; the recall share is filled
-    by tokens from them, best first, leaving out what working memory holds."""
+    limit: int = 50
+    """At most this many full-text results (twice as many by meaning) are considered; the
+    recall share is filled by tokens from them, best first, leaving out what working memory
+    holds."""
     semantic: bool = True
     """Also search by meaning when the `embeddings` extra is installed."""
     long_after_turns: int = 20

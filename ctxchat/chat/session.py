@@ -62,6 +62,15 @@ from ctxchat.store.memory import UNSET, Unset
 WORDS_ONLY = "Recall by words only, not by meaning."
 
 
+def unembedded_note(missing: int, searched: int) -> str:
+    """The plan's note while some earlier messages have no vector yet: recall by meaning
+    searched only the others (they are embedded in the background, or by the next command)."""
+    return (
+        f"Recall by meaning searched {searched - missing:,} of {searched:,} earlier messages; "
+        f"{missing:,} are not embedded yet."
+    )
+
+
 def words_only_note(missing: list[str]) -> str:
     """The plan's warning when semantic recall is on in the config but `missing` (packages
     of the embeddings extra) are not installed: what to install to have it."""
@@ -180,6 +189,10 @@ class ChatSession:
         # The summarizer's own server, when `[summary] profile` names another one.
         self._summary_backend: ModelBackend | None = None
         self._semantic_missing: str | None = None
+        self.unembedded = 0
+        """Earlier messages recall by meaning could not search (no vector yet), as of the
+        newest recall worked out with it."""
+        self._embedding_note = ""
 
     # --- what the session knows -------------------------------------------------------
 
@@ -385,6 +398,7 @@ class ChatSession:
                 age_of=age_of,
             )
             candidates = local_relevance(found, kept, stats)
+        self.unembedded, self._embedding_note = 0, ""
         semantic = self.semantic
         if semantic is not None and settings.semantic and semantic.ready:
             from ctxchat.embeddings import fuse
@@ -393,8 +407,15 @@ class ChatSession:
             # What full-text search found but has no vector yet is embedded first.
             semantic.want([c.message_id for c in candidates if c.message_id is not None])
             query = meaning_query(draft, stats)
+            # Twice as deep as by words: on long everyday conversations the answers that
+            # share no word with the message lie far down this list, and full-text search
+            # that deep only brings noise (measured with bench/locomo.py, bench/recall_quality.py).
             candidates = fuse(
-                candidates, semantic.candidates(query, settings.limit, before, age_of, known)
+                candidates, semantic.candidates(query, 2 * settings.limit, before, age_of, known)
+            )
+            self.unembedded, searched = self._unembedded(semantic, history, recent, stats)
+            self._embedding_note = (
+                unembedded_note(self.unembedded, searched) if self.unembedded else ""
             )
         hits: tuple[RecallHit, ...] = ()
         if candidates or kept:
@@ -406,6 +427,19 @@ class ChatSession:
             self._cache.recall.clear()
         self._cache.recall[draft] = hits
         return hits
+
+    @staticmethod
+    def _unembedded(
+        semantic: SemanticRecall,
+        history: Sequence[HistoryMessage],
+        recent: int,
+        stats: ConversationTerms,
+    ) -> tuple[int, int]:
+        """How many messages older than the newest `recent` have no vector yet, of how many."""
+        if semantic.embedded >= stats.messages:
+            return 0, 0  # every message has one (the usual case: no walk over the history)
+        older = [m.id for m in history[: max(0, len(history) - recent)] if m.sendable]
+        return semantic.missing(older), len(older)
 
     def _memory_candidates(
         self, terms: list[str], found: list[RecallCandidate]
@@ -451,9 +485,9 @@ class ChatSession:
         """
         self.catch_up()
         plan = self._assemble(draft)
-        note = self._recall_note()
-        if note:
-            plan = dataclasses.replace(plan, warnings=(*plan.warnings, note))
+        notes = [self._recall_note(), self._embedding_note if draft else ""]
+        if any(notes):
+            plan = dataclasses.replace(plan, warnings=(*plan.warnings, *filter(None, notes)))
         previous = self.last_request()
         if previous is None:
             return plan

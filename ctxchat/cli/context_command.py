@@ -12,7 +12,13 @@ from rich.text import Text
 from ctxchat.chat.options import SessionOptions
 from ctxchat.chat.reachability import unreachable_notice
 from ctxchat.chat.session import ChatSession
-from ctxchat.chat.session_factory import Connect, learn_server, prepare_recall
+from ctxchat.chat.session_factory import (
+    EMBEDDING_WAIT,
+    Connect,
+    learn_server,
+    prepare_recall,
+    unembedded_notice,
+)
 from ctxchat.chat.workspace import Workspace
 from ctxchat.cli.common import conversation_id, make_session, print_json, workspace
 from ctxchat.cli.output import warn
@@ -27,7 +33,11 @@ def show_context(args: argparse.Namespace, options: SessionOptions) -> int:
     with workspace(options) as space:
         conversation = conversation_id(space, options)
         session = make_session(space, options, conversation, connect=Connect.TRY)
-        prepare_recall(session)
+        left = prepare_recall(
+            session, args.message, wait=None if args.embed_all else EMBEDDING_WAIT
+        )
+        if left:
+            warn(unembedded_notice(left))
         plan = asyncio.run(_plan(session, space, args.message, offline=options.offline))
         plan = session.with_request(plan)
         window = session.window

@@ -26,6 +26,10 @@ IMPORT_SOURCES = ("chatgpt", "claude", "llm", "open-webui", "ctxchat")
 
 LARGEST_ID = 2**63 - 1  # SQLite's integers are 64-bit
 _SHOWN_ARGUMENT = 40  # characters of a bad argument quoted back
+EMBED_ALL_HELP = (
+    "embed every message that has no vector yet before planning (else about a second's "
+    "worth, and recall by meaning searches what is embedded)"
+)
 
 
 def record_id(text: str) -> int:
@@ -124,6 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--message", type=text_argument, metavar="TEXT", help="plan as if TEXT were sent next"
     )
     context.add_argument("--json", action="store_true", help="print the plan as JSON")
+    context.add_argument("--embed-all", action="store_true", help=EMBED_ALL_HELP)
 
     send = commands.add_parser("send", help="send one message and stream the reply to stdout")
     target = send.add_mutually_exclusive_group()
@@ -134,6 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     send.add_argument("--json", action="store_true", help="print reply, usage and plan as JSON")
     send.add_argument("--no-summarize", action="store_true", help="skip automatic summarization")
+    send.add_argument("--embed-all", action="store_true", help=EMBED_ALL_HELP)
 
     ask = commands.add_parser(
         "ask-again",

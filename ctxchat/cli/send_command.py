@@ -12,7 +12,13 @@ from typing import Any
 
 from ctxchat.chat.options import SessionOptions
 from ctxchat.chat.session import ChatSession
-from ctxchat.chat.session_factory import Connect, learn_server, prepare_recall
+from ctxchat.chat.session_factory import (
+    EMBEDDING_WAIT,
+    Connect,
+    learn_server,
+    prepare_recall,
+    unembedded_notice,
+)
 from ctxchat.chat.summarizer import Summarizer, SummaryFailed, SummaryInProgress
 from ctxchat.chat.turn import (
     ReplyDelta,
@@ -69,7 +75,9 @@ def send(args: argparse.Namespace, options: SessionOptions) -> int:
         if conversation is None:
             conversation = space.store.create_conversation(args.title or preview(text)).id
             session = session.for_conversation(conversation)
-        prepare_recall(session)
+        left = prepare_recall(session, text, wait=None if args.embed_all else EMBEDDING_WAIT)
+        if left:
+            warn(unembedded_notice(left))
         try:
             code = asyncio.run(_send(session, space, text, args, offline=options.offline))
         except BaseException:

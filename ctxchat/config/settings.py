@@ -254,8 +254,9 @@ class RecallSettings:
     )
     limit: int = setting(
         50,
-        "At most this many results of each search are considered; the recall share is filled "
-        "by tokens from them, best first, leaving out what working memory holds.",
+        "At most this many full-text results (twice as many by meaning) are considered; the "
+        "recall share is filled by tokens from them, best first, leaving out what working "
+        "memory holds.",
     )
     semantic: bool = setting(True, "Also search by meaning when the embeddings extra is installed.")
     long_after_turns: int = setting(

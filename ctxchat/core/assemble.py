@@ -33,7 +33,7 @@ from ctxchat.core.plan import (
     Reason,
     SentMessage,
 )
-from ctxchat.core.recall import RecallHit, plan_recall
+from ctxchat.core.recall import RecallHit, plan_recall, recall_demand
 from ctxchat.core.summary import (
     SUMMARY_HEADER,
     SummaryRun,
@@ -146,7 +146,11 @@ def assemble_context(
     if turns is None and adaptive is not None:
         turns = sum(1 for m in history if m.role == "user") + (new_input is not None)
     in_force = shares_in_force(
-        budget.shares, turns=turns or 0, has_recall=bool(recall), policy=adaptive
+        budget.shares,
+        turns=turns or 0,
+        has_recall=bool(recall),
+        policy=adaptive,
+        demand=recall_demand(recall, budget.total),
     )
     if in_force.reasons:
         budget = Budget(budget.context_window, budget.output_reserve, in_force.shares)

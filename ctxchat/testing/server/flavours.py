@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from ctxchat.testing.server.answers import Answer
 from ctxchat.testing.server.faults import Fault
-from ctxchat.testing.server.script import simple_token_count
+from ctxchat.testing.server.script import simple_token_count, simple_tokens
 
 if TYPE_CHECKING:
     from ctxchat.testing.server.scripted import ScriptedModelServer
@@ -68,8 +69,9 @@ def post_answer(server: ScriptedModelServer, path: str, body: dict[str, Any]) ->
     if path == "/tokenize" and flavour is Flavour.VLLM:
         return _vllm_tokenize(server, body)
     if path == "/tokenize" and flavour is Flavour.LLAMA_CPP:
-        content = str(body.get("content", ""))
-        return Answer.json(200, {"tokens": list(range(simple_token_count(content)))})
+        return Answer.json(200, {"tokens": llama_cpp_tokens(body)})
+    if path == "/apply-template" and flavour is Flavour.LLAMA_CPP:
+        return _apply_template(server, body)
     if path == "/extras/tokenize/count" and flavour is Flavour.LLAMA_CPP_PYTHON:
         return Answer.json(200, {"count": simple_token_count(str(body.get("input", "")))})
     if path == "/api/show" and flavour is Flavour.OLLAMA:
@@ -82,6 +84,61 @@ _TOKENIZE_PATHS = {
     Flavour.LLAMA_CPP_PYTHON: ("/extras/tokenize/count",),
     Flavour.VLLM: ("/tokenize",),
 }
+
+
+# llama.cpp's template when the model carries none (Gemma 3 270M's GGUF has none): ChatML.
+CHATML_TEMPLATE = (
+    "{%- for message in messages -%}\n"
+    "  {{- '<|im_start|>' + message.role + '\\n' + message.content + '<|im_end|>\\n' -}}\n"
+    "{%- endfor -%}\n"
+    "{%- if add_generation_prompt -%}\n"
+    "  {{- '<|im_start|>assistant\\n' -}}\n"
+    "{%- endif -%}"
+)
+BOS = "<bos>"
+
+
+def render_chatml(messages: Sequence[Mapping[str, Any]]) -> str:
+    """`messages` in ChatML with the reply's primer, as llama.cpp renders them (its BOS is
+    left out of the text: the tokenizer adds it)."""
+    turns = "".join(
+        f"<|im_start|>{message.get('role', '')}\n{message.get('content') or ''}<|im_end|>\n"
+        for message in messages
+    )
+    return turns + "<|im_start|>assistant\n"
+
+
+def llama_cpp_prompt(server: ScriptedModelServer, messages: Sequence[Mapping[str, Any]]) -> str:
+    """The prompt llama.cpp renders for `messages`: ChatML, without the system messages when
+    the server's template drops them (`drops_system`)."""
+    if server.drops_system:
+        messages = [message for message in messages if message.get("role") != "system"]
+    return render_chatml(messages)
+
+
+def llama_cpp_prompt_tokens(
+    server: ScriptedModelServer, messages: Sequence[Mapping[str, Any]]
+) -> int:
+    """The prompt tokens llama.cpp reports: its tokenizer's count of the rendered prompt,
+    with the BOS it adds."""
+    return 1 + simple_token_count(llama_cpp_prompt(server, messages))
+
+
+def llama_cpp_tokens(body: Mapping[str, Any]) -> list[Any]:
+    """llama.cpp's `/tokenize` answer: ids, or ids with their pieces (`with_pieces`); a BOS
+    first with `add_special`."""
+    pieces = [BOS] if body.get("add_special") is True else []
+    pieces += simple_tokens(str(body.get("content", "")))
+    if body.get("with_pieces") is True:
+        return [{"id": index + 1, "piece": piece} for index, piece in enumerate(pieces)]
+    return list(range(1, len(pieces) + 1))
+
+
+def _apply_template(server: ScriptedModelServer, body: Mapping[str, Any]) -> Answer:
+    messages = body.get("messages")
+    if not isinstance(messages, list):
+        return Answer.error(500, "[json.exception.out_of_range.403] key 'messages' not found")
+    return Answer.json(200, {"prompt": llama_cpp_prompt(server, messages)})
 
 
 def _tokenizer_fault(server: ScriptedModelServer, fault: str) -> Answer:
@@ -119,7 +176,12 @@ def _props(server: ScriptedModelServer) -> dict[str, Any]:
     n_ctx = server.n_ctx
     # Newer llama.cpp nests n_ctx under default_generation_settings, older puts it on top.
     if server.props_nested:
-        return {"default_generation_settings": {"n_ctx": n_ctx}, "total_slots": 1}
+        return {
+            "default_generation_settings": {"n_ctx": n_ctx},
+            "total_slots": 1,
+            "chat_template": CHATML_TEMPLATE,
+            "bos_token": BOS,
+        }
     return {"n_ctx": n_ctx, "total_slots": 1}
 
 

@@ -7,13 +7,14 @@ import contextlib
 import dataclasses
 import functools
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
-from typing import Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from ctxchat.chat.changes import MEMORY, ChangeLog
 from ctxchat.chat.memory_book import MemoryBook
+from ctxchat.chat.rendered import render_request
 from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.server_counts import ServerCounts
 from ctxchat.chat.window import WindowInfo
@@ -173,7 +174,7 @@ class ChatSession:
         """Memory entries, to read and to change (each change keeps this cache true)."""
         self.server_counts: ServerCounts | None = None
         """Counts by the server's own tokenizer, where it has one (see detect_window)."""
-        self._counting: set[asyncio.Task[int]] = set()
+        self._counting: set[asyncio.Task[object]] = set()
         self._served_model: str | None = None
         self._usage_ratio: float | None = None
         self.server_notes: tuple[str, ...] = ()
@@ -520,8 +521,8 @@ class ChatSession:
             )
             self.server_counts = counts = None
         if counts is not None and plan.messages:
-            figure = counts.figure(plan)
-            plan = dataclasses.replace(plan, exact=figure.exact, counter_note=counts.label(figure))
+            figure, note = counts.describe(plan)
+            plan = dataclasses.replace(plan, exact=figure.exact, counter_note=note)
         elif self._usage_ratio is not None and plan.messages and not plan.exact:
             # An approximate count, no tokenizer on the server, but it reported usage: scale
             # the estimate by what it said.
@@ -575,7 +576,23 @@ class ChatSession:
         counts = self.server_counts
         if counts is None or not texts:
             return
-        task = asyncio.ensure_future(counts.count(texts))
+        self._in_background(counts.count(texts))
+
+    def render_with_server(self) -> None:
+        """Have the server render the next request (no draft) in the background, where it
+        renders its chat template: the plan drawn next says what the template adds."""
+        if self.server_counts is None or self.backend is None or not self.backend.renders:
+            return
+
+        async def render() -> None:
+            plan = await asyncio.to_thread(self.plan)
+            if plan.messages:
+                await render_request(self, plan.request_messages())
+
+        self._in_background(render())
+
+    def _in_background(self, work: Coroutine[Any, Any, object]) -> None:
+        task = asyncio.ensure_future(work)
         self._counting.add(task)  # held until done: a task nobody holds may be collected
         task.add_done_callback(self._counting.discard)
 

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from rich.console import Group
 from rich.text import Text
 
 from ctxchat.chat.options import SessionOptions
 from ctxchat.chat.reachability import unreachable_notice
+from ctxchat.chat.rendered import OFFLINE, NotRendered, RenderedRequest, render_request
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.session_factory import Connect, learn_server, prepare_recall
 from ctxchat.chat.workspace import Workspace
@@ -18,18 +21,20 @@ from ctxchat.cli.output import warn
 from ctxchat.cli.tables import cell, console, table
 from ctxchat.core.plan import ContextPlan, PlanStatus
 
+NOT_ASKED = NotRendered("Not asked for.")
+
 
 def show_context(args: argparse.Namespace, options: SessionOptions) -> int:
     with workspace(options) as space:
         conversation = conversation_id(space, options)
         session = make_session(space, options, conversation, connect=Connect.TRY)
-        # The window the app plans with: cached from the last time the server was asked.
-        asyncio.run(_learn(session, space, offline=options.offline))
-        prepare_recall(session)
-        plan = session.with_request(session.plan(args.message))
+        plan, rendered = asyncio.run(
+            _plan(session, space, args.message, offline=options.offline, render=args.json)
+        )
         window = session.window
     if args.json:
         data = plan.to_dict()
+        data.update(rendered_json(rendered, plan.request_messages()))
         data["conversation_id"] = conversation
         data["window_source"] = window.source
         facts = session.facts
@@ -51,20 +56,48 @@ def show_context(args: argparse.Namespace, options: SessionOptions) -> int:
     return 0
 
 
-async def _learn(session: ChatSession, space: Workspace, *, offline: bool) -> None:
+async def _plan(
+    session: ChatSession, space: Workspace, message: str | None, *, offline: bool, render: bool
+) -> tuple[ContextPlan, RenderedRequest | NotRendered]:
+    """The plan of the next request and, when asked for, the server's rendering of it."""
     try:
-        profile = session.profile
-        kept = space.state.facts_for(profile.base_url, profile.model)
-        if not offline and (kept is None or not kept.fresh()):
-            # The plan needs no server: one line says none answers, and the window is the
-            # configured or documented one, without guesses about what it "does not report".
-            notice = await unreachable_notice(session, space.loaded.path)
-            if notice is not None:
-                warn(f"note: {notice}")
-                return
-        await learn_server(session, space, offline=offline)
+        # The window the app plans with: cached from the last time the server was asked.
+        answered = await _learn(session, space, offline=offline)
+        prepare_recall(session)
+        plan = session.with_request(session.plan(message))
+        if not render:
+            return plan, NOT_ASKED
+        if offline:
+            return plan, OFFLINE
+        if not answered:
+            return plan, NotRendered("The server did not answer: it was not asked to render.")
+        return plan, await render_request(session, plan.request_messages())
     finally:
         await session.aclose()
+
+
+async def _learn(session: ChatSession, space: Workspace, *, offline: bool) -> bool:
+    """Learn the server's facts; False when it did not answer."""
+    profile = session.profile
+    kept = space.state.facts_for(profile.base_url, profile.model)
+    if not offline and (kept is None or not kept.fresh()):
+        # The plan needs no server: one line says none answers, and the window is the
+        # configured or documented one, without guesses about what it "does not report".
+        notice = await unreachable_notice(session, space.loaded.path)
+        if notice is not None:
+            warn(f"note: {notice}")
+            return False
+    await learn_server(session, space, offline=offline)
+    return True
+
+
+def rendered_json(
+    rendered: RenderedRequest | NotRendered, messages: Sequence[Mapping[str, str]]
+) -> dict[str, Any]:
+    """`rendered` (the prompt as the server's template lays it out) or why it is null."""
+    if isinstance(rendered, NotRendered):
+        return {"rendered": None, "rendered_reason": rendered.reason}
+    return {"rendered": rendered.to_dict(messages)}
 
 
 def render_plan(plan: ContextPlan, conversation: int | None, window_source: str) -> Group:

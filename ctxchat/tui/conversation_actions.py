@@ -160,6 +160,7 @@ class ConversationActions(ResultsInWaiting):
             return
         plan = session.with_request(session.plan(self.draft()))
         assert plan.request is not None
+        from ctxchat.chat.rendered import render_request
         from ctxchat.tui.screens.inspector import RequestInspector
 
         self.app.push_screen(
@@ -168,6 +169,7 @@ class ConversationActions(ResultsInWaiting):
                 plan,
                 previous=session.last_request(),
                 title="Next request",
+                render=lambda messages: render_request(session, messages),
             )
         )
 
@@ -184,9 +186,17 @@ class ConversationActions(ResultsInWaiting):
             # Stored before requests were kept with their plans: built again from the plan.
             model = session.store.get_message(message_id).model or session.model
             body = session.request_for(plan, model=model).body
+        from ctxchat.chat.rendered import render_request
         from ctxchat.tui.screens.inspector import RequestInspector
 
-        self.app.push_screen(RequestInspector(body, plan, title=f"Request of reply {message_id}"))
+        self.app.push_screen(
+            RequestInspector(
+                body,
+                plan,
+                title=f"Request of reply {message_id}",
+                render=lambda messages: render_request(session, messages),
+            )
+        )
 
     # --- models -------------------------------------------------------------------------
 

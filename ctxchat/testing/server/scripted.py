@@ -67,11 +67,17 @@ class ScriptedModelServer:
         self.reject_stream_options = reject_stream_options
         self.ignore_stream_options = ignore_stream_options
         self.reject_unknown_models = reject_unknown_models
-        # llama-cpp-python refuses an over-long prompt before reading it, whatever is asked.
+        # llama.cpp and llama-cpp-python refuse an over-long prompt before reading it.
         self.enforce_n_ctx = (
-            self.flavour is Flavour.LLAMA_CPP_PYTHON if enforce_n_ctx is None else enforce_n_ctx
+            self.flavour in (Flavour.LLAMA_CPP, Flavour.LLAMA_CPP_PYTHON)
+            if enforce_n_ctx is None
+            else enforce_n_ctx
         )
         self.cached_tokens = cached_tokens
+        """`usage.prompt_tokens_details.cached_tokens` of every reply; None: not reported
+        (llama.cpp: what its prompt shares with the previous one, see `cached_tokens`)."""
+        self.previous_prompt: list[str] = []
+        """llama.cpp: the tokens of the last prompt read, which the next one may reuse."""
         self.drops_system = drops_system
         """llama.cpp: the chat template leaves system messages out of the prompt it renders
         and counts (as templates of models without a system role may)."""

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import httpx2
@@ -78,16 +78,19 @@ def _answers(root: str) -> bool:
 
 
 @contextlib.contextmanager
-def running_llama_server(n_ctx: int = 4096, port: int | None = None) -> Iterator[str]:
+def running_llama_server(
+    n_ctx: int = 4096, port: int | None = None, options: Sequence[str] = ()
+) -> Iterator[str]:
     """`llama-server` serving the model with `n_ctx` on `port` (a free one unless given),
-    as README starts it; yields its root URL once it answers, and stops it after."""
+    as README starts it, with `options` added; yields its root URL once it answers, and
+    stops it after."""
     binary = llama_server_binary()
     model, why = llama_model()
     assert binary is not None and model is not None, why
     port = port or free_port()
     root = f"http://127.0.0.1:{port}"
     command = [binary, "-m", model, "--host", "127.0.0.1", "--port", str(port)]
-    command += ["-c", str(n_ctx), "-t", "2", "--jinja"]
+    command += ["-c", str(n_ctx), "-t", "2", "--jinja", *options]
     process = subprocess.Popen(
         command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, errors="replace"
     )

@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from ctxchat.testing.harness import test_env
+from ctxchat.testing import harness
 
 from ..llama_server import running_llama_server, skip_reason
 from .pty_process import PtyProcess
@@ -30,6 +30,10 @@ if WHY is not None:
     pytest.skip(WHY, allow_module_level=True)
 
 N_CTX = 2048
+UNASKED_LIMIT = 48
+# A real model on a busy machine: how long one step may take before the test gives up (a
+# guard against a hang, not a timing assertion: each wait ends when its condition holds).
+PATIENCE = 300.0
 SYSTEM = "You are terse."
 CTRL_S = b"\x13"
 CTRL_Q = b"\x11"
@@ -44,7 +48,9 @@ _CONTROL = re.compile(rb"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>]"
 
 @pytest.fixture(scope="module")
 def llama_server() -> Iterator[str]:
-    with running_llama_server(N_CTX) as root:
+    # `-n`: what a request that names no limit may write (a summary's does not); a base
+    # model would otherwise write until the window is full.
+    with running_llama_server(N_CTX, options=("-n", str(UNASKED_LIMIT))) as root:
         yield root
 
 
@@ -52,10 +58,12 @@ def llama_server() -> Iterator[str]:
 def home(tmp_path: Path, llama_server: str) -> Path:
     """A config for the server that sets no window (the server's own is used), short
     replies, no automatic summary, and the last two messages always kept."""
+    model = httpx2.get(f"{llama_server}/v1/models", timeout=10).json()["data"][0]["id"]
     (tmp_path / "config.toml").write_text(
         'default_profile = "llama"\n'
         "[profiles.llama]\n"
         f'base_url = "{llama_server}/v1"\n'
+        f'model = "{model}"\n'
         "output_reserve = 12\n"
         "[context]\n"
         f'system_prompt = "{SYSTEM}"\n'
@@ -81,6 +89,12 @@ def messages(home: Path) -> list[tuple[str, str, str]]:
         return []
 
 
+def answered(home: Path, count: int) -> bool:
+    """Whether `count` messages are stored, the last one finished."""
+    stored = messages(home)
+    return len(stored) == count and stored[-1][2] != "streaming"
+
+
 def rendered_tokens(root: str, sent: list[dict[str, str]]) -> int:
     """The server's own count of the prompt it renders for `sent`, asked of it directly."""
     with httpx2.Client(timeout=60) as client:
@@ -92,29 +106,30 @@ def rendered_tokens(root: str, sent: list[dict[str, str]]) -> int:
 
 
 def test_a_session_with_llama_server(home: Path, llama_server: str) -> None:
-    env = dict(os.environ, **test_env(home, home / "config.toml"))
+    env = dict(os.environ, **harness.test_env(home, home / "config.toml"))
     with PtyProcess([], env) as app:
         app.read_until(lambda out: b"window 2,048 (server)" in _CONTROL.sub(b"", out))
 
         app.write(b"Name a colour.\r")
-        app.read_until(lambda _: len(messages(home)) == 2 and messages(home)[1][2] != "streaming")
+        app.read_until(lambda _: answered(home, 2), PATIENCE)
         # Once the reply is counted and the next request rendered, the panel is exact.
-        app.read_until(lambda _: "template adds" in shown(app))
+        app.read_until(lambda _: "template adds" in shown(app), PATIENCE)
         sent = [{"role": "system", "content": SYSTEM}]
         sent += [{"role": role, "content": text} for role, text, _ in messages(home)]
         expected = rendered_tokens(llama_server, sent)
         assert f"(server tokenizer, {expected:,} tokens)" in shown(app)
 
         app.write(b"And another one.\r")
-        app.read_until(lambda _: len(messages(home)) == 4 and messages(home)[3][2] != "streaming")
+        app.read_until(lambda _: answered(home, 4), PATIENCE)
 
         # Summarize by hand: the preview, Enter on its button, then one line either way (a
         # small model may be cut at the summary's limit: the old summary then stays).
         mark = len(app.output)
         app.write(CTRL_S)
         app.read_until(lambda out: b"Summarize now" in out[mark:])
+        since = len(shown(app))
         app.write(b"\r")
-        app.read_until(lambda _: "in force" in shown(app)[-4000:])
+        app.read_until(lambda _: "in force" in shown(app)[since:], PATIENCE)
         assert "Traceback" not in shown(app)
 
         # Longer than the whole window: the panel says so while it is in the box, Enter

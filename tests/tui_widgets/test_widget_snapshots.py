@@ -260,9 +260,9 @@ class TestInspector:
 
     def test_json(self, snap_compare: SnapCompare) -> None:
         """A bordered dialog: `Next request · gpt-4o`, `11 messages · … tokens (exact) of
-        123,904 · mode objective`, tabs JSON/Messages/Diff with JSON active, the body from
-        `{` with `"model": "gpt-4o"` and each message's lines marked by a `▌` in its layer
-        colour; the footer shows esc, ^c, ^j, ^t, ^d."""
+        123,904 · mode objective`, tabs JSON/Messages/Diff/Rendered with JSON active, the body
+        from `{` with `"model": "gpt-4o"` and each message's lines marked by a `▌` in its
+        layer colour; the footer shows esc, ^c, ^j, ^t, ^d, ^r."""
         app, show = self.opened()
         assert snap_compare(app, run_before=show)
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections.abc import Coroutine
 from datetime import UTC, datetime
+from typing import Any
 
 from ctxchat.chat.server_counts import ServerCounts
 from ctxchat.chat.window import WindowInfo
@@ -44,7 +46,7 @@ class ServerKnowledge:
         self._listing: ModelListing | None = None
         self._usage_ratio: float | None = None
         self._served_model: str | None = None
-        self._counting: set[asyncio.Task[int]] = set()
+        self._counting: set[asyncio.Task[object]] = set()
 
     def copy(self) -> ServerKnowledge:
         """The same knowledge, for another session on the same server and model."""
@@ -187,7 +189,12 @@ class ServerKnowledge:
         counts = self.counts
         if counts is None or not texts:
             return
-        task = asyncio.ensure_future(counts.count(texts))
+        self.in_background(counts.count(texts))
+
+    def in_background(self, work: Coroutine[Any, Any, object]) -> None:
+        """Run `work` (counting or rendering with the server) in the background; `counted`
+        waits for it, `stop_counting` cancels it."""
+        task = asyncio.ensure_future(work)
         self._counting.add(task)  # held until done: a task nobody holds may be collected
         task.add_done_callback(self._counting.discard)
 
@@ -230,8 +237,8 @@ class ServerKnowledge:
             self.note(f"The server's tokenizer failed ({counts.failure}); counts are the estimate.")
             self.counts = counts = None
         if counts is not None and plan.messages:
-            figure = counts.figure(plan)
-            plan = dataclasses.replace(plan, exact=figure.exact, counter_note=counts.label(figure))
+            figure, note = counts.describe(plan)
+            plan = dataclasses.replace(plan, exact=figure.exact, counter_note=note)
         elif self._usage_ratio is not None and plan.messages and not plan.exact:
             # An approximate count, no tokenizer on the server, but it reported usage: scale
             # the estimate by what it said.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import functools
@@ -14,6 +15,7 @@ from typing import Concatenate, ParamSpec, TypeVar
 from ctxchat.chat.changes import MEMORY, ChangeLog
 from ctxchat.chat.connection import make_backend, same_server
 from ctxchat.chat.memory_book import MemoryBook
+from ctxchat.chat.rendered import render_request
 from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.server_counts import ServerCounts
 from ctxchat.chat.server_knowledge import ServerKnowledge
@@ -581,6 +583,19 @@ class ChatSession:
         """Count the plan's messages with the server's tokenizer in the background (each text
         once); the next plan drawn uses those counts."""
         self.server.count_texts([m.content for m in plan.messages])
+
+    def render_with_server(self) -> None:
+        """Have the server render the next request (no draft) in the background, where it
+        renders its chat template: the plan drawn next says what the template adds."""
+        if self.server.counts is None or self.backend is None or not self.backend.renders:
+            return
+
+        async def render() -> None:
+            plan = await asyncio.to_thread(self.plan)
+            if plan.messages:
+                await render_request(self, plan.request_messages())
+
+        self.server.in_background(render())
 
     def _counter_for(self, model: str, counter: TokenCounter | None = None) -> CachingCounter:
         """A counter for `model` that, with the model's own tokenizer, uses and adds to the

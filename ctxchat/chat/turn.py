@@ -204,6 +204,7 @@ async def _stream(
     if retried is None:
         reply = _close(session, writer, usage, finish, None)
         session.server.count_texts([reply.content])  # the next plan sends it
+        session.render_with_server()
         yield TurnFinished(reply, describe_finish(finish))
         return
     # The refused reply leaves; the turn starts again as a retry does.

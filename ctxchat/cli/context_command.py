@@ -5,12 +5,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from rich.console import Group
 from rich.text import Text
 
 from ctxchat.chat.options import SessionOptions
 from ctxchat.chat.reachability import unreachable_notice
+from ctxchat.chat.rendered import OFFLINE, NotRendered, RenderedRequest, render_request
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.session_factory import (
     EMBEDDING_WAIT,
@@ -27,6 +30,7 @@ from ctxchat.core.plan import ContextPlan, PlanStatus
 
 # How long `context` waits for a server's tokenizer to count what the plan holds.
 SERVER_COUNT_WAIT = 15.0
+NOT_ASKED = NotRendered("Not asked for.")
 
 
 def show_context(args: argparse.Namespace, options: SessionOptions) -> int:
@@ -38,11 +42,13 @@ def show_context(args: argparse.Namespace, options: SessionOptions) -> int:
         )
         if left:
             warn(unembedded_notice(left))
-        plan = asyncio.run(_plan(session, space, args.message, offline=options.offline))
-        plan = session.with_request(plan)
+        plan, rendered = asyncio.run(
+            _plan(session, space, args.message, offline=options.offline, render=args.json)
+        )
         window = session.window
     if args.json:
         data = plan.to_dict()
+        data.update(rendered_json(rendered, plan.request_messages()))
         data["conversation_id"] = conversation
         data["window_source"] = window.source
         facts = session.facts
@@ -65,20 +71,25 @@ def show_context(args: argparse.Namespace, options: SessionOptions) -> int:
 
 
 async def _plan(
-    session: ChatSession, space: Workspace, message: str | None, *, offline: bool
-) -> ContextPlan:
-    """The plan, counted by the server's own tokenizer where it has one: the command waits
-    for those counts (at most `SERVER_COUNT_WAIT` seconds; the plan then says which it
-    lacks) rather than print the estimate it starts from."""
+    session: ChatSession, space: Workspace, message: str | None, *, offline: bool, render: bool
+) -> tuple[ContextPlan, RenderedRequest | NotRendered]:
+    """The plan of the next request, counted by the server's own tokenizer where it has one
+    (the command waits for those counts, at most `SERVER_COUNT_WAIT` seconds, rather than
+    print the estimate it starts from), and, when asked for, the server's rendering of it."""
     try:
-        if await _learn(session, space, offline=offline) and not offline:
-            plan = session.plan(message)
-            if session.server_counts is None:
-                return plan
-            session.count_with_server(plan)
+        answered = await _learn(session, space, offline=offline)
+        if answered and not offline and session.server_counts is not None:
+            session.count_with_server(session.plan(message))
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(session.server.counted(), SERVER_COUNT_WAIT)
-        return session.plan(message)
+        plan = session.with_request(session.plan(message))
+        if not render:
+            return plan, NOT_ASKED
+        if offline:
+            return plan, OFFLINE
+        if not answered:
+            return plan, NotRendered("The server did not answer: it was not asked to render.")
+        return plan, await render_request(session, plan.request_messages())
     finally:
         await session.aclose()
 
@@ -97,6 +108,15 @@ async def _learn(session: ChatSession, space: Workspace, *, offline: bool) -> bo
             return False
     await learn_server(session, space, offline=offline)
     return True
+
+
+def rendered_json(
+    rendered: RenderedRequest | NotRendered, messages: Sequence[Mapping[str, str]]
+) -> dict[str, Any]:
+    """`rendered` (the prompt as the server's template lays it out) or why it is null."""
+    if isinstance(rendered, NotRendered):
+        return {"rendered": None, "rendered_reason": rendered.reason}
+    return {"rendered": rendered.to_dict(messages)}
 
 
 def render_plan(plan: ContextPlan, conversation: int | None, window_source: str) -> Group:

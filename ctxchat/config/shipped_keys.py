@@ -48,6 +48,7 @@ SHIPPED_KEYS: dict[str, str] = {
     "inspector.messages": "ctrl+t",
     "inspector.next": "right",
     "inspector.previous": "left",
+    "inspector.rendered": "ctrl+r",
     "layer.toggle": "enter,space",
     "memory.add": "ctrl+a,insert",
     "memory.back": "escape",

@@ -176,6 +176,7 @@ class ConversationActions(ImportActions):
             return
         plan = session.with_request(session.plan(self.draft()))
         assert plan.request is not None
+        from ctxchat.chat.rendered import render_request
         from ctxchat.tui.screens.inspector import RequestInspector
 
         self.app.push_screen(
@@ -184,6 +185,7 @@ class ConversationActions(ImportActions):
                 plan,
                 previous=session.last_request(),
                 title="Next request",
+                render=lambda messages: render_request(session, messages),
             )
         )
 
@@ -200,9 +202,17 @@ class ConversationActions(ImportActions):
             # Stored before requests were kept with their plans: built again from the plan.
             model = session.store.get_message(message_id).model or session.model
             body = session.request_for(plan, model=model).body
+        from ctxchat.chat.rendered import render_request
         from ctxchat.tui.screens.inspector import RequestInspector
 
-        self.app.push_screen(RequestInspector(body, plan, title=f"Request of reply {message_id}"))
+        self.app.push_screen(
+            RequestInspector(
+                body,
+                plan,
+                title=f"Request of reply {message_id}",
+                render=lambda messages: render_request(session, messages),
+            )
+        )
 
     # --- models -------------------------------------------------------------------------
 

@@ -76,9 +76,10 @@ class PtyProcess:
         self.output += data
         return bool(data)
 
-    def read_until(self, condition: Callable[[bytes], bool]) -> bytes:
-        """Read until `condition(output)` holds; fails the test if the process ends first."""
-        deadline = time.monotonic() + GIVE_UP
+    def read_until(self, condition: Callable[[bytes], bool], give_up: float = GIVE_UP) -> bytes:
+        """Read until `condition(output)` holds; fails the test if the process ends first
+        (or after `give_up` seconds: a real model on a busy machine may want more)."""
+        deadline = time.monotonic() + give_up
         while not condition(self.output):
             if not self._read(0.1) or time.monotonic() > deadline:
                 raise AssertionError(f"never saw what was awaited; output ends:\n{self.tail()}")

@@ -23,7 +23,8 @@ from ctxchat.store import Store
 from ctxchat.testing.proxy import RecordingProxy
 
 from ..real_servers import N_CTX, running_server
-from .test_llama_cpp_integration import SAMPLES, add_history
+from .real_sessions import add_history
+from .test_llama_cpp_integration import SAMPLES
 
 pytestmark = pytest.mark.integration
 

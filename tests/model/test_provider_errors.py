@@ -227,7 +227,7 @@ async def test_overflow_found_by_the_server_itself(
     assert error.kind is ErrorKind.CONTEXT_OVERFLOW
     assert error.context_window == 8
     assert error.detail == (
-        "request (11 tokens) exceeds the available context size (8 tokens), try increasing it"
+        "request (23 tokens) exceeds the available context size (8 tokens), try increasing it"
     )
 
 

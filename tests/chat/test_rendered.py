@@ -12,6 +12,7 @@ from ctxchat.chat.rendered import NotRendered, RenderedRequest, render_request, 
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.turn import TurnFinished, send_message
 from ctxchat.config.settings import ContextSettings, ProviderProfile, Settings
+from ctxchat.core.placement import PlacementChoice
 from ctxchat.model.openai_backend import OpenAIBackend
 from ctxchat.store import Store
 from ctxchat.testing.server import Flavour, ScriptedModelServer
@@ -41,13 +42,15 @@ async def backend(server: ScriptedModelServer) -> AsyncIterator[OpenAIBackend]:
     await client.aclose()
 
 
-async def open_session(store: Store, backend: OpenAIBackend) -> ChatSession:
+async def open_session(
+    store: Store, backend: OpenAIBackend, placement: PlacementChoice = PlacementChoice.AUTO
+) -> ChatSession:
     """A session that asked the server what it is (its window, tokenizer and template)."""
     profile = ProviderProfile(name="local", base_url=backend.base_url, model=MODEL)
     settings = Settings(
         profiles={"local": profile},
         default_profile="local",
-        context=ContextSettings(system_prompt="You are terse."),
+        context=ContextSettings(system_prompt="You are terse.", system_placement=placement),
     )
     conversation = store.create_conversation("rendered")
     session = ChatSession(store, settings, profile, conversation.id, backend=backend)
@@ -90,10 +93,18 @@ async def test_a_template_that_drops_the_system_message_shows_it_left_out(
         models=[MODEL], flavour=Flavour.LLAMA_CPP, drops_system=True
     ) as server:
         async with OpenAIBackend(server.base_url, probe_timeout=10.0) as backend:
-            session = await open_session(store, backend)
+            # Kept as a system message on purpose: the rendering shows the template drop it.
+            session = await open_session(store, backend, PlacementChoice.SYSTEM)
             messages = session.plan("Name a colour.").request_messages()
             rendered = await render_request(session, messages)
+            moved = await open_session(store, backend)
+            sent = moved.plan("Name a colour.").request_messages()
+            moved_rendering = await render_request(moved, sent)
 
+    # By default the system prompt reaches the model at the start of the first user message.
+    assert isinstance(moved_rendering, RenderedRequest)
+    assert "You are terse." in moved_rendering.text
+    assert moved_rendering.left_out == ()
     assert isinstance(rendered, RenderedRequest)
     assert "You are terse." not in rendered.text
     assert rendered.left_out == (0,)

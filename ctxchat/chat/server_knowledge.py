@@ -22,6 +22,8 @@ from ctxchat.store import Store
 __all__ = ["ServerKnowledge"]
 
 LEARNED_FROM_ERROR = "learned from an error"
+# The server counting up to this much more than ctxchat's estimate is left alone.
+UNDERCOUNT_TOLERANCE = 1.02
 TOLD_SOURCES = ("server", "probed", LEARNED_FROM_ERROR)
 
 
@@ -45,6 +47,10 @@ class ServerKnowledge:
         that failed, a window that shrank): every plan carries them as warnings."""
         self._listing: ModelListing | None = None
         self._usage_ratio: float | None = None
+        self.undercount = 1.0
+        """How much more the server counts a request than ctxchat's estimate does (a chat
+        template whose markers its tokenizer spells out, a tokenizer tiktoken only
+        approximates): plans fit a window shrunk by as much (`planning_window`)."""
         self._served_model: str | None = None
         self._counting: set[asyncio.Task[object]] = set()
 
@@ -52,6 +58,7 @@ class ServerKnowledge:
         """The same knowledge, for another session on the same server and model."""
         other = ServerKnowledge(self.window)
         other.facts, other.counts, other.notes = self.facts, self.counts, self.notes
+        other.undercount = self.undercount
         return other
 
     def forget(self, window: WindowInfo) -> None:
@@ -60,12 +67,24 @@ class ServerKnowledge:
         self.window = window
         self.facts = None
         self._listing = None
+        self.undercount = 1.0
 
     # --- the window ---------------------------------------------------------------------
 
     def use_window(self, window: WindowInfo) -> None:
         """Plan with `window` (kept from an earlier run, or found by the server)."""
         self.window = window
+
+    @property
+    def planning_undercount(self) -> float:
+        """The undercount plans allow for (1: none, within tolerance)."""
+        return 1.0 if self.undercount <= UNDERCOUNT_TOLERANCE else self.undercount
+
+    def saw_count(self, estimated: int, counted: int | None) -> None:
+        """The server counted `counted` tokens for what ctxchat estimated at `estimated`:
+        plans are fitted to the larger of the two from now on."""
+        if counted and estimated > 0 and counted > estimated:
+            self.undercount = max(self.undercount, counted / estimated)
 
     def learn_window(self, window: int) -> str:
         """The server refused a prompt over its window of `window` tokens: plan with it.
@@ -213,6 +232,7 @@ class ServerKnowledge:
         """The server counted `prompt_tokens` for a request we estimated at `estimated`."""
         if estimated and prompt_tokens:
             self._usage_ratio = prompt_tokens / estimated
+            self.saw_count(estimated, prompt_tokens)
 
     def saw_served_model(self, served: str | None) -> None:
         """The server named `served` in its reply: a change means another model (and another
@@ -239,6 +259,8 @@ class ServerKnowledge:
         if counts is not None and plan.messages:
             figure, note = counts.describe(plan)
             plan = dataclasses.replace(plan, exact=figure.exact, counter_note=note)
+            if figure.exact:
+                self.saw_count(plan.tokens, figure.tokens)
         elif self._usage_ratio is not None and plan.messages and not plan.exact:
             # An approximate count, no tokenizer on the server, but it reported usage: scale
             # the estimate by what it said.
@@ -249,6 +271,13 @@ class ServerKnowledge:
                 f"~{calibrated:,} tokens",
             )
         notes = self.notes
+        if self.planning_undercount > 1:
+            notes = (
+                *notes,
+                f"The server counts {self.undercount - 1:.0%} more than ctxchat's estimate: "
+                f"{plan.context_window - plan.output_reserve - plan.total_budget:,} tokens of "
+                "the window are kept free for the difference.",
+            )
         placed = self.placement_note(placement)
         if placed is not None and placed not in notes:
             notes = (*notes, placed)

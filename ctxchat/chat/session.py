@@ -232,7 +232,9 @@ class ChatSession:
     @property
     def budget(self) -> Budget:
         """The budget in force (raises BudgetError when window and reserve cannot work)."""
-        return self.settings.budget(self.profile, self.window.context_window)
+        return self.settings.budget(
+            self.profile, self.window.context_window, undercount=self.server.planning_undercount
+        )
 
     @_locked
     def invalidate(self) -> None:

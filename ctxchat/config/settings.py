@@ -393,8 +393,11 @@ class Settings:
         """The configured window for a profile: its own, else `[context]`'s; 0 = detect."""
         return profile.context_window or self.context.context_window
 
-    def budget(self, profile: ProviderProfile, detected_window: int = 0) -> Budget:
-        """The token budget for a profile: configured window, else the detected one.
+    def budget(
+        self, profile: ProviderProfile, detected_window: int = 0, *, undercount: float = 1.0
+    ) -> Budget:
+        """The token budget for a profile: configured window, else the detected one, less
+        what ctxchat's count runs under the server's (`undercount`, a ratio of counts).
 
         Raises BudgetError when no window is known or the reserve does not fit.
         """
@@ -402,7 +405,10 @@ class Settings:
         reserve = (
             profile.output_reserve or self.context.output_reserve or default_output_reserve(window)
         )
-        return Budget(window, reserve, self.context.shares)
+        margin = 0
+        if undercount > 1 and window > reserve:
+            margin = (window - reserve) - int((window - reserve) / undercount)
+        return Budget(window, reserve, self.context.shares, margin)
 
     def secrets(self, env: Mapping[str, str]) -> list[str]:
         """Every configured secret (stored keys, keys from the environment, auth headers)."""

@@ -72,7 +72,9 @@ class ProviderError(Exception):
     `partial_text` is the reply text received before the failure (kept by the caller, marked
     interrupted); `available_models` lists what the server offers when the model was refused;
     `retry_after` is the server's requested wait in seconds; `context_window` is the window the
-    server revealed in an overflow error; `detail` is the server's own wording, redacted.
+    server revealed in an overflow error, `prompt_tokens` the prompt's size as it counted it
+    (llama.cpp's `n_prompt_tokens`, llama-cpp-python's "Requested tokens (N)"); `detail` is
+    the server's own wording, redacted.
     """
 
     def __init__(
@@ -87,6 +89,7 @@ class ProviderError(Exception):
         partial_text: str = "",
         detail: str = "",
         context_window: int | None = None,
+        prompt_tokens: int | None = None,
         secrets: Iterable[str | None] = (),
     ) -> None:
         hidden = tuple(secrets)
@@ -99,6 +102,7 @@ class ProviderError(Exception):
         self.available_models = tuple(available_models)
         self.partial_text = partial_text
         self.context_window = context_window
+        self.prompt_tokens = prompt_tokens
         super().__init__(self.message)
 
     def __str__(self) -> str:
@@ -153,6 +157,11 @@ _UNKNOWN_MODEL = re.compile(
     r"model\b.{0,120}?(not found|does not exist|doesn't exist|unknown|not loaded|invalid)"
     r"|(unknown|invalid|no such) model",
     re.IGNORECASE | re.DOTALL,
+)
+_PROMPT_PATTERNS = (
+    re.compile(r"messages resulted in (\d+) tokens", re.IGNORECASE),
+    re.compile(r"requested tokens \((\d+)\)", re.IGNORECASE),
+    re.compile(r"request \((\d+) tokens?\) exceeds", re.IGNORECASE),
 )
 _WINDOW_PATTERNS = (
     re.compile(r"maximum context length is (\d+)", re.IGNORECASE),
@@ -219,6 +228,22 @@ def window_from_error(body: object) -> int | None:
                 return n_ctx
     detail = server_detail(body)
     for pattern in _WINDOW_PATTERNS:
+        match = pattern.search(detail)
+        if match:
+            return int(match.group(1))
+    return None
+
+
+def prompt_tokens_from_error(body: object) -> int | None:
+    """The prompt's size as the server counted it, when its overflow error says
+    (llama.cpp's `n_prompt_tokens`, or the wording)."""
+    for part in (body, body.get("error") if isinstance(body, Mapping) else None):
+        if isinstance(part, Mapping):
+            count = part.get("n_prompt_tokens")
+            if isinstance(count, int) and not isinstance(count, bool) and count > 0:
+                return count
+    detail = server_detail(body)
+    for pattern in _PROMPT_PATTERNS:
         match = pattern.search(detail)
         if match:
             return int(match.group(1))
@@ -358,6 +383,9 @@ def status_error(
         partial_text=partial_text,
         detail=detail,
         context_window=window,
+        prompt_tokens=prompt_tokens_from_error(body)
+        if kind is ErrorKind.CONTEXT_OVERFLOW
+        else None,
         secrets=secrets,
     )
 

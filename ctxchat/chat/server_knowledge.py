@@ -48,9 +48,9 @@ class ServerKnowledge:
         self._listing: ModelListing | None = None
         self._usage_ratio: float | None = None
         self.undercount = 1.0
-        """How much more the server counts a request than ctxchat's estimate does (a chat
-        template whose markers its tokenizer spells out, a tokenizer tiktoken only
-        approximates): plans fit a window shrunk by as much (`planning_window`)."""
+        """How much more the server counted a request it refused than ctxchat's estimate
+        did (a chat template whose markers its tokenizer spells out, a tokenizer tiktoken
+        only approximates): plans keep room for as much (see `Settings.budget`)."""
         self._served_model: str | None = None
         self._counting: set[asyncio.Task[object]] = set()
 
@@ -232,7 +232,6 @@ class ServerKnowledge:
         """The server counted `prompt_tokens` for a request we estimated at `estimated`."""
         if estimated and prompt_tokens:
             self._usage_ratio = prompt_tokens / estimated
-            self.saw_count(estimated, prompt_tokens)
 
     def saw_served_model(self, served: str | None) -> None:
         """The server named `served` in its reply: a change means another model (and another
@@ -259,8 +258,6 @@ class ServerKnowledge:
         if counts is not None and plan.messages:
             figure, note = counts.describe(plan)
             plan = dataclasses.replace(plan, exact=figure.exact, counter_note=note)
-            if figure.exact:
-                self.saw_count(plan.tokens, figure.tokens)
         elif self._usage_ratio is not None and plan.messages and not plan.exact:
             # An approximate count, no tokenizer on the server, but it reported usage: scale
             # the estimate by what it said.
@@ -271,12 +268,13 @@ class ServerKnowledge:
                 f"~{calibrated:,} tokens",
             )
         notes = self.notes
-        if self.planning_undercount > 1:
+        margin = plan.context_window - plan.output_reserve - plan.total_budget
+        if margin > 0:
             notes = (
                 *notes,
-                f"The server counts {self.undercount - 1:.0%} more than ctxchat's estimate: "
-                f"{plan.context_window - plan.output_reserve - plan.total_budget:,} tokens of "
-                "the window are kept free for the difference.",
+                f"The server counted a refused request {self.undercount - 1:.0%} larger than "
+                f"ctxchat's estimate: {margin:,} tokens of the window are kept free for the "
+                "difference.",
             )
         placed = self.placement_note(placement)
         if placed is not None and placed not in notes:

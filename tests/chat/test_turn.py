@@ -529,4 +529,4 @@ async def test_a_server_counting_more_than_the_estimate_is_retried_within_less(
     assert len(server.requests[before:]) == 2
     later = session.plan("next")
     assert later.total_budget <= second.plan.total_budget
-    assert any("more than ctxchat's estimate" in warning for warning in later.warnings)
+    assert any("larger than ctxchat's estimate" in warning for warning in later.warnings)

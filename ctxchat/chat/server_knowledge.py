@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections.abc import Coroutine
 from datetime import UTC, datetime
+from typing import Any
 
 from ctxchat.chat.server_counts import ServerCounts
 from ctxchat.chat.window import WindowInfo
@@ -20,6 +22,8 @@ from ctxchat.store import Store
 __all__ = ["ServerKnowledge"]
 
 LEARNED_FROM_ERROR = "learned from an error"
+# The server counting up to this much more than ctxchat's estimate is left alone.
+UNDERCOUNT_TOLERANCE = 1.02
 TOLD_SOURCES = ("server", "probed", LEARNED_FROM_ERROR)
 
 
@@ -43,13 +47,18 @@ class ServerKnowledge:
         that failed, a window that shrank): every plan carries them as warnings."""
         self._listing: ModelListing | None = None
         self._usage_ratio: float | None = None
+        self.undercount = 1.0
+        """How much more the server counted a request it refused than ctxchat's estimate
+        did (a chat template whose markers its tokenizer spells out, a tokenizer tiktoken
+        only approximates): plans keep room for as much (see `Settings.budget`)."""
         self._served_model: str | None = None
-        self._counting: set[asyncio.Task[int]] = set()
+        self._counting: set[asyncio.Task[object]] = set()
 
     def copy(self) -> ServerKnowledge:
         """The same knowledge, for another session on the same server and model."""
         other = ServerKnowledge(self.window)
         other.facts, other.counts, other.notes = self.facts, self.counts, self.notes
+        other.undercount = self.undercount
         return other
 
     def forget(self, window: WindowInfo) -> None:
@@ -58,12 +67,24 @@ class ServerKnowledge:
         self.window = window
         self.facts = None
         self._listing = None
+        self.undercount = 1.0
 
     # --- the window ---------------------------------------------------------------------
 
     def use_window(self, window: WindowInfo) -> None:
         """Plan with `window` (kept from an earlier run, or found by the server)."""
         self.window = window
+
+    @property
+    def planning_undercount(self) -> float:
+        """The undercount plans allow for (1: none, within tolerance)."""
+        return 1.0 if self.undercount <= UNDERCOUNT_TOLERANCE else self.undercount
+
+    def saw_count(self, estimated: int, counted: int | None) -> None:
+        """The server counted `counted` tokens for what ctxchat estimated at `estimated`:
+        plans are fitted to the larger of the two from now on."""
+        if counted and estimated > 0 and counted > estimated:
+            self.undercount = max(self.undercount, counted / estimated)
 
     def learn_window(self, window: int) -> str:
         """The server refused a prompt over its window of `window` tokens: plan with it.
@@ -187,7 +208,12 @@ class ServerKnowledge:
         counts = self.counts
         if counts is None or not texts:
             return
-        task = asyncio.ensure_future(counts.count(texts))
+        self.in_background(counts.count(texts))
+
+    def in_background(self, work: Coroutine[Any, Any, object]) -> None:
+        """Run `work` (counting or rendering with the server) in the background; `counted`
+        waits for it, `stop_counting` cancels it."""
+        task = asyncio.ensure_future(work)
         self._counting.add(task)  # held until done: a task nobody holds may be collected
         task.add_done_callback(self._counting.discard)
 
@@ -230,8 +256,8 @@ class ServerKnowledge:
             self.note(f"The server's tokenizer failed ({counts.failure}); counts are the estimate.")
             self.counts = counts = None
         if counts is not None and plan.messages:
-            figure = counts.figure(plan)
-            plan = dataclasses.replace(plan, exact=figure.exact, counter_note=counts.label(figure))
+            figure, note = counts.describe(plan)
+            plan = dataclasses.replace(plan, exact=figure.exact, counter_note=note)
         elif self._usage_ratio is not None and plan.messages and not plan.exact:
             # An approximate count, no tokenizer on the server, but it reported usage: scale
             # the estimate by what it said.
@@ -242,6 +268,14 @@ class ServerKnowledge:
                 f"~{calibrated:,} tokens",
             )
         notes = self.notes
+        margin = plan.context_window - plan.output_reserve - plan.total_budget
+        if margin > 0:
+            notes = (
+                *notes,
+                f"The server counted a refused request {self.undercount - 1:.0%} larger than "
+                f"ctxchat's estimate: {margin:,} tokens of the window are kept free for the "
+                "difference.",
+            )
         placed = self.placement_note(placement)
         if placed is not None and placed not in notes:
             notes = (*notes, placed)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import functools
@@ -15,6 +16,7 @@ from ctxchat.chat.attachments import FileAttachments
 from ctxchat.chat.changes import MEMORY, ChangeLog
 from ctxchat.chat.connection import make_backend, same_server
 from ctxchat.chat.memory_book import MemoryBook
+from ctxchat.chat.rendered import render_request
 from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.server_counts import ServerCounts
 from ctxchat.chat.server_knowledge import ServerKnowledge
@@ -47,7 +49,8 @@ from ctxchat.core.recall import (
     with_references,
 )
 from ctxchat.core.server_count import TemplateCost
-from ctxchat.core.summary import FoldRange, SummaryStrategy, pending_fold
+from ctxchat.core.summary import FoldRange, SummaryRun, SummaryStrategy, pending_fold
+from ctxchat.core.summary_loss import LostDetail
 from ctxchat.core.task import TaskState
 from ctxchat.core.tokens import (
     CachingCounter,
@@ -61,8 +64,18 @@ from ctxchat.model.errors import ProviderError
 from ctxchat.model.request import ChatRequest, build_chat_request
 from ctxchat.store import Conversation, Store, StoredMessage, StoreError, SummaryVersion
 from ctxchat.store.attachments import Attachment
+from ctxchat.store.memory import UNSET, Unset
 
 WORDS_ONLY = "Recall by words only, not by meaning."
+
+
+def unembedded_note(missing: int, searched: int) -> str:
+    """The plan's note while some earlier messages have no vector yet: recall by meaning
+    searched only the others (they are embedded in the background, or by the next command)."""
+    return (
+        f"Recall by meaning searched {searched - missing:,} of {searched:,} earlier messages; "
+        f"{missing:,} are not embedded yet."
+    )
 
 
 def words_only_note(missing: list[str]) -> str:
@@ -191,6 +204,10 @@ class ChatSession:
         # The summarizer's own server, when `[summary] profile` names another one.
         self._summary_backend: ModelBackend | None = None
         self._semantic_missing: str | None = None
+        self.unembedded = 0
+        """Earlier messages recall by meaning could not search (no vector yet), as of the
+        newest recall worked out with it."""
+        self._embedding_note = ""
 
     # --- what the session knows -------------------------------------------------------
 
@@ -228,7 +245,9 @@ class ChatSession:
     @property
     def budget(self) -> Budget:
         """The budget in force (raises BudgetError when window and reserve cannot work)."""
-        return self.settings.budget(self.profile, self.window.context_window)
+        return self.settings.budget(
+            self.profile, self.window.context_window, undercount=self.server.planning_undercount
+        )
 
     @_locked
     def invalidate(self) -> None:
@@ -408,6 +427,14 @@ class ChatSession:
             self._cache.excluded = [m.id for m in self.history() if m.excluded]
         return self._cache.excluded
 
+    def summary_run(self) -> SummaryRun | None:
+        """Whether a summary of this conversation is being made (here or by another process),
+        or the last one failed: the plan says so of the turns waiting for it."""
+        if self.conversation_id is None:
+            return None
+        job = self.store.summary_job(self.conversation_id)
+        return None if job is None else job.run()
+
     def _positions(self) -> dict[int, int]:
         if self._cache.positions is None:
             self._cache.positions = {m.id: i for i, m in enumerate(self.history())}
@@ -465,6 +492,7 @@ class ChatSession:
                 age_of=age_of,
             )
             candidates = local_relevance(found, kept, stats)
+        self.unembedded, self._embedding_note = 0, ""
         semantic = self.semantic
         if semantic is not None and settings.semantic and semantic.ready:
             from ctxchat.embeddings import fuse
@@ -473,8 +501,15 @@ class ChatSession:
             # What full-text search found but has no vector yet is embedded first.
             semantic.want([c.message_id for c in candidates if c.message_id is not None])
             query = meaning_query(draft, stats)
+            # Twice as deep as by words: on long everyday conversations the answers that
+            # share no word with the message lie far down this list, and full-text search
+            # that deep only brings noise (measured with bench/locomo.py, bench/recall_quality.py).
             candidates = fuse(
-                candidates, semantic.candidates(query, settings.limit, before, age_of, known)
+                candidates, semantic.candidates(query, 2 * settings.limit, before, age_of, known)
+            )
+            self.unembedded, searched = self._unembedded(semantic, history, recent, stats)
+            self._embedding_note = (
+                unembedded_note(self.unembedded, searched) if self.unembedded else ""
             )
         hits: tuple[RecallHit, ...] = ()
         if candidates or kept:
@@ -486,6 +521,19 @@ class ChatSession:
             self._cache.recall.clear()
         self._cache.recall[draft] = hits
         return hits
+
+    @staticmethod
+    def _unembedded(
+        semantic: SemanticRecall,
+        history: Sequence[HistoryMessage],
+        recent: int,
+        stats: ConversationTerms,
+    ) -> tuple[int, int]:
+        """How many messages older than the newest `recent` have no vector yet, of how many."""
+        if semantic.embedded >= stats.messages:
+            return 0, 0  # every message has one (the usual case: no walk over the history)
+        older = [m.id for m in history[: max(0, len(history) - recent)] if m.sendable]
+        return semantic.missing(older), len(older)
 
     def _memory_candidates(
         self, terms: list[str], found: list[RecallCandidate]
@@ -531,9 +579,9 @@ class ChatSession:
         """
         self.catch_up()
         plan = self._assemble(draft)
-        note = self._recall_note()
-        if note:
-            plan = dataclasses.replace(plan, warnings=(*plan.warnings, note))
+        notes = [self._recall_note(), self._embedding_note if draft else ""]
+        if any(notes):
+            plan = dataclasses.replace(plan, warnings=(*plan.warnings, *filter(None, notes)))
         previous = self.last_request()
         if previous is None:
             return plan
@@ -605,6 +653,7 @@ class ChatSession:
                 system_prompt=self.settings.context.system_prompt,
                 memory=self.memory(),
                 summary=self.summary_state(),
+                summary_run=self.summary_run(),
                 history=history,
                 new_input=draft,
                 conversation_id=self.conversation_id,
@@ -642,6 +691,19 @@ class ChatSession:
         """Count the plan's messages with the server's tokenizer in the background (each text
         once); the next plan drawn uses those counts."""
         self.server.count_texts([m.content for m in plan.messages])
+
+    def render_with_server(self) -> None:
+        """Have the server render the next request (no draft) in the background, where it
+        renders its chat template: the plan drawn next says what the template adds."""
+        if self.server.counts is None or self.backend is None or not self.backend.renders:
+            return
+
+        async def render() -> None:
+            plan = await asyncio.to_thread(self.plan)
+            if plan.messages:
+                await render_request(self, plan.request_messages())
+
+        self.server.in_background(render())
 
     def _counter_for(self, model: str, counter: TokenCounter | None = None) -> CachingCounter:
         """A counter for `model` that, with the model's own tokenizer, uses and adds to the
@@ -822,8 +884,12 @@ class ChatSession:
         model: str | None,
         edited: bool = False,
         note: str = "",
+        cut: bool = False,
+        lost: Sequence[LostDetail] = (),
+        in_force: int | Unset | None = UNSET,
     ) -> SummaryVersion:
-        """Store `text`, counted, as the next summary version and put it in force."""
+        """Store `text`, counted, as the next summary version and put it in force (see
+        `Store.add_summary` for `cut`, `lost` and `in_force`)."""
         version = self.store.add_summary(
             self.conversation,
             text=text,
@@ -834,6 +900,9 @@ class ChatSession:
             tokens=self.counter.count_text(text),
             edited=edited,
             note=note,
+            cut=cut,
+            lost=lost,
+            in_force=in_force,
         )
         self.forget_summary()
         self._conversation_changed()

@@ -39,6 +39,7 @@ __all__ = [
     "resolve_profile",
     "semantic_recall_for",
     "session_on",
+    "unembedded_notice",
 ]
 
 
@@ -324,17 +325,39 @@ def semantic_recall_for(session: ChatSession) -> SemanticRecall | None:
     return SemanticRecall(session.store, session.conversation_id)
 
 
-def prepare_recall(session: ChatSession) -> None:
-    """Load semantic recall now and embed what has no vector yet (commands, which plan
-    once; the TUI does this in a worker thread). Without it, recall goes by words."""
+def unembedded_notice(left: int) -> str:
+    """What a command says when it planned before every message had a vector."""
+    return (
+        f"note: {left:,} messages are not embedded yet: recall by meaning searched the others "
+        "(each command embeds about a second's worth; --embed-all waits for all)."
+    )
+
+
+EMBEDDING_WAIT = 1.0
+"""About how long a command embeds messages that have no vector yet before it plans (seconds)."""
+
+
+def prepare_recall(
+    session: ChatSession, draft: str | None = None, *, wait: float | None = EMBEDDING_WAIT
+) -> int:
+    """Load semantic recall and embed what has no vector yet, for about `wait` seconds (None:
+    all of it): what the draft's full-text search finds first, then the newest. For commands,
+    which plan once; the TUI does this in a worker thread. Returns how many of the
+    conversation's messages are left without a vector (they are embedded by the next
+    command, or in the app). Without the extra, recall goes by words."""
     semantic = semantic_recall_for(session)
     if semantic is None:
-        return
+        return 0
     from ctxchat.embeddings import EmbeddingsUnavailable
 
     try:
         semantic.prepare()
-        semantic.catch_up(pause=0.0)
+        session.semantic = semantic
+        if draft:
+            session.recall(draft)  # asks for what its full-text search found to be embedded
+        semantic.embed_for(wait)
     except (EmbeddingsUnavailable, OSError, ValueError):
-        return
-    session.semantic = semantic  # recall is worked out again with it
+        session.semantic = None
+        return 0
+    session.forget_recall()  # worked out again with the vectors there are now
+    return semantic.missing(m.id for m in session.history() if m.sendable)

@@ -10,7 +10,8 @@ from ctxchat.chat.options import SessionOptions
 from ctxchat.cli.common import print_json, workspace
 from ctxchat.cli.confirm import confirm
 from ctxchat.cli.exits import EXIT_USAGE, CliError
-from ctxchat.cli.output import warn
+from ctxchat.cli.output import say, warn
+from ctxchat.core.counts import counted
 
 
 def delete_conversation(args: argparse.Namespace, options: SessionOptions) -> int:
@@ -46,7 +47,7 @@ def delete_conversation(args: argparse.Namespace, options: SessionOptions) -> in
             }
         )
     else:
-        print(deletion.done(with_memory=args.with_memory))
+        say(deletion.done(with_memory=args.with_memory))
     return 0
 
 
@@ -54,4 +55,4 @@ def _deleted_too(deletion: ConversationDeletion) -> str:
     count = len(deletion.memory)
     if not count:
         return ""
-    return f"Its {count} memory entr{'y' if count == 1 else 'ies'} will be deleted too."
+    return f"Its {counted(count, 'memory entry', 'memory entries')} will be deleted too."

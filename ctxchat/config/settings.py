@@ -33,7 +33,13 @@ from ctxchat.core.placement import PlacementChoice
 from ctxchat.core.prices import ModelPrice, PriceTable, Pricing
 from ctxchat.core.summary import SummaryPolicy, SummaryStrategy
 from ctxchat.core.working import Selection
-from ctxchat.redaction import header_secrets, is_sensitive_header, mask_secret, masked_headers
+from ctxchat.redaction import (
+    header_secrets,
+    is_sensitive_header,
+    mask_secret,
+    masked_headers,
+    shown_url,
+)
 
 if TYPE_CHECKING:
     from ctxchat.core.assemble import AssemblyOptions
@@ -121,7 +127,7 @@ class ProviderProfile:
         key = None if self.api_key is None else mask_secret(self.api_key)
         headers = self.masked_headers()
         return (
-            f"ProviderProfile(name={self.name!r}, base_url={self.base_url!r}, "
+            f"ProviderProfile(name={self.name!r}, base_url={shown_url(self.base_url)!r}, "
             f"model={self.model!r}, api_key_env={self.api_key_env!r}, api_key={key!r}, "
             f"context_window={self.context_window!r}, output_reserve={self.output_reserve!r}, "
             f"headers={headers!r})"
@@ -172,9 +178,10 @@ class ContextSettings:
     )
     system_placement: PlacementChoice = setting(
         PlacementChoice.AUTO,
-        'Where the system prompt, memory, summary and recall go: "auto" (at the start of the '
-        "first user message when the server's chat template drops system messages, else as "
-        'system messages), "system" (always system messages) or "user" (always there).',
+        "Where the system content (the system prompt, memory, summary, task, files and recall) "
+        'goes: "auto" (at the start of the first user message when the server\'s chat template '
+        'drops system messages, else as system messages), "system" (always system messages) or '
+        '"user" (always there).',
     )
     context_window: int = setting(0, "The context window for profiles that set none; 0 = detect.")
     output_reserve: int = setting(
@@ -223,6 +230,12 @@ class SummarySettings:
         'A model for the summarizer on its profile; "" = the profile\'s model.',
         what="a model name",
     )
+    max_tokens: int = setting(
+        0,
+        "The most tokens a summary may have (what its request asks for at most); 0 = what "
+        "the summary share of the budget allows. Never more than that share.",
+        ge=0,
+    )
 
     def policy(self) -> SummaryPolicy:
         """The core's policy for automatic folding."""
@@ -252,8 +265,9 @@ class RecallSettings:
     )
     limit: int = setting(
         50,
-        "At most this many results of each search are considered; the recall share is filled "
-        "by tokens from them, best first, leaving out what working memory holds.",
+        "At most this many full-text results (twice as many by meaning) are considered; the "
+        "recall share is filled by tokens from them, best first, leaving out what working "
+        "memory holds.",
     )
     semantic: bool = setting(True, "Also search by meaning when the embeddings extra is installed.")
     long_after_turns: int = setting(
@@ -450,8 +464,11 @@ class Settings:
         """The configured window for a profile: its own, else `[context]`'s; 0 = detect."""
         return profile.context_window or self.context.context_window
 
-    def budget(self, profile: ProviderProfile, detected_window: int = 0) -> Budget:
-        """The token budget for a profile: configured window, else the detected one.
+    def budget(
+        self, profile: ProviderProfile, detected_window: int = 0, *, undercount: float = 1.0
+    ) -> Budget:
+        """The token budget for a profile: configured window, else the detected one, less
+        what ctxchat's count runs under the server's (`undercount`, a ratio of counts).
 
         Raises BudgetError when no window is known or the reserve does not fit.
         """
@@ -459,7 +476,10 @@ class Settings:
         reserve = (
             profile.output_reserve or self.context.output_reserve or default_output_reserve(window)
         )
-        return Budget(window, reserve, self.context.shares)
+        margin = 0
+        if undercount > 1 and window > reserve:
+            margin = (window - reserve) - int((window - reserve) / undercount)
+        return Budget(window, reserve, self.context.shares, margin)
 
     def adaptive(self) -> AdaptivePolicy:
         """How the shares shift: recall's policy, with the task's and the files' shares."""

@@ -35,8 +35,14 @@ from ctxchat.core.plan import (
     Reason,
     SentMessage,
 )
-from ctxchat.core.recall import RecallHit, plan_recall
-from ctxchat.core.summary import SUMMARY_HEADER, cut_at_sentence, summary_message
+from ctxchat.core.recall import RecallHit, plan_recall, recall_demand
+from ctxchat.core.summary import (
+    SUMMARY_HEADER,
+    SummaryRun,
+    cut_at_sentence,
+    summary_message,
+    unsummarized_detail,
+)
 from ctxchat.core.task import TaskState, plan_task
 from ctxchat.core.tokens import MESSAGE_OVERHEAD, REPLY_PRIMER, TokenCounter, count_message
 from ctxchat.core.working import Selection, WorkingChoice, select_working
@@ -130,6 +136,7 @@ def assemble_context(
     task: TaskState | None = None,
     files: Sequence[AttachedFile] = (),
     excluded_ids: Sequence[int] | None = None,
+    summary_run: SummaryRun | None = None,
 ) -> ContextPlan:
     """Decide exactly what the next request sends.
 
@@ -143,7 +150,9 @@ def assemble_context(
     conversation's task state, `files` the files attached to it (in the order attached).
     Messages the user excluded (`HistoryMessage.excluded`) are listed as left out, and
     recall never brings them back; `excluded_ids` (ascending) are their ids when the caller
-    keeps them, which spares a scan of the summarized history on every plan.
+    keeps them, which spares a scan of the summarized history on every plan. `summary_run`
+    says whether a summary is being made or the last one failed: the turns waiting for it
+    say so.
     """
     if turns is None and adaptive is not None:
         turns = sum(1 for m in history if m.role == "user") + (new_input is not None)
@@ -155,9 +164,10 @@ def assemble_context(
         policy=adaptive,
         has_task=task is not None and not task.empty,
         files=len(files),
+        demand=recall_demand(recall, budget.total),
     )
     if in_force.reasons:
-        budget = Budget(budget.context_window, budget.output_reserve, in_force.shares)
+        budget = dataclasses.replace(budget, shares=in_force.shares)  # the margin stays
     total = budget.total
     warnings: list[str] = []
 
@@ -257,7 +267,7 @@ def assemble_context(
             budget, counter, recall, working_messages, memory_layer, recall_layer.tokens
         )
     working_layer = _working_layer(
-        budget, summary, split, choice, working_messages, options, warnings
+        budget, summary, split, choice, working_messages, options, warnings, summary_run
     )
     if recalled_excluded:
         recall_layer = dataclasses.replace(
@@ -543,6 +553,7 @@ def _working_layer(
     working: Sequence[HistoryMessage],
     options: AssemblyOptions,
     warnings: list[str],
+    summary_run: SummaryRun | None = None,
 ) -> LayerPlan:
     """The working layer for the final choice, with what it left out and why."""
     candidates = split.candidates
@@ -569,7 +580,7 @@ def _working_layer(
         _collapse(
             dropped_runs,
             Reason.BUDGET,
-            "dropped: over the working budget, not yet summarized",
+            unsummarized_detail(summary_run),
             apart,
         )
     )

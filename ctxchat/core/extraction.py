@@ -17,6 +17,7 @@ from ctxchat.core.task import (
     read_task_proposal,
     render_task,
 )
+from ctxchat.core.task_request import task_request
 
 EXTRACTION_SYSTEM_PROMPT = """\
 You extract memory entries from a conversation between a user and an assistant.
@@ -53,15 +54,20 @@ class ExtractionResult:
     """The first and last id of the messages the model read: the source of what it found."""
     task_proposals: tuple[TaskProposal, ...] = ()
     """Changes to the conversation's task state, reviewed like the entries."""
+    cut: bool = False
+    """The output limit cut the model's reply: the proposals are the complete entries in it."""
 
 
 def build_extraction_request(
     messages: Sequence[HistoryMessage],
     known: Sequence[MemoryEntry],
     task: TaskState | None = None,
+    *,
+    system_role: bool = True,
 ) -> list[dict[str, str]]:
     """The request asking the model for typed entries from `messages` (and, given the
-    conversation's `task`, for changes to it)."""
+    conversation's `task`, for changes to it); the instructions in the user message when
+    `system_role` is False: see `task_request`."""
     transcript = "\n\n".join(f"[{m.id}] {m.role}: {m.content}" for m in messages)
     parts = [f"Conversation:\n{transcript}"]
     if known:
@@ -74,10 +80,7 @@ def build_extraction_request(
         shown = "none yet" if task.empty else "\n" + render_task(task.goal, steps)
         parts.append(f"Current task: {shown}")
     parts.append("Return the JSON array now.")
-    return [
-        {"role": "system", "content": system},
-        {"role": "user", "content": "\n\n".join(parts)},
-    ]
+    return task_request(system, "\n\n".join(parts), system_role=system_role)
 
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
@@ -128,15 +131,18 @@ def parse_proposals(
     known: Sequence[MemoryEntry] = (),
     valid_ids: Sequence[int] = (),
     task: TaskState | None = None,
+    *,
+    cut: bool = False,
 ) -> ExtractionResult:
     """Proposals from the model's reply, and a problem line for everything that was off.
 
     Elements with a "task" key are changes to the task state (checked against `task`).
-    Never raises: malformed output yields what could be parsed plus the reasons.
+    Never raises: malformed output yields what could be parsed plus the reasons. `cut` says
+    the output limit cut the reply: its complete entries are proposed, and the cut is said.
     """
     problems: list[str] = []
     raw = _candidates(text)
-    if not raw:
+    if not raw and not cut:
         problems.append("The model's reply held no JSON entries.")
     proposals: list[Proposal] = []
     task_proposals: list[TaskProposal] = []
@@ -185,7 +191,19 @@ def parse_proposals(
             Proposal(MemoryKind(kind_name), body, importance, message_id, _match(body, known))
         )
     span = (min(valid_ids), max(valid_ids)) if valid_ids else None
-    return ExtractionResult(tuple(proposals), tuple(problems), span, tuple(task_proposals))
+    if cut:
+        problems.insert(0, cut_problem(len(proposals)))
+    return ExtractionResult(tuple(proposals), tuple(problems), span, tuple(task_proposals), cut)
+
+
+def cut_problem(complete: int) -> str:
+    """What a cut reply's review says: how many entries it held whole."""
+    held = (
+        "the 1 complete entry before the cut is"
+        if complete == 1
+        else (f"the {complete} complete entries before the cut are")
+    )
+    return f"The model's reply was cut off at its output limit; {held} offered, the rest was lost."
 
 
 def _words(text: str) -> set[str]:

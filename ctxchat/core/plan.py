@@ -97,7 +97,7 @@ class LayerPlan:
 
 
 class SystemPlacement(StrEnum):
-    """Where the system prompt, memory, summary and recall go in the request."""
+    """Where the system prompt, memory, summary, task, files and recall go in the request."""
 
     SYSTEM = "system"
     """As system messages (what every server but some chat templates reads)."""
@@ -156,7 +156,7 @@ class ContextPlan:
     """The request this plan goes out as (`url`, masked `headers`, the whole `body`), once
     it is known: built by `ctxchat.model.request`, the same the client sends."""
     system_placement: SystemPlacement = SystemPlacement.SYSTEM
-    """Where the system prompt, memory, summary and recall went (see `SystemPlacement`)."""
+    """Where the system content went (see `SystemPlacement`)."""
 
     @property
     def free(self) -> int:

@@ -285,13 +285,49 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 11: memory entries kept when their conversation was deleted: global from then on, left
     # out of requests until the user includes them; `kept_from` is that conversation's title.
     ("ALTER TABLE memory ADD COLUMN kept_from TEXT",),
-    # 12: messages the user left out of requests: kept, searched and shown, never sent (nor
+    # 12: where an imported conversation came from: the tool whose history it was (`origin`:
+    # chatgpt, claude, llm, open-webui) and its id there (`origin_id`). Importing the same
+    # history again finds it by the pair and adds nothing. NULL: made in ctxchat.
+    (
+        "ALTER TABLE conversations ADD COLUMN origin TEXT",
+        "ALTER TABLE conversations ADD COLUMN origin_id TEXT",
+        "CREATE UNIQUE INDEX conversations_by_origin ON conversations(origin, origin_id) "
+        "WHERE origin_id IS NOT NULL",
+    ),
+    # 13: a summary version says whether the model's reply was cut at its limit, what the
+    # folded turns held that it does not (a JSON list of {text, kind, message_id, context}),
+    # and whether the user reviewed that. And the summaries being made, one row per
+    # conversation, so another process sees one running and does not fold the same turns.
+    (
+        "ALTER TABLE summaries ADD COLUMN cut INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE summaries ADD COLUMN lost TEXT NOT NULL DEFAULT '[]'",
+        "ALTER TABLE summaries ADD COLUMN reviewed INTEGER NOT NULL DEFAULT 0",
+        """
+        CREATE TABLE summary_jobs (
+            conversation_id INTEGER PRIMARY KEY
+                REFERENCES conversations(id) ON DELETE CASCADE,
+            job TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            owner TEXT NOT NULL,
+            first_message_id INTEGER,
+            last_message_id INTEGER,
+            messages INTEGER NOT NULL DEFAULT 0,
+            step INTEGER NOT NULL DEFAULT 0,
+            steps INTEGER NOT NULL DEFAULT 1,
+            started_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            state TEXT NOT NULL,
+            error TEXT
+        )
+        """,
+    ),
+    # 14: messages the user left out of requests: kept, searched and shown, never sent (nor
     # recalled, summarized or read for facts) until included again.
     (
         "ALTER TABLE messages ADD COLUMN excluded INTEGER NOT NULL DEFAULT 0",
         "CREATE INDEX messages_excluded ON messages(conversation_id) WHERE excluded = 1",
     ),
-    # 13: a conversation's task state: its goal and its steps (JSON: text and done each).
+    # 15: a conversation's task state: its goal and its steps (JSON: text and done each).
     (
         """
         CREATE TABLE tasks (
@@ -302,7 +338,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )
         """,
     ),
-    # 14: files attached to a conversation: the copy read (what requests send), its digest
+    # 16: files attached to a conversation: the copy read (what requests send), its digest
     # and size and time on disk then (to tell a change), its count and its parts (JSON: lines,
     # offsets and count of each), counted with `encoding`.
     (
@@ -325,7 +361,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )
         """,
     ),
-    # 15: whether a reply's server charges for it ("free": on this machine or the local
+    # 17: whether a reply's server charges for it ("free": on this machine or the local
     # network; "priced": its usage times the model's price); NULL: not recorded.
     (
         "ALTER TABLE messages ADD COLUMN billing TEXT",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,7 +22,9 @@ from ctxchat.chat.session_factory import (
 from ctxchat.config.errors import MissingApiKey
 from ctxchat.model.errors import ProviderError
 from ctxchat.store import export_text
-from ctxchat.tui.results_in_waiting import Asked, ResultsInWaiting
+from ctxchat.store.importers.labels import origin_label
+from ctxchat.tui.import_actions import ImportActions
+from ctxchat.tui.results_in_waiting import Asked
 from ctxchat.tui.reveal import reveal_message
 from ctxchat.tui.views import ConversationRowView, MessageHitView
 
@@ -32,7 +34,7 @@ if TYPE_CHECKING:
     from ctxchat.tui.screens.model_picker import ModelChoice
 
 
-class ConversationActions(ResultsInWaiting):
+class ConversationActions(ImportActions):
     """What changes which conversation, mode or model is in front of the user."""
 
     def action_toggle_mode(self) -> None:
@@ -54,13 +56,17 @@ class ConversationActions(ResultsInWaiting):
         await self.open_conversation(conversation.id)
         self.composer.focus()
 
-    def action_conversations(self) -> None:
+    def action_conversations(self, only: Collection[int] | None = None) -> None:
+        """The conversation list (only the conversations `only` names, when given)."""
         if not self.has_session:
             return
         store = self.session.store
         rows = [
-            ConversationRowView(c.id, c.name, c.updated_at, c.message_count, c.tokens)
+            ConversationRowView(
+                c.id, c.name, c.updated_at, c.message_count, c.tokens, origin_label(c.origin)
+            )
             for c in store.list_conversations()
+            if only is None or c.id in only
         ]
 
         def chosen(result: SwitcherResult | None) -> None:
@@ -107,6 +113,8 @@ class ConversationActions(ResultsInWaiting):
                 self.refresh_plan()  # its kept memory entries show here now
         elif result.action == "export" and target is not None:
             self.ask_export(target)
+        elif result.action == "import":
+            self.ask_import(then=lambda ids: self.action_conversations(only=ids))
 
     def ask_export(self, conversation_id: int, export_format: ExportFormat = "markdown") -> None:
         """Ask the format and the folder (the data dir's `exports` unless the user types
@@ -168,6 +176,7 @@ class ConversationActions(ResultsInWaiting):
             return
         plan = session.with_request(session.plan(self.draft()))
         assert plan.request is not None
+        from ctxchat.chat.rendered import render_request
         from ctxchat.tui.screens.inspector import RequestInspector
 
         self.app.push_screen(
@@ -176,6 +185,7 @@ class ConversationActions(ResultsInWaiting):
                 plan,
                 previous=session.last_request(),
                 title="Next request",
+                render=lambda messages: render_request(session, messages),
             )
         )
 
@@ -192,9 +202,17 @@ class ConversationActions(ResultsInWaiting):
             # Stored before requests were kept with their plans: built again from the plan.
             model = session.store.get_message(message_id).model or session.model
             body = session.request_for(plan, model=model).body
+        from ctxchat.chat.rendered import render_request
         from ctxchat.tui.screens.inspector import RequestInspector
 
-        self.app.push_screen(RequestInspector(body, plan, title=f"Request of reply {message_id}"))
+        self.app.push_screen(
+            RequestInspector(
+                body,
+                plan,
+                title=f"Request of reply {message_id}",
+                render=lambda messages: render_request(session, messages),
+            )
+        )
 
     # --- models -------------------------------------------------------------------------
 

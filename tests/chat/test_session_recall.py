@@ -8,7 +8,8 @@ import random
 import pytest
 
 from ctxchat.chat.semantic import SemanticRecall
-from ctxchat.chat.session import ChatSession
+from ctxchat.chat.session import ChatSession, unembedded_note
+from ctxchat.chat.session_factory import prepare_recall
 from ctxchat.chat.turn import send_message
 from ctxchat.chat.window import WindowInfo
 from ctxchat.core.budget import Layer
@@ -284,3 +285,37 @@ def test_what_a_query_finds_is_embedded_before_the_rest(
     rows = session.store.load_embeddings(session.conversation, "all-MiniLM-L6-v2")
     # The message the query wanted, then the newest one.
     assert [message_id for message_id, _ in rows] == [5, 120]
+
+
+def test_a_command_plans_with_what_is_embedded_and_says_how_much_is_not(
+    session: ChatSession,
+) -> None:
+    if not SemanticRecall.possible():
+        pytest.skip("the embeddings extra is not installed")
+    session.server.use_window(WindowInfo(4_000, "config"))
+    long_conversation(session, 100, {10: "We decided to use PostgreSQL for the main database."})
+    draft = "What did we decide about the database?"
+    # No time to embed anything: recall by meaning searches nothing yet, and says so.
+    left = prepare_recall(session, draft, wait=0.0)
+    assert left == 200
+    plan = session.plan(draft)
+    earlier = 200 - session.settings.context.min_recent
+    assert unembedded_note(earlier, earlier) in plan.warnings
+    assert any(item.ref == "message:19" for item in plan.layer(Layer.RECALL).items)  # by words
+    # Asked to wait for all, it embeds every message: nothing left to say.
+    assert prepare_recall(session, draft, wait=None) == 0
+    assert not any("not embedded" in warning for warning in session.plan(draft).warnings)
+
+
+def test_a_draft_has_the_messages_its_words_find_embedded_first(session: ChatSession) -> None:
+    if not SemanticRecall.possible():
+        pytest.skip("the embeddings extra is not installed")
+    long_conversation(session, 100, {10: "We decided to use PostgreSQL for the main database."})
+    draft = "What did we decide about the database?"
+    prepare_recall(session, draft, wait=0.0)
+    semantic = session.semantic
+    assert semantic is not None
+    # One message embedded: the one full-text search found comes before the newest.
+    semantic.catch_up(1, pause=0.0, cancelled=lambda: semantic.embedded >= 1)
+    assert semantic.missing([19]) == 0
+    assert semantic.missing(m.id for m in session.history()) == 199

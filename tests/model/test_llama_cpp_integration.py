@@ -12,13 +12,10 @@ import json
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
-import httpx2
 import pytest
 
-from ctxchat.chat.session import ChatSession
 from ctxchat.chat.turn import TurnFinished, TurnRetried, TurnStarted, send_message
 from ctxchat.chat.window import WindowInfo
-from ctxchat.config.settings import ContextSettings, ProviderProfile, Settings
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.tokens import counter_for_model
 from ctxchat.model.openai_backend import OpenAIBackend
@@ -26,6 +23,7 @@ from ctxchat.store import Store
 from ctxchat.testing.proxy import RecordingProxy
 
 from ..real_servers import N_CTX, running_server
+from .real_sessions import add_history, model_id, open_session, whole_prompt_tokens
 
 pytestmark = pytest.mark.integration
 
@@ -80,53 +78,6 @@ async def real_backend(llama_server: str) -> AsyncIterator[OpenAIBackend]:
 def store(tmp_path: Path) -> Iterator[Store]:
     with Store.open(tmp_path / "ctxchat.db") as opened:
         yield opened
-
-
-async def model_id(backend: OpenAIBackend) -> str:
-    models = await backend.list_models()
-    assert len(models) == 1
-    return models[0]
-
-
-def open_session(
-    store: Store, backend: OpenAIBackend, base_url: str, model: str, *, output_reserve: int = 0
-) -> ChatSession:
-    """A session as a user starting `ctxchat --base-url ... --model ...` gets (no window set)."""
-    profile = ProviderProfile(name="local", base_url=base_url, model=model)
-    settings = Settings(
-        profiles={"local": profile},
-        default_profile="local",
-        context=ContextSettings(system_prompt="You are terse.", output_reserve=output_reserve),
-    )
-    conversation = store.create_conversation("integration")
-    return ChatSession(store, settings, profile, conversation.id, backend=backend)
-
-
-def add_history(session: ChatSession, pairs: int, text: str) -> None:
-    """Stored turns (no model run): the user's text and a reply, `pairs` times."""
-    for number in range(pairs):
-        for role in ("user", "assistant"):
-            content = f"{number}. {text}"
-            session.store.add_message(
-                session.conversation,
-                role,
-                content,
-                tokens=session.count(role, content),
-                exact=session.counter.exact,
-                encoding=session.counter.name,
-            )
-    session.forget_history()
-
-
-async def whole_prompt_tokens(root: str, model: str, messages: list[dict[str, str]]) -> int:
-    """`usage.prompt_tokens` of a non-streamed request for `messages`."""
-    async with httpx2.AsyncClient(timeout=120) as client:
-        answer = await client.post(
-            f"{root}/v1/chat/completions",
-            json={"model": model, "messages": messages, "max_tokens": 1, "stream": False},
-        )
-    answer.raise_for_status()
-    return int(answer.json()["usage"]["prompt_tokens"])
 
 
 async def test_streams_a_reply(real_backend: OpenAIBackend) -> None:

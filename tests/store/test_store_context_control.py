@@ -1,6 +1,7 @@
 """Excluded messages, task states, attached files and what answers cost: stored, upgraded,
 exported and imported back."""
 
+import dataclasses
 import hashlib
 import json
 from pathlib import Path
@@ -17,6 +18,7 @@ from ctxchat.core.prices import Billing
 from ctxchat.core.task import TaskState
 from ctxchat.core.tokens import EstimateCounter
 from ctxchat.store import (
+    SCHEMA_VERSION,
     InvalidValue,
     NotFound,
     ReplyEnding,
@@ -146,11 +148,12 @@ def test_answers_with_their_usage_and_billing_are_read_for_costs(store: Store, s
     assert store.billed_answers(since=answers[0].created_at + 1) == []
 
 
-def test_a_database_of_the_schema_before_is_upgraded_with_nothing_left_out(
-    db_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("version", [13, 11], ids=["the schema before", "an older schema"])
+def test_a_database_of_an_earlier_schema_is_upgraded_with_nothing_left_out(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch, version: int
 ) -> None:
-    monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:11])
-    monkeypatch.setattr(schema, "SCHEMA_VERSION", 11)
+    monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:version])
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", version)
     with Store.open(db_path) as old:
         conversation = old.create_conversation("kept").id
         insert_message(old, conversation, "user", "question")
@@ -159,6 +162,8 @@ def test_a_database_of_the_schema_before_is_upgraded_with_nothing_left_out(
         (message,) = store.messages(conversation)
         assert (message.excluded, message.billing) == (False, None)
         assert store.task(conversation) == TaskState() and store.attachments(conversation) == []
+        with store.reading() as conn:
+            assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
 
 def conversation_with_everything(store: Store, say: Say) -> int:
@@ -313,3 +318,35 @@ def test_the_markdown_export_marks_excluded_turns_and_lists_the_task_and_files(
     assert text.count("> *Left out of the requests by you (kept, not sent).*") == 2
     assert "## Task\n\nGoal: Ship it\n\n1. [done] Write tests\n" in text
     assert "## Attached files\n\n- notes.md (7 tokens, 19 bytes)\n" in text
+
+
+def test_a_branch_keeps_what_was_left_out_the_task_and_the_attached_files(
+    store: Store, say: Say
+) -> None:
+    conversation = store.create_conversation("Original").id
+    question = say(conversation, "user", "Paste the log?")
+    say(conversation, "assistant", "LOG " * 50)
+    edited = say(conversation, "user", "What next?")
+    store.set_excluded([question.id], True)
+    task = store.save_task(conversation, TaskState("Ship it").with_step("Write tests"))
+    original_file = attach_copy(store, conversation)
+
+    branch = store.branch_conversation(
+        conversation, edited.id, "What now?", tokens=4, exact=False, encoding="estimate", model=None
+    )
+
+    messages = store.messages(branch)
+    assert [(m.content, m.excluded) for m in messages] == [
+        ("Paste the log?", True),
+        ("LOG " * 50, False),
+        ("What now?", False),
+    ]
+    assert store.task(branch) == task
+    (file,) = store.attachments(branch)
+    assert file.id != original_file.id
+    assert dataclasses.replace(file, id=original_file.id, conversation_id=conversation) == (
+        original_file
+    )
+    # The original keeps its own.
+    assert store.excluded_messages(conversation) == [question.id]
+    assert [a.id for a in store.attachments(conversation)] == [original_file.id]

@@ -1,6 +1,7 @@
 """Counterfactual plans: a stored plan with one change, the rest byte-identical."""
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import pytest
 
@@ -17,7 +18,10 @@ from ctxchat.core.history import HistoryMessage, SummaryState
 from ctxchat.core.memory import MemoryEntry, MemoryKind, Mode, render_entry
 from ctxchat.core.plan import ContextPlan, Reason
 from ctxchat.core.recall import RecallHit
+from ctxchat.core.task import TaskState
 from ctxchat.core.tokens import TokenCounter
+
+from .plans import plan_with
 
 History = Callable[[list[str]], list[HistoryMessage]]
 
@@ -196,12 +200,6 @@ def test_a_change_describes_itself() -> None:
 def test_without_the_task_or_the_files_and_a_plan_from_before_they_existed(
     counter: TokenCounter, make_history: History
 ) -> None:
-    from dataclasses import replace
-
-    from ctxchat.core.task import TaskState
-
-    from .plans import plan_with
-
     plan = plan_with(
         counter,
         history=make_history(["hello", "hi"]),

@@ -170,3 +170,12 @@ def test_the_extraction_request_shows_the_task_when_given() -> None:
         "Current task: none yet"
         in build_extraction_request(messages, [], TaskState())[1]["content"]
     )
+
+
+def test_the_room_kept_for_a_server_that_counts_more_stays_while_the_task_takes_its_share(
+    counter: TokenCounter,
+) -> None:
+    plan = plan_with(counter, budget=Budget(8_000, 1_000, margin=600), task=TASK)
+    assert plan.share_notes == ("the conversation has a task: it takes 5% from working",)
+    assert plan.total_budget == 6_400
+    assert plan.layer(Layer.TASK).budget == 320

@@ -18,6 +18,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ctxchat.chat.deletion import ConversationDeletion
+from ctxchat.core.counts import counted
 from ctxchat.tui.screens.delete_conversation import DeleteChoice, DeleteConversationScreen
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.screens.rename import RenameScreen
@@ -26,7 +27,7 @@ from ctxchat.tui.text import clean, plain, tokens
 from ctxchat.tui.views import ConversationRowView, MessageHitView
 from ctxchat.tui.widgets.footer import KeyFooter
 
-SwitcherAction = Literal["switch", "new", "rename", "delete", "export"]
+SwitcherAction = Literal["switch", "new", "rename", "delete", "export", "import"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,9 +69,11 @@ def row_prompt(
     prompt.append_text(title)
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(row.updated_at))
     prompt.append(
-        f"\n  {row.message_count:,} messages · {tokens(row.tokens)} tokens · {when}",
+        f"\n  {counted(row.message_count, 'message')} · {tokens(row.tokens)} tokens · {when}",
         style="dim",
     )
+    if row.origin:
+        prompt.append(f" · from {row.origin}", style="dim")
     if hit is None:
         return prompt
     found = "1 message matches" if hit.count == 1 else f"{hit.count:,} messages match"
@@ -166,6 +169,13 @@ class ConversationSwitcher(Dialog[SwitcherResult | None]):
             "Export",
             id="conversations.export",
             tooltip="Export the highlighted conversation as Markdown or JSON",
+        ),
+        Binding(
+            "ctrl+o",
+            "import",
+            "Import",
+            id="conversations.import",
+            tooltip="Import conversations: ChatGPT's, Claude.ai's, llm's, Open WebUI's or ctxchat's",
         ),
         Binding(
             "ctrl+f",
@@ -346,6 +356,10 @@ class ConversationSwitcher(Dialog[SwitcherResult | None]):
         if row is not None:
             # The app asks for the format and the folder.
             self.dismiss(SwitcherResult("export", row.id))
+
+    def action_import(self) -> None:
+        # The app asks for the file and imports it.
+        self.dismiss(SwitcherResult("import"))
 
     def action_close(self) -> None:
         search = self.query_one(Input)

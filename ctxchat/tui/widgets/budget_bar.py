@@ -185,13 +185,16 @@ class BudgetBar(Widget):
         lines.extend(flow(legend, width))
 
         marker = "exact" if plan.exact else "estimate"
-        note = clean(plan.counter_note).removeprefix(f"{marker}: ")
+        # The note's later clauses (what the template adds, a calibration) are parts of
+        # their own, so a narrow panel wraps them rather than cutting them off.
+        note, *clauses = clean(plan.counter_note).removeprefix(f"{marker}: ").split("; ")
         window = [
             Content(f"window {tokens(plan.context_window)} ({clean(self._window_source)})"),
             Content(f"reserve {tokens(plan.output_reserve)}"),
             Content.assemble(
                 (marker, "bold $success" if plan.exact else "bold $warning"), f" ({note})"
             ),
+            *(Content(clause) for clause in clauses),
         ]
         lines.extend(flow(window, width, SEPARATOR))
 

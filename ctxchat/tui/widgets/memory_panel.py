@@ -17,6 +17,7 @@ from textual.widgets.option_list import Option
 
 from ctxchat.core.attribution import Use
 from ctxchat.core.budget import Layer
+from ctxchat.core.counts import counted
 from ctxchat.core.memory import (
     MemoryEntry,
     MemoryKind,
@@ -549,7 +550,7 @@ class MemoryPanel(Vertical):
     def _header_content(
         entries: Sequence[MemoryEntry], plan: ContextPlan | None, by_use: EntryNotes | None
     ) -> Content:
-        parts = [Content("memory"), Content(f"{len(entries)} entries")]
+        parts = [Content("memory"), Content(counted(len(entries), "entry", "entries"))]
         if not entries:
             parts.append(Content.styled("F6 then ctrl+a adds one", "not bold dim"))
             return Content(" · ").join(parts)

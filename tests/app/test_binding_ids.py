@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ctxchat.config.shipped_keys import SHIPPED_KEYS
 from ctxchat.config.template import write_initial_config
-from ctxchat.tui.app import shipped_bindings
+from ctxchat.tui.actions import shipped_bindings
 
 ROOT = Path(__file__).resolve().parents[2]
 

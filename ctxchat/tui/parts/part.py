@@ -39,7 +39,8 @@ class Part(Widget):
 
     def shows(self, session: ChatSession) -> bool:
         """Whether `session`'s conversation is the one on screen (through any session)."""
-        return self.shown is not None and self.shown.shows(session)
+        shown = self.shown  # read once: asked for every delta of a reply
+        return shown is not None and shown.shows(session)
 
     def post_up(self, make: Callable[[], Message]) -> None:
         """Post the message `make()` builds from this part's own queue, so that it bubbles

@@ -26,7 +26,13 @@ from typing import Any
 from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.window import WindowInfo
-from ctxchat.config.settings import ContextSettings, ProviderProfile, RecallSettings, Settings
+from ctxchat.config.settings import (
+    ContextSettings,
+    ProviderProfile,
+    RecallSettings,
+    Settings,
+    SummarySettings,
+)
 from ctxchat.store import Store
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -68,6 +74,8 @@ def settings_for(mode: str) -> Settings:
         default_profile="bench",
         context=ContextSettings(output_reserve=RESERVE),
         recall=RecallSettings(enabled=mode != "off", semantic=mode == "semantic"),
+        # Planning alone never folds; off says so, as the LoCoMo check has it.
+        summary=SummarySettings(auto=False),
     )
 
 

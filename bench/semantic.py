@@ -1,11 +1,13 @@
 """Benchmark: semantic recall — encoding speed, search over 100,000 vectors, index load time,
-and the memory the encoder takes.
+the memory the encoder takes, and embedding a history (messages per second, and how long a
+command waits for a long history it has never embedded).
 
-Needs the embeddings extra. Run: python bench/semantic.py
+Needs the embeddings extra. Run: python bench/semantic.py [--only history]
 """
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import sys
 import tempfile
@@ -18,6 +20,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np
 from _corpus import synthetic_texts, varied_texts
 
+from ctxchat.chat.semantic import SemanticRecall
+from ctxchat.chat.session import ChatSession
+from ctxchat.chat.session_factory import prepare_recall
+from ctxchat.config.settings import ProviderProfile, Settings
 from ctxchat.embeddings.background import embed_pending
 from ctxchat.embeddings.encoder import MiniLMEncoder
 from ctxchat.embeddings.index import SemanticIndex, vector_blob
@@ -119,6 +125,51 @@ def loading(encoder: MiniLMEncoder) -> None:
         store.close()
 
 
+def imported_history(store: Store, count: int, size: int) -> int:
+    """A conversation of `count` messages of about `size` characters, none embedded."""
+    conversation = store.create_conversation(f"{count} x {size}").id
+    texts = synthetic_texts(count * max(1, size // 120), seed=9)
+    per = max(1, size // 120)
+    with store.transaction():
+        for index in range(count):
+            text = " ".join(texts[index * per : (index + 1) * per])[:size]
+            role = "user" if index % 2 == 0 else "assistant"
+            store.add_message(conversation, role, text, tokens=size // 4, exact=False, encoding="e")
+    return conversation
+
+
+def history_embedding() -> None:
+    """Embedding a history as the app does it (batches of 16, no pause), and a command's first
+    plan of a long history none of which is embedded (the bounded wait, then the plan)."""
+    with tempfile.TemporaryDirectory() as directory:
+        store = Store.open(Path(directory) / "history.db")
+        for count, size in ((400, 200), (100, 5_000)):
+            conversation = imported_history(store, count, size)
+            semantic = SemanticRecall(store, conversation)
+            semantic.prepare()
+            start, start_cpu = time.perf_counter(), time.process_time()
+            done = semantic.catch_up(16, pause=0.0)
+            wall, cpu = time.perf_counter() - start, time.process_time() - start_cpu
+            print(
+                f"embed a history of {count} messages of {size:,} characters: "
+                f"{done / wall:.1f} messages/s ({done / cpu:.1f} per CPU second)"
+            )
+        profile = ProviderProfile("bench", "http://127.0.0.1:9/v1", "gpt-4o")
+        settings = Settings(profiles={"bench": profile}, default_profile="bench")
+        conversation = imported_history(store, 600, 5_000)
+        session = ChatSession(store, settings, profile, conversation)
+        start, start_cpu = time.perf_counter(), time.process_time()
+        left = prepare_recall(session, "What did we say about the schema?")
+        session.plan("What did we say about the schema?")
+        print(
+            f"a command's first plan of 600 messages of 5,000 characters, none embedded: "
+            f"{time.perf_counter() - start:.1f} s ({time.process_time() - start_cpu:.1f} s of "
+            f"CPU; the encoder's load and the history's first read included), {left} left "
+            "to embed"
+        )
+        store.close()
+
+
 def resident_mb() -> float:
     """This process's resident memory, MB (Linux; 0 elsewhere)."""
     status = Path("/proc/self/status")
@@ -129,6 +180,11 @@ def resident_mb() -> float:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=("history",))
+    if parser.parse_args().only == "history":
+        history_embedding()
+        return
     before = resident_mb()
     start = time.perf_counter()
     encoder = MiniLMEncoder.load()
@@ -141,6 +197,7 @@ def main() -> None:
     encoding(encoder)
     searching()
     loading(encoder)
+    history_embedding()
 
 
 if __name__ == "__main__":

@@ -16,8 +16,11 @@ _BEARER = re.compile(r"(?i)\bbearer\s+[^\s\"',;]+")
 # Key-shaped tokens: OpenAI (sk-, sk-proj-), OpenRouter (sk-or-), Anthropic (sk-ant-),
 # Groq (gsk_), xAI (xai-), restricted keys (rk-).
 _KEY_LIKE = re.compile(r"\b(?:sk|rk|gsk|xai)[-_][A-Za-z0-9_\-]{6,}")
-# user:password@ in URLs.
-_URL_CREDENTIALS = re.compile(r"(?<=//)[^/@\s:]+:[^/@\s]+@")
+# The credentials in a URL, `user:password@` or a lone `token@`: everything between "//" and
+# the last "@" before the path (a password may hold a raw "@").
+_URL_CREDENTIALS = re.compile(r"(?<=//)([^/?#\s]*)@")
+# How a URL's password (or a lone user part, often a token) is shown.
+MASKED = "***"
 # Shorter "secrets" are not replaced: they would blank out ordinary words (and are
 # placeholders such as "x" that local servers accept, not credentials).
 MIN_SECRET_LENGTH = 4
@@ -63,12 +66,24 @@ def mask_secret(value: str) -> str:
     return f"{prefix}…{value[-4:]}"
 
 
+def _masked_credentials(found: re.Match[str]) -> str:
+    user, colon, _ = found.group(1).partition(":")
+    return f"{user}:{MASKED}@" if colon else f"{MASKED}@"
+
+
+def shown_url(url: str) -> str:
+    """`url` as it may be shown (errors, notices, the status line, the inspector, exports):
+    its password masked, `http://alice:***@host/v1`; a lone user part, often a token, too."""
+    return _URL_CREDENTIALS.sub(_masked_credentials, url)
+
+
 def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
-    """`text` without `Bearer ...` tokens, key-shaped strings, URL passwords or the given secrets."""
+    """`text` without `Bearer ...` tokens, key-shaped strings, URL passwords (see `shown_url`)
+    or the given secrets."""
     # Longest first, so a secret that contains another is removed whole.
     for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
         if len(secret) >= MIN_SECRET_LENGTH:
             text = text.replace(secret, REDACTED)
     text = _BEARER.sub(f"Bearer {REDACTED}", text)
     text = _KEY_LIKE.sub(REDACTED, text)
-    return _URL_CREDENTIALS.sub(f"{REDACTED}@", text)
+    return shown_url(text)

@@ -21,19 +21,24 @@ _SEQUENCE = re.compile(
     """,
     re.VERBOSE,
 )
-# C0 controls but tab and newline, DEL, C1 controls (their 8-bit sequences included), and the
+# C0 controls but tab and newline, DEL, C1 controls (their 8-bit sequences included), the
 # bidi embeddings, overrides and isolates that make text read differently from what it is
-# ("Trojan Source").
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# ("Trojan Source"), and lone surrogates (half a character: a stream cut inside a JSON
+# escape), which cannot be written to a terminal or a file.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _NEWLINES = re.compile(r"\r\n?")
 
+REPLACEMENT = "\ufffd"
 _BIDI = [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]
 # What is left after the sequences are gone is shown, not acted on: C0 as its control
-# picture (NUL → ␀, BEL → ␇), DEL, C1 and bidi controls as a `\uXXXX` escape. The escape form
-# keeps JSON exact: cleaned JSON text still decodes to the original strings.
+# picture (NUL → ␀, BEL → ␇), DEL, C1 and bidi controls as a `\uXXXX` escape, a lone
+# surrogate as U+FFFD. The escape form keeps JSON exact: cleaned JSON text still decodes to
+# the original strings.
 _SHOWN: dict[int, str] = {
     **{code: chr(0x2400 + code) for code in range(0x20) if code not in (0x09, 0x0A)},
     **{code: f"\\u{code:04x}" for code in (*range(0x7F, 0xA0), *_BIDI)},
+    **{code: REPLACEMENT for code in range(0xD800, 0xE000)},
 }
 
 
@@ -48,6 +53,14 @@ def clean(text: str) -> str:
     text = _NEWLINES.sub("\n", text)
     text = _SEQUENCE.sub("", text)
     return text.translate(_SHOWN)
+
+
+def whole_characters(text: str) -> str:
+    """`text` with each lone surrogate as U+FFFD, so it can be written as UTF-8 (into a pipe
+    or a file, where nothing else is changed)."""
+    if _SURROGATE.search(text) is None:
+        return text
+    return _SURROGATE.sub(REPLACEMENT, text)
 
 
 def controls_shown(text: str) -> str:

@@ -6,14 +6,17 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
 
+from ctxchat.chat.request_room import request_room, system_role_reaches
 from ctxchat.chat.session import ChatSession
+from ctxchat.core.budget import BudgetError
 from ctxchat.core.extraction import (
     ExtractionResult,
     build_extraction_request,
     parse_proposals,
 )
+from ctxchat.core.history import HistoryMessage
 from ctxchat.core.memory import MemoryEntry, MemoryKind, extracted_source
-from ctxchat.model.errors import ProviderError
+from ctxchat.model.errors import ErrorKind, ProviderError
 
 RECENT_MESSAGES = 20
 
@@ -23,19 +26,53 @@ class ExtractionFailed(Exception):
 
 
 async def extract_facts(session: ChatSession, recent: int = RECENT_MESSAGES) -> ExtractionResult:
-    """Ask the model for typed entries from the recent turns; nothing is stored here."""
+    """Ask the model for typed entries from the recent turns; nothing is stored here.
+
+    The reply may be as long as the output reserve; the turns sent are the most recent of
+    the last `recent` that fit the window with it. A reply cut at that limit still gives
+    its complete entries (the result says it was cut).
+    """
     if session.backend is None:
         raise ExtractionFailed("No model server is configured.")
-    messages = [m for m in session.history() if m.sendable][-recent:]
+    known = session.memory()
+    try:
+        budget = session.budget
+    except BudgetError as error:
+        raise ExtractionFailed(f"Cannot extract facts: {error}") from error
+    messages = _fitting(session, [m for m in session.history() if m.sendable][-recent:], known)
     if not messages:
         raise ExtractionFailed("There are no messages to extract facts from yet.")
-    known = session.memory()
-    request = build_extraction_request(messages, known)
+    request = build_extraction_request(messages, known, system_role=system_role_reaches(session))
+    cut = False
     try:
-        text, _usage = await session.backend.complete(request, model=session.model)
+        text, _usage = await session.backend.complete(
+            request, model=session.model, max_tokens=budget.output_reserve
+        )
     except ProviderError as error:
-        raise ExtractionFailed(f"Extraction failed: {error}") from error
-    return parse_proposals(text, known, valid_ids=[m.id for m in messages])
+        if error.kind is not ErrorKind.TRUNCATED_LENGTH:
+            raise ExtractionFailed(f"Extraction failed: {error}") from error
+        text, cut = error.partial_text, True
+    result = parse_proposals(text, known, valid_ids=[m.id for m in messages], cut=cut)
+    if cut and not result.proposals:
+        raise ExtractionFailed(
+            "Extraction failed: the model's reply was cut off at its output limit "
+            f"({budget.output_reserve:,} tokens) before its first entry ended. "
+            "Raise output_reserve in the [context] config table."
+        )
+    return result
+
+
+def _fitting(
+    session: ChatSession, messages: list[HistoryMessage], known: list[MemoryEntry]
+) -> list[HistoryMessage]:
+    """The newest of `messages` whose request fits the window with the reply's reserve."""
+    room = request_room(session, session.budget.output_reserve)
+    while messages:
+        request = build_extraction_request(messages, known)
+        if sum(session.count(m["role"], m["content"]) for m in request) <= room:
+            break
+        messages = messages[1:]
+    return messages
 
 
 class Decision(StrEnum):

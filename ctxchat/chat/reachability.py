@@ -6,6 +6,7 @@ from pathlib import Path
 
 from ctxchat.chat.session import ChatSession
 from ctxchat.model.errors import ErrorKind, ProviderError
+from ctxchat.redaction import shown_url
 
 __all__ = ["cannot_reach", "unreachable_notice"]
 
@@ -14,7 +15,8 @@ def cannot_reach(base_url: str, config: Path | None) -> str:
     """The one line that says nothing answers at `base_url`, and how to fix it."""
     where = f"change base_url in {config}" if config is not None else "set OPENAI_BASE_URL"
     return (
-        f"Cannot reach the model server at {base_url}: start it, or {where} (or pass --base-url)."
+        f"Cannot reach the model server at {shown_url(base_url)}: start it, or {where} "
+        "(or pass --base-url)."
     )
 
 
@@ -32,5 +34,5 @@ async def unreachable_notice(session: ChatSession, config: Path | None) -> str |
         if error.kind is ErrorKind.CONNECTION:
             return cannot_reach(session.profile.base_url, config)
         return None
-    session.heard_listing(listing)
+    session.server.heard_listing(listing)
     return None

@@ -12,7 +12,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from ctxchat.core.attribution import Source
@@ -58,6 +58,52 @@ class SemanticRecall:
                 self.store, self.conversation_id, encoder.model_name, encoder.dimensions
             )
             self._encoder, self._index = encoder, index
+
+    @property
+    def embedded(self) -> int:
+        """How many of the conversation's messages have a vector (0 until prepared)."""
+        index = self._index
+        return len(index) if index is not None else 0
+
+    def missing(self, message_ids: Iterable[int]) -> int:
+        """How many of `message_ids` have no vector yet (all of them until prepared)."""
+        index = self._index
+        return sum(1 for message_id in message_ids if index is None or message_id not in index)
+
+    def embed_for(self, seconds: float | None, batch: int = 16) -> int:
+        """Embed what has no vector yet in the calling thread, wanted messages and the newest
+        first, for about `seconds` (None: until all are); how many.
+
+        For commands, which plan once: they plan with what is embedded by then and say how
+        much is not, rather than wait minutes for a long imported history. The first batch
+        is one message; each next one as many as the time left holds at the pace measured
+        (at most `batch`), so long messages or a busy machine overrun by one message at most.
+        """
+        if seconds is None:
+            return self.catch_up(batch, pause=0.0)
+        from ctxchat.embeddings import embed_pending
+
+        encoder, index = self._encoder, self._index
+        if encoder is None or index is None:
+            return 0
+        deadline = time.monotonic() + seconds
+        size, total = 1, 0
+        while time.monotonic() < deadline:
+            started = time.monotonic()
+            done = embed_pending(
+                self.store,
+                encoder,
+                self.conversation_id,
+                size,
+                index=index,
+                first=self._take_wanted(size),
+            )
+            if done == 0:
+                break
+            total += done
+            pace = (time.monotonic() - started) / done
+            size = max(1, min(batch, int((deadline - time.monotonic()) / max(pace, 1e-6))))
+        return total
 
     def want(self, message_ids: Sequence[int]) -> None:
         """A query found these messages: embed the ones without a vector before the rest."""

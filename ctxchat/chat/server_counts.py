@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 from collections.abc import Iterable
 
+from ctxchat.chat.rendered import RenderedRequest, request_key
 from ctxchat.core.plan import ContextPlan
 from ctxchat.core.server_count import ServerFigure, TemplateCost, server_figure
 from ctxchat.core.tokens import text_key
@@ -34,6 +35,7 @@ class ServerCounts:
         self._counts = store.server_counts(key)
         self._base: int | None = None
         self._lock = asyncio.Lock()
+        self._rendered: tuple[bytes, RenderedRequest] | None = None
 
     def counted(self, text: str) -> int | None:
         return self._counts.get(text_key(text))
@@ -41,6 +43,32 @@ class ServerCounts:
     def figure(self, plan: ContextPlan) -> ServerFigure:
         """The plan's prompt tokens as the server counts them (lookups only)."""
         return server_figure(plan.messages, self.counted, self.template)
+
+    def keep_rendering(self, key: bytes, rendered: RenderedRequest) -> None:
+        """The server rendered the request named `key` (see `rendered.request_key`): a plan
+        of that request is counted by its rendering. Only the newest one is kept."""
+        if rendered.tokens is not None:
+            self._rendered = (key, rendered)
+
+    def rendering(self, key: bytes) -> RenderedRequest | None:
+        """The kept rendering of the request named `key`, if it is the one kept."""
+        if self._rendered is None or self._rendered[0] != key:
+            return None
+        return self._rendered[1]
+
+    def describe(self, plan: ContextPlan) -> tuple[ServerFigure, str]:
+        """The plan's server figure and the counter's note: by its rendering where the server
+        rendered this very request (exact, and what the template adds), else by counts."""
+        # A kept rendering is rare; the key is only made then.
+        rendered = self._rendered and self.rendering(request_key(plan.request_messages()))
+        if not rendered or rendered.tokens is None:
+            figure = self.figure(plan)
+            return figure, self.label(figure)
+        figure = ServerFigure(rendered.tokens, 0, len(rendered.left_out))
+        note = self.label(figure)
+        if rendered.template_tokens is not None:
+            note += f"; template adds {rendered.template_tokens:,} tokens"
+        return figure, note
 
     def label(self, figure: ServerFigure) -> str:
         """The counter's note for the budget panel."""

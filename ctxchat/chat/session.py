@@ -13,9 +13,12 @@ from datetime import UTC, datetime, tzinfo
 from typing import Concatenate, ParamSpec, TypeVar
 
 from ctxchat.chat.changes import MEMORY, ChangeLog
+from ctxchat.chat.connection import make_backend, same_server
 from ctxchat.chat.memory_book import MemoryBook
+from ctxchat.chat.rendered import render_request
 from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.server_counts import ServerCounts
+from ctxchat.chat.server_knowledge import ServerKnowledge
 from ctxchat.chat.window import WindowInfo
 from ctxchat.config.errors import MissingApiKey
 from ctxchat.config.server_facts import ServerFacts
@@ -24,6 +27,7 @@ from ctxchat.core.assemble import assemble_context
 from ctxchat.core.budget import Budget, Layer
 from ctxchat.core.history import HistoryMessage, SummaryState, preview
 from ctxchat.core.memory import MemoryDates, MemoryEntry, Mode, day
+from ctxchat.core.placement import place_system_content
 from ctxchat.core.plan import ContextPlan
 from ctxchat.core.prefix import shared_prefix
 from ctxchat.core.recall import (
@@ -42,7 +46,8 @@ from ctxchat.core.recall import (
     with_references,
 )
 from ctxchat.core.server_count import TemplateCost
-from ctxchat.core.summary import FoldRange, SummaryStrategy, pending_fold
+from ctxchat.core.summary import FoldRange, SummaryRun, SummaryStrategy, pending_fold
+from ctxchat.core.summary_loss import LostDetail
 from ctxchat.core.tokens import (
     CachingCounter,
     DeferredCounter,
@@ -54,8 +59,18 @@ from ctxchat.model.backend import ModelBackend, ModelListing
 from ctxchat.model.errors import ProviderError
 from ctxchat.model.request import ChatRequest, build_chat_request
 from ctxchat.store import Conversation, Store, StoredMessage, StoreError, SummaryVersion
+from ctxchat.store.memory import UNSET, Unset
 
 WORDS_ONLY = "Recall by words only, not by meaning."
+
+
+def unembedded_note(missing: int, searched: int) -> str:
+    """The plan's note while some earlier messages have no vector yet: recall by meaning
+    searched only the others (they are embedded in the background, or by the next command)."""
+    return (
+        f"Recall by meaning searched {searched - missing:,} of {searched:,} earlier messages; "
+        f"{missing:,} are not embedded yet."
+    )
 
 
 def words_only_note(missing: list[str]) -> str:
@@ -158,9 +173,10 @@ class ChatSession:
         self.conversation_id = conversation_id
         self.backend = backend
         self.mode = mode or settings.default_mode
-        self.window = window or WindowInfo.without_server(
-            profile.model, settings.context_window(profile)
+        self.server = ServerKnowledge(
+            window or WindowInfo.without_server(profile.model, settings.context_window(profile))
         )
+        """What is known of the server: its window, facts, own counts and notes."""
         self._keeps_as: str | None = None
         self.counter = self._counter_for(profile.model, counter)
         self.secrets = tuple(secrets)
@@ -171,27 +187,35 @@ class ChatSession:
         self._seen_changes = self._change_counts()
         self.memory_book = MemoryBook(store, self._memory_changed)
         """Memory entries, to read and to change (each change keeps this cache true)."""
-        self.server_counts: ServerCounts | None = None
-        """Counts by the server's own tokenizer, where it has one (see detect_window)."""
-        self._counting: set[asyncio.Task[int]] = set()
-        self._served_model: str | None = None
-        self._usage_ratio: float | None = None
-        self.server_notes: tuple[str, ...] = ()
-        """What went wrong finding the server's facts (a probe that timed out, a tokenizer
-        that failed, a window that shrank): every plan carries them as warnings."""
         self._semantic: SemanticRecall | None = None
         # The summarizer's own server, when `[summary] profile` names another one.
         self._summary_backend: ModelBackend | None = None
         self._semantic_missing: str | None = None
-        # What the server said about itself (asked, or cached from an earlier run).
-        self.facts: ServerFacts | None = None
-        self._listing: ModelListing | None = None
+        self.unembedded = 0
+        """Earlier messages recall by meaning could not search (no vector yet), as of the
+        newest recall worked out with it."""
+        self._embedding_note = ""
 
     # --- what the session knows -------------------------------------------------------
 
     @property
     def model(self) -> str:
         return self.profile.model
+
+    @property
+    def window(self) -> WindowInfo:
+        """The window planned with (see `ServerKnowledge.window`)."""
+        return self.server.window
+
+    @property
+    def facts(self) -> ServerFacts | None:
+        """What the server said about itself (see `ServerKnowledge.facts`)."""
+        return self.server.facts
+
+    @property
+    def server_counts(self) -> ServerCounts | None:
+        """Counts by the server's own tokenizer (see `ServerKnowledge.counts`)."""
+        return self.server.counts
 
     @property
     def semantic(self) -> SemanticRecall | None:
@@ -208,7 +232,9 @@ class ChatSession:
     @property
     def budget(self) -> Budget:
         """The budget in force (raises BudgetError when window and reserve cannot work)."""
-        return self.settings.budget(self.profile, self.window.context_window)
+        return self.settings.budget(
+            self.profile, self.window.context_window, undercount=self.server.planning_undercount
+        )
 
     @_locked
     def invalidate(self) -> None:
@@ -311,6 +337,14 @@ class ChatSession:
         summary = self.active_summary()
         return summary.state() if summary is not None else None
 
+    def summary_run(self) -> SummaryRun | None:
+        """Whether a summary of this conversation is being made (here or by another process),
+        or the last one failed: the plan says so of the turns waiting for it."""
+        if self.conversation_id is None:
+            return None
+        job = self.store.summary_job(self.conversation_id)
+        return None if job is None else job.run()
+
     def _positions(self) -> dict[int, int]:
         if self._cache.positions is None:
             self._cache.positions = {m.id: i for i, m in enumerate(self.history())}
@@ -368,6 +402,7 @@ class ChatSession:
                 age_of=age_of,
             )
             candidates = local_relevance(found, kept, stats)
+        self.unembedded, self._embedding_note = 0, ""
         semantic = self.semantic
         if semantic is not None and settings.semantic and semantic.ready:
             from ctxchat.embeddings import fuse
@@ -376,8 +411,15 @@ class ChatSession:
             # What full-text search found but has no vector yet is embedded first.
             semantic.want([c.message_id for c in candidates if c.message_id is not None])
             query = meaning_query(draft, stats)
+            # Twice as deep as by words: on long everyday conversations the answers that
+            # share no word with the message lie far down this list, and full-text search
+            # that deep only brings noise (measured with bench/locomo.py, bench/recall_quality.py).
             candidates = fuse(
-                candidates, semantic.candidates(query, settings.limit, before, age_of, known)
+                candidates, semantic.candidates(query, 2 * settings.limit, before, age_of, known)
+            )
+            self.unembedded, searched = self._unembedded(semantic, history, recent, stats)
+            self._embedding_note = (
+                unembedded_note(self.unembedded, searched) if self.unembedded else ""
             )
         hits: tuple[RecallHit, ...] = ()
         if candidates or kept:
@@ -389,6 +431,19 @@ class ChatSession:
             self._cache.recall.clear()
         self._cache.recall[draft] = hits
         return hits
+
+    @staticmethod
+    def _unembedded(
+        semantic: SemanticRecall,
+        history: Sequence[HistoryMessage],
+        recent: int,
+        stats: ConversationTerms,
+    ) -> tuple[int, int]:
+        """How many messages older than the newest `recent` have no vector yet, of how many."""
+        if semantic.embedded >= stats.messages:
+            return 0, 0  # every message has one (the usual case: no walk over the history)
+        older = [m.id for m in history[: max(0, len(history) - recent)] if m.sendable]
+        return semantic.missing(older), len(older)
 
     def _memory_candidates(
         self, terms: list[str], found: list[RecallCandidate]
@@ -434,9 +489,9 @@ class ChatSession:
         """
         self.catch_up()
         plan = self._assemble(draft)
-        note = self._recall_note()
-        if note:
-            plan = dataclasses.replace(plan, warnings=(*plan.warnings, note))
+        notes = [self._recall_note(), self._embedding_note if draft else ""]
+        if any(notes):
+            plan = dataclasses.replace(plan, warnings=(*plan.warnings, *filter(None, notes)))
         previous = self.last_request()
         if previous is None:
             return plan
@@ -495,6 +550,7 @@ class ChatSession:
                 system_prompt=self.settings.context.system_prompt,
                 memory=self.memory(),
                 summary=self.summary_state(),
+                summary_run=self.summary_run(),
                 history=history,
                 new_input=draft,
                 conversation_id=self.conversation_id,
@@ -508,99 +564,40 @@ class ChatSession:
         if self.counter.name != counted_as:
             # The tokenizer failed to build halfway: count everything again as an estimate.
             return self._assemble(draft)
-        return self._with_server_facts(plan)
-
-    def _with_server_facts(self, plan: ContextPlan) -> ContextPlan:
-        """The plan with the server's own count as its counter's note, and the notes about
-        the server as warnings."""
-        counts = self.server_counts
-        if counts is not None and counts.failure is not None:
-            self.note_server(
-                f"The server's tokenizer failed ({counts.failure}); counts are the estimate."
-            )
-            self.server_counts = counts = None
-        if counts is not None and plan.messages:
-            figure = counts.figure(plan)
-            plan = dataclasses.replace(plan, exact=figure.exact, counter_note=counts.label(figure))
-        elif self._usage_ratio is not None and plan.messages and not plan.exact:
-            # An approximate count, no tokenizer on the server, but it reported usage: scale
-            # the estimate by what it said.
-            calibrated = round(plan.tokens * self._usage_ratio)
-            plan = dataclasses.replace(
-                plan,
-                counter_note=f"{plan.counter_note}; calibrated to the server's usage: "
-                f"~{calibrated:,} tokens",
-            )
-        if self.server_notes:
-            plan = dataclasses.replace(plan, warnings=plan.warnings + self.server_notes)
-        return plan
+        placement = self.settings.context.system_placement
+        plan = place_system_content(
+            plan, placement, drops_system=self.server.drops_system, counter=self.counter
+        )
+        return self.server.annotate(plan, placement)
 
     def count_with(self, tokenizer: str, template: TemplateCost | None) -> None:
-        """Count with the server's `tokenizer` from now on (its kept counts, its template's
-        calibrated cost); without a calibration, the estimate stands."""
-        if template is None or self.backend is None:
-            return
-        key = f"{tokenizer} {self.profile.base_url} {self.model}"
-        self.server_counts = ServerCounts(self.store, self.backend, key, template)
-        if template.drops_system:
-            self.note_server(
-                "The server's chat template drops system messages: the system prompt, "
-                "memory and summary layers never reach the model."
-            )
-
-    def heard_listing(self, listing: ModelListing) -> None:
-        """The server's `/models` answer, just received (the reachability check): the next
-        `take_listing` hands it on, so finding the server's model and window asks no more."""
-        self._listing = listing
-
-    def take_listing(self) -> ModelListing | None:
-        """The `/models` answer heard since the last take (None: none), once."""
-        listing, self._listing = self._listing, None
-        return listing
+        """Count with the server's `tokenizer` from now on (see `ServerKnowledge.count_with`)."""
+        if self.backend is not None:
+            where = f"{self.profile.base_url} {self.model}"
+            self.server.count_with(tokenizer, template, self.store, self.backend, where)
 
     def use_facts(self, facts: ServerFacts | None) -> None:
         """Plan with what an earlier run learned of the server (kept in the state file)."""
-        self.facts = facts
-        if facts is not None and facts.tokenizer_name and facts.template_per_message is not None:
-            template = TemplateCost(facts.template_per_message, facts.template_drops_system)
-            self.count_with(facts.tokenizer_name, template)
+        where = f"{self.profile.base_url} {self.model}"
+        self.server.use_facts(facts, self.store, self.backend, where)
 
     def count_with_server(self, plan: ContextPlan) -> None:
         """Count the plan's messages with the server's tokenizer in the background (each text
         once); the next plan drawn uses those counts."""
-        self.count_texts_with_server([m.content for m in plan.messages])
+        self.server.count_texts([m.content for m in plan.messages])
 
-    def count_texts_with_server(self, texts: Sequence[str]) -> None:
-        """Count `texts` with the server's tokenizer in the background (those not counted)."""
-        counts = self.server_counts
-        if counts is None or not texts:
+    def render_with_server(self) -> None:
+        """Have the server render the next request (no draft) in the background, where it
+        renders its chat template: the plan drawn next says what the template adds."""
+        if self.server.counts is None or self.backend is None or not self.backend.renders:
             return
-        task = asyncio.ensure_future(counts.count(texts))
-        self._counting.add(task)  # held until done: a task nobody holds may be collected
-        task.add_done_callback(self._counting.discard)
 
-    async def counted_with_server(self) -> None:
-        """Wait until the background counting started so far is done."""
-        while self._counting:
-            await asyncio.gather(*self._counting)
+        async def render() -> None:
+            plan = await asyncio.to_thread(self.plan)
+            if plan.messages:
+                await render_request(self, plan.request_messages())
 
-    def saw_usage(self, estimated: int | None, prompt_tokens: int | None) -> None:
-        """The server counted `prompt_tokens` for a request we estimated at `estimated`."""
-        if estimated and prompt_tokens:
-            self._usage_ratio = prompt_tokens / estimated
-
-    def saw_served_model(self, served: str | None) -> None:
-        """The server named `served` in its reply: a change means another model (and another
-        tokenizer) is behind the same name now."""
-        if served is None:
-            return
-        before, self._served_model = self._served_model, served
-        if before is not None and served != before:
-            self.note_server(
-                f"The server now answers as '{served}' (it was '{before}'); its earlier token "
-                "counts no longer apply, and the estimate stands in."
-            )
-            self.server_counts = None
+        self.server.in_background(render())
 
     def _counter_for(self, model: str, counter: TokenCounter | None = None) -> CachingCounter:
         """A counter for `model` that, with the model's own tokenizer, uses and adds to the
@@ -746,6 +743,21 @@ class ChatSession:
         self.forget_history()  # the summary is read again too
         self._conversation_changed()
 
+    def branch_at(self, message_id: int, text: str) -> int:
+        """A branch of this conversation: its turns before `message_id`, then `text` (see
+        `Store.branch_conversation`); returns the branch's id."""
+        branch = self.store.branch_conversation(
+            self.conversation,
+            message_id,
+            text,
+            tokens=self.count("user", text),
+            exact=self.counter.exact,
+            encoding=self.counter.name,
+            model=self.model,
+        )
+        self._changes.changed(branch)
+        return branch
+
     @_locked
     def keep_variant(self, variant_id: int) -> StoredMessage:
         """Make a variant the reply that continues the conversation (see `Store.keep_variant`)."""
@@ -765,8 +777,12 @@ class ChatSession:
         model: str | None,
         edited: bool = False,
         note: str = "",
+        cut: bool = False,
+        lost: Sequence[LostDetail] = (),
+        in_force: int | Unset | None = UNSET,
     ) -> SummaryVersion:
-        """Store `text`, counted, as the next summary version and put it in force."""
+        """Store `text`, counted, as the next summary version and put it in force (see
+        `Store.add_summary` for `cut`, `lost` and `in_force`)."""
         version = self.store.add_summary(
             self.conversation,
             text=text,
@@ -777,6 +793,9 @@ class ChatSession:
             tokens=self.counter.count_text(text),
             edited=edited,
             note=note,
+            cut=cut,
+            lost=lost,
+            in_force=in_force,
         )
         self.forget_summary()
         self._conversation_changed()
@@ -807,9 +826,10 @@ class ChatSession:
     def rename_conversation(self, conversation_id: int, title: str) -> Conversation:
         return self.store.rename_conversation(conversation_id, title)
 
-    def delete_conversation(self, conversation_id: int) -> None:
-        """Delete a conversation and everything in it; its own memory entries go too."""
-        self.store.delete_conversation(conversation_id)
+    def delete_conversation(self, conversation_id: int, *, with_memory: bool = False) -> None:
+        """Delete a conversation and everything in it. Its own memory entries are kept, as
+        global entries left out until the user includes them; `with_memory` deletes them."""
+        self.store.delete_conversation(conversation_id, with_memory=with_memory)
         self._changes.changed(conversation_id)
         self._memory_changed()
 
@@ -842,21 +862,14 @@ class ChatSession:
     @_locked
     def switch_model(self, profile: ProviderProfile, backend: ModelBackend | None) -> None:
         """Talk to another profile or model; counts are redone once for the new encoding."""
-        if backend is not self.backend:
-            self._listing = None  # another server's answer
         self.profile = profile
         self.backend = backend
-        self.window = WindowInfo.without_server(
-            profile.model, self.settings.context_window(profile)
+        # What was learned was the other model's (or the other server's).
+        self.server.forget(
+            WindowInfo.without_server(profile.model, self.settings.context_window(profile))
         )
         self.counter = self._counter_for(profile.model)
-        self.facts = None  # they were the other model's
         self.forget_history()
-
-    def note_server(self, note: str) -> None:
-        """Add a note about the server to every plan from now on (once)."""
-        if note not in self.server_notes:
-            self.server_notes = (*self.server_notes, note)
 
     def for_conversation(self, conversation_id: int | None) -> ChatSession:
         """A session on another conversation with the same servers, model, mode and window."""
@@ -867,14 +880,11 @@ class ChatSession:
             conversation_id,
             backend=self.backend,
             mode=self.mode,
-            window=self.window,
             secrets=self.secrets,
             env=self.env,
         )
+        other.server = self.server.copy()
         other._summary_backend = self._summary_backend
-        other.facts = self.facts
-        other.server_counts = self.server_counts
-        other.server_notes = self.server_notes
         other.default_profile = self.default_profile
         return other
 
@@ -889,17 +899,12 @@ class ChatSession:
         if self.backend is None or same_server(profile, self.profile, self.env):
             return self.backend
         if self._summary_backend is None:
-            from ctxchat.chat.session_factory import make_backend
-
             self._summary_backend = make_backend(profile, self.env, self.settings.model)
         return self._summary_backend
 
     async def aclose(self) -> None:
         """Stop the background counting, then close the connections to the model servers."""
-        for task in list(self._counting):
-            task.cancel()
-        if self._counting:
-            await asyncio.gather(*self._counting, return_exceptions=True)
+        await self.server.stop_counting()
         for backend in (self.backend, self._summary_backend):
             if backend is not None:
                 await backend.aclose()
@@ -922,43 +927,9 @@ class ChatSession:
             info = await self.backend.describe_server(self.model, None, listing=listing)
         except ProviderError:
             return None
-        self.server_notes = info.warnings
-        if info.tokenizer and info.tokenizer_name:
-            self.count_with(info.tokenizer_name, info.template)
-        if not info.context_window:
-            if info.warnings:
-                self.window = dataclasses.replace(
-                    self.window, warnings=self.window.warnings + info.warnings
-                )
-            return None
-        facts = ServerFacts(
-            context_window=info.context_window,
-            window_source=info.window_source,
-            tokenizer="server" if info.tokenizer else "",
-            flavour=info.kind,
-            checked_at=datetime.now(UTC),
-            warnings=info.warnings,
-            tokenizer_name=info.tokenizer_name or "",
-            template_per_message=info.template.per_message if info.template else None,
-            template_drops_system=bool(info.template and info.template.drops_system),
+        where = f"{self.profile.base_url} {self.model}"
+        return self.server.learned(
+            info,
+            configured=self.settings.context_window(self.profile) > 0,
+            counting=(self.store, self.backend, where),
         )
-        if not self.settings.context_window(self.profile):
-            self.window = WindowInfo(info.context_window, info.window_source, info.warnings)
-        self.facts = facts
-        return facts
-
-
-def same_server(one: ProviderProfile, other: ProviderProfile, env: Mapping[str, str]) -> bool:
-    """Whether requests for the two profiles go to one server the same way."""
-
-    def key(profile: ProviderProfile) -> str | None:
-        try:
-            return profile.resolve_api_key(env)
-        except MissingApiKey:
-            return None
-
-    return (one.base_url, dict(one.headers), key(one)) == (
-        other.base_url,
-        dict(other.headers),
-        key(other),
-    )

@@ -8,18 +8,19 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from enum import StrEnum
 
+from ctxchat.chat.connection import make_backend, same_server
 from ctxchat.chat.options import SessionOptions
 from ctxchat.chat.semantic import SemanticRecall
-from ctxchat.chat.session import ChatSession, same_server
+from ctxchat.chat.session import ChatSession
 from ctxchat.chat.window import WindowInfo
 from ctxchat.chat.workspace import Workspace
 from ctxchat.config.errors import MissingApiKey
 from ctxchat.config.server_facts import ServerFacts
-from ctxchat.config.settings import ModelSettings, ProviderProfile, Settings
-from ctxchat.model.backend import ModelBackend, ModelListing
+from ctxchat.config.settings import ProviderProfile, Settings
+from ctxchat.model.backend import ModelListing
 from ctxchat.model.errors import ProviderError
 from ctxchat.store.records import Conversation
 
@@ -28,13 +29,17 @@ __all__ = [
     "NoServer",
     "SessionOptions",
     "conversation_profile",
+    "given_server",
     "learn_server",
     "make_backend",
+    "offered_profiles",
     "open_session",
     "prepare_recall",
+    "profile_for_choice",
     "resolve_profile",
     "semantic_recall_for",
     "session_on",
+    "unembedded_notice",
 ]
 
 
@@ -95,6 +100,42 @@ def conversation_profile(
     return dataclasses.replace(profile, model=model) if model else profile
 
 
+def offered_profiles(session: ChatSession) -> list[ProviderProfile]:
+    """The profiles F4 offers, each as choosing it would make it: the one in use and the
+    run's default as this run has them (a server or model given on the command line
+    included), the others as configured."""
+    offered = []
+    for configured in session.settings.profiles.values():
+        offered.append(profile_for_choice(session, configured.name, None))
+    if not any(profile.name == session.profile.name for profile in offered):
+        offered.insert(0, session.profile)  # a profile made from the command line alone
+    return offered
+
+
+def profile_for_choice(session: ChatSession, name: str, model: str | None) -> ProviderProfile:
+    """The profile a choice in F4 means: profile `name` (the run's default keeps the server
+    and model the command line gave it; the one in use keeps its server), with `model` on
+    that profile's server when one was picked."""
+    if name == session.default_profile.name:
+        profile = session.default_profile
+    elif name == session.profile.name:
+        profile = session.profile
+    elif name in session.settings.profiles:
+        profile = session.settings.profile(name)
+    else:
+        profile = session.profile
+    return dataclasses.replace(profile, model=model) if model else profile
+
+
+def given_server(session: ChatSession) -> str | None:
+    """The server the session talks to, when it is not the one its profile's config names
+    (a `--base-url`): the screen then names it."""
+    configured = session.settings.profiles.get(session.profile.name)
+    if configured is not None and configured.base_url == session.profile.base_url:
+        return None
+    return session.profile.base_url or None
+
+
 def follows_choice(settings: Settings, conversation: Conversation) -> bool:
     """Whether a profile or model chosen for the conversation (F4) applies: one was chosen
     and its profile is still configured (see `conversation_profile`)."""
@@ -104,18 +145,6 @@ def follows_choice(settings: Settings, conversation: Conversation) -> bool:
 
 def _given_on_command_line(options: SessionOptions) -> bool:
     return bool(options.profile or options.model or options.base_url)
-
-
-def make_backend(
-    profile: ProviderProfile, env: Mapping[str, str], timeouts: ModelSettings | None = None
-) -> ModelBackend:
-    """The OpenAI-compatible backend for a profile: its server, key and headers (raises
-    MissingApiKey without its key), waiting on the server as long as `timeouts` (the
-    `[model]` settings) allow. The `openai` package is imported on first use."""
-    from ctxchat.model.deferred import DeferredBackend
-
-    waits = dataclasses.asdict(timeouts) if timeouts is not None else {}
-    return DeferredBackend(profile.base_url, profile.resolve_api_key(env), profile.headers, **waits)
 
 
 def open_session(
@@ -194,7 +223,7 @@ def session_on(
     other.switch_model(wanted, backend)
     window = cached_window(workspace, wanted)
     if window is not None:
-        other.window = window
+        other.server.use_window(window)
     other.use_facts(workspace.state.facts_for(wanted.base_url, wanted.model))
     return other
 
@@ -220,7 +249,7 @@ async def learn_server(
         return session.window
     # The reachability check just before has most likely listed the models: one answer
     # serves adopting the only one and the window probe that reads the list too.
-    listing = session.take_listing()
+    listing = session.server.take_listing()
     several = None
     if not session.model:
         if listing is None:
@@ -230,7 +259,7 @@ async def learn_server(
             several = adopt_only_model(session, workspace, listing.ids)
     window = await _ask_server(session, workspace, refresh=refresh, listing=listing)
     if several is not None:
-        session.note_server(several)
+        session.server.note(several)
     return window
 
 
@@ -273,7 +302,7 @@ def adopt_only_model(
     session.switch_model(profile, session.backend)
     window = cached_window(workspace, profile)
     if window is not None:
-        session.window = window
+        session.server.use_window(window)
     session.use_facts(workspace.state.facts_for(profile.base_url, profile.model))
     return None
 
@@ -296,17 +325,39 @@ def semantic_recall_for(session: ChatSession) -> SemanticRecall | None:
     return SemanticRecall(session.store, session.conversation_id)
 
 
-def prepare_recall(session: ChatSession) -> None:
-    """Load semantic recall now and embed what has no vector yet (commands, which plan
-    once; the TUI does this in a worker thread). Without it, recall goes by words."""
+def unembedded_notice(left: int) -> str:
+    """What a command says when it planned before every message had a vector."""
+    return (
+        f"note: {left:,} messages are not embedded yet: recall by meaning searched the others "
+        "(each command embeds about a second's worth; --embed-all waits for all)."
+    )
+
+
+EMBEDDING_WAIT = 1.0
+"""About how long a command embeds messages that have no vector yet before it plans (seconds)."""
+
+
+def prepare_recall(
+    session: ChatSession, draft: str | None = None, *, wait: float | None = EMBEDDING_WAIT
+) -> int:
+    """Load semantic recall and embed what has no vector yet, for about `wait` seconds (None:
+    all of it): what the draft's full-text search finds first, then the newest. For commands,
+    which plan once; the TUI does this in a worker thread. Returns how many of the
+    conversation's messages are left without a vector (they are embedded by the next
+    command, or in the app). Without the extra, recall goes by words."""
     semantic = semantic_recall_for(session)
     if semantic is None:
-        return
+        return 0
     from ctxchat.embeddings import EmbeddingsUnavailable
 
     try:
         semantic.prepare()
-        semantic.catch_up(pause=0.0)
+        session.semantic = semantic
+        if draft:
+            session.recall(draft)  # asks for what its full-text search found to be embedded
+        semantic.embed_for(wait)
     except (EmbeddingsUnavailable, OSError, ValueError):
-        return
-    session.semantic = semantic  # recall is worked out again with it
+        session.semantic = None
+        return 0
+    session.forget_recall()  # worked out again with the vectors there are now
+    return semantic.missing(m.id for m in session.history() if m.sendable)

@@ -9,7 +9,6 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
 
 from ctxchat.chat.session import ChatSession, OverBudget
-from ctxchat.chat.window import WindowInfo
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.plan import ContextPlan, PlanStatus
 from ctxchat.model.backend import StreamChunk, Usage
@@ -181,14 +180,14 @@ async def _stream(
             usage = chunk.usage or usage
             finish = chunk.finish_reason or finish
     except ProviderError as error:
-        learned = learn_window(session, error)
+        learned = learn_window(session, error, plan)
         reply = _close(session, writer, usage, finish, error)
         if not (
             may_retry
             and learned
             and error.kind is ErrorKind.CONTEXT_OVERFLOW
             and not reply.content
-            and session.window.context_window != plan.context_window
+            and session.budget.total < plan.total_budget
         ):
             yield TurnFailed(reply, error)
             return
@@ -200,11 +199,12 @@ async def _stream(
     finally:
         with contextlib.suppress(Exception):
             await stream.aclose()
-    session.saw_served_model(backend.served_model(session.model))
-    session.saw_usage(plan.tokens, usage.prompt_tokens if usage else None)
+    session.server.saw_served_model(backend.served_model(session.model))
+    session.server.saw_usage(plan.tokens, usage.prompt_tokens if usage else None)
     if retried is None:
         reply = _close(session, writer, usage, finish, None)
-        session.count_texts_with_server([reply.content])  # the next plan sends it
+        session.server.count_texts([reply.content])  # the next plan sends it
+        session.render_with_server()
         yield TurnFinished(reply, describe_finish(finish))
         return
     # The refused reply leaves; the turn starts again as a retry does.
@@ -220,29 +220,23 @@ async def _stream(
             yield event
 
 
-def learn_window(session: ChatSession, error: ProviderError) -> bool:
-    """Plan with the window the server named in a refusal from now on; True if it did.
+def learn_window(session: ChatSession, error: ProviderError, plan: ContextPlan) -> bool:
+    """Plan with what a refusal told from now on: the window the server named, and how
+    much more than ctxchat's estimate it counted `plan` (its `n_prompt_tokens`); True if
+    the next plan is fitted to less because of it.
 
-    A window set in the config stays the user's choice. A window smaller than the one the
-    server gave before is noted: it was restarted with less.
+    A window set in the config stays the user's choice (the difference in counts still
+    applies). A window smaller than the one the server gave before is noted: it was
+    restarted with less.
     """
+    before = session.server.undercount
+    session.server.saw_count(plan.tokens, error.prompt_tokens)
+    learned = session.server.undercount > before
     window = error.context_window
-    if not window or session.settings.context_window(session.profile):
-        return False
-    before = session.window
-    told = before.source in ("server", "probed", "learned from an error")
-    if told and window < before.context_window:
-        note = (
-            f"The server's context window shrank from {before.context_window:,} to "
-            f"{window:,} tokens (restarted with less?); planning with {window:,}."
-        )
-    else:
-        note = (
-            f"The server refused a prompt over its window of {window:,} tokens; planning with it."
-        )
-    session.window = WindowInfo(window, "learned from an error", (note,))
-    session.note_server(note)
-    return True
+    if window and not session.settings.context_window(session.profile):
+        session.server.learn_window(window)
+        learned = True
+    return learned
 
 
 def _keep_what_was_sent(

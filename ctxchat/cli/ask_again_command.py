@@ -27,6 +27,7 @@ from ctxchat.chat.turn import ReplyDelta
 from ctxchat.chat.workspace import Workspace
 from ctxchat.cli.common import make_session, print_json, workspace
 from ctxchat.cli.exits import EXIT_PROVIDER, EXIT_USAGE, CliError
+from ctxchat.cli.output import say, warn, write_out
 from ctxchat.core.counterfactual import Change, CounterfactualError, parse_without
 from ctxchat.safe_text import clean
 from ctxchat.store import Conversation
@@ -67,7 +68,7 @@ def keep_variant_command(args: argparse.Namespace, options: SessionOptions) -> i
         if args.json:
             print_json({"reply_id": reply.id, "content": reply.content, "model": reply.model})
         else:
-            print(
+            say(
                 f"Reply {reply.id} is now variant {args.variant_id}'s answer; the former "
                 f"answer is kept as variant {args.variant_id}."
             )
@@ -84,10 +85,10 @@ def variants_command(args: argparse.Namespace, options: SessionOptions) -> int:
             print_json({"reply_id": args.reply_id, "variants": listed})
             return 0
         if not variants:
-            print(f"Reply {args.reply_id} has no variants.")
+            say(f"Reply {args.reply_id} has no variants.")
         for variant in variants:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(variant.created_at))
-            print(
+            say(
                 f"{variant.id:>5}  {when}  {clean(variant.model or '?')}  "
                 f"{variant.length.describe()}  {variant.status.value}  {clean(variant.change)}"
             )
@@ -116,7 +117,6 @@ def _follows_choice(space: Workspace, options: SessionOptions, conversation: Con
 
 
 async def _send(session: ChatSession, prepared: PreparedVariant, args: argparse.Namespace) -> int:
-    to_terminal = sys.stdout.isatty()
     result: dict[str, Any] = {
         "reply": {"id": prepared.reply.id, "content": prepared.reply.content},
         "change": prepared.change.describe(),
@@ -124,15 +124,15 @@ async def _send(session: ChatSession, prepared: PreparedVariant, args: argparse.
     }
     if args.diff and not args.json:
         for line in result["diff"]:
-            print(clean(line))
-        print()
+            say(clean(line))
+        say("")
     code = 0
     try:
         async for event in ask_again(session, prepared):
             if isinstance(event, VariantStarted):
                 result["plan"] = event.plan.to_dict()
             elif isinstance(event, ReplyDelta) and not args.json and event.text:
-                sys.stdout.write(clean(event.text) if to_terminal else event.text)
+                write_out(event.text)
                 sys.stdout.flush()
             elif isinstance(event, VariantFinished | VariantFailed):
                 variant = event.variant
@@ -140,16 +140,14 @@ async def _send(session: ChatSession, prepared: PreparedVariant, args: argparse.
                 if not args.json and variant.content and not variant.content.endswith("\n"):
                     sys.stdout.write("\n")
                 if isinstance(event, VariantFinished) and event.notice:
-                    print(f"ctxchat: {event.notice}", file=sys.stderr)
+                    warn(event.notice)
                 if isinstance(event, VariantFailed):
                     result["error"] = {"kind": event.error.kind.value, "message": str(event.error)}
-                    print(f"ctxchat: {clean(str(event.error))}", file=sys.stderr)
+                    warn(str(event.error))
                     code = EXIT_PROVIDER
-                print(
-                    f"ctxchat: stored as variant {variant.id} of reply {variant.reply_id} "
-                    f"({clean(variant.change)}); keep it with "
-                    f"`ctxchat keep-variant {variant.id}`.",
-                    file=sys.stderr,
+                warn(
+                    f"stored as variant {variant.id} of reply {variant.reply_id} "
+                    f"({variant.change}); keep it with `ctxchat keep-variant {variant.id}`."
                 )
     finally:
         await session.aclose()

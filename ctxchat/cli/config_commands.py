@@ -9,7 +9,7 @@ from ctxchat.chat.options import SessionOptions
 from ctxchat.cli.common import print_json
 from ctxchat.cli.confirm import confirm
 from ctxchat.cli.exits import EXIT_USAGE, CliError
-from ctxchat.cli.output import warn, write_out
+from ctxchat.cli.output import say, warn
 from ctxchat.config.loader import LoadedSettings, load_settings
 from ctxchat.config.locations import Locations
 
@@ -19,7 +19,7 @@ def config_command(args: argparse.Namespace, options: SessionOptions) -> int:
     action = args.config_command
     if action == "path":
         for name, value in locations.as_dict().items():
-            write_out(f"{name}: {value}\n")
+            say(f"{name}: {value}")
         return 0
     if action == "init":
         from ctxchat.config.template import write_initial_config
@@ -30,7 +30,7 @@ def config_command(args: argparse.Namespace, options: SessionOptions) -> int:
         if path.exists() and not confirm(f"Replace {path}? Its contents will be lost."):
             raise CliError(f"{path} was left as it is", EXIT_USAGE)
         written = write_initial_config(path, force=args.force)
-        print(f"Wrote {written} (mode 0600). Edit it, then run `ctxchat`.")
+        say(f"Wrote {written} (mode 0600). Edit it, then run `ctxchat`.")
         return 0
     from ctxchat.config.report import settings_report
 

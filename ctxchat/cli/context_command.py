@@ -4,32 +4,51 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from rich.console import Group
 from rich.text import Text
 
 from ctxchat.chat.options import SessionOptions
 from ctxchat.chat.reachability import unreachable_notice
+from ctxchat.chat.rendered import OFFLINE, NotRendered, RenderedRequest, render_request
 from ctxchat.chat.session import ChatSession
-from ctxchat.chat.session_factory import Connect, learn_server, prepare_recall
+from ctxchat.chat.session_factory import (
+    EMBEDDING_WAIT,
+    Connect,
+    learn_server,
+    prepare_recall,
+    unembedded_notice,
+)
 from ctxchat.chat.workspace import Workspace
 from ctxchat.cli.common import conversation_id, make_session, print_json, workspace
 from ctxchat.cli.output import warn
 from ctxchat.cli.tables import cell, console, table
 from ctxchat.core.plan import ContextPlan, PlanStatus
 
+# How long `context` waits for a server's tokenizer to count what the plan holds.
+SERVER_COUNT_WAIT = 15.0
+NOT_ASKED = NotRendered("Not asked for.")
+
 
 def show_context(args: argparse.Namespace, options: SessionOptions) -> int:
     with workspace(options) as space:
         conversation = conversation_id(space, options)
         session = make_session(space, options, conversation, connect=Connect.TRY)
-        # The window the app plans with: cached from the last time the server was asked.
-        asyncio.run(_learn(session, space, offline=options.offline))
-        prepare_recall(session)
-        plan = session.with_request(session.plan(args.message))
+        left = prepare_recall(
+            session, args.message, wait=None if args.embed_all else EMBEDDING_WAIT
+        )
+        if left:
+            warn(unembedded_notice(left))
+        plan, rendered = asyncio.run(
+            _plan(session, space, args.message, offline=options.offline, render=args.json)
+        )
         window = session.window
     if args.json:
         data = plan.to_dict()
+        data.update(rendered_json(rendered, plan.request_messages()))
         data["conversation_id"] = conversation
         data["window_source"] = window.source
         facts = session.facts
@@ -47,32 +66,66 @@ def show_context(args: argparse.Namespace, options: SessionOptions) -> int:
         return 0
     console().print(render_plan(plan, conversation, window.source))
     for warning in window.warnings:
-        console().print(Text(f"note: {warning}", style="yellow"))
+        console().print(cell(f"note: {warning}", style="yellow"))
     return 0
 
 
-async def _learn(session: ChatSession, space: Workspace, *, offline: bool) -> None:
+async def _plan(
+    session: ChatSession, space: Workspace, message: str | None, *, offline: bool, render: bool
+) -> tuple[ContextPlan, RenderedRequest | NotRendered]:
+    """The plan of the next request, counted by the server's own tokenizer where it has one
+    (the command waits for those counts, at most `SERVER_COUNT_WAIT` seconds, rather than
+    print the estimate it starts from), and, when asked for, the server's rendering of it."""
     try:
-        profile = session.profile
-        kept = space.state.facts_for(profile.base_url, profile.model)
-        if not offline and (kept is None or not kept.fresh()):
-            # The plan needs no server: one line says none answers, and the window is the
-            # configured or documented one, without guesses about what it "does not report".
-            notice = await unreachable_notice(session, space.loaded.path)
-            if notice is not None:
-                warn(f"note: {notice}")
-                return
-        await learn_server(session, space, offline=offline)
+        answered = await _learn(session, space, offline=offline)
+        if answered and not offline and session.server_counts is not None:
+            session.count_with_server(session.plan(message))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(session.server.counted(), SERVER_COUNT_WAIT)
+        plan = session.with_request(session.plan(message))
+        if not render:
+            return plan, NOT_ASKED
+        if offline:
+            return plan, OFFLINE
+        if not answered:
+            return plan, NotRendered("The server did not answer: it was not asked to render.")
+        return plan, await render_request(session, plan.request_messages())
     finally:
         await session.aclose()
 
 
+async def _learn(session: ChatSession, space: Workspace, *, offline: bool) -> bool:
+    """Ask the server about itself unless what was learned last time is fresh; False when
+    nothing answers there (said as a note)."""
+    profile = session.profile
+    kept = space.state.facts_for(profile.base_url, profile.model)
+    if not offline and (kept is None or not kept.fresh()):
+        # The plan needs no server: one line says none answers, and the window is the
+        # configured or documented one, without guesses about what it "does not report".
+        notice = await unreachable_notice(session, space.loaded.path)
+        if notice is not None:
+            warn(f"note: {notice}")
+            return False
+    await learn_server(session, space, offline=offline)
+    return True
+
+
+def rendered_json(
+    rendered: RenderedRequest | NotRendered, messages: Sequence[Mapping[str, str]]
+) -> dict[str, Any]:
+    """`rendered` (the prompt as the server's template lays it out) or why it is null."""
+    if isinstance(rendered, NotRendered):
+        return {"rendered": None, "rendered_reason": rendered.reason}
+    return {"rendered": rendered.to_dict(messages)}
+
+
 def render_plan(plan: ContextPlan, conversation: int | None, window_source: str) -> Group:
-    header = Text()
-    header.append(f"conversation {conversation if conversation is not None else '(none yet)'} · ")
-    header.append(f"mode {plan.mode} · window {plan.context_window:,} ({window_source}) · ")
-    header.append(f"reserve {plan.output_reserve:,} · budget {plan.total_budget:,}\n")
-    header.append(f"{plan.tokens:,} tokens used, {plan.free:,} free · {plan.counter_note}")
+    header = cell(
+        f"conversation {conversation if conversation is not None else '(none yet)'} · "
+        f"mode {plan.mode} · window {plan.context_window:,} ({window_source}) · "
+        f"reserve {plan.output_reserve:,} · budget {plan.total_budget:,}\n"
+        f"{plan.tokens:,} tokens used, {plan.free:,} free · {plan.counter_note}"
+    )
     layers = table("layer", "tokens", "budget", "share", "items", "left out")
     for layer in plan.layers:
         share = f"{layer.share:.0%}" if layer.share else "first"
@@ -97,10 +150,10 @@ def render_plan(plan: ContextPlan, conversation: int | None, window_source: str)
     if plan.left_out:
         parts.append(left)
     for note in (n for layer in plan.layers for n in layer.notes):
-        parts.append(Text(f"note: {note}", style="yellow"))
+        parts.append(cell(f"note: {note}", style="yellow"))
     for hint in (h for layer in plan.layers for h in layer.hints):
-        parts.append(Text(hint, style="dim"))
+        parts.append(cell(hint, style="dim"))
     for warning in plan.warnings:
         style = "bold red" if plan.status is PlanStatus.OVER_BUDGET else "yellow"
-        parts.append(Text(warning, style=style))
+        parts.append(cell(warning, style=style))
     return Group(*parts)  # type: ignore[arg-type]

@@ -1,16 +1,15 @@
-"""`ctxchat conversations`, `ctxchat export`, `ctxchat import`."""
+"""`ctxchat conversations`, `ctxchat export`."""
 
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 
 from ctxchat.chat.options import SessionOptions
 from ctxchat.cli.common import print_json, workspace
 from ctxchat.cli.exits import EXIT_USAGE, CliError
-from ctxchat.cli.output import write_out
+from ctxchat.cli.output import say, tell, write_out
 from ctxchat.cli.tables import cell, console, table
+from ctxchat.store.importers.labels import origin_label
 from ctxchat.store.markdown import when
 
 
@@ -27,17 +26,19 @@ def list_conversations(args: argparse.Namespace, options: SessionOptions) -> int
                     "tokens": c.tokens,
                     "created_at": c.created_at,
                     "updated_at": c.updated_at,
+                    "origin": None if c.origin is None else {"from": c.origin, "id": c.origin_id},
                 }
                 for c in rows
             ]
         )
         return 0
     if not rows:
-        print(
+        say(
             "No conversations." if not args.search else f"No conversation contains {args.search!r}."
         )
         return 0
-    grid = table("id", "title", "messages", "tokens", "updated")
+    imported = any(c.origin for c in rows)
+    grid = table("id", "title", "messages", "tokens", "updated", *(("from",) if imported else ()))
     for c in rows:
         updated = when(c.updated_at, "%Y-%m-%d %H:%M")
         grid.add_row(
@@ -46,6 +47,7 @@ def list_conversations(args: argparse.Namespace, options: SessionOptions) -> int
             f"{c.message_count:,}",
             f"{c.tokens:,}",
             updated,
+            *((cell(origin_label(c.origin)),) if imported else ()),
         )
     console().print(grid)
     return 0
@@ -62,22 +64,7 @@ def export_conversation(args: argparse.Namespace, options: SessionOptions) -> in
             args.output.write_text(text, encoding="utf-8")
         except OSError as error:
             raise CliError(f"cannot write {args.output}: {error.strerror}", EXIT_USAGE) from error
-        print(f"Wrote {args.output}", file=sys.stderr)
+        tell(f"Wrote {args.output}")
     else:
         write_out(text)
-    return 0
-
-
-def import_conversation(args: argparse.Namespace, options: SessionOptions) -> int:
-    try:
-        data = json.loads(args.file.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise CliError(f"cannot read {args.file}: {error.strerror}", EXIT_USAGE) from error
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise CliError(f"{args.file} is not a JSON export: {error}", EXIT_USAGE) from error
-    if not isinstance(data, dict):
-        raise CliError(f"{args.file} is not a ctxchat JSON export", EXIT_USAGE)
-    with workspace(options) as space:
-        new_id = space.store.import_conversation(data)
-    print(f"Imported as conversation {new_id}.")
     return 0

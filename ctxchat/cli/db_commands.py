@@ -8,6 +8,7 @@ import sys
 from ctxchat.chat.options import SessionOptions
 from ctxchat.cli.confirm import confirm
 from ctxchat.cli.exits import EXIT_USAGE, CliError
+from ctxchat.cli.output import say
 from ctxchat.config.locations import Locations
 from ctxchat.store import CorruptDatabase, Store, move_aside
 
@@ -28,5 +29,5 @@ def db_command(args: argparse.Namespace, options: SessionOptions) -> int:
         if not confirm(f"Move the damaged {path} aside and start a new database?"):
             raise CliError(f"{path} was left where it is", EXIT_USAGE)
     target = move_aside(path)
-    print(f"Moved {path} to {target}; the next start creates a new database.")
+    say(f"Moved {path} to {target}; the next start creates a new database.")
     return 0

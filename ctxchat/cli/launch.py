@@ -19,7 +19,9 @@ def launch_tui(options: SessionOptions, *, theme: str | None = None) -> int:
         if profile is not None:
             preload_tokenizer_if_needed(workspace, profile.model)
         from ctxchat.tui.app import run_app
+        from ctxchat.tui.textual_compat.input_bytes import replace_undecodable_input
 
+        replace_undecodable_input()
         return run_app(workspace, options, theme=theme)
     finally:
         workspace.close()

@@ -11,26 +11,54 @@ import gc
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from ctxchat import __version__
+from ctxchat.cli.exits import EXIT_USAGE
+from ctxchat.cli.utf8 import text_argument
 
 KINDS = ("fact", "constraint", "preference", "hypothesis")
 MODES = ("personalization", "objective")
+# The names `import --from` takes (ctxchat.store.importers.SOURCES, not imported here so that
+# --help stays light; a test keeps the two the same).
+IMPORT_SOURCES = ("chatgpt", "claude", "llm", "open-webui", "ctxchat")
 
 
 LARGEST_ID = 2**63 - 1  # SQLite's integers are 64-bit
+_SHOWN_ARGUMENT = 40  # characters of a bad argument quoted back
+EMBED_ALL_HELP = (
+    "embed every message that has no vector yet before planning (else about a second's "
+    "worth, and recall by meaning searches what is embedded)"
+)
 
 
 def record_id(text: str) -> int:
-    """A conversation or memory id from the command line: a whole number SQLite can hold."""
+    """An id from the command line (a conversation, message, variant or memory entry): a
+    whole number from 1 that SQLite can hold."""
+    digits = text.strip().removeprefix("+")
     try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if not 1 <= value <= LARGEST_ID:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an id (a whole number from 1)")
+        value = int(digits)
+    except ValueError:  # not a number, or more digits than Python converts
+        value = LARGEST_ID + 1 if digits.isdigit() else 0
+    shown = text if len(text) <= _SHOWN_ARGUMENT else text[: _SHOWN_ARGUMENT - 1] + "…"
+    if value > LARGEST_ID:
+        raise argparse.ArgumentTypeError(
+            f"{shown!r} is too large for an id (the largest is {LARGEST_ID})"
+        )
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{shown!r} is not an id (a whole number from 1)")
     return value
+
+
+class _Parser(argparse.ArgumentParser):
+    """Parses ctxchat's command line; a mistake in it is one line, as every other error
+    is, not the usage text (`--help` shows that)."""
+
+    def error(self, message: str) -> NoReturn:
+        from ctxchat.safe_text import clean
+
+        # The message quotes what was typed, which may hold control sequences.
+        self.exit(EXIT_USAGE, clean(f"{self.prog}: {message}") + "\n")
 
 
 def _options(parser: argparse.ArgumentParser, default: object) -> None:
@@ -50,10 +78,17 @@ def _options(parser: argparse.ArgumentParser, default: object) -> None:
     parser.add_argument(
         "--conversation", type=record_id, metavar="ID", default=default, help="the conversation"
     )
-    parser.add_argument("--profile", default=default, help="the provider profile to use")
-    parser.add_argument("--model", default=default, help="the model (overrides the profile's)")
     parser.add_argument(
-        "--base-url", default=default, help="the server's OpenAI base URL (overrides the profile's)"
+        "--profile", type=text_argument, default=default, help="the provider profile to use"
+    )
+    parser.add_argument(
+        "--model", type=text_argument, default=default, help="the model (overrides the profile's)"
+    )
+    parser.add_argument(
+        "--base-url",
+        type=text_argument,
+        default=default,
+        help="the server's OpenAI base URL (overrides the profile's)",
     )
     parser.add_argument("--mode", choices=MODES, default=default, help="the mode to use")
     parser.add_argument(
@@ -66,14 +101,14 @@ def _options(parser: argparse.ArgumentParser, default: object) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="ctxchat",
         description="A terminal chat that shows exactly what the model sees. "
         "Without a command, starts the TUI.",
     )
     parser.add_argument("--version", action="version", version=f"ctxchat {__version__}")
     _options(parser, None)
-    parser.add_argument("--theme", help="the theme to start with")
+    parser.add_argument("--theme", type=text_argument, help="the theme to start with")
     # Subcommands take the same options after their name; SUPPRESS keeps a value given
     # before the name from being reset.
     shared = argparse.ArgumentParser(add_help=False)
@@ -81,22 +116,30 @@ def build_parser() -> argparse.ArgumentParser:
     commands = _Commands(parser.add_subparsers(dest="command", metavar="COMMAND"), shared)
 
     conversations = commands.add_parser("conversations", help="list conversations")
-    conversations.add_argument("--search", metavar="TEXT", help="only those containing TEXT")
+    conversations.add_argument(
+        "--search", type=text_argument, metavar="TEXT", help="only those containing TEXT"
+    )
     conversations.add_argument("--json", action="store_true", help="print JSON")
 
     context = commands.add_parser(
         "context", help="show the context plan the next request would send"
     )
-    context.add_argument("--message", metavar="TEXT", help="plan as if TEXT were sent next")
+    context.add_argument(
+        "--message", type=text_argument, metavar="TEXT", help="plan as if TEXT were sent next"
+    )
     context.add_argument("--json", action="store_true", help="print the plan as JSON")
+    context.add_argument("--embed-all", action="store_true", help=EMBED_ALL_HELP)
 
     send = commands.add_parser("send", help="send one message and stream the reply to stdout")
     target = send.add_mutually_exclusive_group()
     target.add_argument("--new", action="store_true", help="start a new conversation")
-    send.add_argument("--title", help="the title of a new conversation")
-    send.add_argument("text", nargs="?", help="the message (default: read standard input)")
+    send.add_argument("--title", type=text_argument, help="the title of a new conversation")
+    send.add_argument(
+        "text", type=text_argument, nargs="?", help="the message (default: read standard input)"
+    )
     send.add_argument("--json", action="store_true", help="print reply, usage and plan as JSON")
     send.add_argument("--no-summarize", action="store_true", help="skip automatic summarization")
+    send.add_argument("--embed-all", action="store_true", help=EMBED_ALL_HELP)
 
     ask = commands.add_parser(
         "ask-again",
@@ -105,9 +148,10 @@ def build_parser() -> argparse.ArgumentParser:
         "(--mode) or to another model (--model, --profile); the rest of the request is the "
         "reply's own. The answer is stored as a variant of the reply.",
     )
-    ask.add_argument("reply_id", type=int, metavar="REPLY_ID")
+    ask.add_argument("reply_id", type=record_id, metavar="REPLY_ID")
     ask.add_argument(
         "--without",
+        type=text_argument,
         action="append",
         metavar="WHAT",
         help="leave out a layer (memory, summary, recall) or an item (memory:3, message:12, "
@@ -117,24 +161,32 @@ def build_parser() -> argparse.ArgumentParser:
         "replay",
         help="re-send a reply's exact stored request (to --model if given) as a variant",
     )
-    replay.add_argument("reply_id", type=int, metavar="REPLY_ID")
+    replay.add_argument("reply_id", type=record_id, metavar="REPLY_ID")
     for asking in (ask, replay):
         asking.add_argument("--diff", action="store_true", help="print the request diff first")
         asking.add_argument("--json", action="store_true", help="print variant, plan, diff as JSON")
     keep = commands.add_parser(
         "keep-variant", help="make a variant the reply that continues the conversation"
     )
-    keep.add_argument("variant_id", type=int, metavar="VARIANT_ID")
+    keep.add_argument("variant_id", type=record_id, metavar="VARIANT_ID")
     keep.add_argument("--json", action="store_true", help="print JSON")
     listing = commands.add_parser(
         "variants",
         help="list a reply's variants (asked again, replayed, or replaced by regenerating)",
     )
-    listing.add_argument("reply_id", type=int, metavar="REPLY_ID")
+    listing.add_argument("reply_id", type=record_id, metavar="REPLY_ID")
     listing.add_argument("--json", action="store_true", help="print JSON")
 
     summarize = commands.add_parser("summarize", help="fold older turns into the summary now")
     summarize.add_argument("--rebuild", action="store_true", help="rebuild from the originals")
+    summarize.add_argument(
+        "--no-wait",
+        action="store_true",
+        help="refuse, rather than wait, while another process summarizes the conversation",
+    )
+    summarize.add_argument(
+        "--json", action="store_true", help="print the new version and what it lost as JSON"
+    )
 
     memory = commands.add_parser("memory", help="list and curate memory entries")
     memory_commands = _Commands(
@@ -144,9 +196,9 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("--all", action="store_true", help="entries of every conversation")
     listing.add_argument("--json", action="store_true", help="print JSON")
     add = memory_commands.add_parser("add", help="add an entry")
-    add.add_argument("text")
+    add.add_argument("text", type=text_argument)
     add.add_argument("--kind", choices=KINDS, default="fact")
-    add.add_argument("--key", help="a short key for the entry")
+    add.add_argument("--key", type=text_argument, help="a short key for the entry")
     add.add_argument("--importance", type=int, default=5, help="1 to 10 (default 5)")
     add.add_argument("--pin", action="store_true", help="pin it (always included first)")
     add.add_argument(
@@ -157,14 +209,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add.add_argument(
         "--replaces",
-        type=int,
+        type=record_id,
         metavar="ID",
         help="keep entry ID as superseded by this one (an entry on the same key always is)",
     )
     edit = memory_commands.add_parser("edit", help="change an entry's text, key or importance")
     edit.add_argument("id", type=record_id)
-    edit.add_argument("--text")
-    edit.add_argument("--key")
+    edit.add_argument("--text", type=text_argument)
+    edit.add_argument("--key", type=text_argument)
     edit.add_argument("--importance", type=int)
     remove = memory_commands.add_parser("rm", help="delete an entry")
     remove.add_argument("id", type=record_id)
@@ -185,8 +237,37 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("id", type=record_id)
     export.add_argument("--format", choices=("md", "json"), default="md")
     export.add_argument("--output", "-o", type=Path, help="write to a file instead of stdout")
-    importing = commands.add_parser("import", help="import a conversation exported as JSON")
+    delete = commands.add_parser(
+        "delete",
+        help="delete a conversation (asks first; its own memory entries are kept)",
+        description="Delete a conversation and its messages, summaries and plans. Its own "
+        "memory entries are kept as global entries, left out of requests until you include "
+        "them; --with-memory deletes them too.",
+    )
+    delete.add_argument("id", type=record_id)
+    delete.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    delete.add_argument(
+        "--with-memory", action="store_true", help="delete its own memory entries too"
+    )
+    delete.add_argument("--json", action="store_true", help="print what was deleted as JSON")
+    importing = commands.add_parser(
+        "import",
+        help="import a ctxchat JSON export, or the history of ChatGPT, Claude.ai, llm or Open WebUI",
+        description="Import a conversation exported by ctxchat as JSON, ChatGPT's or Claude.ai's "
+        "data export (conversations.json), simonw/llm's logs.db (read only) or an Open WebUI "
+        "chat export. Which one a file is, is recognised; --from says it. Conversations "
+        "imported before are left as they are; a damaged file imports nothing.",
+    )
     importing.add_argument("file", type=Path)
+    importing.add_argument(
+        "--from",
+        dest="source",
+        choices=IMPORT_SOURCES,
+        help="the tool the file comes from (default: recognised from the file)",
+    )
+    importing.add_argument(
+        "--dry-run", action="store_true", help="say what would be imported; change nothing"
+    )
 
     config = commands.add_parser("config", help="the configuration file")
     config_commands = _Commands(

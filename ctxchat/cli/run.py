@@ -61,14 +61,18 @@ def _dispatch(args: argparse.Namespace) -> int:
         from ctxchat.cli.conversation_commands import list_conversations
 
         return list_conversations(args, options)
-    if command in ("export", "import"):
-        from ctxchat.cli.conversation_commands import export_conversation, import_conversation
+    if command == "delete":
+        from ctxchat.cli.delete_command import delete_conversation
 
-        return (
-            export_conversation(args, options)
-            if command == "export"
-            else import_conversation(args, options)
-        )
+        return delete_conversation(args, options)
+    if command == "export":
+        from ctxchat.cli.conversation_commands import export_conversation
+
+        return export_conversation(args, options)
+    if command == "import":
+        from ctxchat.cli.import_command import import_history
+
+        return import_history(args, options)
     if command == "context":
         from ctxchat.cli.context_command import show_context
 
@@ -77,10 +81,14 @@ def _dispatch(args: argparse.Namespace) -> int:
         from ctxchat.cli.memory_commands import memory_command
 
         return memory_command(args, options)
-    if command in ("send", "summarize"):
-        from ctxchat.cli.send_command import send, summarize
+    if command == "send":
+        from ctxchat.cli.send_command import send
 
-        return send(args, options) if command == "send" else summarize(args, options)
+        return send(args, options)
+    if command == "summarize":
+        from ctxchat.cli.summarize_command import summarize
+
+        return summarize(args, options)
     if command in ("ask-again", "replay", "keep-variant", "variants"):
         from ctxchat.cli.ask_again_command import (
             ask_again_command,

@@ -1,17 +1,25 @@
-"""`ctxchat send` (one turn, streamed to stdout) and `ctxchat summarize`."""
+"""`ctxchat send`: one turn, streamed to stdout, then an automatic summary when one is due."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import contextlib
+import re
 import sys
+import time
 from typing import Any
 
 from ctxchat.chat.options import SessionOptions
 from ctxchat.chat.session import ChatSession
-from ctxchat.chat.session_factory import Connect, learn_server, prepare_recall
-from ctxchat.chat.summarizer import Summarizer, SummaryFailed
+from ctxchat.chat.session_factory import (
+    EMBEDDING_WAIT,
+    Connect,
+    learn_server,
+    prepare_recall,
+    unembedded_notice,
+)
+from ctxchat.chat.summarizer import Summarizer, SummaryFailed, SummaryInProgress
 from ctxchat.chat.turn import (
     ReplyDelta,
     TurnEvent,
@@ -31,7 +39,11 @@ from ctxchat.cli.common import (
 from ctxchat.cli.ctrl_c import CtrlC
 from ctxchat.cli.exits import EXIT_INTERRUPTED, EXIT_PROVIDER, EXIT_USAGE, CliError
 from ctxchat.cli.output import warn, write_out
+from ctxchat.cli.summarize_command import summary_result, summary_warnings
+from ctxchat.cli.utf8 import utf8_text
 from ctxchat.core.history import preview
+
+_NEWLINES = re.compile(r"\r\n?")
 
 
 def _message_text(args: argparse.Namespace) -> str:
@@ -40,14 +52,14 @@ def _message_text(args: argparse.Namespace) -> str:
     elif sys.stdin.isatty():
         raise CliError("give the message as an argument or on standard input", EXIT_USAGE)
     else:
+        # Read as bytes: how Python decodes standard input depends on the locale (in a C or
+        # C.UTF-8 one it lets bad bytes through as surrogates, which SQLite cannot store).
+        raw = getattr(sys.stdin, "buffer", None)  # none when stdin was replaced by text
         try:
-            text = sys.stdin.read()
-        except UnicodeDecodeError as error:
-            raise CliError(
-                f"standard input is not {error.encoding} text (byte {error.object[error.start]:#04x}"
-                f" at offset {error.start}); nothing was sent",
-                EXIT_USAGE,
-            ) from error
+            text = sys.stdin.read() if raw is None else utf8_text(raw.read())
+        except ValueError as error:
+            raise CliError(f"standard input is {error}; nothing was sent", EXIT_USAGE) from None
+        text = _NEWLINES.sub("\n", text)  # as text mode reads them
     if not text.strip():
         raise CliError("the message is empty", EXIT_USAGE)
     return text
@@ -63,7 +75,9 @@ def send(args: argparse.Namespace, options: SessionOptions) -> int:
         if conversation is None:
             conversation = space.store.create_conversation(args.title or preview(text)).id
             session = session.for_conversation(conversation)
-        prepare_recall(session)
+        left = prepare_recall(session, text, wait=None if args.embed_all else EMBEDDING_WAIT)
+        if left:
+            warn(unembedded_notice(left))
         try:
             code = asyncio.run(_send(session, space, text, args, offline=options.offline))
         except BaseException:
@@ -149,53 +163,16 @@ async def _auto_summarize(session: ChatSession) -> dict[str, Any] | None:
     if fold is None:
         return None
     try:
-        version = await Summarizer.for_session(session).fold(fold)
+        summarizer = Summarizer.for_session(session)
+        version = await summarizer.fold(fold)
+    except SummaryInProgress as busy:
+        # The other job folds these turns; the next turn folds what it leaves.
+        warn(f"not summarized now: {busy.job.describe(time.time())}.")
+        return {"skipped": str(busy)}
     except SummaryFailed as error:
         warn(f"{error} The previous summary stays in force.")
         return {"error": str(error)}
     warn(f"folded {len(fold.messages)} messages into summary v{version.version}.")
-    return {
-        "version": version.version,
-        "first_message_id": version.first_message_id,
-        "last_message_id": version.last_message_id,
-    }
-
-
-def summarize(args: argparse.Namespace, options: SessionOptions) -> int:
-    with workspace(options) as space:
-        conversation = conversation_id(space, options)
-        if conversation is None:
-            raise CliError("there is no conversation to summarize", EXIT_USAGE)
-        session = make_session(space, options, conversation, connect=Connect.MUST)
-        return asyncio.run(
-            _summarize(session, space, rebuild=args.rebuild, offline=options.offline)
-        )
-
-
-async def _summarize(
-    session: ChatSession, space: Workspace, *, rebuild: bool, offline: bool
-) -> int:
-    assert session.backend is not None
-    try:
-        await require_server(session, space)
-        # Batches are sized from the budget: the window the chat uses, as everywhere.
-        await learn_server(session, space, offline=offline)
-        summarizer = Summarizer.for_session(session)
-        if rebuild:
-            version = await summarizer.rebuild()
-        else:
-            fold = session.pending_fold(manual=True)
-            if fold is None:
-                print("Nothing to summarize: every message is still among the recent ones.")
-                return 0
-            version = await summarizer.fold(fold)
-    except SummaryFailed as error:
-        warn(f"{error} The previous summary stays in force.")
-        return EXIT_PROVIDER
-    finally:
-        await session.aclose()
-    print(
-        f"Summary v{version.version} covers messages {version.first_message_id}-"
-        f"{version.last_message_id} ({version.tokens:,} tokens)."
-    )
-    return 0
+    for line in summary_warnings(version, summarizer.max_tokens()):
+        warn(line)
+    return summary_result(version)

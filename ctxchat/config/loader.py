@@ -1,7 +1,7 @@
 """Reading `config.toml` (and the OpenAI environment variables) into validated Settings.
 
-The file is the user's: it is only read here, never rewritten (its layout is described in
-`ctxchat.config.schema`). Every problem is a ConfigError naming the file, line and key.
+The file is the user's: it is only read here, never rewritten (its keys are declared in
+`ctxchat.config.settings`). Every problem is a ConfigError naming the file, line and key.
 """
 
 from __future__ import annotations

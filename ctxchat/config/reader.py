@@ -113,19 +113,23 @@ class TableReader:
         return value
 
     def optional_string(
-        self, table: Mapping[str, object], at: Key, *, what: str = "a string in quotes"
+        self,
+        table: Mapping[str, object],
+        at: Key,
+        *,
+        what: str = "a string in quotes",
+        secret: bool = False,
     ) -> str | None:
         """A string where "" (or leaving the key out) means none."""
-        return self.string(table, at, "", what=what) or None
+        return self.string(table, at, "", what=what, secret=secret) or None
 
     def integer(
-        self, table: Mapping[str, object], at: Key, default: int, *, minimum: int = 0
+        self, table: Mapping[str, object], at: Key, default: int, what: str = WHOLE_NUMBER
     ) -> int:
         value = table.get(at[-1])
         if value is None:
             return default
-        what = WHOLE_NUMBER if minimum == 0 else f"a whole number ≥ {minimum}"
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        if isinstance(value, bool) or not isinstance(value, int):
             raise self.expected(at, what, value)
         self.mark(at)
         return value

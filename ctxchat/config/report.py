@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Mapping
+from enum import StrEnum
 
+from ctxchat.config.declare import declarations
 from ctxchat.config.loader import LoadedSettings
-from ctxchat.config.schema import (
-    CONTEXT_KEYS,
-    MODEL_KEYS,
-    RECALL_KEYS,
-    SHARE_KEYS,
-    SUMMARY_KEYS,
-)
 from ctxchat.config.settings import ProviderProfile, Settings
+from ctxchat.core.budget import BudgetShares
 from ctxchat.redaction import mask_secret, redact
 
 ReportValue = str | int | float | bool | None | list[str] | dict[str, "ReportValue"]
@@ -47,55 +42,50 @@ def _profile(profile: ProviderProfile, env: Mapping[str, str]) -> dict[str, Repo
 
 
 def _settings(settings: Settings, env: Mapping[str, str]) -> dict[str, ReportValue]:
-    context, summary = settings.context, settings.summary
-    return {
-        "default_profile": settings.default_profile,
-        "default_mode": settings.default_mode.value,
-        "theme": settings.theme,
-        "profiles": {name: _profile(p, env) for name, p in settings.profiles.items()},
-        "context": {
-            "system_prompt": context.system_prompt,
-            "min_recent": context.min_recent,
-            "selection": context.selection.value,
-            "context_window": context.context_window,
-            "output_reserve": context.output_reserve,
-            "shares": dict(context.shares.as_dict()),
-        },
-        "summary": {
-            "strategy": summary.strategy.value,
-            "auto": summary.auto,
-            "min_messages": summary.min_messages,
-            "min_tokens": summary.min_tokens,
-            "max_unsummarized": summary.max_unsummarized,
-            "profile": summary.profile,
-            "model": summary.model,
-        },
-        "recall": {
-            "enabled": settings.recall.enabled,
-            "share": settings.recall.share,
-            "half_life": settings.recall.half_life,
-            "limit": settings.recall.limit,
-            "semantic": settings.recall.semantic,
-            "long_after_turns": settings.recall.long_after_turns,
-            "long_shift": settings.recall.long_shift,
-        },
-        "model": dataclasses.asdict(settings.model),
-        "keys": dict(settings.keymap),
-    }
+    values = _declared(settings, Settings)
+    values["profiles"] = {name: _profile(p, env) for name, p in settings.profiles.items()}
+    return values
+
+
+def _declared(values: object, cls: type) -> dict[str, ReportValue]:
+    """Every declared setting of `values` (a dataclass of settings), by key."""
+    report: dict[str, ReportValue] = {}
+    for item in declarations(cls):
+        value = getattr(values, item.name)
+        if item.kind == "section":
+            report[item.key] = _declared(value, item.of)
+        elif isinstance(value, StrEnum):
+            report[item.key] = value.value
+        elif isinstance(value, BudgetShares):
+            report[item.key] = dict(value.as_dict())
+        elif isinstance(value, Mapping):
+            report[item.key] = dict(value)
+        else:
+            report[item.key] = value
+    return report
 
 
 def _sources(loaded: LoadedSettings) -> dict[str, str]:
     """Dotted key → "file", "env" or "default" for every setting."""
-    settings = loaded.settings
-    keys = ["default_profile", "default_mode", "theme"]
-    keys += [f"profiles.{name}" for name in settings.profiles]
-    keys += [f"context.{name}" for name in CONTEXT_KEYS if name != "shares"]
-    keys += [f"context.shares.{name}" for name in SHARE_KEYS]
-    keys += [f"summary.{name}" for name in SUMMARY_KEYS]
-    keys += [f"recall.{name}" for name in RECALL_KEYS]
-    keys += [f"model.{name}" for name in MODEL_KEYS]
-    keys += [f"keys.{binding}" for binding in settings.keymap]
+    keys = _keys(loaded.settings, Settings, "")
     return {key: loaded.source(key) for key in keys}
+
+
+def _keys(values: object, cls: type, prefix: str) -> list[str]:
+    """The dotted keys of every setting: each profile and each key remap as one."""
+    keys: list[str] = []
+    for item in declarations(cls):
+        value = getattr(values, item.name)
+        key = prefix + item.key
+        if item.kind == "section":
+            keys += _keys(value, item.of, f"{key}.")
+        elif item.kind == "shares":
+            keys += [f"{key}.{name}" for name in value.as_dict()]
+        elif item.kind in ("sections", "strings"):
+            keys += [f"{key}.{name}" for name in value]
+        else:
+            keys.append(key)
+    return keys
 
 
 def _redacted(value: ReportValue, secrets: list[str]) -> ReportValue:

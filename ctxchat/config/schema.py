@@ -1,73 +1,28 @@
-"""The tables and keys of `config.toml`, each validated into its typed setting.
+"""Reading a parsed `config.toml` into Settings, each key checked as it is declared.
 
-Every key is optional; a key the app does not know is an error, like a wrong value, so a
-typo never passes silently. The layout::
-
-    default_profile = "local"          # else the first profile
-    default_mode = "personalization"   # or "objective"
-    theme = "textual-dark"
-
-    [profiles.local]
-    base_url = "http://127.0.0.1:8080/v1"
-    model = "gemma-3-270m"
-    api_key_env = "OPENAI_API_KEY"     # or api_key = "..." (then keep the file mode 0600)
-    context_window = 0                 # 0 = ask the server, then the known-models table
-    output_reserve = 0                 # 0 = [context] output_reserve
-    headers = { "X-Title" = "ctxchat" }
-
-    [context]
-    system_prompt = "You are a helpful assistant."
-    min_recent = 10
-    selection = "recency"              # or "scored"
-    context_window = 0                 # for profiles that set none; 0 = detect
-    output_reserve = 0                 # 0 = min(4096, window / 8)
-
-    [context.shares]
-    system = 0.10
-    memory = 0.10
-    summary = 0.20
-    working = 0.60
-
-    [summary]
-    strategy = "summarize"             # or "semantic", "keyvalue"
-    auto = true
-    min_messages = 6
-    min_tokens = 2000
-    max_unsummarized = 0               # 0 = off
-    profile = ""                       # a profile for the summarizer; "" = the chat profile
-    model = ""                         # a model for the summarizer; "" = the profile's
-
-    [model]                            # waits on the server, in seconds
-    chunk_timeout = 60                 # silence allowed between two chunks of a reply
-    first_chunk_timeout = 300          # wait for a reply to start
-    connect_timeout = 5
-
-    [keys]                             # binding id = keys
-    "mode.toggle" = "ctrl+o"
-
-With no file (or a file without profiles), `OPENAI_API_KEY` and/or `OPENAI_BASE_URL`
-give a profile named "openai".
+The keys, their types, defaults and bounds are declared once, in `ctxchat.config.settings`;
+this module reads them all the same way (`_read_table`), and adds the checks that involve
+more than one setting. Every key is optional; a key the app does not know is an error,
+like a wrong value, so a typo never passes silently. With no file (or a file without
+profiles), `OPENAI_API_KEY` and/or `OPENAI_BASE_URL` give a profile named "openai".
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
+from ctxchat.config.declare import Declaration, declaration, declarations, keys_of, share_keys
 from ctxchat.config.keylines import Key
 from ctxchat.config.reader import TableReader
 from ctxchat.config.settings import (
-    DEFAULT_THEME,
     ContextSettings,
-    MemorySettings,
-    ModelSettings,
     ProviderProfile,
-    RecallSettings,
     Settings,
-    SummarySettings,
     is_sensitive_header,
 )
-from ctxchat.core.budget import SHARED_LAYERS, BudgetError, BudgetShares
+from ctxchat.core.budget import BudgetError, BudgetShares
 
 OPENAI_API_KEY = "OPENAI_API_KEY"
 OPENAI_BASE_URL = "OPENAI_BASE_URL"
@@ -75,61 +30,10 @@ OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 OPENAI_DEFAULT_MODEL = "gpt-4o-mini"
 ENV_PROFILE_NAME = "openai"
 
-TOP_KEYS = (
-    "default_profile",
-    "default_mode",
-    "theme",
-    "profiles",
-    "context",
-    "summary",
-    "recall",
-    "memory",
-    "model",
-    "keys",
-)
-PROFILE_KEYS = (
-    "base_url",
-    "model",
-    "api_key_env",
-    "api_key",
-    "context_window",
-    "output_reserve",
-    "headers",
-)
-CONTEXT_KEYS = (
-    "system_prompt",
-    "min_recent",
-    "selection",
-    "context_window",
-    "output_reserve",
-    "shares",
-)
-SHARE_KEYS = tuple(layer.value for layer in SHARED_LAYERS)
-SUMMARY_KEYS = (
-    "strategy",
-    "auto",
-    "min_messages",
-    "min_tokens",
-    "max_unsummarized",
-    "profile",
-    "model",
-)
-
-RECALL_KEYS = (
-    "enabled",
-    "share",
-    "half_life",
-    "limit",
-    "semantic",
-    "long_after_turns",
-    "long_shift",
-)
-MODEL_KEYS = ("chunk_timeout", "first_chunk_timeout", "connect_timeout")
-
-MEMORY_KEYS = ("hypothesis_turns", "dates")
-
-_URL = "a URL starting with http:// or https://"
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+# Reads a key that the declarations alone cannot: (the table holding it, where it is).
+SpecialRead = Callable[[Mapping[str, object], Key], object]
 
 
 def env_profile(env: Mapping[str, str]) -> ProviderProfile | None:
@@ -159,50 +63,108 @@ def read_settings(
     reader: TableReader, data: dict[str, object], env: Mapping[str, str]
 ) -> tuple[Settings, list[str]]:
     """Validate a parsed file; also returns the names of profiles taken from the environment."""
-    reader.check_keys(data, (), TOP_KEYS)
-    profiles = _read_profiles(reader, data)
+    values = _read_table(
+        reader,
+        data,
+        (),
+        Settings,
+        profiles=lambda table, at: _read_profiles(reader, table, at),
+    )
+    profiles: dict[str, ProviderProfile] = values["profiles"]
     env_profiles: list[str] = []
     if not profiles:
         from_env = env_profile(env)
         if from_env is not None:
             profiles[from_env.name] = from_env
             env_profiles.append(from_env.name)
-    context = _read_context(reader, data)
-    summary = _read_summary(reader, data, profiles)
-    recall = _read_recall(reader, data)
-    memory = _read_memory(reader, data)
-    model = _read_model(reader, data)
-    default_profile = reader.string(data, ("default_profile",), "", what="a profile name")
-    if default_profile and default_profile not in profiles:
-        raise reader.error(("default_profile",), _no_such_profile(default_profile, profiles))
-    _check_reserves(reader, profiles, context)
-    keys_table = reader.table(data, ("keys",))
-    keymap = {}
-    for binding in keys_table:
-        keys = reader.string(keys_table, ("keys", binding), "", what='keys such as "ctrl+o"')
-        if not keys.strip():
-            raise reader.expected(("keys", binding), 'keys such as "ctrl+o"', keys)
-        keymap[binding] = keys
-    settings = Settings(
-        profiles=profiles,
-        default_profile=default_profile or next(iter(profiles), ""),
-        context=context,
-        summary=summary,
-        recall=recall,
-        memory=memory,
-        model=model,
-        default_mode=reader.choice(data, ("default_mode",), Settings().default_mode),
-        theme=_read_theme(reader, data),
-        keymap=keymap,
-    )
-    return settings, env_profiles
+    named: list[tuple[Key, str | None]] = [
+        (("default_profile",), values["default_profile"]),
+        (("summary", "profile"), values["summary"].profile),
+    ]
+    for at, name in named:
+        if name and name not in profiles:
+            raise reader.error(at, _no_such_profile(name, profiles))
+    _check_reserves(reader, profiles, values["context"])
+    values["default_profile"] = values["default_profile"] or next(iter(profiles), "")
+    return Settings(**values), env_profiles
 
 
-def _read_theme(reader: TableReader, data: dict[str, object]) -> str:
-    theme = reader.string(data, ("theme",), DEFAULT_THEME, what="a theme name")
-    if not theme.strip():
-        raise reader.expected(("theme",), "a theme name", theme)
-    return theme
+def _read_table(
+    reader: TableReader,
+    table: Mapping[str, object],
+    at: Key,
+    cls: type,
+    **special: SpecialRead,
+) -> dict[str, Any]:
+    """The declared settings of `cls` in `table` (at `at`), by field name; `special` reads
+    the fields named there."""
+    reader.check_keys(table, at, keys_of(cls))
+    values: dict[str, Any] = {}
+    for item in declarations(cls):
+        where = (*at, item.key)
+        read = special.get(item.name)
+        values[item.name] = read(table, where) if read else _read(reader, table, where, item)
+    return values
+
+
+def _read(reader: TableReader, table: Mapping[str, object], at: Key, item: Declaration) -> Any:
+    kind = item.kind
+    if kind == "value":
+        return _read_value(reader, table, at, item)
+    inner = reader.table(table, at)
+    if kind == "section":
+        return item.of(**_read_table(reader, inner, at, item.of))
+    if kind == "shares":
+        return _read_shares(reader, inner, at)
+    if kind == "strings":
+        return _read_strings(reader, inner, at, item)
+    raise TypeError(f"{item.name}: a table of {item.of.__name__} needs a reader of its own")
+
+
+def _read_value(
+    reader: TableReader, table: Mapping[str, object], at: Key, item: Declaration
+) -> Any:
+    """One value, of the declared type and within the declared bounds."""
+    declared, what = item.declared, item.expects()
+    if item.required:
+        return reader.required_string(table, at, what)
+    if item.optional:
+        return reader.optional_string(table, at, what=what, secret=declared.secret)
+    value: Any
+    if item.type is bool:
+        value = reader.boolean(table, at, item.default)
+    elif item.type is int:
+        value = reader.integer(table, at, item.default, what=what)
+    elif item.type is float:
+        value = reader.number(table, at, item.default, what)
+    elif item.choices:
+        return reader.choice(table, at, item.default)
+    else:
+        value = reader.string(table, at, item.default, what=what, secret=declared.secret)
+        if declared.nonblank and not value.strip():
+            raise reader.expected(at, what, value)
+        return value
+    if not isinstance(value, bool) and not item.allows(value):
+        raise reader.expected(at, what, table[at[-1]])
+    return value
+
+
+def _read_strings(
+    reader: TableReader,
+    table: Mapping[str, object],
+    at: Key,
+    item: Declaration,
+    secret: Callable[[str], bool] = lambda name: False,
+) -> dict[str, str]:
+    """A table of strings by name (`secret` says which names hold one)."""
+    what = item.expects()
+    found: dict[str, str] = {}
+    for name in table:
+        value = reader.string(table, (*at, name), "", what=what, secret=secret(name))
+        if item.declared.nonblank and not value.strip():
+            raise reader.expected((*at, name), what, value)
+        found[name] = value
+    return found
 
 
 def _no_such_profile(name: str, profiles: Mapping[str, ProviderProfile]) -> str:
@@ -212,26 +174,34 @@ def _no_such_profile(name: str, profiles: Mapping[str, ProviderProfile]) -> str:
     return f'no profile named "{name}"; expected one of {listed}'
 
 
-def _read_profiles(reader: TableReader, data: dict[str, object]) -> dict[str, ProviderProfile]:
-    table = reader.table(data, ("profiles",), like="[profiles.local]")
+def _read_profiles(
+    reader: TableReader, data: Mapping[str, object], at: Key
+) -> dict[str, ProviderProfile]:
+    table = reader.table(data, at, like="[profiles.local]")
     profiles: dict[str, ProviderProfile] = {}
     for name in table:
-        at: Key = ("profiles", name)
+        where: Key = (*at, name)
         if not name.strip():
-            raise reader.error(at, "a profile needs a name")
-        profiles[name] = _read_profile(reader, reader.table(table, at), at)
+            raise reader.error(where, "a profile needs a name")
+        profiles[name] = _read_profile(reader, reader.table(table, where), where)
     return profiles
 
 
 def _read_profile(reader: TableReader, table: dict[str, object], at: Key) -> ProviderProfile:
-    reader.check_keys(table, at, PROFILE_KEYS)
-    base_url = reader.required_string(table, (*at, "base_url"), _URL)
-    if not base_url.startswith(("http://", "https://")):
-        raise reader.expected((*at, "base_url"), _URL, base_url)
-    model = reader.required_string(table, (*at, "model"), 'a model name, like "gpt-4o-mini"')
-    api_key_env = reader.optional_string(
-        table, (*at, "api_key_env"), what="an environment variable name"
+    headers = declaration(ProviderProfile, "headers")
+    values = _read_table(
+        reader,
+        table,
+        at,
+        ProviderProfile,
+        headers=lambda parent, where: _read_strings(
+            reader, reader.table(parent, where), where, headers, secret=is_sensitive_header
+        ),
     )
+    if not values["base_url"].startswith(("http://", "https://")):
+        what = declaration(ProviderProfile, "base_url").expects()
+        raise reader.expected((*at, "base_url"), what, values["base_url"])
+    api_key_env = values["api_key_env"]
     if api_key_env is not None and not _ENV_NAME.match(api_key_env):
         raise reader.expected(
             (*at, "api_key_env"),
@@ -240,144 +210,34 @@ def _read_profile(reader: TableReader, table: dict[str, object], at: Key) -> Pro
             # Someone may have pasted the key here.
             secret=True,
         )
-    api_key = reader.string(table, (*at, "api_key"), "", what="a string", secret=True) or None
-    if api_key_env and api_key:
+    if api_key_env and values["api_key"]:
         raise reader.error(
             (*at, "api_key"), "set api_key_env or api_key, not both (api_key_env is set)"
         )
-    window = reader.integer(table, (*at, "context_window"), 0)
-    reserve = reader.integer(table, (*at, "output_reserve"), 0)
-    headers_table = reader.table(table, (*at, "headers"))
-    headers = {}
-    for header in headers_table:
-        secret = is_sensitive_header(header)
-        headers[header] = reader.string(
-            headers_table, (*at, "headers", header), "", what="a string", secret=secret
-        )
-    return ProviderProfile(
-        name=at[-1],
-        base_url=base_url,
-        model=model,
-        api_key_env=api_key_env,
-        api_key=api_key,
-        context_window=window,
-        output_reserve=reserve,
-        headers=headers,
-    )
+    return ProviderProfile(name=at[-1], **values)
 
 
-def _read_context(reader: TableReader, data: dict[str, object]) -> ContextSettings:
-    at: Key = ("context",)
-    table = reader.table(data, at)
-    reader.check_keys(table, at, CONTEXT_KEYS)
-    defaults = ContextSettings()
-    return ContextSettings(
-        shares=_read_shares(reader, table),
-        min_recent=reader.integer(table, (*at, "min_recent"), defaults.min_recent),
-        selection=reader.choice(table, (*at, "selection"), defaults.selection),
-        context_window=reader.integer(table, (*at, "context_window"), 0),
-        output_reserve=reader.integer(table, (*at, "output_reserve"), 0),
-        system_prompt=reader.string(table, (*at, "system_prompt"), defaults.system_prompt),
-    )
-
-
-def _read_shares(reader: TableReader, context: dict[str, object]) -> BudgetShares:
-    at: Key = ("context", "shares")
-    table = reader.table(context, at)
-    reader.check_keys(table, at, SHARE_KEYS)
+def _read_shares(reader: TableReader, table: dict[str, object], at: Key) -> BudgetShares:
+    """`[context.shares]`: each share alone first, so a bad value is reported at its own
+    line, then all together (the core's BudgetShares says what is wrong)."""
+    keys = share_keys()
+    reader.check_keys(table, at, keys)
     defaults = BudgetShares().as_dict()
+    what = declaration(ContextSettings, "shares").expects()
     values: dict[str, float] = {}
-    for name in SHARE_KEYS:
-        value = reader.number(table, (*at, name), defaults[name], "a number from 0 to 1")
+    for name in keys:
+        value = reader.number(table, (*at, name), defaults[name], what)
         try:
-            # One share alone first, so a bad value is reported at its own line.
-            BudgetShares(**(dict.fromkeys(SHARE_KEYS, 0.0) | {name: value}))
+            BudgetShares(**(dict.fromkeys(keys, 0.0) | {name: value}))
         except BudgetError as error:
             raise reader.error((*at, name), str(error)) from None
         values[name] = value
     try:
         return BudgetShares(**values)
     except BudgetError as error:
-        unset = [name for name in SHARE_KEYS if name not in table and defaults[name]]
+        unset = [name for name in keys if name not in table and defaults[name]]
         note = f" (unset shares keep their defaults: {', '.join(unset)})" if unset else ""
         raise reader.error(at, f"{error}{note}") from None
-
-
-def _read_summary(
-    reader: TableReader, data: dict[str, object], profiles: Mapping[str, ProviderProfile]
-) -> SummarySettings:
-    at: Key = ("summary",)
-    table = reader.table(data, at)
-    reader.check_keys(table, at, SUMMARY_KEYS)
-    defaults = SummarySettings()
-    profile = reader.optional_string(table, (*at, "profile"), what="a profile name")
-    if profile is not None and profile not in profiles:
-        raise reader.error((*at, "profile"), _no_such_profile(profile, profiles))
-    return SummarySettings(
-        strategy=reader.choice(table, (*at, "strategy"), defaults.strategy),
-        auto=reader.boolean(table, (*at, "auto"), defaults.auto),
-        min_messages=reader.integer(table, (*at, "min_messages"), defaults.min_messages),
-        min_tokens=reader.integer(table, (*at, "min_tokens"), defaults.min_tokens),
-        max_unsummarized=reader.integer(
-            table, (*at, "max_unsummarized"), defaults.max_unsummarized
-        ),
-        profile=profile,
-        model=reader.optional_string(table, (*at, "model"), what="a model name"),
-    )
-
-
-def _read_recall(reader: TableReader, data: dict[str, object]) -> RecallSettings:
-    at: Key = ("recall",)
-    table = reader.table(data, at)
-    reader.check_keys(table, at, RECALL_KEYS)
-    defaults = RecallSettings()
-    fractions = {}
-    for name in ("share", "long_shift"):
-        value = reader.number(table, (*at, name), getattr(defaults, name), "a number from 0 to 1")
-        if not 0 <= value <= 1:
-            raise reader.error((*at, name), f"expected a number from 0 to 1, got {value}")
-        fractions[name] = value
-    half_life = reader.number(table, (*at, "half_life"), defaults.half_life, "a positive number")
-    if half_life <= 0:
-        raise reader.error((*at, "half_life"), f"expected a positive number, got {half_life}")
-    return RecallSettings(
-        enabled=reader.boolean(table, (*at, "enabled"), defaults.enabled),
-        share=fractions["share"],
-        half_life=half_life,
-        limit=reader.integer(table, (*at, "limit"), defaults.limit),
-        semantic=reader.boolean(table, (*at, "semantic"), defaults.semantic),
-        long_after_turns=reader.integer(
-            table, (*at, "long_after_turns"), defaults.long_after_turns
-        ),
-        long_shift=fractions["long_shift"],
-    )
-
-
-def _read_memory(reader: TableReader, data: dict[str, object]) -> MemorySettings:
-    at: Key = ("memory",)
-    table = reader.table(data, at)
-    reader.check_keys(table, at, MEMORY_KEYS)
-    defaults = MemorySettings()
-    return MemorySettings(
-        hypothesis_turns=reader.integer(
-            table, (*at, "hypothesis_turns"), defaults.hypothesis_turns
-        ),
-        dates=reader.boolean(table, (*at, "dates"), defaults.dates),
-    )
-
-
-def _read_model(reader: TableReader, data: dict[str, object]) -> ModelSettings:
-    at: Key = ("model",)
-    table = reader.table(data, at)
-    reader.check_keys(table, at, MODEL_KEYS)
-    defaults = ModelSettings()
-    seconds = {}
-    for name in MODEL_KEYS:
-        value = reader.number(table, (*at, name), getattr(defaults, name), "seconds, above 0")
-        if value <= 0:
-            raise reader.expected((*at, name), "seconds, above 0", table[name])
-        seconds[name] = value
-    return ModelSettings(**seconds)
 
 
 def _check_reserves(

@@ -1,25 +1,52 @@
-"""The effective settings as one typed, frozen object (what `config.toml` and the environment say)."""
+"""Every setting of `config.toml`, declared once: the typed, frozen settings the app uses.
+
+Each setting is a field of one of the dataclasses below; its annotation is its type and
+`setting(default, help, ...)` (from `ctxchat.config.declare`) says the rest, e.g.::
+
+    max_tokens: int = setting(400, "The longest summary the model may write, in tokens.")
+    share: float = setting(0.10, "The share recall takes from working memory.", ge=0, le=1)
+
+To add a setting, add such a field to the dataclass of its table (`[summary]` is
+`SummarySettings`), with its default, its bounds (`ge`/`le`/`gt`, `unit="seconds"`) and one
+line of help, then run `python scripts/settings_table.py` for the README's table. The
+reader's key list and checks (`schema.py`), the template `config init` writes
+(`template.py`) and `config show` (`report.py`) follow from the declaration. A new table is
+a new dataclass of settings, added to `Settings` with `section(ItsClass, help)`. Only a
+check that involves other settings (a profile name that must exist, a reserve smaller than
+its window) is written by hand, in `schema.py`.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ctxchat.config.declare import required, section, setting
 from ctxchat.config.errors import MissingApiKey, UnknownProfile
+from ctxchat.config.shipped_keys import SHIPPED_KEYS
 from ctxchat.core.adaptive import AdaptivePolicy
 from ctxchat.core.budget import Budget, BudgetShares
 from ctxchat.core.memory import Mode
+from ctxchat.core.placement import PlacementChoice
 from ctxchat.core.summary import SummaryPolicy, SummaryStrategy
 from ctxchat.core.working import Selection
-from ctxchat.redaction import header_secrets, is_sensitive_header, mask_secret, masked_headers
+from ctxchat.redaction import (
+    header_secrets,
+    is_sensitive_header,
+    mask_secret,
+    masked_headers,
+    shown_url,
+)
 
 if TYPE_CHECKING:
     from ctxchat.core.assemble import AssemblyOptions
 
 __all__ = [
     "ContextSettings",
+    "MemorySettings",
+    "ModelSettings",
     "ProviderProfile",
     "RecallSettings",
     "Settings",
@@ -28,10 +55,9 @@ __all__ = [
     "is_sensitive_header",
 ]
 
-DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
-DEFAULT_THEME = "textual-dark"
 # The output reserve chosen when none is configured: an eighth of the window, at most 4096.
 MAX_DEFAULT_OUTPUT_RESERVE = 4096
+_URL = "a URL starting with http:// or https://"
 
 
 def default_output_reserve(context_window: int) -> int:
@@ -45,20 +71,39 @@ class ProviderProfile:
 
     name: str
     """The profile's name: the `[profiles.<name>]` table it came from."""
-    base_url: str
-    """The server's OpenAI-compatible API root, e.g. `http://127.0.0.1:8080/v1`."""
-    model: str
-    """The model name sent with each request."""
-    api_key_env: str | None = None
-    """The environment variable holding the key, or None."""
-    api_key: str | None = None
-    """A key stored in the config file (secret: masked in repr, never printed), or None."""
-    context_window: int = 0
-    """The model's context window in tokens; 0 = ask the server, then the known-models table."""
-    output_reserve: int = 0
-    """Tokens kept free for the reply; 0 = the `[context]` setting, else chosen from the window."""
-    headers: Mapping[str, str] = field(default_factory=dict)
-    """Extra HTTP headers sent with each request (values of auth-like headers are secrets)."""
+    base_url: str = required(
+        "The server's OpenAI-compatible API root (most end in /v1).", what=_URL
+    )
+    model: str = required(
+        "The model name sent with each request (llama.cpp serves one model and accepts any).",
+        what='a model name, like "gpt-4o-mini"',
+    )
+    api_key_env: str | None = setting(
+        None,
+        "Where the API key comes from: an environment variable...",
+        what="an environment variable name",
+        example="OPENAI_API_KEY",
+    )
+    api_key: str | None = setting(
+        None,
+        "...or the key itself (then keep this file private: mode 0600); a local server needs none.",
+        what="a string",
+        example="sk-...",
+        secret=True,
+    )
+    context_window: int = setting(
+        0, "The model's context window in tokens; 0 = ask the server, then the known-models table."
+    )
+    output_reserve: int = setting(
+        0, "Tokens kept free for the reply; 0 = [context] output_reserve."
+    )
+    headers: Mapping[str, str] = section(
+        dict,
+        "Extra HTTP headers sent with every request to this server (replies, summaries, "
+        "extraction, the model list, the probes); auth-like values are masked wherever shown.",
+        what="a string",
+        example={"X-Title": "ctxchat"},
+    )
 
     def masked_headers(self) -> dict[str, str]:
         """The headers, with the values of auth-like ones masked."""
@@ -72,7 +117,7 @@ class ProviderProfile:
         key = None if self.api_key is None else mask_secret(self.api_key)
         headers = self.masked_headers()
         return (
-            f"ProviderProfile(name={self.name!r}, base_url={self.base_url!r}, "
+            f"ProviderProfile(name={self.name!r}, base_url={shown_url(self.base_url)!r}, "
             f"model={self.model!r}, api_key_env={self.api_key_env!r}, api_key={key!r}, "
             f"context_window={self.context_window!r}, output_reserve={self.output_reserve!r}, "
             f"headers={headers!r})"
@@ -100,22 +145,44 @@ class ProviderProfile:
         return [secret for secret in found if secret]
 
 
+EXAMPLE_PROFILE = ProviderProfile(
+    name="local", base_url="http://127.0.0.1:8080/v1", model="gemma-3-270m"
+)
+"""The profile a fresh config holds (a local llama.cpp server), and the example of one."""
+
+
 @dataclass(frozen=True, slots=True)
 class ContextSettings:
     """How the context is budgeted and how working memory is chosen."""
 
-    shares: BudgetShares = field(default_factory=BudgetShares)
-    """Fractions of the input budget for the system, memory, summary and working layers."""
-    min_recent: int = 10
-    """The last messages always kept in working memory (when they fit)."""
-    selection: Selection = Selection.RECENCY
-    """How older messages are chosen for working memory: `recency` or `scored`."""
-    context_window: int = 0
-    """The context window for profiles that set none; 0 = detect."""
-    output_reserve: int = 0
-    """Tokens kept free for the reply for profiles that set none; 0 = min(4096, window // 8)."""
-    system_prompt: str = DEFAULT_SYSTEM_PROMPT
-    """The system message sent first in every request (empty = none)."""
+    system_prompt: str = setting(
+        "You are a helpful assistant.",
+        "The system message sent first in every request (empty = none).",
+    )
+    min_recent: int = setting(
+        10, "The last messages always kept in working memory (when they fit)."
+    )
+    selection: Selection = setting(
+        Selection.RECENCY,
+        'How older messages are chosen for working memory: "recency" (newest first) or "scored".',
+    )
+    system_placement: PlacementChoice = setting(
+        PlacementChoice.AUTO,
+        'Where the system prompt, memory, summary and recall go: "auto" (at the start of the '
+        "first user message when the server's chat template drops system messages, else as "
+        'system messages), "system" (always system messages) or "user" (always there).',
+    )
+    context_window: int = setting(0, "The context window for profiles that set none; 0 = detect.")
+    output_reserve: int = setting(
+        0,
+        "Tokens kept free for the reply, for profiles that set none; 0 = an eighth of the "
+        "window, at most 4096.",
+    )
+    shares: BudgetShares = setting(
+        BudgetShares(),
+        "Fractions of the input budget for each layer; all together at most 1.",
+        what="a number from 0 to 1",
+    )
 
     def assembly_options(self) -> AssemblyOptions:
         """These settings as the core's options for choosing working memory."""
@@ -128,20 +195,36 @@ class ContextSettings:
 class SummarySettings:
     """How and when older messages are folded into the running summary."""
 
-    strategy: SummaryStrategy = SummaryStrategy.SUMMARIZE
-    """How the summary is written: `summarize` (prose), `semantic` or `keyvalue`."""
-    auto: bool = True
-    """Whether messages that left working memory are folded automatically."""
-    min_messages: int = 6
-    """Fold automatically once this many messages have left working memory..."""
-    min_tokens: int = 2000
-    """...or once they hold this many tokens."""
-    max_unsummarized: int = 0
-    """Also fold when more messages than this are not yet summarized; 0 = off."""
-    profile: str | None = None
-    """A separate profile for the summarizer; None = the chat profile."""
-    model: str | None = None
-    """A model for the summarizer on its profile; None = the profile's model."""
+    strategy: SummaryStrategy = setting(
+        SummaryStrategy.SUMMARIZE,
+        'How the summary is written: "summarize" (prose, ~3x shorter), "semantic" (one '
+        'statement a line, ~5-10x) or "keyvalue" (decision: / constraint: lines, ~10-20x).',
+    )
+    auto: bool = setting(True, "Fold messages that left working memory automatically.")
+    min_messages: int = setting(
+        6, "Fold automatically once this many messages have left working memory..."
+    )
+    min_tokens: int = setting(2000, "...or once they hold this many tokens.")
+    max_unsummarized: int = setting(
+        0, "Also fold when more messages than this are not yet summarized; 0 = off."
+    )
+    profile: str | None = setting(
+        None,
+        'A separate profile for the summarizer (its own server, key and headers); "" = the '
+        "chat profile.",
+        what="a profile name",
+    )
+    model: str | None = setting(
+        None,
+        'A model for the summarizer on its profile; "" = the profile\'s model.',
+        what="a model name",
+    )
+    max_tokens: int = setting(
+        0,
+        "The most tokens a summary may have (what its request asks for at most); 0 = what "
+        "the summary share of the budget allows. Never more than that share.",
+        ge=0,
+    )
 
     def policy(self) -> SummaryPolicy:
         """The core's policy for automatic folding."""
@@ -157,22 +240,31 @@ class SummarySettings:
 class RecallSettings:
     """Recall of earlier turns and the budget that adapts as a conversation grows."""
 
-    enabled: bool = True
-    """Search earlier messages for the new one and bring back the relevant ones."""
-    share: float = 0.10
-    """The share recall takes from working memory while it has results."""
-    half_life: float = 150.0
-    """Recency breaks near-ties: a message this many messages old loses half of the most
-    recency can take off (a quarter of its score)."""
-    limit: int = 50
-    """At most this many results of each search are considered; the recall share is filled
-    by tokens from them, best first, leaving out what working memory holds."""
-    semantic: bool = True
-    """Also search by meaning when the `embeddings` extra is installed."""
-    long_after_turns: int = 20
-    """Past this many user turns, working memory yields `long_shift` to summary and recall."""
-    long_shift: float = 0.10
-    """The share working memory yields in a long conversation."""
+    enabled: bool = setting(
+        True, "Search earlier messages for the new one and bring back the relevant ones."
+    )
+    share: float = setting(
+        0.10, "The share recall takes from working memory while it has results.", ge=0, le=1
+    )
+    half_life: float = setting(
+        150.0,
+        "Recency breaks near-ties: a message this many messages old loses half of the most "
+        "recency can take off (a quarter of its score).",
+        gt=0,
+    )
+    limit: int = setting(
+        50,
+        "At most this many full-text results (twice as many by meaning) are considered; the "
+        "recall share is filled by tokens from them, best first, leaving out what working "
+        "memory holds.",
+    )
+    semantic: bool = setting(True, "Also search by meaning when the embeddings extra is installed.")
+    long_after_turns: int = setting(
+        20, "Past this many user turns, working memory yields long_shift to summary and recall."
+    )
+    long_shift: float = setting(
+        0.10, "The share working memory yields in a long conversation.", ge=0, le=1
+    )
 
     def policy(self) -> AdaptivePolicy:
         return AdaptivePolicy(
@@ -187,49 +279,89 @@ class RecallSettings:
 class MemorySettings:
     """How memory entries show their time."""
 
-    hypothesis_turns: int = 30
-    """Flag a hypothesis in the memory panel after this many turns without confirmation."""
-    dates: bool = False
-    """Put today's date and each entry's date in the memory layer (off: the request's start
-    stays the same from day to day, so prompt caches keep hitting)."""
+    hypothesis_turns: int = setting(
+        30,
+        "Flag a hypothesis unconfirmed for this many turns in the memory panel (confirm, keep "
+        "or drop it); 0 = never.",
+    )
+    dates: bool = setting(
+        False,
+        "Put today's date and each entry's date in the memory layer (off: the request's start "
+        "stays the same from day to day, so prompt caches keep hitting).",
+    )
 
 
 @dataclass(frozen=True, slots=True)
 class ModelSettings:
-    """How long to wait on a model server (`[model]`), in seconds."""
+    """How long to wait on a model server."""
 
-    chunk_timeout: float = 60.0
-    """The longest silence allowed between two chunks of a reply before it is stopped."""
-    first_chunk_timeout: float = 300.0
-    """The longest wait for a reply to start (a local model may read a long prompt first)."""
-    connect_timeout: float = 5.0
-    """The longest wait to connect to the server."""
+    chunk_timeout: float = setting(
+        60.0,
+        "The longest silence between two chunks of a reply; then it is stopped (what arrived "
+        "is kept).",
+        gt=0,
+        unit="seconds",
+    )
+    first_chunk_timeout: float = setting(
+        300.0,
+        "The longest wait for a reply to start (a local model may read a long prompt for minutes).",
+        gt=0,
+        unit="seconds",
+    )
+    connect_timeout: float = setting(
+        5.0, "The longest wait to connect to the server.", gt=0, unit="seconds"
+    )
 
 
 @dataclass(frozen=True)
 class Settings:
     """Everything configurable, validated; built by `load_settings` from the file and environment."""
 
-    profiles: Mapping[str, ProviderProfile] = field(default_factory=dict)
-    """Provider profiles by name, in file order (empty on a first run with no environment)."""
-    default_profile: str = ""
-    """The profile used unless another is chosen ("" when there are none)."""
-    context: ContextSettings = field(default_factory=ContextSettings)
-    """Budget shares, working-memory selection, window and reserve defaults, system prompt."""
-    summary: SummarySettings = field(default_factory=SummarySettings)
-    """Summary strategy, thresholds and summarizer profile."""
-    recall: RecallSettings = field(default_factory=RecallSettings)
-    """Recall of earlier turns and the adaptive budget."""
-    memory: MemorySettings = field(default_factory=MemorySettings)
-    """Hypothesis flags and dates in the memory layer."""
-    model: ModelSettings = field(default_factory=ModelSettings)
-    """Timeouts for talking to the model server."""
-    default_mode: Mode = Mode.PERSONALIZATION
-    """The mode a new conversation starts in."""
-    theme: str = DEFAULT_THEME
-    """The Textual theme name (built-in or a file in the user themes directory)."""
-    keymap: Mapping[str, str] = field(default_factory=dict)
-    """Key remaps: binding id to keys, e.g. `mode.toggle` = `ctrl+o`."""
+    default_profile: str = setting(
+        "",
+        "The profile used unless another is chosen (else the first one).",
+        what="a profile name",
+        example=EXAMPLE_PROFILE.name,
+    )
+    default_mode: Mode = setting(
+        Mode.PERSONALIZATION,
+        'The mode a new conversation starts in: "personalization" (all of memory) or '
+        '"objective" (facts and constraints only: no preferences or hypotheses).',
+    )
+    theme: str = setting(
+        "textual-dark",
+        "A Textual theme, or the name of a theme file in the themes directory.",
+        what="a theme name",
+        nonblank=True,
+    )
+    profiles: Mapping[str, ProviderProfile] = section(
+        dict,
+        "One table per OpenAI-compatible server: [profiles.NAME]; the first is the default "
+        "unless default_profile names another.",
+        example={EXAMPLE_PROFILE.name: EXAMPLE_PROFILE},
+    )
+    context: ContextSettings = section(
+        ContextSettings, "What the model sees: the system prompt, and how the budget is shared."
+    )
+    summary: SummarySettings = section(
+        SummarySettings, "Folding older messages into a running summary."
+    )
+    recall: RecallSettings = section(
+        RecallSettings,
+        "Recall of earlier turns, and a budget that adapts as the conversation grows.",
+    )
+    memory: MemorySettings = section(MemorySettings, "Memory entries over time.")
+    model: ModelSettings = section(ModelSettings, "How long to wait on the model server.")
+    keymap: Mapping[str, str] = section(
+        dict,
+        "Key remaps: binding id = keys, comma-separated for several (letters typed on the "
+        "conversation or the memory panel go to the composer, so a bare letter there never "
+        "fires).",
+        key="keys",
+        what='keys such as "ctrl+o"',
+        nonblank=True,
+        example=SHIPPED_KEYS,
+    )
 
     @property
     def needs_setup(self) -> bool:
@@ -261,8 +393,11 @@ class Settings:
         """The configured window for a profile: its own, else `[context]`'s; 0 = detect."""
         return profile.context_window or self.context.context_window
 
-    def budget(self, profile: ProviderProfile, detected_window: int = 0) -> Budget:
-        """The token budget for a profile: configured window, else the detected one.
+    def budget(
+        self, profile: ProviderProfile, detected_window: int = 0, *, undercount: float = 1.0
+    ) -> Budget:
+        """The token budget for a profile: configured window, else the detected one, less
+        what ctxchat's count runs under the server's (`undercount`, a ratio of counts).
 
         Raises BudgetError when no window is known or the reserve does not fit.
         """
@@ -270,7 +405,10 @@ class Settings:
         reserve = (
             profile.output_reserve or self.context.output_reserve or default_output_reserve(window)
         )
-        return Budget(window, reserve, self.context.shares)
+        margin = 0
+        if undercount > 1 and window > reserve:
+            margin = (window - reserve) - int((window - reserve) / undercount)
+        return Budget(window, reserve, self.context.shares, margin)
 
     def secrets(self, env: Mapping[str, str]) -> list[str]:
         """Every configured secret (stored keys, keys from the environment, auth headers)."""

@@ -1,19 +1,18 @@
-"""The starting `config.toml` that `ctxchat config init` writes: every setting, each explained."""
+"""The starting `config.toml` that `ctxchat config init` writes: every setting, each explained.
+
+It is made from the settings' declarations (`ctxchat.config.settings`): each key with its
+line of help above it, in the order declared, holding the value of the settings given.
+"""
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping
 from pathlib import Path
 
+from ctxchat.config.declare import Declaration, declarations, plain
 from ctxchat.config.files import write_private_file
-from ctxchat.config.settings import ProviderProfile, Settings
-from ctxchat.config.shipped_keys import SHIPPED_KEYS
-
-EXAMPLE_PROFILE = ProviderProfile(
-    name="local",
-    base_url="http://127.0.0.1:8080/v1",
-    model="gemma-3-270m",
-)
+from ctxchat.config.settings import EXAMPLE_PROFILE, ProviderProfile, Settings
 
 _HEADER = """\
 # ctxchat configuration.
@@ -22,6 +21,7 @@ _HEADER = """\
 # (`ctxchat config path` shows where). Every key is optional; an unknown key is an error,
 # so a typo cannot pass unnoticed.
 """
+_WIDTH = 88
 
 
 def _dump(values: Mapping[str, object]) -> str:
@@ -39,233 +39,69 @@ def _table(*path: str) -> str:
     return "[" + ".".join(_key(part) for part in path) + "]\n"
 
 
-def _setting(name: str, value: object, *comment: str) -> str:
-    lines = "".join(f"# {line}\n" for line in comment)
-    return lines + _dump({name: value})
+def _commented(text: str) -> str:
+    return "".join(f"# {line}\n" for line in text.splitlines())
 
 
-def _commented(line: str) -> str:
-    return "".join(f"# {part}\n" for part in line.splitlines())
-
-
-def _profile(profile: ProviderProfile) -> str:
-    text = _table("profiles", profile.name)
-    text += _setting("base_url", profile.base_url, "The server's API root (most end in /v1).")
-    text += _setting(
-        "model",
-        profile.model,
-        "The model name sent with each request (llama.cpp serves one model and accepts any name).",
-    )
-    text += "# Where the API key comes from: an environment variable...\n"
-    if profile.api_key_env:
-        text += _dump({"api_key_env": profile.api_key_env})
-    else:
-        text += _commented(_dump({"api_key_env": "OPENAI_API_KEY"}))
-    text += "# ...or the key itself (then keep this file private: mode 0600). A local server needs none.\n"
-    if profile.api_key:
-        text += _dump({"api_key": profile.api_key})
-    else:
-        text += _commented(_dump({"api_key": "sk-..."}))
-    text += _setting(
-        "context_window",
-        profile.context_window,
-        "The model's context window in tokens; 0 = ask the server, then the known-models table.",
-    )
-    text += _setting(
-        "output_reserve",
-        profile.output_reserve,
-        "Tokens kept free for the reply; 0 = [context] output_reserve.",
-    )
-    if profile.headers:
-        text += "# Extra HTTP headers sent with each request.\n"
-        text += _table("profiles", profile.name, "headers")
-        text += _dump(dict(profile.headers))
-    return text
+def _help(item: Declaration) -> str:
+    return "".join(f"# {line}\n" for line in textwrap.wrap(item.declared.help, _WIDTH))
 
 
 def render_config(settings: Settings) -> str:
     """A commented config file that loads back to exactly `settings`."""
-    parts = [_HEADER, "\n"]
-    if settings.default_profile:
-        parts.append(
-            _setting(
-                "default_profile",
-                settings.default_profile,
-                "The profile used unless another is chosen (else the first one).",
+    return _HEADER + "\n" + _fields(settings, Settings, ())
+
+
+def _fields(values: object, cls: type, at: tuple[str, ...]) -> str:
+    """The keys of one table: its values first, then its sub-tables (TOML needs that order)."""
+    items = declarations(cls)
+    text = "".join(_value(values, item) for item in items if item.kind == "value")
+    for item in items:
+        if item.kind != "value":
+            text += "\n" + _help(item) + _sub_table(getattr(values, item.name), item, at)
+    return text
+
+
+def _value(values: object, item: Declaration) -> str:
+    value = getattr(values, item.name)
+    example = item.declared.example
+    if value in ("", None) and example is not None:
+        return _help(item) + _commented(_dump({item.key: example}))
+    return _help(item) + _dump({item.key: plain(value)})
+
+
+def _required(values: object, cls: type) -> dict[str, object]:
+    return {item.key: getattr(values, item.name) for item in declarations(cls) if item.required}
+
+
+def _sub_table(value: object, item: Declaration, parent: tuple[str, ...]) -> str:
+    at = (*parent, item.key)
+    if item.kind == "section":
+        return _table(*at) + _fields(value, item.of, at)
+    if item.kind == "sections":
+        assert isinstance(value, Mapping)
+        if not value:
+            # The example's required keys, commented out: a table without them is an error.
+            example = item.declared.example
+            assert isinstance(example, Mapping)
+            return "".join(
+                _commented(_table(*at, name) + _dump(_required(entry, item.of)))
+                for name, entry in example.items()
             )
+        return "\n".join(
+            _table(*at, name) + _fields(entry, item.of, (*at, name))
+            for name, entry in value.items()
         )
-    else:
-        parts.append("# The profile used unless another is chosen (else the first one).\n")
-        parts.append(_commented(_dump({"default_profile": EXAMPLE_PROFILE.name})))
-    parts.append(
-        _setting(
-            "default_mode",
-            settings.default_mode.value,
-            'The mode new conversations start in: "personalization" (all of memory) or',
-            '"objective" (facts and constraints only: no preferences or hypotheses).',
-        )
-    )
-    parts.append(
-        _setting(
-            "theme",
-            settings.theme,
-            "A Textual theme, or the name of a theme file in the themes directory.",
-        )
-    )
-    parts.append("\n# One table per OpenAI-compatible server: [profiles.NAME].\n")
-    if settings.profiles:
-        parts.extend(_profile(profile) + "\n" for profile in settings.profiles.values())
-    else:
-        example = {"base_url": EXAMPLE_PROFILE.base_url, "model": EXAMPLE_PROFILE.model}
-        parts.append(_commented(_table("profiles", EXAMPLE_PROFILE.name) + _dump(example)) + "\n")
-    parts.append(_context(settings) + "\n")
-    parts.append(_summary(settings) + "\n")
-    parts.append(_recall(settings) + "\n")
-    parts.append(_memory(settings) + "\n")
-    parts.append(_model(settings) + "\n")
-    parts.append(_keys(settings))
-    return "".join(parts)
-
-
-def _context(settings: Settings) -> str:
-    context = settings.context
-    text = "# What the model sees: the system prompt, and how the budget is shared out.\n"
-    text += _table("context")
-    text += _setting("system_prompt", context.system_prompt, "Sent first in every request.")
-    text += _setting(
-        "min_recent",
-        context.min_recent,
-        "The last messages always kept in working memory (when they fit).",
-    )
-    text += _setting(
-        "selection",
-        context.selection.value,
-        'How older messages are chosen: "recency" (newest first) or "scored".',
-    )
-    text += _setting(
-        "context_window",
-        context.context_window,
-        "The context window for profiles that set none; 0 = detect.",
-    )
-    text += _setting(
-        "output_reserve",
-        context.output_reserve,
-        "Tokens kept free for the reply; 0 = an eighth of the window, at most 4096.",
-    )
-    text += "\n# Fractions of the input budget for each layer; together at most 1.\n"
-    text += _table("context", "shares")
-    text += _dump(context.shares.as_dict())
-    return text
-
-
-def _summary(settings: Settings) -> str:
-    summary = settings.summary
-    text = "# Folding older messages into a running summary.\n"
-    text += _table("summary")
-    text += _setting(
-        "strategy",
-        summary.strategy.value,
-        '"summarize" (prose, ~3x shorter), "semantic" (one statement a line, ~5-10x)',
-        'or "keyvalue" (decision: / constraint: lines, ~10-20x).',
-    )
-    text += _setting("auto", summary.auto, "Fold messages that left working memory automatically.")
-    text += _setting(
-        "min_messages",
-        summary.min_messages,
-        "Fold once this many messages have left working memory...",
-    )
-    text += _setting("min_tokens", summary.min_tokens, "...or once they hold this many tokens.")
-    text += _setting(
-        "max_unsummarized",
-        summary.max_unsummarized,
-        "Also fold when more messages than this are not yet summarized; 0 = off.",
-    )
-    text += _setting(
-        "profile",
-        summary.profile or "",
-        'A profile for the summarizer; "" = the chat profile.',
-    )
-    text += _setting(
-        "model", summary.model or "", 'A model for the summarizer; "" = its profile\'s model.'
-    )
-    return text
-
-
-def _recall(settings: Settings) -> str:
-    recall = settings.recall
-    text = "# Recall of earlier turns, and a budget that adapts as the conversation grows.\n"
-    text += _table("recall")
-    text += _setting("enabled", recall.enabled, "Search earlier messages for the new one.")
-    text += _setting(
-        "share", recall.share, "The share recall takes from working memory when it finds something."
-    )
-    text += _setting(
-        "half_life",
-        recall.half_life,
-        "Recency breaks near-ties; it halves every this many messages.",
-    )
-    text += _setting(
-        "limit", recall.limit, "At most this many results of each search; filled by tokens."
-    )
-    text += _setting(
-        "semantic", recall.semantic, "Also search by meaning (needs the embeddings extra)."
-    )
-    text += _setting(
-        "long_after_turns",
-        recall.long_after_turns,
-        "Past this many turns, working memory yields long_shift to summary and recall.",
-    )
-    text += _setting("long_shift", recall.long_shift, "How much working memory yields then.")
-    return text
-
-
-def _memory(settings: Settings) -> str:
-    memory = settings.memory
-    text = "# Memory entries over time.\n"
-    text += _table("memory")
-    text += _setting(
-        "hypothesis_turns",
-        memory.hypothesis_turns,
-        "Flag a hypothesis unconfirmed for this many turns (0 = never): confirm, keep or drop.",
-    )
-    text += _setting(
-        "dates",
-        memory.dates,
-        "Put today's date and each entry's date in the memory layer. Off by default: the",
-        "start of the request then stays the same from day to day, so prompt caches hit.",
-    )
-    return text
-
-
-def _model(settings: Settings) -> str:
-    model = settings.model
-    text = "# How long to wait on the model server, in seconds.\n"
-    text += _table("model")
-    text += _setting(
-        "chunk_timeout",
-        model.chunk_timeout,
-        "Silence allowed between two chunks of a reply; then it is stopped (what arrived is kept).",
-    )
-    text += _setting(
-        "first_chunk_timeout",
-        model.first_chunk_timeout,
-        "Wait for a reply to start: a local model may read a long prompt for minutes.",
-    )
-    text += _setting("connect_timeout", model.connect_timeout, "Wait to connect to the server.")
-    return text
-
-
-def _keys(settings: Settings) -> str:
-    text = "# Key remaps: binding id = keys (comma-separated for several).\n"
-    text += _table("keys")
-    if settings.keymap:
-        text += _dump(dict(settings.keymap))
-    text += (
-        "# Every binding id, with the keys it ships with. Letters typed on the conversation\n"
-        "# or the memory panel go to the composer, so a bare letter there never fires.\n"
-    )
-    shipped = {name: keys for name, keys in SHIPPED_KEYS.items() if name not in settings.keymap}
-    text += _commented(_dump(shipped))
+    text = _table(*at)
+    table = plain(value)
+    assert isinstance(table, dict)
+    if table:
+        text += _dump(table)
+    example = item.declared.example
+    if isinstance(example, Mapping):
+        unset = {name: keys for name, keys in example.items() if name not in table}
+        if unset:
+            text += "# Uncomment and edit:\n" + _commented(_dump(unset))
     return text
 
 

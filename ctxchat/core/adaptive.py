@@ -13,12 +13,14 @@ from ctxchat.core.budget import BudgetShares
 class AdaptivePolicy:
     """How shares shift.
 
-    `recall_share` goes to recall, out of working memory, while recall has results.
+    `recall_share` goes to recall, out of working memory, while recall has results; more,
+    up to `recall_most`, when its strong matches need more (see `core.recall.recall_demand`).
     Past `long_after_turns` user turns, working memory also yields `long_shift`: half to the
     summary and half to recall (all to the summary when recall is off).
     """
 
     recall_share: float = 0.10
+    recall_most: float = 0.50
     long_after_turns: int = 20
     long_shift: float = 0.10
     recall_enabled: bool = True
@@ -40,8 +42,21 @@ def _pct(value: float) -> str:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class RecallDemand:
+    """What recall's strong matches need: how many there are and their share of the budget."""
+
+    matches: int = 0
+    share: float = 0.0
+
+
 def shares_in_force(
-    base: BudgetShares, *, turns: int, has_recall: bool, policy: AdaptivePolicy | None
+    base: BudgetShares,
+    *,
+    turns: int,
+    has_recall: bool,
+    policy: AdaptivePolicy | None,
+    demand: RecallDemand = RecallDemand(),
 ) -> SharesInForce:
     """The configured shares adjusted for this request (unchanged when policy is None)."""
     if policy is None:
@@ -49,10 +64,17 @@ def shares_in_force(
     working, summary, recall = base.working, base.summary, base.recall
     reasons: list[str] = []
     if has_recall and policy.recall_enabled and policy.recall_share > 0:
-        moved = min(policy.recall_share, working)
+        wanted = max(policy.recall_share, min(policy.recall_most, demand.share))
+        moved = min(wanted, working)
         working -= moved
         recall += moved
-        reasons.append(f"recall found earlier messages: it takes {_pct(moved)} from working")
+        if wanted > policy.recall_share:
+            reasons.append(
+                f"recall found {demand.matches} strong matches for {_pct(demand.share)} of the "
+                f"budget: it takes {_pct(moved)} from working (at most {_pct(policy.recall_most)})"
+            )
+        else:
+            reasons.append(f"recall found earlier messages: it takes {_pct(moved)} from working")
     if turns > policy.long_after_turns and policy.long_shift > 0:
         moved = min(policy.long_shift, working)
         working -= moved

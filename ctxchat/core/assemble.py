@@ -15,6 +15,7 @@ from ctxchat.core.memory import (
     MemoryDates,
     MemoryEntry,
     Mode,
+    excluded_detail,
     in_scope,
     memory_header,
     priority_order,
@@ -32,8 +33,14 @@ from ctxchat.core.plan import (
     Reason,
     SentMessage,
 )
-from ctxchat.core.recall import RecallHit, plan_recall
-from ctxchat.core.summary import SUMMARY_HEADER, cut_at_sentence, summary_message
+from ctxchat.core.recall import RecallHit, plan_recall, recall_demand
+from ctxchat.core.summary import (
+    SUMMARY_HEADER,
+    SummaryRun,
+    cut_at_sentence,
+    summary_message,
+    unsummarized_detail,
+)
 from ctxchat.core.tokens import MESSAGE_OVERHEAD, REPLY_PRIMER, TokenCounter, count_message
 from ctxchat.core.working import Selection, WorkingChoice, select_working
 
@@ -123,6 +130,7 @@ def assemble_context(
     turns: int | None = None,
     dates: MemoryDates | None = None,
     zone: tzinfo = UTC,
+    summary_run: SummaryRun | None = None,
 ) -> ContextPlan:
     """Decide exactly what the next request sends.
 
@@ -132,12 +140,17 @@ def assemble_context(
     `recall` holds search hits for the new input, best first; `adaptive` shifts the shares
     (`turns` is the number of user turns, counted from `history` when not given).
     `dates` puts today's date and each entry's date in the memory layer; `zone` is the time
-    zone dates are read in (the day an entry was superseded, say).
+    zone dates are read in (the day an entry was superseded, say). `summary_run` says whether
+    a summary is being made or the last one failed: the turns waiting for it say so.
     """
     if turns is None and adaptive is not None:
         turns = sum(1 for m in history if m.role == "user") + (new_input is not None)
     in_force = shares_in_force(
-        budget.shares, turns=turns or 0, has_recall=bool(recall), policy=adaptive
+        budget.shares,
+        turns=turns or 0,
+        has_recall=bool(recall),
+        policy=adaptive,
+        demand=recall_demand(recall, budget.total),
     )
     if in_force.reasons:
         budget = Budget(budget.context_window, budget.output_reserve, in_force.shares)
@@ -231,7 +244,7 @@ def assemble_context(
             budget, counter, recall, working_messages, memory_layer, recall_layer.tokens
         )
     working_layer = _working_layer(
-        budget, summary, split, choice, working_messages, options, warnings
+        budget, summary, split, choice, working_messages, options, warnings, summary_run
     )
 
     messages: list[SentMessage] = []
@@ -304,7 +317,11 @@ def _plan_memory(
         elif not entry.enabled:
             left_out.append(
                 LeftOut(
-                    entry.ref, line_tokens, Reason.DISABLED, "excluded by you", preview(entry.text)
+                    entry.ref,
+                    line_tokens,
+                    Reason.DISABLED,
+                    excluded_detail(entry),
+                    preview(entry.text),
                 )
             )
         elif not mode.includes(entry.kind):
@@ -442,6 +459,7 @@ def _working_layer(
     working: Sequence[HistoryMessage],
     options: AssemblyOptions,
     warnings: list[str],
+    summary_run: SummaryRun | None = None,
 ) -> LayerPlan:
     """The working layer for the final choice, with what it left out and why."""
     candidates = split.candidates
@@ -461,7 +479,7 @@ def _working_layer(
         _collapse(
             dropped_runs,
             Reason.BUDGET,
-            "dropped: over the working budget, not yet summarized",
+            unsummarized_detail(summary_run),
             [m.id for m in split.failed],
         )
     )

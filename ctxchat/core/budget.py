@@ -68,6 +68,8 @@ class Budget:
     context_window: int
     output_reserve: int
     shares: BudgetShares = BudgetShares()
+    margin: int = 0
+    """Tokens left free besides the reply's: what ctxchat's count runs under the server's."""
 
     def __post_init__(self) -> None:
         if self.context_window <= 0:
@@ -82,8 +84,8 @@ class Budget:
 
     @property
     def total(self) -> int:
-        """Input tokens available: context window minus output reserve."""
-        return self.context_window - self.output_reserve
+        """Input tokens available: context window minus output reserve (and the margin)."""
+        return max(1, self.context_window - self.output_reserve - self.margin)
 
     def nominal(self, layer: Layer) -> int:
         """A layer's share of the total, rounded down."""

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from ctxchat.core.budget import Layer
 from ctxchat.core.memory import PLURALS, MemoryKind, Mode, memory_header
+from ctxchat.core.placement import placed_like, unplaced
 from ctxchat.core.plan import (
     ContextPlan,
     Item,
@@ -98,12 +99,14 @@ def counterfactual_plan(
     them now. The request is left for the caller to build (`request` is None).
     Raises CounterfactualError for an item the request does not hold.
     """
-    edited = _Editing(plan, counter)
+    # System content moved into the first user message is edited where it came from, then
+    # moved back the same way.
+    edited = _Editing(unplaced(plan), counter)
     for target in change.without:
         edited.leave_out(parse_without(target))
     if change.mode is not None and change.mode.value != plan.mode:
         edited.to_mode(change.mode, memory_lines)
-    return edited.result(change.mode)
+    return placed_like(plan, edited.result(change.mode), counter)
 
 
 class _Editing:

@@ -10,6 +10,7 @@ from typing import Any
 
 from ctxchat.core.history import HistoryMessage
 from ctxchat.core.memory import MemoryEntry, MemoryKind
+from ctxchat.core.task_request import task_request
 
 EXTRACTION_SYSTEM_PROMPT = """\
 You extract memory entries from a conversation between a user and an assistant.
@@ -44,22 +45,25 @@ class ExtractionResult:
     problems: tuple[str, ...]
     span: tuple[int, int] | None = None
     """The first and last id of the messages the model read: the source of what it found."""
+    cut: bool = False
+    """The output limit cut the model's reply: the proposals are the complete entries in it."""
 
 
 def build_extraction_request(
-    messages: Sequence[HistoryMessage], known: Sequence[MemoryEntry]
+    messages: Sequence[HistoryMessage],
+    known: Sequence[MemoryEntry],
+    *,
+    system_role: bool = True,
 ) -> list[dict[str, str]]:
-    """The request asking the model for typed entries from `messages`."""
+    """The request asking the model for typed entries from `messages` (the instructions in
+    the user message when `system_role` is False: see `task_request`)."""
     transcript = "\n\n".join(f"[{m.id}] {m.role}: {m.content}" for m in messages)
     parts = [f"Conversation:\n{transcript}"]
     if known:
         listed = "\n".join(f"- ({e.kind.value}) {e.text}" for e in known)
         parts.append(f"Already known:\n{listed}")
     parts.append("Return the JSON array now.")
-    return [
-        {"role": "system", "content": EXTRACTION_SYSTEM_PROMPT},
-        {"role": "user", "content": "\n\n".join(parts)},
-    ]
+    return task_request(EXTRACTION_SYSTEM_PROMPT, "\n\n".join(parts), system_role=system_role)
 
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
@@ -106,15 +110,20 @@ def _candidates(text: str) -> list[Any]:
 
 
 def parse_proposals(
-    text: str, known: Sequence[MemoryEntry] = (), valid_ids: Sequence[int] = ()
+    text: str,
+    known: Sequence[MemoryEntry] = (),
+    valid_ids: Sequence[int] = (),
+    *,
+    cut: bool = False,
 ) -> ExtractionResult:
     """Proposals from the model's reply, and a problem line for everything that was off.
 
-    Never raises: malformed output yields what could be parsed plus the reasons.
+    Never raises: malformed output yields what could be parsed plus the reasons. `cut` says
+    the output limit cut the reply: its complete entries are proposed, and the cut is said.
     """
     problems: list[str] = []
     raw = _candidates(text)
-    if not raw:
+    if not raw and not cut:
         problems.append("The model's reply held no JSON entries.")
     proposals: list[Proposal] = []
     seen: set[str] = set()
@@ -148,7 +157,19 @@ def parse_proposals(
             Proposal(MemoryKind(kind_name), body, importance, message_id, _match(body, known))
         )
     span = (min(valid_ids), max(valid_ids)) if valid_ids else None
-    return ExtractionResult(tuple(proposals), tuple(problems), span)
+    if cut:
+        problems.insert(0, cut_problem(len(proposals)))
+    return ExtractionResult(tuple(proposals), tuple(problems), span, cut)
+
+
+def cut_problem(complete: int) -> str:
+    """What a cut reply's review says: how many entries it held whole."""
+    held = (
+        "the 1 complete entry before the cut is"
+        if complete == 1
+        else (f"the {complete} complete entries before the cut are")
+    )
+    return f"The model's reply was cut off at its output limit; {held} offered, the rest was lost."
 
 
 def _words(text: str) -> set[str]:

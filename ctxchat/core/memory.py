@@ -77,6 +77,9 @@ class MemoryEntry:
     superseded_by: int | None = None
     superseded_at: float | None = None
     turn: int = 0
+    kept_from: str | None = None
+    """The title of the conversation the entry belonged to until it was deleted (the entry
+    was kept, global and left out until the user includes it); None otherwise."""
 
     def __post_init__(self) -> None:
         if not 1 <= self.importance <= 10:
@@ -173,6 +176,13 @@ def provenance(source: str) -> Provenance:
     if source == "manual":
         return Provenance("typed by hand")
     return Provenance(source)
+
+
+def excluded_detail(entry: MemoryEntry) -> str:
+    """Why an entry the user has not included is left out of the request."""
+    if entry.kept_from is not None:
+        return f"kept from the deleted conversation “{entry.kept_from}”: include it to use it"
+    return "excluded by you"
 
 
 def extracted_source(first: int, last: int) -> str:

@@ -95,15 +95,33 @@ class LayerPlan:
     hints: tuple[str, ...] = ()
 
 
+class SystemPlacement(StrEnum):
+    """Where the system prompt, memory, summary and recall go in the request."""
+
+    SYSTEM = "system"
+    """As system messages (what every server but some chat templates reads)."""
+    FIRST_USER = "first-user"
+    """Moved into a marked opening of the first user message: the server's chat template
+    drops system messages, or the user asked for it."""
+    DROPPED = "dropped"
+    """Sent as system messages to a server whose chat template drops them: they never
+    reach the model (the user chose to keep the system role)."""
+
+
 @dataclass(frozen=True, slots=True)
 class PlanMessage:
-    """One message of the request, with the layer it comes from and what it costs."""
+    """One message of the request, with the layer it comes from and what it costs.
+
+    `parts` are the messages it is made of when system content was moved into it (see
+    `core/placement.py`): the system messages, then the user message they open.
+    """
 
     role: str
     content: str
     layer: Layer
     tokens: int
     ref: str
+    parts: tuple[PlanMessage, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +154,8 @@ class ContextPlan:
     request: Mapping[str, Any] | None = None
     """The request this plan goes out as (`url`, masked `headers`, the whole `body`), once
     it is known: built by `ctxchat.model.request`, the same the client sends."""
+    system_placement: SystemPlacement = SystemPlacement.SYSTEM
+    """Where the system prompt, memory, summary and recall went (see `SystemPlacement`)."""
 
     @property
     def free(self) -> int:
@@ -199,17 +219,14 @@ class ContextPlan:
                 }
                 for lp in self.layers
             ],
-            "messages": [
-                {
-                    "role": m.role,
-                    "content": m.content,
-                    "layer": m.layer.value,
-                    "tokens": m.tokens,
-                    "ref": m.ref,
-                }
-                for m in self.messages
-            ],
+            "messages": [_message_dict(m) for m in self.messages],
             **({"request": dict(self.request)} if self.request is not None else {}),
+            # Only when not the usual system messages: plans stored before had no such key.
+            **(
+                {"system_placement": self.system_placement.value}
+                if self.system_placement is not SystemPlacement.SYSTEM
+                else {}
+            ),
         }
 
     @classmethod
@@ -250,8 +267,27 @@ class ContextPlan:
                 )
                 for lp in data["layers"]
             ),
-            messages=tuple(
-                PlanMessage(m["role"], m["content"], Layer(m["layer"]), m["tokens"], m["ref"])
-                for m in data["messages"]
-            ),
+            messages=tuple(_message(m) for m in data["messages"]),
+            system_placement=SystemPlacement(data.get("system_placement", "system")),
         )
+
+
+def _message_dict(message: SentMessage) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "role": message.role,
+        "content": message.content,
+        "layer": message.layer.value,
+        "tokens": message.tokens,
+        "ref": message.ref,
+    }
+    parts = getattr(message, "parts", ())
+    if parts:
+        data["parts"] = [_message_dict(part) for part in parts]
+    return data
+
+
+def _message(data: Mapping[str, Any]) -> PlanMessage:
+    parts = tuple(_message(part) for part in data.get("parts", ()))
+    return PlanMessage(
+        data["role"], data["content"], Layer(data["layer"]), data["tokens"], data["ref"], parts
+    )

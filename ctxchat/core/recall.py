@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ctxchat.core.adaptive import RecallDemand
 from ctxchat.core.budget import Budget, Layer
 from ctxchat.core.history import HistoryMessage, preview
 from ctxchat.core.plan import LayerPlan, LeftOut, PlanItem, Reason
@@ -172,6 +173,8 @@ class RecallCandidate:
     matched: bool = True
     terms: tuple[str, ...] | None = None
     """The query terms the content holds, when already worked out (else found when ranked)."""
+    near: float | None = None
+    """The cosine with the draft widened by its best matches in meaning (what ranked it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +192,8 @@ class RecallHit:
     age: int
     message_id: int | None = None
     cosine: float | None = None
+    near: float | None = None
+    """The cosine with the draft widened by its best matches in meaning (what ranked it)."""
     neighbour_of: int | None = None
     follows: int | None = None
     """The recalled message this later one refers back to (see `with_references`)."""
@@ -214,7 +219,12 @@ class RecallHit:
         reasons = []
         if self.terms:
             reasons.append("matched " + ", ".join(self.terms))
-        if self.cosine is not None:
+        if self.cosine is not None and self.near is not None and self.near > self.cosine + 0.005:
+            reasons.append(
+                f"similar in meaning (cosine {self.cosine:.2f}; "
+                f"{self.near:.2f} with the best matches' meaning)"
+            )
+        elif self.cosine is not None:
             reasons.append(f"similar in meaning (cosine {self.cosine:.2f})")
         found = "; ".join(reasons) or "matched no exact term"
         return (
@@ -302,6 +312,7 @@ def rank_recall(
                 age=candidate.age,
                 message_id=candidate.message_id,
                 cosine=candidate.cosine,
+                near=candidate.near,
             )
         )
     hits.sort(key=lambda hit: (-hit.score, hit.age, hit.ref))
@@ -311,6 +322,11 @@ def rank_recall(
 # How far recall follows later messages that refer back: to a decision, to its change, to
 # the change of that.
 LATER_DEPTH = 3
+# How many of the best hits bring the messages they refer back to and that refer back to
+# them right after them. In a long everyday conversation most messages share some rare word
+# with another ("the new puppy", "that bakery"): right after every hit, they would crowd
+# out the next hits; the other hits' come after all hits.
+REFERENCES_OF = 3
 
 
 def with_references(
@@ -318,9 +334,11 @@ def with_references(
     history: Sequence[HistoryMessage],
     positions: dict[int, int],
     stats: ConversationTerms,
+    top: int = REFERENCES_OF,
 ) -> list[RecallHit]:
-    """The hits, each followed by the earlier message it refers back to, then by the later
-    messages that refer back to it (newest first, and those by theirs, up to LATER_DEPTH).
+    """The `top` best hits, each followed by the earlier message it refers back to, then by
+    the later messages that refer back to it (newest first, and those by theirs, up to
+    LATER_DEPTH); the other hits as they are.
 
     A message refers back to the earlier one it shares its rarest words with (see
     `ConversationTerms.refers_back_to`): the name of a thing, a place, a person. A decision
@@ -368,7 +386,17 @@ def with_references(
             if later is not None:
                 follow(later, depth + 1)
 
-    for hit in hits:
+    def bring(hit: RecallHit) -> None:
+        if hit.message_id is None:
+            return
+        follow(hit, 0)
+        earlier = stats.refers_back_to(hit.message_id, hit.content)
+        if earlier is not None and (earlier_text := text_of(earlier)) is not None:
+            held = set(words_of(earlier_text))
+            shared = tuple(w for w in stats.topic_words(hit.content) if w in held)
+            place(earlier, hit, shared, later=False)
+
+    for rank, hit in enumerate(hits):
         if hit.message_id is None:
             result.append(hit)
             continue
@@ -376,13 +404,33 @@ def with_references(
         if hit.message_id not in placed:
             placed.add(hit.message_id)
             result.append(hit)
-        follow(hit, 0)
-        earlier = stats.refers_back_to(hit.message_id, hit.content)
-        if earlier is not None and (earlier_text := text_of(earlier)) is not None:
-            held = set(words_of(earlier_text))
-            shared = tuple(w for w in stats.topic_words(hit.content) if w in held)
-            place(earlier, hit, shared, later=False)
+        if rank < top:
+            bring(hit)
+    # The other hits bring theirs after every hit, for a budget with room to spare.
+    for hit in hits[top:]:
+        bring(hit)
     return result
+
+
+# A hit scoring at least this share of the best one is a strong match: recall's share grows
+# to hold the strong matches (up to the policy's `recall_most`). On long everyday
+# conversations the answer is often far down the list (a fifth of the best score).
+STRONG_SHARE = 0.2
+# What a hit's tag (`[#123 user, 45 ago] `) costs beside its text, about.
+TAG_TOKENS = 10
+
+
+def recall_demand(
+    hits: Sequence[RecallHit], total: int, strong: float = STRONG_SHARE
+) -> RecallDemand:
+    """How many hits score at least `strong` times the best, and the share of `total` tokens
+    they take (tags included)."""
+    best = max((hit.score for hit in hits), default=0.0)
+    if best <= 0 or total <= 0:
+        return RecallDemand()
+    chosen = [hit for hit in hits if hit.score >= strong * best]
+    tokens = sum(hit.tokens + TAG_TOKENS for hit in chosen)
+    return RecallDemand(len(chosen), tokens / total)
 
 
 def is_question(text: str) -> bool:
@@ -485,14 +533,16 @@ def plan_recall(
     A memory entry is recalled only when the memory layer dropped it for its budget: entries
     left out by objective mode or by the user stay out.
     """
-    in_working = {m.id for m in working}
+    in_working = {m.id for m in working} if hits else set()
     budget_dropped = {o.ref for o in memory_layer.left_out if o.reason is Reason.BUDGET}
     left_out: list[LeftOut] = []
     chosen: list[RecallHit] = []
     items: list[PlanItem] = []
     # The same words said again ("We should plan something for the summer.") tell the model
-    # nothing more: a text is recalled once.
-    said: dict[str, str] = {m.content: m.ref for m in working}
+    # nothing more: a text is recalled once. Working memory (thousands of messages in a long
+    # conversation) is searched for the hits' texts only, and not at all without hits.
+    texts = {hit.content for hit in hits}
+    said = {m.content: m.ref for m in working if m.content in texts} if texts else {}
     used = count_message(counter, "system", RECALL_HEADER + "\n").tokens
     for hit in hits:
         if hit.message_id is not None and hit.message_id in in_working:

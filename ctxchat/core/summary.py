@@ -1,4 +1,5 @@
-"""Summarization policy: what to fold and when, the prompts, and cutting an over-long summary."""
+"""Summarization policy: what to fold and when, the prompts, how long a summary may be, and
+cutting an over-long one."""
 
 from __future__ import annotations
 
@@ -8,10 +9,16 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from ctxchat.core.budget import Budget, Layer
 from ctxchat.core.history import HistoryMessage, SummaryState
+from ctxchat.core.task_request import task_request
 
 if TYPE_CHECKING:  # counting is done by the caller's counter; no need to load tokens here
     from ctxchat.core.tokens import TokenCounter
+
+# What a system message costs besides its text (see `tokens.MESSAGE_OVERHEAD`), and a token
+# for the header and the text meeting: a summary of `summary_allowance` tokens fits its share.
+_SUMMARY_MESSAGE_OVERHEAD = 3 + 1 + 1
 
 SUMMARY_HEADER = "Summary of the earlier conversation (the original messages are not shown):"
 
@@ -158,8 +165,11 @@ def build_fold_request(
     strategy: SummaryStrategy,
     previous: str | None,
     messages: Sequence[HistoryMessage],
+    *,
+    system_role: bool = True,
 ) -> list[dict[str, str]]:
-    """The summarizer request for one incremental fold: previous summary + new messages only."""
+    """The summarizer request for one incremental fold: previous summary + new messages only
+    (the instructions in the user message when `system_role` is False: see `task_request`)."""
     parts: list[str] = []
     if previous:
         parts.append("Current summary:\n" + previous.strip())
@@ -170,10 +180,37 @@ def build_fold_request(
     else:
         parts.append("Messages:\n" + format_transcript(messages))
         parts.append("Write the summary.")
-    return [
-        {"role": "system", "content": summary_system_prompt(strategy)},
-        {"role": "user", "content": "\n\n".join(parts)},
-    ]
+    return task_request(
+        summary_system_prompt(strategy), "\n\n".join(parts), system_role=system_role
+    )
+
+
+def summary_allowance(budget: Budget, counter: TokenCounter, wanted: int = 0) -> int:
+    """The most tokens a summary's text may have: what its share of the budget leaves after
+    the summary message's header, or `wanted` (`[summary] max_tokens`) when that is less."""
+    header = counter.count_text(SUMMARY_HEADER + "\n")
+    share = max(0, budget.nominal(Layer.SUMMARY) - header - _SUMMARY_MESSAGE_OVERHEAD)
+    return min(wanted, share) if wanted > 0 else share
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryRun:
+    """The latest summarization of a conversation, as the plan tells it: running now, or
+    ended in `failure`."""
+
+    running: bool = False
+    failure: str | None = None
+
+
+def unsummarized_detail(run: SummaryRun | None = None) -> str:
+    """Why turns that left working memory, and are not in the summary, are not sent: said so
+    that no one takes them for remembered."""
+    base = "dropped: over the working budget, not in the summary yet"
+    if run is not None and run.running:
+        return f"{base}: being summarized now"
+    if run is not None and run.failure:
+        return f"{base}: the last summary failed ({run.failure.rstrip('.')})"
+    return f"{base}, so the model does not see it"
 
 
 def summary_message(summary: SummaryState) -> str:
@@ -188,6 +225,14 @@ class CutText:
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？…])\s+|\n+")
+_LAST_SENTENCE_END = re.compile(r"[.!?。！？…][\"'”’)\]*_]*(?=\s|$)|\n")
+
+
+def whole_sentences(text: str) -> str:
+    """`text` up to the end of its last whole sentence (or line): what a reply cut off in
+    the middle of a sentence keeps. "" when not even one sentence ended."""
+    ends = [match.end() for match in _LAST_SENTENCE_END.finditer(text)]
+    return text[: ends[-1]].rstrip() if ends else ""
 
 
 def cut_at_sentence(text: str, max_tokens: int, counter: TokenCounter) -> CutText:

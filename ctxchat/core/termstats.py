@@ -62,6 +62,9 @@ class ConversationTerms:
         self._holders: dict[str, list[int]] = {}
         self._refers: dict[int, int | None] = {}
         self._weights: dict[str, float] = {}
+        # Topic words by text: recall asks again for the same hits' on every plan.
+        self._topics: dict[str, list[tuple[str, float]]] = {}
+        self._referring: dict[int, list[tuple[int, tuple[str, ...]]]] = {}
         self.messages = 0
         self.words = 0
         for text in texts:
@@ -78,6 +81,8 @@ class ConversationTerms:
         self._prefixes.clear()
         self._refers.clear()
         self._weights.clear()
+        self._topics.clear()
+        self._referring.clear()
         if message_id is not None:
             for word in words:
                 held = self._holders.setdefault(word, [])
@@ -90,6 +95,9 @@ class ConversationTerms:
         return [word for word, _ in self._topic_weights(text)]
 
     def _topic_weights(self, text: str) -> list[tuple[str, float]]:
+        known = self._topics.get(text)
+        if known is not None:
+            return known
         limit = min(max(2.0, TOPIC_SHARE * self.messages), TOPIC_POSTINGS)
         found = []
         for word in dict.fromkeys(words_of(text)):
@@ -98,6 +106,7 @@ class ConversationTerms:
                 if weight is None:
                     weight = self._weights[word] = self.weight(word)
                 found.append((word, weight))
+        self._topics[text] = found
         return found
 
     def _shared(self, text: str, message_id: int, *, later: bool) -> dict[int, float]:
@@ -130,12 +139,16 @@ class ConversationTerms:
     ) -> list[tuple[int, tuple[str, ...]]]:
         """The later messages that refer back to message `message_id` (see `refers_back_to`),
         newest first, each with the topic words it shares with `text`."""
+        known = self._referring.get(message_id)
+        if known is not None:
+            return known
         found = []
         for later in sorted(self._shared(text, message_id, later=True), reverse=True):
             later_text = text_of(later)
             if later_text is not None and self.refers_back_to(later, later_text) == message_id:
                 held = set(words_of(later_text))
                 found.append((later, tuple(w for w in self.topic_words(text) if w in held)))
+        self._referring[message_id] = found
         return found
 
     @property

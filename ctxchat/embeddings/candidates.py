@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ctxchat.core.history import HistoryMessage, MessageStatus
 from ctxchat.core.recall import RecallCandidate
 from ctxchat.embeddings.encoder import MiniLMEncoder
-from ctxchat.embeddings.index import SemanticIndex
+from ctxchat.embeddings.index import Floats, SemanticIndex
 
 if TYPE_CHECKING:
     from ctxchat.store import Store
@@ -22,6 +24,12 @@ MIN_COSINE = 0.2
 # The relevance of a perfect match, on BM25's scale (measured on bench/_corpus.py text: the
 # best full-text hits for two- to four-term questions score 7-20).
 SEMANTIC_SCALE = 10.0
+# A second look (pseudo-relevance feedback): the draft's vector moved towards the mean of its
+# best matches' finds what answers in their words rather than the draft's: the other half of
+# a multi-hop answer, a turn that names what the question only describes. On long everyday
+# conversations (LoCoMo) it put 1.4 points more of the answering turns in an 8k request.
+FEEDBACK_MATCHES = 3
+FEEDBACK_WEIGHT = 0.5
 
 
 def cosine_relevance(cosine: float, min_cosine: float = MIN_COSINE) -> float:
@@ -34,6 +42,25 @@ def cosine_relevance(cosine: float, min_cosine: float = MIN_COSINE) -> float:
     if cosine <= min_cosine:
         return 0.0
     return SEMANTIC_SCALE * (min(cosine, 1.0) - min_cosine) / (1.0 - min_cosine)
+
+
+def widened_query(
+    index: SemanticIndex,
+    query: Floats,
+    before_id: int | None,
+    matches: int = FEEDBACK_MATCHES,
+    weight: float = FEEDBACK_WEIGHT,
+    min_cosine: float = MIN_COSINE,
+) -> Floats:
+    """`query` (normalised) moved towards the mean vector of its `matches` nearest messages
+    that are matches at all (a cosine above `min_cosine`), normalised again; `query` itself
+    when there are none."""
+    best = [found for found in index.search(query, matches, before_id) if found[1] > min_cosine]
+    if not best:
+        return query
+    mixed = query + weight * index.vectors_of([message_id for message_id, _ in best]).mean(axis=0)
+    norm = float(np.linalg.norm(mixed))
+    return (mixed / norm).astype(np.float32) if norm > 0 else query
 
 
 def semantic_candidates(
@@ -50,7 +77,9 @@ def semantic_candidates(
 ) -> list[RecallCandidate]:
     """Messages nearest to `draft` in meaning, as recall candidates, best first.
 
-    Only those with a cosine above `min_cosine`; `bm25` carries −cosine_relevance(cosine),
+    Nearest to the draft widened by its best matches (see `widened_query`): `near` is that
+    cosine, `cosine` the one with the draft alone. Only those with a `near` above
+    `min_cosine`; `bm25` carries −cosine_relevance(near),
     so the list ranks with `rank_recall` alone or merges with full-text hits by `fuse`.
     `before_id` and `age_of` mean what they do for `Store.search_messages` (without
     `age_of`, age counts the index's newer vectors: a close guess). Encoding the draft takes
@@ -60,10 +89,13 @@ def semantic_candidates(
     if not draft.strip() or limit <= 0:
         return []
     query = encoder.encode([draft])[0]
+    widened = widened_query(index, query, before_id, min_cosine=min_cosine)
+    found = index.search(widened, limit, before_id)
+    own = index.vectors_of([message_id for message_id, _ in found]) @ query if found else []
     candidates = []
     gone = []
-    for message_id, cosine in index.search(query, limit, before_id):
-        if cosine <= min_cosine:
+    for (message_id, near), cosine in zip(found, own, strict=True):
+        if near <= min_cosine:
             break
         message: HistoryMessage | None = known(message_id) if known is not None else None
         if message is None:
@@ -81,11 +113,12 @@ def semantic_candidates(
                 role=message.role,
                 content=message.content,
                 tokens=message.tokens,
-                bm25=-cosine_relevance(cosine, min_cosine),
+                bm25=-cosine_relevance(near, min_cosine),
                 age=age,
                 message_id=message_id,
-                cosine=cosine,
+                cosine=float(cosine),
                 matched=False,
+                near=near,
             )
         )
     if gone:

@@ -46,6 +46,7 @@ def fuse(
     fused: dict[int | str, float] = {}
     first_seen: dict[int | str, RecallCandidate] = {}
     cosines: dict[int | str, float | None] = {}
+    nears: dict[int | str, float | None] = {}
     for ranked in (_best_first(fts), _best_first(semantic)):
         for rank, candidate in enumerate(ranked, start=1):
             key = _key(candidate)
@@ -53,6 +54,7 @@ def fuse(
             first_seen.setdefault(key, candidate)
             if candidate.cosine is not None:
                 cosines[key] = candidate.cosine
+                nears[key] = candidate.near
     matched = {_key(c) for c in fts}
     scale = max(-c.bm25 for c in fts)
     if scale <= 0:
@@ -70,6 +72,7 @@ def fuse(
             cosine=cosines.get(key),
             matched=key in matched,
             terms=c.terms,
+            near=nears.get(key),
         )
         for key, c in first_seen.items()
     ]

@@ -121,6 +121,11 @@ class SemanticIndex:
             self._count = len(kept_ids)
             self._rows = {int(message_id): row for row, message_id in enumerate(kept_ids)}
 
+    def vectors_of(self, message_ids: Sequence[int]) -> Floats:
+        """The vectors of `message_ids` (all held), one row each, in that order."""
+        with self._lock:
+            return self._vectors[[self._rows[i] for i in message_ids]].copy()
+
     def search(
         self, query: Floats, limit: int, before_id: int | None = None
     ) -> list[tuple[int, float]]:

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ctxchat.core.server_count import TemplateCost
-from ctxchat.model.errors import ErrorKind, ProviderError, describe_finish
+from ctxchat.model.errors import ErrorKind, ProviderError
 from ctxchat.model.probes.base import WINDOW_SOURCES
+from ctxchat.model.rendering import NO_RENDERER, Rendering
 from ctxchat.model.request import ChatRequest, build_chat_request
 
 __all__ = [
@@ -169,8 +170,8 @@ class ModelBackend(ABC):
         if finish == "length":
             raise ProviderError(
                 ErrorKind.TRUNCATED_LENGTH,
-                describe_finish("length") or "The reply was cut off by the output limit.",
-                "Raise max tokens for this task, or shorten what it has to produce.",
+                "The reply was cut off by the output limit (max tokens).",
+                "Raise output_reserve in the [context] config table.",
                 partial_text=text,
             )
         return text, usage
@@ -193,6 +194,18 @@ class ModelBackend(ABC):
     @abstractmethod
     async def count_tokens(self, text: str) -> int | None:
         """Exact token count of `text` by the server's tokenizer; None when it has none."""
+
+    @property
+    def renders(self) -> bool:
+        """Whether `render_prompt` may render (False once the server showed it cannot)."""
+        return False
+
+    async def render_prompt(
+        self, messages: Sequence[Mapping[str, str]], *, model: str
+    ) -> Rendering:
+        """`messages` as the server's chat template lays them out, with the token count of
+        that text; or why it cannot say (most servers do not render for clients)."""
+        return NO_RENDERER
 
     def served_model(self, model: str) -> str | None:
         """The model the server named in its last reply to a request for `model`."""

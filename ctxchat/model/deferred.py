@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ctxchat.model.backend import ModelBackend, ModelListing, ServerInfo, StreamChunk
+from ctxchat.model.rendering import Rendering
 from ctxchat.model.request import ChatRequest
 
 if TYPE_CHECKING:
@@ -89,6 +90,15 @@ class DeferredBackend(ModelBackend):
 
     async def count_tokens(self, text: str) -> int | None:
         return await (await self.real()).count_tokens(text)
+
+    @property
+    def renders(self) -> bool:
+        return self._real is None or self._real.renders
+
+    async def render_prompt(
+        self, messages: Sequence[Mapping[str, str]], *, model: str
+    ) -> Rendering:
+        return await (await self.real()).render_prompt(messages, model=model)
 
     def served_model(self, model: str) -> str | None:
         return self._real.served_model(model) if self._real is not None else None

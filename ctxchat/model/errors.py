@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from email.utils import parsedate_to_datetime
 from enum import StrEnum
 
-from ctxchat.redaction import REDACTED, redact
+from ctxchat.redaction import REDACTED, redact, shown_url
 
 __all__ = [
     "REDACTED",
@@ -72,7 +72,9 @@ class ProviderError(Exception):
     `partial_text` is the reply text received before the failure (kept by the caller, marked
     interrupted); `available_models` lists what the server offers when the model was refused;
     `retry_after` is the server's requested wait in seconds; `context_window` is the window the
-    server revealed in an overflow error; `detail` is the server's own wording, redacted.
+    server revealed in an overflow error, `prompt_tokens` the prompt's size as it counted it
+    (llama.cpp's `n_prompt_tokens`, llama-cpp-python's "Requested tokens (N)"); `detail` is
+    the server's own wording, redacted.
     """
 
     def __init__(
@@ -87,6 +89,7 @@ class ProviderError(Exception):
         partial_text: str = "",
         detail: str = "",
         context_window: int | None = None,
+        prompt_tokens: int | None = None,
         secrets: Iterable[str | None] = (),
     ) -> None:
         hidden = tuple(secrets)
@@ -99,6 +102,7 @@ class ProviderError(Exception):
         self.available_models = tuple(available_models)
         self.partial_text = partial_text
         self.context_window = context_window
+        self.prompt_tokens = prompt_tokens
         super().__init__(self.message)
 
     def __str__(self) -> str:
@@ -124,7 +128,7 @@ def stopped_by_user(partial_text: str) -> ProviderError:
 _FINISH_SENTENCES = {
     "length": (
         "The reply was cut off by the output limit (max tokens). "
-        "Raise the output reserve, or ask the model to continue."
+        "Raise output_reserve in the [context] config table."
     ),
     "content_filter": "The server's content filter stopped the reply.",
 }
@@ -153,6 +157,11 @@ _UNKNOWN_MODEL = re.compile(
     r"model\b.{0,120}?(not found|does not exist|doesn't exist|unknown|not loaded|invalid)"
     r"|(unknown|invalid|no such) model",
     re.IGNORECASE | re.DOTALL,
+)
+_PROMPT_PATTERNS = (
+    re.compile(r"messages resulted in (\d+) tokens", re.IGNORECASE),
+    re.compile(r"requested tokens \((\d+)\)", re.IGNORECASE),
+    re.compile(r"request \((\d+) tokens?\) exceeds", re.IGNORECASE),
 )
 _WINDOW_PATTERNS = (
     re.compile(r"maximum context length is (\d+)", re.IGNORECASE),
@@ -201,7 +210,7 @@ def _is_overflow(body: object, detail: str) -> bool:
     return bool(_codes(body) & _OVERFLOW_CODES) or bool(_OVERFLOW.search(detail))
 
 
-OVERFLOW_ACTION = "Summarize older turns or lower the context window setting, then retry."
+OVERFLOW_ACTION = "Set context_window in the profile to the server's window, then retry."
 
 
 def overflow_message(window: int | None) -> str:
@@ -219,6 +228,22 @@ def window_from_error(body: object) -> int | None:
                 return n_ctx
     detail = server_detail(body)
     for pattern in _WINDOW_PATTERNS:
+        match = pattern.search(detail)
+        if match:
+            return int(match.group(1))
+    return None
+
+
+def prompt_tokens_from_error(body: object) -> int | None:
+    """The prompt's size as the server counted it, when its overflow error says
+    (llama.cpp's `n_prompt_tokens`, or the wording)."""
+    for part in (body, body.get("error") if isinstance(body, Mapping) else None):
+        if isinstance(part, Mapping):
+            count = part.get("n_prompt_tokens")
+            if isinstance(count, int) and not isinstance(count, bool) and count > 0:
+                return count
+    detail = server_detail(body)
+    for pattern in _PROMPT_PATTERNS:
         match = pattern.search(detail)
         if match:
             return int(match.group(1))
@@ -319,7 +344,9 @@ def status_error(
             else "Check the model name against the server's model list."
         )
     elif kind is ErrorKind.NOT_FOUND:
-        message = f"There is no OpenAI-compatible API at {base_url} ({status} Not Found)."
+        message = (
+            f"There is no OpenAI-compatible API at {shown_url(base_url)} ({status} Not Found)."
+        )
         action = "Check the base URL; OpenAI-compatible servers usually answer under /v1."
     elif kind is ErrorKind.RATE_LIMIT:
         if "insufficient_quota" in _codes(body):
@@ -356,6 +383,9 @@ def status_error(
         partial_text=partial_text,
         detail=detail,
         context_window=window,
+        prompt_tokens=prompt_tokens_from_error(body)
+        if kind is ErrorKind.CONTEXT_OVERFLOW
+        else None,
         secrets=secrets,
     )
 
@@ -368,10 +398,11 @@ def connection_error(
     secrets: Iterable[str | None] = (),
 ) -> ProviderError:
     """The server cannot be reached (down, wrong address, or no answer to the connection)."""
+    where = shown_url(base_url)
     message = (
-        f"The model server at {base_url} did not answer within {_seconds(timeout)}."
+        f"The model server at {where} did not answer within {_seconds(timeout)}."
         if timeout is not None
-        else f"Could not connect to the model server at {base_url}."
+        else f"Could not connect to the model server at {where}."
     )
     action = "Check that the server is running and that the base URL is right."
     if timeout is not None:
@@ -411,13 +442,10 @@ def stalled_error(seconds: float, partial_text: str, *, started: bool) -> Provid
             f"The server sent nothing for {_seconds(seconds)}, so the reply was stopped; "
             "the part received so far was kept."
         )
-        action = "Retry; if the server is busy, raise chunk_timeout in the [model] config table."
+        action = "Raise chunk_timeout in the [model] config table."
     else:
         message = f"The server did not start replying within {_seconds(seconds)}."
-        action = (
-            "Retry; a long prompt on a slow machine may need a larger first_chunk_timeout "
-            "in the [model] config table."
-        )
+        action = "Raise first_chunk_timeout in the [model] config table."
     return ProviderError(ErrorKind.STALLED, message, action, partial_text=partial_text)
 
 
@@ -452,7 +480,7 @@ def empty_text_error(finish_reason: str) -> ProviderError:
         ErrorKind.BAD_RESPONSE,
         f"The model returned an empty reply (it finished with {finish_reason!r} before "
         "writing anything).",
-        "Retry; if it keeps happening, try another model.",
+        "Retry with another model (F4, or --model).",
     )
 
 

@@ -50,6 +50,8 @@ from ctxchat.model.probes.registry import detect
 from ctxchat.model.probes.template import calibrate_template
 from ctxchat.model.probes.tokenizers import LLAMA_CPP_PYTHON as LLAMA_CPP_PYTHON_TOKENIZER
 from ctxchat.model.probes.tokenizers import TokenizerEndpoint, find_tokenizer
+from ctxchat.model.rendering import HOSTED as HOSTED_RENDERING
+from ctxchat.model.rendering import NotRendered, Rendering, render_messages
 from ctxchat.model.request import ChatRequest, request_headers
 from ctxchat.model.sse import event_data
 from ctxchat.redaction import header_secrets
@@ -133,6 +135,7 @@ class OpenAIBackend(ModelBackend):
         self._tokenizer: TokenizerEndpoint | None = None
         self._tokenizer_known = False
         self._tokenizer_lock = asyncio.Lock()
+        self._no_renderer: NotRendered | None = None
 
     async def __aenter__(self) -> Self:
         return self
@@ -420,7 +423,14 @@ class OpenAIBackend(ModelBackend):
         if tokenizer is None:
             return None
         if model not in self._templates:
-            cost = await calibrate_template(ask, model, tokenizer)
+            # The calibration is the model answering: counting waits for it as it waits for
+            # a reply, since llama-cpp-python drops a request another one interrupts.
+            self._streams_open += 1
+            self._quiet().clear()
+            try:
+                cost = await calibrate_template(ask, model, tokenizer)
+            finally:
+                self._stream_closed()
             if cost is None:
                 return None  # asked again next time: the server may have been busy
             self._templates[model] = cost
@@ -453,6 +463,22 @@ class OpenAIBackend(ModelBackend):
         )
         return endpoint.count_of(answer)
 
+    @property
+    def renders(self) -> bool:
+        return not self._is_hosted() and self._no_renderer is None
+
+    async def render_prompt(
+        self, messages: Sequence[Mapping[str, str]], *, model: str
+    ) -> Rendering:
+        if self._is_hosted():
+            return HOSTED_RENDERING
+        if self._no_renderer is not None:
+            return self._no_renderer
+        rendering = await render_messages(self._side_requests(), messages, model)
+        if isinstance(rendering, NotRendered) and rendering.lasting:
+            self._no_renderer = rendering  # a server without the endpoint is not asked again
+        return rendering
+
     def _side_requests(self) -> SideRequests:
         return SideRequests(
             self._probe,
@@ -460,6 +486,7 @@ class OpenAIBackend(ModelBackend):
             base_url=self.base_url,
             local=not self._is_hosted(),
             slow_timeout=self._window_probe_timeout,
+            reading_timeout=self._first_chunk_timeout,
         )
 
     async def _tokenizer_endpoint(self, ask: SideRequests, model: str) -> TokenizerEndpoint | None:

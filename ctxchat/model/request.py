@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from ctxchat.redaction import mask_secret, masked_headers
+from ctxchat.redaction import mask_secret, masked_headers, shown_url
 
 __all__ = ["ChatRequest", "build_chat_request", "max_tokens_field", "request_headers"]
 
@@ -51,8 +51,13 @@ class ChatRequest:
         return shown
 
     def shown(self) -> dict[str, Any]:
-        """The request as every surface shows it (inspector, `context --json`, stored plan)."""
-        return {"url": self.url, "headers": self.shown_headers(), "body": dict(self.body)}
+        """The request as every surface shows it (inspector, `context --json`, stored plan):
+        secrets masked, in the headers and in the URL."""
+        return {
+            "url": shown_url(self.url),
+            "headers": self.shown_headers(),
+            "body": dict(self.body),
+        }
 
 
 def build_chat_request(

@@ -11,7 +11,7 @@ from ctxchat.store.records import Conversation, ConversationInfo
 
 _COLUMNS = (
     "id, title, model, profile, active_summary_id, created_at, updated_at, "
-    "chosen_profile, chosen_model"
+    "chosen_profile, chosen_model, origin, origin_id"
 )
 
 
@@ -64,7 +64,7 @@ class ConversationStore(Database):
             rows = conn.execute(
                 """
                 SELECT c.id, c.title, c.created_at, c.updated_at,
-                       count(m.id), coalesce(sum(m.tokens), 0)
+                       count(m.id), coalesce(sum(m.tokens), 0), c.origin, c.origin_id
                 FROM conversations c LEFT JOIN messages m ON m.conversation_id = c.id
                 WHERE ?1 IS NULL
                    OR instr(ctx_fold(c.title), ?1) > 0
@@ -101,14 +101,23 @@ class ConversationStore(Database):
             )
             return self._get_conversation(conn, conversation_id)
 
-    def delete_conversation(self, conversation_id: int) -> None:
-        """Delete a conversation with its messages, summaries, plans and its own memory.
+    def delete_conversation(self, conversation_id: int, *, with_memory: bool = False) -> None:
+        """Delete a conversation with its messages, summaries and plans.
 
-        Deleted text is zeroed in the file (secure_delete), the freed pages are given back
-        and the write-ahead log is emptied, so the text is not left on disk.
+        Its own memory entries are kept, as global entries left out of every request until
+        the user includes them, marked with the conversation's title (`kept_from`); with
+        `with_memory` they are deleted too. Deleted text is zeroed in the file
+        (secure_delete), the freed pages are given back and the write-ahead log is emptied,
+        so the text is not left on disk.
         """
         with self.transaction() as conn:
-            self._require_conversation(conn, conversation_id)
+            name = self._get_conversation(conn, conversation_id).name
+            if not with_memory:
+                conn.execute(
+                    "UPDATE memory SET conversation_id = NULL, enabled = 0, kept_from = ?, "
+                    "updated_at = ? WHERE conversation_id = ?",
+                    (name, self.now(), conversation_id),
+                )
             # Break the conversation ↔ summary cycle before the cascades run.
             conn.execute(
                 "UPDATE conversations SET active_summary_id = NULL WHERE id = ?",

@@ -6,6 +6,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ctxchat.core.details import DetailKind
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.memory import MemoryKind
 from ctxchat.core.plan import ContextPlan
@@ -68,6 +69,23 @@ def _tags(value: Any) -> str | None:
     return None
 
 
+def _lost(value: Any) -> str | None:
+    """A summary's loss report: a list of {text, kind, message_id, context}."""
+    expected = "expected a list of {text, kind, message_id}"
+    if not isinstance(value, list):
+        return expected
+    for item in value:
+        if (
+            not isinstance(item, dict)
+            or _text(item.get("text"))
+            or _one_of(*DetailKind)(item.get("kind"))
+            or _ID(item.get("message_id"))
+            or _text(item.get("context", ""))
+        ):
+            return expected
+    return None
+
+
 def _or_none(check: Check) -> Check:
     def maybe(value: Any) -> str | None:
         problem = None if value is None else check(value)
@@ -123,6 +141,11 @@ _SUMMARY: dict[str, Check] = {
     "edited": _flag,
     "note": _text,
     "created_at": _timestamp,
+}
+_SUMMARY_OPTIONAL: dict[str, Check] = {
+    "cut": _flag,
+    "reviewed": _flag,
+    "lost": _lost,
 }
 _MEMORY: dict[str, Check] = {
     "id": _ID,
@@ -199,7 +222,7 @@ def export_problems(data: Mapping[str, Any]) -> list[str]:
         data.get("conversation"), "conversation", _CONVERSATION, problems, _CONVERSATION_OPTIONAL
     )
     _records(data, "messages", _MESSAGE, problems, _MESSAGE_OPTIONAL)
-    _records(data, "summaries", _SUMMARY, problems)
+    _records(data, "summaries", _SUMMARY, problems, _SUMMARY_OPTIONAL)
     _plans(data, problems)
     _records(data, "memory", _MEMORY, problems)
     _records(data, "global_memory", _MEMORY, problems)

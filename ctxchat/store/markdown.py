@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 from ctxchat.store.records import conversation_name
 
 _ROLE_HEADINGS = {"user": "User", "assistant": "Assistant", "system": "System", "tool": "Tool"}
+# A message's own headings go this many levels below its role's (`## User`).
+NESTED_LEVELS = 2
+_ATX = re.compile(r"^( {0,3})(#{1,6})(?=[ \t]|$)")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 
 
 def _when(timestamp: float) -> str:
@@ -39,7 +45,7 @@ def conversation_markdown(export: dict[str, Any]) -> str:
         heading = _ROLE_HEADINGS.get(message["role"], message["role"].title())
         lines += [f"## {heading}", ""]
         if message["content"]:
-            lines += [message["content"].rstrip("\n"), ""]
+            lines += [nested(message["content"].rstrip("\n")), ""]
         if message["status"] == "interrupted":
             lines += ["> *Interrupted: the reply was cut off here.*", ""]
         elif message["status"] == "failed":
@@ -68,6 +74,36 @@ def conversation_markdown(export: dict[str, Any]) -> str:
                 lines += [f"*{summary['note']}*", ""]
             lines += [summary["text"].rstrip("\n"), ""]
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def nested(text: str, levels: int = NESTED_LEVELS) -> str:
+    """`text` (Markdown) with its headings `levels` deeper (at most level 6), so a
+    message's `## Step 1` sits under its role's `## User` instead of beside it. Code blocks
+    are left as they are; underlined (setext) headings become `#` headings."""
+    out: list[str] = []
+    fence: str | None = None
+    for line in text.split("\n"):
+        opened = _FENCE.match(line)
+        if fence is not None:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = None
+            out.append(line)
+            continue
+        if opened:
+            fence = opened.group(1)
+            out.append(line)
+            continue
+        underline = _SETEXT.match(line)
+        if underline and out and out[-1].strip() and not _ATX.match(out[-1]):
+            level = 1 if underline.group(1)[0] == "=" else 2
+            out[-1] = "#" * min(6, level + levels) + " " + out[-1].strip()
+            continue
+        heading = _ATX.match(line)
+        if heading:
+            indent, hashes = heading.group(1), heading.group(2)
+            line = indent + "#" * min(6, len(hashes) + levels) + line[heading.end() :]
+        out.append(line)
+    return "\n".join(out)
 
 
 def export_text(export: dict[str, Any], *, markdown: bool) -> str:

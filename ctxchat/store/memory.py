@@ -15,7 +15,7 @@ from ctxchat.store.records import storable
 
 _COLUMNS = (
     "id, kind, text, key, pinned, importance, conversation_id, source, enabled, created_at, "
-    "updated_at, tags, superseded_by, superseded_at, turn"
+    "updated_at, tags, superseded_by, superseded_at, turn, kept_from"
 )
 
 
@@ -45,6 +45,7 @@ def _entry(row: Any) -> MemoryEntry:
         superseded_by=row[12],
         superseded_at=row[13],
         turn=row[14],
+        kept_from=row[15],
     )
 
 
@@ -279,6 +280,16 @@ class MemoryStore(ConversationStore):
                     "WHERE conversation_id IS NULL OR conversation_id = ? ORDER BY id",
                     (conversation_id,),
                 ).fetchall()
+        return [_entry(row) for row in rows]
+
+    def conversation_memory(self, conversation_id: int) -> list[MemoryEntry]:
+        """The entries scoped to `conversation_id` alone (what deleting it with its memory
+        deletes), oldest first."""
+        with self.reading() as conn:
+            rows = conn.execute(
+                f"SELECT {_COLUMNS} FROM memory WHERE conversation_id = ? ORDER BY id",
+                (conversation_id,),
+            ).fetchall()
         return [_entry(row) for row in rows]
 
     def _get_memory(self, conn: sqlite3.Connection, memory_id: int) -> MemoryEntry:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ctxchat.core.plan import ContextPlan
+from ctxchat.redaction import shown_url
 
 # First byte of a packed plan: which encoding (and which dictionary) it uses.
 CODEC_V1 = 1
@@ -116,6 +117,9 @@ def rebuild(packed: PackedPlan, texts: Mapping[int, str]) -> ContextPlan:
     ]
     data["messages"] = messages
     request = data.get("request")
+    if request is not None and isinstance(request.get("url"), str):
+        # Plans stored before the URL was masked may hold a password in it.
+        request = data["request"] = {**request, "url": shown_url(request["url"])}
     if request is not None and request["body"].get("messages", ()) is None:
         sent = [{"role": m["role"], "content": m["content"]} for m in messages]
         data["request"] = {**request, "body": {**request["body"], "messages": sent}}

@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from ctxchat.core.history import HistoryMessage, MessageStatus, SummaryState
 from ctxchat.core.summary import SummaryStrategy
+from ctxchat.core.summary_loss import LostDetail
 
 ROLES = ("system", "user", "assistant", "tool")
 
@@ -35,6 +36,11 @@ class Conversation:
     updated_at: float
     chosen_profile: str | None = None
     chosen_model: str | None = None
+    origin: str | None = None
+    """The tool an imported conversation came from (`chatgpt`, `claude`, `llm`,
+    `open-webui`); None for one made in ctxchat."""
+    origin_id: str | None = None
+    """The conversation's id in that tool."""
 
     @property
     def name(self) -> str:
@@ -51,6 +57,9 @@ class ConversationInfo:
     updated_at: float
     message_count: int
     tokens: int
+    origin: str | None = None
+    """The tool it was imported from (see `Conversation.origin`)."""
+    origin_id: str | None = None
 
     @property
     def name(self) -> str:
@@ -158,6 +167,17 @@ class SummaryVersion:
     edited: bool
     note: str
     created_at: float
+    cut: bool = False
+    """The model's reply was cut at the summary's limit: kept up to its last whole sentence."""
+    lost: tuple[LostDetail, ...] = ()
+    """What the folded turns held that this text does not (see `core/summary_loss.py`)."""
+    reviewed: bool = False
+    """The user looked at what it lost and kept it."""
+
+    @property
+    def flagged(self) -> bool:
+        """It lost something, and the user has not reviewed it yet."""
+        return bool(self.lost) and not self.reviewed
 
     def state(self) -> SummaryState:
         """The summary as the context engine uses it."""

@@ -282,6 +282,45 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE conversations ADD COLUMN chosen_profile TEXT",
         "ALTER TABLE conversations ADD COLUMN chosen_model TEXT",
     ),
+    # 11: memory entries kept when their conversation was deleted: global from then on, left
+    # out of requests until the user includes them; `kept_from` is that conversation's title.
+    ("ALTER TABLE memory ADD COLUMN kept_from TEXT",),
+    # 12: where an imported conversation came from: the tool whose history it was (`origin`:
+    # chatgpt, claude, llm, open-webui) and its id there (`origin_id`). Importing the same
+    # history again finds it by the pair and adds nothing. NULL: made in ctxchat.
+    (
+        "ALTER TABLE conversations ADD COLUMN origin TEXT",
+        "ALTER TABLE conversations ADD COLUMN origin_id TEXT",
+        "CREATE UNIQUE INDEX conversations_by_origin ON conversations(origin, origin_id) "
+        "WHERE origin_id IS NOT NULL",
+    ),
+    # 13: a summary version says whether the model's reply was cut at its limit, what the
+    # folded turns held that it does not (a JSON list of {text, kind, message_id, context}),
+    # and whether the user reviewed that. And the summaries being made, one row per
+    # conversation, so another process sees one running and does not fold the same turns.
+    (
+        "ALTER TABLE summaries ADD COLUMN cut INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE summaries ADD COLUMN lost TEXT NOT NULL DEFAULT '[]'",
+        "ALTER TABLE summaries ADD COLUMN reviewed INTEGER NOT NULL DEFAULT 0",
+        """
+        CREATE TABLE summary_jobs (
+            conversation_id INTEGER PRIMARY KEY
+                REFERENCES conversations(id) ON DELETE CASCADE,
+            job TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            owner TEXT NOT NULL,
+            first_message_id INTEGER,
+            last_message_id INTEGER,
+            messages INTEGER NOT NULL DEFAULT 0,
+            step INTEGER NOT NULL DEFAULT 0,
+            steps INTEGER NOT NULL DEFAULT 1,
+            started_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            state TEXT NOT NULL,
+            error TEXT
+        )
+        """,
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

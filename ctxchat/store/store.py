@@ -6,13 +6,18 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from ctxchat.store.branches import BranchStore
 from ctxchat.store.connection import connect
 from ctxchat.store.counts import CountStore
+from ctxchat.store.history_import import HistoryImportStore
 from ctxchat.store.search import SearchStore
 from ctxchat.store.server_counts import ServerCountStore
+from ctxchat.store.summary_jobs import SummaryJobStore
 
 
-class Store(SearchStore, CountStore, ServerCountStore):
+class Store(
+    SearchStore, BranchStore, CountStore, ServerCountStore, HistoryImportStore, SummaryJobStore
+):
     """ctxchat's database: conversations, messages, memory, summaries and reply plans.
 
     Open it with `Store.open(path)`; use it as a context manager or `close()` it. Every

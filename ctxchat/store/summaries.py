@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from collections.abc import Sequence
 from typing import Any
 
 from ctxchat.core.summary import SummaryStrategy
+from ctxchat.core.summary_loss import LostDetail
 from ctxchat.store.conversations import ConversationStore
-from ctxchat.store.errors import InvalidValue, NotFound
+from ctxchat.store.errors import InvalidValue, NotFound, StoreError
+from ctxchat.store.memory import UNSET, Unset
 from ctxchat.store.records import SummaryVersion
 
 _COLUMNS = (
     "id, conversation_id, version, text, first_message_id, last_message_id, strategy, model, "
-    "tokens, edited, note, created_at"
+    "tokens, edited, note, created_at, cut, lost, reviewed"
 )
 
 
@@ -20,7 +24,26 @@ def _summary(row: Any) -> SummaryVersion:
     values = list(row)
     values[6] = SummaryStrategy(values[6])
     values[9] = bool(values[9])
+    values[12] = bool(values[12])
+    values[13] = lost_from_json(values[13])
+    values[14] = bool(values[14])
     return SummaryVersion(*values)
+
+
+def lost_to_json(lost: Sequence[LostDetail]) -> str:
+    return json.dumps([item.to_dict() for item in lost], ensure_ascii=False)
+
+
+def lost_from_json(text: str) -> tuple[LostDetail, ...]:
+    try:
+        return tuple(LostDetail.from_dict(item) for item in json.loads(text or "[]"))
+    except (ValueError, TypeError, KeyError):
+        return ()  # a damaged report is no report: the summary itself stands
+
+
+class SummaryChanged(StoreError):
+    """Another version came into force while this one was being made (by another process, or
+    a rollback): storing it would fold the same turns twice."""
 
 
 class SummaryStore(ConversationStore):
@@ -38,8 +61,15 @@ class SummaryStore(ConversationStore):
         tokens: int,
         edited: bool = False,
         note: str = "",
+        cut: bool = False,
+        lost: Sequence[LostDetail] = (),
+        in_force: int | Unset | None = UNSET,
     ) -> SummaryVersion:
-        """Store the next version (previous highest + 1) and put it in force."""
+        """Store the next version (previous highest + 1) and put it in force.
+
+        `in_force` is the id of the version the new one was made from (None: no summary):
+        if another is in force by now, nothing is stored and SummaryChanged is raised.
+        """
         try:
             strategy = SummaryStrategy(strategy)
         except ValueError:
@@ -51,7 +81,12 @@ class SummaryStore(ConversationStore):
                 "the first comes after the last."
             )
         with self.transaction() as conn:
-            self._require_conversation(conn, conversation_id)
+            conversation = self._get_conversation(conn, conversation_id)
+            if not isinstance(in_force, Unset) and conversation.active_summary_id != in_force:
+                raise SummaryChanged(
+                    "The summary changed while this one was being made (another process "
+                    "summarized, or a version was rolled back); summarize again."
+                )
             for message_id in (first_message_id, last_message_id):
                 if not conn.execute(
                     "SELECT 1 FROM messages WHERE id = ? AND conversation_id = ?",
@@ -78,6 +113,8 @@ class SummaryStore(ConversationStore):
                 edited,
                 note,
                 now,
+                cut=cut,
+                lost=lost,
             )
             conn.execute(
                 "UPDATE conversations SET active_summary_id = ?, updated_at = ? WHERE id = ?",
@@ -99,12 +136,16 @@ class SummaryStore(ConversationStore):
         edited: bool,
         note: str,
         created_at: float,
+        *,
+        cut: bool = False,
+        lost: Sequence[LostDetail] = (),
+        reviewed: bool = False,
     ) -> int:
         """Insert one summary row as given (no checks: the callers made them); its id."""
         cursor = conn.execute(
             "INSERT INTO summaries (conversation_id, version, text, first_message_id, "
-            "last_message_id, strategy, model, tokens, edited, note, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "last_message_id, strategy, model, tokens, edited, note, created_at, cut, lost, "
+            "reviewed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 conversation_id,
                 version,
@@ -117,6 +158,9 @@ class SummaryStore(ConversationStore):
                 int(edited),
                 note,
                 created_at,
+                int(cut),
+                lost_to_json(lost),
+                int(reviewed),
             ),
         )
         assert cursor.lastrowid is not None
@@ -157,6 +201,13 @@ class SummaryStore(ConversationStore):
                 "UPDATE conversations SET active_summary_id = ?, updated_at = ? WHERE id = ?",
                 (summary_id, self.now(), conversation_id),
             )
+
+    def mark_summary_reviewed(self, summary_id: int) -> SummaryVersion:
+        """The user looked at what a version lost and keeps it as it is: no longer flagged."""
+        with self.transaction() as conn:
+            self._get_summary(conn, summary_id)
+            conn.execute("UPDATE summaries SET reviewed = 1 WHERE id = ?", (summary_id,))
+            return self._get_summary(conn, summary_id)
 
     def _get_summary(self, conn: sqlite3.Connection, summary_id: int) -> SummaryVersion:
         row = conn.execute(

@@ -6,11 +6,13 @@ import bisect
 import json
 import sqlite3
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.memory import MemoryEntry
 from ctxchat.core.plan import ContextPlan
+from ctxchat.core.summary_loss import LostDetail
 from ctxchat.store.errors import StoreError
 from ctxchat.store.export_check import describe_problems, export_problems
 from ctxchat.store.memory import MemoryStore, valid_kind
@@ -90,7 +92,18 @@ def _variant_dict(variant: ReplyVariant, plan: ContextPlan | None) -> dict[str, 
 def _summary_dict(summary: SummaryVersion) -> dict[str, Any]:
     data = {name: getattr(summary, name) for name in _SUMMARY_FIELDS}
     data["strategy"] = summary.strategy.value
+    data["cut"] = summary.cut
+    data["lost"] = [item.to_dict() for item in summary.lost]
+    data["reviewed"] = summary.reviewed
     return data
+
+
+def _lost_items(summary: Mapping[str, Any], messages: IdMap) -> list[LostDetail]:
+    """A summary's loss report, its message ids renumbered (absent from older exports)."""
+    return [
+        replace(item, message_id=messages.one(item.message_id))
+        for item in map(LostDetail.from_dict, summary.get("lost", ()))
+    ]
 
 
 def _memory_dict(entry: MemoryEntry, turns_now: int) -> dict[str, Any]:
@@ -319,6 +332,9 @@ class TransferStore(ReplyStore, VariantStore, MemoryStore):
                 summary["edited"],
                 summary["note"],
                 summary["created_at"],
+                cut=bool(summary.get("cut", False)),
+                lost=_lost_items(summary, messages),
+                reviewed=bool(summary.get("reviewed", False)),
             )
             if summary["version"] == active_version:
                 conn.execute(

@@ -22,8 +22,23 @@ _VARIANT_COLUMNS = "id, reply_id, change, created_at, updated_at, " + ", ".join(
 
 # What the former reply says about itself once a variant was kept in its place.
 FORMER_REPLY = "the reply before variant {id} was kept ({change})"
-# What a regenerated reply's former answer says about itself.
+# What a replaced reply says about itself, by what replaced it.
 REGENERATED = "the reply before it was regenerated"
+RETRIED_INTERRUPTED = "the reply that was interrupted, before it was retried"
+RETRIED_FAILED = "the reply that failed, before it was retried"
+REGENERATED_CUT = "the reply cut at the output limit, before it was regenerated"
+
+
+def replaced_as(reply: StoredMessage) -> str:
+    """How a replaced reply is labelled among its successor's variants: a retry of a reply
+    that stopped or failed is not a regeneration of a complete one."""
+    if reply.status is MessageStatus.INTERRUPTED:
+        return RETRIED_INTERRUPTED
+    if reply.status is MessageStatus.FAILED:
+        return RETRIED_FAILED
+    if reply.finish_reason == "length":
+        return REGENERATED_CUT
+    return REGENERATED
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,7 +258,7 @@ class VariantStore(MessageStore):
         answers: list[tuple[str, StoredMessage | ReplyVariant, ContextPlan | None]] = []
         for old in former:
             if old.reply.content.strip() or old.reply.reasoning.strip():
-                answers.append((REGENERATED, old.reply, old.plan))
+                answers.append((replaced_as(old.reply), old.reply, old.plan))
             answers.extend((variant.change, variant, plan) for variant, plan in old.variants)
         answers.sort(key=lambda answer: answer[1].created_at)  # listed in the order written
         kept: list[ReplyVariant] = []

@@ -35,6 +35,14 @@ HOSTILE_SAMPLES: dict[str, str] = {
 
 HOSTILE_TEXT = " ".join(f"<{name}>{raw}" for name, raw in HOSTILE_SAMPLES.items())
 
+# One model id per sample, as a server's `/v1/models` may list them (`<osc52>…model`).
+HOSTILE_MODEL_IDS = [f"<{name}>{raw}model" for name, raw in HOSTILE_SAMPLES.items()]
+
+# A file name (no "/", no NUL, under 255 bytes) carrying a sample of each kind.
+HOSTILE_FILE_NAME = "".join(
+    f"<{name}>{HOSTILE_SAMPLES[name]}" for name in ("osc0", "clear", "c1csi", "rlo", "bel")
+)
+
 
 def leaked(output: bytes) -> list[str]:
     """The samples whose raw bytes appear in `output` (as written to a terminal)."""

@@ -365,12 +365,29 @@ ACTIONS: tuple[Action, ...] = (
         help="Export the highlighted conversation as Markdown or JSON",
     ),
     Action(
+        "conversations.import",
+        "ConversationSwitcher",
+        "import",
+        keys="ctrl+o",
+        label="Import",
+        help="Import conversations: ChatGPT's, Claude.ai's, llm's, Open WebUI's or ctxchat's",
+    ),
+    Action(
         "conversations.search",
         "ConversationSwitcher",
         "search",
         keys="ctrl+f",
         label="Search",
         help="Type to find conversations by title or by what their messages say",
+    ),
+    # --- DeleteConversationScreen ---
+    Action(
+        "delete_conversation.cancel",
+        "DeleteConversationScreen",
+        "cancel",
+        keys="escape",
+        label="Cancel",
+        help="Keep it",
     ),
     # --- EditMessageScreen ---
     Action(
@@ -477,6 +494,15 @@ ACTIONS: tuple[Action, ...] = (
         label="Cancel",
         help="Close and store nothing",
     ),
+    # --- ImportHistoryScreen ---
+    Action(
+        "import.cancel",
+        "ImportHistoryScreen",
+        "cancel",
+        keys="escape",
+        label="Cancel",
+        help="Import nothing",
+    ),
     # --- RequestInspector ---
     Action(
         "inspector.close",
@@ -522,6 +548,14 @@ ACTIONS: tuple[Action, ...] = (
         keys="ctrl+d",
         label="Diff",
         help="Show what changed since the previous request",
+    ),
+    Action(
+        "inspector.rendered",
+        "RequestInspector",
+        "show('rendered')",
+        keys="ctrl+r",
+        label="Rendered",
+        help="Show the prompt as the server's chat template renders it, and its tokens",
     ),
     Action(
         "inspector.next",

@@ -70,6 +70,7 @@ ContextChanged = (
     | SummaryFlow.Changed
     | Embedder.Ready
     | ModelFlow.Switched
+    | ConversationDialogs.Deleted
 )
 """What a part says when the next request of a conversation may have changed."""
 
@@ -409,6 +410,7 @@ class ConversationScreen(Screen[None]):
     @on(SummaryFlow.Changed)
     @on(Embedder.Ready)
     @on(ModelFlow.Switched)  # the titles with the plan
+    @on(ConversationDialogs.Deleted)
     def _context_changed(self, event: ContextChanged) -> None:
         if self.shows(event.session):
             self.refresh_plan()

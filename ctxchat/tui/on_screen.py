@@ -6,9 +6,10 @@ import dataclasses
 from dataclasses import dataclass
 
 from ctxchat.chat.session import ChatSession
+from ctxchat.chat.session_factory import given_server
 from ctxchat.core.history import MessageStatus
 from ctxchat.store import StoredMessage
-from ctxchat.tui.text import model_name
+from ctxchat.tui.text import model_name, shown_server
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,13 +86,17 @@ class OnScreen:
         return self.session.conversation_id == session.conversation_id
 
     def titles(self) -> tuple[str, str]:
-        """The header's title (the conversation's) and subtitle (profile, model, mode)."""
+        """The header's title (the conversation's) and subtitle (profile, model, the server
+        when the command line gave it, mode)."""
         session = self.session
         title = "new conversation"
         if session.conversation_id is not None:
             title = session.store.get_conversation(session.conversation_id).name
         model = model_name(session.model)
-        return title, f"{session.profile.name} · {model} · mode: {session.mode.value}"
+        # A server given on the command line is named: the one the messages go to.
+        server = given_server(session)
+        at = f" at {shown_server(server)}" if server else ""
+        return title, f"{session.profile.name} · {model}{at} · mode: {session.mode.value}"
 
     def status_line(self, writing: bool) -> str:
         """The line under the conversation: who is writing while its reply streams

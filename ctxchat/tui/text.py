@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from pathlib import PurePosixPath, PureWindowsPath
+from urllib.parse import urlsplit
 
 from rich.text import Text
 from textual.content import Content
 
 from ctxchat.safe_text import clean
 
-__all__ = ["clean", "content", "model_name", "plain", "signed", "tokens"]
+__all__ = ["clean", "content", "model_name", "plain", "shown_server", "signed", "tokens"]
 
 
 def plain(text: str, style: str = "") -> Text:
@@ -48,3 +49,17 @@ def model_name(model: str) -> str:
     if len(model) > 2 and model[1:3] == ":\\":  # C:\models\…
         return PureWindowsPath(model).name or model
     return model
+
+
+def shown_server(base_url: str) -> str:
+    """A server as the header names it: its host and port (`127.0.0.1:8765`), never the
+    credentials a URL may carry; the URL as given when it has no host."""
+    try:
+        parts = urlsplit(base_url)
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        return base_url
+    if not host:
+        return base_url
+    host = f"[{host}]" if ":" in host else host
+    return f"{host}:{port}" if port else host

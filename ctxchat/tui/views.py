@@ -63,6 +63,8 @@ class ConversationRowView:
     updated_at: float
     message_count: int
     tokens: int
+    origin: str = ""
+    """The tool it was imported from, as shown (`ChatGPT`); "" when made here."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -78,7 +78,11 @@ async def test_the_cli_and_the_tui_plan_a_conversation_alike(tmp_path: Path, cli
 
         probes = len(server.other_requests)
         cli_plan = await run("context", "--json", "--message", DRAFT)
-        assert len(server.other_requests) == probes  # the cached facts answered
+        # The cached facts answered: the server is only asked to render the request and to
+        # count its messages (finding its tokenize endpoint first).
+        asked = {request.path for request in server.other_requests[probes:]}
+        assert asked == {"/apply-template", "/tokenize", "/extras/tokenize/count"}
+        assert cli_plan.pop("rendered")["tokens"] > 0
         assert cli_plan.pop("conversation_id") == conversation
         assert cli_plan.pop("window_source") == "server"
         assert cli_plan.pop("server") == {

@@ -17,8 +17,8 @@ from ctxchat.core.history import MessageStatus
 from ctxchat.store import NotFound
 from ctxchat.testing.server import Fault, ScriptedModelServer
 from ctxchat.tui.app import CtxChatApp
-from ctxchat.tui.screens.confirm import ConfirmScreen
 from ctxchat.tui.screens.conversations import ConversationSwitcher
+from ctxchat.tui.screens.delete_conversation import DeleteConversationScreen
 from ctxchat.tui.screens.edit_message import EditMessageScreen
 from ctxchat.tui.screens.export_format import ExportFormatScreen
 from ctxchat.tui.screens.rename import RenameScreen
@@ -127,7 +127,7 @@ async def test_delete_asks_then_removes_everything(make_app: MakeApp) -> None:
         await open_switcher(app, pilot, highlight=second)
         await pilot.press("delete")
         confirm = app.screen
-        assert isinstance(confirm, ConfirmScreen)
+        assert isinstance(confirm, DeleteConversationScreen)
         await pilot.press("enter")  # Cancel has the focus: a stray enter deletes nothing
         await settle(pilot)
         assert store.count_messages(second) == 2

@@ -70,7 +70,7 @@ CASES = [
         Fault.CONTEXT_LENGTH_EXCEEDED,
         {"n_ctx": 4096},
         "The conversation is longer than the model's context window (4096 tokens).",
-        "Summarize older turns or lower the context window setting, then retry.",
+        "Set context_window in the profile to the server's window, then retry.",
         ("", MessageStatus.FAILED),
         id="context-overflow",
     ),

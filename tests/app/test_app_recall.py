@@ -103,5 +103,8 @@ async def test_recall_by_meaning_starts_before_a_long_history_is_embedded(
         assert recalled()[f"message:{answer.id}"].startswith("similar in meaning (cosine ")
         from ctxchat.embeddings import MiniLMEncoder
 
-        # Older messages still wait for their vectors.
+        # Older messages still wait for their vectors, and the plan says how many.
         assert store.messages_to_embed(conversation, MiniLMEncoder.model_name, limit=1)
+        plan = app.query_one(ContextPanels).plan
+        assert plan is not None
+        assert any(" are not embedded yet." in warning for warning in plan.warnings)

@@ -38,7 +38,7 @@ async def test_the_panel_shows_the_probed_window_and_the_servers_count(
         await typed(pilot, "Hello there")
         await pilot.press("enter")
         await settle(pilot)
-        await app.conversation_screen.session.counted_with_server()
+        await app.conversation_screen.session.server.counted()
         await typed(pilot, "And")  # typing draws the plan again: the draft is not counted
         await settle(pilot)
         typing = str(app.query_one(BudgetBar).render())

@@ -58,9 +58,10 @@ async def backend(server: ScriptedModelServer) -> AsyncIterator[OpenAIBackend]:
     await client.aclose()
 
 
-@pytest.fixture
-def session(store: Store, server: ScriptedModelServer, backend: OpenAIBackend) -> ChatSession:
-    settings = make_settings(server)
+def open_chat(
+    store: Store, settings: Settings, backend: OpenAIBackend, *, window: int = 8_000
+) -> ChatSession:
+    """A session on a new conversation, with a configured window."""
     conversation = store.create_conversation("Test")
     return ChatSession(
         store,
@@ -68,6 +69,11 @@ def session(store: Store, server: ScriptedModelServer, backend: OpenAIBackend) -
         settings.profile(),
         conversation.id,
         backend=backend,
-        window=WindowInfo(8_000, "config"),
+        window=WindowInfo(window, "config"),
         secrets=[API_KEY],
     )
+
+
+@pytest.fixture
+def session(store: Store, server: ScriptedModelServer, backend: OpenAIBackend) -> ChatSession:
+    return open_chat(store, make_settings(server), backend)

@@ -16,6 +16,7 @@ from ctxchat.chat.extractor import (
 from ctxchat.chat.session import ChatSession
 from ctxchat.core.memory import MemoryKind
 from ctxchat.testing.server import Fault, ScriptedModelServer
+from ctxchat.testing.server.script import Reply
 
 
 async def test_good_output_becomes_proposals_and_nothing_is_stored(
@@ -116,3 +117,52 @@ def test_apply_accept_update_reject(session: ChatSession) -> None:
     current = sorted(e.text for e in session.memory() if not e.superseded)
     assert current == ["Port 5432.", "The cache is cold at start.", "Uses SQLite."]
     assert session.store.get_memory(old.id).superseded_by == written[1].id
+
+
+async def test_a_cut_reply_offers_its_complete_entries_and_says_it_was_cut(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    said = session.add_user_message("We deploy on Fridays, from the eu-west-1 region.")
+    whole = {"kind": "fact", "text": "Deploys happen on Fridays.", "importance": 6}
+    server.script(
+        Reply(
+            json.dumps([{**whole, "message_id": said.id}])[:-1]
+            + ', {"kind": "fact", "text": "The region is eu-w',
+            finish_reason="length",
+        )
+    )
+    result = await extract_facts(session)
+    assert server.requests[-1]["max_tokens"] == session.budget.output_reserve
+    assert result.cut
+    assert [p.text for p in result.proposals] == ["Deploys happen on Fridays."]
+    assert result.problems[0] == (
+        "The model's reply was cut off at its output limit; the 1 complete entry before the "
+        "cut is offered, the rest was lost."
+    )
+
+
+async def test_a_reply_cut_before_its_first_entry_fails_with_one_remedy(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    session.add_user_message("We deploy on Fridays.")
+    server.script(Reply('[{"kind": "fact", "text": "Deploys ha', finish_reason="length"))
+    with pytest.raises(ExtractionFailed) as failed:
+        await extract_facts(session)
+    assert str(failed.value) == (
+        "Extraction failed: the model's reply was cut off at its output limit (1,000 tokens) "
+        "before its first entry ended. Raise output_reserve in the [context] config table."
+    )
+
+
+async def test_only_the_newest_turns_that_fit_the_window_are_sent(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    for turn in range(20):
+        session.add_user_message(f"Turn {turn}: " + "a long line of chat " * 80)
+    server.script("[]")
+    await extract_facts(session)
+    sent = server.requests[-1]["messages"]
+    prompt = sum(session.count(m["role"], m["content"]) for m in sent)
+    assert prompt + server.requests[-1]["max_tokens"] <= session.budget.context_window
+    assert "Turn 19:" in sent[1]["content"]
+    assert "Turn 0:" not in sent[1]["content"]

@@ -57,7 +57,7 @@ async def test_counts_are_made_by_the_server_in_the_background_and_labelled(
     await session.detect_window()
     before = session.plan("How many tokens is this, exactly?")
     session.count_with_server(before)
-    await session.counted_with_server()
+    await session.server.counted()
     after = session.plan("How many tokens is this, exactly?")
 
     assert (session.window.context_window, session.window.source) == (4096, "probed")
@@ -76,7 +76,7 @@ async def test_a_turn_counts_what_it_sent_and_the_figure_matches_the_servers_usa
     session = open_session(store, server, backend)
     await session.detect_window()
     events = [event async for event in send_message(session, "Hello there, server.")]
-    await session.counted_with_server()
+    await session.server.counted()
 
     finished = events[-1]
     assert isinstance(finished, TurnFinished)
@@ -95,7 +95,7 @@ async def test_kept_counts_need_no_server_and_never_mix_tokenizers(
     session = open_session(store, server, backend)
     await session.detect_window()
     session.count_with_server(session.plan("Kept for later."))
-    await session.counted_with_server()
+    await session.server.counted()
     counts = session.server_counts
     assert counts is not None
 
@@ -114,7 +114,7 @@ async def test_a_tokenizer_that_fails_leaves_a_note_and_the_labelled_estimate(
     await session.detect_window()
     server.tokenizer_fault = fault
     session.count_with_server(session.plan("Count me."))
-    await session.counted_with_server()
+    await session.server.counted()
 
     plan = session.plan("Count me.")
 
@@ -166,7 +166,7 @@ async def test_a_later_run_counts_exactly_from_kept_facts_without_the_server(
     session = open_session(store, server, backend)
     facts = await session.probe_server()
     session.count_with_server(session.plan("Later."))
-    await session.counted_with_server()
+    await session.server.counted()
     server.stop()
 
     later = open_session(store, server, backend)  # as `ctxchat context` from the state file

@@ -8,7 +8,8 @@ import random
 import pytest
 
 from ctxchat.chat.semantic import SemanticRecall
-from ctxchat.chat.session import ChatSession
+from ctxchat.chat.session import ChatSession, unembedded_note
+from ctxchat.chat.session_factory import prepare_recall
 from ctxchat.chat.turn import send_message
 from ctxchat.chat.window import WindowInfo
 from ctxchat.core.budget import Layer
@@ -55,7 +56,7 @@ def prepared_semantic(session: ChatSession) -> SemanticRecall:
 
 
 def test_a_decision_from_turn_10_is_recalled_at_turn_300(session: ChatSession) -> None:
-    session.window = WindowInfo(4_000, "config")
+    session.server.use_window(WindowInfo(4_000, "config"))
     long_conversation(session, 299, {10: "We decided to use PostgreSQL for the main database."})
     plan = session.plan("What did we decide about the database?")
     recall = plan.layer(Layer.RECALL)
@@ -76,7 +77,7 @@ def test_a_decision_from_turn_10_is_recalled_at_turn_300(session: ChatSession) -
 
 
 def test_a_later_contradicting_decision_outranks_the_earlier_one(session: ChatSession) -> None:
-    session.window = WindowInfo(4_000, "config")
+    session.server.use_window(WindowInfo(4_000, "config"))
     long_conversation(
         session,
         299,
@@ -92,7 +93,7 @@ def test_a_later_contradicting_decision_outranks_the_earlier_one(session: ChatSe
 def test_a_change_that_names_the_old_choice_comes_with_the_decision(
     session: ChatSession,
 ) -> None:
-    session.window = WindowInfo(4_000, "config")
+    session.server.use_window(WindowInfo(4_000, "config"))
     long_conversation(
         session,
         299,
@@ -111,7 +112,7 @@ def test_a_change_that_names_the_old_choice_comes_with_the_decision(
 
 
 def test_recall_never_repeats_working_memory(session: ChatSession) -> None:
-    session.window = WindowInfo(100_000, "config")
+    session.server.use_window(WindowInfo(100_000, "config"))
     long_conversation(session, 30, {12: "The database choice is PostgreSQL, decided."})
     plan = session.plan("Which database did we decide on?")
     # Everything fits in working memory, so recall has nothing to add.
@@ -126,7 +127,7 @@ def test_recall_never_repeats_working_memory(session: ChatSession) -> None:
 def test_recall_can_be_switched_off(session: ChatSession) -> None:
     import dataclasses
 
-    session.window = WindowInfo(4_000, "config")
+    session.server.use_window(WindowInfo(4_000, "config"))
     long_conversation(session, 100, {10: "We decided to use PostgreSQL for the main database."})
     session.settings = dataclasses.replace(
         session.settings, recall=dataclasses.replace(session.settings.recall, enabled=False)
@@ -167,7 +168,7 @@ async def test_prefix_stays_without_changes_and_shrinks_with_a_new_memory_entry(
 
 
 def test_semantic_recall_finds_what_shares_no_words(session: ChatSession) -> None:
-    session.window = WindowInfo(4_000, "config")
+    session.server.use_window(WindowInfo(4_000, "config"))
     long_conversation(session, 120, {8: "We chose Postgres as our DB."})
     semantic = prepared_semantic(session)
     assert semantic.catch_up() == 240
@@ -198,7 +199,7 @@ def test_catching_up_pauses_between_batches_and_stops_when_asked(
 def test_a_name_most_messages_hold_does_not_fill_recall_with_chit_chat(
     session: ChatSession,
 ) -> None:
-    session.window = WindowInfo(4_000, "config")
+    session.server.use_window(WindowInfo(4_000, "config"))
     rng = random.Random(3)
     with session.store.transaction():
         for turn in range(1, 151):
@@ -215,7 +216,7 @@ def test_a_name_most_messages_hold_does_not_fill_recall_with_chit_chat(
 
 
 def test_recall_fills_its_share_by_tokens_past_twenty_results(session: ChatSession) -> None:
-    session.window = WindowInfo(8_000, "config")
+    session.server.use_window(WindowInfo(8_000, "config"))
     planted = {turn: f"Invoice {turn} was paid late." for turn in range(3, 153, 5)}
     long_conversation(session, 299, planted)
     plan = session.plan("Which invoice was paid late?")
@@ -227,7 +228,7 @@ def test_recall_fills_its_share_by_tokens_past_twenty_results(session: ChatSessi
 
 
 def test_a_recalled_question_brings_the_answer_along(session: ChatSession) -> None:
-    session.window = WindowInfo(4_000, "config")
+    session.server.use_window(WindowInfo(4_000, "config"))
     rng = random.Random(5)
     with session.store.transaction():
         for turn in range(1, 121):
@@ -250,7 +251,7 @@ CHIT_CHAT = ("Good luck, Jon! You've got this.", "Thanks, Jon, means a lot.", "J
 
 
 def test_semantic_recall_looks_past_the_speakers_names(session: ChatSession) -> None:
-    session.window = WindowInfo(4_000, "config")
+    session.server.use_window(WindowInfo(4_000, "config"))
     rng = random.Random(9)
     with session.store.transaction():
         for turn in range(1, 121):
@@ -273,7 +274,7 @@ def test_semantic_recall_looks_past_the_speakers_names(session: ChatSession) -> 
 def test_what_a_query_finds_is_embedded_before_the_rest(
     session: ChatSession, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    session.window = WindowInfo(4_000, "config")
+    session.server.use_window(WindowInfo(4_000, "config"))
     long_conversation(session, 60, {3: "The invoice bug came from the timezone."})
     semantic = prepared_semantic(session)
     session.semantic = semantic
@@ -284,3 +285,37 @@ def test_what_a_query_finds_is_embedded_before_the_rest(
     rows = session.store.load_embeddings(session.conversation, "all-MiniLM-L6-v2")
     # The message the query wanted, then the newest one.
     assert [message_id for message_id, _ in rows] == [5, 120]
+
+
+def test_a_command_plans_with_what_is_embedded_and_says_how_much_is_not(
+    session: ChatSession,
+) -> None:
+    if not SemanticRecall.possible():
+        pytest.skip("the embeddings extra is not installed")
+    session.server.use_window(WindowInfo(4_000, "config"))
+    long_conversation(session, 100, {10: "We decided to use PostgreSQL for the main database."})
+    draft = "What did we decide about the database?"
+    # No time to embed anything: recall by meaning searches nothing yet, and says so.
+    left = prepare_recall(session, draft, wait=0.0)
+    assert left == 200
+    plan = session.plan(draft)
+    earlier = 200 - session.settings.context.min_recent
+    assert unembedded_note(earlier, earlier) in plan.warnings
+    assert any(item.ref == "message:19" for item in plan.layer(Layer.RECALL).items)  # by words
+    # Asked to wait for all, it embeds every message: nothing left to say.
+    assert prepare_recall(session, draft, wait=None) == 0
+    assert not any("not embedded" in warning for warning in session.plan(draft).warnings)
+
+
+def test_a_draft_has_the_messages_its_words_find_embedded_first(session: ChatSession) -> None:
+    if not SemanticRecall.possible():
+        pytest.skip("the embeddings extra is not installed")
+    long_conversation(session, 100, {10: "We decided to use PostgreSQL for the main database."})
+    draft = "What did we decide about the database?"
+    prepare_recall(session, draft, wait=0.0)
+    semantic = session.semantic
+    assert semantic is not None
+    # One message embedded: the one full-text search found comes before the newest.
+    semantic.catch_up(1, pause=0.0, cancelled=lambda: semantic.embedded >= 1)
+    assert semantic.missing([19]) == 0
+    assert semantic.missing(m.id for m in session.history()) == 199

@@ -27,7 +27,7 @@ from ctxchat.core.memory import MemoryKind
 from ctxchat.model.errors import ErrorKind
 from ctxchat.store import ReplyEnding
 from ctxchat.store.variants import REGENERATED
-from ctxchat.testing.server import Fault, Reply, ScriptedModelServer
+from ctxchat.testing.server import Fault, Reply, ScriptedModelServer, count_prompt_tokens
 
 from ..waiting import PATIENCE
 
@@ -249,7 +249,7 @@ async def test_a_regenerate_that_cannot_fit_changes_nothing(
     server.script("First try.")
     await collect(send_message(session, "Question"))
     before = session.store.messages(session.conversation)
-    session.window = WindowInfo(8, "probed")  # not even the system prompt fits
+    session.server.use_window(WindowInfo(8, "probed"))  # not even the system prompt fits
     with pytest.raises(OverBudget):
         await collect(regenerate(session))
     assert session.store.messages(session.conversation) == before
@@ -473,7 +473,7 @@ async def test_an_overflow_with_a_configured_window_is_not_retried(
 async def test_a_window_that_shrinks_is_noted(
     session: ChatSession, server: ScriptedModelServer
 ) -> None:
-    session.window = WindowInfo(8_000, "probed")
+    session.server.use_window(WindowInfo(8_000, "probed"))
     server.fail_next(Fault.CONTEXT_LENGTH_EXCEEDED, n_ctx=4_096)
 
     events = await collect(send_message(session, "Hello"))
@@ -503,3 +503,30 @@ async def test_usage_without_a_server_tokenizer_calibrates_the_estimate(
     assert plan.counter_note.endswith(
         f"; calibrated to the server's usage: ~{round(plan.tokens * ratio):,} tokens"
     )
+
+
+async def test_a_server_counting_more_than_the_estimate_is_retried_within_less(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    """The window is right but the server counts the prompt a third larger than ctxchat does
+    (a chat template whose markers its tokenizer spells out): the refusal says how much it
+    counted, the turn is planned again within less and sent once more, and later plans keep
+    room for the difference."""
+    session.server.use_window(WindowInfo(600, "server"))
+    await _history_of(session, 6)
+    server.n_ctx, server.enforce_n_ctx = 600, True
+    server.prompt_tokens = lambda messages: count_prompt_tokens(messages) * 4 // 3
+    before = len(server.requests)
+
+    events = await collect(send_message(session, "And now?"))
+
+    kinds = [type(event).__name__ for event in events if not isinstance(event, ReplyDelta)]
+    assert kinds == ["TurnStarted", "TurnRetried", "TurnStarted", "TurnFinished"]
+    first, _, second, _ = (e for e in events if not isinstance(e, ReplyDelta))
+    assert isinstance(first, TurnStarted) and isinstance(second, TurnStarted)
+    assert second.plan.total_budget < first.plan.total_budget
+    assert second.plan.context_window == first.plan.context_window == 600
+    assert len(server.requests[before:]) == 2
+    later = session.plan("next")
+    assert later.total_budget <= second.plan.total_budget
+    assert any("larger than ctxchat's estimate" in warning for warning in later.warnings)

@@ -76,9 +76,10 @@ class PtyProcess:
         self.output += data
         return bool(data)
 
-    def read_until(self, condition: Callable[[bytes], bool]) -> bytes:
-        """Read until `condition(output)` holds; fails the test if the process ends first."""
-        deadline = time.monotonic() + GIVE_UP
+    def read_until(self, condition: Callable[[bytes], bool], give_up: float = GIVE_UP) -> bytes:
+        """Read until `condition(output)` holds; fails the test if the process ends first
+        (or after `give_up` seconds: a real model on a busy machine may want more)."""
+        deadline = time.monotonic() + give_up
         while not condition(self.output):
             if not self._read(0.1) or time.monotonic() > deadline:
                 raise AssertionError(f"never saw what was awaited; output ends:\n{self.tail()}")
@@ -89,6 +90,24 @@ class PtyProcess:
 
     def write(self, data: bytes) -> None:
         os.write(self._master, data)
+
+    def press(self, keys: bytes, *shown: bytes) -> None:
+        """Type `keys`, then read until each of `shown` has been drawn since."""
+        mark = len(self.output)
+        self.write(keys)
+        self.read_until(lambda output: all(text in output[mark:] for text in shown))
+
+    def quit(self) -> int:
+        """Quit the app with ctrl+q (from a dialog too); its exit code. (Esc first, then
+        ctrl+q, can reach the app as one alt+ctrl+q: a terminal cannot tell them apart.)"""
+        self.write(b"\x11")
+        return self.finish()
+
+    def resize(self, columns: int, rows: int) -> None:
+        """Resize the terminal as a terminal window does: the new size, then SIGWINCH to the
+        foreground process group."""
+        fcntl.ioctl(self._master, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+        os.killpg(self.process.pid, signal.SIGWINCH)
 
     def interrupt(self) -> None:
         """Ctrl-C as a terminal sends it: SIGINT to the foreground process group."""

@@ -6,13 +6,20 @@ The terminal paths run the real process on a pseudo-terminal and look at the byt
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from ctxchat.safe_text import clean
 from ctxchat.store import Store
-from ctxchat.testing.hostile_text import HOSTILE_SAMPLES, HOSTILE_TEXT, leaked
+from ctxchat.testing.hostile_text import (
+    HOSTILE_FILE_NAME,
+    HOSTILE_MODEL_IDS,
+    HOSTILE_SAMPLES,
+    HOSTILE_TEXT,
+    leaked,
+)
 from ctxchat.testing.server import Fault, ScriptedModelServer
 
 from .pty_process import PtyProcess, Run, run_on_pty
@@ -154,3 +161,74 @@ def test_every_sample_is_neutralised(name: str, raw: str) -> None:
     assert "\x1b" not in cleaned
     assert not any(0x80 <= ord(c) <= 0x9F or c in "\x00\x07\x08\r\x7f" for c in cleaned)
     assert not any(c in cleaned for c in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+@pytest.fixture
+def hostile_server(home: Path) -> Iterator[ScriptedModelServer]:
+    """The config's server is one whose `/v1/models` lists only hostile ids (not gpt-4o),
+    asked for its window (none is configured)."""
+    with ScriptedModelServer(models=HOSTILE_MODEL_IDS, reject_unknown_models=True) as running:
+        config = home / "config.toml"
+        lines = config.read_text().splitlines()
+        lines = [
+            f'base_url = "{running.base_url}"' if line.startswith("base_url") else line
+            for line in lines
+            if not line.startswith(("context_window", "output_reserve"))
+        ]
+        config.write_text("\n".join(lines) + "\n")
+        yield running
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["context"],
+        ["context", "--json"],
+        ["--model", HOSTILE_MODEL_IDS[2], "context"],
+        ["send", "hello"],
+        ["send", "--json", "hello"],
+        ["--model", HOSTILE_MODEL_IDS[2], "send", "--json", "hello"],
+    ],
+    ids=lambda args: " ".join(clean(arg)[:12] for arg in args),
+)
+def test_model_ids_a_server_lists_are_cleaned_on_a_terminal(
+    hostile_server: ScriptedModelServer, args: list[str]
+) -> None:
+    hostile_server.script("Hello.")
+    code, output = run_on_pty(args)
+    assert code in (0, 3), output[-1500:]
+    assert leaked(output) == []
+    for raw in ("\x9b", "\u202e", "\u2066", "\x85"):
+        assert raw.encode() not in output
+    assert b"<osc0>" in output, output[-1500:]  # the ids were shown, cleaned
+
+
+def test_a_path_named_with_control_sequences_is_cleaned_where_it_is_told(
+    seeded: int, home: Path
+) -> None:
+    written = home / HOSTILE_FILE_NAME
+    code, output = run_on_pty(["export", "1", "-o", str(written)])
+    assert code == 0, output[-1500:]
+    assert written.exists()
+    config = home / "new" / HOSTILE_FILE_NAME
+    code, more = run_on_pty(["--config", str(config), "config", "init"])
+    assert code == 0, more[-1500:]
+    assert config.exists()
+    for told in (output, more):
+        assert leaked(told) == []
+        assert b"Wrote " in told and b"<osc0>" in told, told[-1500:]
+
+
+def test_the_tui_cleans_the_model_ids_a_server_lists(
+    hostile_server: ScriptedModelServer,
+) -> None:
+    with PtyProcess([], columns=300, rows=60) as tui:
+        # The window layer's note quotes the list the server gave.
+        tui.read_until(lambda out: b"it offers:" in out)
+        # F4 offers the ids (as many as fit in its list).
+        tui.press(b"\x1bOS", b"Switch profile or model", b"model <osc8>clickmodel")
+        assert tui.quit() == 0
+        output = tui.output
+    assert leaked(output) == []
+    for raw in ("\x9b", "\u202e", "\u2066", "\x85"):
+        assert raw.encode() not in output

@@ -13,7 +13,7 @@ import subprocess
 import sys
 import termios
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -34,11 +34,17 @@ F2 = b"\x1bOQ"
 class Terminal:
     """A `ctxchat` process on a pseudo-terminal of `columns`×`rows`; keeps what it drew."""
 
-    def __init__(self, env: dict[str, str], columns: int = 80, rows: int = 24) -> None:
+    def __init__(
+        self,
+        env: dict[str, str],
+        columns: int = 80,
+        rows: int = 24,
+        args: Sequence[str] = (),
+    ) -> None:
         self.master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "ctxchat.cli.main"],
+            [sys.executable, "-m", "ctxchat.cli.main", *args],
             stdin=slave,
             stdout=slave,
             stderr=slave,

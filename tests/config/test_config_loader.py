@@ -178,7 +178,7 @@ def test_a_wrong_value_names_the_file_line_key_and_expectation(tmp_path: Path) -
         (
             "[context]\nmin_recnt = 3\n",
             'config.toml:2: context.min_recnt: unknown key; did you mean "min_recent"? '
-            "(known here: system_prompt, min_recent, selection, context_window, "
+            "(known here: system_prompt, min_recent, selection, system_placement, context_window, "
             "output_reserve, shares)",
         ),
         (

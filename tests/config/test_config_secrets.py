@@ -45,7 +45,7 @@ def test_a_profile_repr_masks_the_key_and_auth_headers() -> None:
         (
             f'[context]\nsystem_promt = "{SECRET}"\n',
             'config.toml:7: context.system_promt: unknown key; did you mean "system_prompt"? '
-            "(known here: system_prompt, min_recent, selection, context_window, "
+            "(known here: system_prompt, min_recent, selection, system_placement, context_window, "
             "output_reserve, shares)",
         ),
         (
@@ -184,7 +184,7 @@ def test_mask_secret(value: str, masked: str) -> None:
         ("key sk-abcdefgh123 rejected", [], "key [redacted] rejected"),
         ("the key hunter2-long leaked", ["hunter2-long"], "the key [redacted] leaked"),
         ("ab is not redacted", ["ab", None, ""], "ab is not redacted"),
-        ("http://user:pass@host/v1", [], "http://[redacted]@host/v1"),
+        ("http://user:pass@host/v1", [], "http://user:***@host/v1"),
         ("abcdef and abcdefgh", ["abcdef", "abcdefgh"], "[redacted] and [redacted]"),
     ],
     ids=["bearer", "lowercase", "key-shaped", "given", "too-short", "url", "longest-first"],

@@ -19,6 +19,7 @@ from ctxchat.embeddings.candidates import (  # noqa: E402
     SEMANTIC_SCALE,
     cosine_relevance,
     semantic_candidates,
+    widened_query,
 )
 from ctxchat.embeddings.fusion import fuse  # noqa: E402
 from ctxchat.embeddings.index import SemanticIndex  # noqa: E402
@@ -64,7 +65,10 @@ def test_a_paraphrase_is_found_and_an_unrelated_message_is_not(
         5,
     )
     cosine = float(encoder.encode([QUESTION])[0] @ encoder.encode([best.content])[0])
-    assert best.bm25 == pytest.approx(-cosine_relevance(cosine), abs=1e-4)
+    assert best.cosine == pytest.approx(cosine, abs=1e-4)  # with the draft itself
+    # Ranked by the draft widened towards its best matches' meaning.
+    assert best.near is not None and best.near != pytest.approx(cosine, abs=1e-3)
+    assert best.bm25 == pytest.approx(-cosine_relevance(best.near), abs=1e-4)
     assert best.age == 2  # counted in the index without age_of
     assert semantic_candidates(index, encoder, store, QUESTION, 5, age_of=lambda i: 40)[0].age == 40
     assert semantic_candidates(index, encoder, store, QUESTION, 5, before_id=decision) == []
@@ -98,3 +102,19 @@ def test_a_deleted_message_is_dropped_from_the_index(
     assert decision in index
     assert semantic_candidates(index, encoder, store, QUESTION, 5) == []
     assert decision not in index
+
+
+def test_the_widened_query_leans_towards_the_best_matches(
+    store: Store, add: Callable[..., int], encoder: MiniLMEncoder
+) -> None:
+    conversation = store.create_conversation().id
+    add(conversation, "We chose Postgres as our DB.")
+    add(conversation, "Postgres needs a vacuum job every night.")
+    add(conversation, "The cat sat on the mat.")
+    index = indexed(store, encoder, conversation)
+    query = encoder.encode([QUESTION])[0]
+    widened = widened_query(index, query, None, matches=2)
+    nearest = index.vectors_of([m for m, _ in index.search(query, 2)]).mean(axis=0)
+    assert float(widened @ widened) == pytest.approx(1.0, abs=1e-5)
+    assert float(widened @ nearest) > float(query @ nearest)
+    assert widened_query(SemanticIndex(encoder.dimensions), query, None) is query

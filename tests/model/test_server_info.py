@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -14,6 +16,8 @@ from ctxchat.model.errors import ErrorKind, ProviderError
 from ctxchat.model.known_models import known_context_window, normalize_model_name
 from ctxchat.model.openai_backend import OpenAIBackend
 from ctxchat.testing.server import Fault, ScriptedModelServer, count_prompt_tokens
+
+from ..waiting import until_true
 
 MODEL = "test-model"
 
@@ -298,7 +302,7 @@ async def test_a_tokenizer_that_goes_bad_counts_nothing(
     assert (first, later) == (2, None)
 
 
-@pytest.mark.parametrize("flavour", ["llama.cpp", "llama-cpp-python", "vllm"])
+@pytest.mark.parametrize("flavour", ["llama-cpp-python", "vllm"])
 async def test_the_chat_template_is_calibrated_once(make_backend: Build, flavour: str) -> None:
     with ScriptedModelServer(flavour=flavour) as server:
         backend = make_backend(server)
@@ -312,14 +316,34 @@ async def test_the_chat_template_is_calibrated_once(make_backend: Build, flavour
     assert calibrations[0]["messages"][0]["role"] == "system"
 
 
+async def test_llama_cpp_calibrates_its_template_from_the_rendering_once(
+    make_backend: Build,
+) -> None:
+    with ScriptedModelServer(flavour="llama.cpp") as server:
+        backend = make_backend(server)
+        info = await backend.describe_server(MODEL, None)
+        await backend.describe_server(MODEL, None)
+
+    # ChatML on the scripted tokenizer: a BOS, 11 tokens around each message's content and
+    # 6 to prime the reply, over a system message and a user message.
+    assert info.template == TemplateCost(per_message=(1 + 2 * 11 + 6) / 3, drops_system=False)
+    rendered = [r for r in server.other_requests if r.path == "/apply-template"]
+    assert len(rendered) == 1
+    assert rendered[0]["messages"][0]["role"] == "system"
+    assert server.requests == []  # the model never ran
+
+
 async def test_a_template_that_drops_system_messages_is_found(make_backend: Build) -> None:
     def without_system(messages: Sequence[Mapping[str, Any]]) -> int:
         return count_prompt_tokens([m for m in messages if m.get("role") != "system"])
 
-    with ScriptedModelServer(flavour="llama.cpp", prompt_tokens=without_system) as server:
-        info = await make_backend(server).describe_server(MODEL, None)
+    with ScriptedModelServer(flavour="llama-cpp-python", prompt_tokens=without_system) as server:
+        by_usage = await make_backend(server).describe_server(MODEL, None)
+    with ScriptedModelServer(flavour="llama.cpp", drops_system=True) as server:
+        by_rendering = await make_backend(server).describe_server(MODEL, None)
 
-    assert info.template is not None and info.template.drops_system
+    assert by_usage.template is not None and by_usage.template.drops_system
+    assert by_rendering.template is not None and by_rendering.template.drops_system
 
 
 async def test_no_calibration_without_a_tokenizer(make_backend: Build) -> None:
@@ -394,3 +418,27 @@ async def test_counting_waits_while_a_reply_streams_so_llama_cpp_python_does_not
         assert await count == 2
 
     assert "".join(received) == "".join(words)
+
+
+async def test_a_model_slower_than_the_probes_still_calibrates_its_template() -> None:
+    """The calibration is answered by the model itself: a small model on a busy machine
+    reads slowly, and it waits as long as a reply may take to start, not a probe's while."""
+    with ScriptedModelServer(flavour="llama-cpp-python") as server:
+        backend = OpenAIBackend(server.base_url, window_probe_timeout=0.05)
+        server.reading_held = reading = threading.Event()
+
+        def release_once_asked() -> None:
+            until_true(lambda: any("temperature" in r for r in server.requests))
+            # Well past the probes' timeout: before, the calibration gave up here.
+            time.sleep(0.5)
+            reading.set()
+
+        releaser = threading.Thread(target=release_once_asked, daemon=True)
+        releaser.start()
+        try:
+            info = await backend.describe_server(MODEL, None)
+        finally:
+            reading.set()
+            await backend.aclose()
+
+    assert info.template == TemplateCost(per_message=3.0, drops_system=False)

@@ -324,7 +324,7 @@ def inspector_app(app: CtxChatApp) -> CtxChatApp:
 class TestRequestInspector:
     def test_narrow(self, build: BuildApp, snap_compare: SnapCompare) -> None:
         """F2 with a draft: `Next request · gpt-4o`, `5 messages · 160 tokens (exact) of
-        14,000 · mode personalization`, the JSON / Messages / Diff tabs, and the start of the
+        14,000 · mode personalization`, the JSON / Messages / Diff / Rendered tabs, and the start of the
         JSON body with a purple gutter by the system message and an orange one by the
         memory message; the inspector's keys in the footer (esc Close, ^c Copy JSON…)."""
         run = then_draft("And how do I write one?", "f2")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ctxchat.core.budget import Budget
-from ctxchat.core.memory import MemoryKind
+from ctxchat.core.memory import MemoryKind, excluded_detail
 from ctxchat.core.plan import ContextPlan
 from ctxchat.store import (
     Conversation,
@@ -140,11 +140,13 @@ def fill(store: Store, marker: str) -> int:
     return conversation.id
 
 
-def test_delete_removes_everything_of_the_conversation_and_nothing_else(store: Store) -> None:
+def test_delete_with_memory_removes_everything_of_the_conversation_and_nothing_else(
+    store: Store,
+) -> None:
     store.add_memory(MemoryKind.CONSTRAINT, "global stays")
     kept = fill(store, "kept")
     doomed = fill(store, "doomed")
-    store.delete_conversation(doomed)
+    store.delete_conversation(doomed, with_memory=True)
     assert row_counts(store) == {
         "conversations": 1,
         "messages": 2,
@@ -160,6 +162,25 @@ def test_delete_removes_everything_of_the_conversation_and_nothing_else(store: S
         store.delete_conversation(doomed)
 
 
+def test_delete_keeps_the_conversations_memory_left_out_and_named(store: Store) -> None:
+    """By default a deleted conversation's own entries stay: global from then on, left out
+    of every request until included, with the conversation they came from."""
+    doomed = fill(store, "doomed")
+    store.rename_conversation(doomed, "Trip to Porto")
+    [entry] = store.conversation_memory(doomed)
+    store.delete_conversation(doomed)
+    kept = store.get_memory(entry.id)
+    assert kept.text == "fact doomed"
+    assert kept.conversation_id is None
+    assert not kept.enabled
+    assert kept.kept_from == "Trip to Porto"
+    assert excluded_detail(kept) == (
+        "kept from the deleted conversation “Trip to Porto”: include it to use it"
+    )
+    other = store.create_conversation("Garden").id
+    assert [e.id for e in store.list_memory(conversation_id=other)] == [entry.id]
+
+
 def test_deleted_text_is_not_left_in_the_files(store: Store, db_path: Path) -> None:
     marker = "ZEBRA-7f3a-SECRET"
     for index in range(40):
@@ -171,7 +192,7 @@ def test_deleted_text_is_not_left_in_the_files(store: Store, db_path: Path) -> N
     store.checkpoint()
     size_before = db_path.stat().st_size
     for conversation_id in range(1, conversation + 1):
-        store.delete_conversation(conversation_id)
+        store.delete_conversation(conversation_id, with_memory=True)
     # While the store is still open: the log was emptied into the database file.
     files = {p.name: p.read_bytes() for p in db_path.parent.iterdir()}
     assert sorted(files) == ["ctxchat.db", "ctxchat.db-shm", "ctxchat.db-wal"]
@@ -195,7 +216,7 @@ def test_delete_waits_briefly_for_a_reader_elsewhere_then_empties_the_log(
     reader.execute("SELECT count(*) FROM messages").fetchone()
     finish = threading.Timer(0.2, reader.rollback)
     finish.start()
-    store.delete_conversation(conversation)
+    store.delete_conversation(conversation, with_memory=True)
     finish.join()
     reader.close()
     assert Path(f"{db_path}-wal").read_bytes() == b""
@@ -208,7 +229,9 @@ def test_a_reader_that_stays_only_postpones_emptying_the_log(store: Store, db_pa
     reader = sqlite3.connect(db_path)
     reader.execute("BEGIN")
     reader.execute("SELECT count(*) FROM messages").fetchone()
-    store.delete_conversation(conversation)  # returns after the short wait, without an error
+    store.delete_conversation(
+        conversation, with_memory=True
+    )  # returns after the short wait, without an error
     assert store.list_conversations() == []  # the store is still usable
     assert store.checkpoint(wait=0.05) is False
     reader.rollback()

@@ -10,8 +10,10 @@ import pytest
 
 from ctxchat.core.assemble import AssemblyOptions, assemble_context
 from ctxchat.core.budget import Budget
+from ctxchat.core.details import DetailKind
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.memory import Mode
+from ctxchat.core.summary_loss import LostDetail
 from ctxchat.core.tokens import EstimateCounter
 from ctxchat.store import ReplyEnding, Store, StoredMessage, StoreError, conversation_markdown
 
@@ -45,6 +47,8 @@ def canonical(export: dict[str, Any]) -> dict[str, Any]:
         del summary["id"]
         summary["first_message_id"] = messages[summary["first_message_id"]]
         summary["last_message_id"] = messages[summary["last_message_id"]]
+        for lost in summary.get("lost", ()):
+            lost["message_id"] = messages[lost["message_id"]]
     for stored in data["plans"]:
         stored["message_id"] = messages[stored["message_id"]]
         plan = stored["plan"]
@@ -114,7 +118,10 @@ def build_conversation(store: Store) -> int:
         tokens=9,
         edited=True,
         note="edited by hand",
+        cut=True,
+        lost=[LostDetail("8771", DetailKind.NUMBER, ids[4], "Use port 8771.")],
     )
+    store.mark_summary_reviewed(second.id)
     store.activate_summary(conversation.id, store.summaries(conversation.id)[0].id)
     for status, error in ((MessageStatus.INTERRUPTED, None), (MessageStatus.FAILED, "HTTP 500")):
         history = store.history(conversation.id, "o200k_base")
@@ -162,6 +169,16 @@ def test_export_holds_everything_as_json_ready_data(store: Store) -> None:
     assert export["conversation"]["active_summary_version"] == 1
     assert len(export["messages"]) == 14
     assert [s["version"] for s in export["summaries"]] == [1, 2]
+    second = export["summaries"][1]
+    assert (second["cut"], second["reviewed"]) == (True, True)
+    assert second["lost"] == [
+        {
+            "text": "8771",
+            "kind": "number",
+            "message_id": export["messages"][4]["id"],
+            "context": "Use port 8771.",
+        }
+    ]
     assert len(export["plans"]) == 2
     assert [e["text"] for e in export["memory"]] == ["Chose WAL mode."]
     assert [e["text"] for e in export["global_memory"]] == [
@@ -193,6 +210,9 @@ def test_import_then_export_gives_the_same_conversation_under_new_ids(store: Sto
     assert plan is not None and plan.to_dict() == again["plans"][-1]["plan"]
     summary = store.active_summary(imported_id)
     assert summary is not None and summary.text == "v1 text"
+    second = store.summaries(imported_id)[1]
+    assert second.cut and second.reviewed and not second.flagged
+    assert [i.message_id for i in second.lost] == [again["messages"][4]["id"]]
 
 
 def test_import_into_another_database_round_trips(store: Store, tmp_path: Path) -> None:
@@ -245,6 +265,8 @@ def test_import_refuses_what_it_cannot_read(store: Store) -> None:
         (("memory", 0, "importance"), 11, "memory[0].importance: expected a whole number"),
         (("global_memory", 0, "tags"), [1], "global_memory[0].tags: expected a list of text"),
         (("summaries",), {"not": "a list"}, "summaries: expected a list"),
+        (("summaries", 1, "lost"), [{"text": "x"}], "summaries[1].lost: expected a list of"),
+        (("summaries", 1, "cut"), "yes", "summaries[1].cut: expected true or false"),
         (("plans", 0, "plan"), {"layers": 3}, "plans[0].plan: expected a context plan"),
         (("messages", 1, "content"), "\ud800", "messages[1].content: expected text (it holds"),
     ],
@@ -327,6 +349,30 @@ def test_markdown_export(store: Store, say: Say) -> None:
     )
 
 
+def test_a_messages_own_headings_sit_under_its_role_in_markdown(store: Store, say: Say) -> None:
+    """A reply's `## Step 1` would read as a turn of its own beside `## Assistant`: its
+    headings go two levels deeper; code blocks and their `#` lines stay as written."""
+    conversation = store.create_conversation("Setup", model="gpt-4o")
+    say(conversation.id, "user", "How?")
+    say(
+        conversation.id,
+        "assistant",
+        "## Step 1\nInstall.\n```sh\n# as root\n## still code\n```\nStep 2\n------\nRun it.",
+    )
+    markdown = conversation_markdown(store.export_conversation(conversation.id))
+    headings = [line for line in markdown.splitlines() if line.startswith("#")]
+    assert headings == [
+        "# Setup",
+        "## User",
+        "## Assistant",
+        "#### Step 1",
+        "# as root",
+        "## still code",
+        "#### Step 2",
+    ]
+    assert "```sh\n# as root\n## still code\n```" in markdown
+
+
 def test_an_export_from_before_error_details_imports(store: Store) -> None:
     original = store.export_conversation(build_conversation(store))
     for message in original["messages"]:
@@ -334,3 +380,12 @@ def test_an_export_from_before_error_details_imports(store: Store) -> None:
     imported = store.messages(store.import_conversation(original))
     assert imported[-1].error == "HTTP 500"
     assert all(m.error_detail is None for m in imported)
+
+
+def test_an_export_from_before_loss_reports_imports(store: Store) -> None:
+    original = store.export_conversation(build_conversation(store))
+    for summary in original["summaries"]:
+        for name in ("cut", "lost", "reviewed"):
+            del summary[name]
+    imported = store.summaries(store.import_conversation(original))
+    assert [(s.cut, s.lost, s.reviewed) for s in imported] == [(False, (), False)] * 2

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,7 +26,12 @@ from ctxchat.store import (
     StoreError,
     schema,
 )
-from ctxchat.store.variants import REGENERATED
+from ctxchat.store.variants import (
+    REGENERATED,
+    REGENERATED_CUT,
+    RETRIED_FAILED,
+    RETRIED_INTERRUPTED,
+)
 
 Say = Callable[[int, str, str], StoredMessage]
 
@@ -283,3 +289,33 @@ def test_a_replaced_reply_becomes_a_variant_of_the_new_one_and_travels_with_it(
     copy = store.messages(imported)[-1]
     assert [v.change for v in store.variants(copy.id)] == [v.change for v in store.variants(new.id)]
     assert store.load_variant_plan(store.variants(copy.id)[-1].id) is not None
+
+
+@pytest.mark.parametrize(
+    ("ending", "label"),
+    [
+        ({}, REGENERATED),
+        ({"finish_reason": "length"}, REGENERATED_CUT),
+        ({"status": MessageStatus.INTERRUPTED}, RETRIED_INTERRUPTED),
+        ({"status": MessageStatus.FAILED, "error": "Connection reset"}, RETRIED_FAILED),
+    ],
+)
+def test_a_replaced_reply_is_labelled_by_what_replaced_it(
+    store: Store, say: Say, ending: dict[str, Any], label: str
+) -> None:
+    """A retried reply that failed or stopped is not "the reply before it was regenerated"."""
+    conversation = store.create_conversation("c").id
+    question = say(conversation, "user", "Question?")
+    reply = store.start_reply(conversation, model="gpt-4o")
+    store.finish_reply(
+        reply.id,
+        ReplyEnding(
+            content="Part of an answer", tokens=4, exact=True, encoding="o200k_base", **ending
+        ),
+    )
+    with store.transaction():
+        former = store.replies_after(conversation, question.id)
+        store.delete_messages_after(conversation, question.id)
+        new = store.start_reply(conversation, model="gpt-4o")
+        (kept,) = store.keep_former_replies(new.id, former)
+    assert kept.change == label

@@ -23,6 +23,7 @@ from textual.widgets import Footer, Input, Markdown, Static, TextArea
 from textual.widgets.markdown import MarkdownBlock
 
 from ctxchat.tui import textual_compat
+from ctxchat.tui.textual_compat import input_bytes as input_compat
 from ctxchat.tui.textual_compat import markdown as markdown_compat
 from ctxchat.tui.textual_compat import paste as paste_compat
 
@@ -83,6 +84,13 @@ WHOLE_PASTES = Hook(
     "(tests/cli/test_cli_paste.py)",
     "if Textual's parser keeps escapes inside a paste, drop keep_pastes_whole from "
     "ctxchat/tui/app.py: run_app and the paste module; else port PasteKeepingParser",
+)
+UNDECODABLE_INPUT = Hook(
+    "ctxchat/tui/textual_compat/input_bytes.py: replace_undecodable_input",
+    "bytes typed or pasted that are not UTF-8 arriving as U+FFFD; Textual's strict decoder "
+    "raised in its input thread, which ended the app (tests/cli/test_cli_bad_input.py)",
+    "if Textual's driver no longer fails on such bytes, drop replace_undecodable_input from "
+    "ctxchat/cli/launch.py and the module; else replace the decoder it makes",
 )
 FOOTER_PATCH = Hook(
     "ctxchat/tui/widgets/footer.py: KeyFooter._patch",
@@ -233,6 +241,23 @@ def test_the_linux_driver_reads_input_with_the_xterm_parser_it_imports() -> None
     )
 
 
+def test_the_linux_driver_decodes_input_with_the_decoder_factory_it_imports() -> None:
+    from textual.drivers import linux_driver
+
+    assert callable(vars(linux_driver).get("getincrementaldecoder")), changed(
+        UNDECODABLE_INPUT,
+        "textual.drivers.linux_driver.getincrementaldecoder",
+        "codecs.getincrementaldecoder, imported by name",
+    )
+    assert 'getincrementaldecoder("utf-8")()' in inspect.getsource(
+        linux_driver.LinuxDriver.run_input_thread
+    ), changed(
+        UNDECODABLE_INPUT,
+        "LinuxDriver.run_input_thread",
+        "a decoder made from the module's getincrementaldecoder",
+    )
+
+
 def test_every_hook_in_the_quarantine_is_checked_here() -> None:
     """A new use of an internal goes in textual_compat's `__all__` and gets a test above."""
     assert sorted(textual_compat.__all__) == [
@@ -252,6 +277,7 @@ def test_every_hook_in_the_quarantine_is_checked_here() -> None:
         "without_own_component_classes",
     ]
     assert sorted(paste_compat.__all__) == ["PasteKeepingParser", "keep_pastes_whole"]
+    assert sorted(input_compat.__all__) == ["replace_undecodable_input"]
 
 
 # --- the quarantine itself ---------------------------------------------------------------

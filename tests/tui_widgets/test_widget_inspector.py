@@ -169,6 +169,7 @@ def test_every_binding_has_an_id_and_a_tooltip() -> None:
         "inspector.json",
         "inspector.messages",
         "inspector.diff",
+        "inspector.rendered",
         "inspector.next",
         "inspector.previous",
     }
@@ -240,16 +241,17 @@ async def test_tabs_switch_on_chords_and_arrows() -> None:
         await pilot.pause()
         tabs = screen.query_one(TabbedContent)
         seen = []
-        for key in ("ctrl+t", "ctrl+d", "ctrl+j", "left", "left", "right", "right"):
+        for key in ("ctrl+t", "ctrl+d", "ctrl+j", "ctrl+r", "left", "left", "right", "right"):
             await pilot.press(key)
             seen.append((tabs.active, app.focused and app.focused.id))
         assert seen == [
             ("messages", "messages-view"),
             ("diff", "diff-view"),
             ("json", "json-view"),
+            ("rendered", "rendered-view"),
             ("diff", "diff-view"),
             ("messages", "messages-view"),
             ("diff", "diff-view"),
-            ("json", "json-view"),
+            ("rendered", "rendered-view"),
         ]
         assert notes == []  # chords and arrows are not typing

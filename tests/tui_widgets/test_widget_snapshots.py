@@ -4,20 +4,24 @@ Regenerate with `pytest tests/tui_widgets --snapshot-update` and look at the rep
 committing new baselines.
 """
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from textual.pilot import Pilot
 from textual.widget import Widget
 
+from ctxchat.chat.rendered import RenderedRequest
 from ctxchat.core.attribution import Use
 from ctxchat.core.budget import Budget
 from ctxchat.core.memory import MemoryEntry, MemoryKind, Mode
+from ctxchat.testing.server.flavours import render_chatml
+from ctxchat.testing.server.script import simple_token_count
 from ctxchat.tui.screens.inspector import RequestInspector
 from ctxchat.tui.widgets.budget_bar import BudgetBar
 from ctxchat.tui.widgets.layer_panel import ContextPanels
 from ctxchat.tui.widgets.memory_panel import EntryNotes, MemoryPanel
 
+from ..waiting import until
 from .widget_hosts import ENTRIES, HostApp, make_plan, request_body
 
 SnapCompare = Callable[..., bool]
@@ -256,9 +260,9 @@ class TestInspector:
 
     def test_json(self, snap_compare: SnapCompare) -> None:
         """A bordered dialog: `Next request · gpt-4o`, `11 messages · … tokens (exact) of
-        123,904 · mode objective`, tabs JSON/Messages/Diff with JSON active, the body from
-        `{` with `"model": "gpt-4o"` and each message's lines marked by a `▌` in its layer
-        colour; the footer shows esc, ^c, ^j, ^t, ^d."""
+        123,904 · mode objective`, tabs JSON/Messages/Diff/Rendered with JSON active, the body
+        from `{` with `"model": "gpt-4o"` and each message's lines marked by a `▌` in its
+        layer colour; the footer shows esc, ^c, ^j, ^t, ^d, ^r."""
         app, show = self.opened()
         assert snap_compare(app, run_before=show)
 
@@ -272,6 +276,49 @@ class TestInspector:
     def test_diff_wide(self, snap_compare: SnapCompare) -> None:
         """The same diff at 150x50, whole lines visible."""
         app, show = self.opened(tab="diff")
+        assert snap_compare(app, run_before=show, terminal_size=WIDE)
+
+    @staticmethod
+    def rendered(*, drops_system: bool = False) -> tuple[HostApp, Callable[[Pilot[None]], Any]]:
+        """The Rendered tab of a request as llama.cpp renders it (ChatML, its BOS added by
+        the tokenizer), counted by the scripted server's tokenizer."""
+        plan = make_plan(new_input="And what about deploys?", mode=Mode.OBJECTIVE)
+        messages = plan.request_messages()
+        kept = [m for m in messages if not (drops_system and m["role"] == "system")]
+        text = render_chatml(kept)
+        rendering = RenderedRequest(
+            text,
+            1 + simple_token_count(text),
+            sum(simple_token_count(m["content"]) for m in kept),
+            tuple(i for i, m in enumerate(messages) if m not in kept),
+            "<bos>",
+        )
+
+        async def render(sent: Sequence[Mapping[str, str]]) -> RenderedRequest:
+            return rendering
+
+        async def open_rendered(pilot: Pilot[None]) -> None:
+            screen = RequestInspector(request_body(plan), plan, tab="rendered", render=render)
+            await pilot.app.push_screen(screen)
+            await until(pilot, lambda: screen.rendered is not None)
+            await pilot.pause()
+
+        return host(lambda: []), open_rendered
+
+    def test_rendered(self, snap_compare: SnapCompare) -> None:
+        """The Rendered tab: `As the server's chat template renders it · … tokens by the
+        server's tokenizer`, `template adds … tokens to the messages' …`, `<bos> is added by
+        the server's tokenizer…`; then the prompt from `<bos><|im_start|>system`, the markers
+        (`<|im_start|>user`, `<|im_end|>`) in the accent colour, each message's lines marked
+        by a `▌` in its layer colour; the footer gains ^r Rendered."""
+        app, show = self.rendered()
+        assert snap_compare(app, run_before=show, terminal_size=WIDE)
+
+    def test_rendered_without_system_messages(self, snap_compare: SnapCompare) -> None:
+        """A template that drops system messages: three bold red lines `message 1 (system) is
+        not in the rendered prompt: the template left it out, the model never reads it` (and
+        2, 3: memory and summary), and the prompt starting at the first user turn."""
+        app, show = self.rendered(drops_system=True)
         assert snap_compare(app, run_before=show, terminal_size=WIDE)
 
     def test_messages_wide(self, snap_compare: SnapCompare) -> None:

@@ -1,6 +1,6 @@
 """The adaptive budget: shares in force at turn 5 and turn 50, with and without recall."""
 
-from ctxchat.core.adaptive import AdaptivePolicy, shares_in_force
+from ctxchat.core.adaptive import AdaptivePolicy, RecallDemand, shares_in_force
 from ctxchat.core.budget import BudgetShares
 
 
@@ -48,3 +48,33 @@ def test_turn_50_with_recall_off_gives_all_to_summary() -> None:
 
 def test_no_policy_changes_nothing() -> None:
     assert shares_in_force(BudgetShares(), turns=500, has_recall=True, policy=None).reasons == ()
+
+
+def test_strong_matches_take_the_share_they_need_up_to_the_most() -> None:
+    needs_a_third = RecallDemand(matches=40, share=0.3)
+    in_force = shares_in_force(
+        BudgetShares(), turns=5, has_recall=True, policy=AdaptivePolicy(), demand=needs_a_third
+    )
+    assert in_force.shares.recall == 0.3
+    assert in_force.shares.working == 0.3
+    assert in_force.reasons == (
+        "recall found 40 strong matches for 30% of the budget: it takes 30% from working "
+        "(at most 50%)",
+    )
+    too_many = RecallDemand(matches=200, share=0.9)
+    capped = shares_in_force(
+        BudgetShares(), turns=5, has_recall=True, policy=AdaptivePolicy(), demand=too_many
+    )
+    assert capped.shares.recall == 0.5
+
+
+def test_few_strong_matches_keep_the_usual_share() -> None:
+    in_force = shares_in_force(
+        BudgetShares(),
+        turns=5,
+        has_recall=True,
+        policy=AdaptivePolicy(),
+        demand=RecallDemand(matches=2, share=0.04),
+    )
+    assert in_force.shares.recall == 0.1
+    assert in_force.reasons == ("recall found earlier messages: it takes 10% from working",)

@@ -49,3 +49,10 @@ def test_window_smaller_than_reserve_is_rejected() -> None:
 def test_non_positive_window_is_rejected() -> None:
     with pytest.raises(BudgetError, match="context window is 0: it must be positive"):
         Budget(0, 0)
+
+
+def test_a_margin_for_a_server_that_counts_more_comes_off_the_input_budget() -> None:
+    """The window and the reply's reserve stay as they are; what ctxchat's count runs under
+    the server's is kept free besides."""
+    budget = Budget(4_096, 512, margin=600)
+    assert (budget.context_window, budget.output_reserve, budget.total) == (4_096, 512, 2_984)

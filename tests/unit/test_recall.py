@@ -15,6 +15,8 @@ from ctxchat.core.memory import MemoryEntry, MemoryKind, Mode
 from ctxchat.core.plan import LayerPlan, Reason
 from ctxchat.core.recall import (
     RECALL_HEADER,
+    REFERENCES_OF,
+    TAG_TOKENS,
     ConversationTerms,
     RecallCandidate,
     fts_query,
@@ -23,6 +25,7 @@ from ctxchat.core.recall import (
     plan_recall,
     query_terms,
     rank_recall,
+    recall_demand,
     stem,
     uncommon_terms,
     with_neighbours,
@@ -441,3 +444,41 @@ def test_the_recall_share_is_filled_by_tokens_skipping_what_does_not_fit(
     assert [ref for _, ref in sorted(zip(tags, chosen, strict=True))] == sorted(
         chosen, key=lambda ref: int(ref.split(":")[1])
     )
+
+
+def test_the_demand_counts_the_hits_scoring_a_fifth_of_the_best(make_history: History) -> None:
+    history = make_history([f"message {i} about the garden" for i in range(10)])
+    found = [
+        dataclasses.replace(_hit(message, 10 - i), bm25=-score)
+        for i, (message, score) in enumerate(zip(history, (10.0, 5.0, 2.0, 1.0), strict=False))
+    ]
+    hits = rank_recall(found, ["garden"])
+    strong = [hit for hit in hits if hit.score >= 0.2 * hits[0].score]
+    demand = recall_demand(hits, total=1_000)
+    assert demand.matches == len(strong) == 3
+    assert demand.share == sum(hit.tokens + TAG_TOKENS for hit in strong) / 1_000
+    assert recall_demand((), total=1_000).matches == 0
+
+
+def test_only_the_best_hits_bring_their_references_first(make_history: History) -> None:
+    """Past the first REFERENCES_OF hits, what refers back to a hit comes after every hit."""
+    history = make_history(
+        _chat_with(
+            {
+                10: "Booked our summer holiday at last: a week in Naples in August!",
+                60: "Scratch Naples, the flights doubled overnight. We're doing Malaga instead.",
+                **{20 + i: f"Holiday idea {i}: somewhere sunny." for i in range(REFERENCES_OF)},
+            }
+        )
+    )
+    positions = {m.id: i for i, m in enumerate(history)}
+    better = [
+        dataclasses.replace(_hit(history[20 + i], 99 - i), bm25=-9.0 + i)
+        for i in range(REFERENCES_OF)
+    ]
+    weaker = dataclasses.replace(_hit(history[10], 109), bm25=-1.0)
+    unrelated = dataclasses.replace(_hit(history[30], 89), bm25=-0.5)
+    ranked = rank_recall([*better, weaker, unrelated], ["holiday"])
+    hits = with_references(ranked, history, positions, _terms_of(history))
+    assert [hit.ref for hit in hits][-3:] == ["message:11", "message:31", "message:61"]
+    assert hits[-1].follows == 11

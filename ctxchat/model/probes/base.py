@@ -41,10 +41,14 @@ class SideRequests:
         base_url: str,
         local: bool,
         slow_timeout: float = 30.0,
+        reading_timeout: float = 300.0,
     ) -> None:
         self.root_url = root_url
         self.slow_timeout = slow_timeout
         """How long a probe that makes the server work (tokenize a long prompt) may take."""
+        self.reading_timeout = reading_timeout
+        """How long a probe the model itself answers may take: as long as a reply may take
+        to start (a small local model on a busy machine reads slowly)."""
         self.base_url = base_url
         self.local = local
         self._fetch = fetch

@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ctxchat.testing.server.answers import Answer
 from ctxchat.testing.server.faults import Fault, PendingFault, shape_reply, status_answer
-from ctxchat.testing.server.flavours import get_answer, overflow_fault, post_answer
+from ctxchat.testing.server.flavours import (
+    cached_tokens,
+    get_answer,
+    overflow_fault,
+    post_answer,
+    served_model,
+)
 from ctxchat.testing.server.replies import ReplyWriter, usage_of
 from ctxchat.testing.server.script import RecordedRequest
 from ctxchat.testing.server.sse import EventWriter
@@ -152,6 +158,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def _chat(self, body: dict[str, Any]) -> None:
         owner = self.owner
+        held = owner.reading_held
+        if held is not None and owner.stall({"until": held}):
+            return  # stopping
         model = str(body.get("model", ""))
         stream = bool(body.get("stream"))
         stream_options = body.get("stream_options")
@@ -199,9 +208,9 @@ class Handler(BaseHTTPRequestHandler):
         writer = ReplyWriter(
             owner,
             self,
-            model=owner.served_model or model,
+            model=served_model(owner, model),
             reply=reply,
-            usage=usage_of(owner, prompt_tokens, reply),
+            usage=usage_of(prompt_tokens, reply, cached_tokens(owner, messages)),
             fault=fault,
         )
         if not stream:

@@ -13,6 +13,7 @@ from ctxchat.testing.server.faults import (
     PendingFault,
     in_stream_message,
 )
+from ctxchat.testing.server.flavours import Flavour, llama_cpp_timings
 from ctxchat.testing.server.script import Reply, simple_token_count
 from ctxchat.testing.server.sse import ClientGone, EventWriter
 
@@ -33,16 +34,16 @@ class Transport(Protocol):
         """Send the headers of an event stream; return its writer."""
 
 
-def usage_of(server: ScriptedModelServer, prompt_tokens: int, reply: Reply) -> dict[str, Any]:
-    """The `usage` object of a reply."""
+def usage_of(prompt_tokens: int, reply: Reply, cached: int | None) -> dict[str, Any]:
+    """The `usage` object of a reply (`cached`: the prompt tokens reused, if reported)."""
     completion = simple_token_count(reply.text) + simple_token_count(reply.reasoning)
     usage: dict[str, Any] = {
         "prompt_tokens": prompt_tokens,
         "completion_tokens": completion,
         "total_tokens": prompt_tokens + completion,
     }
-    if server.cached_tokens is not None:
-        usage["prompt_tokens_details"] = {"cached_tokens": server.cached_tokens}
+    if cached is not None:
+        usage["prompt_tokens_details"] = {"cached_tokens": cached}
     return usage
 
 
@@ -96,19 +97,21 @@ class ReplyWriter:
             if kind is Fault.EMPTY_STREAM
             else [{"index": 0, "message": message, "finish_reason": reply.finish_reason}]
         )
-        self._transport.send(
-            Answer.json(
-                200,
-                {
-                    "id": server.script_log.next_id(),
-                    "object": "chat.completion",
-                    "created": int(time.time()),
-                    "model": self._model,
-                    "choices": choices,
-                    "usage": self._usage,
-                },
-            )
-        )
+        whole: dict[str, Any] = {
+            "id": server.script_log.next_id(),
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": self._model,
+            "choices": choices,
+            "usage": self._usage,
+        }
+        self._transport.send(Answer.json(200, {**whole, **self._llama_cpp_extras()}))
+
+    def _llama_cpp_extras(self) -> dict[str, Any]:
+        """What llama.cpp adds to a reply's last chunk or whole answer: its build and timings."""
+        if self._server.flavour is not Flavour.LLAMA_CPP:
+            return {}
+        return {"system_fingerprint": "b0-unknown", "timings": llama_cpp_timings(self._usage)}
 
     def streamed(self, *, include_usage: bool) -> bool:
         """Answer a streamed request; False when the client went away before the end."""
@@ -126,6 +129,7 @@ class ReplyWriter:
         after = int(options.get("after", 0 if kind is Fault.ERROR_IN_STREAM else 2))
         ident = server.script_log.next_id()
         created = int(time.time())
+        build = {"system_fingerprint": "b0-unknown"} if server.flavour is Flavour.LLAMA_CPP else {}
 
         def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
             return {
@@ -134,6 +138,7 @@ class ReplyWriter:
                 "created": created,
                 "model": self._model,
                 "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+                **build,
             }
 
         if kind is Fault.EMPTY_STREAM:
@@ -145,7 +150,9 @@ class ReplyWriter:
             events.end()
             return
         arrived = server.script_log.arrivals()
-        events.event(chunk({"role": "assistant", "content": ""}))
+        # llama.cpp opens with no content at all (null), others with an empty one.
+        opening = None if server.flavour is Flavour.LLAMA_CPP else ""
+        events.event(chunk({"role": "assistant", "content": opening}))
         for payload in reply.raw_chunks:
             events.event(json.dumps(payload))
         for piece in server.pieces(reply.reasoning):
@@ -180,16 +187,16 @@ class ReplyWriter:
                 events.end()
                 return
             events.event(chunk({"content": pieces[sent]}))
-        events.event(chunk({}, reply.finish_reason))
+        # llama.cpp's timings come with the usage, or with the finish when usage is not asked.
+        extras = self._llama_cpp_extras()
+        events.event({**chunk({}, reply.finish_reason), **({} if usage else extras)})
         if after_finish and kind is Fault.DROP:
             self._transport.drop()
             return
         if after_finish and kind is Fault.STALL and server.stall(options):
             return
         if usage is not None:
-            final = chunk({})
-            final["choices"] = []
-            final["usage"] = usage
+            final = {**chunk({}), "choices": [], "usage": usage, **extras}
             events.event(final)
         events.event("[DONE]")
         events.end()

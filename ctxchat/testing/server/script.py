@@ -15,8 +15,13 @@ if TYPE_CHECKING:
 _WORD = re.compile(r"\w+|[^\w\s]")
 
 
+def simple_tokens(text: str) -> list[str]:
+    """Words and punctuation marks: the server's deterministic stand-in for a tokenizer."""
+    return _WORD.findall(text)
+
+
 def simple_token_count(text: str) -> int:
-    """Count words and punctuation marks: the server's deterministic stand-in for a tokenizer."""
+    """Count words and punctuation marks (`simple_tokens`)."""
     return len(_WORD.findall(text))
 
 

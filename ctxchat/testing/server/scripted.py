@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import socket
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -10,7 +11,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from ctxchat.testing.server.faults import Fault, PendingFault
-from ctxchat.testing.server.flavours import Flavour
+from ctxchat.testing.server.flavours import Flavour, llama_cpp_prompt_tokens
 from ctxchat.testing.server.handler import Handler, HTTPServer
 from ctxchat.testing.server.script import (
     RecordedRequest,
@@ -45,7 +46,8 @@ class ScriptedModelServer:
         reject_unknown_models: bool = False,
         enforce_n_ctx: bool | None = None,
         cached_tokens: int | None = None,
-        prompt_tokens: Callable[[Sequence[Mapping[str, Any]]], int] = count_prompt_tokens,
+        prompt_tokens: Callable[[Sequence[Mapping[str, Any]]], int] | None = None,
+        drops_system: bool = False,
         default_reply: str | Callable[[dict[str, Any]], str] | None = None,
         tokenizer_fault: str | None = None,
         served_model: str | None = None,
@@ -65,12 +67,27 @@ class ScriptedModelServer:
         self.reject_stream_options = reject_stream_options
         self.ignore_stream_options = ignore_stream_options
         self.reject_unknown_models = reject_unknown_models
-        # llama-cpp-python refuses an over-long prompt before reading it, whatever is asked.
+        # llama.cpp and llama-cpp-python refuse an over-long prompt before reading it.
         self.enforce_n_ctx = (
-            self.flavour is Flavour.LLAMA_CPP_PYTHON if enforce_n_ctx is None else enforce_n_ctx
+            self.flavour in (Flavour.LLAMA_CPP, Flavour.LLAMA_CPP_PYTHON)
+            if enforce_n_ctx is None
+            else enforce_n_ctx
         )
         self.cached_tokens = cached_tokens
-        self.prompt_tokens = prompt_tokens
+        """`usage.prompt_tokens_details.cached_tokens` of every reply; None: not reported
+        (llama.cpp: what its prompt shares with the previous one, see `cached_tokens`)."""
+        self.previous_prompt: list[str] = []
+        """llama.cpp: the tokens of the last prompt read, which the next one may reuse."""
+        self.drops_system = drops_system
+        """llama.cpp: the chat template leaves system messages out of the prompt it renders
+        and counts (as templates of models without a system role may)."""
+        self.prompt_tokens = prompt_tokens or (
+            functools.partial(llama_cpp_prompt_tokens, self)
+            if self.flavour is Flavour.LLAMA_CPP
+            else count_prompt_tokens
+        )
+        """The usage a request reports: llama.cpp counts its rendered template; others
+        OpenAI's chat overhead on simple counts (see `script.count_prompt_tokens`)."""
         self.default_reply = default_reply
         self.tokenizer_fault = tokenizer_fault
         """How the tokenize endpoint misbehaves: "garbage" (200, not a count), "error" (500),
@@ -88,6 +105,10 @@ class ScriptedModelServer:
         self.models_held: threading.Event | None = None
         """While set to an event not yet set, `GET /v1/models` waits for it (a slow remote
         server; a test's release). May be changed while serving."""
+        self.reading_held: threading.Event | None = None
+        """While set to an event not yet set, a chat completion waits for it before it
+        answers: a small model reading a prompt on a busy machine; a test's release. May be
+        changed while serving."""
         self.script_log = Script()
         self.requests: list[RecordedRequest] = self.script_log.requests
         self.other_requests: list[RecordedRequest] = self.script_log.other_requests

@@ -1,28 +1,35 @@
-"""ConversationDialogs: switch, rename, delete and export conversations."""
+"""ConversationDialogs: switch, rename, delete, export and import conversations."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from textual import work
 from textual.message import Message
 
+from ctxchat.chat.deletion import ConversationDeletion
+from ctxchat.chat.history_import import FileImport, import_file
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.workspace import Workspace
-from ctxchat.store import export_text
+from ctxchat.store import Store, StoreError, export_text
+from ctxchat.store.importers.labels import origin_label
 from ctxchat.tui.parts.part import Part
 from ctxchat.tui.views import ConversationRowView, MessageHitView
 
 if TYPE_CHECKING:
     from ctxchat.tui.screens.conversations import SwitcherResult
     from ctxchat.tui.screens.export_format import ExportChoice, ExportFormat
+    from ctxchat.tui.screens.import_history import ImportChoice
 
 
 class ConversationDialogs(Part):
     """The switcher (ctrl+l) and the dialogs it leads to. What changes the conversation on
-    screen is asked of the screen: `OpenRequested`, `NewRequested`, `Renamed`."""
+    screen is asked of the screen: `OpenRequested`, `NewRequested`, `Renamed`; `Deleted`
+    says another conversation went (the memory it kept may reach the one on screen)."""
 
     @dataclass
     class OpenRequested(Message):
@@ -41,19 +48,30 @@ class ConversationDialogs(Part):
 
         conversation_id: int
 
+    @dataclass
+    class Deleted(Message):
+        """A conversation other than `session`'s (the one on screen) was deleted: the
+        memory entries it kept are global now."""
+
+        session: ChatSession
+
     def __init__(self, workspace: Workspace) -> None:
         super().__init__()
         self.workspace = workspace
 
-    def switch(self) -> None:
-        """Search and switch conversations; rename, delete or export them."""
+    def switch(self, only: Collection[int] | None = None) -> None:
+        """Search and switch conversations; rename, delete, export or import them (only the
+        conversations `only` names are listed, when given)."""
         session = self.session
         if session is None:
             return
         store = session.store
         rows = [
-            ConversationRowView(c.id, c.name, c.updated_at, c.message_count, c.tokens)
+            ConversationRowView(
+                c.id, c.name, c.updated_at, c.message_count, c.tokens, origin_label(c.origin)
+            )
             for c in store.list_conversations()
+            if only is None or c.id in only
         ]
 
         def chosen(result: SwitcherResult | None) -> None:
@@ -67,7 +85,10 @@ class ConversationDialogs(Part):
             return {c: MessageHitView(h.message_id, h.content, h.count) for c, h in found.items()}
 
         switcher = ConversationSwitcher(
-            rows, current_id=session.conversation_id, find_messages=find_messages
+            rows,
+            current_id=session.conversation_id,
+            find_messages=find_messages,
+            deletion_of=lambda conversation_id: ConversationDeletion.of(store, conversation_id),
         )
         self.app.push_screen(switcher, chosen)
 
@@ -82,13 +103,18 @@ class ConversationDialogs(Part):
             self.post_up(lambda: self.Renamed(target))
             self.notify("Renamed.", markup=False)
         elif result.action == "delete" and target is not None:
-            session.delete_conversation(target)
-            self.notify("Deleted the conversation and everything in it.", markup=False)
+            deletion = ConversationDeletion.of(session.store, target)
+            session.delete_conversation(target, with_memory=result.with_memory)
+            self.notify(deletion.done(with_memory=result.with_memory), markup=False)
             if target == session.conversation_id:
                 latest = session.store.latest_conversation() or session.create_conversation()
                 self.post_up(lambda: self.OpenRequested(latest.id))
+            else:
+                self.post_up(lambda: self.Deleted(session))
         elif result.action == "export" and target is not None:
             self.ask_export(session, target)
+        elif result.action == "import":
+            self.ask_import(session)
 
     def rename(self) -> None:
         """Rename the conversation on screen."""
@@ -151,3 +177,44 @@ class ConversationDialogs(Part):
             return None
         self.notify(f"Exported to {path}", markup=False)
         return path
+
+    # --- importing another tool's history ------------------------------------------------
+
+    def ask_import(self, session: ChatSession) -> None:
+        """Ask for the file and import it, then list the conversations that came."""
+        from ctxchat.store.importers import SOURCES
+        from ctxchat.tui.screens.import_history import ImportHistoryScreen
+
+        sources = [(source.file, name) for name, source in SOURCES.items()]
+
+        def chosen(choice: ImportChoice | None) -> None:
+            if choice is not None:
+                self.notify(f"Importing {choice.path.name}…", markup=False, timeout=3)
+                self._import_history(session, choice)
+
+        self.app.push_screen(ImportHistoryScreen(sources), chosen)
+
+    @work(thread=True, exclusive=True, group="import", exit_on_error=False)
+    def _import_history(self, session: ChatSession, choice: ImportChoice) -> None:
+        """Import in a thread, on a connection of its own: the app stays responsive while
+        thousands of conversations are stored."""
+        try:
+            with Store.open(session.store.path) as store:
+                done = import_file(
+                    store, choice.path, counter=session.counter, source=choice.source
+                )
+        except StoreError as error:
+            self.app.call_from_thread(self.notify, str(error), severity="error", markup=False)
+            return
+        except OSError as error:
+            reason = error.strerror or str(error)
+            self.app.call_from_thread(
+                self.notify, f"Cannot read {choice.path}: {reason}.", severity="error", markup=False
+            )
+            return
+        self.app.call_from_thread(self._imported, done)
+
+    def _imported(self, done: FileImport) -> None:
+        self.notify(done.summary(), markup=False)
+        if done.conversation_ids:
+            self.switch(only=done.conversation_ids)

@@ -16,6 +16,7 @@ from ctxchat.tui.parts.part import Part
 if TYPE_CHECKING:
     from ctxchat.model.errors import ProviderError
     from ctxchat.tui.screens.edit_message import EditResult
+    from ctxchat.tui.screens.inspector import Render
 
 
 class MessageDialogs(Part):
@@ -113,6 +114,7 @@ class MessageDialogs(Part):
                 plan,
                 previous=session.last_request(),
                 title="Next request",
+                render=rendering(session),
             )
         )
 
@@ -130,4 +132,15 @@ class MessageDialogs(Part):
             body = session.request_for(plan, model=model).body
         from ctxchat.tui.screens.inspector import RequestInspector
 
-        self.app.push_screen(RequestInspector(body, plan, title=f"Request of reply {message_id}"))
+        self.app.push_screen(
+            RequestInspector(
+                body, plan, title=f"Request of reply {message_id}", render=rendering(session)
+            )
+        )
+
+
+def rendering(session: ChatSession) -> Render:
+    """The inspector's Rendered tab's question: `session`'s server renders the messages."""
+    from ctxchat.chat.rendered import render_request
+
+    return lambda messages: render_request(session, messages)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -10,9 +9,15 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.message import Message
 
+from ctxchat.chat.connection import same_server
 from ctxchat.chat.reachability import unreachable_notice
 from ctxchat.chat.session import ChatSession
-from ctxchat.chat.session_factory import learn_server, make_backend
+from ctxchat.chat.session_factory import (
+    learn_server,
+    make_backend,
+    offered_profiles,
+    profile_for_choice,
+)
 from ctxchat.chat.workspace import Workspace
 from ctxchat.config.errors import MissingApiKey
 from ctxchat.model.errors import ProviderError
@@ -86,7 +91,7 @@ class ModelFlow(Flow):
             # Marked as things are when it opens (it may have waited).
             now = self._now(session)
             return ModelPicker(
-                [(p.name, p.base_url, p.model) for p in now.settings.profiles.values()],
+                [(p.name, p.base_url, p.model) for p in offered_profiles(now)],
                 models,
                 current_profile=now.profile.name,
                 current_model=now.model,
@@ -119,19 +124,17 @@ class ModelFlow(Flow):
         if self.shown is None:
             return
         session = self.shown.session
-        profile = (
-            session.settings.profile(choice.profile)
-            if choice.profile in session.settings.profiles
-            else session.profile
-        )
-        if choice.model:
-            profile = dataclasses.replace(profile, model=choice.model)
-        try:
-            backend = make_backend(profile, self.workspace.env, session.settings.model)
-        except MissingApiKey as error:
-            self.notify(str(error), severity="error", markup=False)
-            return
+        # The server this run talks to (a `--base-url` included) stays unless another
+        # profile is picked.
+        profile = profile_for_choice(session, choice.profile, choice.model)
         old = session.backend
+        backend = old
+        if old is None or not same_server(profile, session.profile, self.workspace.env):
+            try:
+                backend = make_backend(profile, self.workspace.env, session.settings.model)
+            except MissingApiKey as error:
+                self.notify(str(error), severity="error", markup=False)
+                return
         session.switch_model(profile, backend)
         session.remember_model()
         self.post_up(lambda: self.Switched(session))

@@ -309,5 +309,5 @@ class TurnRunner(Part):
         background), say so (`ServerCounted`)."""
         if session.server_counts is None:
             return
-        await session.counted_with_server()
+        await session.server.counted()
         self.post_up(lambda: self.ServerCounted(session))

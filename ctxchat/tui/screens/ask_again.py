@@ -16,6 +16,7 @@ from textual.widgets.selection_list import Selection
 from ctxchat.core.counterfactual import LEAVABLE_LAYERS, Change
 from ctxchat.core.memory import Mode
 from ctxchat.core.plan import ContextPlan
+from ctxchat.redaction import shown_url
 from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import content, tokens
@@ -130,7 +131,7 @@ class AskAgainDialog(Dialog[Change | None]):
                 if self._profiles:
                     yield Select[str](
                         (
-                            (content(f"{name} — {default} at {base_url}"), name)
+                            (content(f"{name} — {default} at {shown_url(base_url)}"), name)
                             for name, (base_url, default) in self._profiles.items()
                         ),
                         value=self._profile if self._profile in self._profiles else Select.NULL,

@@ -17,8 +17,9 @@ from textual.containers import Vertical
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ctxchat.chat.deletion import ConversationDeletion
 from ctxchat.tui.actions import bindings_for
-from ctxchat.tui.screens.confirm import ConfirmScreen
+from ctxchat.tui.screens.delete_conversation import DeleteChoice, DeleteConversationScreen
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.screens.rename import RenameScreen
 from ctxchat.tui.snippet import snippet
@@ -26,7 +27,7 @@ from ctxchat.tui.text import clean, plain, tokens
 from ctxchat.tui.views import ConversationRowView, MessageHitView
 from ctxchat.tui.widgets.footer import KeyFooter
 
-SwitcherAction = Literal["switch", "new", "rename", "delete", "export"]
+SwitcherAction = Literal["switch", "new", "rename", "delete", "export", "import"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +42,8 @@ class SwitcherResult:
     conversation_id: int | None = None
     title: str | None = None
     message_id: int | None = None
+    with_memory: bool = False
+    """For "delete": the conversation's own memory entries go too (else they are kept)."""
 
 
 FindMessages = Callable[[str], Mapping[int, MessageHitView]]
@@ -69,6 +72,8 @@ def row_prompt(
         f"\n  {row.message_count:,} messages · {tokens(row.tokens)} tokens · {when}",
         style="dim",
     )
+    if row.origin:
+        prompt.append(f" · from {row.origin}", style="dim")
     if hit is None:
         return prompt
     found = "1 message matches" if hit.count == 1 else f"{hit.count:,} messages match"
@@ -124,9 +129,12 @@ class ConversationSwitcher(Dialog[SwitcherResult | None]):
         current_id: int | None = None,
         query: str = "",
         find_messages: FindMessages | None = None,
+        deletion_of: Callable[[int], ConversationDeletion] | None = None,
     ) -> None:
-        """`find_messages` searches the messages' text (without it, titles only)."""
+        """`find_messages` searches the messages' text (without it, titles only);
+        `deletion_of` says what deleting a conversation would delete and keep."""
         super().__init__()
+        self._deletion_of = deletion_of
         self._rows = list(rows)
         self._current_id = current_id
         self._initial_query = query
@@ -268,19 +276,26 @@ class ConversationSwitcher(Dialog[SwitcherResult | None]):
         if row is None:
             return
 
-        def confirmed(yes: bool | None) -> None:
-            if yes:
-                self.dismiss(SwitcherResult("delete", row.id))
+        def confirmed(choice: DeleteChoice | None) -> None:
+            if choice is not None:
+                with_memory = choice == "with-memory"
+                self.dismiss(SwitcherResult("delete", row.id, with_memory=with_memory))
 
-        question = f"Delete “{row.title or 'Untitled'}” and its {row.message_count:,} messages?"
-        screen = ConfirmScreen(question, "Delete", True, detail="This cannot be undone.")
-        self.app.push_screen(screen, confirmed)
+        if self._deletion_of is not None:
+            deletion = self._deletion_of(row.id)
+        else:
+            deletion = ConversationDeletion(row.id, row.title, row.message_count, ())
+        self.app.push_screen(DeleteConversationScreen(deletion), confirmed)
 
     def action_export(self) -> None:
         row = self._highlighted()
         if row is not None:
             # The app asks for the format and the folder.
             self.dismiss(SwitcherResult("export", row.id))
+
+    def action_import(self) -> None:
+        # The app asks for the file and imports it.
+        self.dismiss(SwitcherResult("import"))
 
     def action_close(self) -> None:
         search = self.query_one(Input)

@@ -1,13 +1,14 @@
-"""The request inspector: the exact JSON a request sends, its messages by layer, and the diff."""
+"""The request inspector: the exact JSON a request sends, its messages by layer, the diff,
+and the prompt as the server's chat template renders it."""
 
 from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from textual import events
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
@@ -18,6 +19,7 @@ from textual.strip import Strip
 from textual.visual import Visual
 from textual.widgets import Static, TabbedContent, TabPane
 
+from ctxchat.chat.rendered import NotRendered, RenderedRequest, rendered_parts
 from ctxchat.core.history import preview
 from ctxchat.core.plan import ContextPlan
 from ctxchat.core.prefix import shared_prefix
@@ -35,9 +37,13 @@ __all__ = [
     "diff_lines",
     "message_line_owners",
     "pretty_json",
+    "rendered_lines",
 ]
 
-TABS = ("json", "messages", "diff")
+TABS = ("json", "messages", "diff", "rendered")
+
+Render = Callable[[Sequence[Mapping[str, str]]], Awaitable[RenderedRequest | NotRendered]]
+"""Asks the server to render a request's messages in its chat template."""
 
 
 def pretty_json(body: Mapping[str, Any]) -> str:
@@ -121,6 +127,16 @@ class WrappedLines(ScrollView, can_focus=True):
         """The lines as plain text, without gutters."""
         return "\n".join(line.plain for line in self._lines)
 
+    def show_lines(
+        self, lines: Sequence[Content], gutters: Sequence[Content] | None = None
+    ) -> None:
+        """Show other lines (an answer that came after the view was drawn)."""
+        self._lines = list(lines)
+        self._gutters = list(gutters) if gutters is not None else [Content()] * len(self._lines)
+        self._width = 0
+        self._layout_rows(self.scrollable_content_region.width)
+        self.scroll_home(animate=False)
+
     def on_resize(self, event: events.Resize) -> None:
         self._layout_rows(self.scrollable_content_region.width)
 
@@ -199,6 +215,7 @@ class RequestInspector(HandsTypingBack[None]):
         previous: ContextPlan | Mapping[str, Any] | None = None,
         title: str = "Next request",
         tab: str = "json",
+        render: Render | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -206,7 +223,9 @@ class RequestInspector(HandsTypingBack[None]):
         """`body` is the request body exactly as sent; `plan` the plan it was built from.
 
         `previous` is the request before it: its body, or its plan (then the body is this one
-        with the previous plan's messages). `tab` is the tab shown first: json, messages, diff.
+        with the previous plan's messages). `tab` is the tab shown first: json, messages, diff,
+        rendered. `render` asks the server to render the request (None: no server to ask);
+        it is asked when the rendered view is first shown.
         """
         super().__init__(name=name, id=id, classes=classes)
         self.body = body
@@ -221,6 +240,10 @@ class RequestInspector(HandsTypingBack[None]):
         self.previous_json = None if previous_body is None else pretty_json(previous_body)
         self._title = title
         self._tab = tab if tab in TABS else "json"
+        self._renderer = render
+        self.rendered: RenderedRequest | NotRendered | None = None
+        """The server's rendering once it answered."""
+        self._rendering_asked = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="inspector-dialog"):
@@ -233,18 +256,55 @@ class RequestInspector(HandsTypingBack[None]):
                     yield WrappedLines(self._messages_lines(), wrap=False, id="messages-view")
                 with TabPane("Diff", id="diff"):
                     yield WrappedLines(self._diff_lines(), id="diff-view")
+                with TabPane("Rendered", id="rendered"):
+                    yield WrappedLines(self._waiting_lines(), id="rendered-view")
         yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one(f"#{self._tab}-view").focus()
+        if self._tab == "rendered":
+            self._ask_rendering()
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         if event.pane.id in TABS:
             self.query_one(f"#{event.pane.id}-view").focus()
+        if event.pane.id == "rendered":
+            self._ask_rendering()
 
     def action_show(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
         self.query_one(f"#{tab}-view").focus()
+        if tab == "rendered":
+            self._ask_rendering()
+
+    def _ask_rendering(self) -> None:
+        """Ask the server once, the first time the view is shown; drawing never waits."""
+        if self._rendering_asked:
+            return
+        self._rendering_asked = True
+        if self._renderer is None:
+            self._show_rendering(
+                NotRendered("No server to ask here: only the server can render its template.")
+            )
+            return
+        self._fetch_rendering(self._renderer)
+
+    @work(exclusive=True, group="rendering", exit_on_error=False)
+    async def _fetch_rendering(self, render: Render) -> None:
+        messages = self.body.get("messages")
+        messages = (
+            [m for m in messages if isinstance(m, Mapping)] if isinstance(messages, list) else []
+        )
+        self._show_rendering(await render(messages))
+
+    def _show_rendering(self, rendered: RenderedRequest | NotRendered) -> None:
+        self.rendered = rendered
+        messages = self.body.get("messages")
+        sent = list(messages) if isinstance(messages, list) else []
+        layers = [message.layer.value for message in self.plan.messages]
+        self.query_one("#rendered-view", WrappedLines).show_lines(
+            *rendered_lines(rendered, sent, layers)
+        )
 
     def action_step(self, step: int) -> None:
         current = TABS.index(self.query_one(TabbedContent).active or "json")
@@ -333,6 +393,15 @@ class RequestInspector(HandsTypingBack[None]):
         )
         return lines
 
+    @staticmethod
+    def _waiting_lines() -> list[Content]:
+        return [
+            Content.styled(
+                "Asking the server to render this request with its chat template…",
+                "$foreground-muted",
+            )
+        ]
+
     def _diff_lines(self) -> list[Content]:
         if self.previous_json is None:
             return [Content.styled("No previous request to compare with.", "$foreground-muted")]
@@ -370,3 +439,75 @@ def diff_content(diff: Sequence[str]) -> list[Content]:
             style = "$error"
         lines.append(Content.styled(clean(line), style) if style else Content(clean(line)))
     return lines
+
+
+def rendered_lines(
+    rendered: RenderedRequest | NotRendered,
+    messages: Sequence[Mapping[str, Any]],
+    layers: Sequence[str],
+) -> tuple[list[Content], list[Content]]:
+    """The rendered view's lines and gutters: a header with the token counts, the messages the
+    template left out, then the text, what the template added in the accent colour and each
+    message's content marked with its layer's colour in the gutter."""
+    if isinstance(rendered, NotRendered):
+        return [Content.styled(clean(rendered.reason), "$warning")], [Content("")]
+    sent = [
+        {"role": str(m.get("role", "")), "content": str(m.get("content") or "")} for m in messages
+    ]
+    counts = (
+        "not counted by the server"
+        if rendered.tokens is None
+        else f"{tokens(rendered.tokens)} tokens by the server's tokenizer"
+    )
+    header = [
+        Content.assemble(("As the server's chat template renders it", "bold"), f" · {counts}"),
+    ]
+    if rendered.template_tokens is not None:
+        header.append(
+            Content(
+                f"template adds {tokens(rendered.template_tokens)} tokens "
+                f"to the messages' {tokens(rendered.content_tokens or 0)}"
+            )
+        )
+    for dropped in rendered.left_out:
+        role = sent[dropped]["role"] if dropped < len(sent) else "?"
+        header.append(
+            Content.styled(
+                f"message {dropped + 1} ({clean(role)}) is not in the rendered prompt: "
+                "the template left it out, the model never reads it",
+                "bold $error",
+            )
+        )
+    if rendered.added:
+        header.append(
+            Content.assemble(
+                (clean(rendered.added), "bold $accent"),
+                " is added by the server's tokenizer before the text (counted above)",
+            )
+        )
+    header.append(Content(""))
+    lines = list(header)
+    gutters = [Content("")] * len(header)
+    line = Content.styled(clean(rendered.added), "bold $accent")
+    owner: int | None = None
+    for text, message in rendered_parts(rendered.text, sent):
+        style = "" if message is not None else "$accent"
+        pieces = text.split("\n")
+        for number, piece in enumerate(pieces):
+            if number:
+                lines.append(line)
+                gutters.append(_gutter(owner, layers))
+                line, owner = Content(), None
+            if piece:
+                line += Content.styled(clean(piece), style) if style else Content(clean(piece))
+            if message is not None and owner is None and piece:
+                owner = message
+    lines.append(line)
+    gutters.append(_gutter(owner, layers))
+    return lines, gutters
+
+
+def _gutter(owner: int | None, layers: Sequence[str]) -> Content:
+    if owner is not None and owner < len(layers):
+        return Content.styled("▌ ", layer_variable(layers[owner]))
+    return Content("  ")

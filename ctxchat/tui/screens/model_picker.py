@@ -13,6 +13,7 @@ from textual.containers import Vertical
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from ctxchat.redaction import shown_url
 from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.result_dialog import ResultDialog
 from ctxchat.tui.text import content
@@ -78,9 +79,8 @@ class ModelPicker(ResultDialog[ModelChoice | None]):
         options: list[Option | None] = []
         for name, base_url, model in self._profiles:
             mark = "● " if name == self._current_profile else "  "
-            options.append(
-                Option(content(f"{mark}profile {name} — {model} at {base_url}"), id=f"p:{name}")
-            )
+            shown = f"{mark}profile {name} — {model} at {shown_url(base_url)}"
+            options.append(Option(content(shown), id=f"p:{name}"))
         if self._models:
             options.append(None)
             for model in self._models:

@@ -19,6 +19,7 @@ from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSe
 
 from ctxchat.config.schema import OPENAI_DEFAULT_BASE_URL
 from ctxchat.model.discovery import UrlAnswer, probe_url, url_problem
+from ctxchat.redaction import shown_url
 from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.setup_answers import answer_line, key_hint, server_label
 from ctxchat.tui.text import clean, content, plain
@@ -399,7 +400,7 @@ class SetupScreen(Screen[SetupChoice | None]):
     async def _ask(self, url: str, key: str | None) -> None:
         await asyncio.sleep(PROBE_PAUSE)  # cancelled by the next keystroke: a debounce
         line = self.query_one("#setup-probe", Static)
-        line.update(content(f"Asking {url}…", "$text-muted"))
+        line.update(content(f"Asking {shown_url(url)}…", "$text-muted"))
         answer = await self._probe(url, key)
         line.update(answer_line(url, answer))
         found = answer.server

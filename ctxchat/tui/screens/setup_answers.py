@@ -6,6 +6,7 @@ from rich.text import Text
 from textual.content import Content
 
 from ctxchat.model.discovery import UrlAnswer
+from ctxchat.redaction import shown_url
 from ctxchat.tui.text import clean, content, plain
 from ctxchat.tui.views import ServerView
 
@@ -27,14 +28,15 @@ def server_label(server: ServerView) -> Text:
     label = Text()
     label.append(server_name(server.kind), style="bold")
     label.append(" at ")
-    label.append_text(plain(server.base_url))
+    label.append_text(plain(shown_url(server.base_url)))
     count = len(server.models)
     label.append(f"  ({count} model{'s' if count != 1 else ''})", style="dim")
     return label
 
 
 def answer_line(url: str, answer: UrlAnswer) -> Content:
-    """What the server at `url` answered, in one line (never the key)."""
+    """What the server at `url` answered, in one line (never the key, nor a password in it)."""
+    url = shown_url(url)
     server = answer.server
     if answer.outcome == "found" and server is not None:
         count = len(server.models)

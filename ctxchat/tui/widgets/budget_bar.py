@@ -51,7 +51,8 @@ def share_text(part: int, whole: int) -> str:
 
 
 def flow(parts: Sequence[Content], width: int, separator: str = "  ") -> list[Content]:
-    """Parts laid out left to right in lines of at most `width` cells, never split inside."""
+    """Parts laid out left to right in lines of at most `width` cells, split inside only
+    when one is wider than a line (then wrapped at its spaces: never cut)."""
     lines: list[Content] = []
     line = Content()
     for part in parts:
@@ -62,6 +63,9 @@ def flow(parts: Sequence[Content], width: int, separator: str = "  ") -> list[Co
         else:
             lines.append(line)
             line = part
+        if line.cell_length > width:
+            *whole, line = line.wrap(width)
+            lines.extend(whole)
     if line:
         lines.append(line)
     return lines
@@ -178,19 +182,24 @@ class BudgetBar(Widget):
         lines.extend(flow(legend, width))
 
         marker = "exact" if plan.exact else "estimate"
-        note = clean(plan.counter_note).removeprefix(f"{marker}: ")
+        # The note's later clauses (what the template adds, a calibration) are parts of
+        # their own, so a narrow panel wraps them rather than cutting them off.
+        note, *clauses = clean(plan.counter_note).removeprefix(f"{marker}: ").split("; ")
         window = [
             Content(f"window {tokens(plan.context_window)} ({clean(self._window_source)})"),
             Content(f"reserve {tokens(plan.output_reserve)}"),
             Content.assemble(
                 (marker, "bold $success" if plan.exact else "bold $warning"), f" ({note})"
             ),
+            *(Content(clause) for clause in clauses),
         ]
         lines.extend(flow(window, width, SEPARATOR))
 
         if self._server_tokens is not None:
             lines.extend(flow(self._drift(plan), width, SEPARATOR))
-        lines.extend(Content.styled(clean(warning), "$warning") for warning in plan.warnings)
+        for warning in plan.warnings:
+            # Wrapped: a note is read whole, never cut at the panel's edge.
+            lines.extend(Content.styled(clean(warning), "$warning").wrap(width))
         return lines
 
     def _bar(

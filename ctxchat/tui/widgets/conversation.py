@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import asyncio
+import functools
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Concatenate, ParamSpec, TypeVar
 
 from textual import events
 from textual.binding import BindingType
@@ -45,6 +47,52 @@ def item_class() -> type[MessageItem]:
 def warm_widgets() -> None:
     """Import what drawing turns needs, so the first one sent does not wait for it."""
     item_class()
+
+
+_Args = ParamSpec("_Args")
+_Result = TypeVar("_Result")
+
+
+def one_change_at_a_time(
+    change: Callable[Concatenate[ConversationView, _Args], Awaitable[_Result]],
+) -> Callable[Concatenate[ConversationView, _Args], Awaitable[_Result]]:
+    """Run `change` of the mounted turns once no other change is under way.
+
+    Mounting and removing turns take several turns of the event loop, and the pane is
+    changed from two sides: the reply worker adds turns while the pane pages in more as it
+    scrolls (a resize scrolls it). A page loaded while a turn was being added found the
+    window short of that turn and mounted it a second time (DuplicateIds). One change at a
+    time, each sees the window (`_start`, `_end`, `_total`) agree with the mounted turns.
+    """
+
+    @functools.wraps(change)
+    async def one_at_a_time(
+        view: ConversationView, /, *args: _Args.args, **kwargs: _Args.kwargs
+    ) -> _Result:
+        async with view._changing:
+            result = await change(view, *args, **kwargs)
+        view.page_if_asked()
+        return result
+
+    return one_at_a_time
+
+
+def page_unless_changing(
+    load: Callable[[ConversationView], Awaitable[None]],
+) -> Callable[[ConversationView], Awaitable[None]]:
+    """Load a page as scrolling asks, unless the turns are changing: the change asks again
+    when it is done (the pane's own loop never waits for the reply worker)."""
+
+    @functools.wraps(load)
+    async def unless_changing(view: ConversationView) -> None:
+        if view._changing.locked():
+            view._page_asked = True
+            return
+        async with view._changing:
+            await load(view)
+        view.page_if_asked()
+
+    return unless_changing
 
 
 class ConversationView(VerticalScroll, can_focus=True):
@@ -137,6 +185,8 @@ class ConversationView(VerticalScroll, can_focus=True):
         self._selected: int | None = None
         self._outside = OutsideMarks()
         self._live: LiveTurn | None = None  # the reply streaming in the conversation shown
+        self._changing = asyncio.Lock()  # see `one_change_at_a_time`
+        self._page_asked = False  # scrolling asked for a page while the turns changed
 
     @property
     def total_count(self) -> int:
@@ -156,11 +206,13 @@ class ConversationView(VerticalScroll, can_focus=True):
         """The mounted turns, oldest first."""
         return list(self.query_children(item_class()))
 
+    @one_change_at_a_time
     async def on_mount(self) -> None:
         await self._show_newest()
 
     # Method calls from the app.
 
+    @one_change_at_a_time
     async def replace_all(self, total_count: int, loader: Loader) -> None:
         """Show another conversation (or the same one after a change that rewrote its turns)."""
         self._total = total_count
@@ -169,6 +221,7 @@ class ConversationView(VerticalScroll, can_focus=True):
         self._set_selected(None)
         await self._show_newest()
 
+    @one_change_at_a_time
     async def add_message(self, view: MessageView) -> MessageItem:
         """Append a message the store now holds (the user's, or a reply) and show it.
 
@@ -203,6 +256,13 @@ class ConversationView(VerticalScroll, can_focus=True):
         stays mounted and the keys that would change the conversation wait."""
         self._live = live
         self.refresh_bindings()
+
+    def page_if_asked(self) -> None:
+        """Load the pages scrolling asked for while the turns changed (if still needed)."""
+        if self._page_asked:
+            self._page_asked = False
+            self.call_after_refresh(self._fill_viewport)
+            self.call_after_refresh(self._load_at_edge)
 
     def _streaming_id(self) -> int | None:
         """The id of the reply streaming in this conversation, if one is."""
@@ -269,6 +329,7 @@ class ConversationView(VerticalScroll, can_focus=True):
         if views:
             await self.mount_all([self._make(view) for view in views])
 
+    @page_unless_changing
     async def _fill_viewport(self) -> None:
         """Load older pages until the view can scroll: what is visible plus a margin."""
         if self._start > 0 and not self._loading and self.max_scroll_y <= self.size.height:
@@ -287,6 +348,7 @@ class ConversationView(VerticalScroll, can_focus=True):
                 # Back at the newest turn: follow new text again.
                 self.anchor()
 
+    @page_unless_changing
     async def _load_at_edge(self) -> None:
         # Checked again here: several scroll steps may have asked before the first load ran.
         if self._loading:
@@ -324,7 +386,9 @@ class ConversationView(VerticalScroll, can_focus=True):
         if self._loading or self._end >= self._total:
             return
         self._loading = True
-        views = list(self._loader(self._end, self.PAGE))
+        # No further than the turns the pane was told of: one the store holds already (a
+        # reply just begun) is added by `add_message`, once.
+        views = list(self._loader(self._end, min(self.PAGE, self._total - self._end)))
         if not views:
             # The store has fewer messages than we were told: believe the store.
             self._total = self._end
@@ -417,6 +481,7 @@ class ConversationView(VerticalScroll, can_focus=True):
         if item is not None:
             self._set_selected(item)
 
+    @one_change_at_a_time
     async def reveal(self, message_id: int, position: int) -> bool:
         """Select `message_id`, the conversation's message at offset `position` from the
         oldest, and scroll it into view, mounting it with the turns around it when it is
@@ -454,6 +519,7 @@ class ConversationView(VerticalScroll, can_focus=True):
             self._loading = False
             self.call_after_refresh(self._fill_viewport)
 
+    @one_change_at_a_time
     async def action_select_previous(self) -> None:
         items = self.items
         if not items:
@@ -469,6 +535,7 @@ class ConversationView(VerticalScroll, can_focus=True):
             index = items.index(selected)
         self._set_selected(items[max(0, index - 1)])
 
+    @one_change_at_a_time
     async def action_select_next(self) -> None:
         selected = self._selected_item()
         if selected is None:
@@ -481,6 +548,7 @@ class ConversationView(VerticalScroll, can_focus=True):
             index = items.index(selected)
         self._set_selected(items[min(len(items) - 1, index + 1)])
 
+    @one_change_at_a_time
     async def action_select_last(self) -> None:
         if self._end < self._total:
             await self._show_newest()
@@ -489,6 +557,7 @@ class ConversationView(VerticalScroll, can_focus=True):
             self._set_selected(items[-1])
             self.scroll_end(animate=False)
 
+    @one_change_at_a_time
     async def action_select_first(self) -> None:
         if self._start > 0:
             await self._show_from(0)

@@ -110,7 +110,10 @@ class LayerPanel(Vertical, can_focus=True):
             text-wrap: nowrap;
             text-overflow: ellipsis;
         }
-        &.-collapsed > .layer-panel--body { display: none; }
+        /* Notes are read whole: they wrap, never cut at the panel's edge. */
+        & > .layer-panel--notes { display: none; }
+        & > .layer-panel--notes.-any { display: block; }
+        &.-collapsed > .layer-panel--body, &.-collapsed > .layer-panel--notes { display: none; }
     }
     """
 
@@ -136,6 +139,7 @@ class LayerPanel(Vertical, can_focus=True):
         )
         self._header.tooltip = "Click to fold or unfold this layer"
         self._body = Static(Content(), classes="layer-panel--body")
+        self._notes = Static(Content(), classes="layer-panel--notes")
         self._shown: tuple[LayerPlan, frozenset[str], frozenset[str]] | None = None
         self._used: Mapping[str, Use] = {}
         self.set_reactive(LayerPanel.collapsed, collapsed)
@@ -149,6 +153,7 @@ class LayerPanel(Vertical, can_focus=True):
     def compose(self) -> ComposeResult:
         yield self._header
         yield self._body
+        yield self._notes
 
     def watch_collapsed(self, collapsed: bool) -> None:
         self.set_class(collapsed, "-collapsed")
@@ -179,6 +184,9 @@ class LayerPanel(Vertical, can_focus=True):
         self._shown = shown
         self._header.update(self._header_content(layer_plan))
         self._body.update(self._body_content(layer_plan, added, removed))
+        notes = self._notes_content(layer_plan)
+        self._notes.update(notes)
+        self._notes.set_class(bool(notes), "-any")
 
     def mark_used(self, used: Mapping[str, Use]) -> None:
         """Mark what the last reply most likely used (an estimate; evidence on hover)."""
@@ -277,12 +285,17 @@ class LayerPanel(Vertical, can_focus=True):
         )
         for left in layer_plan.left_out:
             lines.extend(self._left_out_lines(left, columns(left.ref, left.tokens), removed))
-        lines.extend(Content.styled(f"! {clean(note)}", "$warning") for note in layer_plan.notes)
+        if not lines:
+            lines.append(Content.styled("  nothing", "$foreground-muted"))
+        return Content("\n").join(lines)
+
+    @staticmethod
+    def _notes_content(layer_plan: LayerPlan) -> Content:
+        """The layer's notes (something to fix) and hints (how it chose), wrapped whole."""
+        lines = [Content.styled(f"! {clean(note)}", "$warning") for note in layer_plan.notes]
         lines.extend(
             Content.styled(f"i {clean(hint)}", "$foreground-muted") for hint in layer_plan.hints
         )
-        if not lines:
-            lines.append(Content.styled("  nothing", "$foreground-muted"))
         return Content("\n").join(lines)
 
     @staticmethod

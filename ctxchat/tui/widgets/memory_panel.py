@@ -19,7 +19,13 @@ from ctxchat.chat.session import ChatSession
 from ctxchat.chat.usage import UsageView
 from ctxchat.core.attribution import Use
 from ctxchat.core.budget import Layer
-from ctxchat.core.memory import MemoryEntry, MemoryKind, provenance, unconfirmed_turns
+from ctxchat.core.memory import (
+    MemoryEntry,
+    MemoryKind,
+    excluded_detail,
+    provenance,
+    unconfirmed_turns,
+)
 from ctxchat.core.plan import ContextPlan
 from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.memory_usage import UsageEstimate, UsageKey
@@ -64,7 +70,7 @@ def entry_status(entry: MemoryEntry, plan: ContextPlan | None) -> EntryStatus | 
         if left.ref == entry.ref:
             return EntryStatus(False, left.detail)
     if not entry.enabled:
-        return EntryStatus(False, "excluded by you")
+        return EntryStatus(False, excluded_detail(entry))
     return EntryStatus(False, "not in this conversation's request")
 
 
@@ -548,7 +554,7 @@ class MemoryPanel(Vertical):
         elif status is not None:
             reason = clean(status.text)
         elif not entry.enabled:
-            reason = "excluded by you"
+            reason = excluded_detail(entry)
         text = " ".join(clean(entry.text).split())
         body = f"{clean(entry.key)}: {text}" if entry.key else text
         lines = [

@@ -1,0 +1,40 @@
+"""Connecting to a model server: the backend for a profile, and whether two profiles share one."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+
+from ctxchat.config.errors import MissingApiKey
+from ctxchat.config.settings import ModelSettings, ProviderProfile
+from ctxchat.model.backend import ModelBackend
+
+__all__ = ["make_backend", "same_server"]
+
+
+def make_backend(
+    profile: ProviderProfile, env: Mapping[str, str], timeouts: ModelSettings | None = None
+) -> ModelBackend:
+    """The OpenAI-compatible backend for a profile: its server, key and headers (raises
+    MissingApiKey without its key), waiting on the server as long as `timeouts` (the
+    `[model]` settings) allow. The `openai` package is imported on first use."""
+    from ctxchat.model.deferred import DeferredBackend
+
+    waits = dataclasses.asdict(timeouts) if timeouts is not None else {}
+    return DeferredBackend(profile.base_url, profile.resolve_api_key(env), profile.headers, **waits)
+
+
+def same_server(one: ProviderProfile, other: ProviderProfile, env: Mapping[str, str]) -> bool:
+    """Whether requests for the two profiles go to one server the same way."""
+
+    def key(profile: ProviderProfile) -> str | None:
+        try:
+            return profile.resolve_api_key(env)
+        except MissingApiKey:
+            return None
+
+    return (one.base_url, dict(one.headers), key(one)) == (
+        other.base_url,
+        dict(other.headers),
+        key(other),
+    )

@@ -1,0 +1,120 @@
+"""What the user does with a summary: accept a proposal as written or edited (what the edit
+still lacks of what the model's text lost), review one in force, edit it, or roll back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ctxchat.chat.session import ChatSession
+from ctxchat.core.history import HistoryMessage
+from ctxchat.core.summary import SummaryStrategy
+from ctxchat.core.summary_loss import KeptWord, LossReport, LostDetail, still_lost
+from ctxchat.store import StoreError, SummaryVersion
+from ctxchat.store.summaries import SummaryChanged
+
+
+class SummaryFailed(Exception):
+    """Summarization did not produce a summary; the previous one stays in force."""
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryProposal:
+    """A summary made by the model but not in force: what it says and what it lost.
+
+    It covers messages `first_message_id` to `last_message_id` once accepted; `folded` are
+    the messages this fold read (the report is about them). `in_force` is the id of the
+    version it was made from (None: no summary then); accepting it fails if another is in
+    force by then. `cut` says the text was cut at the summary's limit (`max_tokens`): by
+    the server, as longer than asked, or to make room for `kept`, the pinned entries and
+    rules added back word for word.
+    """
+
+    conversation_id: int
+    text: str
+    first_message_id: int
+    last_message_id: int
+    folded: tuple[HistoryMessage, ...]
+    in_force: int | None
+    strategy: SummaryStrategy
+    model: str | None
+    cut: bool
+    lost: LossReport
+    kept: tuple[KeptWord, ...] = ()
+    max_tokens: int = 0
+    note: str = ""
+
+
+def accept(
+    session: ChatSession, proposal: SummaryProposal, text: str | None = None
+) -> SummaryVersion:
+    """Put `proposal` in force, as the model wrote it or as the user edited it (`text`).
+
+    An edited text is flagged `edited`, no longer `cut`, and its report says what it still
+    lacks of what the model's text lost. Raises SummaryFailed, storing nothing, when
+    another version came into force since the proposal was made.
+    """
+    edited = text is not None and text.strip() != proposal.text.strip()
+    final = text.strip() if text is not None and edited else proposal.text
+    if not final.strip():
+        raise SummaryFailed("An empty summary cannot be saved; reject it instead.")
+    lost = still_lost(proposal.folded, proposal.lost.lost, final) if edited else proposal.lost.lost
+    note = proposal.note
+    if edited:
+        note = "edited by you before it went into force" if not note else f"{note}, then edited"
+    try:
+        return session.add_summary(
+            final,
+            first_message_id=proposal.first_message_id,
+            last_message_id=proposal.last_message_id,
+            strategy=proposal.strategy,
+            model=proposal.model,
+            edited=edited,
+            note=note,
+            cut=proposal.cut and not edited,
+            lost=lost,
+            in_force=proposal.in_force,
+        )
+    except SummaryChanged as error:
+        raise SummaryFailed(str(error)) from error
+    except StoreError as error:  # a message it covers was deleted meanwhile
+        raise SummaryFailed(f"The summary cannot be saved: {error}") from error
+
+
+def report_for(proposal: SummaryProposal, text: str) -> tuple[LostDetail, ...]:
+    """What `text` (the proposal's text as the user is editing it) still lacks of what the
+    model's text lost: the preview's list, shrinking as items are added back."""
+    return still_lost(proposal.folded, proposal.lost.lost, text)
+
+
+def mark_reviewed(session: ChatSession, summary_id: int) -> SummaryVersion:
+    """The user looked at what a version in force lost and keeps it: no longer flagged."""
+    version = session.store.mark_summary_reviewed(summary_id)
+    session.forget_summary()
+    return version
+
+
+def edit_summary(session: ChatSession, text: str) -> SummaryVersion:
+    """Store the user's own text as a new, edited version covering the same messages; its
+    report keeps what the edited text still lacks of what the version in force lost."""
+    active = session.active_summary()
+    if active is None:
+        raise SummaryFailed("There is no summary to edit yet.")
+    if not text.strip():
+        raise SummaryFailed("An empty summary cannot be saved; roll back instead.")
+    covered = [m for m in session.history() if m.id <= active.last_message_id]
+    return session.add_summary(
+        text.strip(),
+        first_message_id=active.first_message_id,
+        last_message_id=active.last_message_id,
+        strategy=active.strategy,
+        model=None,
+        edited=True,
+        note=f"edited by you from v{active.version}",
+        lost=still_lost(covered, active.lost, text.strip()),
+    )
+
+
+def roll_back(session: ChatSession, summary_id: int | None) -> None:
+    """Make an earlier version (or none) the one in force: rejecting a summary that went
+    into force is rolling back to the one before it."""
+    session.activate_summary(summary_id)

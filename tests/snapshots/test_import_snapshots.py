@@ -1,0 +1,99 @@
+"""Importing another tool's history, in pictures: the dialog ctrl+o opens from the
+conversation list, and imported conversations in the list saying where they came from."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from ctxchat.store.importers import ImportedConversation, ImportedMessage
+from ctxchat.tui.app import CtxChatApp
+
+from .snapshot_apps import COUNTER, HOUR, NOW, BuildApp, RunBefore, steady
+
+SnapCompare = Callable[..., bool]
+NARROW = (80, 24)
+WIDE = (200, 50)
+
+
+def import_dialog_with(path: str) -> RunBefore:
+    """Ctrl+L, ctrl+o, and `path` typed into the dialog's file box."""
+
+    async def run(pilot: Pilot[Any]) -> None:
+        await steady(pilot)
+        await pilot.press("ctrl+l", "ctrl+o")
+        await steady(pilot)
+        pilot.app.screen.query_one(Input).value = path
+        await steady(pilot)
+
+    return run
+
+
+def with_imported(app: CtxChatApp) -> CtxChatApp:
+    """Two conversations imported from ChatGPT a day and a week before, beside the open one."""
+    chats = [
+        ImportedConversation(
+            "c1",
+            "Trip to Oslo",
+            (
+                ImportedMessage("user", "When should I visit Oslo?"),
+                ImportedMessage("assistant", "Go in summer.", model="gpt-4o"),
+            ),
+            NOW - 7 * 24 * HOUR,
+            NOW - 24 * HOUR,
+        ),
+        ImportedConversation(
+            "c2",
+            "Sourdough starter",
+            (ImportedMessage("user", "How often do I feed it?"),),
+            NOW - 8 * 24 * HOUR,
+            NOW - 7 * 24 * HOUR,
+        ),
+    ]
+    app.workspace.store.import_history(chats, "chatgpt", COUNTER)
+    return app
+
+
+class TestImportDialog:
+    def test_narrow(self, build: BuildApp, snap_compare: SnapCompare) -> None:
+        """`Import conversations` over the list: the hint naming ChatGPT's or Claude.ai's
+        conversations.json, llm's logs.db (read, never changed), an Open WebUI or a ctxchat
+        export, and that conversations imported before are left as they are; `File:` with
+        `~/Downloads/conversations.json` typed; `From:` on `Recognise it from the file`;
+        `Cancel` and `Import` (primary) on the right."""
+        run = import_dialog_with("~/Downloads/conversations.json")
+        assert snap_compare(build(), run_before=run, terminal_size=NARROW)
+
+    def test_wide(self, build: BuildApp, snap_compare: SnapCompare) -> None:
+        """As narrow, in a 76-column dialog."""
+        run = import_dialog_with("~/Downloads/conversations.json")
+        assert snap_compare(build(), run_before=run, terminal_size=WIDE)
+
+
+class TestImportedInTheList:
+    def test_narrow(self, build: BuildApp, snap_compare: SnapCompare) -> None:
+        """Ctrl+L: the open conversation first, then `Trip to Oslo` (`2 messages · 18 tokens
+        · 2025-01-05 09:30 · from ChatGPT`) and `Sourdough starter` (`1 messages · 11 tokens
+        · 2024-12-30 09:30 · from ChatGPT`), in the order they last changed in ChatGPT."""
+        app = with_imported(build())
+
+        async def run(pilot: Pilot[Any]) -> None:
+            await steady(pilot)
+            await pilot.press("ctrl+l")
+            await steady(pilot)
+
+        assert snap_compare(app, run_before=run, terminal_size=NARROW)
+
+    def test_wide(self, build: BuildApp, snap_compare: SnapCompare) -> None:
+        """As narrow, in a dialog up to 110 columns wide."""
+        app = with_imported(build())
+
+        async def run(pilot: Pilot[Any]) -> None:
+            await steady(pilot)
+            await pilot.press("ctrl+l")
+            await steady(pilot)
+
+        assert snap_compare(app, run_before=run, terminal_size=WIDE)

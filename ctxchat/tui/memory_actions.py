@@ -9,7 +9,7 @@ from textual import on, work
 
 from ctxchat.chat.memory_book import MemoryBook
 from ctxchat.chat.usage import UsageView
-from ctxchat.core.memory import MemoryKind, provenance
+from ctxchat.core.memory import MemoryKind, provenance, restored_note
 from ctxchat.core.plan import ContextPlan
 from ctxchat.store import NotFound, StoreError
 from ctxchat.tui.base import ConversationBase
@@ -217,7 +217,8 @@ class MemoryActions(ConversationBase):
     @on(MemoryPanel.RestoreRequested)
     def _restore(self, event: MemoryPanel.RestoreRequested) -> None:
         if self._change_memory(lambda book: book.restore(event.entry_id)):
-            self.notify(f"Restored memory #{event.entry_id}; it is current again.", markup=False)
+            entry = self.session.memory_book.get(event.entry_id)
+            self.notify(restored_note(entry, self.session.mode), markup=False)
 
     def action_restore_memory(self) -> None:
         """Restore the highlighted entry if superseded, else the one superseded last."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ctxchat.core.counts import counted
 from ctxchat.core.memory import MemoryEntry
 from ctxchat.store import Store
 
@@ -37,15 +38,14 @@ class ConversationDeletion:
 
     def question(self) -> str:
         """`Delete “Trip” and its 4 messages?`"""
-        count = f"{self.messages:,} message" + ("" if self.messages == 1 else "s")
-        return f"Delete “{self.name}” and its {count}?"
+        return f"Delete “{self.name}” and its {counted(self.messages, 'message')}?"
 
     def memory_note(self) -> str:
         """What happens to the conversation's own memory entries ("" when it has none)."""
         if not self.memory:
             return ""
         count = len(self.memory)
-        entries = f"{count} memory entr{'y' if count == 1 else 'ies'}"
+        entries = counted(count, "memory entry", "memory entries")
         named = ", ".join(f"“{_preview(entry.text)}”" for entry in self.memory[:NAMED_ENTRIES])
         more = f" and {count - NAMED_ENTRIES} more" if count > NAMED_ENTRIES else ""
         return (
@@ -59,7 +59,7 @@ class ConversationDeletion:
         if not self.memory:
             return told + "."
         count = len(self.memory)
-        entries = f"{count} memory entr{'y' if count == 1 else 'ies'}"
+        entries = counted(count, "memory entry", "memory entries")
         if with_memory:
             return f"{told} and its {entries}."
         return f"{told}; kept its {entries} as global entries, left out until you include them."

@@ -11,6 +11,7 @@ from ctxchat.cli.common import print_json, workspace
 from ctxchat.cli.confirm import confirm
 from ctxchat.cli.exits import EXIT_USAGE, CliError
 from ctxchat.cli.output import say, warn
+from ctxchat.core.counts import counted
 
 
 def delete_conversation(args: argparse.Namespace, options: SessionOptions) -> int:
@@ -54,4 +55,4 @@ def _deleted_too(deletion: ConversationDeletion) -> str:
     count = len(deletion.memory)
     if not count:
         return ""
-    return f"Its {count} memory entr{'y' if count == 1 else 'ies'} will be deleted too."
+    return f"Its {counted(count, 'memory entry', 'memory entries')} will be deleted too."

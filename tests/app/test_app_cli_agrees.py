@@ -63,6 +63,9 @@ async def test_the_cli_and_the_tui_plan_a_conversation_alike(tmp_path: Path, cli
                 assert app.conversation_screen.session.window.context_window == 6_144
                 await typed(pilot, DRAFT)
                 session = app.conversation_screen.session
+                # As the command does: the server counts the draft's messages first.
+                session.count_with_server(session.plan(DRAFT))
+                await session.server.counted()
                 tui = session.with_request(session.plan(DRAFT)).to_dict()
         finally:
             workspace.close()
@@ -78,10 +81,10 @@ async def test_the_cli_and_the_tui_plan_a_conversation_alike(tmp_path: Path, cli
 
         probes = len(server.other_requests)
         cli_plan = await run("context", "--json", "--message", DRAFT)
-        # The cached facts answered: the server is only asked to render the request and to
-        # count its messages (finding its tokenize endpoint first).
+        # The cached facts answered (its tokenize endpoint among them): the server is only
+        # asked to render the request and to count its messages.
         asked = {request.path for request in server.other_requests[probes:]}
-        assert asked == {"/apply-template", "/tokenize", "/extras/tokenize/count"}
+        assert asked == {"/apply-template", "/tokenize"}
         assert cli_plan.pop("rendered")["tokens"] > 0
         assert cli_plan.pop("conversation_id") == conversation
         assert cli_plan.pop("window_source") == "server"

@@ -640,10 +640,12 @@ async def test_a_server_with_no_model_named_is_talked_to_through_its_only_model(
         async with app.run_test(size=SIZE) as pilot:
             await until(pilot, lambda: app.conversation_screen.session.model == model)
             await until(pilot, lambda: app.conversation_screen.session.window.source == "probed")
-            # The model's file name, not the folders it was loaded from.
+            # The model's file name, not the folders it was loaded from, and the server the
+            # command line named.
+            host = local.base_url.split("//")[1].split("/")[0]
             assert (
                 app.conversation_screen.sub_title
-                == "command-line · gemma-3-270m-q4_k_m.gguf · mode: personalization"
+                == f"command-line · gemma-3-270m-q4_k_m.gguf at {host} · mode: personalization"
             )
             assert app.conversation_screen.session.window.context_window == 4096
             # One answer to "which models?" served the reachability check, adopting the

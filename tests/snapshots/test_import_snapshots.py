@@ -76,7 +76,7 @@ class TestImportDialog:
 class TestImportedInTheList:
     def test_narrow(self, build: BuildApp, snap_compare: SnapCompare) -> None:
         """Ctrl+L: the open conversation first, then `Trip to Oslo` (`2 messages · 18 tokens
-        · 2025-01-05 09:30 · from ChatGPT`) and `Sourdough starter` (`1 messages · 11 tokens
+        · 2025-01-05 09:30 · from ChatGPT`) and `Sourdough starter` (`1 message · 11 tokens
         · 2024-12-30 09:30 · from ChatGPT`), in the order they last changed in ChatGPT."""
         app = with_imported(build())
 

@@ -11,6 +11,7 @@ from ctxchat.chat.extractor import Decision, ProposalDecision
 from ctxchat.core.memory import MemoryEntry, MemoryKind
 from ctxchat.tui.screens.confirm import ConfirmScreen
 from ctxchat.tui.screens.conversations import ConversationSwitcher, SwitcherResult
+from ctxchat.tui.screens.delete_conversation import DeleteConversationScreen
 from ctxchat.tui.screens.edit_message import EditMessageScreen, EditResult
 from ctxchat.tui.screens.error_details import ErrorDetails
 from ctxchat.tui.screens.export_format import ExportChoice, ExportFormatScreen
@@ -238,11 +239,14 @@ async def test_switcher_delete_asks_first() -> None:
         await pilot.press("delete")  # in the search box it deletes a character, no more
         assert isinstance(app.screen, ConversationSwitcher)
         await pilot.press("tab", "down", "down", "delete")
-        assert isinstance(app.screen, ConfirmScreen)
+        assert isinstance(app.screen, DeleteConversationScreen)
+        await pilot.press("enter")  # Cancel has the focus: a stray Enter deletes nothing
+        assert isinstance(app.screen, ConversationSwitcher)
+        await pilot.press("delete")
         await pilot.press("escape")  # no: back in the switcher
         assert isinstance(app.screen, ConversationSwitcher)
         await pilot.press("delete")
-        await pilot.click("#confirm")
+        await pilot.click("#keep-memory")
         assert app.result == SwitcherResult("delete", 3)
 
 

@@ -95,6 +95,14 @@ async def test_every_entry_shows_kind_pin_scope_importance_and_status() -> None:
         assert "mode objective" in header
 
 
+async def test_one_entry_is_counted_as_one() -> None:
+    app = MemoryHost(ENTRIES[:1])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        header = rendered(app.query_one(".memory-panel--header", Static))
+        assert "memory · 1 entry · " in header
+
+
 def test_entry_status_without_a_plan_and_outside_it() -> None:
     assert entry_status(ENTRIES[0], None) is None
     other = MemoryEntry(9, MemoryKind.FACT, "Elsewhere.", conversation_id=8)

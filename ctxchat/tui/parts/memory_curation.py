@@ -10,7 +10,7 @@ from textual.message import Message
 
 from ctxchat.chat.memory_book import MemoryBook
 from ctxchat.chat.session import ChatSession
-from ctxchat.core.memory import MemoryEntry, MemoryKind, provenance
+from ctxchat.core.memory import MemoryEntry, MemoryKind, provenance, restored_note
 from ctxchat.store import StoreError
 from ctxchat.tui.parts.part import Part
 from ctxchat.tui.views import MemoryDraft
@@ -69,7 +69,8 @@ class MemoryCuration(Part):
                 )
             case MemoryPanel.RestoreRequested(entry_id=entry_id):
                 if self._change(session, lambda book: book.restore(entry_id)):
-                    self.notify(f"Restored memory #{entry_id}; it is current again.", markup=False)
+                    entry = session.memory_book.get(entry_id)
+                    self.notify(restored_note(entry, session.mode), markup=False)
             case MemoryPanel.ConfirmRequested(entry_id=entry_id):
                 self._update(session, entry_id, kind=MemoryKind.FACT)
             case MemoryPanel.KeepRequested(entry_id=entry_id):

@@ -18,6 +18,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ctxchat.chat.deletion import ConversationDeletion
+from ctxchat.core.counts import counted
 from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.delete_conversation import DeleteChoice, DeleteConversationScreen
 from ctxchat.tui.screens.dialog import Dialog
@@ -69,7 +70,7 @@ def row_prompt(
     prompt.append_text(title)
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(row.updated_at))
     prompt.append(
-        f"\n  {row.message_count:,} messages · {tokens(row.tokens)} tokens · {when}",
+        f"\n  {counted(row.message_count, 'message')} · {tokens(row.tokens)} tokens · {when}",
         style="dim",
     )
     if row.origin:

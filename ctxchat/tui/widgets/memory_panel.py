@@ -19,6 +19,7 @@ from ctxchat.chat.session import ChatSession
 from ctxchat.chat.usage import UsageView
 from ctxchat.core.attribution import Use
 from ctxchat.core.budget import Layer
+from ctxchat.core.counts import counted
 from ctxchat.core.memory import (
     MemoryEntry,
     MemoryKind,
@@ -516,7 +517,7 @@ class MemoryPanel(Vertical):
     def _header_content(
         entries: Sequence[MemoryEntry], plan: ContextPlan | None, by_use: EntryNotes | None
     ) -> Content:
-        parts = [Content("memory"), Content(f"{len(entries)} entries")]
+        parts = [Content("memory"), Content(counted(len(entries), "entry", "entries"))]
         if not entries:
             parts.append(Content.styled("F6 then ctrl+a adds one", "not bold dim"))
             return Content(" · ").join(parts)

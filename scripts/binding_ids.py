@@ -11,7 +11,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ctxchat.tui.app import shipped_bindings  # noqa: E402
+from ctxchat.tui.actions import shipped_bindings  # noqa: E402
 
 MODULE = ROOT / "ctxchat" / "config" / "shipped_keys.py"
 README = ROOT / "README.md"

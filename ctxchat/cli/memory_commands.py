@@ -7,7 +7,7 @@ import argparse
 from ctxchat.chat.options import SessionOptions
 from ctxchat.cli.common import conversation_id, print_json, require, workspace
 from ctxchat.cli.tables import cell, console, table
-from ctxchat.core.memory import MemoryEntry, provenance, superseded_detail
+from ctxchat.core.memory import MemoryEntry, provenance, restored_note, superseded_detail
 from ctxchat.store import UNSET
 
 
@@ -100,7 +100,8 @@ def memory_command(args: argparse.Namespace, options: SessionOptions) -> int:
             return 0
         if action == "restore":
             entry = store.restore_memory(args.id)
-            print(f"Restored memory entry {entry.id}: it is current again.")
+            mode = options.mode or space.state.last_mode or space.settings.default_mode
+            print(restored_note(entry, mode))
             return 0
         if action in ("pin", "unpin"):
             store.update_memory(args.id, pinned=action == "pin")

@@ -185,6 +185,16 @@ def excluded_detail(entry: MemoryEntry) -> str:
     return "excluded by you"
 
 
+def restored_note(entry: MemoryEntry, mode: Mode) -> str:
+    """What restoring `entry` did, and whether it now goes into requests in `mode`."""
+    told = f"Restored memory #{entry.id}: it is current again"
+    if not entry.enabled:
+        return f"{told}, but left out of requests ({excluded_detail(entry)})."
+    if not mode.includes(entry.kind):
+        return f"{told}, but left out of requests in {mode.value} mode."
+    return f"{told} and goes into requests while the memory budget has room."
+
+
 def extracted_source(first: int, last: int) -> str:
     """The source of an entry extracted from messages `first` to `last`."""
     return f"messages:{first}-{last}"

@@ -109,25 +109,26 @@ class MemoryStore(ConversationStore):
         """Store an entry: global with `conversation_id` None, else for that conversation.
 
         It supersedes the current entries with the same key in the same scope, and entry
-        `replaces` when given: they are kept, marked as replaced by the new one.
+        `replaces` when given: they are kept, marked as replaced by the new one. A new version
+        of an excluded entry is excluded too.
         """
-        values = (
-            valid_kind(kind).value,
-            valid_text(text),
-            stored_key(key),
-            int(pinned),
-            valid_importance(importance),
-            conversation_id,
-            source,
-            int(enabled),
-            stored_tags(tags),
-        )
         now = self.now()
         with self.transaction() as conn:
             if conversation_id is not None:
                 self._require_conversation(conn, conversation_id)
-            if replaces is not None:
-                self._get_memory(conn, replaces)
+            if replaces is not None and not self._get_memory(conn, replaces).enabled:
+                enabled = False  # a new version of an entry left out is left out too
+            values = (
+                valid_kind(kind).value,
+                valid_text(text),
+                stored_key(key),
+                int(pinned),
+                valid_importance(importance),
+                conversation_id,
+                source,
+                int(enabled),
+                stored_tags(tags),
+            )
             new_id = self._insert_memory(conn, values, now, now, self._user_turns(conn))
             replaced = [] if replaces is None else [replaces]
             if values[2] is not None:

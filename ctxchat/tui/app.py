@@ -5,14 +5,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import importlib
-import pkgutil
 from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
 from textual.app import App, SystemCommand
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
@@ -26,6 +24,7 @@ from ctxchat.config.names_check import NameProblems, check_names
 from ctxchat.config.schema import OPENAI_DEFAULT_BASE_URL
 from ctxchat.config.settings import ProviderProfile
 from ctxchat.model.deferred import DeferredBackend, warm
+from ctxchat.tui.actions import bindings_for, shipped_bindings
 from ctxchat.tui.collector import freeze_long_lived, thaw
 from ctxchat.tui.commands import ctxchat_commands
 from ctxchat.tui.conversation_screen import ConversationScreen
@@ -51,11 +50,9 @@ class CtxChatApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "ctxchat"
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        # Priority, as in Textual: ctrl+q quits from every dialog too (a modal screen blocks
-        # the app's other bindings).
-        Binding("ctrl+q", "quit", "Quit", id="app.quit", tooltip="Quit ctxchat", priority=True),
-    ]
+    # Priority, as in Textual: ctrl+q quits from every dialog too (a modal screen blocks the
+    # app's other bindings).
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("CtxChatApp")
 
     def __init__(
         self,
@@ -263,31 +260,6 @@ def check_config_names(loaded: LoadedSettings, themes: Collection[str]) -> NameP
 def known_binding_ids() -> set[str]:
     """Every binding id a user may remap: those of the app and of every screen and widget."""
     return set(shipped_bindings())
-
-
-def shipped_bindings() -> dict[str, tuple[str, str]]:
-    """Every binding id with the keys it ships with (comma-separated) and what it does,
-    from the app and every screen and widget (the README's id table and the config
-    template's list are checked against it)."""
-    from textual.binding import Binding
-
-    from ctxchat.tui import screens, widgets
-
-    # Each part of the app may add its own bindings (BINDINGS is looked up per class).
-    classes: list[type] = [*CtxChatApp.__mro__, *ConversationScreen.__mro__]
-    for package in (screens, widgets):
-        for found in pkgutil.iter_modules(package.__path__, f"{package.__name__}."):
-            module = importlib.import_module(found.name)
-            classes.extend(v for v in vars(module).values() if isinstance(v, type))
-    keys: dict[str, list[str]] = {}
-    what: dict[str, str] = {}
-    for cls in dict.fromkeys(classes):
-        for binding in Binding.make_bindings(vars(cls).get("BINDINGS", [])):
-            if binding.id:
-                if binding.key not in keys.get(binding.id, []):
-                    keys.setdefault(binding.id, []).append(binding.key)
-                what.setdefault(binding.id, binding.tooltip or binding.description)
-    return {name: (",".join(keys[name]), what[name]) for name in sorted(keys)}
 
 
 def open_tui_session(

@@ -3,38 +3,183 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Sequence
+from typing import ClassVar
+
+from textual import events, getters, on
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.containers import Horizontal
+from textual.css.query import NoMatches
+from textual.notifications import SeverityLevel
+from textual.reactive import var
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Header
+from textual.worker import Worker, WorkerState
 
 from ctxchat.chat.session import ChatSession
+from ctxchat.chat.session_factory import session_on
+from ctxchat.chat.turn import TurnFinished, regenerate
 from ctxchat.chat.workspace import Workspace
-from ctxchat.tui.ask_again_actions import AskAgainActions
-from ctxchat.tui.base import NARROW
-from ctxchat.tui.chat_actions import ChatActions
-from ctxchat.tui.conversation_actions import ConversationActions
-from ctxchat.tui.find_actions import FindActions
-from ctxchat.tui.memory_actions import MemoryActions
-from ctxchat.tui.summary_actions import SummaryActions
+from ctxchat.core.memory import Mode
+from ctxchat.core.plan import ContextPlan
+from ctxchat.store import NotFound
+from ctxchat.tui.actions import (
+    Action,
+    Needs,
+    bindings_for,
+    key_for,
+    keys_in,
+    screen_actions,
+)
+from ctxchat.tui.chat_pane import ChatPane
+from ctxchat.tui.context_side import ContextSide
+from ctxchat.tui.on_screen import OnScreen
+from ctxchat.tui.outside import outside_marks
+from ctxchat.tui.parts.ask_again_flow import AskAgainFlow
+from ctxchat.tui.parts.conversation_dialogs import ConversationDialogs
+from ctxchat.tui.parts.embedder import Embedder
+from ctxchat.tui.parts.extraction_flow import ExtractionFlow
+from ctxchat.tui.parts.memory_curation import MemoryCuration
+from ctxchat.tui.parts.message_dialogs import MessageDialogs
+from ctxchat.tui.parts.model_flow import ModelFlow
+from ctxchat.tui.parts.planner import Planner
+from ctxchat.tui.parts.summary_flow import SummaryFlow
+from ctxchat.tui.parts.turn_runner import TurnDrawn, TurnEvents, TurnRunner
+from ctxchat.tui.results_in_waiting import Asked, ResultReady, ResultsInWaiting
+from ctxchat.tui.stored_views import stored_loader
+from ctxchat.tui.text import clean
+from ctxchat.tui.typing_target import typing_for_composer
+from ctxchat.tui.widgets.composer import Composer
+from ctxchat.tui.widgets.conversation import ConversationView
+from ctxchat.tui.widgets.find_bar import FindBar
+from ctxchat.tui.widgets.footer import KeyFooter
+from ctxchat.tui.widgets.layer_panel import ContextPanels
+from ctxchat.tui.widgets.memory_panel import MemoryPanel
+from ctxchat.tui.widgets.status_line import StatusLine
+
+NARROW = 110
+# How often the app asks whether another process (a `ctxchat send`) wrote to the database.
+OTHERS_POLL_SECONDS = 1.0
 
 
-class ConversationScreen(
-    ChatActions, MemoryActions, SummaryActions, FindActions, ConversationActions, AskAgainActions
-):
-    """The app's main screen, for its whole run: the conversation on the left, its context
-    on the right. It owns the conversation on screen (`OnScreen`); its widgets talk to it."""
+ContextChanged = (
+    MemoryCuration.Changed
+    | ExtractionFlow.Stored
+    | SummaryFlow.Changed
+    | Embedder.Ready
+    | ModelFlow.Switched
+    | ConversationDialogs.Deleted
+)
+"""What a part says when the next request of a conversation may have changed."""
+
+
+class ConversationScreen(Screen[None]):
+    """The app's main screen, for its whole run: the conversation on the left (`ChatPane`),
+    what the model will see on the right (`ContextSide`), and the flows that take a while
+    (`tui/parts/`).
+
+    It holds the conversation on screen (`shown`, to which the columns and parts are bound),
+    opens conversations, draws the plan its `Planner` makes, and carries what one part says
+    to another: their messages come here, and it calls their methods.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("ConversationScreen")
+    ACTIONS: ClassVar[dict[str, Action]] = screen_actions()
+    """This screen's actions (bound or in the palette), by name: where each applies."""
+
+    shown: var[OnScreen | None] = var(None, bindings=True)
+    """The conversation on screen, with its session; None until first-run setup opens one.
+    A new one replaces it when another conversation opens; the columns and parts are bound
+    to it."""
+    server_notice: var[str | None] = var(None)
+    """That nothing answers at the server, while that holds (on the status line, in any
+    conversation); the next reply or a server that answers clears it."""
+
+    chat = getters.query_one("#chat", ChatPane)
+    side = getters.query_one("#side", ContextSide)
+    composer = getters.query_one("#composer", Composer)
+    conversation_view = getters.query_one("#conversation", ConversationView)
+    turn_runner = getters.query_one(TurnRunner)
+    planner = getters.query_one(Planner)
+    embedder = getters.query_one(Embedder)
+    summary_flow = getters.query_one(SummaryFlow)
+    extraction_flow = getters.query_one(ExtractionFlow)
+    ask_again_flow = getters.query_one(AskAgainFlow)
+    model_flow = getters.query_one(ModelFlow)
+    conversation_dialogs = getters.query_one(ConversationDialogs)
+    message_dialogs = getters.query_one(MessageDialogs)
 
     def __init__(
         self, workspace: Workspace, session: ChatSession | None, *, offline: bool = False
     ) -> None:
-        super().__init__(workspace, session, offline=offline)
+        super().__init__()
+        self.workspace = workspace
+        self.offline = offline
+        """Whether to leave the server alone at start (`--offline`): no window probe."""
+        self.set_reactive(ConversationScreen.shown, None if session is None else OnScreen(session))
         self.mounted = asyncio.Event()
         """Set once the screen's widgets are mounted, its composer focused."""
+        self._plan_timer: Timer | None = None
+        self._first_frame_shown = False
+        self._after_first_frame: list[Callable[[], object]] = []
+        self.waiting = ResultsInWaiting(
+            self, where=self.asked, name_of=self._name_of, key_for=self.key_for
+        )
+        """Dialogs that answer late (memory proposals, the model list), kept for their key."""
+
+    # --- layout and start-up --------------------------------------------------------------
+
+    # The header's title (a conversation title, a server's model id) is cleaned here, once;
+    # the app cleans every notification.
+    def validate_title(self, title: object) -> str | None:
+        return None if title is None else clean(str(title))
+
+    def validate_sub_title(self, sub_title: object) -> str | None:
+        return None if sub_title is None else clean(str(sub_title))
+
+    def compose(self) -> ComposeResult:
+        shown = ConversationScreen.shown
+        # The parts that draw nothing first: found at once (`getters.query_one`).
+        yield Planner().data_bind(shown)
+        yield Embedder().data_bind(shown)
+        yield SummaryFlow().data_bind(shown)
+        yield ExtractionFlow().data_bind(shown)
+        yield AskAgainFlow(self.workspace).data_bind(shown)
+        yield ModelFlow(self.workspace).data_bind(shown)
+        yield ConversationDialogs(self.workspace).data_bind(shown)
+        yield Header(icon="◧")
+        with Horizontal(id="main"):
+            with ChatPane(id="chat").data_bind(shown):
+                yield TurnRunner().data_bind(shown)
+                yield MessageDialogs().data_bind(shown)
+                # A screenful and a little more: older turns page in as the user scrolls up.
+                yield ConversationView(id="conversation", initial=20)
+                yield StatusLine("", id="status-line").data_bind(
+                    notice=ConversationScreen.server_notice
+                )
+                keymap = self.workspace.settings.keymap
+                yield Composer(
+                    id="composer",
+                    send_keys=keys_in(keymap, "composer.send"),
+                    newline_keys=keys_in(keymap, "composer.newline"),
+                )
+            with ContextSide(id="side").data_bind(shown):
+                yield MemoryCuration().data_bind(shown)
+                yield ContextPanels(id="context")
+                yield MemoryPanel(id="memory")
+        yield KeyFooter(at_once=True)
 
     async def on_mount(self) -> None:
+        self.watch(self.planner, "plan", self._draw_plan, init=False)
+        self.watch(self.turn_runner, "drawn", self._turn_drawn, init=False)
         # Keys typed before the conversation is drawn land in the composer: focused now, not
         # through the app's queue, which holds those keys until this screen is mounted.
         self.set_focus(self.composer)
         self.mounted.set()
         if self.app.size.width < NARROW:
-            self.query_one("#side").add_class("-hidden")
+            self.side.add_class("-hidden")
         if self.has_session:  # else the app's first-run setup opens one (`show_session`)
             await self.start()  # before the first frame: it shows the conversation and plan
         # The first frame is this screen's, drawn once its widgets are: work that can wait
@@ -45,24 +190,400 @@ class ConversationScreen(
         """Draw the open session's conversation, then ask the server what it is."""
         await self.show_conversation()
         self.composer.focus()
-        if self.session.backend is not None and not self.offline:
-            self.after_first_frame(self.detect_window)
+        session = self.session
+        if session.backend is not None and not self.offline:
+            self.after_first_frame(lambda: self.model_flow.detect_window(session))
 
-    # Palette actions that need a selection or an argument.
+    def after_first_frame(self, callback: Callable[[], object]) -> None:
+        """Run `callback` once the first frame is on screen (at once if it already is).
 
-    def action_pin_message(self) -> None:
-        self.conversation_view.action_pin()
+        Background work (importing the model client, loading the embedding encoder, asking
+        the server its window) takes the interpreter's lock from the thread that draws.
+        """
+        if self._first_frame_shown:
+            callback()
+        else:
+            self._after_first_frame.append(callback)
 
-    def action_regenerate(self) -> None:
-        self.conversation_view.action_regenerate()
+    def first_frame_drawn(self) -> None:
+        """The screen's first frame is drawn: what waited for it runs (called once)."""
+        self._first_frame_shown = True
+        waiting, self._after_first_frame = self._after_first_frame, []
+        for callback in waiting:
+            callback()
+        self.set_interval(OTHERS_POLL_SECONDS, self.catch_up_with_others)
 
-    def action_export(self, export_format: str) -> None:
-        if self.has_session and self.session.conversation_id is not None:
-            if export_format == "json":
-                self.ask_export(self.session.conversation, "json")
-            else:
-                self.ask_export(self.session.conversation, "markdown")
+    async def catch_up_with_others(self) -> None:
+        """Draw the conversation again when another process wrote to the database."""
+        if self.shown is None or self.streaming:
+            return  # after the reply: the next tick sees the change still
+        if self.session.store.data_version() != self.shown.shown_version:
+            await self.show_conversation()  # its plan reads what the other process wrote
 
     async def on_unmount(self) -> None:
         if self.has_session:
             await self.session.aclose()
+
+    # --- the conversation on screen -------------------------------------------------------
+
+    @property
+    def session(self) -> ChatSession:
+        """The session of the conversation on screen."""
+        assert self.shown is not None, "no conversation is open"
+        return self.shown.session
+
+    @property
+    def has_session(self) -> bool:
+        return self.shown is not None
+
+    @property
+    def last_plan(self) -> ContextPlan | None:
+        """The plan drawn for the conversation on screen (its next request)."""
+        return self.planner.plan
+
+    @property
+    def streaming(self) -> bool:
+        """Whether a reply streams (in any conversation)."""
+        try:
+            return self.turn_runner.streaming
+        except NoMatches:  # the footer asks before the columns are mounted: none yet
+            return False
+
+    @property
+    def find_bar(self) -> FindBar | None:
+        """The find bar, once it has been opened."""
+        return self.chat.find_bar
+
+    def shows(self, session: ChatSession) -> bool:
+        """Whether the pane shows `session`'s conversation (through any session object)."""
+        return self.shown is not None and self.shown.shows(session)
+
+    def show_session(self, session: ChatSession) -> None:
+        """Make `session`'s conversation the one on screen (what the last one showed goes;
+        a reply still streaming goes on)."""
+        left, self.shown = self.shown, OnScreen(session)
+        if left is not None and not left.shows(session):
+            for composer in self.query(Composer).results(Composer):
+                composer.switch_draft(left.session.conversation_id, session.conversation_id)
+
+    async def show_conversation(self) -> None:
+        """Draw the open session's conversation from the store (newest turns only)."""
+        shown, view = self.shown, self.conversation_view
+        assert shown is not None, "no conversation is open"
+        session = shown.session
+        shown.shown_version = session.store.data_version()
+        # Drawn afresh: no earlier plan to compare with, and nothing of the conversation
+        # shown before stays (its mode-change note, its status).
+        self.planner.forget()
+        self.side.forget_mode_change()
+        self.chat.show_status()
+        # The plan first: the newest turns then arrive in the same frame, before the pane
+        # mounts older pages to fill its margin.
+        self.refresh_plan()
+        if session.conversation_id is None:
+            await view.replace_all(0, lambda offset, limit: [])
+        else:
+            total = session.store.count_messages(session.conversation_id)
+            await view.replace_all(total, stored_loader(session))
+        self.after_first_frame(lambda: self.embedder.catch_up(session))
+        await self.chat.catch_up()
+        self.refresh_bindings()  # the footer's hints are this conversation's
+
+    async def open_conversation(self, conversation_id: int) -> None:
+        """Make `conversation_id` the open conversation (a reply still streaming elsewhere
+        goes on into the store, and into the pane again once its conversation is back)."""
+        # On the model chosen for that conversation (F4), else the default one. A connection
+        # left behind is not closed here: a reply or summary may still be using it.
+        self.show_session(
+            session_on(
+                self.session,
+                self.workspace,
+                conversation_id,
+                notes=lambda note: self.notify(note, severity="warning", markup=False),
+            )
+        )
+        self.remember(conversation=conversation_id)
+        await self.show_conversation()
+
+    async def reload_conversation(self) -> None:
+        """Draw the open conversation again after a change that rewrote its turns."""
+        await self.show_conversation()
+
+    # --- the plan and the titles ----------------------------------------------------------
+
+    def draft(self) -> str | None:
+        text = self.composer.text
+        return text if text.strip() else None
+
+    @on(Composer.Changed)
+    def schedule_plan(self) -> None:
+        """Re-plan shortly: keystrokes in a burst make one update."""
+        if self._plan_timer is not None:
+            self._plan_timer.stop()
+        self._plan_timer = self.set_timer(0.05, self.refresh_plan)
+
+    def refresh_plan(self) -> None:
+        """Plan the next request of the conversation on screen, with the draft; the plan is
+        drawn when it is ready (`_draw_plan`)."""
+        try:
+            draft = self.draft()
+        except NoMatches:
+            return  # the app is closing and its screen is gone: nothing to plan for
+        self.planner.plan_with(draft)
+
+    def _draw_plan(self, previous: ContextPlan | None, plan: ContextPlan | None) -> None:
+        """Draw the plan (`Planner.plan`): the context side (beside the one before: a mode
+        switch's effect), the turns it leaves out, the titles."""
+        if plan is not None and self.shown is not None:
+            self.side.show_plan(plan, previous)
+            self.conversation_view.mark_outside(outside_marks(plan))
+            self.update_titles()
+
+    def update_titles(self) -> None:
+        if self.shown is None:
+            self.sub_title = "setup"
+        else:
+            self.title, self.sub_title = self.shown.titles()
+
+    # --- what the columns and the parts say -----------------------------------------------
+
+    def run_turn(self, session: ChatSession, events: TurnEvents, draft: str | None = None) -> None:
+        """Run one turn in `session` (see `ChatPane.run_turn`)."""
+        self.chat.run_turn(session, events, draft)
+
+    def _turn_drawn(self, drawn: TurnDrawn | None) -> None:
+        """A turn's start or end is being drawn (`TurnRunner.drawn`): the plan and the
+        context side follow, in the same frame."""
+        if drawn is None:
+            return
+        if drawn.started is not None and drawn.started.kept:
+            self.notify(
+                "The previous reply is kept as a variant: reply: variants "
+                f"({self.key_for('reply.variants')}) brings it back.",
+                markup=False,
+            )
+        if self.shows(drawn.request.session):
+            if drawn.started is not None:
+                # A sent message makes the last mode switch's note old news.
+                self.side.forget_mode_change()
+            # Opened again mid-reply, the conversation has a new session: the reply's
+            # session told it (ChangeLog) that the reply is finished now.
+            self.refresh_plan()
+
+    @on(TurnRunner.Ended)
+    def _turn_ended(self, event: TurnRunner.Ended) -> None:
+        if isinstance(event.outcome, TurnFinished):
+            if self.server_notice is not None and self.has_session:
+                self.server_notice = None
+                self.model_flow.detect_window(self.session)  # the server is up now: ask it
+            self.embedder.catch_up(event.request.session)
+            self.summary_flow.fold_pending(event.request.session)
+
+    @on(TurnRunner.ServerCounted)
+    def _server_counted(self, event: TurnRunner.ServerCounted) -> None:
+        # The plan counted by the server rather than "not counted by the server yet".
+        if self.shows(event.session) and not self.streaming:
+            self.refresh_plan()
+
+    @on(ChatPane.Rewritten)
+    async def _rewritten(self, event: ChatPane.Rewritten) -> None:
+        if event.branch_id is not None:
+            await self.open_conversation(event.branch_id)
+        else:
+            await self.reload_conversation()
+        self.run_turn(self.session, regenerate)
+
+    @on(ConversationView.PinRequested)
+    def _pin_message(self, event: ConversationView.PinRequested) -> None:
+        self.side.pin_message(event.message_id, event.text)
+
+    @on(MemoryPanel.Left)
+    def _back_to_composer(self) -> None:
+        self.composer.focus()
+
+    @on(MemoryPanel.SourceRequested)
+    async def _go_to_source(self, event: MemoryPanel.SourceRequested) -> None:
+        await self.chat.show_source(event.message_id)
+
+    @on(MemoryCuration.Changed)
+    @on(ExtractionFlow.Stored)
+    @on(SummaryFlow.Changed)
+    @on(Embedder.Ready)
+    @on(ModelFlow.Switched)  # the titles with the plan
+    @on(ConversationDialogs.Deleted)
+    def _context_changed(self, event: ContextChanged) -> None:
+        if self.shows(event.session):
+            self.refresh_plan()
+
+    def asked(self) -> Asked:
+        """Where the user is now, as they ask for something that takes a while."""
+        conversation = self.session.conversation_id if self.has_session else None
+        return Asked(conversation, self.composer.edits, self.focused)
+
+    def _name_of(self, conversation_id: int) -> str | None:
+        try:
+            return self.session.store.get_conversation(conversation_id).name
+        except NotFound:
+            return None
+
+    @on(ResultReady)
+    def _result_ready(self, event: ResultReady) -> None:
+        self.waiting.offer(event)
+
+    @on(AskAgainFlow.ReplyReplaced)
+    async def _reply_replaced(self, event: AskAgainFlow.ReplyReplaced) -> None:
+        if self.shows(event.session):
+            await self.show_conversation()
+
+    @on(AskAgainFlow.VariantChosen)
+    def _variant_chosen(self, event: AskAgainFlow.VariantChosen) -> None:
+        if self.has_session and not self.streaming:
+            self.ask_again_flow.open_variant(self.session, event.choice)
+
+    @on(ModelFlow.Reachable)
+    def _reachable(self, event: ModelFlow.Reachable) -> None:
+        self.server_notice = event.notice
+
+    @on(ModelFlow.Learned)
+    def _learned(self, event: ModelFlow.Learned) -> None:
+        if event.model_changed:
+            self.update_titles()  # no model was named and the server's only one was taken
+        if event.window_changed:
+            self.refresh_plan()
+
+    @on(ConversationDialogs.OpenRequested)
+    async def _open_requested(self, event: ConversationDialogs.OpenRequested) -> None:
+        await self.open_conversation(event.conversation_id)
+        found = event.message_id
+        if found is not None and await self.chat.show_message(found):
+            self.conversation_view.focus()
+
+    @on(ConversationDialogs.Renamed)
+    def _renamed(self) -> None:
+        self.update_titles()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state is WorkerState.ERROR and event.worker.error is not None:
+            # A failure nobody expected still never reaches the user as a traceback.
+            self.notify(f"Something failed: {event.worker.error}", severity="error", markup=False)
+
+    def typing_goes_to_composer(self, event: events.Event) -> bool:
+        """Whether `event`, about to reach the focused widget, is typing meant for the
+        composer (see `typing_for_composer`). The app asks this in its own queue, before the
+        key is delivered, so a burst of keys stays in order and never fires an action."""
+        return self.app.screen is self and typing_for_composer(event, self.focused)
+
+    # --- the screen's actions -------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        needs = self.ACTIONS[action].needs if action in self.ACTIONS else Needs.NOTHING
+        if needs is Needs.STREAMING:
+            return self.streaming
+        # Before the first-run setup opens a conversation only quitting (and the palette)
+        # means anything: hide the rest from the footer.
+        return self.has_session or needs is not Needs.SESSION
+
+    def action_stop(self) -> None:
+        self.turn_runner.stop()
+
+    def action_retry(self) -> None:
+        """Ask again for the newest reply if it failed or stopped, wherever focus is."""
+        self.chat.retry()
+
+    def action_regenerate(self) -> None:
+        self.chat.again()
+
+    def action_toggle_mode(self) -> None:
+        if not self.has_session:
+            return
+        mode = self.session.toggle_mode()
+        self.remember(mode=mode)
+        self.refresh_plan()
+        self.notify(f"Mode: {mode.value}", markup=False, timeout=2)
+
+    def action_toggle_context(self) -> None:
+        self.side.toggle()
+
+    @on(ConversationDialogs.NewRequested)
+    async def action_new_conversation(self) -> None:
+        if not self.has_session:
+            return
+        # A new conversation starts on the default model: a choice belongs to its conversation.
+        conversation = self.session.create_conversation()
+        await self.open_conversation(conversation.id)
+        self.composer.focus()
+
+    def action_conversations(self) -> None:
+        self.conversation_dialogs.switch()
+
+    def action_rename(self) -> None:
+        self.conversation_dialogs.rename()
+
+    def action_export(self, export_format: str) -> None:
+        self.conversation_dialogs.export_shown(export_format)
+
+    async def action_find(self) -> None:
+        await self.chat.find()
+
+    def action_inspect(self) -> None:
+        """The next request; or, with a reply selected in the conversation, its request."""
+        self.message_dialogs.inspect(self.conversation_view.selected_id, self.draft())
+
+    def action_summarize(self) -> None:
+        self.summary_flow.summarize()
+
+    def action_summaries(self) -> None:
+        self.summary_flow.show_versions()
+
+    # What came while the user was busy (proposals, the model list) opens on its key,
+    # rather than asking again.
+    def action_extract(self) -> None:
+        if not self.waiting.open_waiting("extract"):
+            self.extraction_flow.extract(self.asked())
+
+    def action_switch_model(self) -> None:
+        if not self.waiting.open_waiting("models"):
+            self.model_flow.pick(self.asked())
+
+    def action_ask_again(self) -> None:
+        self.ask_again_flow.ask_again(self.conversation_view.selected_id)
+
+    def action_variants(self) -> None:
+        """List the selected (or newest) reply's variants."""
+        if self.app.screen is self:  # a priority key: not over a dialog
+            self.ask_again_flow.show_variants(self.conversation_view.selected_id)
+
+    def action_focus_memory(self) -> None:
+        # Never from under a dialog: the key would steer a list the user cannot see.
+        if self.app.screen is self:
+            self.side.focus_memory()
+
+    def action_add_memory(self) -> None:
+        self.side.add_memory()
+
+    def action_pin_message(self) -> None:
+        self.conversation_view.action_pin()
+
+    def action_restore_memory(self) -> None:
+        self.side.restore_memory()
+
+    def action_order_memory(self) -> None:
+        self.side.order_memory()
+
+    # --- state that outlives the run ------------------------------------------------------
+
+    def remember(self, *, mode: Mode | None = None, conversation: int | None = None) -> None:
+        """Keep the mode or the conversation in the state file for the next start."""
+        changes = {"last_mode": mode, "last_conversation_id": conversation}
+        self.workspace.update_state(**{k: v for k, v in changes.items() if v is not None})
+
+    def key_for(self, binding_id: str) -> str:
+        """The key a binding is on (the user's `[keys]` remap, else its own), as the footer
+        shows it."""
+        return key_for(self.app, self.workspace.settings.keymap, binding_id)
+
+    def notify_lines(
+        self, lines: Sequence[str], *, severity: SeverityLevel = "information"
+    ) -> None:
+        for line in lines:
+            self.notify(line, severity=severity, markup=False)

@@ -1,34 +1,15 @@
-"""The conversation on screen: its session, the reply streaming, and its newest reply's facts."""
+"""The conversation on screen: its session, the version it was drawn from, its status line."""
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ctxchat.chat.session import ChatSession
-from ctxchat.chat.usage import UsageTracker, UsageView
+from ctxchat.chat.session_factory import given_server
 from ctxchat.core.history import MessageStatus
-from ctxchat.core.plan import ContextPlan
 from ctxchat.store import StoredMessage
-from ctxchat.tui.live_turn import LiveTurn
-from ctxchat.tui.reply_failures import ReplyFailures
-from ctxchat.tui.text import model_name
-
-if TYPE_CHECKING:
-    from ctxchat.model.errors import ProviderError
-
-# What a usage estimate was worked out for: the newest reply, the memory entries, whether
-# recall searched by meaning.
-UsageKey = tuple[int | None, tuple[str, ...], bool]
-
-
-@dataclass(frozen=True, slots=True)
-class FindPlace:
-    """The find bar's hit shown in this conversation: for which words, which message."""
-
-    query: str
-    message_id: int
+from ctxchat.tui.text import model_name, shown_server
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,98 +69,39 @@ def _counts(server: int | None, ctxchat: int | None) -> str:
 
 
 class OnScreen:
-    """Owns the conversation on screen: its session, the reply streaming (`live`), the plan
-    drawn for it, its status line and its newest reply's facts read from the store, the
-    estimate of what its replies used (`usage`), the find bar's place in it, the database
-    version it was drawn from, and its replies' failures (`failure`).
+    """The conversation on screen: its session, the database version it was drawn from,
+    and its status line (its newest reply's facts, read from the store).
 
-    Opening another conversation makes a new one, so nothing of the last conversation
-    carries over, except a reply still streaming: it goes on into the store, and the new
-    owner holds it on (`replaced_by`) until it ends or its conversation is back on screen;
-    and this run's failures and unsent drafts, each kept for its own conversation.
+    Opening another conversation makes a new one (`ConversationScreen.shown`); what else the
+    screen shows of a conversation is owned by the part that shows it (see ARCHITECTURE.md).
     """
 
-    def __init__(
-        self,
-        session: ChatSession,
-        live: LiveTurn | None = None,
-        failures: ReplyFailures | None = None,
-        drafts: dict[int | None, str] | None = None,
-    ) -> None:
+    def __init__(self, session: ChatSession) -> None:
         self.session = session
-        self.live = live
-        """The reply streaming now: in this conversation, or in one left while it streamed."""
-        self.plan: ContextPlan | None = None
-        """The plan drawn last for this conversation: what its next request sends."""
         self.shown_version: int | None = None
         """The database's data_version when this conversation was last drawn."""
-        self.find_place: FindPlace | None = None
-        """The find bar's hit shown in this conversation, if one is."""
-        self.usage_tracker = UsageTracker()
-        self.usage = UsageView()
-        """What this conversation's recent replies most likely used (an estimate)."""
-        self.usage_key: UsageKey | None = None
-        """What `usage` was worked out for."""
-        self.usage_wanted: UsageKey | None = None
-        """What an estimate being worked out (in a thread) is for."""
-        self._failures = ReplyFailures() if failures is None else failures
-        self._drafts: dict[int | None, str] = {} if drafts is None else drafts
 
-    def replaced_by(self, session: ChatSession) -> OnScreen:
-        """The owner of `session`'s conversation, now on screen instead of this one."""
-        return OnScreen(session, self.live, self._failures, self._drafts)
+    def shows(self, session: ChatSession) -> bool:
+        """Whether this is `session`'s conversation (through any session object)."""
+        return self.session.conversation_id == session.conversation_id
 
-    def keep_draft(self, text: str) -> None:
-        """The composer's text as this conversation is left: it waits for its return."""
-        if text.strip():
-            self._drafts[self.session.conversation_id] = text
-        else:
-            self._drafts.pop(self.session.conversation_id, None)
+    def titles(self) -> tuple[str, str]:
+        """The header's title (the conversation's) and subtitle (profile, model, the server
+        when the command line gave it, mode)."""
+        session = self.session
+        title = "new conversation"
+        if session.conversation_id is not None:
+            title = session.store.get_conversation(session.conversation_id).name
+        model = model_name(session.model)
+        # A server given on the command line is named: the one the messages go to.
+        server = given_server(session)
+        at = f" at {shown_server(server)}" if server else ""
+        return title, f"{session.profile.name} · {model}{at} · mode: {session.mode.value}"
 
-    def take_draft(self) -> str:
-        """The draft this conversation was left with this run ("" if none)."""
-        return self._drafts.pop(self.session.conversation_id, "")
-
-    def failure(self, reply_id: int) -> ProviderError | None:
-        """How `reply_id` of this conversation failed this run, if it did."""
-        return self._failures.of(self.session.conversation_id, reply_id)
-
-    def forget_failure(self, reply_id: int) -> None:
-        """`reply_id` of this conversation is asked again: its failure no longer holds."""
-        self._failures.forget(self.session.conversation_id, reply_id)
-
-    def reply_failed(self, session: ChatSession, reply_id: int, error: ProviderError) -> None:
-        """A reply of `session`'s conversation (on screen or not) failed with `error`."""
-        self._failures.failed(session.conversation, reply_id, error)
-
-    @property
-    def streaming(self) -> bool:
-        """Whether a reply streams (here or in a conversation left meanwhile)."""
-        return self.live is not None and self.live.streaming
-
-    def live_here(self) -> LiveTurn | None:
-        """The reply streaming in this conversation, if one is."""
-        live = self.live
-        if live is None or live.conversation_id != self.session.conversation_id:
-            return None
-        return live
-
-    def start_turn(self) -> LiveTurn:
-        """A reply begins in this conversation."""
-        self.live = LiveTurn(self.session.conversation_id)
-        return self.live
-
-    def end_turn(self, turn: LiveTurn) -> None:
-        """`turn` is over: nothing streams."""
-        turn.ended()
-        if self.live is turn:
-            self.live = None
-
-    def status_line(self) -> str:
-        """The line under the conversation: who is writing while its reply streams, else
-        the newest reply's facts (or what can be done about it)."""
-        live = self.live_here()
-        if live is not None and live.streaming:
+    def status_line(self, writing: bool) -> str:
+        """The line under the conversation: who is writing while its reply streams
+        (`writing`), else the newest reply's facts (or what can be done about it)."""
+        if writing:
             return f"{model_name(self.session.model)} is writing… (Esc stops)"
         return self.reply_facts().status_line()
 

@@ -5,17 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
-from textual import on
+from textual.message import Message
+from textual.screen import Screen
 from textual.widget import Widget
 
-from ctxchat.store import NotFound
-from ctxchat.tui.base import ConversationBase
 from ctxchat.tui.screens.result_dialog import ResultDialog
-from ctxchat.tui.widgets.composer import Composer
-
-ResultType = TypeVar("ResultType")
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +24,25 @@ class Asked:
     focused: Widget | None
 
 
+def always() -> bool:
+    return True
+
+
+@dataclass
+class ResultReady(Message):
+    """A flow's answer that came seconds after its key (`what`: "extract", "models"): the
+    dialog `show(unasked)` builds, answered through `done`. `ready` says what waits and,
+    where it says `{key}`, the key that opens it (the binding `opens`)."""
+
+    what: str
+    asked: Asked
+    show: Callable[[bool], ResultDialog[Any]]
+    done: Callable[[Any], None]
+    ready: str
+    opens: str
+    still_holds: Callable[[], bool] = always
+
+
 @dataclass(frozen=True, slots=True)
 class Waiting:
     """A result kept for its key: `open_it` shows it, if it `still_holds()`."""
@@ -36,90 +51,72 @@ class Waiting:
     still_holds: Callable[[], bool]
 
 
-def always() -> bool:
-    return True
-
-
-class ResultsInWaiting(ConversationBase):
+class ResultsInWaiting:
     """An answer that comes seconds after its key (memory proposals, the model list) opens
     its dialog only if the user has done nothing since: no typing or sending in the
     composer, no focus moved, no dialog or other conversation opened. Otherwise it waits,
     kept for the conversation it was asked in, and a notification says which key opens it;
-    that key then opens it instead of asking again."""
+    that key then opens it instead of asking again.
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._composer_edits = 0
+    The conversation screen keeps one: `where` says where the user is now, `name_of` names a
+    conversation (None once deleted), `key_for` gives a binding's key as the footer shows it.
+    """
+
+    def __init__(
+        self,
+        screen: Screen[Any],
+        *,
+        where: Callable[[], Asked],
+        name_of: Callable[[int], str | None],
+        key_for: Callable[[str], str],
+    ) -> None:
+        self._screen = screen
+        self._where = where
+        self._name_of = name_of
+        self._key_for = key_for
         self._waiting: dict[tuple[str, int | None], Waiting] = {}
-
-    @on(Composer.Changed)
-    def _count_edit(self) -> None:
-        self._composer_edits += 1
-
-    def asked(self) -> Asked:
-        """Where the user is now, as they ask."""
-        conversation = self.session.conversation_id if self.has_session else None
-        return Asked(conversation, self._composer_edits, self.focused)
 
     def moved_on(self, asked: Asked) -> bool:
         """Whether the user has done something else since `asked`."""
-        return (
-            self.app.screen is not self
-            or self._composer_edits != asked.edits
-            or self.focused is not asked.focused
-            or not self.has_session
-            or self.session.conversation_id != asked.conversation_id
-        )
+        return self._screen.app.screen is not self._screen or self._where() != asked
 
-    def offer(
-        self,
-        what: str,
-        asked: Asked | None,
-        show: Callable[[bool], ResultDialog[ResultType]],
-        done: Callable[[ResultType | None], None],
-        *,
-        ready: str,
-        still_holds: Callable[[], bool] = always,
-    ) -> None:
-        """Open the dialog `show(unasked)` builds, answered through `done`; unless the user
-        has moved on since `asked` (None: asked by the key just pressed), or typing closes
-        the dialog: then keep it as `what` for the conversation asked in, and say `ready`
-        (what waits, and the key that opens it)."""
-        conversation = asked.conversation_id if asked is not None else self.session.conversation_id
+    def offer(self, result: ResultReady, *, asked: bool = True) -> None:
+        """Open `result`'s dialog; unless the user has moved on since it was asked (not
+        checked when `asked` is False: opened by the key just pressed), or typing closes
+        the dialog: then keep it for the conversation asked in, and say so."""
+        conversation = result.asked.conversation_id
+        ready = result.ready.format(key=self._key_for(result.opens))
 
         def open_it() -> None:
-            self.offer(what, None, show, done, ready=ready, still_holds=still_holds)
+            self.offer(result, asked=False)
 
         def keep() -> None:
             note = ready
-            if conversation is not None and conversation != self.session.conversation_id:
-                try:
-                    title = self.session.store.get_conversation(conversation).name
-                except NotFound:
+            if conversation is not None and conversation != self._where().conversation_id:
+                title = self._name_of(conversation)
+                if title is None:
                     return  # deleted meanwhile: nothing to come back to
                 note = f"In “{title}”: {ready}"
-            self._waiting[(what, conversation)] = Waiting(open_it, still_holds)
-            self.notify(note, markup=False, timeout=10)
+            self._waiting[(result.what, conversation)] = Waiting(open_it, result.still_holds)
+            self._screen.notify(note, markup=False, timeout=10)
 
-        if asked is not None and self.moved_on(asked):
+        if asked and self.moved_on(result.asked):
             keep()
             return
-        dialog = show(asked is not None)
+        dialog = result.show(asked)
 
-        def closed(result: ResultType | None) -> None:
+        def closed(answer: Any) -> None:
             if dialog.handed_back:
                 keep()
             else:
-                done(result)
+                result.done(answer)
 
-        self.app.push_screen(dialog, closed)
+        self._screen.app.push_screen(dialog, closed)
 
     def open_waiting(self, what: str) -> bool:
         """Open the `what` kept for the conversation on screen; False if none is kept (or
         what it answered no longer holds: it is dropped)."""
-        if not self.has_session:
-            return False
-        waiting = self._waiting.pop((what, self.session.conversation_id), None)
+        waiting = self._waiting.pop((what, self._where().conversation_id), None)
         if waiting is None or not waiting.still_holds():
             return False
         waiting.open_it()

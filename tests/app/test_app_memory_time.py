@@ -49,6 +49,24 @@ async def test_the_reply_marks_the_entries_it_used_with_the_evidence(
         assert '"postgresql"' in panel.detail_text
 
 
+async def test_restoring_an_excluded_entry_says_it_stays_out(make_app: MakeApp) -> None:
+    app, notes = make_app()
+    store = app.workspace.store
+    old = store.add_memory(MemoryKind.CONSTRAINT, "Budget is 5,000 EUR.", key="budget")
+    store.update_memory(old.id, enabled=False)
+    new = store.add_memory(MemoryKind.CONSTRAINT, "Budget is 6,000 EUR.", key="budget")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f6", "ctrl+z")  # the old, excluded one comes back
+        await settle(pilot)
+        assert store.get_memory(new.id).superseded_by == old.id
+        assert memory_refs(app.conversation_screen.last_plan) == []
+        assert (
+            f"Restored memory #{old.id}: it is current again, but left out of requests "
+            "(excluded by you)."
+        ) in notes.messages
+
+
 async def test_r_restores_a_superseded_entry_into_the_request(make_app: MakeApp) -> None:
     app, notes = make_app()
     store = app.workspace.store
@@ -61,7 +79,10 @@ async def test_r_restores_a_superseded_entry_into_the_request(make_app: MakeApp)
         await settle(pilot)
         assert memory_refs(app.conversation_screen.last_plan) == [old.ref]
         assert store.get_memory(new.id).superseded_by == old.id
-        assert f"Restored memory #{old.id}; it is current again." in notes.messages
+        assert (
+            f"Restored memory #{old.id}: it is current again and goes into requests while "
+            "the memory budget has room."
+        ) in notes.messages
         # From the palette too: the one superseded last comes back.
         app.conversation_screen.composer.focus()
         await app.conversation_screen.run_action("restore_memory")

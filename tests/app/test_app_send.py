@@ -9,12 +9,13 @@ from typing import Any
 import pytest
 from textual.widgets import Collapsible, Static
 
-from ctxchat.chat.turn import TurnFinished, TurnStarted
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.plan import ContextPlan, PlanStatus
 from ctxchat.testing.server import Fault, Reply, ScriptedModelServer
-from ctxchat.tui.base import BIG_DRAFT
 from ctxchat.tui.live_turn import LiveTurn
+from ctxchat.tui.parts.planner import BIG_DRAFT
+from ctxchat.tui.views import MessageView
+from ctxchat.tui.widgets.conversation import ConversationView
 from ctxchat.tui.widgets.message_item import MessageItem
 from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
 
@@ -404,40 +405,42 @@ async def test_the_start_and_the_end_of_a_turn_are_each_drawn_in_one_frame(
     app, _ = make_app()
     server.script("- one\n- two\n\nA paragraph after the list.")
     half_drawn: list[str] = []
-    drawing: str | None = None
-    show_event = app.conversation_screen._show_event
-    end_turn = app.conversation_screen._end_turn
+    add_message, finish = ConversationView.add_message, MessageItem.finish
 
-    async def showing(*args: Any) -> None:
-        nonlocal drawing
-        event = args[2]
-        if isinstance(event, TurnStarted):
-            drawing = "start"
-            await show_event(*args)
-            await asyncio.sleep(0.1)  # a slow start: the screen's timer has time to draw
-            drawing = None
-            return
-        if isinstance(event, TurnFinished):
-            drawing = "end"
-        await show_event(*args)
+    async def slow_to_add(view: ConversationView, message: MessageView) -> MessageItem:
+        item = await add_message(view, message)
+        await asyncio.sleep(0.1)  # a slow start: the screen's timer has time to draw
+        return item
 
-    async def ended(*args: Any) -> None:
-        nonlocal drawing
+    async def slow_to_finish(item: MessageItem, *args: Any, **kwargs: Any) -> None:
+        await finish(item, *args, **kwargs)
         await asyncio.sleep(0.1)  # a slow ending, likewise
-        await end_turn(*args)
-        drawing = None
 
-    monkeypatch.setattr(app.conversation_screen, "_show_event", showing)
-    monkeypatch.setattr(app.conversation_screen, "_end_turn", ended)
+    def half_way() -> str | None:
+        """What a frame drawn now would show half-done, if anything."""
+        items = app.conversation_screen.conversation_view.items
+        asked = [item for item in items if item.view.content == "List two things."]
+        if not asked:
+            return None
+        turn = items[items.index(asked[0]) :]  # the message and what follows it
+        if len(turn) < 2:
+            return "the message without its reply"
+        writing = status_line(app).endswith("is writing… (Esc stops)")
+        if turn[-1].is_streaming != writing:
+            return "the reply and the status line disagree"
+        if turn[-1].is_streaming != app.conversation_screen.streaming:
+            return "the reply and the Stop key disagree"
+        return None
+
+    monkeypatch.setattr(ConversationView, "add_message", slow_to_add)
+    monkeypatch.setattr(MessageItem, "finish", slow_to_finish)
     async with app.run_test(size=SIZE) as pilot:
-        refresh_layout = app.screen._refresh_layout
 
-        def laying_out(*args: Any, **kwargs: Any) -> None:
-            if drawing is not None:
-                half_drawn.append(drawing)
-            refresh_layout(*args, **kwargs)
+        def laid_out(screen: object) -> None:
+            if (half := half_way()) is not None:
+                half_drawn.append(half)
 
-        app.screen._refresh_layout = laying_out
+        app.screen.screen_layout_refresh_signal.subscribe(app.screen, laid_out)
         await typed(pilot, "List two things.")
         await pilot.press("enter")
         await settle(pilot)

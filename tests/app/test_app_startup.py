@@ -498,9 +498,9 @@ async def test_a_reply_starting_and_ending_adds_and_removes_only_the_stop_key(
         footer = app.screen.query_one(KeyFooter)
         before = list(footer.query(FooterKey))
         assert "Stop" not in _footer_keys(footer)
-        turn = (
-            app.conversation_screen.on_screen.start_turn()
-        )  # what a reply starting does: Esc stops it
+        runner = app.conversation_screen.turn_runner
+        conversation = app.conversation_screen.session.conversation_id
+        turn = runner.begin(conversation)  # what a reply starting does: Esc stops it
         for _ in range(4):  # a burst of binding changes: one update
             app.screen.bindings_updated_signal.publish(app.screen)
         await settle(pilot)
@@ -508,15 +508,15 @@ async def test_a_reply_starting_and_ending_adds_and_removes_only_the_stop_key(
         # In the place a full rebuild draws it, every other key kept as it was.
         assert [key for key in during if key not in before] == [_key(footer, "Stop")]
         assert [key for key in during if key in before] == before
-        app.conversation_screen.on_screen.end_turn(turn)
+        runner.end(turn)
         app.screen.bindings_updated_signal.publish(app.screen)
         await settle(pilot)
         assert list(footer.query(FooterKey)) == before
-        turn = app.conversation_screen.on_screen.start_turn()
+        turn = runner.begin(conversation)
         app.screen.bindings_updated_signal.publish(app.screen)
         await settle(pilot)
         assert _drawn(footer) == await _rebuilt(pilot, footer)
-        app.conversation_screen.on_screen.end_turn(turn)
+        runner.end(turn)
 
 
 @pytest.mark.perf

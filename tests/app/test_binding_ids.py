@@ -1,14 +1,20 @@
 """Every binding id is listed where a user looks for it: the README's id table and the
-config `ctxchat config init` writes, each with the keys it ships with."""
+config `ctxchat config init` writes, each with the keys it ships with; every key and
+palette command comes from the action table."""
 
 from __future__ import annotations
 
+import ast
+import importlib
+import pkgutil
 import tomllib
 from pathlib import Path
 
+from ctxchat import tui
 from ctxchat.config.shipped_keys import SHIPPED_KEYS
 from ctxchat.config.template import write_initial_config
-from ctxchat.tui.app import shipped_bindings
+from ctxchat.tui.actions import ACTIONS, bindings_for, palette_actions, shipped_bindings
+from ctxchat.tui.conversation_screen import ConversationScreen
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,3 +43,48 @@ def test_the_config_template_lists_every_id_and_uncommented_each_line_is_a_remap
     ]
     remaps = tomllib.loads("\n".join(listed))
     assert {k: v for k, v in remaps.items() if k in SHIPPED_KEYS} == SHIPPED_KEYS
+
+
+def classes_with_bindings() -> list[type]:
+    """Every class of the app's own that declares `BINDINGS`."""
+    found: list[type] = []
+    for module_info in pkgutil.walk_packages(tui.__path__, f"{tui.__name__}."):
+        module = importlib.import_module(module_info.name)
+        found.extend(
+            value
+            for value in vars(module).values()
+            if isinstance(value, type)
+            and value.__module__ == module.__name__
+            and "BINDINGS" in vars(value)
+        )
+    return found
+
+
+def test_every_key_is_the_action_tables() -> None:
+    """A key bound by hand, outside `tui/actions.py`, would be missing from the README, the
+    config template and the screen's check of where it applies."""
+    for module_info in pkgutil.walk_packages(tui.__path__, f"{tui.__name__}."):
+        if module_info.name == "ctxchat.tui.actions":
+            continue
+        source = ast.parse(
+            Path(importlib.import_module(module_info.name).__file__ or "").read_text()
+        )
+        calls = [
+            node
+            for node in ast.walk(source)
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Binding"
+        ]
+        assert calls == [], module_info.name
+    classes = classes_with_bindings()
+    for cls in classes:
+        assert vars(cls)["BINDINGS"] == bindings_for(cls.__name__), cls.__name__
+    bound_on = {
+        where for action in ACTIONS if action.keys for where in (action.where, *action.also_on)
+    }
+    assert bound_on == {cls.__name__ for cls in classes}
+
+
+def test_the_palette_runs_actions_the_screen_has() -> None:
+    actions = {action.palette_action or action.action for action in palette_actions()}
+    for action in actions:
+        assert callable(getattr(ConversationScreen, f"action_{action.split('(')[0]}")), action

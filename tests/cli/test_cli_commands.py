@@ -337,7 +337,11 @@ def test_memory_supersession_and_restore(run: Run) -> None:
     code, out, _ = run("memory", "list")
     assert "superseded by memory:2 on" in out
     code, out, _ = run("memory", "restore", "1")
-    assert (code, out) == (0, "Restored memory entry 1: it is current again.\n")
+    assert (code, out) == (
+        0,
+        "Restored memory #1: it is current again and goes into requests while the memory "
+        "budget has room.\n",
+    )
     code, out, _ = run("memory", "list", "--json")
     old, new = sorted(json.loads(out), key=lambda e: e["id"])
     assert (old["superseded_by"], new["superseded_by"]) == (None, 1)

@@ -35,6 +35,14 @@ def test_an_entry_marked_as_replacing_another_supersedes_it(store: Store) -> Non
     assert store.get_memory(old.id).superseded_by == new.id
 
 
+def test_a_new_version_of_an_excluded_entry_is_excluded_too(store: Store) -> None:
+    old = store.add_memory("constraint", "Budget: 5,000 EUR.", enabled=False)
+    new = store.add_memory("constraint", "Budget: 6,000 EUR.", replaces=old.id)
+    assert not new.enabled
+    included = store.add_memory("fact", "Deploys on Fridays.")
+    assert store.add_memory("fact", "Deploys on Mondays.", replaces=included.id).enabled
+
+
 def test_restoring_makes_the_old_entry_current_and_supersedes_its_replacement(
     store: Store,
 ) -> None:

@@ -4,18 +4,22 @@ what to do about it."""
 
 from __future__ import annotations
 
+import ast
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
 from markdown_it.token import Token
+from textual.app import App
 from textual.content import Content
 from textual.dom import DOMNode
 from textual.reactive import Reactive
+from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Markdown
+from textual.widgets import Footer, Input, Markdown, Static, TextArea
 from textual.widgets.markdown import MarkdownBlock
 
 from ctxchat.tui import textual_compat
@@ -70,7 +74,7 @@ FOOTER_AT_ONCE = Hook(
     "the footer's keys drawn in the first frame; Textual's footer draws them after the first "
     "binding change: the first full frame came at 1.81 s instead of 0.93 s (bench/ui.py "
     "--only paint)",
-    "replace KeyFooter with textual.widgets.Footer in ctxchat/tui/base.py and the screens",
+    "replace KeyFooter with textual.widgets.Footer in ctxchat/tui/conversation_screen.py and the screens",
 )
 WHOLE_PASTES = Hook(
     "ctxchat/tui/textual_compat/paste.py: keep_pastes_whole",
@@ -274,3 +278,101 @@ def test_every_hook_in_the_quarantine_is_checked_here() -> None:
     ]
     assert sorted(paste_compat.__all__) == ["PasteKeepingParser", "keep_pastes_whole"]
     assert sorted(input_compat.__all__) == ["replace_undecodable_input"]
+
+
+# --- the quarantine itself ---------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+QUARANTINE = (
+    ROOT / "ctxchat" / "tui" / "textual_compat",
+    ROOT / "tests" / "textual_internals.py",
+    Path(__file__).resolve(),
+)
+"""Where Textual's internals may be named: the app's hooks, the tests' one helper, and this
+file, which checks each by name."""
+
+TEXTUAL_CLASSES = (App, Screen, Widget, Markdown, MarkdownBlock, Footer, TextArea, Input, Static)
+
+
+def python_files() -> list[Path]:
+    """The project's own Python files (the package, its tests, benchmarks and scripts)."""
+    return [
+        path
+        for part in ("ctxchat", "tests", "bench", "scripts")
+        for path in (ROOT / part).rglob("*.py")
+    ]
+
+
+def quarantined(path: Path) -> bool:
+    return any(path == place or place in path.parents for place in QUARANTINE)
+
+
+def textual_private_names() -> set[str]:
+    """Textual's private attributes, methods and instance attributes (`_compositor`,
+    `_refresh_layout`, …) of the classes ctxchat builds on, less the names ctxchat's own
+    classes define outside the quarantine (an item's `_size` is its own)."""
+    names = {
+        name
+        for cls in TEXTUAL_CLASSES
+        for klass in cls.__mro__
+        if klass.__module__.startswith("textual")
+        for name in vars(klass)
+        if name.startswith("_") and not name.startswith("__")
+    }
+    instances: list[object] = [App(), Screen(), Widget(), Markdown(), Footer(), Static(), Input()]
+    for instance in instances:
+        names |= {
+            name for name in vars(instance) if name.startswith("_") and not name.startswith("__")
+        }
+    own: set[str] = set()
+    for path in python_files():
+        if quarantined(path):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                own.add(node.name)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                own.add(node.attr)
+    return names - own
+
+
+def textual_internals_used(path: Path, private: set[str]) -> list[str]:
+    """Where `path` names a Textual internal: a private module or a private attribute."""
+    found = []
+    where = path.relative_to(ROOT)
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and node.attr in private:
+            found.append(f"{where}:{node.lineno}: {ast.unparse(node)}")
+        elif isinstance(node, ast.ImportFrom | ast.Import):
+            modules = [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            modules += [alias.name for alias in node.names if isinstance(node, ast.Import)]
+            for module in modules:
+                parts = module.split(".")
+                if parts[0] == "textual" and any(part.startswith("_") for part in parts):
+                    found.append(f"{where}:{node.lineno}: import {module}")
+    return found
+
+
+def test_textual_internals_are_named_only_in_the_quarantine() -> None:
+    """The app goes through `ctxchat/tui/textual_compat/`, the tests through
+    `tests/textual_internals.py`: nowhere else names a private module or attribute of
+    Textual (a new use goes there, with a check here)."""
+    private = textual_private_names()
+    assert {"_compositor", "_refresh_layout"} <= private
+    used = [
+        use
+        for path in python_files()
+        if not quarantined(path)
+        for use in textual_internals_used(path, private)
+    ]
+    assert used == []
+
+
+def test_the_tests_read_a_frame_through_the_compositor() -> None:
+    """`tests/textual_internals.py: drawn_rows` reads what a screen draws, cell by cell."""
+    compositor = vars(Screen())["_compositor"]
+    assert callable(getattr(compositor, "render_strips", None)), (
+        "Textual changed Screen._compositor.render_strips: the tests compare a reply's cells "
+        "with Textual's own Markdown through it (tests/textual_internals.py: drawn_rows); "
+        "find the new way to read a frame's cells and change drawn_rows"
+    )

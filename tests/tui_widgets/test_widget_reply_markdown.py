@@ -26,6 +26,7 @@ from ctxchat.tui.widgets.reply_markdown import (
     stop_stream,
 )
 
+from ..textual_internals import drawn_rows
 from ..waiting import until
 
 
@@ -190,7 +191,7 @@ async def drawn_cells(
     app = OneDocument(widget, theme)
     async with app.run_test(size=(width, rows)) as pilot:
         await pilot.pause()
-        strips = app.screen._compositor.render_strips()
+        strips = drawn_rows(app.screen)
         return [
             [(char, str(segment.style)) for segment in strip for char in segment.text]
             for strip in strips
@@ -232,7 +233,7 @@ async def test_inline_styles_follow_a_change_of_theme() -> None:
         await pilot.pause()
         switched = [
             [(char, str(segment.style)) for segment in strip for char in segment.text]
-            for strip in app.screen._compositor.render_strips()
+            for strip in drawn_rows(app.screen)
         ]
     assert switched == await drawn_cells(TextualMarkdown(INLINE), 50, "textual-light", rows=40)
 
@@ -263,9 +264,7 @@ async def test_lists_it_cannot_draw_are_composed_as_textual_composes_them() -> N
 
 def screen_lines(app: App[None]) -> list[str]:
     """The screen's rows as text, trailing blanks cut, trailing empty rows left out."""
-    rows = [
-        "".join(s.text for s in strip).rstrip() for strip in app.screen._compositor.render_strips()
-    ]
+    rows = ["".join(s.text for s in strip).rstrip() for strip in drawn_rows(app.screen)]
     while rows and not rows[-1]:
         rows.pop()
     return rows

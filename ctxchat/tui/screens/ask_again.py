@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, RadioButton, RadioSet, Select, SelectionList, Static
 from textual.widgets.selection_list import Selection
@@ -17,6 +17,7 @@ from ctxchat.core.counterfactual import LEAVABLE_LAYERS, Change
 from ctxchat.core.memory import Mode
 from ctxchat.core.plan import ContextPlan
 from ctxchat.redaction import shown_url
+from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import content, tokens
 
@@ -80,9 +81,7 @@ class AskAgainDialog(Dialog[Change | None]):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="ask_again.cancel", tooltip="Do not ask again"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("AskAgainDialog")
 
     def __init__(
         self,

@@ -6,10 +6,11 @@ from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Static
 
+from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import plain
 
@@ -45,18 +46,7 @@ class ConfirmScreen(Dialog[bool]):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="confirm.cancel", tooltip="Answer no"),
-        Binding(
-            "y",
-            "confirm",
-            "Yes",
-            show=False,
-            id="confirm.yes",
-            tooltip="Answer yes (not a question that deletes)",
-        ),
-        Binding("n", "cancel", "No", show=False, id="confirm.no", tooltip="Answer no"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("ConfirmScreen")
 
     def __init__(
         self,

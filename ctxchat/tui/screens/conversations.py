@@ -12,13 +12,14 @@ from rich.console import Group
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ctxchat.chat.deletion import ConversationDeletion
 from ctxchat.core.counts import counted
+from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.delete_conversation import DeleteChoice, DeleteConversationScreen
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.screens.rename import RenameScreen
@@ -120,71 +121,7 @@ class ConversationSwitcher(Dialog[SwitcherResult | None]):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "escape",
-            "close",
-            "Close",
-            id="conversations.close",
-            tooltip="Close (clears the search first)",
-        ),
-        Binding(
-            "down",
-            "move(1)",
-            "Down",
-            show=False,
-            id="conversations.down",
-            tooltip="Highlight the next conversation",
-        ),
-        Binding(
-            "up",
-            "move(-1)",
-            "Up",
-            show=False,
-            id="conversations.up",
-            tooltip="Highlight the previous conversation",
-        ),
-        # No bare letters: a letter typed in the list goes to the search box, so the
-        # commands sit on keys typing cannot hit. The ids are those of the letters these
-        # keys replace (n, r, d, e, /), so `[keys]` remaps still apply. Ctrl+N, Ctrl+R and
-        # Ctrl+S work from the search box too (the box does not use them).
-        Binding("ctrl+n", "new", "New", id="conversations.new", tooltip="Start a new conversation"),
-        Binding(
-            "ctrl+r",
-            "rename",
-            "Rename",
-            id="conversations.rename",
-            tooltip="Rename the highlighted conversation",
-        ),
-        Binding(
-            "delete",
-            "delete",
-            "Delete",
-            id="conversations.delete",
-            tooltip="Delete the highlighted conversation (asks first; in the list)",
-        ),
-        Binding(
-            "ctrl+s",
-            "export",
-            "Export",
-            id="conversations.export",
-            tooltip="Export the highlighted conversation as Markdown or JSON",
-        ),
-        Binding(
-            "ctrl+o",
-            "import",
-            "Import",
-            id="conversations.import",
-            tooltip="Import conversations: ChatGPT's, Claude.ai's, llm's, Open WebUI's or ctxchat's",
-        ),
-        Binding(
-            "ctrl+f",
-            "search",
-            "Search",
-            id="conversations.search",
-            tooltip="Type to find conversations by title or by what their messages say",
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("ConversationSwitcher")
 
     def __init__(
         self,

@@ -6,11 +6,12 @@ from typing import ClassVar, Literal
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Static
 
 from ctxchat.chat.deletion import ConversationDeletion
+from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import plain
 
@@ -43,9 +44,7 @@ class DeleteConversationScreen(Dialog[DeleteChoice | None]):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="delete_conversation.cancel", tooltip="Keep it"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("DeleteConversationScreen")
 
     def __init__(self, deletion: ConversationDeletion) -> None:
         super().__init__()

@@ -7,10 +7,11 @@ from typing import ClassVar, Literal
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, RadioButton, RadioSet, Static, TextArea
 
+from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import clean, plain
 
@@ -63,14 +64,7 @@ class EditMessageScreen(Dialog[EditResult | None]):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "ctrl+s", "send", "Send", id="edit_message.send", tooltip="Send the edited message"
-        ),
-        Binding(
-            "escape", "cancel", "Cancel", id="edit_message.cancel", tooltip="Close without sending"
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("EditMessageScreen")
 
     def __init__(self, message_id: int, text: str, later_count: int) -> None:
         super().__init__()

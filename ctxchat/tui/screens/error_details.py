@@ -6,10 +6,11 @@ from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static
 
+from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import plain
 
@@ -54,9 +55,7 @@ class ErrorDetails(Dialog[bool]):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close", id="error.close", tooltip="Close this message"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("ErrorDetails")
 
     def __init__(
         self,

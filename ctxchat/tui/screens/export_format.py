@@ -8,10 +8,11 @@ from typing import ClassVar, Literal
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Label, Static
 
+from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import plain
 
@@ -46,25 +47,7 @@ class ExportFormatScreen(Dialog[ExportChoice | None]):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="export.cancel", tooltip="Do not export"),
-        # No bare letters: the folder box takes typing, and a letter typed on a button
-        # must not export. The ids are those of the letters these keys replace (m, j).
-        Binding(
-            "ctrl+t",
-            "choose('markdown')",
-            "Markdown",
-            id="export.markdown",
-            tooltip="Export as Markdown (text), to read",
-        ),
-        Binding(
-            "ctrl+j",
-            "choose('json')",
-            "JSON",
-            id="export.json",
-            tooltip="Export as JSON, with every stored field",
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("ExportFormatScreen")
 
     def __init__(self, title: str, folder: Path, initial: ExportFormat = "markdown") -> None:
         super().__init__()

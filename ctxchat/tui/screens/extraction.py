@@ -9,13 +9,14 @@ from typing import ClassVar, Literal
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ctxchat.chat.extractor import Decision, ProposalDecision
 from ctxchat.core.history import preview
+from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.memory_editor import MemoryEditor
 from ctxchat.tui.screens.result_dialog import ResultDialog
 from ctxchat.tui.text import clean, plain
@@ -128,49 +129,7 @@ class ExtractionReview(ResultDialog[list[ProposalDecision] | None]):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        # No bare letters: the review opens when the model has answered, maybe under
-        # someone typing their next message, whose letters must decide nothing. The ids
-        # are those of the letters these keys replace (a, e, x, u).
-        Binding(
-            "ctrl+a",
-            "decide('accept')",
-            "Accept",
-            id="extraction.accept",
-            tooltip="Add the highlighted proposal to memory",
-        ),
-        Binding(
-            "ctrl+e",
-            "edit",
-            "Edit",
-            id="extraction.edit",
-            tooltip="Edit the highlighted proposal, then accept it",
-        ),
-        Binding(
-            "ctrl+x",
-            "decide('reject')",
-            "Reject",
-            id="extraction.reject",
-            tooltip="Store nothing for the highlighted proposal",
-        ),
-        Binding(
-            "ctrl+u",
-            "decide('update')",
-            "Update existing",
-            id="extraction.update",
-            tooltip="Make it the new version of the entry it restates (the old one is kept)",
-        ),
-        Binding(
-            "ctrl+s",
-            "done",
-            "Done",
-            id="extraction.done",
-            tooltip="Store the decisions made (undecided proposals are skipped)",
-        ),
-        Binding(
-            "escape", "cancel", "Cancel", id="extraction.cancel", tooltip="Close and store nothing"
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("ExtractionReview")
 
     def __init__(
         self,

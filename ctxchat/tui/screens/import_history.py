@@ -8,10 +8,11 @@ from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Label, Select, Static
 
+from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import clean, plain
 
@@ -44,9 +45,7 @@ class ImportHistoryScreen(Dialog[ImportChoice | None]):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="import.cancel", tooltip="Import nothing"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("ImportHistoryScreen")
 
     def __init__(self, sources: list[tuple[str, str]], path: str = "") -> None:
         """`sources`: (label, name) of every tool `--from` names."""

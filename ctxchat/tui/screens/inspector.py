@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 from textual import events, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.geometry import Size
@@ -24,6 +24,7 @@ from ctxchat.core.history import preview
 from ctxchat.core.plan import ContextPlan
 from ctxchat.core.prefix import shared_prefix
 from ctxchat.core.tokens import REPLY_PRIMER
+from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.hands_typing_back import HandsTypingBack
 from ctxchat.tui.text import clean, tokens
 from ctxchat.tui.themes import layer_variable
@@ -204,59 +205,7 @@ class RequestInspector(HandsTypingBack[None]):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close", id="inspector.close", tooltip="Close the inspector"),
-        Binding(
-            # Not a letter: someone still typing when the inspector opened must not
-            # replace their clipboard.
-            "ctrl+c",
-            "copy",
-            "Copy JSON",
-            id="inspector.copy",
-            tooltip="Copy the request JSON to the clipboard",
-        ),
-        # No bare letters: a letter typed here is someone going on with their message (it
-        # closes the inspector and reaches the composer), never a tab switch. The ids are
-        # those of the letters these keys replace (j, m, d), so `[keys]` remaps still apply.
-        Binding("ctrl+j", "show('json')", "JSON", id="inspector.json", tooltip="Show the JSON"),
-        Binding(
-            "ctrl+t",
-            "show('messages')",
-            "Messages",
-            id="inspector.messages",
-            tooltip="Show each message's layer and tokens (a table)",
-        ),
-        Binding(
-            "ctrl+d",
-            "show('diff')",
-            "Diff",
-            id="inspector.diff",
-            tooltip="Show what changed since the previous request",
-        ),
-        Binding(
-            "ctrl+r",
-            "show('rendered')",
-            "Rendered",
-            id="inspector.rendered",
-            tooltip="Show the prompt as the server's chat template renders it, and its tokens",
-        ),
-        Binding(
-            "right",
-            "step(1)",
-            "Next tab",
-            show=False,
-            id="inspector.next",
-            tooltip="Show the next tab",
-        ),
-        Binding(
-            "left",
-            "step(-1)",
-            "Previous tab",
-            show=False,
-            id="inspector.previous",
-            tooltip="Show the previous tab",
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("RequestInspector")
 
     def __init__(
         self,

@@ -6,11 +6,12 @@ from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Grid, Horizontal, Vertical
 from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSet, Static, TextArea
 
 from ctxchat.core.memory import MemoryKind
+from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import clean, plain
 from ctxchat.tui.views import MemoryDraft, Scope
@@ -103,18 +104,7 @@ class MemoryEditor(Dialog[MemoryDraft | None]):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "ctrl+s",
-            "save",
-            "Save",
-            id="memory_editor.save",
-            tooltip="Save the entry (after checking it)",
-        ),
-        Binding(
-            "escape", "cancel", "Cancel", id="memory_editor.cancel", tooltip="Close without saving"
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("MemoryEditor")
 
     def __init__(
         self,

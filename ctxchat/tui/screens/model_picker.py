@@ -8,12 +8,13 @@ from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ctxchat.redaction import shown_url
+from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.result_dialog import ResultDialog
 from ctxchat.tui.text import content
 
@@ -53,9 +54,7 @@ class ModelPicker(ResultDialog[ModelChoice | None]):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="model_picker.cancel", tooltip="Keep the model"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("ModelPicker")
 
     def __init__(
         self,

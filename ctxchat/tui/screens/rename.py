@@ -6,10 +6,11 @@ from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Static
 
+from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import clean, plain
 
@@ -37,9 +38,7 @@ class RenameScreen(Dialog[str | None]):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="rename.cancel", tooltip="Keep the old title"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("RenameScreen")
 
     def __init__(self, title: str, *, heading: str = "Rename conversation") -> None:
         super().__init__()

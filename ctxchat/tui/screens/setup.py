@@ -11,7 +11,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.suggester import SuggestFromList
@@ -20,6 +20,7 @@ from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSe
 from ctxchat.config.schema import OPENAI_DEFAULT_BASE_URL
 from ctxchat.model.discovery import UrlAnswer, probe_url, url_problem
 from ctxchat.redaction import shown_url
+from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.setup_answers import answer_line, key_hint, server_label
 from ctxchat.tui.text import clean, content, plain
 from ctxchat.tui.views import ServerView
@@ -190,15 +191,7 @@ class SetupScreen(Screen[SetupChoice | None]):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "ctrl+s",
-            "save",
-            "Save and start",
-            id="setup.save",
-            tooltip="Check the answer and write the config",
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("SetupScreen")
 
     def __init__(
         self,

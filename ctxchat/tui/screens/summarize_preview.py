@@ -8,13 +8,14 @@ from typing import ClassVar
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ctxchat.core.history import preview
 from ctxchat.core.summary import SummaryStrategy
+from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import clean, tokens
 from ctxchat.tui.views import MessageView
@@ -70,11 +71,7 @@ class SummarizePreview(Dialog[bool]):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "escape", "cancel", "Cancel", id="summarize_preview.cancel", tooltip="Do not summarize"
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("SummarizePreview")
 
     def __init__(
         self,

@@ -10,11 +10,12 @@ from typing import ClassVar, Literal
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
+from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import clean, plain, tokens
 from ctxchat.tui.views import SummaryVersionView
@@ -114,54 +115,7 @@ class SummaryScreen(Dialog[SummaryAction | None]):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "escape",
-            "close",
-            "Close",
-            id="summary.close",
-            tooltip="Close (or stop editing without saving)",
-        ),
-        # No bare letters: F3 opens this over the composer, and someone still typing must
-        # not roll back, rebuild or summarize. The ids are those of the letters these keys
-        # replace (a, e, b, s), so `[keys]` remaps still apply.
-        Binding(
-            "ctrl+r",
-            "activate",
-            "Roll back",
-            id="summary.activate",
-            tooltip="Make the selected version the one in force",
-        ),
-        Binding(
-            "ctrl+e",
-            "edit",
-            "Edit",
-            id="summary.edit",
-            tooltip="Edit the selected version's text (saved as a new version)",
-        ),
-        Binding(
-            "ctrl+b",
-            "rebuild",
-            "Rebuild",
-            id="summary.rebuild",
-            tooltip="Summarize the original messages again, to undo drift",
-        ),
-        Binding(
-            # The same key as on the main screen; while editing, ctrl+s saves instead.
-            "ctrl+s",
-            "summarize",
-            "Summarize now",
-            id="summary.summarize",
-            tooltip="Fold the messages outside working memory into the summary now",
-        ),
-        Binding(
-            "ctrl+s",
-            "save",
-            "Save",
-            id="summary.save",
-            tooltip="Save the edited text as a new version",
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("SummaryScreen")
 
     def __init__(self, versions: Sequence[SummaryVersionView]) -> None:
         super().__init__()

@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
@@ -26,6 +26,7 @@ from ctxchat.chat.turn import ReplyDelta
 from ctxchat.core.history import MessageStatus
 from ctxchat.model.errors import ProviderError
 from ctxchat.store import ReplyVariant, StoredMessage
+from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.screens.inspector import WrappedLines, diff_content
 from ctxchat.tui.text import clean, content, tokens
@@ -98,30 +99,7 @@ class VariantComparison(Dialog[VariantKept | None]):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "escape",
-            "close",
-            "Keep the reply",
-            id="variant.close",
-            tooltip="Close; the reply stays, the variant is kept as a variant",
-        ),
-        # Not the letter: this opens while the variant streams, maybe under someone typing.
-        Binding(
-            "ctrl+k",
-            "keep",
-            "Keep the variant",
-            id="variant.keep",
-            tooltip="Make the variant the reply that continues the conversation",
-        ),
-        Binding(
-            "f2",
-            "inspect",
-            "Inspect",
-            id="variant.inspect",
-            tooltip="The variant's whole request, with the diff against the reply's",
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("VariantComparison")
 
     def __init__(
         self,

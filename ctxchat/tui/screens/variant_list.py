@@ -10,7 +10,7 @@ from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import OptionList, Static
@@ -18,6 +18,7 @@ from textual.widgets.option_list import Option
 
 from ctxchat.core.history import MessageStatus
 from ctxchat.store import ReplyVariant
+from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import content, tokens
 from ctxchat.tui.widgets.footer import KeyFooter
@@ -70,25 +71,7 @@ class VariantList(Dialog[VariantChoice | None]):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close", id="variants.close", tooltip="Close the list"),
-        Binding(
-            "enter",
-            "open",
-            "Open",
-            id="variants.open",
-            tooltip="Show the highlighted variant beside the reply, with the request diff",
-            priority=True,
-        ),
-        # Not the letter: a key typed here by someone still typing must keep nothing.
-        Binding(
-            "ctrl+k",
-            "keep",
-            "Keep",
-            id="variants.keep",
-            tooltip="Make the highlighted variant the reply that continues the conversation",
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("VariantList")
 
     def __init__(self, reply_id: int, variants: Sequence[ReplyVariant]) -> None:
         super().__init__()

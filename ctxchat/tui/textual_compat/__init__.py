@@ -2,7 +2,9 @@
 
 Textual is pinned exactly; `tests/tui_widgets/test_textual_compat.py` checks each internal
 named here by name and signature, and when Textual changes one, says which, what ctxchat
-uses it for and what to do. Code elsewhere uses only Textual's public API and these names.
+uses it for and what to do. Code elsewhere uses only Textual's public API and these names
+(the same test checks the package, its tests and benchmarks for any other use; the tests'
+own, reading a frame's cells, is `tests/textual_internals.py`).
 Each stays only for a gain measured with `bench/ui.py` that a user sees:
 
 - the footer (here): its keys in the first frame (`set_footer_bindings_ready`; Textual's
@@ -14,7 +16,11 @@ Each stays only for a gain measured with `bench/ui.py` that a user sees:
   newest turn of a 10,000-message conversation on screen at 1.61 s instead of 2.00 s),
   lists drawn by one widget (a streamed reply's delta on screen 0.14-0.16 s after it
   arrives instead of 0.20 s) and inline styles resolved once a reply (a 4,000-chunk
-  reply at full speed done 1.1x the bare client instead of 1.7-1.9x).
+  reply at full speed done 1.1x the bare client instead of 1.7-1.9x);
+- the input parser (`textual_compat.paste`): a bracketed paste holding escape characters
+  (coloured terminal output, a log) arrives as one paste (`keep_pastes_whole`); Textual's
+  parser turned what followed an escape into key presses, and a pasted line break into
+  Enter, which sent a half-pasted draft.
 
 Streaming itself is public API: `Markdown.get_stream`, then one `update` when a full
 render could differ from what streamed (`ctxchat/tui/widgets/reply_markdown.py`).

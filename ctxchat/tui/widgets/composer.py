@@ -6,18 +6,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import events
+from textual import events, on
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import TextArea
 
 from ctxchat.safe_text import controls_shown
+from ctxchat.tui.actions import bindings_for, default_keys
 
 if TYPE_CHECKING:
     from ctxchat.tui.live_turn import LiveTurn
 
-SEND_KEYS = ("enter",)
-NEWLINE_KEYS = ("shift+enter", "ctrl+j")
 IN_ORDER_KEYS = frozenset(
     {
         *("backspace", "delete", "ctrl+w", "ctrl+u", "ctrl+k"),
@@ -66,19 +65,7 @@ class Composer(TextArea):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        # Shown in the footer and named for `[keys]`; the keys themselves are handled in
-        # `on_key`, in order with the typing.
-        Binding("enter", "submit", "Send", id="composer.send", tooltip="Send the message"),
-        Binding(
-            "shift+enter,ctrl+j",
-            "newline",
-            "New line",
-            show=False,
-            id="composer.newline",
-            tooltip="Start a new line in the message",
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("Composer")
 
     @dataclass
     class Submitted(Message):
@@ -100,8 +87,8 @@ class Composer(TextArea):
         self,
         *,
         id: str | None = None,
-        send_keys: Iterable[str] = SEND_KEYS,
-        newline_keys: Iterable[str] = NEWLINE_KEYS,
+        send_keys: Iterable[str] = default_keys("composer.send"),
+        newline_keys: Iterable[str] = default_keys("composer.newline"),
     ) -> None:
         super().__init__(
             "",
@@ -114,6 +101,25 @@ class Composer(TextArea):
         self._waits_for: LiveTurn | None = None
         self.send_keys = frozenset(send_keys)
         self.newline_keys = frozenset(newline_keys)
+        self.edits = 0
+        """How many times the text has changed (typed, sent, pasted, put back)."""
+        self._drafts: dict[int | None, str] = {}
+
+    @on(TextArea.Changed)
+    def _count_edit(self) -> None:
+        self.edits += 1
+
+    def switch_draft(self, left: int | None, shown: int | None) -> None:
+        """Conversation `left` is left for `shown`: a draft belongs to its conversation, so
+        the text typed stays with `left` (for this run), and the one `shown` was left with
+        comes back."""
+        text = self.text
+        if text.strip():
+            self._drafts[left] = text
+        else:
+            self._drafts.pop(left, None)
+        self.load_text(self._drafts.pop(shown, ""))
+        self.move_cursor(self.document.end)
 
     @property
     def can_send(self) -> bool:

@@ -9,13 +9,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Concatenate, ParamSpec, TypeVar
 
 from textual import events
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widget import Widget
 
 from ctxchat.core.history import MessageStatus
+from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.live_turn import LiveTurn
 from ctxchat.tui.outside import OutsideMarks
 from ctxchat.tui.views import MessageView
@@ -114,83 +115,7 @@ class ConversationView(VerticalScroll, can_focus=True):
 
     # No bare letters: a key typed here by mistake goes to the composer (see the app), and
     # what changes a conversation sits on a Ctrl chord that typing cannot hit.
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "up",
-            "select_previous",
-            "Previous",
-            show=False,
-            id="message.previous",
-            tooltip="Select the message before the selected one",
-        ),
-        Binding(
-            "down",
-            "select_next",
-            "Next",
-            show=False,
-            id="message.next",
-            tooltip="Select the message after the selected one",
-        ),
-        Binding(
-            "home",
-            "select_first",
-            "Oldest",
-            show=False,
-            id="message.oldest",
-            tooltip="Jump to the very first message and select it",
-        ),
-        Binding(
-            "end",
-            "select_last",
-            "Newest",
-            show=False,
-            id="message.newest",
-            tooltip="Jump to the newest message and select it",
-        ),
-        Binding(
-            "escape",
-            "leave",
-            "Back",
-            show=False,
-            id="message.unselect",
-            tooltip="Clear the selection and go back to the composer",
-        ),
-        Binding(
-            "ctrl+c",
-            "copy",
-            "Copy",
-            id="message.copy",
-            tooltip="Copy the selected message (or the newest) to the clipboard",
-        ),
-        Binding(
-            "ctrl+k",
-            "pin",
-            "Pin",
-            id="message.pin",
-            tooltip="Pin the selected message, or the text selected in it, as a memory entry",
-        ),
-        Binding(
-            "ctrl+e",
-            "edit",
-            "Edit",
-            id="message.edit",
-            tooltip="Edit the selected message of yours and send it again",
-        ),
-        Binding(
-            "ctrl+g",
-            "regenerate",
-            "Regenerate",
-            id="message.regenerate",
-            tooltip="A new answer to the last message; the reply it replaces is kept as a variant",
-        ),
-        Binding(
-            "ctrl+d",
-            "details",
-            "Details",
-            id="message.details",
-            tooltip="Show why the selected reply failed or stopped, in the server's own words",
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("ConversationView")
 
     INITIAL = 40
     PAGE = 20

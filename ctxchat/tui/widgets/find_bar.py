@@ -2,22 +2,39 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Input, Static
 
+from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.text import plain
 
 NEXT = 1
 """A step to the next hit: the next older message holding the words (hits count from the
 newest, where the user is)."""
 PREVIOUS = -1
+
+Finder = Callable[[str], list[int]]
+"""The ids of the messages holding the words, newest first."""
+
+
+def nothing_found(query: str) -> list[int]:
+    return []
+
+
+@dataclass(frozen=True, slots=True)
+class FindPlace:
+    """The hit shown: for which words, which message."""
+
+    query: str
+    message_id: int
 
 
 def count_line(position: int | None, total: int) -> str:
@@ -31,7 +48,12 @@ def count_line(position: int | None, total: int) -> str:
 
 class FindBar(Horizontal):
     """Type words to find in the conversation; enter / F3 / ↑ next (up), shift+enter /
-    shift+F3 / ↓ previous (down), Esc closes. Typing only ever reaches the box."""
+    shift+F3 / ↓ previous (down), Esc closes. Typing only ever reaches the box.
+
+    It owns its place (`place`: the hit shown) in the conversation it finds in (`look_in`),
+    counts the hits as the words change and steps through them, and asks for each hit it
+    steps to to be shown (`Found`).
+    """
 
     DEFAULT_CSS = """
     FindBar {
@@ -60,50 +82,24 @@ class FindBar(Horizontal):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "up,f3",
-            "step(1)",
-            "Next",
-            key_display="↑ f3",
-            id="find.next",
-            tooltip="Go to the next message up (older) holding the words; enter does too",
-        ),
-        # Most terminals send shift+enter as enter, and shift+F3 as a sequence Textual reads
-        # as a cursor position report (F15 in some): ↓ always works.
-        Binding(
-            "down,shift+enter,shift+f3,f15",
-            "step(-1)",
-            "Previous",
-            key_display="↓",
-            id="find.previous",
-            tooltip="Go to the previous message, down (newer), holding the words",
-        ),
-        Binding(
-            "escape",
-            "close",
-            "Close",
-            id="find.close",
-            tooltip="Close the find bar and go back to the composer",
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("FindBar")
 
     @dataclass
-    class QueryChanged(Message):
-        """The words to find changed (nothing is shown yet)."""
+    class Found(Message):
+        """Show message `message_id`, the hit stepped to, holding the words `query`."""
 
+        message_id: int
         query: str
-
-    @dataclass
-    class StepRequested(Message):
-        """Show the next (`NEXT`) or previous (`PREVIOUS`) hit of `query`."""
-
-        query: str
-        step: int
 
     @dataclass
     class Closed(Message):
         """The user closed the bar."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._finder: Finder = nothing_found
+        self.place: FindPlace | None = None
+        """The hit shown, if one is."""
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="Find in this conversation…", id="find-query")
@@ -121,23 +117,35 @@ class FindBar(Horizontal):
     def is_open(self) -> bool:
         return self.has_class("-open")
 
-    def open(self) -> None:
-        """Show the bar with the box focused (its words selected, to type new ones)."""
-        self.add_class("-open")
-        box = self.query_one("#find-query", Input)
-        box.focus()
-        box.select_all()
-
     def show_count(self, position: int | None, total: int) -> None:
         """Say how many messages hold the words, and which of them is shown."""
         counter = self.query_one("#find-count", Static)
         counter.update(plain(count_line(position, total)) if self.query_text.strip() else "")
         counter.set_class(total == 0 and bool(self.query_text.strip()), "-none")
 
+    def look_in(self, finder: Finder) -> None:
+        """Find with `finder` from now on (another conversation is shown, or the same one
+        drawn afresh): no hit is shown, and an open bar counts again."""
+        self._finder = finder
+        self.place = None
+        if self.is_open:
+            self.show_count(None, len(finder(self.query_text)))
+
+    def open(self) -> None:
+        """Show the bar with the box focused (its words selected, to type new ones), and
+        count their hits."""
+        self.add_class("-open")
+        box = self.query_one("#find-query", Input)
+        box.focus()
+        box.select_all()
+        self.place = None
+        self.show_count(None, len(self._finder(self.query_text)))
+
     @on(Input.Changed, "#find-query")
     def _changed(self, event: Input.Changed) -> None:
         event.stop()
-        self.post_message(self.QueryChanged(event.value))
+        self.place = None
+        self.show_count(None, len(self._finder(event.value)))
 
     @on(Input.Submitted, "#find-query")
     def _submitted(self, event: Input.Submitted) -> None:
@@ -145,9 +153,26 @@ class FindBar(Horizontal):
         self.action_step(NEXT)
 
     def action_step(self, step: int) -> None:
-        if self.query_text.strip():
-            self.post_message(self.StepRequested(self.query_text, step))
+        """Step to the next (`NEXT`) or previous (`PREVIOUS`) hit and ask for it to be shown."""
+        query = self.query_text
+        if not query.strip():
+            return
+        # Read again on every step: messages may have come or gone since the last one.
+        hits = self._finder(query)
+        if not hits:
+            self.place = None
+            self.show_count(None, 0)
+            return
+        place = self.place
+        if place is not None and place.query == query and place.message_id in hits:
+            index = (hits.index(place.message_id) + step) % len(hits)
+        else:  # the first step, or the hit shown is gone: from the newest (or the oldest)
+            index = 0 if step > 0 else len(hits) - 1
+        self.place = FindPlace(query, hits[index])
+        self.show_count(index + 1, len(hits))
+        self.post_message(self.Found(hits[index], query))
 
     def action_close(self) -> None:
         self.remove_class("-open")
+        self.place = None
         self.post_message(self.Closed())

@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.reactive import reactive
@@ -19,6 +19,7 @@ from ctxchat.core.budget import Layer
 from ctxchat.core.history import HistoryMessage, preview
 from ctxchat.core.memory import Mode
 from ctxchat.core.plan import ContextPlan, Item, LayerPlan, LeftOut
+from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.text import clean, signed, tokens
 from ctxchat.tui.themes import layer_variable
 from ctxchat.tui.widgets.budget_bar import BudgetBar
@@ -119,15 +120,7 @@ class LayerPanel(Vertical, can_focus=True):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "enter,space",
-            "toggle_collapsed",
-            "Fold",
-            id="layer.toggle",
-            tooltip="Fold or unfold this layer's content",
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("LayerPanel")
 
     collapsed: reactive[bool] = reactive(False)
     """True when only the header shows."""

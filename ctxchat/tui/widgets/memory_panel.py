@@ -6,15 +6,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from textual import events, on
+from textual import events, on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from ctxchat.chat.session import ChatSession
+from ctxchat.chat.usage import UsageView
 from ctxchat.core.attribution import Use
 from ctxchat.core.budget import Layer
 from ctxchat.core.counts import counted
@@ -26,10 +28,19 @@ from ctxchat.core.memory import (
     unconfirmed_turns,
 )
 from ctxchat.core.plan import ContextPlan
+from ctxchat.tui.actions import bindings_for
+from ctxchat.tui.memory_usage import UsageEstimate, UsageKey
 from ctxchat.tui.text import clean, tokens
 from ctxchat.tui.themes import kind_variable
 
-__all__ = ["EntryNotes", "EntryStatus", "MemoryPanel", "entry_status", "next_kind"]
+__all__ = [
+    "EntryNotes",
+    "EntryStatus",
+    "MemoryPanel",
+    "PanelMessage",
+    "entry_status",
+    "next_kind",
+]
 
 _KINDS = tuple(MemoryKind)
 _KIND_WIDTH = max(len(kind.value) for kind in _KINDS)
@@ -101,7 +112,9 @@ def _option_id(entry_id: int) -> str:
 
 
 @dataclass
-class _PanelMessage(Message):
+class PanelMessage(Message):
+    """What every message of the memory panel is: one handler hears them all."""
+
     panel: MemoryPanel
 
     @property
@@ -132,161 +145,58 @@ class MemoryPanel(Vertical):
     # No bare letters (nor space, + or -): a printable key typed here goes to the composer
     # (see the app), so the panel's actions sit on keys typing cannot hit, and deleting
     # asks first. The ids are those of the letters these keys replace, so remaps still apply.
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "escape",
-            "leave",
-            "Back",
-            show=False,
-            id="memory.back",
-            tooltip="Go back to the composer",
-        ),
-        Binding("ctrl+a,insert", "add", "Add", id="memory.add", tooltip="Add a memory entry"),
-        Binding(
-            "ctrl+e",
-            "edit",
-            "Edit",
-            id="memory.edit",
-            tooltip="Edit the highlighted entry (Enter does too)",
-        ),
-        Binding(
-            "delete",
-            "delete",
-            "Delete",
-            key_display="del",
-            id="memory.delete",
-            tooltip="Delete the entry (asks first)",
-        ),
-        Binding("ctrl+k", "pin", "Pin", id="memory.pin", tooltip="Pin or unpin the entry"),
-        Binding(
-            "shift+right",
-            "kind",
-            "Kind",
-            id="memory.kind",
-            tooltip="Change the entry's kind (fact → constraint → preference → hypothesis)",
-        ),
-        Binding(
-            "ctrl+g",
-            "scope",
-            "Scope",
-            id="memory.scope",
-            tooltip="Make the entry global or for this conversation only",
-        ),
-        Binding(
-            "ctrl+x",
-            "include",
-            "In/out",
-            id="memory.toggle",
-            tooltip="Include the entry in the context or exclude it",
-        ),
-        Binding(
-            "shift+up",
-            "importance(1)",
-            "Importance +",
-            id="memory.importance_up",
-            tooltip="Raise the entry's importance",
-        ),
-        Binding(
-            "shift+down",
-            "importance(-1)",
-            "Importance −",
-            id="memory.importance_down",
-            tooltip="Lower the entry's importance",
-        ),
-        Binding(
-            "ctrl+u",
-            "new_version",
-            "New version",
-            id="memory.new_version",
-            tooltip="Write a new version of the entry; the old one is kept as superseded",
-        ),
-        Binding(
-            "ctrl+z",
-            "restore",
-            "Restore",
-            id="memory.restore",
-            tooltip="Make a superseded entry current again (its replacement is kept)",
-        ),
-        Binding(
-            "ctrl+y",
-            "confirm",
-            "Confirm as fact",
-            id="memory.confirm",
-            tooltip="The hypothesis is confirmed: make it a fact",
-        ),
-        Binding(
-            "ctrl+w",
-            "keep",
-            "Keep waiting",
-            id="memory.keep",
-            tooltip="Keep the hypothesis unconfirmed; its count of turns starts again",
-        ),
-        Binding(
-            "ctrl+j",
-            "source",
-            "Go to source",
-            id="memory.source",
-            tooltip="Show the message the entry came from",
-        ),
-        Binding(
-            "f5",
-            "order",
-            "Order",
-            id="memory.order",
-            tooltip="Sort the entries no recent reply used first (an estimate), or as stored",
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("MemoryPanel")
 
     @dataclass
-    class Left(_PanelMessage):
+    class Left(PanelMessage):
         """The user pressed Esc here: back to the composer."""
 
     @dataclass
-    class AddRequested(_PanelMessage):
+    class AddRequested(PanelMessage):
         """The user wants a new entry."""
 
     @dataclass
-    class EditRequested(_PanelMessage):
+    class EditRequested(PanelMessage):
         """The user wants to edit an entry."""
 
         entry_id: int
 
     @dataclass
-    class DeleteRequested(_PanelMessage):
+    class DeleteRequested(PanelMessage):
         """The user wants to delete an entry (the app may ask first)."""
 
         entry_id: int
 
     @dataclass
-    class PinToggled(_PanelMessage):
+    class PinToggled(PanelMessage):
         """Pin or unpin: `pinned` is the state asked for."""
 
         entry_id: int
         pinned: bool
 
     @dataclass
-    class KindCycled(_PanelMessage):
+    class KindCycled(PanelMessage):
         """Change the kind: `kind` is the one asked for (the next in order)."""
 
         entry_id: int
         kind: MemoryKind
 
     @dataclass
-    class ScopeToggled(_PanelMessage):
+    class ScopeToggled(PanelMessage):
         """Change the scope: `make_global` True for every conversation, False for this one."""
 
         entry_id: int
         make_global: bool
 
     @dataclass
-    class Toggled(_PanelMessage):
+    class Toggled(PanelMessage):
         """Include or exclude: `enabled` is the state asked for."""
 
         entry_id: int
         enabled: bool
 
     @dataclass
-    class ImportanceChanged(_PanelMessage):
+    class ImportanceChanged(PanelMessage):
         """Importance up or down by `delta`; `importance` is the value asked for (1-10)."""
 
         entry_id: int
@@ -294,35 +204,49 @@ class MemoryPanel(Vertical):
         importance: int
 
     @dataclass
-    class NewVersionRequested(_PanelMessage):
+    class NewVersionRequested(PanelMessage):
         """Write an entry replacing this one (kept as superseded)."""
 
         entry_id: int
 
     @dataclass
-    class RestoreRequested(_PanelMessage):
+    class RestoreRequested(PanelMessage):
         """Make the superseded entry current again."""
 
         entry_id: int
 
     @dataclass
-    class ConfirmRequested(_PanelMessage):
+    class ConfirmRequested(PanelMessage):
         """The hypothesis is confirmed: make it a fact."""
 
         entry_id: int
 
     @dataclass
-    class KeepRequested(_PanelMessage):
+    class KeepRequested(PanelMessage):
         """Keep the hypothesis waiting for confirmation, its clock started again."""
 
         entry_id: int
 
     @dataclass
-    class SourceRequested(_PanelMessage):
+    class SourceRequested(PanelMessage):
         """Show message `message_id`, where entry `entry_id` came from."""
 
         entry_id: int
         message_id: int
+
+    @dataclass
+    class UsageShown(PanelMessage):
+        """The panel shows another estimate of what the newest reply most likely used."""
+
+        used: Mapping[str, Use]
+
+    @dataclass
+    class _UsageWorkedOut(Message):
+        """An estimate worked out in a thread, for `key` of the conversation of `usage`."""
+
+        usage: UsageEstimate
+        key: UsageKey
+        view: UsageView
 
     def __init__(
         self,
@@ -342,6 +266,9 @@ class MemoryPanel(Vertical):
         self._notes = EntryNotes()
         self._plan: ContextPlan | None = None
         self._by_use = False
+        self._session: ChatSession | None = None  # whose entries `show_memory` shows
+        self._usage = UsageEstimate(None)
+        self._told: Mapping[str, Use] | None = None  # the `used` said last (`UsageShown`)
         self._initial: tuple[Sequence[MemoryEntry], ContextPlan | None] | None = (
             list(entries),
             plan,
@@ -438,6 +365,46 @@ class MemoryPanel(Vertical):
         else:
             self._list.highlighted = min(index or 0, len(entries) - 1)
         self._show_detail()
+
+    def show_memory(self, session: ChatSession, plan: ContextPlan | None) -> None:
+        """Show `session`'s entries where each stands in `plan`, with what the recent replies
+        most likely used: an estimate of its conversation, worked out in a thread once per
+        new reply or memory change (another conversation starts its own)."""
+        self._session = session
+        usage = self._usage
+        if usage.conversation_id != session.conversation_id:
+            usage = self._usage = UsageEstimate(session.conversation_id)
+        self._draw(session, plan)
+        key = usage.key_now(session)
+        if usage.wants(key):
+            self._work_out(session, usage, key)
+
+    def _draw(self, session: ChatSession, plan: ContextPlan | None) -> None:
+        view = self._usage.view
+        notes = EntryNotes(
+            turns_now=session.user_turns(),
+            hypothesis_turns=session.settings.memory.hypothesis_turns,
+            used=view.used,
+            idle=view.idle,
+            replies=view.replies,
+        )
+        self.update_entries(session.memory(), plan, notes)
+        if view.used is not self._told:
+            self._told = view.used
+            self.post_message(self.UsageShown(self, view.used))
+
+    @work(thread=True, exclusive=True, group="usage", exit_on_error=False)
+    def _work_out(self, session: ChatSession, usage: UsageEstimate, key: UsageKey) -> None:
+        self.post_message(self._UsageWorkedOut(usage, key, usage.work_out(session)))
+
+    @on(_UsageWorkedOut)
+    def _worked_out(self, event: _UsageWorkedOut) -> None:
+        event.stop()
+        usage = event.usage
+        usage.view, usage.key = event.view, event.key
+        # An estimate finished after its conversation was left stays with it, drawn nowhere.
+        if usage is self._usage and self._session is not None:
+            self._draw(self._session, self._plan)
 
     def _show_detail(self) -> None:
         entry = self.highlighted_entry

@@ -1,0 +1,1075 @@
+"""Every key and command of the app, declared once (`ACTIONS`): the classes' bindings, the
+command palette, the screen's check of where each applies, and the lists users read (the
+README's id table and the config template, written by `scripts/binding_ids.py`) are made
+from it."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING
+
+from textual.binding import Binding, BindingType
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+
+class Needs(Enum):
+    """What an action of the conversation screen needs to mean anything (the footer hides
+    it otherwise). Keys of a widget or a dialog are checked by that widget or dialog."""
+
+    NOTHING = "nothing"
+    SESSION = "an open conversation"
+    """Hidden before the first-run setup opens one."""
+    STREAMING = "a reply being written"
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One thing the user can do: its id (what `[keys]` remaps), where it is bound (a
+    class name: `ConversationScreen`, `MemoryPanel`, a dialog…), the action it runs there,
+    its keys (comma-separated; none for an action only the palette offers), the footer's
+    word for it, what it does (the tooltip and the README), and its entry in the command
+    palette, if it has one."""
+
+    id: str
+    where: str
+    action: str
+    keys: str = ""
+    label: str = ""
+    help: str = ""
+    show: bool = True
+    priority: bool = False
+    key_display: str | None = None
+    needs: Needs = Needs.NOTHING
+    palette: str = ""
+    """Its title in the command palette ("memory: add entry"); "" if not there."""
+    palette_help: str = ""
+    """The palette's line about it, when it says more than `help`."""
+    palette_action: str = ""
+    """The conversation screen's action the palette runs, when not `action` (an action of a
+    widget, which the palette cannot reach)."""
+    also_on: tuple[str, ...] = ()
+    """Other classes it is bound on too (the app's quit on the screen, for the footer)."""
+
+    def binding(self, where: str | None = None) -> Binding:
+        """The binding of this action on `where` (its own class unless given)."""
+        action = self.action
+        if where is not None and where != self.where and self.where == "CtxChatApp":
+            action = f"app.{action}"
+        return Binding(
+            self.keys,
+            action,
+            self.label,
+            show=self.show,
+            key_display=self.key_display,
+            priority=self.priority,
+            tooltip=self.help,
+            id=self.id,
+        )
+
+
+ACTIONS: tuple[Action, ...] = (
+    # --- CtxChatApp ---
+    # Priority, as in Textual: ctrl+q quits from every dialog too (a modal screen blocks the
+    # app's other bindings). On the screen too, so the footer shows it first: Textual's
+    # footer lists a screen's keys before the app's.
+    Action(
+        "app.quit",
+        "CtxChatApp",
+        "quit",
+        keys="ctrl+q",
+        label="Quit",
+        help="Quit ctxchat",
+        priority=True,
+        also_on=("ConversationScreen",),
+    ),
+    # --- ConversationScreen ---
+    Action(
+        "mode.toggle",
+        "ConversationScreen",
+        "toggle_mode",
+        keys="ctrl+o",
+        label="Mode",
+        help="Switch between personalization and objective mode",
+        needs=Needs.SESSION,
+        palette="mode: {other}",
+    ),
+    Action(
+        "reply.stop",
+        "ConversationScreen",
+        "stop",
+        keys="escape",
+        label="Stop",
+        help="Stop the reply being written",
+        needs=Needs.STREAMING,
+        palette="reply: stop",
+    ),
+    # Not in the footer: the status line says "Ctrl+R retries" when there is a failure.
+    Action(
+        "reply.retry",
+        "ConversationScreen",
+        "retry",
+        keys="ctrl+r",
+        label="Retry",
+        help="Ask again for the newest reply, if it was interrupted or failed",
+        show=False,
+        needs=Needs.SESSION,
+        palette="reply: retry",
+        palette_help="Ask again for the newest reply if it failed or stopped",
+    ),
+    Action(
+        "context.inspect",
+        "ConversationScreen",
+        "inspect",
+        keys="f2",
+        label="Inspect",
+        help="The exact request the next message will send",
+        needs=Needs.SESSION,
+        palette="context: inspect request",
+        palette_help="The exact JSON the next request will send",
+    ),
+    Action(
+        "context.summarize",
+        "ConversationScreen",
+        "summarize",
+        keys="ctrl+s",
+        label="Summarize",
+        help="Fold older turns into the summary now",
+        needs=Needs.SESSION,
+        palette="context: summarize now",
+        palette_help="Fold older turns into the summary (shows them first)",
+    ),
+    Action(
+        "context.summaries",
+        "ConversationScreen",
+        "summaries",
+        keys="f3",
+        label="Summaries",
+        help="Summary versions: roll back, edit, rebuild",
+        needs=Needs.SESSION,
+        palette="context: summary versions",
+        palette_help="Roll back, edit or rebuild the summary",
+    ),
+    Action(
+        "memory.extract",
+        "ConversationScreen",
+        "extract",
+        keys="ctrl+t",
+        label="Extract",
+        help="Ask the model to propose memory entries from recent turns",
+        needs=Needs.SESSION,
+        palette="memory: extract facts",
+        palette_help="Let the model propose entries from recent turns; you decide",
+    ),
+    # Priority: the composer (a TextArea) has focus most of the time and binds f6 itself.
+    Action(
+        "memory.focus",
+        "ConversationScreen",
+        "focus_memory",
+        keys="f6",
+        label="Memory",
+        help="Go to the memory panel",
+        priority=True,
+        needs=Needs.SESSION,
+        palette="memory: focus panel",
+    ),
+    Action(
+        "conversation.switch",
+        "ConversationScreen",
+        "conversations",
+        keys="ctrl+l",
+        label="Chats",
+        help="Switch, rename, delete or export conversations",
+        needs=Needs.SESSION,
+        palette="conversation: switch",
+        palette_help="Search and switch conversations",
+    ),
+    Action(
+        "conversation.new",
+        "ConversationScreen",
+        "new_conversation",
+        keys="ctrl+n",
+        label="New",
+        help="Start a new conversation",
+        needs=Needs.SESSION,
+        palette="conversation: new",
+    ),
+    Action(
+        "model.switch",
+        "ConversationScreen",
+        "switch_model",
+        keys="f4",
+        label="Model",
+        help="Switch provider profile or model",
+        needs=Needs.SESSION,
+        palette="model: switch",
+    ),
+    Action(
+        "view.context",
+        "ConversationScreen",
+        "toggle_context",
+        keys="ctrl+b",
+        label="Context",
+        help="Show or hide the context side",
+        needs=Needs.SESSION,
+        palette="context: show or hide panels",
+        palette_help="Toggle the context side",
+    ),
+    Action(
+        "conversation.find",
+        "ConversationScreen",
+        "find",
+        keys="ctrl+f",
+        label="Find",
+        help="Find words in this conversation: enter/F3 next, shift+enter/shift+F3 previous, Esc closes",
+        show=False,
+        palette="conversation: find",
+        palette_help="Find words in this conversation and step through the messages holding them",
+    ),
+    Action(
+        "reply.ask_again",
+        "ConversationScreen",
+        "ask_again",
+        keys="f8",
+        label="Ask again",
+        help="Ask the selected reply (or the newest) again without a layer or item, in the other mode or to another profile or model",
+        show=False,
+        palette="reply: ask again without…",
+        palette_help="Ask the selected reply (or the newest) again with a change; compare both",
+    ),
+    # Priority: the composer (a TextArea) has focus most of the time and binds f7 itself.
+    Action(
+        "reply.variants",
+        "ConversationScreen",
+        "variants",
+        keys="f7",
+        label="Variants",
+        help="The selected reply's (or the newest's) variants: open one beside it, or keep one as the reply",
+        show=False,
+        priority=True,
+        palette="reply: variants",
+        palette_help="The selected reply's (or the newest's) variants: open one, or keep it as the reply",
+    ),
+    # Only in the command palette.
+    Action(
+        "conversation.rename",
+        "ConversationScreen",
+        "rename",
+        help="Rename this conversation",
+        palette="conversation: rename",
+    ),
+    Action(
+        "conversation.export_markdown",
+        "ConversationScreen",
+        "export('markdown')",
+        help="Write this conversation to a Markdown file",
+        palette="conversation: export markdown",
+    ),
+    Action(
+        "conversation.export_json",
+        "ConversationScreen",
+        "export('json')",
+        help="Write this conversation to a JSON file",
+        palette="conversation: export json",
+    ),
+    # --- AskAgainDialog ---
+    Action(
+        "ask_again.cancel",
+        "AskAgainDialog",
+        "cancel",
+        keys="escape",
+        label="Cancel",
+        help="Do not ask again",
+    ),
+    # --- ConfirmScreen ---
+    Action(
+        "confirm.cancel", "ConfirmScreen", "cancel", keys="escape", label="Cancel", help="Answer no"
+    ),
+    Action(
+        "confirm.yes",
+        "ConfirmScreen",
+        "confirm",
+        keys="y",
+        label="Yes",
+        help="Answer yes (not a question that deletes)",
+        show=False,
+    ),
+    Action(
+        "confirm.no", "ConfirmScreen", "cancel", keys="n", label="No", help="Answer no", show=False
+    ),
+    # --- ConversationSwitcher ---
+    Action(
+        "conversations.close",
+        "ConversationSwitcher",
+        "close",
+        keys="escape",
+        label="Close",
+        help="Close (clears the search first)",
+    ),
+    Action(
+        "conversations.down",
+        "ConversationSwitcher",
+        "move(1)",
+        keys="down",
+        label="Down",
+        help="Highlight the next conversation",
+        show=False,
+    ),
+    Action(
+        "conversations.up",
+        "ConversationSwitcher",
+        "move(-1)",
+        keys="up",
+        label="Up",
+        help="Highlight the previous conversation",
+        show=False,
+    ),
+    # No bare letters: a letter typed in the list goes to the search box, so the
+    # commands sit on keys typing cannot hit. The ids are those of the letters these
+    # keys replace (n, r, d, e, /), so `[keys]` remaps still apply. Ctrl+N, Ctrl+R and
+    # Ctrl+S work from the search box too (the box does not use them).
+    Action(
+        "conversations.new",
+        "ConversationSwitcher",
+        "new",
+        keys="ctrl+n",
+        label="New",
+        help="Start a new conversation",
+    ),
+    Action(
+        "conversations.rename",
+        "ConversationSwitcher",
+        "rename",
+        keys="ctrl+r",
+        label="Rename",
+        help="Rename the highlighted conversation",
+    ),
+    Action(
+        "conversations.delete",
+        "ConversationSwitcher",
+        "delete",
+        keys="delete",
+        label="Delete",
+        help="Delete the highlighted conversation (asks first; in the list)",
+    ),
+    Action(
+        "conversations.export",
+        "ConversationSwitcher",
+        "export",
+        keys="ctrl+s",
+        label="Export",
+        help="Export the highlighted conversation as Markdown or JSON",
+    ),
+    Action(
+        "conversations.import",
+        "ConversationSwitcher",
+        "import",
+        keys="ctrl+o",
+        label="Import",
+        help="Import conversations: ChatGPT's, Claude.ai's, llm's, Open WebUI's or ctxchat's",
+    ),
+    Action(
+        "conversations.search",
+        "ConversationSwitcher",
+        "search",
+        keys="ctrl+f",
+        label="Search",
+        help="Type to find conversations by title or by what their messages say",
+    ),
+    # --- DeleteConversationScreen ---
+    Action(
+        "delete_conversation.cancel",
+        "DeleteConversationScreen",
+        "cancel",
+        keys="escape",
+        label="Cancel",
+        help="Keep it",
+    ),
+    # --- EditMessageScreen ---
+    Action(
+        "edit_message.send",
+        "EditMessageScreen",
+        "send",
+        keys="ctrl+s",
+        label="Send",
+        help="Send the edited message",
+    ),
+    Action(
+        "edit_message.cancel",
+        "EditMessageScreen",
+        "cancel",
+        keys="escape",
+        label="Cancel",
+        help="Close without sending",
+    ),
+    # --- ErrorDetails ---
+    Action(
+        "error.close",
+        "ErrorDetails",
+        "close",
+        keys="escape",
+        label="Close",
+        help="Close this message",
+    ),
+    # --- ExportFormatScreen ---
+    Action(
+        "export.cancel",
+        "ExportFormatScreen",
+        "cancel",
+        keys="escape",
+        label="Cancel",
+        help="Do not export",
+    ),
+    # No bare letters: the folder box takes typing, and a letter typed on a button
+    # must not export. The ids are those of the letters these keys replace (m, j).
+    Action(
+        "export.markdown",
+        "ExportFormatScreen",
+        "choose('markdown')",
+        keys="ctrl+t",
+        label="Markdown",
+        help="Export as Markdown (text), to read",
+    ),
+    Action(
+        "export.json",
+        "ExportFormatScreen",
+        "choose('json')",
+        keys="ctrl+j",
+        label="JSON",
+        help="Export as JSON, with every stored field",
+    ),
+    # --- ExtractionReview ---
+    # No bare letters: the review opens when the model has answered, maybe under
+    # someone typing their next message, whose letters must decide nothing. The ids
+    # are those of the letters these keys replace (a, e, x, u).
+    Action(
+        "extraction.accept",
+        "ExtractionReview",
+        "decide('accept')",
+        keys="ctrl+a",
+        label="Accept",
+        help="Add the highlighted proposal to memory",
+    ),
+    Action(
+        "extraction.edit",
+        "ExtractionReview",
+        "edit",
+        keys="ctrl+e",
+        label="Edit",
+        help="Edit the highlighted proposal, then accept it",
+    ),
+    Action(
+        "extraction.reject",
+        "ExtractionReview",
+        "decide('reject')",
+        keys="ctrl+x",
+        label="Reject",
+        help="Store nothing for the highlighted proposal",
+    ),
+    Action(
+        "extraction.update",
+        "ExtractionReview",
+        "decide('update')",
+        keys="ctrl+u",
+        label="Update existing",
+        help="Make it the new version of the entry it restates (the old one is kept)",
+    ),
+    Action(
+        "extraction.done",
+        "ExtractionReview",
+        "done",
+        keys="ctrl+s",
+        label="Done",
+        help="Store the decisions made (undecided proposals are skipped)",
+    ),
+    Action(
+        "extraction.cancel",
+        "ExtractionReview",
+        "cancel",
+        keys="escape",
+        label="Cancel",
+        help="Close and store nothing",
+    ),
+    # --- ImportHistoryScreen ---
+    Action(
+        "import.cancel",
+        "ImportHistoryScreen",
+        "cancel",
+        keys="escape",
+        label="Cancel",
+        help="Import nothing",
+    ),
+    # --- RequestInspector ---
+    Action(
+        "inspector.close",
+        "RequestInspector",
+        "close",
+        keys="escape",
+        label="Close",
+        help="Close the inspector",
+    ),
+    # Not a letter: someone still typing when the inspector opened must not
+    # replace their clipboard.
+    Action(
+        "inspector.copy",
+        "RequestInspector",
+        "copy",
+        keys="ctrl+c",
+        label="Copy JSON",
+        help="Copy the request JSON to the clipboard",
+    ),
+    # No bare letters: a letter typed here is someone going on with their message (it
+    # closes the inspector and reaches the composer), never a tab switch. The ids are
+    # those of the letters these keys replace (j, m, d), so `[keys]` remaps still apply.
+    Action(
+        "inspector.json",
+        "RequestInspector",
+        "show('json')",
+        keys="ctrl+j",
+        label="JSON",
+        help="Show the JSON",
+    ),
+    Action(
+        "inspector.messages",
+        "RequestInspector",
+        "show('messages')",
+        keys="ctrl+t",
+        label="Messages",
+        help="Show each message's layer and tokens (a table)",
+    ),
+    Action(
+        "inspector.diff",
+        "RequestInspector",
+        "show('diff')",
+        keys="ctrl+d",
+        label="Diff",
+        help="Show what changed since the previous request",
+    ),
+    Action(
+        "inspector.rendered",
+        "RequestInspector",
+        "show('rendered')",
+        keys="ctrl+r",
+        label="Rendered",
+        help="Show the prompt as the server's chat template renders it, and its tokens",
+    ),
+    Action(
+        "inspector.next",
+        "RequestInspector",
+        "step(1)",
+        keys="right",
+        label="Next tab",
+        help="Show the next tab",
+        show=False,
+    ),
+    Action(
+        "inspector.previous",
+        "RequestInspector",
+        "step(-1)",
+        keys="left",
+        label="Previous tab",
+        help="Show the previous tab",
+        show=False,
+    ),
+    # --- MemoryEditor ---
+    Action(
+        "memory_editor.save",
+        "MemoryEditor",
+        "save",
+        keys="ctrl+s",
+        label="Save",
+        help="Save the entry (after checking it)",
+    ),
+    Action(
+        "memory_editor.cancel",
+        "MemoryEditor",
+        "cancel",
+        keys="escape",
+        label="Cancel",
+        help="Close without saving",
+    ),
+    # --- ModelPicker ---
+    Action(
+        "model_picker.cancel",
+        "ModelPicker",
+        "cancel",
+        keys="escape",
+        label="Cancel",
+        help="Keep the model",
+    ),
+    # --- RenameScreen ---
+    Action(
+        "rename.cancel",
+        "RenameScreen",
+        "cancel",
+        keys="escape",
+        label="Cancel",
+        help="Keep the old title",
+    ),
+    # --- SetupScreen ---
+    Action(
+        "setup.save",
+        "SetupScreen",
+        "save",
+        keys="ctrl+s",
+        label="Save and start",
+        help="Check the answer and write the config",
+    ),
+    # --- SummarizePreview ---
+    Action(
+        "summarize_preview.cancel",
+        "SummarizePreview",
+        "cancel",
+        keys="escape",
+        label="Cancel",
+        help="Do not summarize",
+    ),
+    # --- SummaryScreen ---
+    Action(
+        "summary.close",
+        "SummaryScreen",
+        "close",
+        keys="escape",
+        label="Close",
+        help="Close (or stop editing without saving)",
+    ),
+    # No bare letters: F3 opens this over the composer, and someone still typing must
+    # not roll back, rebuild or summarize. The ids are those of the letters these keys
+    # replace (a, e, b, s), so `[keys]` remaps still apply.
+    Action(
+        "summary.activate",
+        "SummaryScreen",
+        "activate",
+        keys="ctrl+r",
+        label="Roll back",
+        help="Make the selected version the one in force",
+    ),
+    Action(
+        "summary.edit",
+        "SummaryScreen",
+        "edit",
+        keys="ctrl+e",
+        label="Edit",
+        help="Edit the selected version's text (saved as a new version)",
+    ),
+    Action(
+        "summary.rebuild",
+        "SummaryScreen",
+        "rebuild",
+        keys="ctrl+b",
+        label="Rebuild",
+        help="Summarize the original messages again, to undo drift",
+    ),
+    # The same key as on the main screen; while editing, ctrl+s saves instead.
+    Action(
+        "summary.summarize",
+        "SummaryScreen",
+        "summarize",
+        keys="ctrl+s",
+        label="Summarize now",
+        help="Fold the messages outside working memory into the summary now",
+    ),
+    Action(
+        "summary.save",
+        "SummaryScreen",
+        "save",
+        keys="ctrl+s",
+        label="Save",
+        help="Save the edited text as a new version",
+    ),
+    # --- VariantComparison ---
+    Action(
+        "variant.close",
+        "VariantComparison",
+        "close",
+        keys="escape",
+        label="Keep the reply",
+        help="Close; the reply stays, the variant is kept as a variant",
+    ),
+    # Not the letter: this opens while the variant streams, maybe under someone typing.
+    Action(
+        "variant.keep",
+        "VariantComparison",
+        "keep",
+        keys="ctrl+k",
+        label="Keep the variant",
+        help="Make the variant the reply that continues the conversation",
+    ),
+    Action(
+        "variant.inspect",
+        "VariantComparison",
+        "inspect",
+        keys="f2",
+        label="Inspect",
+        help="The variant's whole request, with the diff against the reply's",
+    ),
+    # --- VariantList ---
+    Action(
+        "variants.close",
+        "VariantList",
+        "close",
+        keys="escape",
+        label="Close",
+        help="Close the list",
+    ),
+    Action(
+        "variants.open",
+        "VariantList",
+        "open",
+        keys="enter",
+        label="Open",
+        help="Show the highlighted variant beside the reply, with the request diff",
+        priority=True,
+    ),
+    # Not the letter: a key typed here by someone still typing must keep nothing.
+    Action(
+        "variants.keep",
+        "VariantList",
+        "keep",
+        keys="ctrl+k",
+        label="Keep",
+        help="Make the highlighted variant the reply that continues the conversation",
+    ),
+    # --- Composer ---
+    # Shown in the footer and named for `[keys]`; the keys themselves are handled in the
+    # composer's `on_key`, in order with the typing.
+    Action(
+        "composer.send", "Composer", "submit", keys="enter", label="Send", help="Send the message"
+    ),
+    Action(
+        "composer.newline",
+        "Composer",
+        "newline",
+        keys="shift+enter,ctrl+j",
+        label="New line",
+        help="Start a new line in the message",
+        show=False,
+    ),
+    # --- ConversationView ---
+    Action(
+        "message.previous",
+        "ConversationView",
+        "select_previous",
+        keys="up",
+        label="Previous",
+        help="Select the message before the selected one",
+        show=False,
+    ),
+    Action(
+        "message.next",
+        "ConversationView",
+        "select_next",
+        keys="down",
+        label="Next",
+        help="Select the message after the selected one",
+        show=False,
+    ),
+    Action(
+        "message.oldest",
+        "ConversationView",
+        "select_first",
+        keys="home",
+        label="Oldest",
+        help="Jump to the very first message and select it",
+        show=False,
+    ),
+    Action(
+        "message.newest",
+        "ConversationView",
+        "select_last",
+        keys="end",
+        label="Newest",
+        help="Jump to the newest message and select it",
+        show=False,
+    ),
+    Action(
+        "message.unselect",
+        "ConversationView",
+        "leave",
+        keys="escape",
+        label="Back",
+        help="Clear the selection and go back to the composer",
+        show=False,
+    ),
+    Action(
+        "message.copy",
+        "ConversationView",
+        "copy",
+        keys="ctrl+c",
+        label="Copy",
+        help="Copy the selected message (or the newest) to the clipboard",
+    ),
+    Action(
+        "message.pin",
+        "ConversationView",
+        "pin",
+        keys="ctrl+k",
+        label="Pin",
+        help="Pin the selected message, or the text selected in it, as a memory entry",
+        palette="memory: pin message",
+        palette_help="Pin the selected message (or the newest) as a memory entry",
+        palette_action="pin_message",
+    ),
+    Action(
+        "message.edit",
+        "ConversationView",
+        "edit",
+        keys="ctrl+e",
+        label="Edit",
+        help="Edit the selected message of yours and send it again",
+    ),
+    Action(
+        "message.regenerate",
+        "ConversationView",
+        "regenerate",
+        keys="ctrl+g",
+        label="Regenerate",
+        help="A new answer to the last message; the reply it replaces is kept as a variant",
+        palette="reply: regenerate",
+        palette_action="regenerate",
+    ),
+    Action(
+        "message.details",
+        "ConversationView",
+        "details",
+        keys="ctrl+d",
+        label="Details",
+        help="Show why the selected reply failed or stopped, in the server's own words",
+    ),
+    # --- FindBar ---
+    Action(
+        "find.next",
+        "FindBar",
+        "step(1)",
+        keys="up,f3",
+        label="Next",
+        help="Go to the next message up (older) holding the words; enter does too",
+        key_display="↑ f3",
+    ),
+    # Most terminals send shift+enter as enter, and shift+F3 as a sequence Textual reads as
+    # a cursor position report (F15 in some): ↓ always works.
+    Action(
+        "find.previous",
+        "FindBar",
+        "step(-1)",
+        keys="down,shift+enter,shift+f3,f15",
+        label="Previous",
+        help="Go to the previous message, down (newer), holding the words",
+        key_display="↓",
+    ),
+    Action(
+        "find.close",
+        "FindBar",
+        "close",
+        keys="escape",
+        label="Close",
+        help="Close the find bar and go back to the composer",
+    ),
+    # --- LayerPanel ---
+    Action(
+        "layer.toggle",
+        "LayerPanel",
+        "toggle_collapsed",
+        keys="enter,space",
+        label="Fold",
+        help="Fold or unfold this layer's content",
+    ),
+    # --- MemoryPanel ---
+    Action(
+        "memory.back",
+        "MemoryPanel",
+        "leave",
+        keys="escape",
+        label="Back",
+        help="Go back to the composer",
+        show=False,
+    ),
+    Action(
+        "memory.add",
+        "MemoryPanel",
+        "add",
+        keys="ctrl+a,insert",
+        label="Add",
+        help="Add a memory entry",
+        palette="memory: add entry",
+        palette_help="Write a new memory entry",
+        palette_action="add_memory",
+    ),
+    Action(
+        "memory.edit",
+        "MemoryPanel",
+        "edit",
+        keys="ctrl+e",
+        label="Edit",
+        help="Edit the highlighted entry (Enter does too)",
+    ),
+    Action(
+        "memory.delete",
+        "MemoryPanel",
+        "delete",
+        keys="delete",
+        label="Delete",
+        help="Delete the entry (asks first)",
+        key_display="del",
+    ),
+    Action(
+        "memory.pin",
+        "MemoryPanel",
+        "pin",
+        keys="ctrl+k",
+        label="Pin",
+        help="Pin or unpin the entry",
+    ),
+    Action(
+        "memory.kind",
+        "MemoryPanel",
+        "kind",
+        keys="shift+right",
+        label="Kind",
+        help="Change the entry's kind (fact → constraint → preference → hypothesis)",
+    ),
+    Action(
+        "memory.scope",
+        "MemoryPanel",
+        "scope",
+        keys="ctrl+g",
+        label="Scope",
+        help="Make the entry global or for this conversation only",
+    ),
+    Action(
+        "memory.toggle",
+        "MemoryPanel",
+        "include",
+        keys="ctrl+x",
+        label="In/out",
+        help="Include the entry in the context or exclude it",
+    ),
+    Action(
+        "memory.importance_up",
+        "MemoryPanel",
+        "importance(1)",
+        keys="shift+up",
+        label="Importance +",
+        help="Raise the entry's importance",
+    ),
+    Action(
+        "memory.importance_down",
+        "MemoryPanel",
+        "importance(-1)",
+        keys="shift+down",
+        label="Importance −",
+        help="Lower the entry's importance",
+    ),
+    Action(
+        "memory.new_version",
+        "MemoryPanel",
+        "new_version",
+        keys="ctrl+u",
+        label="New version",
+        help="Write a new version of the entry; the old one is kept as superseded",
+    ),
+    Action(
+        "memory.restore",
+        "MemoryPanel",
+        "restore",
+        keys="ctrl+z",
+        label="Restore",
+        help="Make a superseded entry current again (its replacement is kept)",
+        palette="memory: restore superseded entry",
+        palette_help="Make the highlighted (or the last) superseded entry current again",
+        palette_action="restore_memory",
+    ),
+    Action(
+        "memory.confirm",
+        "MemoryPanel",
+        "confirm",
+        keys="ctrl+y",
+        label="Confirm as fact",
+        help="The hypothesis is confirmed: make it a fact",
+    ),
+    Action(
+        "memory.keep",
+        "MemoryPanel",
+        "keep",
+        keys="ctrl+w",
+        label="Keep waiting",
+        help="Keep the hypothesis unconfirmed; its count of turns starts again",
+    ),
+    Action(
+        "memory.source",
+        "MemoryPanel",
+        "source",
+        keys="ctrl+j",
+        label="Go to source",
+        help="Show the message the entry came from",
+    ),
+    Action(
+        "memory.order",
+        "MemoryPanel",
+        "order",
+        keys="f5",
+        label="Order",
+        help="Sort the entries no recent reply used first (an estimate), or as stored",
+        palette="memory: sort by use",
+        palette_help="Entries no recent reply used first (an estimate), or back to stored order",
+        palette_action="order_memory",
+    ),
+)
+
+
+BY_ID: Mapping[str, Action] = {action.id: action for action in ACTIONS}
+
+
+def bindings_for(where: str) -> list[BindingType]:
+    """The bindings of class `where` (its `BINDINGS`), in the table's order."""
+    return [
+        action.binding(where)
+        for action in ACTIONS
+        if action.keys and (action.where == where or where in action.also_on)
+    ]
+
+
+def screen_actions() -> dict[str, Action]:
+    """The conversation screen's actions, by the name its `check_action` is asked."""
+    return {a.action: a for a in ACTIONS if a.where == "ConversationScreen"}
+
+
+def palette_actions() -> list[Action]:
+    """The actions the command palette offers."""
+    return [action for action in ACTIONS if action.palette]
+
+
+def shipped_bindings() -> dict[str, tuple[str, str]]:
+    """Every binding id with the keys it ships with (comma-separated) and what it does
+    (the README's id table and the config template's list are made from it)."""
+    return {
+        a.id: (a.keys, a.help or a.label) for a in sorted(ACTIONS, key=lambda a: a.id) if a.keys
+    }
+
+
+def keys_of(remapped: str | None, default: Iterable[str]) -> list[str]:
+    """The keys of a binding: those `[keys]` gives it, else its own."""
+    if not remapped:
+        return list(default)
+    return [key.strip() for key in remapped.split(",") if key.strip()]
+
+
+def keys_in(keymap: Mapping[str, str], binding_id: str) -> list[str]:
+    """The keys binding `binding_id` is on: the user's `[keys]` remap, else its own."""
+    return keys_of(keymap.get(binding_id), default_keys(binding_id))
+
+
+def key_for(app: App[object], keymap: Mapping[str, str], binding_id: str) -> str:
+    """The key binding `binding_id` is on (the user's `[keys]` remap, else its first), as
+    the footer shows it."""
+    key = keys_in(keymap, binding_id)[0]
+    return app.get_key_display(dataclasses.replace(BY_ID[binding_id].binding(), key=key))
+
+
+def default_keys(binding_id: str) -> Sequence[str]:
+    """The keys `binding_id` ships with."""
+    return BY_ID[binding_id].keys.split(",")

@@ -1,0 +1,85 @@
+"""ContextSide: what the model will see: the context panels, the memory panel and its curation."""
+
+from __future__ import annotations
+
+from textual import getters, on
+from textual.containers import Vertical
+from textual.reactive import var
+
+from ctxchat.core.plan import ContextPlan
+from ctxchat.tui.on_screen import OnScreen
+from ctxchat.tui.parts.memory_curation import MemoryCuration
+from ctxchat.tui.widgets.layer_panel import ContextPanels
+from ctxchat.tui.widgets.memory_panel import MemoryPanel, PanelMessage
+
+
+class ContextSide(Vertical):
+    """The context side of the conversation on screen (`shown`, bound to the screen's):
+    the plan's panels and the memory panel, drawn from the plan it is given (`show_plan`).
+    The memory panel's requests come here and go through `MemoryCuration`, which says when
+    memory changed (`MemoryCuration.Changed`, for the screen to plan again); its estimate of
+    what the replies used is marked in the panels too. Leaving the panel (Esc) and going to
+    an entry's source are the screen's."""
+
+    shown: var[OnScreen | None] = var(None)
+    """The conversation on screen."""
+
+    context_panels = getters.query_one("#context", ContextPanels)
+    memory_panel = getters.query_one("#memory", MemoryPanel)
+    memory_curation = getters.query_one(MemoryCuration)
+
+    def show_plan(self, plan: ContextPlan, previous: ContextPlan | None) -> None:
+        """Draw `plan` (beside `previous`, the plan drawn before it: a mode switch's effect)."""
+        shown = self.shown
+        if shown is None:
+            return
+        facts = shown.reply_facts()
+        self.context_panels.update_plan(
+            plan,
+            previous,
+            window_source=shown.session.window.source,
+            server_prompt_tokens=facts.server_prompt_tokens,
+            sent_tokens=facts.sent_tokens,
+            cached_tokens=facts.cached_tokens,
+        )
+        self.memory_panel.show_memory(shown.session, plan)
+
+    def forget_mode_change(self) -> None:
+        """Drop the last mode switch's note (another conversation, or a message was sent)."""
+        self.context_panels.forget_mode_change()
+
+    def toggle(self) -> None:
+        """Show or hide the side."""
+        self.toggle_class("-hidden")
+
+    def focus_memory(self) -> None:
+        """Go to the memory panel (its list: the panel's keys work from it)."""
+        self.memory_panel.option_list.focus()
+
+    def add_memory(self) -> None:
+        if self.shown is not None:
+            self.memory_curation.add(self.shown.session)
+
+    def pin_message(self, message_id: int, text: str) -> None:
+        """Pin a message of the conversation (or the text selected in it) as an entry."""
+        if self.shown is not None:
+            self.memory_curation.pin_message(self.shown.session, message_id, text)
+
+    def restore_memory(self) -> None:
+        """Restore the highlighted entry if superseded, else the one superseded last."""
+        if self.shown is not None:
+            self.memory_curation.restore_latest(self.shown.session, self.memory_panel)
+
+    def order_memory(self) -> None:
+        """Sort the entries no recent reply used first, or back to the stored order."""
+        self.memory_panel.action_order()
+
+    @on(PanelMessage)
+    def _memory_request(self, event: PanelMessage) -> None:
+        if self.shown is not None:
+            self.memory_curation.handle(self.shown.session, event)
+
+    @on(MemoryPanel.UsageShown)
+    def _usage_shown(self, event: MemoryPanel.UsageShown) -> None:
+        event.stop()
+        self.context_panels.mark_used(event.used)

@@ -1,0 +1,43 @@
+"""Embedder: recall by meaning made ready for the conversation on screen (the embeddings extra)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import on
+from textual.message import Message
+
+from ctxchat.chat.session import ChatSession
+from ctxchat.chat.session_factory import semantic_recall_for
+from ctxchat.tui.parts.part import Part
+from ctxchat.tui.semantic_catch_up import SemanticCatchUp
+
+
+class Embedder(Part):
+    """Loads the encoder and embeds what of a conversation has no vector yet, in a thread
+    worker (`SemanticCatchUp`), one per conversation; says each time recall by meaning can
+    serve it with more than before (`Ready`: its plan is worth drawing again)."""
+
+    @dataclass
+    class Ready(Message):
+        """`session` searches by meaning now, among more vectors than before."""
+
+        session: ChatSession
+
+    def catch_up(self, session: ChatSession) -> None:
+        """Embed `session`'s conversation, off the UI thread (nothing without the extra)."""
+        # The same recall the commands get (see chat/session_factory.py).
+        semantic = session.semantic or semantic_recall_for(session)
+        if semantic is None:
+            return
+        job = SemanticCatchUp(session, semantic, tell=self, still_shown=lambda: self.shows(session))
+        group = f"semantic-{session.conversation}"
+        self.run_worker(job.run, thread=True, group=group, exclusive=True, exit_on_error=False)
+
+    @on(SemanticCatchUp.Ready)
+    def _ready(self, event: SemanticCatchUp.Ready) -> None:
+        event.stop()
+        # The conversation may have been left and opened again: its session is a new one.
+        session = self.open_session_for(event.session)
+        session.semantic = event.semantic  # its recall is worked out again (see ChatSession)
+        self.post_up(lambda: self.Ready(session))

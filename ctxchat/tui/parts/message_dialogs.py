@@ -1,0 +1,146 @@
+"""MessageDialogs: the dialogs about one message: why a reply failed, editing yours, a link in
+a reply, the request a reply came from (or the next one)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from textual.message import Message
+
+from ctxchat.chat.session import ChatSession
+from ctxchat.core.history import MessageStatus
+from ctxchat.model.errors import ErrorKind
+from ctxchat.tui.parts.part import Part
+
+if TYPE_CHECKING:
+    from ctxchat.model.errors import ProviderError
+    from ctxchat.tui.screens.edit_message import EditResult
+    from ctxchat.tui.screens.inspector import Render
+
+
+class MessageDialogs(Part):
+    """Opens a message's dialogs; what they decide that changes the conversation is asked
+    of the screen: `RetryRequested`, `EditDone`."""
+
+    @dataclass
+    class RetryRequested(Message):
+        """Ask `session`'s reply `reply_id` again (from its details)."""
+
+        session: ChatSession
+        reply_id: int
+
+    @dataclass
+    class EditDone(Message):
+        """The user edited one of their messages in `session`'s conversation: send it."""
+
+        session: ChatSession
+        result: EditResult
+
+    def details(
+        self,
+        session: ChatSession,
+        message_id: int,
+        error: ProviderError | None,
+        *,
+        can_retry: bool,
+    ) -> None:
+        """Why the reply failed or stopped: `error` as told this run, else as stored."""
+        message = session.store.get_message(message_id)
+        if error is not None:
+            text, action, detail = error.message, error.action, error.detail
+            if error.kind is ErrorKind.UNKNOWN_MODEL and error.available_models:
+                action += " Press F4 to pick one."
+        else:  # ended in an earlier run: the store keeps the sentence, the action and
+            # what the server said
+            text, action = message.error or "The reply did not finish.", ""
+            detail = message.error_detail or ""
+
+        def closed(retry: bool | None) -> None:
+            if retry:
+                self.post_up(lambda: self.RetryRequested(session, message.id))
+
+        from ctxchat.tui.screens.error_details import ErrorDetails
+
+        stopped = message.status is MessageStatus.INTERRUPTED
+        title = "The reply stopped early" if stopped else "The request failed"
+        screen = ErrorDetails(text, action, detail=detail, can_retry=can_retry, title=title)
+        self.app.push_screen(screen, closed)
+
+    def edit(self, session: ChatSession, message_id: int) -> None:
+        """Edit one of the user's messages, then send it again (replacing or branching)."""
+        store = session.store
+        message = store.get_message(message_id)
+        if message.role != "user":
+            self.notify("Only your own messages can be edited.", markup=False)
+            return
+        later = store.count_messages(message.conversation_id, after=message.id)
+
+        def edited(result: EditResult | None) -> None:
+            if result is not None:
+                self.post_up(lambda: self.EditDone(session, result))
+
+        from ctxchat.tui.screens.edit_message import EditMessageScreen
+
+        self.app.push_screen(EditMessageScreen(message.id, message.content, later), edited)
+
+    def open_link(self, href: str) -> None:
+        """Open a reply's link, once the user says so."""
+
+        def opened(confirmed: bool | None) -> None:
+            if confirmed:
+                self.app.open_url(href)
+
+        from ctxchat.tui.screens.confirm import ConfirmScreen
+
+        self.app.push_screen(ConfirmScreen("Open this link?", "Open", detail=href), opened)
+
+    def inspect(self, selected: int | None, draft: str | None) -> None:
+        """The next request of the conversation on screen (with `draft`); or, with a reply
+        `selected`, its request."""
+        session = self.session
+        if session is None:
+            return
+        if selected is not None and session.store.get_message(selected).role == "assistant":
+            self.inspect_reply(session, selected)
+            return
+        plan = session.with_request(session.plan(draft))
+        assert plan.request is not None
+        from ctxchat.tui.screens.inspector import RequestInspector
+
+        self.app.push_screen(
+            RequestInspector(
+                plan.request["body"],
+                plan,
+                previous=session.last_request(),
+                title="Next request",
+                render=rendering(session),
+            )
+        )
+
+    def inspect_reply(self, session: ChatSession, message_id: int) -> None:
+        """The request a past reply was produced from."""
+        plan = session.store.load_plan(message_id)
+        if plan is None:
+            self.notify("No request was stored for that message.", markup=False)
+            return
+        if plan.request is not None:
+            body = plan.request["body"]
+        else:
+            # Stored before requests were kept with their plans: built again from the plan.
+            model = session.store.get_message(message_id).model or session.model
+            body = session.request_for(plan, model=model).body
+        from ctxchat.tui.screens.inspector import RequestInspector
+
+        self.app.push_screen(
+            RequestInspector(
+                body, plan, title=f"Request of reply {message_id}", render=rendering(session)
+            )
+        )
+
+
+def rendering(session: ChatSession) -> Render:
+    """The inspector's Rendered tab's question: `session`'s server renders the messages."""
+    from ctxchat.chat.rendered import render_request
+
+    return lambda messages: render_request(session, messages)

@@ -1,0 +1,95 @@
+"""Part: a piece of the conversation screen that draws nothing; Flow: one that runs jobs."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from textual.message import Message
+from textual.reactive import var
+from textual.widget import Widget
+from textual.worker import Worker
+
+from ctxchat.chat.session import ChatSession
+from ctxchat.tui.on_screen import OnScreen
+
+ResultType = TypeVar("ResultType")
+
+
+class Part(Widget):
+    """A part of the conversation screen that draws nothing. It owns its state and its
+    workers; the screen binds `shown` to the conversation on screen, calls its methods, and
+    hears its messages."""
+
+    DEFAULT_CSS = """
+    Part {
+        display: none;
+    }
+    """
+
+    shown: var[OnScreen | None] = var(None)
+    """The conversation on screen (bound to the screen's: `ConversationScreen.shown`)."""
+
+    @property
+    def session(self) -> ChatSession | None:
+        """The session of the conversation on screen, if one is open."""
+        return None if self.shown is None else self.shown.session
+
+    def shows(self, session: ChatSession) -> bool:
+        """Whether `session`'s conversation is the one on screen (through any session)."""
+        shown = self.shown  # read once: asked for every delta of a reply
+        return shown is not None and shown.shows(session)
+
+    def post_up(self, make: Callable[[], Message]) -> None:
+        """Post the message `make()` builds from this part's own queue, so that it bubbles
+        up to the screen whoever called the part. (Textual lets a message go no further
+        than the parent that made it: one made while a parent's call runs, or in a worker
+        that call started, would stop at a column.)"""
+        self.call_later(lambda: self.post_message(make()))
+
+    def open_session_for(self, session: ChatSession) -> ChatSession:
+        """The session on screen if it shows `session`'s conversation, else `session`:
+        opening a conversation makes a new session, so work begun on one finds its
+        conversation's session again through this."""
+        shown = self.shown
+        return shown.session if shown is not None and shown.shows(session) else session
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """A flow's background work: what it does (as the user would say it), since when."""
+
+    what: str
+    started: float
+    """`time.monotonic()` when it began."""
+
+
+class Flow(Part):
+    """A part whose work takes a while (asking the model, reading a server): it runs one
+    job at a time, in its worker, and says which (`job`) until the job ends."""
+
+    job: var[Job | None] = var(None)
+    """The job running now, if one is."""
+
+    def run_job(
+        self, what: str, work: Callable[[], Awaitable[ResultType]], *, group: str
+    ) -> Worker[ResultType]:
+        """Run `work()` as this flow's job `what` (another job of `group` is cancelled)."""
+        job = Job(what, time.monotonic())
+        self.job = job
+
+        async def running() -> ResultType:
+            try:
+                return await work()
+            finally:
+                if self.job is job:
+                    self.job = None
+
+        return self.run_worker(running(), group=group, exclusive=True, exit_on_error=False)
+
+    def cancel_job(self) -> None:
+        """Stop the job running, if one is."""
+        if self.job is not None:
+            self.workers.cancel_node(self)

@@ -1,0 +1,313 @@
+"""TurnRunner: runs one turn at a time and owns its reply while it streams, and its end."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncGenerator, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from textual import work
+from textual.message import Message
+from textual.reactive import var
+
+from ctxchat.chat.session import ChatSession, OverBudget
+from ctxchat.chat.turn import (
+    NoBackend,
+    ReplyDelta,
+    TurnEvent,
+    TurnFailed,
+    TurnFinished,
+    TurnStarted,
+)
+from ctxchat.core.history import MessageStatus
+from ctxchat.model.errors import ProviderError
+from ctxchat.store import NotFound, Store
+from ctxchat.tui.collector import full_collections_held
+from ctxchat.tui.live_turn import LiveTurn
+from ctxchat.tui.parts.part import Part
+from ctxchat.tui.reply_failures import ReplyFailures
+from ctxchat.tui.stored_views import message_view, stored_loader
+from ctxchat.tui.views import MessageView
+from ctxchat.tui.widgets.conversation import ConversationView
+
+if TYPE_CHECKING:
+    from ctxchat.model.errors import ProviderError as Failure
+    from ctxchat.tui.widgets.message_item import MessageItem
+
+TurnEvents = Callable[[ChatSession], AsyncGenerator[TurnEvent, None]]
+"""What a turn does in a session: `send_message`, `regenerate`, … (see chat/turn.py)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRequest:
+    """One turn to run: in which session, doing what, and the text it sends as typed."""
+
+    session: ChatSession
+    events: TurnEvents
+    draft: str | None = None
+    """The composer's text this turn sends (given back if the turn never starts); None for a
+    turn that sends nothing new (a retry, a regeneration)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnDrawn:
+    """A turn's start or end, drawn in the frame being drawn (others draw what else
+    changes then: the status line, the plan)."""
+
+    request: TurnRequest
+    turn: LiveTurn
+    started: TurnStarted | None = None
+    """The start just drawn; None for the end."""
+    outcome: TurnFinished | TurnFailed | None = None
+    """At the end: how the turn finished or failed; None when it was stopped, or never
+    began (refused before anything was stored)."""
+
+    @property
+    def unsent(self) -> str | None:
+        """The composer's text the turn was to send, if it never began: it goes back."""
+        never_began = self.started is None and self.turn.reply_id is None
+        return self.request.draft if never_began else None
+
+
+def called(store: Store, conversation_id: int) -> str:
+    """A conversation as a notice names it: `“Database”`, or `a deleted conversation`."""
+    try:
+        return f"“{store.get_conversation(conversation_id).name}”"
+    except NotFound:  # deleted meanwhile
+        return "a deleted conversation"
+
+
+def away_note(session: ChatSession, event: TurnFinished | TurnFailed) -> str | None:
+    """What a turn that ended badly in a conversation not on screen has to say, or None."""
+    if isinstance(event, TurnFailed):
+        what = str(event.error)
+    elif event.notice:
+        what = event.notice
+    else:
+        return None
+    return f"In {called(session.store, session.conversation)}: {what}"
+
+
+class TurnRunner(Part):
+    """Runs a turn in its worker, one at a time: draws its start, streams its reply into
+    its `LiveTurn` (paced by the item drawing it), and draws its end, however it ends
+    (finished, failed, stopped). Each drawing checks that the turn's conversation is the one
+    on screen (`shown`); the store gets it all.
+
+    The start and the end are each drawn in one frame, with what else changes then: the
+    screen watches `drawn` and draws the status line and the plan in that frame. `Ended`
+    follows, for what the end sets going (summaries, recall, the server's counts).
+    """
+
+    live: var[LiveTurn | None] = var(None, bindings=True)
+    """The reply streaming now: in the conversation on screen, or in one left while it
+    streams (the footer's Stop key follows it)."""
+    drawn: var[TurnDrawn | None] = var(None, always_update=True, init=False)
+    """The turn's start or end drawn last, set in the frame that draws it."""
+
+    @dataclass
+    class Ended(Message):
+        """The turn is over and its end drawn: `outcome` is how it finished or failed;
+        None when it was stopped, or never began."""
+
+        request: TurnRequest
+        turn: LiveTurn
+        outcome: TurnFinished | TurnFailed | None
+
+    @dataclass
+    class ServerCounted(Message):
+        """The server's tokenizer has counted what `session`'s last turn sent and received."""
+
+        session: ChatSession
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.failures = ReplyFailures()
+        """This run's failed replies, per conversation (the error as the client told it)."""
+
+    @property
+    def streaming(self) -> bool:
+        """Whether a reply streams (in any conversation)."""
+        return self.live is not None and self.live.streaming
+
+    def live_in(self, conversation_id: int | None) -> LiveTurn | None:
+        """The reply streaming in `conversation_id`, if one is."""
+        live = self.live
+        if live is None or not live.streaming or live.conversation_id != conversation_id:
+            return None
+        return live
+
+    def begin(self, conversation_id: int | None) -> LiveTurn:
+        """A reply begins in `conversation_id`: it is the one streaming."""
+        self.live = LiveTurn(conversation_id)
+        return self.live
+
+    def end(self, turn: LiveTurn) -> None:
+        """`turn` is over: nothing streams."""
+        turn.ended()
+        if self.live is turn:
+            self.live = None
+
+    def failure(self, conversation_id: int | None, reply_id: int) -> Failure | None:
+        """How `reply_id` of `conversation_id` failed this run, if it did."""
+        return self.failures.of(conversation_id, reply_id)
+
+    def forget_failure(self, conversation_id: int | None, reply_id: int) -> None:
+        """`reply_id` is asked again: its failure no longer holds."""
+        self.failures.forget(conversation_id, reply_id)
+
+    # --- the run ------------------------------------------------------------------------
+
+    def start(self, request: TurnRequest, view: ConversationView) -> LiveTurn:
+        """Run `request`'s turn; it is drawn in `view` while that shows its conversation."""
+        turn = self.begin(request.session.conversation_id)
+        self._run(request, turn, view)
+        return turn
+
+    def stop(self) -> None:
+        """Stop the reply being written, if one is (the store keeps what came, marked
+        interrupted)."""
+        self.workers.cancel_group(self, "reply")
+
+    @work(exclusive=True, group="reply", exit_on_error=False)
+    async def _run(self, request: TurnRequest, turn: LiveTurn, view: ConversationView) -> None:
+        session = request.session
+        outcome: TurnFinished | TurnFailed | None = None
+        try:
+            with full_collections_held():
+                # Closed on the way out, whatever the worker was awaiting when it was
+                # stopped: closing is what marks the reply interrupted in the store.
+                async with contextlib.aclosing(request.events(session)) as events:
+                    async for event in events:
+                        if isinstance(event, TurnStarted):
+                            turn.reply_id = event.reply_id
+                            with self.app.batch_update():
+                                if self.shows(session):
+                                    await self._show_start(session, turn, event, view)
+                                self.drawn = TurnDrawn(request, turn, started=event)
+                        elif isinstance(event, ReplyDelta):
+                            turn.received(event.text, event.reasoning)
+                            await self._draw(turn, session, view)
+                        elif isinstance(event, TurnFinished | TurnFailed):
+                            outcome = event
+        except OverBudget as error:
+            self.notify(str(error), severity="error", markup=False, timeout=8)
+        except NoBackend as error:
+            self.notify(f"{error} Press F4 to choose a server.", severity="error", markup=False)
+        except ProviderError as error:
+            self.notify(str(error), severity="error", markup=False, timeout=10)
+        finally:
+            with self.app.batch_update():
+                await self._show_end(session, turn, outcome, view if self.shows(session) else None)
+                self.drawn = TurnDrawn(request, turn, outcome=outcome)
+            self.post_up(lambda: self.Ended(request, turn, outcome))
+            if isinstance(outcome, TurnFinished):
+                self._count_with_server(session)
+
+    async def _draw(self, turn: LiveTurn, session: ChatSession, view: ConversationView) -> None:
+        """Draw what arrived, paced by the item drawing it (a write waits for the last one
+        to be drawn)."""
+        if not self.shows(session):
+            return  # the store gets it; the pane catches up when the conversation is back
+        if turn.item is not None and turn.item.is_attached:
+            await turn.item.arrived()
+        else:
+            await self.catch_up(view)  # drawn again: catches up with everything so far
+
+    async def catch_up(self, view: ConversationView) -> MessageItem | None:
+        """The item the reply streams into, in `view`; one drawn afresh (its conversation
+        opened again, or paged back in) is first brought up to date."""
+        turn = self.live
+        if turn is None:
+            return None
+        async with turn.catching_up:  # the next delta and the reopening may both ask
+            item = self._item(turn, view)
+            if item is not None and item is not turn.item:
+                await item.resume(turn)
+                turn.item = item
+                view.follow(turn)
+            return item
+
+    @staticmethod
+    def _item(turn: LiveTurn, view: ConversationView) -> MessageItem | None:
+        """The reply's mounted item: the one the turn began, or the one drawn since."""
+        if turn.item is not None and turn.item.is_attached:
+            return turn.item
+        return view.item(turn.reply_id)
+
+    # --- drawing the start and the end -------------------------------------------------
+
+    async def _show_start(
+        self, session: ChatSession, turn: LiveTurn, event: TurnStarted, view: ConversationView
+    ) -> None:
+        """Draw the turn's start: the user's message (or, for a retry or regeneration, the
+        replies it replaces gone) and the reply."""
+        if event.user_message is None:
+            # The replies it replaces left the store: the pane drops them too (the store's
+            # last message is the new reply).
+            kept = session.store.count_messages(session.conversation) - 1
+            await view.replace_all(kept, stored_loader(session))
+        else:
+            await view.add_message(message_view(event.user_message))
+        reply = MessageView(
+            event.reply_id, "assistant", "", MessageStatus.STREAMING, model=session.model
+        )
+        turn.item = await view.begin_reply(reply, turn)
+
+    async def _show_end(
+        self,
+        session: ChatSession,
+        turn: LiveTurn,
+        outcome: TurnFinished | TurnFailed | None,
+        view: ConversationView | None,
+    ) -> None:
+        """End the turn: its item in `view` (None when its conversation is not on screen)
+        shows the reply as stored, its failure is kept, nothing streams any more. A turn
+        that ended badly away from its conversation is told in a notification."""
+        item = None if view is None else self._item(turn, view)
+        if outcome is not None:
+            await self._finish(session, outcome, item, view)
+        self.end(turn)  # the composer sends again, the Stop key goes
+        if view is not None and item is not None and item.status is MessageStatus.STREAMING:
+            # Stopped: the store holds the kept part, marked interrupted.
+            stored = session.store.get_message(item.message_id)
+            await item.finish(stored.content, stored.status, error=stored.error or "")
+            # Its count, and the reasoning's, now that they are stored.
+            view.update_message(message_view(stored, session.counter))
+
+    async def _finish(
+        self,
+        session: ChatSession,
+        outcome: TurnFinished | TurnFailed,
+        item: MessageItem | None,
+        view: ConversationView | None,
+    ) -> None:
+        reply = outcome.reply
+        if isinstance(outcome, TurnFailed):
+            self.failures.failed(session.conversation, reply.id, outcome.error)
+        if view is not None and item is not None:
+            await item.finish(
+                reply.content, reply.status, error=reply.error or "", tokens=reply.tokens
+            )
+            view.update_message(message_view(reply, session.counter))
+        # The reply's marker line tells a failure, a stop or a cut, once. Away from its
+        # conversation nothing on screen is marked: a notification is then the one place.
+        away = None if view is not None else away_note(session, outcome)
+        if away is not None:
+            failed = isinstance(outcome, TurnFailed)
+            self.notify(away, severity="error" if failed else "warning", markup=False, timeout=12)
+        elif (
+            isinstance(outcome, TurnFinished) and outcome.notice and reply.finish_reason != "length"
+        ):
+            # Only a cut has a marker line (a content filter's stop has none): tell it here.
+            self.notify(outcome.notice, severity="warning", markup=False, timeout=10)
+
+    @work(group="server-counts", exit_on_error=False)
+    async def _count_with_server(self, session: ChatSession) -> None:
+        """Once the server's tokenizer has counted what the turn sent and received (in the
+        background), say so (`ServerCounted`)."""
+        if session.server_counts is None:
+            return
+        await session.server.counted()
+        self.post_up(lambda: self.ServerCounted(session))

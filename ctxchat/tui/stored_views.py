@@ -1,0 +1,40 @@
+"""Stored messages as the conversation pane shows them, and the pane's loader of a conversation."""
+
+from __future__ import annotations
+
+from ctxchat.chat.session import ChatSession
+from ctxchat.core.tokens import TokenCounter
+from ctxchat.store import StoredMessage
+from ctxchat.tui.views import MessageView
+from ctxchat.tui.widgets.conversation import Loader
+
+
+def message_view(message: StoredMessage, counter: TokenCounter | None = None) -> MessageView:
+    """How the pane shows a stored message; `counter` counts its reasoning, if any."""
+    reasoning_tokens = counter.count_text(message.reasoning) if counter and message.reasoning else 0
+    return MessageView(
+        id=message.id,
+        role=message.role,
+        content=message.content,
+        status=message.status,
+        error=message.error or "",
+        model=message.model or "",
+        tokens=message.tokens,
+        reasoning=message.reasoning,
+        reasoning_tokens=reasoning_tokens,
+        cut=message.finish_reason == "length",
+    )
+
+
+def stored_loader(session: ChatSession) -> Loader:
+    """The pane's loader of `session`'s conversation: a page of its stored messages."""
+    store, conversation = session.store, session.conversation
+
+    def load(offset: int, limit: int) -> list[MessageView]:
+        messages = store.messages(conversation, offset=offset, limit=limit)
+        # The reasoning's counts are kept too: a start that shows a reasoning reply
+        # then draws it without waiting for the tokenizer.
+        with session.keeping():
+            return [message_view(m, session.counter) for m in messages]
+
+    return load

@@ -23,6 +23,7 @@ from ctxchat.config.loader import LoadedSettings, load_settings
 from ctxchat.config.names_check import NameProblems, check_names
 from ctxchat.config.schema import OPENAI_DEFAULT_BASE_URL
 from ctxchat.config.settings import ProviderProfile
+from ctxchat.core.counts import counted
 from ctxchat.model.deferred import DeferredBackend, warm
 from ctxchat.tui.actions import bindings_for, shipped_bindings
 from ctxchat.tui.collector import freeze_long_lived, thaw
@@ -69,6 +70,7 @@ class CtxChatApp(App[int]):
         self._wanted_theme = theme
         self._servers = list(servers)
         self._notes = list(notes)
+        self._asked_to_quit = False
         self.conversation_screen = ConversationScreen(workspace, session, offline=offline)
         """The main screen, for the whole run: the conversation and its context."""
 
@@ -129,6 +131,31 @@ class CtxChatApp(App[int]):
             if screen.typing_goes_to_composer(event):
                 screen.set_focus(screen.composer)
         await super().on_event(event)
+
+    async def action_quit(self) -> None:
+        """Quit; with messages still queued (never sent), ask first: Ctrl+Q again quits."""
+        count = self.conversation_screen.queued_count
+        if not count or self._asked_to_quit:
+            self.exit()
+            return
+        from ctxchat.tui.screens.confirm import ConfirmScreen
+
+        self._asked_to_quit = True
+
+        def answered(quit_now: bool | None) -> None:
+            self._asked_to_quit = False
+            if quit_now:
+                self.exit()
+
+        self.push_screen(
+            ConfirmScreen(
+                f"{counted(count, 'queued message')} not sent yet. Quit anyway?",
+                "Quit",
+                danger=True,
+                detail="Quitting drops them. Cancel keeps them: they are sent after the reply.",
+            ),
+            answered,
+        )
 
     # Every notification is cleaned here, once (a server's model id, a conversation title).
     def notify(

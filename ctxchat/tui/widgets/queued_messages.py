@@ -7,22 +7,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.text import Text
 from textual.binding import BindingType
 from textual.containers import VerticalScroll
-from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
 from ctxchat.safe_text import controls_shown
 from ctxchat.tui.actions import bindings_for
-from ctxchat.tui.text import content
+from ctxchat.tui.text import content, plain
 
 
-def row_content(position: int, text: str) -> Content:
+def row_content(position: int, text: str) -> Text:
     """`queued · 2  the text`: the text on one line, as typed (never markup; a line break
     shows as ⏎, a control character as its symbol)."""
     one_line = controls_shown(text.strip("\n")).replace("\n", " ⏎ ")
-    return Content.assemble(content(f"queued · {position}  ", "$text-muted"), content(one_line))
+    return Text.assemble(plain(f"queued · {position}  ", "dim"), plain(one_line), end="")
 
 
 class QueuedRow(Static):
@@ -32,7 +32,7 @@ class QueuedRow(Static):
     DEFAULT_CSS = """
     QueuedRow {
         height: 1;
-        padding: 0 1;
+        padding: 0 2;
         text-wrap: nowrap;
         text-overflow: ellipsis;
         &:focus {
@@ -70,7 +70,7 @@ class QueuedMessages(VerticalScroll, can_focus=False):
         }
         #queued-held {
             height: auto;
-            padding: 0 1;
+            padding: 0 2;
             color: $warning;
         }
     }

@@ -196,11 +196,11 @@ class ChatPane(Vertical):
 
     @on(QueuedMessages.EditRequested)
     def _edit_queued(self, event: QueuedMessages.EditRequested) -> None:
-        """Editing takes the message out of the queue into the composer: Enter there sends
-        it again (queued last while a reply streams)."""
+        """Editing takes the message out of the queue into the composer, after what it
+        holds: Enter there sends it again (queued last while a reply streams)."""
         taken = self.turn_runner.take(event.number)
         if taken is not None:
-            self.composer.restore(taken.text.rstrip("\n"))
+            self.composer.take_back(taken.text.rstrip("\n"))
             self.composer.focus()
 
     @on(QueuedMessages.CancelRequested)

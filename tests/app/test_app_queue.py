@@ -208,3 +208,19 @@ async def test_quitting_with_messages_queued_asks_first(
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("ctrl+q")  # asked already: quits
         await until(pilot, lambda: not app.is_running)
+
+
+async def test_three_messages_typed_in_one_burst_go_whole_and_in_order(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    """Each Enter of a burst is decided where the messages arrive, in order: the first
+    starts a reply, the next two wait for it (never put back into the box reversed)."""
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.conversation_screen.composer.focus()
+        burst(pilot, "burst number 1, fox\rburst number 2, dog\rburst number 3, cat\r")
+        await until(pilot, lambda: len(server.requests) == 3)
+        await settle(pilot)
+        assert sent(server) == ["burst number 1, fox", "burst number 2, dog", "burst number 3, cat"]
+        assert app.conversation_screen.composer.text == ""

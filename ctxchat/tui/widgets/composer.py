@@ -167,6 +167,17 @@ class Composer(TextArea):
         """
         self.call_later(self._put_back, text)
 
+    def take_back(self, text: str) -> None:
+        """Put `text` (a message taken back to edit) after what the box holds, on a line of
+        its own, the cursor at its end; in the composer's queue, after the keys on their way
+        to it. Taken back one after another, texts stay in that order."""
+        self.call_later(self._add_after, text)
+
+    def _add_after(self, text: str) -> None:
+        held = self.text
+        self.load_text(f"{held}\n{text}" if held.strip() else text)
+        self.move_cursor(self.document.end)
+
     def _put_back(self, text: str) -> None:
         typed_since = self.text
         self.load_text(text if not typed_since else f"{text}\n{typed_since}")

@@ -386,7 +386,7 @@ class TurnRunner(Part):
         item = None if view is None else self._item(turn, view)
         if outcome is not None:
             await self._finish(session, outcome, item, view)
-        self.end(turn)  # the composer sends again, the Stop key goes
+        self.end(turn)  # messages are sent again, not queued; the Stop key goes
         if view is not None and item is not None and item.status is MessageStatus.STREAMING:
             # Stopped: the store holds the kept part, marked interrupted.
             stored = session.store.get_message(item.message_id)

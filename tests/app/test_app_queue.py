@@ -36,6 +36,17 @@ def sent(server: ScriptedModelServer) -> list[str]:
     return [request["messages"][-1]["content"] for request in server.requests]
 
 
+async def released(
+    pilot: Pilot[Any], server: ScriptedModelServer, release: threading.Event, requests: int
+) -> list[str]:
+    """Let the held reply end; once `requests` chat requests came and all is done, what each
+    sent (see `sent`)."""
+    release.set()
+    await until(pilot, lambda: len(server.requests) == requests)
+    await settle(pilot)
+    return sent(server)
+
+
 async def streaming_first(
     app: CtxChatApp, pilot: Pilot[Any], server: ScriptedModelServer, release: threading.Event
 ) -> None:
@@ -90,10 +101,7 @@ async def test_shift_enter_while_a_reply_streams_is_a_new_line_of_the_queued_mes
         assert rows(app) == []
         await pilot.press("enter")
         await until(pilot, lambda: rows(app) == ["queued · 1  one ⏎ two"])
-        release.set()
-        await until(pilot, lambda: len(server.requests) == 2)
-        await settle(pilot)
-        assert sent(server) == ["first", "one\ntwo"]
+        assert await released(pilot, server, release, 2) == ["first", "one\ntwo"]
 
 
 async def test_a_queued_message_edited_goes_back_into_the_composer_and_out_of_the_queue(
@@ -112,10 +120,7 @@ async def test_a_queued_message_edited_goes_back_into_the_composer_and_out_of_th
         assert rows(app) == ["queued · 1  third"]
         await pilot.press(*" again", "enter")  # queued again, now after "third"
         await until(pilot, lambda: rows(app) == ["queued · 1  third", "queued · 2  second again"])
-        release.set()
-        await until(pilot, lambda: len(server.requests) == 3)
-        await settle(pilot)
-        assert sent(server) == ["first", "third", "second again"]
+        assert await released(pilot, server, release, 3) == ["first", "third", "second again"]
 
 
 async def test_queued_messages_cancelled_by_key_or_palette_are_never_sent(

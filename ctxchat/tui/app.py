@@ -44,6 +44,10 @@ if TYPE_CHECKING:
     from ctxchat.tui.screens.setup import SetupChoice
 
 
+QUIT_QUESTION = "quit-question"
+"""The id of the dialog asking before messages queued are dropped by quitting."""
+
+
 class CtxChatApp(App[int]):
     """Holds what is global: the workspace, the theme, the key map, first-run setup, and the
     conversation screen, which owns the conversation on screen."""
@@ -70,7 +74,6 @@ class CtxChatApp(App[int]):
         self._wanted_theme = theme
         self._servers = list(servers)
         self._notes = list(notes)
-        self._asked_to_quit = False
         self.conversation_screen = ConversationScreen(workspace, session, offline=offline)
         """The main screen, for the whole run: the conversation and its context."""
 
@@ -135,27 +138,23 @@ class CtxChatApp(App[int]):
     async def action_quit(self) -> None:
         """Quit; with messages still queued (never sent), ask first: Ctrl+Q again quits."""
         count = self.conversation_screen.queued_count
-        if not count or self._asked_to_quit:
+        if not count or self.screen.id == QUIT_QUESTION:
             self.exit()
             return
         from ctxchat.tui.screens.confirm import ConfirmScreen
 
-        self._asked_to_quit = True
-
         def answered(quit_now: bool | None) -> None:
-            self._asked_to_quit = False
             if quit_now:
                 self.exit()
 
-        self.push_screen(
-            ConfirmScreen(
-                f"{counted(count, 'queued message')} not sent yet. Quit anyway?",
-                "Quit",
-                danger=True,
-                detail="Quitting drops them. Cancel keeps them: they are sent after the reply.",
-            ),
-            answered,
+        question = ConfirmScreen(
+            f"{counted(count, 'queued message')} not sent yet. Quit anyway?",
+            "Quit",
+            danger=True,
+            detail="Quitting drops them. Cancel keeps them waiting to be sent.",
         )
+        question.id = QUIT_QUESTION
+        self.push_screen(question, answered)
 
     # Every notification is cleaned here, once (a server's model id, a conversation title).
     def notify(

@@ -83,6 +83,8 @@ SHIPPED_KEYS: dict[str, str] = {
     "mode.toggle": "ctrl+o",
     "model.switch": "f4",
     "model_picker.cancel": "escape",
+    "queued.cancel": "delete,backspace",
+    "queued.edit": "enter",
     "rename.cancel": "escape",
     "reply.ask_again": "f8",
     "reply.retry": "ctrl+r",

@@ -122,6 +122,14 @@ ACTIONS: tuple[Action, ...] = (
         palette_help="Ask again for the newest reply if it failed or stopped",
     ),
     Action(
+        "queued.cancel_all",
+        "ConversationScreen",
+        "cancel_queued",
+        help="Cancel the messages queued in this conversation: they are not sent",
+        needs=Needs.SESSION,
+        palette="reply: cancel queued messages",
+    ),
+    Action(
         "context.inspect",
         "ConversationScreen",
         "inspect",
@@ -748,6 +756,23 @@ ACTIONS: tuple[Action, ...] = (
         label="New line",
         help="Start a new line in the message",
         show=False,
+    ),
+    # --- QueuedRow ---
+    Action(
+        "queued.edit",
+        "QueuedRow",
+        "edit",
+        keys="enter",
+        label="Edit",
+        help="Take the queued message back into the composer (Enter there queues it again, last)",
+    ),
+    Action(
+        "queued.cancel",
+        "QueuedRow",
+        "cancel",
+        keys="delete,backspace",
+        label="Cancel",
+        help="Cancel the queued message: it is not sent",
     ),
     # --- ConversationView ---
     Action(

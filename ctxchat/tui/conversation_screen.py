@@ -57,6 +57,7 @@ from ctxchat.tui.widgets.find_bar import FindBar
 from ctxchat.tui.widgets.footer import KeyFooter
 from ctxchat.tui.widgets.layer_panel import ContextPanels
 from ctxchat.tui.widgets.memory_panel import MemoryPanel
+from ctxchat.tui.widgets.queued_messages import QueuedMessages
 from ctxchat.tui.widgets.status_line import StatusLine
 
 NARROW = 110
@@ -156,6 +157,7 @@ class ConversationScreen(Screen[None]):
                 yield MessageDialogs().data_bind(shown)
                 # A screenful and a little more: older turns page in as the user scrolls up.
                 yield ConversationView(id="conversation", initial=20)
+                yield QueuedMessages(id="queued")
                 yield StatusLine("", id="status-line").data_bind(
                     notice=ConversationScreen.server_notice
                 )
@@ -485,6 +487,14 @@ class ConversationScreen(Screen[None]):
 
     def action_stop(self) -> None:
         self.turn_runner.stop()
+
+    def action_cancel_queued(self) -> None:
+        self.chat.cancel_queued()
+
+    @property
+    def queued_count(self) -> int:
+        """How many messages wait to be sent, in every conversation."""
+        return len(self.turn_runner.waiting.messages)
 
     def action_retry(self) -> None:
         """Ask again for the newest reply if it failed or stopped, wherever focus is."""

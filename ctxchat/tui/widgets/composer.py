@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from textual import events, on
 from textual.binding import Binding, BindingType
@@ -13,9 +13,6 @@ from textual.widgets import TextArea
 
 from ctxchat.safe_text import controls_shown
 from ctxchat.tui.actions import bindings_for, default_keys
-
-if TYPE_CHECKING:
-    from ctxchat.tui.live_turn import LiveTurn
 
 IN_ORDER_KEYS = frozenset(
     {
@@ -79,9 +76,8 @@ class Composer(TextArea):
             return self.composer
 
     @dataclass
-    class SendHeld(Message):
-        """Enter was pressed while sending is held (a reply is being written): it made a
-        new line instead, so the next words do not run into these."""
+    class SentEmpty(Message):
+        """Enter was pressed with nothing to send: messages held in a queue may go on."""
 
     def __init__(
         self,
@@ -98,7 +94,6 @@ class Composer(TextArea):
             tab_behavior="focus",
             placeholder="Write a message — Enter sends, Shift+Enter or Ctrl+J for a new line",
         )
-        self._waits_for: LiveTurn | None = None
         self.send_keys = frozenset(send_keys)
         self.newline_keys = frozenset(newline_keys)
         self.edits = 0
@@ -121,20 +116,8 @@ class Composer(TextArea):
         self.load_text(self._drafts.pop(shown, ""))
         self.move_cursor(self.document.end)
 
-    @property
-    def can_send(self) -> bool:
-        """False while a reply is being written (asked of its turn): Enter then starts a
-        new line."""
-        return self._waits_for is None or not self._waits_for.streaming
-
-    def wait_for(self, live: LiveTurn) -> None:
-        """Hold sending until the reply `live` streams has ended."""
-        self._waits_for = live
-
     async def on_key(self, event: events.Key) -> None:
-        if event.key in self.send_keys and not self.can_send:
-            action = self._hold
-        elif event.key in self.send_keys:
+        if event.key in self.send_keys:
             action = self.action_submit
         elif event.key in self.newline_keys:
             action = self.action_newline
@@ -162,18 +145,20 @@ class Composer(TextArea):
         self.move_cursor(pasted.end_location)
 
     def action_submit(self) -> None:
-        """Take the draft out and post it: what is typed from now on starts the next one."""
+        """Take the draft out and post it: what is typed from now on starts the next one.
+        Whether it goes now or waits for a reply streaming is decided where it arrives, in
+        the order the Enters were pressed: never here, ahead of it (a decision taken
+        before the last message sent had reached the column let a later message be put
+        back before an earlier one)."""
         text = self.text
         if text.strip():
             self.clear()
             self.post_message(self.Submitted(self, text))
+        else:
+            self.post_message(self.SentEmpty())
 
     def action_newline(self) -> None:
         self.insert("\n")
-
-    def _hold(self) -> None:
-        self.action_newline()
-        self.post_message(self.SendHeld())
 
     def restore(self, text: str) -> None:
         """Put back a draft that was not sent, before whatever was typed since.
@@ -181,6 +166,17 @@ class Composer(TextArea):
         Done in the composer's queue, after the keys already on their way to it.
         """
         self.call_later(self._put_back, text)
+
+    def take_back(self, text: str) -> None:
+        """Put `text` (a message taken back to edit) after what the box holds, on a line of
+        its own, the cursor at its end; in the composer's queue, after the keys on their way
+        to it. Taken back one after another, texts stay in that order."""
+        self.call_later(self._add_after, text)
+
+    def _add_after(self, text: str) -> None:
+        held = self.text
+        self.load_text(f"{held}\n{text}" if held.strip() else text)
+        self.move_cursor(self.document.end)
 
     def _put_back(self, text: str) -> None:
         typed_since = self.text

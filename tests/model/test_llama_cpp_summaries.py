@@ -101,7 +101,7 @@ async def test_a_fold_longer_than_the_window_goes_in_chunks(gemma: str, fresh_st
         session = await session_on(fresh_store, proxy.base_url, summary_tokens=128)
         probed = len(proxy.bodies)
         try:
-            add_history(session, 28, SAMPLES["English"] + "\n\n" + SAMPLES["code"])
+            add_history(session, 22, SAMPLES["English"] + "\n\n" + SAMPLES["code"])
             fold = session.pending_fold(manual=True)
             assert fold is not None
             folded = sum(m.tokens for m in fold.messages)

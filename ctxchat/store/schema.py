@@ -321,6 +321,12 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )
         """,
     ),
+    # The preset a conversation chose ([presets.NAME] in the config; NULL: none) and its own
+    # system prompt (NULL: the preset's, else the config's).
+    (
+        "ALTER TABLE conversations ADD COLUMN preset TEXT",
+        "ALTER TABLE conversations ADD COLUMN system_prompt TEXT",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

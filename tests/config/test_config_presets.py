@@ -133,7 +133,9 @@ def test_config_show_reports_each_preset_from_the_file() -> None:
     }
     profiles = settings["profiles"]
     assert isinstance(profiles, dict)
-    assert profiles["local"] == profiles["local"] | {"temperature": 0.6, "top_p": 0.8}
+    local = profiles["local"]
+    assert isinstance(local, dict)
+    assert (local["temperature"], local["top_p"]) == (0.6, 0.8)
     sources = report["sources"]
     assert isinstance(sources, dict)
     assert sources["presets.precise"] == "file"

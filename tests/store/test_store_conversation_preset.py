@@ -9,6 +9,8 @@ import pytest
 
 from ctxchat.store import Store, StoreError, export_text, schema
 
+from .conftest import store_before
+
 
 def test_a_conversation_remembers_its_preset_and_system_prompt(store: Store) -> None:
     conversation = store.create_conversation("chat").id
@@ -40,15 +42,8 @@ def _before_presets() -> int:
 def test_a_database_from_before_presets_is_upgraded(
     db_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    before = _before_presets()
-    monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:before])
-    monkeypatch.setattr(schema, "SCHEMA_VERSION", before)
-    with Store.open(db_path) as old, old.transaction() as conn:
-        conn.execute(
-            "INSERT INTO conversations (title, model, profile, created_at, updated_at) "
-            "VALUES ('kept', 'gpt-4o', 'test', 5, 5)"
-        )
-    monkeypatch.undo()
+    with store_before(db_path, monkeypatch, _before_presets()) as old:
+        old.create_conversation("kept", model="gpt-4o", profile="test")
 
     with Store.open(db_path) as store:
         (listed,) = store.list_conversations()

@@ -58,7 +58,14 @@ from ctxchat.embeddings import EmbeddingsUnavailable, missing_packages
 from ctxchat.model.backend import ModelBackend, ModelListing
 from ctxchat.model.errors import ProviderError
 from ctxchat.model.request import ChatRequest, Sampling, build_chat_request
-from ctxchat.store import Conversation, Store, StoredMessage, StoreError, SummaryVersion
+from ctxchat.store import (
+    Conversation,
+    NotFound,
+    Store,
+    StoredMessage,
+    StoreError,
+    SummaryVersion,
+)
 from ctxchat.store.memory import UNSET, Unset
 
 WORDS_ONLY = "Recall by words only, not by meaning."
@@ -289,7 +296,10 @@ class ChatSession:
             return None
         self._catch_up_with_sessions()
         if self._cache.conversation is None:
-            self._cache.conversation = self.store.get_conversation(self.conversation_id)
+            try:
+                self._cache.conversation = self.store.get_conversation(self.conversation_id)
+            except NotFound:
+                return None  # deleted by another process: the plan goes on without its choices
         return self._cache.conversation
 
     @property
@@ -323,6 +333,16 @@ class ChatSession:
         if preset is not None and preset.system_prompt is not None:
             return preset.system_prompt
         return self.settings.context.system_prompt
+
+    @property
+    def system_prompt_source(self) -> str:
+        """Where the system prompt in force comes from, in words."""
+        if self.own_system_prompt is not None:
+            return "the conversation's own"
+        preset = self.preset
+        if preset is not None and preset.system_prompt is not None:
+            return f'preset "{preset.name}"'
+        return "the config ([context] system_prompt)"
 
     @property
     def sampling(self) -> Sampling:

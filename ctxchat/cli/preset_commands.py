@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 
 from ctxchat.chat.options import SessionOptions
-from ctxchat.chat.session import ChatSession
 from ctxchat.chat.session_factory import Connect
 from ctxchat.cli.common import conversation_id, make_session, print_json, workspace
 from ctxchat.cli.exits import EXIT_USAGE, CliError
@@ -65,16 +64,6 @@ def _preset_dict(preset: Preset) -> dict[str, object]:
     }
 
 
-def system_prompt_source(session: ChatSession) -> str:
-    """Where the system prompt in force comes from, in words."""
-    if session.own_system_prompt is not None:
-        return "the conversation's own"
-    preset = session.preset
-    if preset is not None and preset.system_prompt is not None:
-        return f'preset "{preset.name}"'
-    return "the config ([context] system_prompt)"
-
-
 def system_prompt_command(args: argparse.Namespace, options: SessionOptions) -> int:
     """Show the conversation's system prompt, give it its own (TEXT), or drop it (--clear)."""
     if args.clear and args.text is not None:
@@ -86,12 +75,12 @@ def system_prompt_command(args: argparse.Namespace, options: SessionOptions) -> 
         session = make_session(space, options, conversation, connect=Connect.NO)
         if args.clear:
             session.set_system_prompt(None)
-            tell(f"Conversation {conversation} uses {system_prompt_source(session)} again.")
+            tell(f"Conversation {conversation} uses {session.system_prompt_source} again.")
         elif args.text is not None:
             session.set_system_prompt(args.text)
             tell(f"Conversation {conversation} has its own system prompt now.")
         else:
-            prompt, source = session.system_prompt, system_prompt_source(session)
+            prompt, source = session.system_prompt, session.system_prompt_source
             if args.json:
                 print_json(
                     {

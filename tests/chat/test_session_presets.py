@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
@@ -168,3 +169,14 @@ async def test_a_replay_asks_with_the_same_sampling(
     assert original is not None
     replayed = replay_request(chat, original, "gpt-4o").body
     assert (replayed["temperature"], replayed["top_p"], replayed["max_tokens"]) == (0.2, 0.5, 300)
+
+
+def test_a_conversation_deleted_elsewhere_has_no_choices_left(
+    chat: ChatSession, tmp_path: Path
+) -> None:
+    chat.choose_preset("loose")
+    chat.set_system_prompt("Be kind.")
+    with Store.open(tmp_path / "ctxchat.db") as other:
+        other.delete_conversation(chat.conversation)
+    chat.catch_up()
+    assert (chat.preset_name, chat.system_prompt) == (None, "You are terse.")

@@ -85,6 +85,14 @@ def _options(parser: argparse.ArgumentParser, default: object) -> None:
         "--model", type=text_argument, default=default, help="the model (overrides the profile's)"
     )
     parser.add_argument(
+        "--preset",
+        type=text_argument,
+        metavar="NAME",
+        default=default,
+        help="the preset ([presets.NAME] in the config) for the conversation; a command that "
+        "sends or the app remembers it for the conversation",
+    )
+    parser.add_argument(
         "--base-url",
         type=text_argument,
         default=default,
@@ -270,6 +278,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     _context_control(commands)
+    presets = commands.add_parser(
+        "presets", help="list the configured presets (the conversation's marked with *)"
+    )
+    presets.add_argument("--json", action="store_true", help="print JSON")
+    prompt = commands.add_parser(
+        "system-prompt",
+        help="show a conversation's system prompt, or give it its own",
+        description="Without TEXT, show the system prompt the conversation sends and where "
+        "it comes from (its own, its preset's, or the config's). With TEXT, give the "
+        'conversation its own ("" sends none); --clear goes back to the preset\'s or the '
+        "config's.",
+    )
+    prompt.add_argument("text", type=text_argument, nargs="?", metavar="TEXT")
+    prompt.add_argument("--clear", action="store_true", help="drop the conversation's own")
+    prompt.add_argument("--json", action="store_true", help="print JSON")
 
     config = commands.add_parser("config", help="the configuration file")
     config_commands = _Commands(

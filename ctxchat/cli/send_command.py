@@ -76,6 +76,8 @@ def send(args: argparse.Namespace, options: SessionOptions) -> int:
         if conversation is None:
             conversation = space.store.create_conversation(args.title or preview(text)).id
             session = session.for_conversation(conversation)
+        if options.preset is not None:
+            session.choose_preset(options.preset)  # remembered with the conversation
         left = prepare_recall(session, text, wait=None if args.embed_all else EMBEDDING_WAIT)
         if left:
             warn(unembedded_notice(left))

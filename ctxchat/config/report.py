@@ -37,6 +37,8 @@ def _profile(profile: ProviderProfile, env: Mapping[str, str]) -> dict[str, Repo
         "api_key_source": key_source,
         "context_window": profile.context_window,
         "output_reserve": profile.output_reserve,
+        "temperature": profile.temperature,
+        "top_p": profile.top_p,
         "headers": dict(profile.masked_headers().items()),
         "pricing": profile.pricing.value,
     }

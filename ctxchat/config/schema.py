@@ -18,6 +18,7 @@ from ctxchat.config.keylines import Key
 from ctxchat.config.reader import TableReader
 from ctxchat.config.settings import (
     ContextSettings,
+    Preset,
     PriceSettings,
     ProviderProfile,
     Settings,
@@ -71,6 +72,7 @@ def read_settings(
         Settings,
         profiles=lambda table, at: _read_profiles(reader, table, at),
         prices=lambda table, at: _read_prices(reader, table, at),
+        presets=lambda table, at: _read_presets(reader, table, at),
     )
     profiles: dict[str, ProviderProfile] = values["profiles"]
     env_profiles: list[str] = []
@@ -133,7 +135,11 @@ def _read_value(
     if item.optional:
         return reader.optional_string(table, at, what=what, secret=declared.secret)
     value: Any
-    if item.type is bool:
+    if item.unset_number:
+        if table.get(at[-1]) is None:
+            return None
+        value = reader.number(table, at, 0.0, what)
+    elif item.type is bool:
         value = reader.boolean(table, at, item.default)
     elif item.type is int:
         value = reader.integer(table, at, item.default, what=what)
@@ -209,6 +215,18 @@ def _read_prices(
             values["cached_input"] = values["input"]
         prices[name] = PriceSettings(**values)
     return prices
+
+
+def _read_presets(reader: TableReader, data: Mapping[str, object], at: Key) -> dict[str, Preset]:
+    table = reader.table(data, at, like="[presets.precise]")
+    presets: dict[str, Preset] = {}
+    for name in table:
+        where: Key = (*at, name)
+        if not name.strip():
+            raise reader.error(where, "a preset needs a name")
+        values = _read_table(reader, reader.table(table, where), where, Preset)
+        presets[name] = Preset(name=name, **values)
+    return presets
 
 
 def _read_profile(reader: TableReader, table: dict[str, object], at: Key) -> ProviderProfile:

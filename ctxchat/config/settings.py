@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ctxchat.config.declare import required, section, setting
-from ctxchat.config.errors import MissingApiKey, UnknownProfile
+from ctxchat.config.errors import MissingApiKey, UnknownPreset, UnknownProfile
 from ctxchat.config.shipped_keys import SHIPPED_KEYS
 from ctxchat.core.adaptive import AdaptivePolicy
 from ctxchat.core.budget import Budget, BudgetShares
@@ -49,6 +49,7 @@ __all__ = [
     "FilesSettings",
     "MemorySettings",
     "ModelSettings",
+    "Preset",
     "PriceSettings",
     "ProviderProfile",
     "RecallSettings",
@@ -62,6 +63,13 @@ __all__ = [
 # The output reserve chosen when none is configured: an eighth of the window, at most 4096.
 MAX_DEFAULT_OUTPUT_RESERVE = 4096
 _URL = "a URL starting with http:// or https://"
+_TEMPERATURE_HELP = (
+    "How random the reply is (0 = the most likely words); unset = the server's default."
+)
+_TOP_P_HELP = (
+    "Sample only from the likeliest words that make up this share of the odds; unset = the "
+    "server's default."
+)
 
 
 def default_output_reserve(context_window: int) -> int:
@@ -99,8 +107,12 @@ class ProviderProfile:
         0, "The model's context window in tokens; 0 = ask the server, then the known-models table."
     )
     output_reserve: int = setting(
-        0, "Tokens kept free for the reply; 0 = [context] output_reserve."
+        0,
+        "Tokens kept free for the reply, and the most it may have (max_tokens); 0 = [context] "
+        "output_reserve.",
     )
+    temperature: float | None = setting(None, _TEMPERATURE_HELP, ge=0, le=2, example=0.7)
+    top_p: float | None = setting(None, _TOP_P_HELP, ge=0, le=1, example=0.9)
     headers: Mapping[str, str] = section(
         dict,
         "Extra HTTP headers sent with every request to this server (replies, summaries, "
@@ -130,7 +142,7 @@ class ProviderProfile:
             f"ProviderProfile(name={self.name!r}, base_url={shown_url(self.base_url)!r}, "
             f"model={self.model!r}, api_key_env={self.api_key_env!r}, api_key={key!r}, "
             f"context_window={self.context_window!r}, output_reserve={self.output_reserve!r}, "
-            f"headers={headers!r})"
+            f"temperature={self.temperature!r}, top_p={self.top_p!r}, headers={headers!r})"
         )
 
     def resolve_api_key(self, env: Mapping[str, str]) -> str | None:
@@ -153,6 +165,49 @@ class ProviderProfile:
         found = [self.api_key or "", self.env_key(env)]
         found.extend(header_secrets(self.headers))
         return [secret for secret in found if secret]
+
+
+@dataclass(frozen=True, slots=True)
+class Preset:
+    """A named way of talking: a system prompt, a model and how the reply is sampled.
+
+    A conversation chooses one (in the app, or with `--preset`) and keeps it; every setting
+    left unset is the conversation's profile's, else `[context]`'s, else the server's.
+    """
+
+    name: str
+    """The preset's name: the `[presets.<name>]` table it came from."""
+    system_prompt: str | None = setting(
+        None,
+        'The system message sent first in every request; "" = [context] system_prompt.',
+        what="a string",
+        example="Answer briefly and exactly.",
+    )
+    model: str | None = setting(
+        None,
+        'The model sent with each request, on the conversation\'s profile; "" = the '
+        "profile's (--model wins over it).",
+        what="a model name",
+        example="gpt-4o-mini",
+    )
+    temperature: float | None = setting(None, _TEMPERATURE_HELP, ge=0, le=2, example=0.2)
+    top_p: float | None = setting(None, _TOP_P_HELP, ge=0, le=1, example=0.9)
+    max_output_tokens: int = setting(
+        0,
+        "The most tokens a reply may have (max_tokens), also kept free for it in the budget; "
+        "0 = the profile's output_reserve.",
+    )
+
+
+EXAMPLE_PRESET = Preset(
+    name="precise",
+    system_prompt="Answer briefly and exactly.",
+    model="gpt-4o-mini",
+    temperature=0.2,
+    top_p=0.9,
+    max_output_tokens=1024,
+)
+"""The preset a fresh config shows, commented out."""
 
 
 EXAMPLE_PROFILE = ProviderProfile(
@@ -401,6 +456,12 @@ class Settings:
         "unless default_profile names another.",
         example={EXAMPLE_PROFILE.name: EXAMPLE_PROFILE},
     )
+    presets: Mapping[str, Preset] = section(
+        dict,
+        "Named presets a conversation can choose (in the app, or with --preset NAME): "
+        "[presets.NAME] holds a system prompt, a model and sampling settings.",
+        example={EXAMPLE_PRESET.name: EXAMPLE_PRESET},
+    )
     context: ContextSettings = section(
         ContextSettings, "What the model sees: the system prompt, and how the budget is shared."
     )
@@ -447,6 +508,13 @@ class Settings:
         except KeyError:
             raise UnknownProfile(wanted, list(self.profiles)) from None
 
+    def preset(self, name: str) -> Preset:
+        """A preset by name; raises UnknownPreset (naming the configured ones)."""
+        try:
+            return self.presets[name]
+        except KeyError:
+            raise UnknownPreset(name, list(self.presets)) from None
+
     def summarizer_profile(self, chat: ProviderProfile) -> ProviderProfile:
         """The profile the summarizer uses: `[summary] profile` if it names another one (its
         own server, key and headers), else the chat profile as in use (with `--base-url`,
@@ -465,16 +533,25 @@ class Settings:
         return profile.context_window or self.context.context_window
 
     def budget(
-        self, profile: ProviderProfile, detected_window: int = 0, *, undercount: float = 1.0
+        self,
+        profile: ProviderProfile,
+        detected_window: int = 0,
+        *,
+        undercount: float = 1.0,
+        output_reserve: int = 0,
     ) -> Budget:
         """The token budget for a profile: configured window, else the detected one, less
         what ctxchat's count runs under the server's (`undercount`, a ratio of counts).
+        `output_reserve` (a preset's max_output_tokens) replaces the configured reserve.
 
         Raises BudgetError when no window is known or the reserve does not fit.
         """
         window = self.context_window(profile) or detected_window
         reserve = (
-            profile.output_reserve or self.context.output_reserve or default_output_reserve(window)
+            output_reserve
+            or profile.output_reserve
+            or self.context.output_reserve
+            or default_output_reserve(window)
         )
         margin = 0
         if undercount > 1 and window > reserve:

@@ -108,6 +108,8 @@ _CONVERSATION: dict[str, Check] = {
 _CONVERSATION_OPTIONAL: dict[str, Check] = {
     "chosen_profile": _or_none(_text),
     "chosen_model": _or_none(_text),
+    "preset": _or_none(_text),
+    "system_prompt": _or_none(_text),
 }
 _MESSAGE: dict[str, Check] = {
     "id": _ID,

@@ -40,7 +40,15 @@ def conversation_markdown(export: dict[str, Any]) -> str:
     about = [f"Started {_when(conversation['created_at'])}"]
     if conversation["model"]:
         about.append(f"model {conversation['model']}")
+    # Absent from exports made before a conversation kept a preset and a system prompt.
+    if conversation.get("preset"):
+        about.append(f"preset {conversation['preset']}")
     lines += ["*" + ", ".join(about) + ".*", ""]
+    own_prompt = conversation.get("system_prompt")
+    if own_prompt is not None:
+        lines += ["## System prompt", ""]
+        lines += [nested(own_prompt.rstrip("\n")) if own_prompt else "*None: no system message.*"]
+        lines += [""]
 
     for message in export["messages"]:
         heading = _ROLE_HEADINGS.get(message["role"], message["role"].title())

@@ -41,6 +41,10 @@ class Conversation:
     `open-webui`); None for one made in ctxchat."""
     origin_id: str | None = None
     """The conversation's id in that tool."""
+    preset: str | None = None
+    """The preset chosen for it (`[presets.NAME]`; None: none)."""
+    system_prompt: str | None = None
+    """Its own system prompt (None: the preset's, else the config's; "" sends none)."""
 
     @property
     def name(self) -> str:

@@ -367,6 +367,12 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE messages ADD COLUMN billing TEXT",
         "ALTER TABLE reply_variants ADD COLUMN billing TEXT",
     ),
+    # 18: the preset a conversation chose ([presets.NAME] in the config; NULL: none) and its own
+    # system prompt (NULL: the preset's, else the config's).
+    (
+        "ALTER TABLE conversations ADD COLUMN preset TEXT",
+        "ALTER TABLE conversations ADD COLUMN system_prompt TEXT",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -275,6 +275,8 @@ class TransferStore(
                 "profile": conversation.profile,
                 "chosen_profile": conversation.chosen_profile,
                 "chosen_model": conversation.chosen_model,
+                "preset": conversation.preset,
+                "system_prompt": conversation.system_prompt,
                 "created_at": conversation.created_at,
                 "updated_at": conversation.updated_at,
                 "active_summary_version": None if active is None else active.version,
@@ -324,14 +326,17 @@ class TransferStore(
         source = data["conversation"]
         cursor = conn.execute(
             "INSERT INTO conversations (title, model, profile, chosen_profile, chosen_model, "
-            "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "preset, system_prompt, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 source["title"],
                 source["model"],
                 source["profile"],
-                # Absent from exports made before a conversation remembered its model.
+                # Absent from exports made before a conversation remembered its model, its
+                # preset and its own system prompt.
                 source.get("chosen_profile"),
                 source.get("chosen_model"),
+                source.get("preset"),
+                source.get("system_prompt"),
                 source["created_at"],
                 source["updated_at"],
             ),

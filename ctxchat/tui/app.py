@@ -305,9 +305,12 @@ def open_tui_session(
         conversation = workspace.start_conversation(
             profile or resolve_profile(workspace.settings, options)
         )
-    return open_session(
+    session = open_session(
         workspace, options, conversation, connect=Connect.TRY, profile=profile, notes=notes
     )
+    if options.preset is not None:
+        session.choose_preset(options.preset)  # remembered with the conversation
+    return session
 
 
 def _found_servers() -> list[ServerView]:

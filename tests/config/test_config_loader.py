@@ -184,19 +184,20 @@ def test_a_wrong_value_names_the_file_line_key_and_expectation(tmp_path: Path) -
         (
             'colour = "blue"\n',
             "config.toml:1: colour: unknown key (known here: default_profile, default_mode, "
-            "theme, profiles, context, summary, recall, memory, task, files, model, prices, "
-            "keys)",
+            "theme, profiles, presets, context, summary, recall, memory, task, files, model, "
+            "prices, keys)",
         ),
         (
             'profiles = { a = { base_url = "http://a/v1", model = "m", colour = 1 } }\n',
             "config.toml:1: profiles.a.colour: unknown key (known here: base_url, model, "
-            "api_key_env, api_key, context_window, output_reserve, headers, pricing)",
+            "api_key_env, api_key, context_window, output_reserve, temperature, top_p, headers, "
+            "pricing)",
         ),
         (
             '[profiles."my server"]\nbase_url = "http://a/v1"\nmodel = "m"\n"api-key" = "x"\n',
             'config.toml:4: profiles."my server".api-key: unknown key; did you mean "api_key"? '
             "(known here: base_url, model, api_key_env, api_key, context_window, "
-            "output_reserve, headers, pricing)",
+            "output_reserve, temperature, top_p, headers, pricing)",
         ),
     ],
     ids=["typo", "top-level", "inline-table", "quoted-keys"],

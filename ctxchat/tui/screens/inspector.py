@@ -24,6 +24,7 @@ from ctxchat.core.history import preview
 from ctxchat.core.plan import ContextPlan
 from ctxchat.core.prefix import shared_prefix
 from ctxchat.core.tokens import REPLY_PRIMER
+from ctxchat.model.request import Sampling
 from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.hands_typing_back import HandsTypingBack
 from ctxchat.tui.text import clean, tokens
@@ -332,6 +333,8 @@ class RequestInspector(HandsTypingBack[None]):
             f"{count} message{'s' if count != 1 else ''} · {tokens(plan.tokens)} tokens "
             f"({marker}) of {tokens(plan.total_budget)} · mode {clean(plan.mode)}"
         )
+        for word in Sampling.of_body(self.body).words():
+            text += f" · {word}"
         if list(self.body.get("messages", [])) != plan.request_messages():
             return Content.assemble(
                 text, " · ", ("the body's messages differ from the plan's", "bold $error")

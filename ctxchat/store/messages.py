@@ -93,13 +93,15 @@ class MessageStore(SummaryStore, PlanStore):
         with self.reading() as conn:
             return self._get_message(conn, message_id)
 
-    def newest_message(self, conversation_id: int) -> StoredMessage | None:
-        """The conversation's last message, if it has any."""
+    def newest_message(
+        self, conversation_id: int, *, role: str | None = None
+    ) -> StoredMessage | None:
+        """The conversation's last message (of `role`, if given), if it has any."""
         with self.reading() as conn:
             row = conn.execute(
                 f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? "
-                "ORDER BY id DESC LIMIT 1",
-                (conversation_id,),
+                "AND (? IS NULL OR role = ?) ORDER BY id DESC LIMIT 1",
+                (conversation_id, role, role),
             ).fetchone()
         return None if row is None else message_from_row(row)
 

@@ -291,8 +291,22 @@ class ChatPane(Vertical):
 
     @on(ConversationView.CopyRequested)
     def _copy(self, event: ConversationView.CopyRequested) -> None:
-        self.app.copy_to_clipboard(event.text)
-        self.notify("Copied the message to the clipboard.", markup=False)
+        self.message_dialogs.copy(event.text)
+
+    @on(ConversationView.CopyCodeRequested)
+    def _copy_code(self, event: ConversationView.CopyCodeRequested) -> None:
+        self.message_dialogs.copy_code(event.text)
+
+    @on(Composer.EditLastRequested)
+    def _edit_last(self) -> None:
+        """Edit the user's last message, as the edit key does on it: the dialog asks whether
+        the turns after it are kept as a branch (the default) or replaced."""
+        session = self.session
+        if self.streaming or session is None or session.conversation_id is None:
+            return
+        last = session.store.newest_message(session.conversation_id, role="user")
+        if last is not None:
+            self.message_dialogs.edit(session, last.id)
 
     # By name, not `@on(MessageItem.LinkClicked)`: the turn widget is imported only once
     # the first turn is drawn (see `item_class`).

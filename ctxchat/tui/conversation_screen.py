@@ -22,6 +22,7 @@ from ctxchat.chat.session import ChatSession
 from ctxchat.chat.session_factory import session_on
 from ctxchat.chat.turn import TurnFinished, regenerate
 from ctxchat.chat.workspace import Workspace
+from ctxchat.core.counts import counted
 from ctxchat.core.memory import Mode
 from ctxchat.core.plan import ContextPlan
 from ctxchat.store import NotFound
@@ -166,6 +167,7 @@ class ConversationScreen(Screen[None]):
                     id="composer",
                     send_keys=keys_in(keymap, "composer.send"),
                     newline_keys=keys_in(keymap, "composer.newline"),
+                    edit_last_keys=keys_in(keymap, "composer.edit_last"),
                 )
             with ContextSide(id="side").data_bind(shown):
                 yield MemoryCuration().data_bind(shown)
@@ -573,6 +575,25 @@ class ConversationScreen(Screen[None]):
 
     def action_pin_message(self) -> None:
         self.conversation_view.action_pin()
+
+    def action_copy_message(self) -> None:
+        self.conversation_view.action_copy()
+
+    def action_copy_code(self) -> None:
+        self.conversation_view.action_copy_code()
+
+    async def action_composer(self, action: str) -> None:
+        """Run the composer's `action` (from the palette): the draft is what it acts on."""
+        self.composer.focus()
+        await self.composer.run_action(action)
+
+    @on(Composer.Cleared)
+    def _draft_cleared(self, event: Composer.Cleared) -> None:
+        self.notify(
+            f"Cleared the draft ({counted(event.lines, 'line')}); "
+            f"{self.key_for('composer.undo')} brings it back.",
+            markup=False,
+        )
 
     def action_restore_memory(self) -> None:
         self.side.restore_memory()

@@ -312,8 +312,9 @@ class RequestInspector(HandsTypingBack[None]):
         self.action_show(TABS[(current + step) % len(TABS)])
 
     def action_copy(self) -> None:
-        self.app.copy_to_clipboard(self.json_text)
-        self.notify(f"Copied the request JSON ({len(self.json_text):,} characters).", markup=False)
+        from ctxchat.tui.clipboard import copy_and_say
+
+        self.run_worker(copy_and_say(self, self.json_text), group="copy")
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -13,6 +13,7 @@ from textual.widgets import TextArea
 
 from ctxchat.safe_text import controls_shown
 from ctxchat.tui.actions import bindings_for, default_keys
+from ctxchat.tui.clipboard import line_count
 
 IN_ORDER_KEYS = frozenset(
     {
@@ -79,12 +80,23 @@ class Composer(TextArea):
     class SentEmpty(Message):
         """Enter was pressed with nothing to send: messages held in a queue may go on."""
 
+    @dataclass
+    class Cleared(Message):
+        """The draft of `lines` lines was cleared (undo brings it back)."""
+
+        lines: int
+
+    @dataclass
+    class EditLastRequested(Message):
+        """Edit the user's last message of the conversation and send it again."""
+
     def __init__(
         self,
         *,
         id: str | None = None,
         send_keys: Iterable[str] = default_keys("composer.send"),
         newline_keys: Iterable[str] = default_keys("composer.newline"),
+        edit_last_keys: Iterable[str] = default_keys("composer.edit_last"),
     ) -> None:
         super().__init__(
             "",
@@ -96,6 +108,7 @@ class Composer(TextArea):
         )
         self.send_keys = frozenset(send_keys)
         self.newline_keys = frozenset(newline_keys)
+        self.edit_last_keys = frozenset(edit_last_keys)
         self.edits = 0
         """How many times the text has changed (typed, sent, pasted, put back)."""
         self._drafts: dict[int | None, str] = {}
@@ -131,6 +144,16 @@ class Composer(TextArea):
         event.stop()
         event.prevent_default()
         action()
+
+    @on(events.Key)
+    def _edit_last_when_empty(self, event: events.Key) -> None:
+        """↑ in an empty composer edits the last message (as in a shell; not while a reply
+        to it is written: the column says no); with text it moves the cursor as ever. Run
+        before `on_key`, which then moves the cursor of an empty box: nowhere."""
+        if event.key in self.edit_last_keys and not self.text:
+            event.stop()
+            event.prevent_default()
+            self.action_edit_last()
 
     def on_paste(self, event: events.Paste) -> None:
         """Insert the pasted text with its control characters shown (`\x1b` as `␛`): the box
@@ -182,3 +205,36 @@ class Composer(TextArea):
         typed_since = self.text
         self.load_text(text if not typed_since else f"{text}\n{typed_since}")
         self.move_cursor(self.document.end)
+
+    def action_clear_draft(self) -> None:
+        """Clear the whole draft in one step, which undo brings back in one step."""
+        if not self.text:
+            return
+        lines = line_count(self.text)
+        # Checkpoints: undo takes back the clearing alone, not the typing just before it.
+        self.history.checkpoint()
+        self.clear()
+        self.history.checkpoint()
+        self.post_message(self.Cleared(lines))
+
+    def action_edit_last(self) -> None:
+        self.post_message(self.EditLastRequested())
+
+    def action_open_in_editor(self) -> None:
+        """Write the draft in the user's editor; what it holds when the editor exits becomes
+        the draft (undo brings back the one before). A failing editor changes nothing."""
+        self.run_worker(self._edit_in_editor(), group="editor", exclusive=True)
+
+    async def _edit_in_editor(self) -> None:
+        from ctxchat.tui.draft_editor import edit_draft
+
+        edited = await edit_draft(self.app, self.text)
+        if edited.text is None:
+            self.notify(edited.problem, severity="warning", markup=False)
+            return
+        self.history.checkpoint()
+        # Shown as a paste is (`\x1b` as `␛`): the box shows what will be sent.
+        written = self.replace(controls_shown(edited.text), (0, 0), self.document.end)
+        self.history.checkpoint()
+        self.move_cursor(written.end_location)
+        self.focus()

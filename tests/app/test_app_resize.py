@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Awaitable
 from typing import Any
 
@@ -12,7 +13,7 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 
 from ctxchat.core.history import MessageStatus
-from ctxchat.testing.server import ScriptedModelServer
+from ctxchat.testing.server import Fault, ScriptedModelServer
 from ctxchat.tui.app import CtxChatApp
 from ctxchat.tui.widgets.message_item import MessageItem
 
@@ -107,6 +108,10 @@ async def test_resizing_all_through_a_slow_reply_leaves_it_complete(
     app, notes = with_history(make_app, server, 30)
     server.latency = 0.01
     server.chunk_size = 4
+    # The reply is held after its first chunks until the first resizes are done: however
+    # fast the machine, they happen while it streams.
+    release = threading.Event()
+    server.fail_next(Fault.STALL, after=2, until=release)
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "Tell me a story.")
         await until(pilot, lambda: app.conversation_screen.streaming)
@@ -114,6 +119,8 @@ async def test_resizing_all_through_a_slow_reply_leaves_it_complete(
         while app.conversation_screen.streaming or sizes < 4:
             await pilot.resize_terminal(*(SMALLEST, LARGEST)[sizes % 2])
             sizes += 1
+            if sizes == 4:
+                release.set()
         await pilot.resize_terminal(*SIZE)
         await settle(pilot)
         reply_ended_complete(app, notes)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from typing import Any
@@ -23,6 +24,16 @@ async def until(
         if time.monotonic() > deadline:
             raise AssertionError(f"still not true after {timeout}s: {condition}")
         await pilot.pause(STEP)
+
+
+async def until_awaited(condition: Callable[[], object], timeout: float = PATIENCE) -> None:
+    """`until` without an app: let the event loop run until `condition()` is true (for tests
+    of the chat layer's tasks; fails the test after `timeout` seconds)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still not true after {timeout}s: {condition}")
+        await asyncio.sleep(STEP)
 
 
 def until_true(

@@ -8,8 +8,7 @@ import socket
 import subprocess
 import sys
 import threading
-import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -22,17 +21,9 @@ from ctxchat.model.openai_backend import OpenAIBackend
 from ctxchat.store import Store
 from ctxchat.testing.server import Fault, ScriptedModelServer
 
-from ..waiting import PATIENCE, STEP
+from ..waiting import until_awaited
 from .conftest import API_KEY
 from .test_summary_limits import session_with, talk
-
-
-async def eventually(condition: Callable[[], object]) -> None:
-    """Let the loop run until `condition()` holds (fails after the tests' patience)."""
-    deadline = time.monotonic() + PATIENCE
-    while not condition():
-        assert time.monotonic() < deadline, f"still not true: {condition}"
-        await asyncio.sleep(STEP)
 
 
 @pytest.fixture
@@ -58,7 +49,7 @@ async def test_a_second_summary_while_one_runs_is_refused_and_sees_its_progress(
     fold = session.pending_fold(manual=True)
     assert fold is not None
     running = asyncio.create_task(Summarizer.for_session(session).fold(fold))
-    await eventually(lambda: server.requests)
+    await until_awaited(lambda: server.requests)
     job = current_job(session)
     assert job is not None and job.running and job.kind is JobKind.FOLD
     assert (job.first_message_id, job.last_message_id) == (fold.first_id, fold.last_id)
@@ -115,7 +106,7 @@ async def test_a_cancelled_summary_leaves_no_job_and_no_failure(
     fold = session.pending_fold(manual=True)
     assert fold is not None
     running = asyncio.create_task(Summarizer.for_session(session).fold(fold))
-    await eventually(lambda: current_job(session) is not None and server.requests)
+    await until_awaited(lambda: current_job(session) is not None and server.requests)
     running.cancel()
     with pytest.raises(asyncio.CancelledError):
         await running

@@ -326,6 +326,7 @@ class ConversationView(VerticalScroll, can_focus=True):
             self._loading = False
         self.anchor(False)
         self.scroll_home(animate=False, immediate=True)
+        self.call_after_refresh(self._sync_scrollbar)
 
     async def _mount_window(self, start: int) -> None:
         """Replace the mounted turns with those from offset `start` on (as many as at first)."""
@@ -422,6 +423,13 @@ class ConversationView(VerticalScroll, can_focus=True):
         if self._selected is not None and any(i.message_id == self._selected for i in items):
             self._set_selected(None)
         await self.remove_children(items)
+
+    def _sync_scrollbar(self) -> None:
+        """Put the scrollbar's thumb where the view is. Textual moves it only on a scroll
+        while the bar is shown: when the turns are replaced, the view may go back to the top
+        while there is nothing to scroll, and the thumb came back where it was (at the bottom,
+        over a view at the top)."""
+        self.vertical_scrollbar.position = self.scroll_y
 
     def _position_of(self, item: MessageItem) -> tuple[MessageItem, float]:
         """Where `item` is on screen, to put it back there after the turns above it change."""
@@ -522,6 +530,7 @@ class ConversationView(VerticalScroll, can_focus=True):
                 self.scroll_to_widget(item, animate=False, top=True, immediate=True)
             else:
                 self.scroll_to_center(item, animate=False, immediate=True)
+            self._sync_scrollbar()
         if mounted_now:
             self._loading = False
             self.call_after_refresh(self._fill_viewport)

@@ -8,8 +8,9 @@ import re
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from ctxchat.tui.screens.summary_versions import SummaryScreen
 from ctxchat.tui.textual_compat import FooterKey
 from ctxchat.tui.widgets.jobs_line import JobsLine
 
-from .app_harness import SIZE, MakeApp, exchange, seed, settle, until
+from .app_harness import SIZE, MakeApp, Notes, exchange, seed, settle, until
 
 SMALL_WORKING = "[context]\nmin_recent = 2\n[summary]\nauto = false\n"
 OURS = re.compile(r"^Summarizing 6 messages · (\d+) s · f9 cancels$")
@@ -44,8 +45,22 @@ def versions(app: CtxChatApp) -> list[str]:
     return [v.text for v in session.store.summaries(session.conversation)]
 
 
-def held_summary(app: CtxChatApp, server: ScriptedModelServer) -> threading.Event:
-    """Four exchanges on screen; the summarizer's request is held until the event is set."""
+@dataclass
+class Summarizing:
+    """An app whose summary of four exchanges is running, its request held by the model
+    until `release` is set."""
+
+    app: CtxChatApp
+    pilot: Pilot[Any]
+    notes: Notes
+    release: threading.Event
+
+
+@asynccontextmanager
+async def summarizing(make_app: MakeApp, server: ScriptedModelServer) -> AsyncIterator[Summarizing]:
+    """Ctrl+S and the preview confirmed, once the model has the request (no job was shown
+    before it)."""
+    app, notes = make_app(extra=SMALL_WORKING)
     seed(
         app.workspace.store,
         exchange(4),
@@ -54,124 +69,98 @@ def held_summary(app: CtxChatApp, server: ScriptedModelServer) -> threading.Even
     release = threading.Event()
     server.fail_next(Fault.STALL, until=release)
     server.script("They asked four questions about the database.")
-    return release
-
-
-async def start_summary(pilot: Pilot[Any], server: ScriptedModelServer) -> None:
-    """Ctrl+S, confirm the preview; returns once the model has the request."""
-    app = pilot.app
-    assert isinstance(app, CtxChatApp)
-    asked = len(server.requests)
-    await pilot.press("ctrl+s")
-    assert isinstance(app.screen, SummarizePreview)
-    await pilot.press("enter")
-    await until(pilot, lambda: len(server.requests) == asked + 1)
-
-
-async def test_a_summary_is_shown_with_its_seconds_until_it_ends(
-    make_app: MakeApp, server: ScriptedModelServer
-) -> None:
-    app, _ = make_app(extra=SMALL_WORKING)
-    release = held_summary(app, server)
     try:
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             assert jobs_text(app) == ""
             assert "Cancel job" not in footer_keys(app)
-            await start_summary(pilot, server)
-            await until(pilot, lambda: OURS.match(jobs_text(app)))
-            first = jobs_text(app)
-            await until(pilot, lambda: "Cancel job" in footer_keys(app))
-            # The seconds go on while it runs.
-            await until(pilot, lambda: jobs_text(app) != first)
-            assert OURS.match(jobs_text(app))
-            release.set()
-            await until(pilot, lambda: jobs_text(app) == "")
-            await settle(pilot)
-            assert versions(app) == ["They asked four questions about the database."]
-            assert "Cancel job" not in footer_keys(app)
+            await pilot.press("ctrl+s")
+            assert isinstance(app.screen, SummarizePreview)
+            await pilot.press("enter")
+            await until(pilot, lambda: len(server.requests) == 1)
+            yield Summarizing(app, pilot, notes, release)
     finally:
         release.set()
+
+
+async def test_a_summary_is_shown_with_its_seconds_until_it_ends(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    async with summarizing(make_app, server) as running:
+        app, pilot = running.app, running.pilot
+        await until(pilot, lambda: OURS.match(jobs_text(app)))
+        first = jobs_text(app)
+        await until(pilot, lambda: "Cancel job" in footer_keys(app))
+        # The seconds go on while it runs.
+        await until(pilot, lambda: jobs_text(app) != first)
+        assert OURS.match(jobs_text(app))
+        running.release.set()
+        await until(pilot, lambda: jobs_text(app) == "")
+        await settle(pilot)
+        assert versions(app) == ["They asked four questions about the database."]
+        assert "Cancel job" not in footer_keys(app)
 
 
 async def test_the_cancel_key_stops_a_summary_and_leaves_no_version(
     make_app: MakeApp, server: ScriptedModelServer
 ) -> None:
-    app, notes = make_app(extra=SMALL_WORKING)
-    release = held_summary(app, server)
-    try:
-        async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot)
-            await start_summary(pilot, server)
-            await until(pilot, lambda: OURS.match(jobs_text(app)))
-            await pilot.press("f9")
-            await until(pilot, lambda: jobs_text(app) == "")
-            await settle(pilot)
-            session = app.conversation_screen.session
-            assert versions(app) == []
-            assert session.store.summary_job(session.conversation) is None
-            assert (
-                "Cancelled: Summarizing 6 messages. The summary in force stays as it was."
-                in notes.messages
-            )
-    finally:
-        release.set()
+    async with summarizing(make_app, server) as running:
+        app, pilot = running.app, running.pilot
+        await until(pilot, lambda: OURS.match(jobs_text(app)))
+        await pilot.press("f9")
+        await until(pilot, lambda: jobs_text(app) == "")
+        await settle(pilot)
+        session = app.conversation_screen.session
+        assert versions(app) == []
+        assert session.store.summary_job(session.conversation) is None
+        assert (
+            "Cancelled: Summarizing 6 messages. The summary in force stays as it was."
+            in running.notes.messages
+        )
 
 
 async def test_f3_during_a_summary_shows_it_and_offers_no_second_one(
     make_app: MakeApp, server: ScriptedModelServer
 ) -> None:
-    app, _ = make_app(extra=SMALL_WORKING)
-    release = held_summary(app, server)
-    try:
-        async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot)
-            await start_summary(pilot, server)
-            await pilot.press("f3")
-            screen = app.screen
-            assert isinstance(screen, SummaryScreen)
-            progress = screen.query_one("#summary-progress", Static)
-            assert re.match(
-                r"^Summarizing messages #1–#6 \(6 messages\) now · \d+ s · f9 cancels$",
-                str(progress.render()),
-            )
-            empty = str(screen.query_one("#summary-empty", Static).render())
-            assert empty == "No summary yet: the first one is being made (above)."
-            assert "Summarize now" not in footer_keys(app)
-            assert "Cancel" in footer_keys(app)
-            await pilot.press("ctrl+s")  # not offered: nothing happens
-            assert app.screen is screen
-            await pilot.press("f9")  # cancels from the dialog too
-            await until(pilot, lambda: jobs_text(app) == "")
-            await settle(pilot)
-            assert versions(app) == []
-            assert len(server.requests) == 1
-    finally:
-        release.set()
+    async with summarizing(make_app, server) as running:
+        app, pilot = running.app, running.pilot
+        await pilot.press("f3")
+        screen = app.screen
+        assert isinstance(screen, SummaryScreen)
+        progress = screen.query_one("#summary-progress", Static)
+        assert re.match(
+            r"^Summarizing messages #1–#6 \(6 messages\) now · \d+ s · f9 cancels$",
+            str(progress.render()),
+        )
+        empty = str(screen.query_one("#summary-empty", Static).render())
+        assert empty == "No summary yet: the first one is being made (above)."
+        assert "Summarize now" not in footer_keys(app)
+        assert "Cancel" in footer_keys(app)
+        await pilot.press("ctrl+s")  # not offered: nothing happens
+        assert app.screen is screen
+        await pilot.press("f9")  # cancels from the dialog too
+        await until(pilot, lambda: jobs_text(app) == "")
+        await settle(pilot)
+        assert versions(app) == []
+        assert len(server.requests) == 1
 
 
 async def test_a_second_summarize_while_one_runs_is_refused(
     make_app: MakeApp, server: ScriptedModelServer
 ) -> None:
-    app, notes = make_app(extra=SMALL_WORKING)
-    release = held_summary(app, server)
-    try:
-        async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot)
-            await start_summary(pilot, server)
-            await pilot.press("ctrl+s")
-            assert app.screen is app.conversation_screen  # no preview of a second one
-            assert notes.of("warning") == [
-                "A summary is already being made (Summarizing 6 messages): wait for it to "
-                "finish, or f9 cancels it."
-            ]
-            release.set()
-            await until(pilot, lambda: jobs_text(app) == "")
-            await settle(pilot)
-            assert versions(app) == ["They asked four questions about the database."]
-            assert len(server.requests) == 1
-    finally:
-        release.set()
+    async with summarizing(make_app, server) as running:
+        app, pilot = running.app, running.pilot
+        await pilot.press("ctrl+s")
+        assert app.screen is app.conversation_screen  # no preview of a second one
+        assert running.notes.of("warning") == [
+            "A summary is already being made (Summarizing 6 messages): wait for it to "
+            "finish, or f9 cancels it."
+        ]
+        running.release.set()
+        await until(pilot, lambda: jobs_text(app) == "")
+        await settle(pilot)
+        assert versions(app) == ["They asked four questions about the database."]
+        assert len(server.requests) == 1
 
 
 # Another ctxchat process: it records a summary job of conversation 1 at step 2 of 5, says

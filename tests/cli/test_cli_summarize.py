@@ -26,6 +26,17 @@ def chat(run: Run, server: ScriptedModelServer, turns: int = 5) -> None:
     server.default_reply = None
 
 
+def summarize_no_wait() -> subprocess.CompletedProcess[str]:
+    """`ctxchat summarize --no-wait` in a process of its own."""
+    return subprocess.run(
+        [sys.executable, "-m", "ctxchat.cli.main", "summarize", "--no-wait"],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        check=False,
+    )
+
+
 def test_summarize_json_prints_the_version_and_what_it_lost(
     run: Run, server: ScriptedModelServer
 ) -> None:
@@ -120,13 +131,7 @@ def test_two_processes_never_fold_the_same_turns_twice(
     try:
         assert server.wait_for_requests(asked + 1, timeout=60)  # its request is held
         probes = len(server.other_requests)
-        refused = subprocess.run(
-            [sys.executable, "-m", "ctxchat.cli.main", "summarize", "--no-wait"],
-            capture_output=True,
-            text=True,
-            env=dict(os.environ),
-            check=False,
-        )
+        refused = summarize_no_wait()
         assert refused.returncode == 1
         assert refused.stderr.startswith(
             "ctxchat: This conversation is already being summarized: process "
@@ -176,13 +181,7 @@ def test_summarize_waits_for_the_summary_the_app_makes_and_goes_on_once_cancelle
             # The app shows what runs, for how long, and the key that cancels it.
             app.read_until(lambda out: "Summarizing 6 messages · ".encode() in out)
             app.read_until(lambda out: b"f9 cancels" in out)
-            refused = subprocess.run(
-                [sys.executable, "-m", "ctxchat.cli.main", "summarize", "--no-wait"],
-                capture_output=True,
-                text=True,
-                env=dict(os.environ),
-                check=False,
-            )
+            refused = summarize_no_wait()
             assert refused.returncode == 1
             assert refused.stderr.startswith(
                 "ctxchat: This conversation is already being summarized: process "
@@ -191,8 +190,7 @@ def test_summarize_waits_for_the_summary_the_app_makes_and_goes_on_once_cancelle
             server.script("Summary from the command.")
             with PtyProcess(["summarize"]) as waiting:
                 waiting.read_until(
-                    lambda out: f"waiting: process {app.process.pid} is summarizing".encode()
-                    in out
+                    lambda out: f"waiting: process {app.process.pid} is summarizing".encode() in out
                 )
                 app.write(F9)  # the app stops its summary: the command's own goes on
                 assert waiting.finish() == 0

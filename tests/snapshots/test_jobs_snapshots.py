@@ -41,8 +41,9 @@ def held(server: ScriptedModelServer) -> Iterator[threading.Event]:
     release.set()
 
 
-def backups(build: BuildApp, server: ScriptedModelServer) -> CtxChatApp:
-    """Four exchanges about backups, on the scripted server."""
+@pytest.fixture
+def backups(build: BuildApp, server: ScriptedModelServer, held: threading.Event) -> CtxChatApp:
+    """Four exchanges about backups, on the scripted server (which holds the summary)."""
     app = build(base_url=server.base_url, extra=SMALL_WORKING)
     store = app.workspace.store
     conversation = app.conversation_screen.session.conversation
@@ -78,46 +79,24 @@ def summarizing_for(clock: Clock, seconds: float, *keys: str) -> RunBefore:
 
 
 class TestJobsLine:
-    def test_narrow(
-        self,
-        build: BuildApp,
-        server: ScriptedModelServer,
-        held: threading.Event,
-        clock: Clock,
-        snap_compare: SnapCompare,
-    ) -> None:
+    def test_narrow(self, backups: CtxChatApp, clock: Clock, snap_compare: SnapCompare) -> None:
         """The newest messages; under them, above the status line (`reply: ctxchat 12`),
         the accent line `Summarizing 6 messages · 34 s · f9 cancels`; the footer holds
         `f9 Cancel job` after `^o Mode`."""
-        app = backups(build, server)
-        assert snap_compare(app, run_before=summarizing_for(clock, 34), terminal_size=NARROW)
+        assert snap_compare(backups, run_before=summarizing_for(clock, 34), terminal_size=NARROW)
 
-    def test_at_160x45(
-        self,
-        build: BuildApp,
-        server: ScriptedModelServer,
-        held: threading.Event,
-        clock: Clock,
-        snap_compare: SnapCompare,
-    ) -> None:
+    def test_at_160x45(self, backups: CtxChatApp, clock: Clock, snap_compare: SnapCompare) -> None:
         """As narrow, with the context side on the right; the jobs line spans only the
         conversation column."""
-        app = backups(build, server)
-        assert snap_compare(app, run_before=summarizing_for(clock, 34), terminal_size=LARGE)
+        assert snap_compare(backups, run_before=summarizing_for(clock, 34), terminal_size=LARGE)
 
 
 class TestSummaryVersionsWhileSummarizing:
-    def test_narrow(
-        self,
-        build: BuildApp,
-        server: ScriptedModelServer,
-        held: threading.Event,
-        clock: Clock,
-        snap_compare: SnapCompare,
-    ) -> None:
+    def test_narrow(self, backups: CtxChatApp, clock: Clock, snap_compare: SnapCompare) -> None:
         """F3 during the summary: `Summary versions` with the accent line `Summarizing
         messages #1–#6 (6 messages) now · 12 s · f9 cancels` at the top and, under it, `No
         summary yet: the first one is being made (above).`; the footer holds `f9 Cancel` and
         no `Summarize now`."""
-        app = backups(build, server)
-        assert snap_compare(app, run_before=summarizing_for(clock, 12, "f3"), terminal_size=NARROW)
+        assert snap_compare(
+            backups, run_before=summarizing_for(clock, 12, "f3"), terminal_size=NARROW
+        )

@@ -94,11 +94,15 @@ async def test_a_summary_is_shown_with_its_seconds_until_it_ends(
         # The seconds go on while it runs.
         await until(pilot, lambda: jobs_text(app) != first)
         assert OURS.match(jobs_text(app))
+        # It ends while a dialog is open: the line goes, and the key with it once back.
+        await pilot.press("f3")
+        assert isinstance(app.screen, SummaryScreen)
         running.release.set()
         await until(pilot, lambda: jobs_text(app) == "")
         await settle(pilot)
+        await pilot.press("escape")
         assert versions(app) == ["They asked four questions about the database."]
-        assert "Cancel job" not in footer_keys(app)
+        await until(pilot, lambda: "Cancel job" not in footer_keys(app))
 
 
 async def test_the_cancel_key_stops_a_summary_and_leaves_no_version(

@@ -25,6 +25,8 @@ class Needs(Enum):
     SESSION = "an open conversation"
     """Hidden before the first-run setup opens one."""
     STREAMING = "a reply being written"
+    JOB = "a job running in the background"
+    """A summary, an extraction or the model list this app is making."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +109,17 @@ ACTIONS: tuple[Action, ...] = (
         help="Stop the reply being written",
         needs=Needs.STREAMING,
         palette="reply: stop",
+    ),
+    # Not escape: escape stops a reply, and a second press must not stop a minute's summary.
+    Action(
+        "jobs.cancel",
+        "ConversationScreen",
+        "cancel_jobs",
+        keys="f9",
+        label="Cancel job",
+        help="Stop the summary, extraction or model list running in the background",
+        needs=Needs.JOB,
+        palette="jobs: cancel",
     ),
     # Not in the footer: the status line says "Ctrl+R retries" when there is a failure.
     Action(
@@ -691,6 +704,14 @@ ACTIONS: tuple[Action, ...] = (
         help="Fold the messages outside working memory into the summary now",
     ),
     Action(
+        "summary.cancel",
+        "SummaryScreen",
+        "cancel_job",
+        keys="f9",
+        label="Cancel",
+        help="Stop the summary this app is making",
+    ),
+    Action(
         "summary.save",
         "SummaryScreen",
         "save",
@@ -775,13 +796,14 @@ ACTIONS: tuple[Action, ...] = (
         palette="composer: new line",
         palette_action="composer('newline')",
     ),
-    # A function key: every Ctrl letter already edits text or runs a command. The new
-    # composer keys are not in the footer, which is full: the palette names them.
+    # ctrl+u, as in a shell where it kills the line before the cursor: here the whole draft,
+    # which undo brings back (f9 cancels a job). The new composer keys are not in the
+    # footer, which is full: the palette names them.
     Action(
         "composer.clear",
         "Composer",
         "clear_draft",
-        keys="f9",
+        keys="ctrl+u",
         label="Clear",
         show=False,
         help="Clear the whole draft (undo brings it back)",

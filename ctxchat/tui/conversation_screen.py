@@ -45,6 +45,7 @@ from ctxchat.tui.parts.extraction_flow import ExtractionFlow
 from ctxchat.tui.parts.memory_curation import MemoryCuration
 from ctxchat.tui.parts.message_dialogs import MessageDialogs
 from ctxchat.tui.parts.model_flow import ModelFlow
+from ctxchat.tui.parts.part import Flow
 from ctxchat.tui.parts.planner import Planner
 from ctxchat.tui.parts.summary_flow import SummaryFlow
 from ctxchat.tui.parts.turn_runner import TurnDrawn, TurnEvents, TurnRunner
@@ -56,6 +57,7 @@ from ctxchat.tui.widgets.composer import Composer
 from ctxchat.tui.widgets.conversation import ConversationView
 from ctxchat.tui.widgets.find_bar import FindBar
 from ctxchat.tui.widgets.footer import KeyFooter
+from ctxchat.tui.widgets.jobs_line import JobsLine
 from ctxchat.tui.widgets.layer_panel import ContextPanels
 from ctxchat.tui.widgets.memory_panel import MemoryPanel
 from ctxchat.tui.widgets.queued_messages import QueuedMessages
@@ -112,6 +114,7 @@ class ConversationScreen(Screen[None]):
     model_flow = getters.query_one(ModelFlow)
     conversation_dialogs = getters.query_one(ConversationDialogs)
     message_dialogs = getters.query_one(MessageDialogs)
+    jobs_line = getters.query_one(JobsLine)
 
     def __init__(
         self, workspace: Workspace, session: ChatSession | None, *, offline: bool = False
@@ -126,6 +129,8 @@ class ConversationScreen(Screen[None]):
         self._plan_timer: Timer | None = None
         self._first_frame_shown = False
         self._after_first_frame: list[Callable[[], object]] = []
+        self._jobs_running = False
+        """Whether a job of this app runs (its cancel key means something)."""
         self.waiting = ResultsInWaiting(
             self, where=self.asked, name_of=self._name_of, key_for=self.key_for
         )
@@ -159,6 +164,7 @@ class ConversationScreen(Screen[None]):
                 # A screenful and a little more: older turns page in as the user scrolls up.
                 yield ConversationView(id="conversation", initial=20)
                 yield QueuedMessages(id="queued")
+                yield JobsLine(id="jobs-line").data_bind(shown)
                 yield StatusLine("", id="status-line").data_bind(
                     notice=ConversationScreen.server_notice
                 )
@@ -168,6 +174,7 @@ class ConversationScreen(Screen[None]):
                     send_keys=keys_in(keymap, "composer.send"),
                     newline_keys=keys_in(keymap, "composer.newline"),
                     edit_last_keys=keys_in(keymap, "composer.edit_last"),
+                    clear_keys=keys_in(keymap, "composer.clear"),
                 )
             with ContextSide(id="side").data_bind(shown):
                 yield MemoryCuration().data_bind(shown)
@@ -178,6 +185,8 @@ class ConversationScreen(Screen[None]):
     async def on_mount(self) -> None:
         self.watch(self.planner, "plan", self._draw_plan, init=False)
         self.watch(self.turn_runner, "drawn", self._turn_drawn, init=False)
+        self.watch(self.jobs_line, "running", self._jobs_changed, init=False)
+        self.jobs_line.follow(self.query(Flow).results(Flow))
         # Keys typed before the conversation is drawn land in the composer: focused now, not
         # through the app's queue, which holds those keys until this screen is mounted.
         self.set_focus(self.composer)
@@ -219,10 +228,11 @@ class ConversationScreen(Screen[None]):
 
     async def catch_up_with_others(self) -> None:
         """Draw the conversation again when another process wrote to the database."""
-        if self.shown is None or self.streaming:
-            return  # after the reply: the next tick sees the change still
-        if self.session.store.data_version() != self.shown.shown_version:
+        if self.shown is None or self.session.store.data_version() == self.shown.shown_version:
+            return
+        if not self.streaming:  # else after the reply: the next tick sees the change still
             await self.show_conversation()  # its plan reads what the other process wrote
+        self.jobs_line.look_again()  # the other process may have begun or ended a summary
 
     async def on_unmount(self) -> None:
         if self.has_session:
@@ -483,6 +493,8 @@ class ConversationScreen(Screen[None]):
         needs = self.ACTIONS[action].needs if action in self.ACTIONS else Needs.NOTHING
         if needs is Needs.STREAMING:
             return self.streaming
+        if needs is Needs.JOB:
+            return self._jobs_running
         # Before the first-run setup opens a conversation only quitting (and the palette)
         # means anything: hide the rest from the footer.
         return self.has_session or needs is not Needs.SESSION
@@ -497,6 +509,15 @@ class ConversationScreen(Screen[None]):
     def queued_count(self) -> int:
         """How many messages wait to be sent, in every conversation."""
         return len(self.turn_runner.waiting.messages)
+
+    def _jobs_changed(self, running: bool) -> None:
+        self._jobs_running = running
+        self.refresh_bindings()  # the footer shows the cancel key only while a job runs
+
+    def action_cancel_jobs(self) -> None:
+        """Stop every job this app runs in the background (each says so)."""
+        for flow in self.query(Flow).results(Flow):
+            flow.cancel_job()
 
     def action_retry(self) -> None:
         """Ask again for the newest reply if it failed or stopped, wherever focus is."""

@@ -46,7 +46,7 @@ async def test_one_key_clears_a_long_draft_and_undo_brings_it_back(make_app: Mak
         composer.focus()
         await pilot.press(*"typed first ")
         composer.insert(draft)
-        await pilot.press("f9")
+        await pilot.press("ctrl+u")
         await until(pilot, lambda: composer_text(app) == "")
         assert notes.messages[-1] == "Cleared the draft (2,000 lines); ^z brings it back."
         await pilot.press("ctrl+z")
@@ -72,7 +72,7 @@ async def test_up_in_an_empty_composer_edits_the_last_message_and_sends_it(
         await pilot.pause()
         assert app.screen is app.conversation_screen
         assert composer.cursor_location == (0, 3)
-        await pilot.press("f9", "up")  # the composer empty, ↑ edits the last message
+        await pilot.press("ctrl+u", "up")  # the composer empty, ↑ edits the last message
         await until(pilot, lambda: isinstance(app.screen, EditMessageScreen))
         area = app.screen.query_one(TextArea)
         assert area.text == "And for a phone app?"

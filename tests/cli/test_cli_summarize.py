@@ -26,6 +26,17 @@ def chat(run: Run, server: ScriptedModelServer, turns: int = 5) -> None:
     server.default_reply = None
 
 
+def summarize_no_wait() -> subprocess.CompletedProcess[str]:
+    """`ctxchat summarize --no-wait` in a process of its own."""
+    return subprocess.run(
+        [sys.executable, "-m", "ctxchat.cli.main", "summarize", "--no-wait"],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        check=False,
+    )
+
+
 def test_summarize_json_prints_the_version_and_what_it_lost(
     run: Run, server: ScriptedModelServer
 ) -> None:
@@ -120,13 +131,7 @@ def test_two_processes_never_fold_the_same_turns_twice(
     try:
         assert server.wait_for_requests(asked + 1, timeout=60)  # its request is held
         probes = len(server.other_requests)
-        refused = subprocess.run(
-            [sys.executable, "-m", "ctxchat.cli.main", "summarize", "--no-wait"],
-            capture_output=True,
-            text=True,
-            env=dict(os.environ),
-            check=False,
-        )
+        refused = summarize_no_wait()
         assert refused.returncode == 1
         assert refused.stderr.startswith(
             "ctxchat: This conversation is already being summarized: process "
@@ -153,4 +158,46 @@ def test_two_processes_never_fold_the_same_turns_twice(
     assert len(server.requests) == asked + 1  # the others asked the model nothing
     with Store.open(home / "data" / "ctxchat.db") as store:
         assert [v.text for v in store.summaries(1)] == ["Summary from the first process."]
+        assert store.summary_job(1) is None
+
+
+F9 = b"\x1b[20~"
+
+
+def test_summarize_waits_for_the_summary_the_app_makes_and_goes_on_once_cancelled(
+    run: Run, server: ScriptedModelServer, home: Path
+) -> None:
+    chat(run, server)
+    held = threading.Event()
+    server.fail_next(Fault.STALL, until=held)
+    server.script("Summary from the app.")
+    asked = len(server.requests)
+    try:
+        with PtyProcess([], columns=120, rows=30) as app:
+            app.read_until(lambda out: b"Model" in out)  # the footer: the app is up
+            app.press(b"\x13", b"Summarize 6")  # ctrl+s: the preview
+            app.write(b"\r")
+            assert server.wait_for_requests(asked + 1, timeout=60)  # its request is held
+            # The app shows what runs, for how long, and the key that cancels it.
+            app.read_until(lambda out: "Summarizing 6 messages · ".encode() in out)
+            app.read_until(lambda out: b"f9 cancels" in out)
+            refused = summarize_no_wait()
+            assert refused.returncode == 1
+            assert refused.stderr.startswith(
+                "ctxchat: This conversation is already being summarized: process "
+                f"{app.process.pid} is summarizing messages 1-6, for "
+            )
+            server.script("Summary from the command.")
+            with PtyProcess(["summarize"]) as waiting:
+                waiting.read_until(
+                    lambda out: f"waiting: process {app.process.pid} is summarizing".encode() in out
+                )
+                app.write(F9)  # the app stops its summary: the command's own goes on
+                assert waiting.finish() == 0
+                assert b"Summary v1 covers messages 1-6" in waiting.output
+            assert app.quit() == 0
+    finally:
+        held.set()
+    with Store.open(home / "data" / "ctxchat.db") as store:
+        assert [v.text for v in store.summaries(1)] == ["Summary from the command."]
         assert store.summary_job(1) is None

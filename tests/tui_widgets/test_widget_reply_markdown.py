@@ -367,7 +367,8 @@ async def test_each_streamed_append_is_announced_once_it_is_on_screen() -> None:
         markdown = app.query_one(ReplyMarkdown)
         stream = Markdown.get_stream(markdown)
         await stream.write("# Title\n\n")
-        await pilot.pause()
+        # The stream joins what is written before it draws: let it draw the first part.
+        await until(pilot, lambda: len(app.appended) == 1)
         await stream.write("Some text.")
         await pilot.pause()
         await stop_stream(stream)

@@ -67,7 +67,7 @@ class ExtractionFlow(Flow):
         session = self.session
         if can_ask_model(self, session):
             assert session is not None
-            what = "Asking the model for memory entries…"
+            what = "Asking the model for memory entries"
             self.run_job(what, lambda: self._extract(session, asked), group="extract")
 
     async def _extract(self, session: ChatSession, asked: Asked) -> None:

@@ -71,7 +71,7 @@ class ModelFlow(Flow):
         if session is None:
             return
         self.run_job(
-            "Asking the server for its models…",
+            "Asking the server for its models",
             lambda: self._pick(session, asked),
             group="models",
         )

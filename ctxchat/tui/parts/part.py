@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import ClassVar, TypeVar
 
 from textual.message import Message
 from textual.reactive import var
@@ -59,11 +59,14 @@ class Part(Widget):
 
 @dataclass(frozen=True, slots=True)
 class Job:
-    """A flow's background work: what it does (as the user would say it), since when."""
+    """A flow's background work: what it does (as the user would say it), since when, and
+    the conversation it works on."""
 
     what: str
     started: float
-    """`time.monotonic()` when it began."""
+    """When it began, by the store's clock (`Store.now`): the clock that stamps a summary
+    job of another process too, so the jobs line tells every job's seconds alike."""
+    conversation_id: int | None = None
 
 
 class Flow(Part):
@@ -72,12 +75,23 @@ class Flow(Part):
 
     job: var[Job | None] = var(None)
     """The job running now, if one is."""
+    after_cancel: ClassVar[str] = ""
+    """What the note of a cancelled job adds (what stays as it was)."""
 
     def run_job(
-        self, what: str, work: Callable[[], Awaitable[ResultType]], *, group: str
+        self,
+        what: str,
+        work: Callable[[], Awaitable[ResultType]],
+        *,
+        group: str,
+        session: ChatSession | None = None,
     ) -> Worker[ResultType]:
-        """Run `work()` as this flow's job `what` (another job of `group` is cancelled)."""
-        job = Job(what, time.monotonic())
+        """Run `work()` as this flow's job `what`, on `session`'s conversation if given
+        (another job of `group` is cancelled)."""
+        session = session or self.session
+        started = time.time() if session is None else session.store.now()
+        conversation = None if session is None else session.conversation_id
+        job = Job(what, started, conversation)
         self.job = job
 
         async def running() -> ResultType:
@@ -89,7 +103,16 @@ class Flow(Part):
 
         return self.run_worker(running(), group=group, exclusive=True, exit_on_error=False)
 
-    def cancel_job(self) -> None:
-        """Stop the job running, if one is."""
-        if self.job is not None:
+    def progress(self, job: Job) -> str | None:
+        """How far `job` got, in words ("step 2 of 5"), when the flow can tell."""
+        return None
+
+    def cancel_job(self) -> Job | None:
+        """Stop the job running, if one is, and say so; the job stopped."""
+        job = self.job
+        if job is not None:
             self.workers.cancel_node(self)
+            # A worker cancelled before it began never runs its `finally`.
+            self.job = None
+            self.notify(f"Cancelled: {job.what}.{self.after_cancel}", markup=False)
+        return job

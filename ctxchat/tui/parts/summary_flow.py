@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.message import Message
 from textual.notifications import SeverityLevel
 
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.summarizer import Summarizer, SummaryFailed, edit_summary, roll_back
+from ctxchat.chat.summary_job import current_job
 from ctxchat.store import SummaryVersion
-from ctxchat.tui.parts.part import Flow
+from ctxchat.tui.actions import key_for
+from ctxchat.tui.job_words import CANCEL, InProgress, job_line, steps, summary_progress
+from ctxchat.tui.parts.part import Flow, Job
 from ctxchat.tui.views import MessageView, SummaryVersionView
 
 if TYPE_CHECKING:
@@ -34,7 +37,10 @@ def can_ask_model(part: Flow, session: ChatSession | None) -> bool:
 
 class SummaryFlow(Flow):
     """Summaries run in the background (one at a time); the chat stays usable meanwhile.
-    Every change to a conversation's summary says so with `Changed`."""
+    Every change to a conversation's summary says so with `Changed`. A summary is never
+    begun while one is being made, here or by another process (`busy`)."""
+
+    after_cancel: ClassVar[str] = " The summary in force stays as it was."
 
     @dataclass
     class Changed(Message):
@@ -49,6 +55,10 @@ class SummaryFlow(Flow):
         if not can_ask_model(self, session):
             return
         assert session is not None
+        busy = self.busy(session)
+        if busy is not None:
+            self.notify(busy, severity="warning", markup=False)
+            return
         fold = session.pending_fold(manual=True)
         if fold is None:
             self.notify(
@@ -67,9 +77,10 @@ class SummaryFlow(Flow):
             if go:
                 self._run(
                     session,
+                    f"Summarizing {len(fold.messages)} messages",
                     lambda summarizer: summarizer.fold(fold),
                     lambda version: f"Summary v{version.version} is in force.",
-                    started=f"Summarizing {len(fold.messages)} messages…",
+                    announce=True,
                 )
 
         from ctxchat.tui.screens.summarize_preview import SummarizePreview
@@ -83,12 +94,13 @@ class SummaryFlow(Flow):
 
     def fold_pending(self, session: ChatSession) -> None:
         """Fold what left working memory, in the background; chatting goes on meanwhile."""
-        if session.backend is None:
-            return
+        if session.backend is None or self.busy(session) is not None:
+            return  # the turn after the summary being made offers this fold again
         fold = session.pending_fold()
         if fold is not None:
             self._run(
                 session,
+                f"Folding {len(fold.messages)} messages into the summary",
                 lambda summarizer: summarizer.fold(fold),
                 lambda version: (
                     f"Folded {len(fold.messages)} messages into summary v{version.version}."
@@ -127,7 +139,52 @@ class SummaryFlow(Flow):
 
         from ctxchat.tui.screens.summary_versions import SummaryScreen
 
-        self.app.push_screen(SummaryScreen(views), chosen)
+        self.app.push_screen(
+            SummaryScreen(views, progress=lambda: self.in_progress(session)), chosen
+        )
+
+    # --- the summary being made -----------------------------------------------------------
+
+    def busy(self, session: ChatSession) -> str | None:
+        """Why no summary may begin now (one is being made: by this app, one at a time, or
+        of this conversation by another process), or None."""
+        job = self.job
+        if job is not None:
+            return (
+                f"A summary is already being made ({job.what}): wait for it to finish, or "
+                f"{self._cancel_key(session)} cancels it."
+            )
+        other = current_job(session)
+        if other is not None and other.running and not other.here:
+            now = session.store.now()
+            return (
+                f"Another ctxchat is already summarizing this conversation: "
+                f"{other.describe(now)}. Wait for it to finish; F3 shows how far it got."
+            )
+        return None
+
+    def in_progress(self, session: ChatSession) -> InProgress | None:
+        """The summary of `session`'s conversation being made now (by this app or
+        another process), as the summary versions show it."""
+        key = self._cancel_key(session)
+        now = session.store.now()
+        record = current_job(session)
+        if record is not None and record.running:
+            return InProgress(summary_progress(record, now, key), record.here)
+        job = self.job
+        if job is not None and job.conversation_id == session.conversation_id:
+            return InProgress(job_line(job, None, now, key), True)  # not yet recorded
+        return None
+
+    def progress(self, job: Job) -> str | None:
+        session = self.session
+        if session is None or job.conversation_id is None:
+            return None
+        record = session.store.summary_job(job.conversation_id)
+        return steps(record) if record is not None and record.running and record.here else None
+
+    def _cancel_key(self, session: ChatSession) -> str:
+        return key_for(self.app, session.settings.keymap, CANCEL)
 
     def _chosen(self, session: ChatSession, action: SummaryAction) -> None:
         try:
@@ -143,12 +200,15 @@ class SummaryFlow(Flow):
                 if can_ask_model(self, session):
                     self._run(
                         session,
+                        "Rebuilding the summary from the original messages",
                         lambda summarizer: summarizer.rebuild(),
                         lambda version: f"Rebuilt as summary v{version.version}.",
-                        started="Rebuilding the summary from the original messages…",
+                        announce=True,
                     )
             elif action.action == "summarize":
                 self.summarize()
+            elif action.action == "cancel":
+                self.cancel_job()
         except SummaryFailed as error:
             self.notify(str(error), severity="error", markup=False)
         self.post_up(lambda: self.Changed(session))
@@ -156,16 +216,26 @@ class SummaryFlow(Flow):
     def _run(
         self,
         session: ChatSession,
+        what: str,
         job: SummaryJob,
         done: Callable[[SummaryVersion], str],
         *,
-        started: str | None = None,
+        announce: bool = False,
         failure: SeverityLevel = "error",
     ) -> None:
-        """Run `job` with the session's summarizer; tell the user how it went."""
-        what = started or "Folding older turns into the summary…"
+        """Run `job` (`what` it does, said at its start if `announce`) with the session's
+        summarizer; tell the user how it went. Refused while a summary is being made here:
+        a second job of the group would cancel the first."""
+        busy = self.busy(session) if self.job is not None else None
+        if busy is not None:
+            self.notify(busy, severity="warning", markup=False)
+            return
+        started = f"{what}…" if announce else None
         self.run_job(
-            what, lambda: self._summarize(session, job, done, started, failure), group="summary"
+            what,
+            lambda: self._summarize(session, job, done, started, failure),
+            group="summary",
+            session=session,
         )
 
     async def _summarize(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
@@ -12,16 +12,18 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.timer import Timer
 from textual.widgets import OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from ctxchat.tui.actions import bindings_for
+from ctxchat.tui.job_words import InProgress
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import clean, plain, tokens
 from ctxchat.tui.views import SummaryVersionView
 from ctxchat.tui.widgets.footer import KeyFooter
 
-SummaryActionKind = Literal["activate", "edit", "rebuild", "summarize"]
+SummaryActionKind = Literal["activate", "edit", "rebuild", "summarize", "cancel"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +32,8 @@ class SummaryAction:
 
     "activate" rolls back to `version_id`; "edit" stores `text` as a new, edited version of
     `version_id`; "rebuild" summarizes the originals again; "summarize" folds now (the app
-    shows `SummarizePreview` first). `version_id` is None only for "summarize".
+    shows `SummarizePreview` first); "cancel" stops the summary this app is making.
+    `version_id` is None only for "summarize" and "cancel".
     """
 
     action: SummaryActionKind
@@ -112,14 +115,30 @@ class SummaryScreen(Dialog[SummaryAction | None]):
             padding: 1 2;
             color: $text-muted;
         }
+        #summary-progress {
+            height: auto;
+            padding: 0 1;
+            margin-bottom: 1;
+            color: $text-accent;
+        }
     }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("SummaryScreen")
 
-    def __init__(self, versions: Sequence[SummaryVersionView]) -> None:
+    def __init__(
+        self,
+        versions: Sequence[SummaryVersionView],
+        *,
+        progress: Callable[[], InProgress | None] = lambda: None,
+    ) -> None:
+        """`progress` tells the summary being made now, if one is (asked each second while
+        it runs)."""
         super().__init__()
         self._versions = sorted(versions, key=lambda v: v.version, reverse=True)
+        self._progress = progress
+        self._in_progress = progress()
+        self._ticks: Timer | None = None
 
     @property
     def selected(self) -> SummaryVersionView | None:
@@ -135,7 +154,15 @@ class SummaryScreen(Dialog[SummaryAction | None]):
     def compose(self) -> ComposeResult:
         with Vertical() as dialog:
             dialog.border_title = "Summary versions"
-            if not self._versions:
+            if self._in_progress is not None:
+                yield Static(self._in_progress.text, id="summary-progress", markup=False)
+            if not self._versions and self._in_progress is not None:
+                yield Static(
+                    "No summary yet: the first one is being made (above).",
+                    id="summary-empty",
+                    markup=False,
+                )
+            elif not self._versions:
                 yield Static(
                     "No summary yet: messages are folded into one when they leave working "
                     "memory. Press ctrl+s to summarize now.",
@@ -159,6 +186,8 @@ class SummaryScreen(Dialog[SummaryAction | None]):
                 yield TextArea(soft_wrap=True, id="summary-edit")
 
     def on_mount(self) -> None:
+        if self._in_progress is not None:
+            self._ticks = self.set_interval(1.0, self._tell_progress)
         if self._versions:
             option_list = self.query_one(OptionList)
             active = [i for i, v in enumerate(self._versions) if v.active]
@@ -174,9 +203,26 @@ class SummaryScreen(Dialog[SummaryAction | None]):
         self.query_one("#summary-text", Static).update(plain(view.text))
         self.refresh_bindings()
 
+    def _tell_progress(self) -> None:
+        """The summary being made, again: its step and seconds, or that it ended."""
+        progress = self._progress()
+        if progress is None:
+            if self._ticks is not None:
+                self._ticks.stop()
+            text = "The summary being made has ended: open the versions again to see it."
+        else:
+            text = progress.text
+        self._in_progress = progress
+        self.query_one("#summary-progress", Static).update(text)
+        self.refresh_bindings()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "save":
             return self.editing
+        if action == "cancel_job":
+            return self._in_progress is not None and self._in_progress.cancellable
+        if action == "summarize" and self._in_progress is not None:
+            return False  # one is being made: not a second
         if action in ("activate", "edit", "rebuild", "summarize") and self.editing:
             return False
         view = self.selected
@@ -222,6 +268,9 @@ class SummaryScreen(Dialog[SummaryAction | None]):
 
     def action_summarize(self) -> None:
         self.dismiss(SummaryAction("summarize"))
+
+    def action_cancel_job(self) -> None:
+        self.dismiss(SummaryAction("cancel"))
 
     def action_close(self) -> None:
         if self.editing:

@@ -97,6 +97,7 @@ class Composer(TextArea):
         send_keys: Iterable[str] = default_keys("composer.send"),
         newline_keys: Iterable[str] = default_keys("composer.newline"),
         edit_last_keys: Iterable[str] = default_keys("composer.edit_last"),
+        clear_keys: Iterable[str] = default_keys("composer.clear"),
     ) -> None:
         super().__init__(
             "",
@@ -109,6 +110,8 @@ class Composer(TextArea):
         self.send_keys = frozenset(send_keys)
         self.newline_keys = frozenset(newline_keys)
         self.edit_last_keys = frozenset(edit_last_keys)
+        self.clear_keys = frozenset(clear_keys)
+        """Handled with the keys too: ctrl+u, the shipped one, is also an editing key."""
         self.edits = 0
         """How many times the text has changed (typed, sent, pasted, put back)."""
         self._drafts: dict[int | None, str] = {}
@@ -134,6 +137,8 @@ class Composer(TextArea):
             action = self.action_submit
         elif event.key in self.newline_keys:
             action = self.action_newline
+        elif event.key in self.clear_keys:
+            action = self.action_clear_draft
         elif event.key in EDITING_ACTIONS:
             event.stop()
             event.prevent_default()

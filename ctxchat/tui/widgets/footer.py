@@ -43,7 +43,10 @@ class KeyFooter(Footer):
 
     async def _rebuild(self) -> None:
         self._rebuild_queued = False
-        if not self.is_attached:
+        # Under a dialog, the keys would be checked on the dialog (Textual resolves the
+        # `screen.` actions on the screen on top), which may not be composed yet: this
+        # footer's screen asks again when it is back on top.
+        if not self.is_attached or self.screen is not self.app.screen:
             return
         keys = self._keys()
         if keys == self._shown:

@@ -219,6 +219,20 @@ ACTIONS: tuple[Action, ...] = (
         palette="context: show or hide panels",
         palette_help="Toggle the context side",
     ),
+    # Priority: the composer (a TextArea) has focus most of the time and binds f9 itself.
+    Action(
+        "conversation.focus",
+        "ConversationScreen",
+        "focus_conversation",
+        keys="f9",
+        label="Turns",
+        help="Go to the conversation: select a message (Esc goes back to the composer)",
+        show=False,
+        priority=True,
+        needs=Needs.SESSION,
+        palette="conversation: go to the turns",
+        palette_help="Select a message in the conversation",
+    ),
     Action(
         "conversation.find",
         "ConversationScreen",
@@ -278,6 +292,14 @@ ACTIONS: tuple[Action, ...] = (
     ),
     # --- AskAgainDialog ---
     Action(
+        "ask_again.ask",
+        "AskAgainDialog",
+        "ask",
+        keys="ctrl+s",
+        label="Ask again",
+        help="Ask the reply again with the change chosen",
+    ),
+    Action(
         "ask_again.cancel",
         "AskAgainDialog",
         "cancel",
@@ -301,7 +323,26 @@ ACTIONS: tuple[Action, ...] = (
     Action(
         "confirm.no", "ConfirmScreen", "cancel", keys="n", label="No", help="Answer no", show=False
     ),
+    # A chord, not a letter: it answers yes to a question that deletes too.
+    Action(
+        "confirm.ok",
+        "ConfirmScreen",
+        "accept",
+        keys="ctrl+s",
+        label="Yes",
+        help="Answer yes (the confirm button)",
+    ),
     # --- ConversationSwitcher ---
+    # Priority, over the search box's and the list's own enter (which do the same).
+    Action(
+        "conversations.open",
+        "ConversationSwitcher",
+        "open",
+        keys="enter",
+        label="Open",
+        help="Open the highlighted conversation (at the message found)",
+        priority=True,
+    ),
     Action(
         "conversations.close",
         "ConversationSwitcher",
@@ -382,6 +423,14 @@ ACTIONS: tuple[Action, ...] = (
     ),
     # --- DeleteConversationScreen ---
     Action(
+        "delete_conversation.delete",
+        "DeleteConversationScreen",
+        "delete",
+        keys="ctrl+s",
+        label="Delete",
+        help="Delete the conversation (its own memory entries are kept)",
+    ),
+    Action(
         "delete_conversation.cancel",
         "DeleteConversationScreen",
         "cancel",
@@ -407,6 +456,15 @@ ACTIONS: tuple[Action, ...] = (
         help="Close without sending",
     ),
     # --- ErrorDetails ---
+    # The main screen's key for retrying.
+    Action(
+        "error.retry",
+        "ErrorDetails",
+        "retry",
+        keys="ctrl+r",
+        label="Retry",
+        help="Ask for the reply again",
+    ),
     Action(
         "error.close",
         "ErrorDetails",
@@ -416,6 +474,14 @@ ACTIONS: tuple[Action, ...] = (
         help="Close this message",
     ),
     # --- ExportFormatScreen ---
+    Action(
+        "export.save",
+        "ExportFormatScreen",
+        "export",
+        keys="ctrl+s",
+        label="Export",
+        help="Export in the highlighted format",
+    ),
     Action(
         "export.cancel",
         "ExportFormatScreen",
@@ -495,6 +561,14 @@ ACTIONS: tuple[Action, ...] = (
         help="Close and store nothing",
     ),
     # --- ImportHistoryScreen ---
+    Action(
+        "import.import",
+        "ImportHistoryScreen",
+        "import",
+        keys="ctrl+s",
+        label="Import",
+        help="Import the file",
+    ),
     Action(
         "import.cancel",
         "ImportHistoryScreen",
@@ -593,6 +667,17 @@ ACTIONS: tuple[Action, ...] = (
         help="Close without saving",
     ),
     # --- ModelPicker ---
+    # Priority, over the list's own enter; off until the picker has been seen (an enter
+    # typed before then goes back to the composer).
+    Action(
+        "model_picker.pick",
+        "ModelPicker",
+        "pick",
+        keys="enter",
+        label="Pick",
+        help="Use the highlighted profile or model",
+        priority=True,
+    ),
     Action(
         "model_picker.cancel",
         "ModelPicker",
@@ -602,6 +687,14 @@ ACTIONS: tuple[Action, ...] = (
         help="Keep the model",
     ),
     # --- RenameScreen ---
+    Action(
+        "rename.save",
+        "RenameScreen",
+        "save",
+        keys="ctrl+s",
+        label="Rename",
+        help="Save the new title",
+    ),
     Action(
         "rename.cancel",
         "RenameScreen",
@@ -620,6 +713,15 @@ ACTIONS: tuple[Action, ...] = (
         help="Check the answer and write the config",
     ),
     # --- SummarizePreview ---
+    # The key that opened it.
+    Action(
+        "summarize_preview.confirm",
+        "SummarizePreview",
+        "confirm",
+        keys="ctrl+s",
+        label="Summarize",
+        help="Fold the listed messages into the summary",
+    ),
     Action(
         "summarize_preview.cancel",
         "SummarizePreview",
@@ -747,6 +849,26 @@ ACTIONS: tuple[Action, ...] = (
         keys="shift+enter,ctrl+j",
         label="New line",
         help="Start a new line in the message",
+        show=False,
+    ),
+    # The composer's own page keys would move its cursor a page: a draft is rarely that long,
+    # the conversation above it often is.
+    Action(
+        "composer.page_up",
+        "Composer",
+        "page(-1)",
+        keys="pageup",
+        label="Page up",
+        help="Scroll the conversation a page up, from the composer",
+        show=False,
+    ),
+    Action(
+        "composer.page_down",
+        "Composer",
+        "page(1)",
+        keys="pagedown",
+        label="Page down",
+        help="Scroll the conversation a page down, from the composer",
         show=False,
     ),
     # --- ConversationView ---

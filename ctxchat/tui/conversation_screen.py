@@ -553,6 +553,10 @@ class ConversationScreen(Screen[None]):
         if self.app.screen is self:  # a priority key: not over a dialog
             self.ask_again_flow.show_variants(self.conversation_view.selected_id)
 
+    def action_focus_conversation(self) -> None:
+        if self.app.screen is self:
+            self.chat.focus_turns()
+
     def action_focus_memory(self) -> None:
         # Never from under a dialog: the key would steer a list the user cannot see.
         if self.app.screen is self:

@@ -83,6 +83,12 @@ class Composer(TextArea):
         """Enter was pressed while sending is held (a reply is being written): it made a
         new line instead, so the next words do not run into these."""
 
+    @dataclass
+    class PageAsked(Message):
+        """PageUp (`step` -1) or PageDown (1) in the composer: the conversation scrolls."""
+
+        step: int
+
     def __init__(
         self,
         *,
@@ -167,6 +173,9 @@ class Composer(TextArea):
         if text.strip():
             self.clear()
             self.post_message(self.Submitted(self, text))
+
+    def action_page(self, step: int) -> None:
+        self.post_message(self.PageAsked(step))
 
     def action_newline(self) -> None:
         self.insert("\n")

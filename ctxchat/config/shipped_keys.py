@@ -17,7 +17,7 @@ SHIPPED_KEYS: dict[str, str] = {
     "context.summaries": "f3",
     "context.summarize": "ctrl+s",
     "conversation.find": "ctrl+f",
-    "conversation.focus": "f9",
+    "conversation.focus": "f5",
     "conversation.new": "ctrl+n",
     "conversation.switch": "ctrl+l",
     "conversations.close": "escape",

@@ -219,12 +219,14 @@ ACTIONS: tuple[Action, ...] = (
         palette="context: show or hide panels",
         palette_help="Toggle the context side",
     ),
-    # Priority: the composer (a TextArea) has focus most of the time and binds f9 itself.
+    # Priority, so the keys typed right after it reach the conversation (a binding that is
+    # not runs after them); beside f6. In the memory panel f5 sorts (the screen's
+    # `check_action` lets the panel have it).
     Action(
         "conversation.focus",
         "ConversationScreen",
         "focus_conversation",
-        keys="f9",
+        keys="f5",
         label="Turns",
         help="Go to the conversation: select a message (Esc goes back to the composer)",
         show=False,
@@ -427,8 +429,8 @@ ACTIONS: tuple[Action, ...] = (
         "DeleteConversationScreen",
         "delete",
         keys="ctrl+s",
-        label="Delete",
-        help="Delete the conversation (its own memory entries are kept)",
+        label="Delete, keep memory",
+        help="Delete the conversation; its own memory entries are kept (global, left out)",
     ),
     Action(
         "delete_conversation.cancel",

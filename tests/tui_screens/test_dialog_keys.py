@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Input, TextArea
@@ -36,7 +36,7 @@ from ctxchat.tui.views import MemoryDraft, MessageView
 from ctxchat.tui.widgets.footer import KeyFooter
 
 from ..waiting import until
-from .screen_hosts import PROBLEMS, PROPOSALS, ROWS, VERSIONS
+from .screen_hosts import PROBLEMS, PROPOSALS, ROWS, VERSIONS, ScreenHost
 
 UNDER_KEYS = ("Mode", "Chats", "Extract")
 """Footer words of the conversation screen that no dialog uses."""
@@ -63,23 +63,17 @@ class Under(Screen[None]):
         pass
 
 
-class DialogHost(App[None]):
+class DialogHost(ScreenHost):
     """Opens one dialog over `Under` and keeps what it was dismissed with."""
 
-    NO_RESULT = object()
-
     def __init__(self, dialog: Dialog[Any]) -> None:
-        super().__init__()
+        super().__init__(dialog)
         self.dialog = dialog
-        self.result: Any = self.NO_RESULT
         self.under = Under()
 
     def on_mount(self) -> None:
+        # Textual runs `ScreenHost.on_mount` after this one: the dialog goes over `Under`.
         self.push_screen(self.under)
-        self.push_screen(self.dialog, self._keep)
-
-    def _keep(self, result: Any) -> None:
-        self.result = result
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,8 @@ def main() -> None:
             summary=summary,
             history=history,
             new_input=question,
+            # The session keeps the ids of excluded messages (none here) with the history.
+            excluded_ids=(),
         )
 
     def naive_turn() -> object:

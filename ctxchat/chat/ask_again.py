@@ -197,7 +197,7 @@ def prepare_variant(session: ChatSession, reply_id: int, change: Change) -> Prep
 
 def replay_request(session: ChatSession, original: ContextPlan, model: str) -> ChatRequest:
     """The stored request built again by the one builder: the same messages, limit and
-    temperature, `model` in place of the stored one."""
+    sampling, `model` in place of the stored one."""
     stored = original.request.get("body") if original.request is not None else None
     if not isinstance(stored, Mapping):
         stored = {"messages": original.request_messages()}
@@ -209,6 +209,7 @@ def replay_request(session: ChatSession, original: ContextPlan, model: str) -> C
         messages=stored["messages"],
         max_tokens=limit,
         temperature=stored.get("temperature"),
+        top_p=stored.get("top_p"),
         stream=True,
         stream_usage=True if backend is None else backend.sends_usage_option,
         api_key=_api_key(session),

@@ -16,6 +16,7 @@ from ctxchat.core.extraction import (
 )
 from ctxchat.core.history import HistoryMessage
 from ctxchat.core.memory import MemoryEntry, MemoryKind, extracted_source
+from ctxchat.core.task import TaskState
 from ctxchat.model.errors import ErrorKind, ProviderError
 
 RECENT_MESSAGES = 20
@@ -39,10 +40,14 @@ async def extract_facts(session: ChatSession, recent: int = RECENT_MESSAGES) -> 
         budget = session.budget
     except BudgetError as error:
         raise ExtractionFailed(f"Cannot extract facts: {error}") from error
-    messages = _fitting(session, [m for m in session.history() if m.sendable][-recent:], known)
+    task = session.task()  # the model may propose changes to it too (see chat/task_book.py)
+    recent_turns = [m for m in session.history() if m.sendable][-recent:]
+    messages = _fitting(session, recent_turns, known, task)
     if not messages:
         raise ExtractionFailed("There are no messages to extract facts from yet.")
-    request = build_extraction_request(messages, known, system_role=system_role_reaches(session))
+    request = build_extraction_request(
+        messages, known, task, system_role=system_role_reaches(session)
+    )
     cut = False
     try:
         text, _usage = await session.backend.complete(
@@ -52,8 +57,8 @@ async def extract_facts(session: ChatSession, recent: int = RECENT_MESSAGES) -> 
         if error.kind is not ErrorKind.TRUNCATED_LENGTH:
             raise ExtractionFailed(f"Extraction failed: {error}") from error
         text, cut = error.partial_text, True
-    result = parse_proposals(text, known, valid_ids=[m.id for m in messages], cut=cut)
-    if cut and not result.proposals:
+    result = parse_proposals(text, known, valid_ids=[m.id for m in messages], task=task, cut=cut)
+    if cut and not result.proposals and not result.task_proposals:
         raise ExtractionFailed(
             "Extraction failed: the model's reply was cut off at its output limit "
             f"({budget.output_reserve:,} tokens) before its first entry ended. "
@@ -63,12 +68,15 @@ async def extract_facts(session: ChatSession, recent: int = RECENT_MESSAGES) -> 
 
 
 def _fitting(
-    session: ChatSession, messages: list[HistoryMessage], known: list[MemoryEntry]
+    session: ChatSession,
+    messages: list[HistoryMessage],
+    known: list[MemoryEntry],
+    task: TaskState,
 ) -> list[HistoryMessage]:
     """The newest of `messages` whose request fits the window with the reply's reserve."""
     room = request_room(session, session.budget.output_reserve)
     while messages:
-        request = build_extraction_request(messages, known)
+        request = build_extraction_request(messages, known, task)
         if sum(session.count(m["role"], m["content"]) for m in request) <= room:
             break
         messages = messages[1:]

@@ -23,7 +23,9 @@ class SessionOptions:
     profile: str | None = None
     """The provider profile (None: the config's default)."""
     model: str | None = None
-    """A model instead of the profile's."""
+    """A model instead of the profile's (and the preset's)."""
+    preset: str | None = None
+    """A preset (`[presets.NAME]`) instead of the conversation's."""
     base_url: str | None = None
     """A server instead of the profile's (with no config at all: the only server)."""
     mode: Mode | None = None

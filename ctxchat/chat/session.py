@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from typing import Concatenate, ParamSpec, TypeVar
 
+from ctxchat.chat.attachments import FileAttachments
 from ctxchat.chat.changes import MEMORY, ChangeLog
 from ctxchat.chat.connection import make_backend, same_server
 from ctxchat.chat.memory_book import MemoryBook
@@ -19,12 +20,14 @@ from ctxchat.chat.rendered import render_request
 from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.server_counts import ServerCounts
 from ctxchat.chat.server_knowledge import ServerKnowledge
+from ctxchat.chat.task_book import TaskBook
 from ctxchat.chat.window import WindowInfo
 from ctxchat.config.errors import MissingApiKey
 from ctxchat.config.server_facts import ServerFacts
-from ctxchat.config.settings import ProviderProfile, Settings
+from ctxchat.config.settings import Preset, ProviderProfile, Settings
 from ctxchat.core.assemble import assemble_context
 from ctxchat.core.budget import Budget, Layer
+from ctxchat.core.files import sendable_text, split_into_parts
 from ctxchat.core.history import HistoryMessage, SummaryState, preview
 from ctxchat.core.memory import MemoryDates, MemoryEntry, Mode, day
 from ctxchat.core.placement import place_system_content
@@ -48,6 +51,7 @@ from ctxchat.core.recall import (
 from ctxchat.core.server_count import TemplateCost
 from ctxchat.core.summary import FoldRange, SummaryRun, SummaryStrategy, pending_fold
 from ctxchat.core.summary_loss import LostDetail
+from ctxchat.core.task import TaskState
 from ctxchat.core.tokens import (
     CachingCounter,
     DeferredCounter,
@@ -57,8 +61,16 @@ from ctxchat.core.tokens import (
 from ctxchat.embeddings import EmbeddingsUnavailable, missing_packages
 from ctxchat.model.backend import ModelBackend, ModelListing
 from ctxchat.model.errors import ProviderError
-from ctxchat.model.request import ChatRequest, build_chat_request
-from ctxchat.store import Conversation, Store, StoredMessage, StoreError, SummaryVersion
+from ctxchat.model.request import ChatRequest, Sampling, build_chat_request
+from ctxchat.store import (
+    Conversation,
+    NotFound,
+    Store,
+    StoredMessage,
+    StoreError,
+    SummaryVersion,
+)
+from ctxchat.store.attachments import Attachment
 from ctxchat.store.memory import UNSET, Unset
 
 WORDS_ONLY = "Recall by words only, not by meaning."
@@ -90,6 +102,40 @@ class OverBudget(Exception):
         )
 
 
+def with_preset_model(profile: ProviderProfile, preset: Preset | None) -> ProviderProfile:
+    """`profile` talking to the preset's model, when the preset names one."""
+    if preset is None or not preset.model:
+        return profile
+    return dataclasses.replace(profile, model=preset.model)
+
+
+def conversation_profile(
+    default: ProviderProfile,
+    settings: Settings,
+    conversation: Conversation,
+    *,
+    preset: str | None = None,
+    model_given: bool = False,
+) -> ProviderProfile:
+    """The profile a conversation talks to: the profile and model chosen for it (F4), else
+    `default`; with the model of its preset (`preset`, a preset given for this run, else
+    the one it chose) unless a model was chosen for it since, or `model_given` (--model).
+    A chosen profile the config no longer has leaves the choice unused."""
+    name, model = conversation.chosen_profile, conversation.chosen_model
+    profile = default
+    if name is not None and name != default.name:
+        if name not in settings.profiles:
+            name, model = None, None
+        else:
+            profile = settings.profile(name)
+    if (model and preset is None) or model_given:
+        return dataclasses.replace(profile, model=model) if model else profile
+    chosen = settings.presets.get(preset or conversation.preset or "")
+    if chosen is not None and chosen.model:
+        return with_preset_model(profile, chosen)
+    return dataclasses.replace(profile, model=model) if model else profile
+
+
 TITLE_WIDTH = 48
 """The most characters of a conversation's first message its automatic title keeps."""
 
@@ -113,6 +159,12 @@ class SessionCache:
     """Word statistics of the history, for recall's term weights."""
     counted_as: str = ""
     """The counter's name when `history` was read (a failed tokenizer turns it to estimate)."""
+    task: TaskState | None = None
+    attachments: list[Attachment] | None = None
+    excluded: list[int] | None = None
+    """The ids of the excluded messages of `history`, found once it is read."""
+    conversation: Conversation | None = None
+    """The conversation's row: its preset and own system prompt."""
 
 
 _P = ParamSpec("_P")
@@ -170,6 +222,11 @@ class ChatSession:
         self.profile = profile
         self.default_profile = profile
         """The profile of a conversation with none chosen for it (see `conversation_profile`)."""
+        self.given_preset: str | None = None
+        """A preset named for this run (`--preset`): it wins over the conversation's, and a
+        conversation this session starts keeps it."""
+        self.model_given = False
+        """A model was named for this run (`--model`): a preset's model does not replace it."""
         self.conversation_id = conversation_id
         self.backend = backend
         self.mode = mode or settings.default_mode
@@ -187,6 +244,10 @@ class ChatSession:
         self._seen_changes = self._change_counts()
         self.memory_book = MemoryBook(store, self._memory_changed)
         """Memory entries, to read and to change (each change keeps this cache true)."""
+        self.task_book = TaskBook(self)
+        """The conversation's task state, to read and to change."""
+        self.files = FileAttachments(self)
+        """The files attached to the conversation: attach, refresh, detach, compare with disk."""
         self._semantic: SemanticRecall | None = None
         # The summarizer's own server, when `[summary] profile` names another one.
         self._summary_backend: ModelBackend | None = None
@@ -231,10 +292,81 @@ class ChatSession:
 
     @property
     def budget(self) -> Budget:
-        """The budget in force (raises BudgetError when window and reserve cannot work)."""
+        """The budget in force (raises BudgetError when window and reserve cannot work): a
+        preset's max_output_tokens is the reply's reserve."""
+        preset = self.preset
         return self.settings.budget(
-            self.profile, self.window.context_window, undercount=self.server.planning_undercount
+            self.profile,
+            self.window.context_window,
+            undercount=self.server.planning_undercount,
+            output_reserve=preset.max_output_tokens if preset is not None else 0,
         )
+
+    @_locked
+    def conversation_record(self) -> Conversation | None:
+        """The conversation's row as last read (None: no conversation yet)."""
+        if self.conversation_id is None:
+            return None
+        self._catch_up_with_sessions()
+        if self._cache.conversation is None:
+            try:
+                self._cache.conversation = self.store.get_conversation(self.conversation_id)
+            except NotFound:
+                return None  # deleted by another process: the plan goes on without its choices
+        return self._cache.conversation
+
+    @property
+    def preset_name(self) -> str | None:
+        """The preset in force: the one named for this run, else the conversation's."""
+        if self.given_preset is not None:
+            return self.given_preset
+        record = self.conversation_record()
+        return None if record is None else record.preset
+
+    @property
+    def preset(self) -> Preset | None:
+        """The settings of the preset in force (None: none, or one the config no longer has)."""
+        name = self.preset_name
+        return None if name is None else self.settings.presets.get(name)
+
+    @property
+    def own_system_prompt(self) -> str | None:
+        """The conversation's own system prompt (None: it has none)."""
+        record = self.conversation_record()
+        return None if record is None else record.system_prompt
+
+    @property
+    def system_prompt(self) -> str:
+        """The system prompt the plan sends: the conversation's own, else its preset's, else
+        `[context] system_prompt` ("" sends none)."""
+        own = self.own_system_prompt
+        if own is not None:
+            return own
+        preset = self.preset
+        if preset is not None and preset.system_prompt is not None:
+            return preset.system_prompt
+        return self.settings.context.system_prompt
+
+    @property
+    def system_prompt_source(self) -> str:
+        """Where the system prompt in force comes from, in words."""
+        if self.own_system_prompt is not None:
+            return "the conversation's own"
+        preset = self.preset
+        if preset is not None and preset.system_prompt is not None:
+            return f'preset "{preset.name}"'
+        return "the config ([context] system_prompt)"
+
+    @property
+    def sampling(self) -> Sampling:
+        """How replies are sampled: the preset's temperature and top_p, else the profile's
+        (None: the server's default); the reply's limit is the plan's output reserve."""
+        preset = self.preset
+        temperature, top_p = self.profile.temperature, self.profile.top_p
+        if preset is not None:
+            temperature = temperature if preset.temperature is None else preset.temperature
+            top_p = top_p if preset.top_p is None else preset.top_p
+        return Sampling(temperature, top_p)
 
     @_locked
     def invalidate(self) -> None:
@@ -336,6 +468,83 @@ class ChatSession:
     def summary_state(self) -> SummaryState | None:
         summary = self.active_summary()
         return summary.state() if summary is not None else None
+
+    @_locked
+    def task(self) -> TaskState:
+        """The conversation's task state (empty when it has none)."""
+        self._catch_up_with_sessions()
+        if self._cache.task is None:
+            self._cache.task = (
+                TaskState()
+                if self.conversation_id is None
+                else self.store.task(self.conversation_id)
+            )
+        return self._cache.task
+
+    @_locked
+    def save_task(self, task: TaskState) -> TaskState:
+        """Store `task` as the conversation's task state (see `task_book` for the changes)."""
+        saved = self.store.save_task(self.conversation, task)
+        self._cache.task = saved
+        self._conversation_changed()
+        return saved
+
+    @_locked
+    def attachments(self) -> list[Attachment]:
+        """The files attached to the conversation, counted with this session's counter (a
+        file counted with another encoding, or cut at another part size, is counted again
+        once, from its copy: the disk is not read)."""
+        self._catch_up_with_sessions()
+        if self._cache.attachments is None:
+            found = (
+                [] if self.conversation_id is None else self.store.attachments(self.conversation_id)
+            )
+            self._cache.attachments = [self._counted(attachment) for attachment in found]
+        return self._cache.attachments
+
+    def _counted(self, attachment: Attachment) -> Attachment:
+        counter, part_tokens = self.counter, self.settings.files.part_tokens
+        if attachment.encoding == counter.name and attachment.part_tokens == part_tokens:
+            return attachment
+        text = sendable_text(attachment.content)
+        tokens = counter.count_text(text)
+        parts = split_into_parts(text, counter, part_tokens)
+        with contextlib.suppress(StoreError):  # counted again next time
+            self.store.recount_attachment(
+                attachment.id,
+                tokens=tokens,
+                encoding=counter.name,
+                part_tokens=part_tokens,
+                parts=parts,
+                digest=attachment.digest,
+            )
+        return dataclasses.replace(
+            attachment,
+            content=text,
+            tokens=tokens,
+            encoding=counter.name,
+            part_tokens=part_tokens,
+            parts=parts,
+        )
+
+    @_locked
+    def attachments_changed(self) -> None:
+        """A file was attached, refreshed or detached: read them again; other sessions too."""
+        self._cache.attachments = None
+        self._conversation_changed()
+
+    @_locked
+    def set_excluded(self, message_ids: Sequence[int], excluded: bool) -> list[StoredMessage]:
+        """Exclude messages from the requests (or include them again): see `chat/exclusions.py`."""
+        changed = self.store.set_excluded(message_ids, excluded)
+        self.forget_history()
+        self._conversation_changed()
+        return changed
+
+    def _excluded_ids(self) -> list[int]:
+        if self._cache.excluded is None:
+            self._cache.excluded = [m.id for m in self.history() if m.excluded]
+        return self._cache.excluded
 
     def summary_run(self) -> SummaryRun | None:
         """Whether a summary of this conversation is being made (here or by another process),
@@ -507,11 +716,14 @@ class ChatSession:
         except MissingApiKey:
             api_key = None
         backend = self.backend
+        sampling = self.sampling
         return build_chat_request(
             base_url=self.profile.base_url,
             model=model or self.model,
             messages=plan.request_messages(),
             max_tokens=plan.output_reserve,
+            temperature=sampling.temperature,
+            top_p=sampling.top_p,
             stream_usage=True if backend is None else backend.sends_usage_option,
             api_key=api_key,
             headers=self.profile.headers,
@@ -538,16 +750,29 @@ class ChatSession:
         self._cache.last_request = plan
         self._cache.last_request_loaded = True
 
-    def _assemble(self, draft: str | None) -> ContextPlan:
+    @_locked
+    def plan_with_history(
+        self, history: Sequence[HistoryMessage], draft: str | None = None
+    ) -> ContextPlan:
+        """The plan of the next request were the history `history` (a change not made yet:
+        messages excluded or included again), to tell what the change would do."""
+        self.catch_up()
+        return self._assemble(draft, history)
+
+    def _assemble(
+        self, draft: str | None, history: Sequence[HistoryMessage] | None = None
+    ) -> ContextPlan:
         counted_as = self.counter.name
-        history = self.history()  # a recount of its messages is kept in their rows
+        given = history
+        if history is None:
+            history = self.history()  # a recount of its messages is kept in their rows
         # What a plan without a draft counts is what the next start's first plan counts.
         with self.keeping() if not draft else contextlib.nullcontext():
             plan = assemble_context(
                 budget=self.budget,
                 counter=self.counter,
                 mode=self.mode,
-                system_prompt=self.settings.context.system_prompt,
+                system_prompt=self.system_prompt,
                 memory=self.memory(),
                 summary=self.summary_state(),
                 summary_run=self.summary_run(),
@@ -556,14 +781,17 @@ class ChatSession:
                 conversation_id=self.conversation_id,
                 options=self.settings.context.assembly_options(),
                 recall=self.recall(draft),
-                adaptive=self.settings.recall.policy(),
+                adaptive=self.settings.adaptive(),
                 turns=self._turns() + (draft is not None),
                 dates=self.memory_dates(),
                 zone=local_zone(),
+                task=self.task(),
+                files=self.files.for_plan(),
+                excluded_ids=self._excluded_ids() if given is None else None,
             )
         if self.counter.name != counted_as:
             # The tokenizer failed to build halfway: count everything again as an estimate.
-            return self._assemble(draft)
+            return self._assemble(draft, given)
         placement = self.settings.context.system_placement
         plan = place_system_content(
             plan, placement, drops_system=self.server.drops_system, counter=self.counter
@@ -701,6 +929,7 @@ class ChatSession:
     def _remember(self, message: StoredMessage) -> None:
         self._catch_up_with_sessions()  # what another session changed is read again
         self._cache.positions = None
+        self._cache.excluded = None
         self._cache.turns = None
         self._cache.recall.clear()
         history, terms = self._cache.history, self._cache.terms
@@ -810,18 +1039,65 @@ class ChatSession:
 
     def create_conversation(self, title: str | None = None) -> Conversation:
         """A new, empty conversation on the default profile and its model (a model chosen
-        for one conversation belongs to that conversation)."""
+        for one conversation belongs to that conversation), with the preset named for this
+        run if any."""
         default = self.default_profile
-        return self.store.create_conversation(title, model=default.model, profile=default.name)
+        created = self.store.create_conversation(title, model=default.model, profile=default.name)
+        if self.given_preset is None:
+            return created
+        return self.store.choose_preset(created.id, self.given_preset)
 
     def remember_model(self) -> None:
         """Remember the profile and model in use for this conversation; the default one
-        forgets the choice (the configured one applies again)."""
+        (with its preset's model) forgets the choice (the configured one applies again)."""
         if self.conversation_id is None:
             return
         profile = self.profile
-        chosen = (None, None) if profile == self.default_profile else (profile.name, profile.model)
+        unchosen = self._with_preset(self.default_profile)
+        chosen = (None, None) if profile == unchosen else (profile.name, profile.model)
         self.store.choose_model(self.conversation_id, *chosen)
+        self.forget_conversation()
+
+    def _with_preset(self, profile: ProviderProfile) -> ProviderProfile:
+        """`profile` with the model of the preset in force, unless a model was named."""
+        return profile if self.model_given else with_preset_model(profile, self.preset)
+
+    @_locked
+    def choose_preset(self, name: str | None) -> bool:
+        """Make `name` the conversation's preset (None: none), remembered with it. A preset
+        that names a model talks to it from now on (the latest choice wins over a model
+        chosen before); one that names none goes back to the model chosen for the
+        conversation, else its profile's. True when the model changed: its window and
+        facts are then worth asking the server for (`learn_server`).
+
+        Raises UnknownPreset (naming the configured ones) for a name the config lacks.
+        """
+        preset = None if name is None else self.settings.preset(name)
+        conversation = self.conversation
+        record = self.store.choose_preset(conversation, name)
+        if preset is not None and preset.model and record.chosen_model is not None:
+            record = self.store.choose_model(conversation, record.chosen_profile, None)
+        self.given_preset = None  # chosen for the conversation now: its own choice applies
+        self.forget_conversation()
+        self._conversation_changed()
+        if self.model_given:
+            return False
+        base = self.default_profile
+        if self.profile.name != base.name:
+            base = self.settings.profiles.get(self.profile.name, self.profile)
+        wanted = conversation_profile(base, self.settings, record)
+        if wanted.model == self.model:
+            return False
+        self.switch_model(dataclasses.replace(self.profile, model=wanted.model), self.backend)
+        return True
+
+    @_locked
+    def set_system_prompt(self, text: str | None) -> None:
+        """Give the conversation its own system prompt ("" sends none), remembered with it;
+        None goes back to its preset's, else the config's. The next plan sends it."""
+        self.store.set_system_prompt(self.conversation, text)
+        self.forget_conversation()
+        self._conversation_changed()
 
     def rename_conversation(self, conversation_id: int, title: str) -> Conversation:
         return self.store.rename_conversation(conversation_id, title)
@@ -835,6 +1111,11 @@ class ChatSession:
 
     # What follows drops what was read (the next plan reads the store again). Writes through
     # the session call them; a test that wrote to the store itself may too.
+
+    @_locked
+    def forget_conversation(self) -> None:
+        """The conversation's row changed (its preset, system prompt or chosen model)."""
+        self._cache.conversation = None
 
     @_locked
     def forget_recall(self) -> None:
@@ -886,6 +1167,8 @@ class ChatSession:
         other.server = self.server.copy()
         other._summary_backend = self._summary_backend
         other.default_profile = self.default_profile
+        other.given_preset = self.given_preset
+        other.model_given = self.model_given
         return other
 
     def summary_profile(self) -> ProviderProfile:

@@ -14,7 +14,7 @@ from enum import StrEnum
 from ctxchat.chat.connection import make_backend, same_server
 from ctxchat.chat.options import SessionOptions
 from ctxchat.chat.semantic import SemanticRecall
-from ctxchat.chat.session import ChatSession
+from ctxchat.chat.session import ChatSession, conversation_profile, with_preset_model
 from ctxchat.chat.window import WindowInfo
 from ctxchat.chat.workspace import Workspace
 from ctxchat.config.errors import MissingApiKey
@@ -86,20 +86,6 @@ def resolve_profile(settings: Settings, options: SessionOptions) -> ProviderProf
     return profile
 
 
-def conversation_profile(
-    default: ProviderProfile, settings: Settings, conversation: Conversation
-) -> ProviderProfile:
-    """The profile a conversation talks to: the profile and model chosen for it (F4), else
-    `default`. A chosen profile the config no longer has leaves the choice unused."""
-    name, model = conversation.chosen_profile, conversation.chosen_model
-    profile = default
-    if name is not None and name != default.name:
-        if name not in settings.profiles:
-            return default
-        profile = settings.profile(name)
-    return dataclasses.replace(profile, model=model) if model else profile
-
-
 def offered_profiles(session: ChatSession) -> list[ProviderProfile]:
     """The profiles F4 offers, each as choosing it would make it: the one in use and the
     run's default as this run has them (a server or model given on the command line
@@ -169,10 +155,20 @@ def open_session(
         if connect is Connect.MUST:
             raise NoServer
         default = ProviderProfile(name="none", base_url="", model=options.model or "")
+    if options.preset is not None:
+        settings.preset(options.preset)  # UnknownPreset: one line naming the configured ones
     profile = default
-    if conversation_id is not None and not _given_on_command_line(options) and default.base_url:
+    if conversation_id is not None and default.base_url:
         conversation = workspace.store.get_conversation(conversation_id)
-        profile = conversation_profile(default, settings, conversation)
+        if not _given_on_command_line(options):
+            profile = conversation_profile(default, settings, conversation, preset=options.preset)
+        elif not options.model:
+            # A profile or server named for this run: the conversation's preset still
+            # chooses the model on it, unless --model names one too.
+            named = options.preset or conversation.preset
+            profile = with_preset_model(profile, settings.presets.get(named or ""))
+    elif options.preset is not None and not options.model:
+        profile = with_preset_model(profile, settings.presets[options.preset])
     backend = None
     if connect is not Connect.NO and profile.base_url:
         try:
@@ -193,6 +189,8 @@ def open_session(
         env=workspace.env,
     )
     session.default_profile = default
+    session.given_preset = options.preset
+    session.model_given = bool(options.model)
     session.use_facts(workspace.state.facts_for(profile.base_url, profile.model))
     return session
 
@@ -210,7 +208,13 @@ def session_on(
     if not other.default_profile.base_url:
         return other
     conversation = workspace.store.get_conversation(conversation_id)
-    wanted = conversation_profile(other.default_profile, workspace.settings, conversation)
+    wanted = conversation_profile(
+        other.default_profile,
+        workspace.settings,
+        conversation,
+        preset=other.given_preset,
+        model_given=other.model_given,
+    )
     if wanted == other.profile:
         return other
     backend = other.backend

@@ -8,6 +8,7 @@ import dataclasses
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
 
+from ctxchat.chat.costs import billing_for
 from ctxchat.chat.session import ChatSession, OverBudget
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.plan import ContextPlan, PlanStatus
@@ -327,6 +328,7 @@ def answer_ending(
         cached_tokens=usage.cached_tokens if usage else None,
         error=None if error is None else redact(_error_line(error), session.secrets),
         error_detail=redact(error.detail, session.secrets) if error and error.detail else None,
+        billing=billing_for(session.profile).value,
     )
 
 

@@ -34,6 +34,17 @@ def conversation_id(space: Workspace, options: SessionOptions) -> int | None:
     return space.last_or_latest()
 
 
+def require_conversation(space: Workspace, options: SessionOptions) -> int:
+    """The conversation a command changes (see `conversation_id`); one line when there is
+    none yet."""
+    conversation = conversation_id(space, options)
+    if conversation is None:
+        raise CliError(
+            "there is no conversation yet: start one with `ctxchat send --new`", EXIT_USAGE
+        )
+    return conversation
+
+
 def make_session(
     space: Workspace, options: SessionOptions, conversation: int | None, *, connect: Connect
 ) -> ChatSession:

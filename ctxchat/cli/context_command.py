@@ -26,7 +26,9 @@ from ctxchat.chat.workspace import Workspace
 from ctxchat.cli.common import conversation_id, make_session, print_json, workspace
 from ctxchat.cli.output import warn
 from ctxchat.cli.tables import cell, console, table
+from ctxchat.core.budget import Layer
 from ctxchat.core.plan import ContextPlan, PlanStatus
+from ctxchat.model.request import Sampling
 
 # How long `context` waits for a server's tokenizer to count what the plan holds.
 SERVER_COUNT_WAIT = 15.0
@@ -46,10 +48,12 @@ def show_context(args: argparse.Namespace, options: SessionOptions) -> int:
             _plan(session, space, args.message, offline=options.offline, render=args.json)
         )
         window = session.window
+        sampling = plan_sampling(session, plan)
     if args.json:
         data = plan.to_dict()
         data.update(rendered_json(rendered, plan.request_messages()))
         data["conversation_id"] = conversation
+        data["sampling"] = sampling
         data["window_source"] = window.source
         facts = session.facts
         data["server"] = (
@@ -64,7 +68,7 @@ def show_context(args: argparse.Namespace, options: SessionOptions) -> int:
         )
         print_json(data)
         return 0
-    console().print(render_plan(plan, conversation, window.source))
+    console().print(render_plan(plan, conversation, window.source, sampling))
     for warning in window.warnings:
         console().print(cell(f"note: {warning}", style="yellow"))
     return 0
@@ -119,16 +123,37 @@ def rendered_json(
     return {"rendered": rendered.to_dict(messages)}
 
 
-def render_plan(plan: ContextPlan, conversation: int | None, window_source: str) -> Group:
+def plan_sampling(session: ChatSession, plan: ContextPlan) -> dict[str, Any]:
+    """The preset in force and the sampling the plan's request asks for."""
+    body = plan.request.get("body") if plan.request is not None else None
+    sent = Sampling.of_body(body) if isinstance(body, Mapping) else session.sampling
+    return {"preset": session.preset_name, **sent.to_dict()}
+
+
+def _sampling_words(sampling: Mapping[str, Any]) -> str:
+    """The preset and the sampling asked for beyond the reply's limit, as a line's end."""
+    words = [f"preset {sampling['preset']}"] if sampling.get("preset") else []
+    words += Sampling(sampling.get("temperature"), sampling.get("top_p")).words()
+    return "".join(f" · {word}" for word in words)
+
+
+def render_plan(
+    plan: ContextPlan,
+    conversation: int | None,
+    window_source: str,
+    sampling: Mapping[str, Any] | None = None,
+) -> Group:
     header = cell(
         f"conversation {conversation if conversation is not None else '(none yet)'} · "
         f"mode {plan.mode} · window {plan.context_window:,} ({window_source}) · "
-        f"reserve {plan.output_reserve:,} · budget {plan.total_budget:,}\n"
+        f"reserve {plan.output_reserve:,} · budget {plan.total_budget:,}"
+        f"{_sampling_words(sampling or {})}\n"
         f"{plan.tokens:,} tokens used, {plan.free:,} free · {plan.counter_note}"
     )
     layers = table("layer", "tokens", "budget", "share", "items", "left out")
     for layer in plan.layers:
-        share = f"{layer.share:.0%}" if layer.share else "first"
+        # The input is counted first; a layer with nothing to send has no share (0%).
+        share = "first" if layer.layer is Layer.INPUT else f"{layer.share:.0%}"
         layers.add_row(
             layer.layer.value,
             f"{layer.tokens:,}",

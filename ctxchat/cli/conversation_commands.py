@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 
+from ctxchat.chat.costs import conversation_costs
 from ctxchat.chat.options import SessionOptions
 from ctxchat.cli.common import print_json, workspace
 from ctxchat.cli.exits import EXIT_USAGE, CliError
 from ctxchat.cli.output import say, tell, write_out
 from ctxchat.cli.tables import cell, console, table
+from ctxchat.core.prices import total_of
 from ctxchat.store.importers.labels import origin_label
 from ctxchat.store.markdown import when
 
@@ -16,6 +18,7 @@ from ctxchat.store.markdown import when
 def list_conversations(args: argparse.Namespace, options: SessionOptions) -> int:
     with workspace(options) as space:
         rows = space.store.list_conversations(args.search)
+        costs = conversation_costs(space.store, space.settings) if args.json else {}
     if args.json:
         print_json(
             [
@@ -26,6 +29,7 @@ def list_conversations(args: argparse.Namespace, options: SessionOptions) -> int
                     "tokens": c.tokens,
                     "created_at": c.created_at,
                     "updated_at": c.updated_at,
+                    "cost": costs.get(c.id, total_of(())).to_dict(),
                     "origin": None if c.origin is None else {"from": c.origin, "id": c.origin_id},
                 }
                 for c in rows

@@ -85,6 +85,14 @@ def _options(parser: argparse.ArgumentParser, default: object) -> None:
         "--model", type=text_argument, default=default, help="the model (overrides the profile's)"
     )
     parser.add_argument(
+        "--preset",
+        type=text_argument,
+        metavar="NAME",
+        default=default,
+        help="the preset ([presets.NAME] in the config) for the conversation; a command that "
+        "sends or the app remembers it for the conversation",
+    )
+    parser.add_argument(
         "--base-url",
         type=text_argument,
         default=default,
@@ -154,8 +162,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=text_argument,
         action="append",
         metavar="WHAT",
-        help="leave out a layer (memory, summary, recall) or an item (memory:3, message:12, "
-        "summary:v2); repeatable",
+        help="leave out a layer (memory, summary, task, files, recall) or an item (memory:3, "
+        "message:12, summary:v2); repeatable",
     )
     replay = commands.add_parser(
         "replay",
@@ -269,6 +277,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--dry-run", action="store_true", help="say what would be imported; change nothing"
     )
 
+    _context_control(commands)
+    presets = commands.add_parser(
+        "presets", help="list the configured presets (the conversation's marked with *)"
+    )
+    presets.add_argument("--json", action="store_true", help="print JSON")
+    prompt = commands.add_parser(
+        "system-prompt",
+        help="show a conversation's system prompt, or give it its own",
+        description="Without TEXT, show the system prompt the conversation sends and where "
+        "it comes from (its own, its preset's, or the config's). With TEXT, give the "
+        'conversation its own ("" sends none); --clear goes back to the preset\'s or the '
+        "config's.",
+    )
+    prompt.add_argument("text", type=text_argument, nargs="?", metavar="TEXT")
+    prompt.add_argument("--clear", action="store_true", help="drop the conversation's own")
+    prompt.add_argument("--json", action="store_true", help="print JSON")
+
     config = commands.add_parser("config", help="the configuration file")
     config_commands = _Commands(
         config.add_subparsers(dest="config_command", metavar="ACTION", required=True), shared
@@ -289,6 +314,67 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _context_control(commands: _Commands) -> None:
+    """Leaving turns out, the task state, attached files and what replies cost."""
+    json_option = argparse.ArgumentParser(add_help=False)
+    json_option.add_argument(
+        "--json", action="store_true", default=argparse.SUPPRESS, help="print JSON"
+    )
+    for name, text in (
+        ("exclude", "leave a message out of the requests without deleting it"),
+        ("include", "send an excluded message again"),
+    ):
+        turn = commands.add_parser(name, help=text, parents=[json_option])
+        turn.add_argument("message_id", type=record_id, metavar="MESSAGE_ID")
+        turn.add_argument(
+            "--pair", action="store_true", help="the question and the answer to it together"
+        )
+
+    task = commands.add_parser(
+        "task",
+        help="show or change the conversation's task: its goal and steps",
+        parents=[json_option],
+        description="The task layer: the goal, what is done and what is pending, sent as a "
+        "marked block in every request of the conversation. Without an action, show it.",
+    )
+    steps = _Commands(
+        task.add_subparsers(dest="task_command", metavar="ACTION", required=False),
+        commands.shared_with(json_option),
+    )
+    steps.add_parser("set", help="set the goal").add_argument("text")
+    steps.add_parser("add", help="add a pending step").add_argument("text")
+    for name, text in (
+        ("done", "mark step N done"),
+        ("reopen", "mark step N pending again"),
+        ("rm", "remove step N"),
+    ):
+        steps.add_parser(name, help=text).add_argument("number", type=int, metavar="N")
+    steps.add_parser("clear", help="forget the goal and every step")
+
+    attach = commands.add_parser(
+        "attach",
+        help="attach a file to the conversation (read now; sent in every request)",
+        parents=[json_option],
+    )
+    attach.add_argument("path")
+    attach.add_argument(
+        "--refresh", action="store_true", help="read an attached file anew (it changed on disk)"
+    )
+    detach = commands.add_parser("detach", help="detach a file", parents=[json_option])
+    detach.add_argument("path")
+    commands.add_parser(
+        "files",
+        help="the attached files: tokens, share, changed on disk",
+        parents=[json_option],
+    )
+    costs = commands.add_parser(
+        "costs",
+        help="what replies cost: per day, and each reply of the conversation",
+        parents=[json_option],
+    )
+    costs.add_argument("--days", type=int, default=7, help="how many days back (default 7)")
+
+
 class _Commands:
     """Adds subcommands that all accept the shared options."""
 
@@ -296,11 +382,18 @@ class _Commands:
         self._actions = actions
         self._shared = shared
 
-    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+    def add_parser(
+        self, name: str, *, parents: Sequence[argparse.ArgumentParser] = (), **kwargs: Any
+    ) -> argparse.ArgumentParser:
         parser: argparse.ArgumentParser = self._actions.add_parser(
-            name, parents=[self._shared], **kwargs
+            name, parents=[self._shared, *parents], **kwargs
         )
         return parser
+
+    def shared_with(self, extra: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        """The shared options and `extra`'s, for the actions of a command."""
+        both = argparse.ArgumentParser(add_help=False, parents=[self._shared, extra])
+        return both
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -17,6 +17,7 @@ def session_options(args: argparse.Namespace) -> SessionOptions:
         conversation=getattr(args, "conversation", None),
         profile=getattr(args, "profile", None),
         model=getattr(args, "model", None),
+        preset=getattr(args, "preset", None),
         base_url=getattr(args, "base_url", None),
         mode=Mode(mode) if mode else None,
         offline=bool(getattr(args, "offline", False)),

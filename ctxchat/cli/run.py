@@ -16,7 +16,7 @@ def fail(message: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from ctxchat.chat.session import OverBudget
-    from ctxchat.config.errors import ConfigError, MissingApiKey, UnknownProfile
+    from ctxchat.config.errors import ConfigError, MissingApiKey, UnknownPreset, UnknownProfile
     from ctxchat.core.budget import BudgetError
     from ctxchat.model.errors import ProviderError
     from ctxchat.store import InvalidValue, NotFound, StoreError
@@ -32,7 +32,14 @@ def run(args: argparse.Namespace) -> int:
     except ProviderError as error:
         fail(str(error))
         return EXIT_PROVIDER
-    except (ConfigError, MissingApiKey, UnknownProfile, StoreError, BudgetError) as error:
+    except (
+        ConfigError,
+        MissingApiKey,
+        UnknownProfile,
+        UnknownPreset,
+        StoreError,
+        BudgetError,
+    ) as error:
         return fail(str(error))
     except KeyboardInterrupt:
         warn("interrupted")
@@ -77,6 +84,12 @@ def _dispatch(args: argparse.Namespace) -> int:
         from ctxchat.cli.context_command import show_context
 
         return show_context(args, options)
+    if command in ("presets", "system-prompt"):
+        from ctxchat.cli.preset_commands import list_presets, system_prompt_command
+
+        if command == "presets":
+            return list_presets(args, options)
+        return system_prompt_command(args, options)
     if command == "memory":
         from ctxchat.cli.memory_commands import memory_command
 
@@ -101,4 +114,20 @@ def _dispatch(args: argparse.Namespace) -> int:
         if command == "keep-variant":
             return keep_variant_command(args, options)
         return ask_again_command(args, options)
+    if command in ("exclude", "include"):
+        from ctxchat.cli.exclude_command import exclude_command
+
+        return exclude_command(args, options)
+    if command == "task":
+        from ctxchat.cli.task_command import task_command
+
+        return task_command(args, options)
+    if command in ("attach", "detach", "files"):
+        from ctxchat.cli.files_command import files_command
+
+        return files_command(args, options)
+    if command == "costs":
+        from ctxchat.cli.cost_command import cost_command
+
+        return cost_command(args, options)
     raise CliError(f"unknown command {command!r}", EXIT_USAGE)

@@ -10,6 +10,7 @@ import sys
 import time
 from typing import Any
 
+from ctxchat.chat.costs import reply_cost_of
 from ctxchat.chat.options import SessionOptions
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.session_factory import (
@@ -75,6 +76,8 @@ def send(args: argparse.Namespace, options: SessionOptions) -> int:
         if conversation is None:
             conversation = space.store.create_conversation(args.title or preview(text)).id
             session = session.for_conversation(conversation)
+        if options.preset is not None:
+            session.choose_preset(options.preset)  # remembered with the conversation
         left = prepare_recall(session, text, wait=None if args.embed_all else EMBEDDING_WAIT)
         if left:
             warn(unembedded_notice(left))
@@ -105,6 +108,8 @@ async def _send(
                     if ctrl_c.pressed:
                         break  # closing the turn keeps the part received, marked interrupted
                     code = _show(event, result, args) or code
+            if "reply" in result:
+                result["cost"] = reply_cost_of(session, result["reply"]["id"]).to_dict()
             if code == 0 and not args.no_summarize and not ctrl_c.pressed:
                 result["summary"] = await _auto_summarize(session)
         except asyncio.CancelledError:

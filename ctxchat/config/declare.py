@@ -104,8 +104,9 @@ class Declaration:
     name: str
     """The field's name."""
     type: Any
-    """The field's type: bool, int, float, str, `str | None`, a StrEnum, a dataclass of
-    settings, BudgetShares, or a Mapping of str to str or to a dataclass of settings."""
+    """The field's type: bool, int, float, str, `str | None`, `float | None`, a StrEnum, a
+    dataclass of settings, BudgetShares, or a Mapping of str to str or to a dataclass of
+    settings."""
     field: dataclasses.Field[Any]
     declared: Declared
 
@@ -131,10 +132,19 @@ class Declaration:
     @property
     def optional(self) -> bool:
         """A string that may be unset: `str | None` ("" in the file)."""
-        return isinstance(self.type, types.UnionType) and set(typing.get_args(self.type)) == {
-            str,
-            type(None),
-        }
+        return self._unset_or() is str
+
+    @property
+    def unset_number(self) -> bool:
+        """A number that may be unset: `float | None` (the key left out of the file)."""
+        return self._unset_or() is float
+
+    def _unset_or(self) -> object:
+        """The type of a `X | None` setting (else None)."""
+        if not isinstance(self.type, types.UnionType):
+            return None
+        held = set(typing.get_args(self.type)) - {type(None)}
+        return next(iter(held)) if len(held) == 1 else None
 
     @property
     def kind(self) -> Kind:
@@ -177,7 +187,7 @@ class Declaration:
                 if declared.le
                 else f"a whole number ≥ {low:g}"
             )
-        if self.type is float:
+        if self.type is float or self.unset_number:
             return _number(declared)
         if self.choices:
             return "one of " + ", ".join(f'"{choice}"' for choice in self.choices)

@@ -64,3 +64,17 @@ class UnknownProfile(LookupError):
             listed = ", ".join(f'"{n}"' for n in available)
             message = f'no profile named "{name}"; the configured profiles are {listed}'
         super().__init__(message)
+
+
+class UnknownPreset(LookupError):
+    """A preset name that is not configured."""
+
+    def __init__(self, name: str, available: list[str]) -> None:
+        self.name = name
+        self.available = available
+        if available:
+            listed = ", ".join(f'"{n}"' for n in available)
+            message = f'no preset named "{name}"; the configured presets are {listed}'
+        else:
+            message = f'no preset named "{name}": no presets are configured ([presets.NAME])'
+        super().__init__(message)

@@ -116,6 +116,8 @@ def parse_settings(
     sources = dict.fromkeys(sorted(reader.from_file), "file")
     for name in settings.profiles:
         sources[f"profiles.{name}"] = "env" if name in env_profiles else "file"
+    for name in settings.presets:
+        sources[f"presets.{name}"] = "file"
     return LoadedSettings(settings, path, sources=sources)
 
 

@@ -55,7 +55,9 @@ def _row(key: str, value: str, default: str, item: Declaration | str) -> str:
 
 
 def _default(item: Declaration) -> str:
-    return "required" if item.required else _literal(plain(item.default))
+    if item.required:
+        return "required"
+    return "unset" if item.unset_number and item.default is None else _literal(plain(item.default))
 
 
 def _literal(value: object) -> str:

@@ -37,7 +37,10 @@ def _profile(profile: ProviderProfile, env: Mapping[str, str]) -> dict[str, Repo
         "api_key_source": key_source,
         "context_window": profile.context_window,
         "output_reserve": profile.output_reserve,
+        "temperature": profile.temperature,
+        "top_p": profile.top_p,
         "headers": dict(profile.masked_headers().items()),
+        "pricing": profile.pricing.value,
     }
 
 
@@ -54,6 +57,8 @@ def _declared(values: object, cls: type) -> dict[str, ReportValue]:
         value = getattr(values, item.name)
         if item.kind == "section":
             report[item.key] = _declared(value, item.of)
+        elif item.kind == "sections":
+            report[item.key] = {name: _declared(entry, item.of) for name, entry in value.items()}
         elif isinstance(value, StrEnum):
             report[item.key] = value.value
         elif isinstance(value, BudgetShares):

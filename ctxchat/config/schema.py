@@ -18,6 +18,8 @@ from ctxchat.config.keylines import Key
 from ctxchat.config.reader import TableReader
 from ctxchat.config.settings import (
     ContextSettings,
+    Preset,
+    PriceSettings,
     ProviderProfile,
     Settings,
     is_sensitive_header,
@@ -69,6 +71,8 @@ def read_settings(
         (),
         Settings,
         profiles=lambda table, at: _read_profiles(reader, table, at),
+        prices=lambda table, at: _read_prices(reader, table, at),
+        presets=lambda table, at: _read_presets(reader, table, at),
     )
     profiles: dict[str, ProviderProfile] = values["profiles"]
     env_profiles: list[str] = []
@@ -131,7 +135,11 @@ def _read_value(
     if item.optional:
         return reader.optional_string(table, at, what=what, secret=declared.secret)
     value: Any
-    if item.type is bool:
+    if item.unset_number:
+        if table.get(at[-1]) is None:
+            return None
+        value = reader.number(table, at, 0.0, what)
+    elif item.type is bool:
         value = reader.boolean(table, at, item.default)
     elif item.type is int:
         value = reader.integer(table, at, item.default, what=what)
@@ -185,6 +193,40 @@ def _read_profiles(
             raise reader.error(where, "a profile needs a name")
         profiles[name] = _read_profile(reader, reader.table(table, where), where)
     return profiles
+
+
+def _read_prices(
+    reader: TableReader, data: Mapping[str, object], at: Key
+) -> dict[str, PriceSettings]:
+    """`[prices."MODEL"]` tables: input and output must be given; cached_input left out is
+    the input price (a provider without a cache discount)."""
+    table = reader.table(data, at, like='[prices."gpt-4o"]')
+    prices: dict[str, PriceSettings] = {}
+    for name in table:
+        where: Key = (*at, name)
+        if not name.strip():
+            raise reader.error(where, "a price needs a model name")
+        entry = reader.table(table, where)
+        for needed in ("input", "output"):
+            if needed not in entry:
+                raise reader.error(where, f"give {needed} (US dollars per million tokens)")
+        values = _read_table(reader, entry, where, PriceSettings)
+        if "cached_input" not in entry:
+            values["cached_input"] = values["input"]
+        prices[name] = PriceSettings(**values)
+    return prices
+
+
+def _read_presets(reader: TableReader, data: Mapping[str, object], at: Key) -> dict[str, Preset]:
+    table = reader.table(data, at, like="[presets.precise]")
+    presets: dict[str, Preset] = {}
+    for name in table:
+        where: Key = (*at, name)
+        if not name.strip():
+            raise reader.error(where, "a preset needs a name")
+        values = _read_table(reader, reader.table(table, where), where, Preset)
+        presets[name] = Preset(name=name, **values)
+    return presets
 
 
 def _read_profile(reader: TableReader, table: dict[str, object], at: Key) -> ProviderProfile:

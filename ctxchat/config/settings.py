@@ -24,12 +24,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ctxchat.config.declare import required, section, setting
-from ctxchat.config.errors import MissingApiKey, UnknownProfile
+from ctxchat.config.errors import MissingApiKey, UnknownPreset, UnknownProfile
 from ctxchat.config.shipped_keys import SHIPPED_KEYS
 from ctxchat.core.adaptive import AdaptivePolicy
 from ctxchat.core.budget import Budget, BudgetShares
 from ctxchat.core.memory import Mode
 from ctxchat.core.placement import PlacementChoice
+from ctxchat.core.prices import ModelPrice, PriceTable, Pricing
 from ctxchat.core.summary import SummaryPolicy, SummaryStrategy
 from ctxchat.core.working import Selection
 from ctxchat.redaction import (
@@ -45,12 +46,16 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ContextSettings",
+    "FilesSettings",
     "MemorySettings",
     "ModelSettings",
+    "Preset",
+    "PriceSettings",
     "ProviderProfile",
     "RecallSettings",
     "Settings",
     "SummarySettings",
+    "TaskSettings",
     "default_output_reserve",
     "is_sensitive_header",
 ]
@@ -58,6 +63,13 @@ __all__ = [
 # The output reserve chosen when none is configured: an eighth of the window, at most 4096.
 MAX_DEFAULT_OUTPUT_RESERVE = 4096
 _URL = "a URL starting with http:// or https://"
+_TEMPERATURE_HELP = (
+    "How random the reply is (0 = the most likely words); unset = the server's default."
+)
+_TOP_P_HELP = (
+    "Sample only from the likeliest words that make up this share of the odds; unset = the "
+    "server's default."
+)
 
 
 def default_output_reserve(context_window: int) -> int:
@@ -95,14 +107,24 @@ class ProviderProfile:
         0, "The model's context window in tokens; 0 = ask the server, then the known-models table."
     )
     output_reserve: int = setting(
-        0, "Tokens kept free for the reply; 0 = [context] output_reserve."
+        0,
+        "Tokens kept free for the reply, and the most it may have (max_tokens); 0 = [context] "
+        "output_reserve.",
     )
+    temperature: float | None = setting(None, _TEMPERATURE_HELP, ge=0, le=2, example=0.7)
+    top_p: float | None = setting(None, _TOP_P_HELP, ge=0, le=1, example=0.9)
     headers: Mapping[str, str] = section(
         dict,
         "Extra HTTP headers sent with every request to this server (replies, summaries, "
         "extraction, the model list, the probes); auth-like values are masked wherever shown.",
         what="a string",
         example={"X-Title": "ctxchat"},
+    )
+    pricing: Pricing = setting(
+        Pricing.AUTO,
+        'Whether its replies cost money: "auto" (a server on this machine or the local '
+        'network is free, any other is priced by [prices] and the shipped table), "priced" '
+        '(a gateway on this machine that forwards to a paid API) or "free".',
     )
 
     def masked_headers(self) -> dict[str, str]:
@@ -120,7 +142,7 @@ class ProviderProfile:
             f"ProviderProfile(name={self.name!r}, base_url={shown_url(self.base_url)!r}, "
             f"model={self.model!r}, api_key_env={self.api_key_env!r}, api_key={key!r}, "
             f"context_window={self.context_window!r}, output_reserve={self.output_reserve!r}, "
-            f"headers={headers!r})"
+            f"temperature={self.temperature!r}, top_p={self.top_p!r}, headers={headers!r})"
         )
 
     def resolve_api_key(self, env: Mapping[str, str]) -> str | None:
@@ -143,6 +165,49 @@ class ProviderProfile:
         found = [self.api_key or "", self.env_key(env)]
         found.extend(header_secrets(self.headers))
         return [secret for secret in found if secret]
+
+
+@dataclass(frozen=True, slots=True)
+class Preset:
+    """A named way of talking: a system prompt, a model and how the reply is sampled.
+
+    A conversation chooses one (in the app, or with `--preset`) and keeps it; every setting
+    left unset is the conversation's profile's, else `[context]`'s, else the server's.
+    """
+
+    name: str
+    """The preset's name: the `[presets.<name>]` table it came from."""
+    system_prompt: str | None = setting(
+        None,
+        'The system message sent first in every request; "" = [context] system_prompt.',
+        what="a string",
+        example="Answer briefly and exactly.",
+    )
+    model: str | None = setting(
+        None,
+        'The model sent with each request, on the conversation\'s profile; "" = the '
+        "profile's (--model wins over it).",
+        what="a model name",
+        example="gpt-4o-mini",
+    )
+    temperature: float | None = setting(None, _TEMPERATURE_HELP, ge=0, le=2, example=0.2)
+    top_p: float | None = setting(None, _TOP_P_HELP, ge=0, le=1, example=0.9)
+    max_output_tokens: int = setting(
+        0,
+        "The most tokens a reply may have (max_tokens), also kept free for it in the budget; "
+        "0 = the profile's output_reserve.",
+    )
+
+
+EXAMPLE_PRESET = Preset(
+    name="precise",
+    system_prompt="Answer briefly and exactly.",
+    model="gpt-4o-mini",
+    temperature=0.2,
+    top_p=0.9,
+    max_output_tokens=1024,
+)
+"""The preset a fresh config shows, commented out."""
 
 
 EXAMPLE_PROFILE = ProviderProfile(
@@ -168,9 +233,10 @@ class ContextSettings:
     )
     system_placement: PlacementChoice = setting(
         PlacementChoice.AUTO,
-        'Where the system prompt, memory, summary and recall go: "auto" (at the start of the '
-        "first user message when the server's chat template drops system messages, else as "
-        'system messages), "system" (always system messages) or "user" (always there).',
+        "Where the system content (the system prompt, memory, summary, task, files and recall) "
+        'goes: "auto" (at the start of the first user message when the server\'s chat template '
+        'drops system messages, else as system messages), "system" (always system messages) or '
+        '"user" (always there).',
     )
     context_window: int = setting(0, "The context window for profiles that set none; 0 = detect.")
     output_reserve: int = setting(
@@ -292,6 +358,56 @@ class MemorySettings:
 
 
 @dataclass(frozen=True, slots=True)
+class TaskSettings:
+    """The task layer: a conversation's goal, what is done and what is pending."""
+
+    share: float = setting(
+        0.05,
+        "The share the task layer takes from working memory while the conversation has a task.",
+        ge=0,
+        le=1,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class FilesSettings:
+    """Files attached to a conversation."""
+
+    share: float = setting(
+        0.25,
+        "The share attached files take from working memory while any are attached.",
+        ge=0,
+        le=1,
+    )
+    max_bytes: int = setting(
+        1_000_000, "The largest file attach reads; a bigger one is refused.", ge=1
+    )
+    part_tokens: int = setting(
+        500,
+        "A file too big for its share is sent in parts of about this many tokens, those most "
+        "relevant to the new message.",
+        ge=50,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PriceSettings:
+    """One model's prices, US dollars per million tokens."""
+
+    input: float = setting(0.0, "Per million prompt tokens.", ge=0)
+    cached_input: float = setting(
+        0.0, "Per million prompt tokens read from the provider's cache (left out: as input).", ge=0
+    )
+    output: float = setting(0.0, "Per million completion tokens (reasoning included).", ge=0)
+
+    def price(self) -> ModelPrice:
+        return ModelPrice(self.input, self.cached_input, self.output)
+
+
+EXAMPLE_PRICE = PriceSettings(input=2.5, cached_input=1.25, output=10.0)
+
+
+@dataclass(frozen=True, slots=True)
 class ModelSettings:
     """How long to wait on a model server."""
 
@@ -340,6 +456,12 @@ class Settings:
         "unless default_profile names another.",
         example={EXAMPLE_PROFILE.name: EXAMPLE_PROFILE},
     )
+    presets: Mapping[str, Preset] = section(
+        dict,
+        "Named presets a conversation can choose (in the app, or with --preset NAME): "
+        "[presets.NAME] holds a system prompt, a model and sampling settings.",
+        example={EXAMPLE_PRESET.name: EXAMPLE_PRESET},
+    )
     context: ContextSettings = section(
         ContextSettings, "What the model sees: the system prompt, and how the budget is shared."
     )
@@ -351,7 +473,17 @@ class Settings:
         "Recall of earlier turns, and a budget that adapts as the conversation grows.",
     )
     memory: MemorySettings = section(MemorySettings, "Memory entries over time.")
+    task: TaskSettings = section(
+        TaskSettings, "The task layer: a conversation's goal, what is done and what is pending."
+    )
+    files: FilesSettings = section(FilesSettings, "Files attached to a conversation.")
     model: ModelSettings = section(ModelSettings, "How long to wait on the model server.")
+    prices: Mapping[str, PriceSettings] = section(
+        dict,
+        "Prices of models in US dollars per million tokens, one table each: "
+        '[prices."gpt-4o"]; they override or add to the shipped table of OpenAI\'s prices.',
+        example={"gpt-4o": EXAMPLE_PRICE},
+    )
     keymap: Mapping[str, str] = section(
         dict,
         "Key remaps: binding id = keys, comma-separated for several (letters typed on the "
@@ -376,6 +508,13 @@ class Settings:
         except KeyError:
             raise UnknownProfile(wanted, list(self.profiles)) from None
 
+    def preset(self, name: str) -> Preset:
+        """A preset by name; raises UnknownPreset (naming the configured ones)."""
+        try:
+            return self.presets[name]
+        except KeyError:
+            raise UnknownPreset(name, list(self.presets)) from None
+
     def summarizer_profile(self, chat: ProviderProfile) -> ProviderProfile:
         """The profile the summarizer uses: `[summary] profile` if it names another one (its
         own server, key and headers), else the chat profile as in use (with `--base-url`,
@@ -394,21 +533,40 @@ class Settings:
         return profile.context_window or self.context.context_window
 
     def budget(
-        self, profile: ProviderProfile, detected_window: int = 0, *, undercount: float = 1.0
+        self,
+        profile: ProviderProfile,
+        detected_window: int = 0,
+        *,
+        undercount: float = 1.0,
+        output_reserve: int = 0,
     ) -> Budget:
         """The token budget for a profile: configured window, else the detected one, less
         what ctxchat's count runs under the server's (`undercount`, a ratio of counts).
+        `output_reserve` (a preset's max_output_tokens) replaces the configured reserve.
 
         Raises BudgetError when no window is known or the reserve does not fit.
         """
         window = self.context_window(profile) or detected_window
         reserve = (
-            profile.output_reserve or self.context.output_reserve or default_output_reserve(window)
+            output_reserve
+            or profile.output_reserve
+            or self.context.output_reserve
+            or default_output_reserve(window)
         )
         margin = 0
         if undercount > 1 and window > reserve:
             margin = (window - reserve) - int((window - reserve) / undercount)
         return Budget(window, reserve, self.context.shares, margin)
+
+    def adaptive(self) -> AdaptivePolicy:
+        """How the shares shift: recall's policy, with the task's and the files' shares."""
+        return dataclasses.replace(
+            self.recall.policy(), task_share=self.task.share, files_share=self.files.share
+        )
+
+    def price_table(self) -> PriceTable:
+        """The shipped prices with `[prices]` on top."""
+        return PriceTable({name: entry.price() for name, entry in self.prices.items()})
 
     def secrets(self, env: Mapping[str, str]) -> list[str]:
         """Every configured secret (stored keys, keys from the environment, auth headers)."""

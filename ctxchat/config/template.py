@@ -74,6 +74,20 @@ def _required(values: object, cls: type) -> dict[str, object]:
     return {item.key: getattr(values, item.name) for item in declarations(cls) if item.required}
 
 
+def _commented_example(entry: object, cls: type, at: tuple[str, ...]) -> str:
+    """An example table, commented out: its required keys alone (a table without them is an
+    error), or, when it needs none, each of its keys under its line of help."""
+    required = _required(entry, cls)
+    if required:
+        return _commented(_table(*at) + _dump(required))
+    text = _commented(_table(*at))
+    for item in declarations(cls):
+        value = plain(getattr(entry, item.name))
+        if item.kind == "value" and value != "":
+            text += _help(item) + _commented(_dump({item.key: value}))
+    return text
+
+
 def _sub_table(value: object, item: Declaration, parent: tuple[str, ...]) -> str:
     at = (*parent, item.key)
     if item.kind == "section":
@@ -81,12 +95,10 @@ def _sub_table(value: object, item: Declaration, parent: tuple[str, ...]) -> str
     if item.kind == "sections":
         assert isinstance(value, Mapping)
         if not value:
-            # The example's required keys, commented out: a table without them is an error.
             example = item.declared.example
             assert isinstance(example, Mapping)
             return "".join(
-                _commented(_table(*at, name) + _dump(_required(entry, item.of)))
-                for name, entry in example.items()
+                _commented_example(entry, item.of, (*at, name)) for name, entry in example.items()
             )
         return "\n".join(
             _table(*at, name) + _fields(entry, item.of, (*at, name))

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import bisect
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, tzinfo
 
 from ctxchat.core.adaptive import AdaptivePolicy, shares_in_force
-from ctxchat.core.budget import Budget, Layer
+from ctxchat.core.budget import SHARED_LAYERS, Budget, Layer
+from ctxchat.core.files import AttachedFile, plan_files
 from ctxchat.core.history import HistoryMessage, MessageStatus, SummaryState, preview
 from ctxchat.core.memory import (
     PLURALS,
@@ -41,6 +43,7 @@ from ctxchat.core.summary import (
     summary_message,
     unsummarized_detail,
 )
+from ctxchat.core.task import TaskState, plan_task
 from ctxchat.core.tokens import MESSAGE_OVERHEAD, REPLY_PRIMER, TokenCounter, count_message
 from ctxchat.core.working import Selection, WorkingChoice, select_working
 
@@ -130,30 +133,41 @@ def assemble_context(
     turns: int | None = None,
     dates: MemoryDates | None = None,
     zone: tzinfo = UTC,
+    task: TaskState | None = None,
+    files: Sequence[AttachedFile] = (),
+    excluded_ids: Sequence[int] | None = None,
     summary_run: SummaryRun | None = None,
 ) -> ContextPlan:
     """Decide exactly what the next request sends.
 
-    Layers go in fixed order (system, memory, summary, recall, working, input) so the start
-    of the request stays byte-identical while system prompt, memory and summary are
-    unchanged. `new_input` None plans the request without a new message (a preview).
-    `recall` holds search hits for the new input, best first; `adaptive` shifts the shares
-    (`turns` is the number of user turns, counted from `history` when not given).
+    Layers go in fixed order (system, memory, summary, task, files, recall, working, input),
+    the rarely changing ones first, so the start of the request stays byte-identical while
+    they are unchanged. `new_input` None plans the request without a new message (a
+    preview). `recall` holds search hits for the new input, best first; `adaptive` shifts
+    the shares (`turns` is the number of user turns, counted from `history` when not given).
     `dates` puts today's date and each entry's date in the memory layer; `zone` is the time
-    zone dates are read in (the day an entry was superseded, say). `summary_run` says whether
-    a summary is being made or the last one failed: the turns waiting for it say so.
+    zone dates are read in (the day an entry was superseded, say). `task` is the
+    conversation's task state, `files` the files attached to it (in the order attached).
+    Messages the user excluded (`HistoryMessage.excluded`) are listed as left out, and
+    recall never brings them back; `excluded_ids` (ascending) are their ids when the caller
+    keeps them, which spares a scan of the summarized history on every plan. `summary_run`
+    says whether a summary is being made or the last one failed: the turns waiting for it
+    say so.
     """
     if turns is None and adaptive is not None:
         turns = sum(1 for m in history if m.role == "user") + (new_input is not None)
+    recall, recalled_excluded = _without_excluded(recall, history)
     in_force = shares_in_force(
         budget.shares,
         turns=turns or 0,
         has_recall=bool(recall),
         policy=adaptive,
+        has_task=task is not None and not task.empty,
+        files=len(files),
         demand=recall_demand(recall, budget.total),
     )
     if in_force.reasons:
-        budget = Budget(budget.context_window, budget.output_reserve, in_force.shares)
+        budget = dataclasses.replace(budget, shares=in_force.shares)  # the margin stays
     total = budget.total
     warnings: list[str] = []
 
@@ -196,7 +210,8 @@ def assemble_context(
         warnings.append(f"The {what} is {over:,} tokens over the budget of {total:,} tokens.")
         empty = [
             LayerPlan(layer, budget.nominal(layer), budget.shares.of(layer), 0)
-            for layer in (Layer.MEMORY, Layer.SUMMARY, Layer.RECALL, Layer.WORKING)
+            for layer in SHARED_LAYERS
+            if layer is not Layer.SYSTEM
         ]
         return ContextPlan(
             status=PlanStatus.OVER_BUDGET,
@@ -224,11 +239,19 @@ def assemble_context(
         budget, counter, summary, min(budget.nominal(Layer.SUMMARY), remaining)
     )
     remaining -= summary_layer.tokens
+    task_layer, task_text = plan_task(
+        budget, counter, task, min(budget.nominal(Layer.TASK), remaining)
+    )
+    remaining -= task_layer.tokens
+    files_layer, files_text = plan_files(
+        budget, counter, files, min(budget.nominal(Layer.FILES), remaining), new_input
+    )
+    remaining -= files_layer.tokens
 
     # Recall is decided after working memory (it must not repeat what working memory
     # holds), so its share is set aside first and whatever it leaves flows back.
     recall_allowance = min(budget.nominal(Layer.RECALL), remaining) if recall else 0
-    split = _split_history(history, summary)
+    split = _split_history(history, summary, excluded_ids)
     choice, working_messages = _choose_working(
         split.candidates, remaining - recall_allowance, options
     )
@@ -246,6 +269,10 @@ def assemble_context(
     working_layer = _working_layer(
         budget, summary, split, choice, working_messages, options, warnings, summary_run
     )
+    if recalled_excluded:
+        recall_layer = dataclasses.replace(
+            recall_layer, left_out=(*recall_layer.left_out, *recalled_excluded)
+        )
 
     messages: list[SentMessage] = []
     if system_prompt:
@@ -258,6 +285,10 @@ def assemble_context(
         messages.append(
             PlanMessage("system", summary_text, Layer.SUMMARY, summary_layer.tokens, summary.ref)
         )
+    if task_text is not None:
+        messages.append(PlanMessage("system", task_text, Layer.TASK, task_layer.tokens, "task"))
+    if files_text is not None:
+        messages.append(PlanMessage("system", files_text, Layer.FILES, files_layer.tokens, "files"))
     if recall_text is not None:
         messages.append(
             PlanMessage("system", recall_text, Layer.RECALL, recall_layer.tokens, "recall")
@@ -270,6 +301,8 @@ def assemble_context(
         fixed
         + memory_layer.tokens
         + summary_layer.tokens
+        + task_layer.tokens
+        + files_layer.tokens
         + recall_layer.tokens
         + working_layer.tokens
     )
@@ -279,6 +312,8 @@ def assemble_context(
             system_layer,
             memory_layer,
             summary_layer,
+            task_layer,
+            files_layer,
             recall_layer,
             working_layer,
             input_layer,
@@ -407,6 +442,33 @@ def _plan_summary(
     return LayerPlan(Layer.SUMMARY, nominal, share, cost, (item,), notes=notes), text
 
 
+EXCLUDED_DETAIL = "excluded by you"
+
+
+def _without_excluded(
+    hits: Sequence[RecallHit], history: Sequence[HistoryMessage]
+) -> tuple[Sequence[RecallHit], tuple[LeftOut, ...]]:
+    """The recall hits but those of messages the user excluded, and those as left out: recall
+    still finds an excluded message, and never brings it back."""
+    if not hits:
+        return hits, ()
+    kept: list[RecallHit] = []
+    left: list[LeftOut] = []
+    for hit in hits:
+        # History is in id order: a hit's message is found by bisection, not a scan.
+        at = (
+            -1
+            if hit.message_id is None
+            else bisect.bisect_left(history, hit.message_id, key=_message_id)
+        )
+        if 0 <= at < len(history) and history[at].id == hit.message_id and history[at].excluded:
+            detail = f"{EXCLUDED_DETAIL}: recall found it and leaves it out"
+            left.append(LeftOut(hit.ref, hit.tokens, Reason.EXCLUDED, detail, preview(hit.content)))
+        else:
+            kept.append(hit)
+    return (kept, tuple(left)) if left else (hits, ())
+
+
 @dataclass(frozen=True, slots=True)
 class _HistorySplit:
     summarized: Sequence[HistoryMessage]
@@ -415,22 +477,54 @@ class _HistorySplit:
     """The later messages that may be sent."""
     failed: list[HistoryMessage]
     """The later failed replies, never sent."""
+    excluded: list[HistoryMessage]
+    """The messages the user excluded (in the summarized prefix too), never sent."""
 
 
 def _split_history(
-    history: Sequence[HistoryMessage], summary: SummaryState | None
+    history: Sequence[HistoryMessage],
+    summary: SummaryState | None,
+    excluded_ids: Sequence[int] | None = None,
 ) -> _HistorySplit:
     # History is in id order, so the summarized prefix is found by bisection, not a scan.
     covered = summary.last_id if summary is not None else None
     split = 0 if covered is None else bisect.bisect_right(history, covered, key=_message_id)
     failed: list[HistoryMessage] = []
     candidates: list[HistoryMessage] = []
+    excluded = _excluded_before(history, split, excluded_ids)
     for message in history[split:]:
         if message.sendable:
             candidates.append(message)
+        elif message.excluded:
+            excluded.append(message)
         else:
             failed.append(message)
-    return _HistorySplit(history[:split], candidates, failed)
+    return _HistorySplit(history[:split], candidates, failed, excluded)
+
+
+def _excluded_before(
+    history: Sequence[HistoryMessage], split: int, excluded_ids: Sequence[int] | None
+) -> list[HistoryMessage]:
+    """The excluded messages among the first `split` of `history`: found by their ids when
+    known, else by a scan."""
+    if not split:
+        return []
+    if excluded_ids is None:
+        return [m for m in history[:split] if m.excluded]
+    found = []
+    for message_id in excluded_ids:
+        at = bisect.bisect_left(history, message_id, 0, split, key=_message_id)
+        if at < split and history[at].id == message_id and history[at].excluded:
+            found.append(history[at])
+    return found
+
+
+def _excluded_detail(message: HistoryMessage, summary: SummaryState | None) -> str:
+    """Why an excluded message is not sent; within the summary's range, that the summary may
+    still hold what it said (it may have been folded in before it was excluded)."""
+    if summary is not None and message.id <= summary.last_id:
+        return f"{EXCLUDED_DETAIL} (summary v{summary.version} covers it and may hold what it said)"
+    return EXCLUDED_DETAIL
 
 
 def _unsent_detail(message: HistoryMessage) -> str:
@@ -472,20 +566,31 @@ def _working_layer(
 
     left_out: list[LeftOut] = []
     if split.summarized and summary is not None:
-        left_out.extend(
-            _collapse([split.summarized], Reason.SUMMARIZED, f"in summary v{summary.version}")
-        )
+        # What the user excluded is listed on its own, not inside a summarized run.
+        summarized: Iterable[Sequence[HistoryMessage]] = [split.summarized]
+        if split.excluded and split.excluded[0].id <= summary.last_id:
+            summarized = _runs(
+                split.summarized, {i for i, m in enumerate(split.summarized) if m.excluded}
+            )
+        left_out.extend(_collapse(summarized, Reason.SUMMARIZED, f"in summary v{summary.version}"))
+    apart = [m.id for m in split.failed]
+    if split.excluded:
+        apart = sorted([*apart, *(m.id for m in split.excluded)])
     left_out.extend(
         _collapse(
             dropped_runs,
             Reason.BUDGET,
             unsummarized_detail(summary_run),
-            [m.id for m in split.failed],
+            apart,
         )
     )
     left_out.extend(
         LeftOut(m.ref, m.tokens, Reason.FAILED, _unsent_detail(m), preview(m.content))
         for m in split.failed
+    )
+    left_out.extend(
+        LeftOut(m.ref, m.tokens, Reason.EXCLUDED, _excluded_detail(m, summary), preview(m.content))
+        for m in split.excluded
     )
     if choice.recent_shortfall:
         kept = min(options.min_recent, len(candidates)) - choice.recent_shortfall

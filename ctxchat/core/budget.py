@@ -13,12 +13,22 @@ class Layer(StrEnum):
     SYSTEM = "system"
     MEMORY = "memory"
     SUMMARY = "summary"
+    TASK = "task"
+    FILES = "files"
     RECALL = "recall"
     WORKING = "working"
     INPUT = "input"
 
 
-SHARED_LAYERS = (Layer.SYSTEM, Layer.MEMORY, Layer.SUMMARY, Layer.RECALL, Layer.WORKING)
+SHARED_LAYERS = (
+    Layer.SYSTEM,
+    Layer.MEMORY,
+    Layer.SUMMARY,
+    Layer.TASK,
+    Layer.FILES,
+    Layer.RECALL,
+    Layer.WORKING,
+)
 
 
 class BudgetError(ValueError):
@@ -35,6 +45,9 @@ class BudgetShares:
     working: float = 0.60
     # Recall has no share of its own until it finds something (see core.adaptive).
     recall: float = 0.0
+    # Nor have the task state and attached files until a conversation has them.
+    task: float = 0.0
+    files: float = 0.0
 
     def __post_init__(self) -> None:
         for layer in SHARED_LAYERS:

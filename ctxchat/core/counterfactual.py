@@ -34,7 +34,7 @@ __all__ = [
 
 # The layers a variant can be asked without; the system prompt, working memory and the
 # input are the conversation itself.
-LEAVABLE_LAYERS = (Layer.MEMORY, Layer.SUMMARY, Layer.RECALL)
+LEAVABLE_LAYERS = (Layer.MEMORY, Layer.SUMMARY, Layer.TASK, Layer.FILES, Layer.RECALL)
 _REF = re.compile(r"^(memory|message|summary):(v?\d+)$")
 _ASKED_WITHOUT = "left out for this variant"
 
@@ -44,13 +44,13 @@ class CounterfactualError(ValueError):
 
 
 def parse_without(spec: str) -> str:
-    """A `--without` value checked: a layer (memory, summary, recall) or an item of the
-    request (memory:3, message:12, summary:v2). Raises CounterfactualError."""
+    """A `--without` value checked: a layer (memory, summary, task, files, recall) or an item
+    of the request (memory:3, message:12, summary:v2). Raises CounterfactualError."""
     value = spec.strip().lower()
     if value in {layer.value for layer in LEAVABLE_LAYERS} or _REF.match(value):
         return value
     raise CounterfactualError(
-        f"cannot leave out {spec!r}: give a layer (memory, summary, recall) or an item "
+        f"cannot leave out {spec!r}: give a layer ({', '.join(LEAVABLE_LAYERS)}) or an item "
         "(memory:3, message:12, summary:v2)"
     )
 
@@ -128,6 +128,8 @@ class _Editing:
         ):
             return  # already left out (with its whole layer, or named twice)
         if target in {layer.value for layer in LEAVABLE_LAYERS}:
+            if Layer(target) not in self.layers:  # a plan stored before the layer existed
+                raise self._missing(target)
             self._drop_layer(Layer(target))
             return
         if target.startswith("summary:") or target == "summary":

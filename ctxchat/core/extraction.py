@@ -10,6 +10,13 @@ from typing import Any
 
 from ctxchat.core.history import HistoryMessage
 from ctxchat.core.memory import MemoryEntry, MemoryKind
+from ctxchat.core.task import (
+    TASK_PROPOSAL_INSTRUCTIONS,
+    TaskProposal,
+    TaskState,
+    read_task_proposal,
+    render_task,
+)
 from ctxchat.core.task_request import task_request
 
 EXTRACTION_SYSTEM_PROMPT = """\
@@ -45,6 +52,8 @@ class ExtractionResult:
     problems: tuple[str, ...]
     span: tuple[int, int] | None = None
     """The first and last id of the messages the model read: the source of what it found."""
+    task_proposals: tuple[TaskProposal, ...] = ()
+    """Changes to the conversation's task state, reviewed like the entries."""
     cut: bool = False
     """The output limit cut the model's reply: the proposals are the complete entries in it."""
 
@@ -52,18 +61,26 @@ class ExtractionResult:
 def build_extraction_request(
     messages: Sequence[HistoryMessage],
     known: Sequence[MemoryEntry],
+    task: TaskState | None = None,
     *,
     system_role: bool = True,
 ) -> list[dict[str, str]]:
-    """The request asking the model for typed entries from `messages` (the instructions in
-    the user message when `system_role` is False: see `task_request`)."""
+    """The request asking the model for typed entries from `messages` (and, given the
+    conversation's `task`, for changes to it); the instructions in the user message when
+    `system_role` is False: see `task_request`."""
     transcript = "\n\n".join(f"[{m.id}] {m.role}: {m.content}" for m in messages)
     parts = [f"Conversation:\n{transcript}"]
     if known:
         listed = "\n".join(f"- ({e.kind.value}) {e.text}" for e in known)
         parts.append(f"Already known:\n{listed}")
+    system = EXTRACTION_SYSTEM_PROMPT
+    if task is not None:
+        system += "\n" + TASK_PROPOSAL_INSTRUCTIONS
+        steps = list(enumerate(task.items, 1))
+        shown = "none yet" if task.empty else "\n" + render_task(task.goal, steps)
+        parts.append(f"Current task: {shown}")
     parts.append("Return the JSON array now.")
-    return task_request(EXTRACTION_SYSTEM_PROMPT, "\n\n".join(parts), system_role=system_role)
+    return task_request(system, "\n\n".join(parts), system_role=system_role)
 
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
@@ -113,11 +130,13 @@ def parse_proposals(
     text: str,
     known: Sequence[MemoryEntry] = (),
     valid_ids: Sequence[int] = (),
+    task: TaskState | None = None,
     *,
     cut: bool = False,
 ) -> ExtractionResult:
     """Proposals from the model's reply, and a problem line for everything that was off.
 
+    Elements with a "task" key are changes to the task state (checked against `task`).
     Never raises: malformed output yields what could be parsed plus the reasons. `cut` says
     the output limit cut the reply: its complete entries are proposed, and the cut is said.
     """
@@ -126,10 +145,25 @@ def parse_proposals(
     if not raw and not cut:
         problems.append("The model's reply held no JSON entries.")
     proposals: list[Proposal] = []
+    task_proposals: list[TaskProposal] = []
     seen: set[str] = set()
     for number, item in enumerate(raw, start=1):
         if not isinstance(item, dict):
             problems.append(f"Entry {number} is not an object; skipped.")
+            continue
+        if "task" in item:
+            source = item.get("message_id")
+            found = read_task_proposal(
+                item,
+                task,
+                source
+                if isinstance(source, int) and (not valid_ids or source in valid_ids)
+                else None,
+            )
+            if isinstance(found, str):
+                problems.append(f"Entry {number} {found}; skipped.")
+            elif found not in task_proposals:
+                task_proposals.append(found)
             continue
         body = item.get("text")
         if not isinstance(body, str) or not body.strip():
@@ -159,7 +193,7 @@ def parse_proposals(
     span = (min(valid_ids), max(valid_ids)) if valid_ids else None
     if cut:
         problems.insert(0, cut_problem(len(proposals)))
-    return ExtractionResult(tuple(proposals), tuple(problems), span, cut)
+    return ExtractionResult(tuple(proposals), tuple(problems), span, tuple(task_proposals), cut)
 
 
 def cut_problem(complete: int) -> str:

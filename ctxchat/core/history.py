@@ -20,6 +20,8 @@ class HistoryMessage:
     """A stored message and its token count (counted once, when it was stored).
 
     `tokens` is what the message costs in a request: overhead + role + content.
+    `excluded`: the user left it out of the requests (it is kept, searched and shown, but
+    never sent, recalled, summarized or read for facts until included again).
     """
 
     id: int
@@ -27,6 +29,7 @@ class HistoryMessage:
     content: str
     tokens: int
     status: MessageStatus = MessageStatus.COMPLETE
+    excluded: bool = False
     # Worked out once here, because assembly checks it for every message on every turn.
     sendable: bool = field(init=False, compare=False)
 
@@ -34,8 +37,10 @@ class HistoryMessage:
         # Failed replies (and replies still arriving) carry nothing the model should see.
         # `isspace` stops at the first visible character; `strip` would copy the whole text.
         content = self.content
-        sendable = self.status not in (MessageStatus.FAILED, MessageStatus.STREAMING) and (
-            self.role == "user" or (bool(content) and not content.isspace())
+        sendable = (
+            not self.excluded
+            and self.status not in (MessageStatus.FAILED, MessageStatus.STREAMING)
+            and (self.role == "user" or (bool(content) and not content.isspace()))
         )
         object.__setattr__(self, "sendable", sendable)
 

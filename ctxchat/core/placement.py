@@ -1,5 +1,6 @@
 """Where system content goes: some chat templates drop system messages, so the system
-prompt, memory, summary and recall move into a marked opening of the first user message.
+prompt, memory, summary, task, files and recall move into a marked opening of the first
+user message.
 
 The plan keeps what each moved message was (`PlanMessage.parts`): the layers still own
 their items and tokens, the request holds exactly what is sent, and a plan can be taken

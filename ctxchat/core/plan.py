@@ -24,6 +24,7 @@ class Reason(StrEnum):
     DUPLICATE = "duplicate"  # a recall hit already in working memory
     SUPERSEDED = "superseded"  # a memory entry replaced by a newer one on its key
     ASKED_WITHOUT = "asked_without"  # left out by the user for a variant of a reply
+    EXCLUDED = "excluded"  # a message the user left out of every request until included
 
 
 class PlanStatus(StrEnum):
@@ -96,7 +97,7 @@ class LayerPlan:
 
 
 class SystemPlacement(StrEnum):
-    """Where the system prompt, memory, summary and recall go in the request."""
+    """Where the system prompt, memory, summary, task, files and recall go in the request."""
 
     SYSTEM = "system"
     """As system messages (what every server but some chat templates reads)."""
@@ -155,7 +156,7 @@ class ContextPlan:
     """The request this plan goes out as (`url`, masked `headers`, the whole `body`), once
     it is known: built by `ctxchat.model.request`, the same the client sends."""
     system_placement: SystemPlacement = SystemPlacement.SYSTEM
-    """Where the system prompt, memory, summary and recall went (see `SystemPlacement`)."""
+    """Where the system content went (see `SystemPlacement`)."""
 
     @property
     def free(self) -> int:

@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 from ctxchat.core.history import MessageStatus
+from ctxchat.store.attachments import AttachmentStore
+from ctxchat.store.exclusions import ExclusionStore
 from ctxchat.store.messages import MessageStore
 from ctxchat.store.records import SummaryVersion
+from ctxchat.store.tasks import TaskStore
 from ctxchat.store.transfer import IdMap
 
+_ATTACHMENT_COPIED = (
+    "path, name, content, digest, size, mtime, tokens, encoding, parts, attached_at, read_at"
+)
 
-class BranchStore(MessageStore):
-    """Copies a conversation's turns (and the summary covering them) into a branch."""
+
+class BranchStore(ExclusionStore, TaskStore, AttachmentStore, MessageStore):
+    """Copies a conversation's turns (and the summary covering them, its task and its
+    attached files) into a branch."""
 
     def branch_conversation(
         self,
@@ -26,14 +34,16 @@ class BranchStore(MessageStore):
         `tokens` with `encoding`) in its place, in one transaction; returns its id.
 
         The branch also gets the summary that covers the turns it copies (see
-        `covering_summary`), as its own first version, so its first plan shows what the
-        original's showed. The original conversation is left whole.
+        `covering_summary`), as its own first version, and the original's task state and
+        attached files (their copies as read), so its first plan shows what the original's
+        showed; the turns the user left out stay out. The original conversation is left whole.
         """
         original = self.get_conversation(conversation_id)
         title = f"{original.title or 'Conversation'} (branch)"
-        with self.transaction():
+        with self.transaction() as conn:
             branch = self.create_conversation(title, model=original.model, profile=original.profile)
             copies = IdMap()
+            excluded: list[int] = []
             for message in self.messages(original.id):
                 if message.id >= message_id:
                     break
@@ -50,6 +60,16 @@ class BranchStore(MessageStore):
                     status=message.status,
                 )
                 copies.add(message.id, copy.id)
+                if message.excluded:
+                    excluded.append(copy.id)
+            self.set_excluded(excluded, True)
+            self.save_task(branch.id, self.task(original.id))
+            conn.execute(
+                f"INSERT INTO attachments (conversation_id, {_ATTACHMENT_COPIED}) "
+                f"SELECT ?, {_ATTACHMENT_COPIED} FROM attachments WHERE conversation_id = ? "
+                "ORDER BY id",
+                (branch.id, original.id),
+            )
             summary = self.covering_summary(original.id, message_id)
             if summary is not None:
                 self._copy_summary(summary, branch.id, copies)

@@ -11,7 +11,7 @@ from ctxchat.store.records import Conversation, ConversationInfo
 
 _COLUMNS = (
     "id, title, model, profile, active_summary_id, created_at, updated_at, "
-    "chosen_profile, chosen_model, origin, origin_id"
+    "chosen_profile, chosen_model, origin, origin_id, preset, system_prompt"
 )
 
 
@@ -98,6 +98,24 @@ class ConversationStore(Database):
             conn.execute(
                 "UPDATE conversations SET chosen_profile = ?, chosen_model = ? WHERE id = ?",
                 (profile, model, conversation_id),
+            )
+            return self._get_conversation(conn, conversation_id)
+
+    def choose_preset(self, conversation_id: int, preset: str | None) -> Conversation:
+        """Remember the preset chosen for a conversation (None: none)."""
+        return self._set_conversation(conversation_id, "preset", preset)
+
+    def set_system_prompt(self, conversation_id: int, text: str | None) -> Conversation:
+        """Give a conversation its own system prompt (None: the preset's, else the config's)."""
+        return self._set_conversation(conversation_id, "system_prompt", text)
+
+    def _set_conversation(
+        self, conversation_id: int, column: str, value: str | None
+    ) -> Conversation:
+        with self.transaction() as conn:
+            self._require_conversation(conn, conversation_id)
+            conn.execute(
+                f"UPDATE conversations SET {column} = ? WHERE id = ?", (value, conversation_id)
             )
             return self._get_conversation(conn, conversation_id)
 

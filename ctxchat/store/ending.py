@@ -20,8 +20,8 @@ class ReplyEnding:
     means what it means on `StoredMessage`: the text and reasoning, how it ended (`status`:
     complete, interrupted or failed, never streaming), its count (`tokens`, with `encoding`
     and `exact`), the server's usage, and the error as ctxchat tells it (`error`) and as the
-    server said it (`error_detail`). A field added here is stored for replies and variants
-    alike.
+    server said it (`error_detail`), and whether its server charges for it (`billing`:
+    "free" or "priced"). A field added here is stored for replies and variants alike.
     """
 
     content: str
@@ -36,6 +36,7 @@ class ReplyEnding:
     cached_tokens: int | None = None
     error: str | None = None
     error_detail: str | None = None
+    billing: str | None = None
 
     def __post_init__(self) -> None:
         status = MessageStatus(self.status)

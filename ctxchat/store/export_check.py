@@ -108,6 +108,8 @@ _CONVERSATION: dict[str, Check] = {
 _CONVERSATION_OPTIONAL: dict[str, Check] = {
     "chosen_profile": _or_none(_text),
     "chosen_model": _or_none(_text),
+    "preset": _or_none(_text),
+    "system_prompt": _or_none(_text),
 }
 _MESSAGE: dict[str, Check] = {
     "id": _ID,
@@ -129,7 +131,11 @@ _MESSAGE: dict[str, Check] = {
     "created_at": _timestamp,
     "updated_at": _timestamp,
 }
-_MESSAGE_OPTIONAL: dict[str, Check] = {"error_detail": _or_none(_text)}
+_MESSAGE_OPTIONAL: dict[str, Check] = {
+    "error_detail": _or_none(_text),
+    "excluded": _flag,
+    "billing": _or_none(_one_of("free", "priced")),
+}
 _SUMMARY: dict[str, Check] = {
     "version": _integer(1),
     "text": _text,
@@ -159,6 +165,42 @@ _MEMORY: dict[str, Check] = {
     "tags": _tags,
     "created_at": _timestamp,
     "updated_at": _timestamp,
+}
+
+
+def _steps(value: Any) -> str | None:
+    if not isinstance(value, list) or any(
+        not isinstance(step, dict) or _text(step.get("text")) or _flag(step.get("done"))
+        for step in value
+    ):
+        return "expected a list of steps, each with text and done"
+    return None
+
+
+def _parts(value: Any) -> str | None:
+    if not isinstance(value, list) or any(
+        not isinstance(part, list) or len(part) != 6 or any(_COUNT(number) for number in part)
+        for part in value
+    ):
+        return "expected a list of parts, each six whole numbers"
+    return None
+
+
+_TASK: dict[str, Check] = {"goal": _text, "steps": _steps}
+_ATTACHMENT: dict[str, Check] = {
+    "id": _ID,
+    "path": _text,
+    "name": _text,
+    "content": _text,
+    "digest": _text,
+    "size": _COUNT,
+    "mtime": _timestamp,
+    "tokens": _COUNT,
+    "encoding": _text,
+    "part_tokens": _integer(1),
+    "parts": _parts,
+    "attached_at": _timestamp,
+    "read_at": _timestamp,
 }
 
 
@@ -226,6 +268,11 @@ def export_problems(data: Mapping[str, Any]) -> list[str]:
     _plans(data, problems)
     _records(data, "memory", _MEMORY, problems)
     _records(data, "global_memory", _MEMORY, problems)
+    # Absent from exports made before conversations had tasks and attached files.
+    if "task" in data:
+        _record(data["task"], "task", _TASK, problems)
+    if "attachments" in data:
+        _records(data, "attachments", _ATTACHMENT, problems)
     if not problems:
         ids = [message["id"] for message in data["messages"]]
         if len(set(ids)) != len(ids):

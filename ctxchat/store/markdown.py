@@ -31,15 +31,24 @@ def when(timestamp: object, form: str, zone: tzinfo | None = None) -> str:
 
 
 def conversation_markdown(export: dict[str, Any]) -> str:
-    """Title, each turn under its role, interrupted and failed replies marked, then every
-    summary version (the one in force flagged). Takes `Store.export_conversation` output."""
+    """Title, each turn under its role, interrupted, failed and excluded ones marked, the
+    task and the attached files (by name), then every summary version (the one in force
+    flagged). Takes `Store.export_conversation` output."""
     conversation = export["conversation"]
     title = conversation_name(conversation["id"], conversation["title"])
     lines = [f"# {title}", ""]
     about = [f"Started {_when(conversation['created_at'])}"]
     if conversation["model"]:
         about.append(f"model {conversation['model']}")
+    # Absent from exports made before a conversation kept a preset and a system prompt.
+    if conversation.get("preset"):
+        about.append(f"preset {conversation['preset']}")
     lines += ["*" + ", ".join(about) + ".*", ""]
+    own_prompt = conversation.get("system_prompt")
+    if own_prompt is not None:
+        lines += ["## System prompt", ""]
+        lines += [nested(own_prompt.rstrip("\n")) if own_prompt else "*None: no system message.*"]
+        lines += [""]
 
     for message in export["messages"]:
         heading = _ROLE_HEADINGS.get(message["role"], message["role"].title())
@@ -53,6 +62,26 @@ def conversation_markdown(export: dict[str, Any]) -> str:
             lines += [f"> **Failed:** {error}", ""]
         elif message["status"] == "streaming":
             lines += ["> *Still being written when exported.*", ""]
+        if message.get("excluded"):
+            lines += ["> *Left out of the requests by you (kept, not sent).*", ""]
+
+    task = export.get("task") or {}
+    if task.get("goal") or task.get("steps"):
+        lines += ["---", "", "## Task", ""]
+        if task.get("goal"):
+            lines += [f"Goal: {task['goal']}", ""]
+        lines += [
+            f"{number}. [{'done' if step['done'] else 'pending'}] {step['text']}"
+            for number, step in enumerate(task.get("steps", ()), 1)
+        ]
+        lines += [""] if task.get("steps") else []
+    attachments = export.get("attachments") or []
+    if attachments:
+        lines += ["---", "", "## Attached files", ""]
+        lines += [
+            f"- {a['name']} ({a['tokens']:,} tokens, {a['size']:,} bytes)" for a in attachments
+        ]
+        lines += [""]
 
     summaries = export["summaries"]
     if summaries:

@@ -15,7 +15,7 @@ from ctxchat.store.summaries import SummaryStore
 MESSAGE_COLUMNS = (
     "id, conversation_id, role, content, tokens, exact, encoding, status, model, reasoning, "
     "finish_reason, error, prompt_tokens, completion_tokens, cached_tokens, "
-    "estimated_prompt_tokens, parent_id, created_at, updated_at, error_detail"
+    "estimated_prompt_tokens, parent_id, created_at, updated_at, error_detail, excluded, billing"
 )
 
 
@@ -24,6 +24,7 @@ def message_from_row(row: Any) -> StoredMessage:
     values[4] = _count(values[4])
     values[5] = bool(values[5])
     values[7] = MessageStatus(values[7])
+    values[20] = bool(values[20])
     for time_column in (17, 18):
         if not isinstance(values[time_column], int | float):
             values[time_column] = 0.0
@@ -92,13 +93,15 @@ class MessageStore(SummaryStore, PlanStore):
         with self.reading() as conn:
             return self._get_message(conn, message_id)
 
-    def newest_message(self, conversation_id: int) -> StoredMessage | None:
-        """The conversation's last message, if it has any."""
+    def newest_message(
+        self, conversation_id: int, *, role: str | None = None
+    ) -> StoredMessage | None:
+        """The conversation's last message (of `role`, if given), if it has any."""
         with self.reading() as conn:
             row = conn.execute(
                 f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? "
-                "ORDER BY id DESC LIMIT 1",
-                (conversation_id,),
+                "AND (? IS NULL OR role = ?) ORDER BY id DESC LIMIT 1",
+                (conversation_id, role, role),
             ).fetchone()
         return None if row is None else message_from_row(row)
 
@@ -197,13 +200,13 @@ class MessageStore(SummaryStore, PlanStore):
         with self.reading() as conn:
             self._require_conversation(conn, conversation_id)
             rows = conn.execute(
-                "SELECT id, role, content, tokens, status, encoding FROM messages "
+                "SELECT id, role, content, tokens, status, encoding, excluded FROM messages "
                 "WHERE conversation_id = ? ORDER BY id",
                 (conversation_id,),
             ).fetchall()
         history: list[HistoryMessage] = []
         updates: list[tuple[int, str, int, int, str, str]] = []
-        for message_id, role, content, stored_tokens, status, encoding in rows:
+        for message_id, role, content, stored_tokens, status, encoding, excluded in rows:
             state = MessageStatus(status)
             tokens = _count(stored_tokens)
             stale = encoding != counter_name or tokens != stored_tokens
@@ -211,7 +214,7 @@ class MessageStore(SummaryStore, PlanStore):
             if recount and stale and state is not MessageStatus.STREAMING:
                 tokens = recount(role, content)
                 updates.append((tokens, counter_name, int(exact), message_id, encoding, content))
-            history.append(HistoryMessage(message_id, role, content, tokens, state))
+            history.append(HistoryMessage(message_id, role, content, tokens, state, bool(excluded)))
         if updates:
             # Counting happened outside the lock (it can take a while); the WHERE clause
             # skips a message another process changed in the meantime.

@@ -41,6 +41,10 @@ class Conversation:
     `open-webui`); None for one made in ctxchat."""
     origin_id: str | None = None
     """The conversation's id in that tool."""
+    preset: str | None = None
+    """The preset chosen for it (`[presets.NAME]`; None: none)."""
+    system_prompt: str | None = None
+    """Its own system prompt (None: the preset's, else the config's; "" sends none)."""
 
     @property
     def name(self) -> str:
@@ -111,7 +115,9 @@ class StoredMessage:
     `completion_tokens` and `cached_tokens` are the server's usage report, and
     `estimated_prompt_tokens` ctxchat's own count of the request, to show the drift.
     `error` is why a reply failed or stopped, as ctxchat tells it; `error_detail` is what
-    the server itself said, when it said anything (redacted).
+    the server itself said, when it said anything (redacted). `excluded`: the user left it
+    out of the requests. `billing` says whether a reply's server charges for it ("free",
+    "priced"; None: not recorded).
     """
 
     id: int
@@ -134,6 +140,8 @@ class StoredMessage:
     created_at: float = 0.0
     updated_at: float = 0.0
     error_detail: str | None = None
+    excluded: bool = False
+    billing: str | None = None
 
     @property
     def length(self) -> ReplyLength:
@@ -148,7 +156,9 @@ class StoredMessage:
         return self.prompt_tokens - self.estimated_prompt_tokens
 
     def to_history(self) -> HistoryMessage:
-        return HistoryMessage(self.id, self.role, self.content, self.tokens, self.status)
+        return HistoryMessage(
+            self.id, self.role, self.content, self.tokens, self.status, self.excluded
+        )
 
 
 @dataclass(frozen=True, slots=True)

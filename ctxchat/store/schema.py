@@ -321,6 +321,58 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )
         """,
     ),
+    # 14: messages the user left out of requests: kept, searched and shown, never sent (nor
+    # recalled, summarized or read for facts) until included again.
+    (
+        "ALTER TABLE messages ADD COLUMN excluded INTEGER NOT NULL DEFAULT 0",
+        "CREATE INDEX messages_excluded ON messages(conversation_id) WHERE excluded = 1",
+    ),
+    # 15: a conversation's task state: its goal and its steps (JSON: text and done each).
+    (
+        """
+        CREATE TABLE tasks (
+            conversation_id INTEGER PRIMARY KEY REFERENCES conversations(id) ON DELETE CASCADE,
+            goal TEXT NOT NULL DEFAULT '',
+            steps TEXT NOT NULL DEFAULT '[]',
+            updated_at REAL NOT NULL
+        )
+        """,
+    ),
+    # 16: files attached to a conversation: the copy read (what requests send), its digest
+    # and size and time on disk then (to tell a change), its count and its parts (JSON: lines,
+    # offsets and count of each), counted with `encoding`.
+    (
+        """
+        CREATE TABLE attachments (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            path TEXT NOT NULL,
+            name TEXT NOT NULL,
+            content TEXT NOT NULL,
+            digest TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            mtime REAL NOT NULL,
+            tokens INTEGER NOT NULL,
+            encoding TEXT NOT NULL,
+            parts TEXT NOT NULL,
+            attached_at REAL NOT NULL,
+            read_at REAL NOT NULL,
+            UNIQUE (conversation_id, path)
+        )
+        """,
+    ),
+    # 17: whether a reply's server charges for it ("free": on this machine or the local
+    # network; "priced": its usage times the model's price); NULL: not recorded.
+    (
+        "ALTER TABLE messages ADD COLUMN billing TEXT",
+        "ALTER TABLE reply_variants ADD COLUMN billing TEXT",
+    ),
+    # 18: the preset a conversation chose ([presets.NAME] in the config; NULL: none) and its own
+    # system prompt (NULL: the preset's, else the config's).
+    (
+        "ALTER TABLE conversations ADD COLUMN preset TEXT",
+        "ALTER TABLE conversations ADD COLUMN system_prompt TEXT",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -9,16 +9,21 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from ctxchat.core.files import FilePart
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.memory import MemoryEntry
 from ctxchat.core.plan import ContextPlan
 from ctxchat.core.summary_loss import LostDetail
+from ctxchat.store.attachments import Attachment, AttachmentStore, parts_json
+from ctxchat.store.costs import CostStore
 from ctxchat.store.errors import StoreError
+from ctxchat.store.exclusions import ExclusionStore
 from ctxchat.store.export_check import describe_problems, export_problems
 from ctxchat.store.memory import MemoryStore, valid_kind
 from ctxchat.store.messages import check_role
 from ctxchat.store.records import StoredMessage, SummaryVersion
 from ctxchat.store.replies import ReplyStore
+from ctxchat.store.tasks import TaskStore, steps_json, task_from_row
 from ctxchat.store.variants import ANSWER_FIELDS, ReplyVariant, VariantStore
 
 EXPORT_FORMAT = "ctxchat-conversation"
@@ -44,8 +49,25 @@ _MESSAGE_FIELDS = (
     "created_at",
     "updated_at",
     "error_detail",
+    "excluded",
+    "billing",
 )
-_OPTIONAL_MESSAGE_FIELDS = frozenset({"error_detail"})  # absent from older exports
+# Absent from older exports.
+_OPTIONAL_MESSAGE_FIELDS = frozenset({"error_detail", "excluded", "billing"})
+_ATTACHMENT_FIELDS = (
+    "id",
+    "path",
+    "name",
+    "content",
+    "digest",
+    "size",
+    "mtime",
+    "tokens",
+    "encoding",
+    "part_tokens",
+    "attached_at",
+    "read_at",
+)
 _SUMMARY_FIELDS = (
     "id",
     "version",
@@ -79,6 +101,14 @@ _MEMORY_FIELDS = (
 def _message_dict(message: StoredMessage) -> dict[str, Any]:
     data = {name: getattr(message, name) for name in _MESSAGE_FIELDS}
     data["status"] = message.status.value
+    return data
+
+
+def _attachment_dict(attachment: Attachment) -> dict[str, Any]:
+    data = {name: getattr(attachment, name) for name in _ATTACHMENT_FIELDS}
+    data["parts"] = [
+        [p.number, p.first_line, p.last_line, p.start, p.end, p.tokens] for p in attachment.parts
+    ]
     return data
 
 
@@ -140,9 +170,16 @@ class IdMap:
         return self.ids[self._sorted[start]], self.ids[self._sorted[end]]
 
 
-def remap_ref(ref: str, messages: IdMap, memory: Mapping[int, int]) -> str:
-    """A plan's reference to a message, a run of messages or a memory entry, renumbered."""
+def remap_ref(
+    ref: str, messages: IdMap, memory: Mapping[int, int], files: Mapping[int, int] = {}
+) -> str:
+    """A plan's reference to a message, a run of messages, a memory entry or an attached file
+    (`file:3`, a part `file:3#2`, a run of parts `file:3#2-5`), renumbered."""
     kind, _, rest = ref.partition(":")
+    if kind == "file":
+        number, mark, part = rest.partition("#")
+        if number.isdecimal():
+            return f"file:{files.get(int(number), int(number))}{mark}{part}"
     if kind == "message" and rest.isdecimal():
         return f"message:{messages.one(int(rest))}"
     if kind == "messages":
@@ -155,13 +192,15 @@ def remap_ref(ref: str, messages: IdMap, memory: Mapping[int, int]) -> str:
     return ref
 
 
-def _remap_plan(plan: dict[str, Any], messages: IdMap, memory: Mapping[int, int]) -> ContextPlan:
+def _remap_plan(
+    plan: dict[str, Any], messages: IdMap, memory: Mapping[int, int], files: Mapping[int, int]
+) -> ContextPlan:
     data = json.loads(json.dumps(plan))  # a deep copy we may change
     for layer in data["layers"]:
         for item in (*layer["items"], *layer["left_out"]):
-            item["ref"] = remap_ref(item["ref"], messages, memory)
+            item["ref"] = remap_ref(item["ref"], messages, memory, files)
     for message in data["messages"]:
-        message["ref"] = remap_ref(message["ref"], messages, memory)
+        message["ref"] = remap_ref(message["ref"], messages, memory, files)
     return ContextPlan.from_dict(data)
 
 
@@ -183,7 +222,15 @@ def _remap_source(source: str, messages: IdMap) -> str:
     return source
 
 
-class TransferStore(ReplyStore, VariantStore, MemoryStore):
+class TransferStore(
+    CostStore,
+    ExclusionStore,
+    TaskStore,
+    AttachmentStore,
+    ReplyStore,
+    VariantStore,
+    MemoryStore,
+):
     """Whole conversations in and out."""
 
     def export_conversation(self, conversation_id: int) -> dict[str, Any]:
@@ -216,6 +263,8 @@ class TransferStore(ReplyStore, VariantStore, MemoryStore):
             memory = self.list_memory(conversation_id=conversation_id)
             turns = self._user_turns(conn)
             summaries = self.summaries(conversation_id)
+            task = self.task(conversation_id)
+            attachments = self.attachments(conversation_id)
         return {
             "format": EXPORT_FORMAT,
             "version": EXPORT_VERSION,
@@ -226,6 +275,8 @@ class TransferStore(ReplyStore, VariantStore, MemoryStore):
                 "profile": conversation.profile,
                 "chosen_profile": conversation.chosen_profile,
                 "chosen_model": conversation.chosen_model,
+                "preset": conversation.preset,
+                "system_prompt": conversation.system_prompt,
                 "created_at": conversation.created_at,
                 "updated_at": conversation.updated_at,
                 "active_summary_version": None if active is None else active.version,
@@ -236,6 +287,8 @@ class TransferStore(ReplyStore, VariantStore, MemoryStore):
             "variants": variants,
             "memory": [_memory_dict(e, turns) for e in memory if e.conversation_id is not None],
             "global_memory": [_memory_dict(e, turns) for e in memory if e.conversation_id is None],
+            "task": {"goal": task.goal, "steps": json.loads(steps_json(task))},
+            "attachments": [_attachment_dict(a) for a in attachments],
         }
 
     def import_conversation(self, data: Mapping[str, Any]) -> int:
@@ -273,14 +326,17 @@ class TransferStore(ReplyStore, VariantStore, MemoryStore):
         source = data["conversation"]
         cursor = conn.execute(
             "INSERT INTO conversations (title, model, profile, chosen_profile, chosen_model, "
-            "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "preset, system_prompt, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 source["title"],
                 source["model"],
                 source["profile"],
-                # Absent from exports made before a conversation remembered its model.
+                # Absent from exports made before a conversation remembered its model, its
+                # preset and its own system prompt.
                 source.get("chosen_profile"),
                 source.get("chosen_model"),
+                source.get("preset"),
+                source.get("system_prompt"),
                 source["created_at"],
                 source["updated_at"],
             ),
@@ -297,6 +353,7 @@ class TransferStore(ReplyStore, VariantStore, MemoryStore):
             parent = row["parent_id"]
             row["parent_id"] = None if parent is None else messages.ids.get(parent)
             row["exact"] = int(row["exact"])
+            row["excluded"] = int(bool(row["excluded"]))
             check_role(row["role"])
             MessageStatus(row["status"])
             cursor = conn.execute(
@@ -342,13 +399,38 @@ class TransferStore(ReplyStore, VariantStore, MemoryStore):
                     (summary_id, conversation_id),
                 )
 
+        # Absent from exports made before conversations had tasks and attached files.
+        task = data.get("task")
+        if isinstance(task, Mapping) and (task.get("goal") or task.get("steps")):
+            self.save_task(
+                conversation_id, task_from_row(task.get("goal", ""), json.dumps(task["steps"]))
+            )
+        files = {
+            int(attachment["id"]): self._import_attachment(conn, conversation_id, attachment)
+            for attachment in data.get("attachments", ())
+        }
         for stored in data["plans"]:
             new_id = messages.ids[int(stored["message_id"])]
-            self.save_plan(new_id, _remap_plan(stored["plan"], messages, memory))
+            self.save_plan(new_id, _remap_plan(stored["plan"], messages, memory, files))
         # Absent from exports made before replies had variants.
         for variant in data.get("variants", ()):
-            self._import_variant(conn, variant, messages, memory)
+            self._import_variant(conn, variant, messages, memory, files)
         return conversation_id
+
+    @staticmethod
+    def _import_attachment(
+        conn: sqlite3.Connection, conversation_id: int, attachment: Mapping[str, Any]
+    ) -> int:
+        parts = [FilePart(*part) for part in attachment["parts"]]
+        row = {name: attachment[name] for name in _ATTACHMENT_FIELDS[1:] if name != "part_tokens"}
+        row["parts"] = parts_json(int(attachment["part_tokens"]), parts)
+        cursor = conn.execute(
+            f"INSERT INTO attachments (conversation_id, {', '.join(row)}) "
+            f"VALUES (?{', ?' * len(row)})",
+            (conversation_id, *row.values()),
+        )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
 
     @staticmethod
     def _import_variant(
@@ -356,6 +438,7 @@ class TransferStore(ReplyStore, VariantStore, MemoryStore):
         variant: Mapping[str, Any],
         messages: IdMap,
         memory: Mapping[int, int],
+        files: Mapping[int, int],
     ) -> None:
         plan = variant["plan"]
         row = {name: variant[name] for name in ("change", "created_at", "updated_at")}
@@ -367,7 +450,7 @@ class TransferStore(ReplyStore, VariantStore, MemoryStore):
         row["reasoning"] = str(row["reasoning"] or "")
         row["encoding"] = str(row["encoding"] or "")
         row["plan"] = json.dumps(
-            None if plan is None else _remap_plan(plan, messages, memory).to_dict(),
+            None if plan is None else _remap_plan(plan, messages, memory, files).to_dict(),
             ensure_ascii=False,
         )
         conn.execute(

@@ -68,6 +68,7 @@ class ReplyVariant:
     completion_tokens: int | None = None
     cached_tokens: int | None = None
     estimated_prompt_tokens: int | None = None
+    billing: str | None = None
 
     @property
     def length(self) -> ReplyLength:

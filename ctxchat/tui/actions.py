@@ -122,6 +122,14 @@ ACTIONS: tuple[Action, ...] = (
         palette_help="Ask again for the newest reply if it failed or stopped",
     ),
     Action(
+        "queued.cancel_all",
+        "ConversationScreen",
+        "cancel_queued",
+        help="Cancel the messages queued in this conversation: they are not sent",
+        needs=Needs.SESSION,
+        palette="reply: cancel queued messages",
+    ),
+    Action(
         "context.inspect",
         "ConversationScreen",
         "inspect",
@@ -308,6 +316,15 @@ ACTIONS: tuple[Action, ...] = (
         keys="escape",
         label="Cancel",
         help="Do not ask again",
+    ),
+    # --- CodeBlockPicker ---
+    Action(
+        "code_blocks.cancel",
+        "CodeBlockPicker",
+        "cancel",
+        keys="escape",
+        label="Cancel",
+        help="Copy nothing",
     ),
     # --- ConfirmScreen ---
     Action(
@@ -842,7 +859,14 @@ ACTIONS: tuple[Action, ...] = (
     # Shown in the footer and named for `[keys]`; the keys themselves are handled in the
     # composer's `on_key`, in order with the typing.
     Action(
-        "composer.send", "Composer", "submit", keys="enter", label="Send", help="Send the message"
+        "composer.send",
+        "Composer",
+        "submit",
+        keys="enter",
+        label="Send",
+        help="Send the message",
+        palette="composer: send",
+        palette_action="composer('submit')",
     ),
     Action(
         "composer.newline",
@@ -852,6 +876,74 @@ ACTIONS: tuple[Action, ...] = (
         label="New line",
         help="Start a new line in the message",
         show=False,
+        palette="composer: new line",
+        palette_action="composer('newline')",
+    ),
+    # A function key: every Ctrl letter already edits text or runs a command. The new
+    # composer keys are not in the footer, which is full: the palette names them.
+    Action(
+        "composer.clear",
+        "Composer",
+        "clear_draft",
+        keys="f9",
+        label="Clear",
+        show=False,
+        help="Clear the whole draft (undo brings it back)",
+        palette="composer: clear draft",
+        palette_action="composer('clear_draft')",
+    ),
+    Action(
+        "composer.undo",
+        "Composer",
+        "undo",
+        keys="ctrl+z",
+        label="Undo",
+        help="Undo the last change to the draft (a clear, a paste, the editor's text)",
+        show=False,
+        palette="composer: undo",
+        palette_action="composer('undo')",
+    ),
+    # Handled with the keys, in the composer's own queue, and only in an empty composer:
+    # with text, ↑ moves the cursor.
+    Action(
+        "composer.edit_last",
+        "Composer",
+        "edit_last",
+        keys="up",
+        label="Edit last",
+        help="In an empty composer: edit your last message and send it again",
+        show=False,
+        palette="composer: edit last message",
+        palette_help="Edit your last message and send it again (its reply is kept as a branch, or replaced)",
+        palette_action="composer('edit_last')",
+    ),
+    Action(
+        "composer.editor",
+        "Composer",
+        "open_in_editor",
+        keys="ctrl+g",
+        label="Editor",
+        show=False,
+        help="Write the draft in $VISUAL or $EDITOR; it comes back when the editor exits",
+        palette="composer: open draft in $EDITOR",
+        palette_action="composer('open_in_editor')",
+    ),
+    # --- QueuedRow ---
+    Action(
+        "queued.edit",
+        "QueuedRow",
+        "edit",
+        keys="enter",
+        label="Edit",
+        help="Take the queued message back into the composer (Enter there queues it again, last)",
+    ),
+    Action(
+        "queued.cancel",
+        "QueuedRow",
+        "cancel",
+        keys="delete,backspace",
+        label="Cancel",
+        help="Cancel the queued message: it is not sent",
     ),
     # The composer's own page keys would move its cursor a page: a draft is rarely that long,
     # the conversation above it often is.
@@ -926,6 +1018,19 @@ ACTIONS: tuple[Action, ...] = (
         keys="ctrl+c",
         label="Copy",
         help="Copy the selected message (or the newest) to the clipboard",
+        palette="message: copy",
+        palette_action="copy_message",
+    ),
+    Action(
+        "message.copy_code",
+        "ConversationView",
+        "copy_code",
+        keys="ctrl+y",
+        label="Copy code",
+        show=False,
+        help="Copy a code block of the selected message (or the newest); asks which when there are several",
+        palette="message: copy code block",
+        palette_action="copy_code",
     ),
     Action(
         "message.pin",

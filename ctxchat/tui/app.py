@@ -23,6 +23,7 @@ from ctxchat.config.loader import LoadedSettings, load_settings
 from ctxchat.config.names_check import NameProblems, check_names
 from ctxchat.config.schema import OPENAI_DEFAULT_BASE_URL
 from ctxchat.config.settings import ProviderProfile
+from ctxchat.core.counts import counted
 from ctxchat.model.deferred import DeferredBackend, warm
 from ctxchat.tui.actions import bindings_for, shipped_bindings
 from ctxchat.tui.collector import freeze_long_lived, thaw
@@ -42,6 +43,10 @@ from ctxchat.tui.widgets.conversation import warm_widgets
 
 if TYPE_CHECKING:
     from ctxchat.tui.screens.setup import SetupChoice
+
+
+QUIT_QUESTION = "quit-question"
+"""The id of the dialog asking before messages queued are dropped by quitting."""
 
 
 class CtxChatApp(App[int]):
@@ -132,6 +137,27 @@ class CtxChatApp(App[int]):
             elif self.screen is not screen and move_focus_now(self.screen, event):
                 return
         await super().on_event(event)
+
+    async def action_quit(self) -> None:
+        """Quit; with messages still queued (never sent), ask first: Ctrl+Q again quits."""
+        count = self.conversation_screen.queued_count
+        if not count or self.screen.id == QUIT_QUESTION:
+            self.exit()
+            return
+        from ctxchat.tui.screens.confirm import ConfirmScreen
+
+        def answered(quit_now: bool | None) -> None:
+            if quit_now:
+                self.exit()
+
+        question = ConfirmScreen(
+            f"{counted(count, 'queued message')} not sent yet. Quit anyway?",
+            "Quit",
+            danger=True,
+            detail="Quitting drops them. Cancel keeps them waiting to be sent.",
+        )
+        question.id = QUIT_QUESTION
+        self.push_screen(question, answered)
 
     # Every notification is cleaned here, once (a server's model id, a conversation title).
     def notify(
@@ -282,9 +308,12 @@ def open_tui_session(
         conversation = workspace.start_conversation(
             profile or resolve_profile(workspace.settings, options)
         )
-    return open_session(
+    session = open_session(
         workspace, options, conversation, connect=Connect.TRY, profile=profile, notes=notes
     )
+    if options.preset is not None:
+        session.choose_preset(options.preset)  # remembered with the conversation
+    return session
 
 
 def _found_servers() -> list[ServerView]:

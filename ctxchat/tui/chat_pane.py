@@ -15,15 +15,24 @@ from textual.reactive import var
 from ctxchat.chat.edits import branch_from, replace_from
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.turn import regenerate, send_message
+from ctxchat.core.counts import counted
 from ctxchat.store import NotFound
 from ctxchat.tui.on_screen import OnScreen
 from ctxchat.tui.parts.message_dialogs import MessageDialogs
-from ctxchat.tui.parts.turn_runner import TurnDrawn, TurnEvents, TurnRequest, TurnRunner, called
+from ctxchat.tui.parts.turn_runner import (
+    TurnDrawn,
+    TurnEvents,
+    TurnRequest,
+    TurnRunner,
+    Waiting,
+    called,
+)
 from ctxchat.tui.reveal import reveal_message
 from ctxchat.tui.snippet import first_hit
 from ctxchat.tui.widgets.composer import Composer
 from ctxchat.tui.widgets.conversation import RETRYABLE, ConversationView
 from ctxchat.tui.widgets.find_bar import FindBar, Finder
+from ctxchat.tui.widgets.queued_messages import QueuedMessages
 from ctxchat.tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
@@ -57,6 +66,7 @@ class ChatPane(Vertical):
     composer = getters.query_one("#composer", Composer)
     turn_runner = getters.query_one(TurnRunner)
     message_dialogs = getters.query_one(MessageDialogs)
+    queued = getters.query_one("#queued", QueuedMessages)
 
     @dataclass
     class Rewritten(Message):
@@ -68,6 +78,7 @@ class ChatPane(Vertical):
 
     def on_mount(self) -> None:
         self.watch(self.turn_runner, "drawn", self._turn_drawn, init=False)
+        self.watch(self.turn_runner, "waiting", self._show_queued, init=False)
 
     @property
     def session(self) -> ChatSession | None:
@@ -123,8 +134,7 @@ class ChatPane(Vertical):
     def run_turn(self, session: ChatSession, events: TurnEvents, draft: str | None = None) -> None:
         """Run one turn in `session`; `draft` is the text taken from the composer to send
         (put back if the turn never starts)."""
-        turn = self.turn_runner.start(TurnRequest(session, events, draft), self.view)
-        self.composer.wait_for(turn)
+        self.turn_runner.start(TurnRequest(session, events, draft), self.view)
 
     def again(self) -> None:
         """Ask again for the newest reply (a new answer; the one it replaces is kept)."""
@@ -152,19 +162,17 @@ class ChatPane(Vertical):
 
     @on(Composer.Submitted)
     def _send(self, event: Composer.Submitted) -> None:
+        """Send the message, or queue it while a reply streams (its own turn, in order)."""
         session = self.session
-        if self.streaming:
-            event.composer.restore(event.text)
-            self._send_held()
-            return
         if session is None or session.conversation_id is None:
             event.composer.restore(event.text)
             self.notify("No conversation is open.", severity="warning", markup=False)
             return
-        # New lines at the end carry nothing (an Enter held while a reply was written leaves
-        # one): the message sent ends where its text does; the box gets back all it held.
+        # New lines at the end carry nothing: the message sent ends where its text does;
+        # the box gets back all it held.
         sent = event.text.rstrip("\n")
-        self.run_turn(session, lambda session: send_message(session, sent), event.text)
+        request = TurnRequest(session, lambda session: send_message(session, sent), event.text)
+        self.turn_runner.send(request, self.view)
 
     @on(Composer.PageAsked)
     def _page(self, event: Composer.PageAsked) -> None:
@@ -178,13 +186,50 @@ class ChatPane(Vertical):
         it, not the widget focused before."""
         self.screen.set_focus(self.view)
 
-    @on(Composer.SendHeld)
-    def _send_held(self) -> None:
-        self.notify(
-            f"A reply is still being written{self._where_streaming()}: Enter starts a new line "
-            "until it ends (Esc stops it).",
-            markup=False,
+    @on(Composer.SentEmpty)
+    def _send_held_queue(self) -> None:
+        if self.session is not None:
+            self.turn_runner.resume(self.session.conversation_id, self.view)
+
+    # --- messages queued while a reply streams ---------------------------------------------
+
+    def watch_shown(self) -> None:
+        self._show_queued(self.turn_runner.waiting)
+
+    def _show_queued(self, waiting: Waiting) -> None:
+        """Draw the messages waiting in the conversation on screen, under its turns."""
+        conversation = None if self.shown is None else self.shown.session.conversation_id
+        queued = [(m.number, m.text) for m in waiting.of(conversation)]
+        self.run_worker(
+            self.queued.show(queued, held=conversation in waiting.held),
+            group="queued",
+            exit_on_error=False,
         )
+
+    @on(QueuedMessages.EditRequested)
+    def _edit_queued(self, event: QueuedMessages.EditRequested) -> None:
+        """Editing takes the message out of the queue into the composer, after what it
+        holds: Enter there sends it again (queued last while a reply streams)."""
+        taken = self.turn_runner.take(event.number)
+        if taken is not None:
+            self.composer.take_back(taken.text.rstrip("\n"))
+            self.composer.focus()
+
+    @on(QueuedMessages.CancelRequested)
+    def _cancel_queued(self, event: QueuedMessages.CancelRequested) -> None:
+        if self.turn_runner.take(event.number) is not None:
+            self.notify("Cancelled the queued message: it is not sent.", markup=False)
+
+    def cancel_queued(self) -> None:
+        """Cancel every message queued in the conversation on screen."""
+        session = self.session
+        taken = () if session is None else self.turn_runner.take_all(session.conversation_id)
+        if taken:
+            self.notify(
+                f"Cancelled {counted(len(taken), 'queued message')}: not sent.", markup=False
+            )
+        else:
+            self.notify("No message is queued in this conversation.", markup=False)
 
     def _where_streaming(self) -> str:
         """Where the reply streaming is, when not in the conversation on screen: " in “…”"."""
@@ -258,8 +303,22 @@ class ChatPane(Vertical):
 
     @on(ConversationView.CopyRequested)
     def _copy(self, event: ConversationView.CopyRequested) -> None:
-        self.app.copy_to_clipboard(event.text)
-        self.notify("Copied the message to the clipboard.", markup=False)
+        self.message_dialogs.copy(event.text)
+
+    @on(ConversationView.CopyCodeRequested)
+    def _copy_code(self, event: ConversationView.CopyCodeRequested) -> None:
+        self.message_dialogs.copy_code(event.text)
+
+    @on(Composer.EditLastRequested)
+    def _edit_last(self) -> None:
+        """Edit the user's last message, as the edit key does on it: the dialog asks whether
+        the turns after it are kept as a branch (the default) or replaced."""
+        session = self.session
+        if self.streaming or session is None or session.conversation_id is None:
+            return
+        last = session.store.newest_message(session.conversation_id, role="user")
+        if last is not None:
+            self.message_dialogs.edit(session, last.id)
 
     # By name, not `@on(MessageItem.LinkClicked)`: the turn widget is imported only once
     # the first turn is drawn (see `item_class`).

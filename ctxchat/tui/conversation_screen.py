@@ -22,6 +22,7 @@ from ctxchat.chat.session import ChatSession
 from ctxchat.chat.session_factory import session_on
 from ctxchat.chat.turn import TurnFinished, regenerate
 from ctxchat.chat.workspace import Workspace
+from ctxchat.core.counts import counted
 from ctxchat.core.memory import Mode
 from ctxchat.core.plan import ContextPlan
 from ctxchat.store import NotFound
@@ -57,6 +58,7 @@ from ctxchat.tui.widgets.find_bar import FindBar
 from ctxchat.tui.widgets.footer import KeyFooter
 from ctxchat.tui.widgets.layer_panel import ContextPanels
 from ctxchat.tui.widgets.memory_panel import MemoryPanel
+from ctxchat.tui.widgets.queued_messages import QueuedMessages
 from ctxchat.tui.widgets.status_line import StatusLine
 
 NARROW = 110
@@ -156,6 +158,7 @@ class ConversationScreen(Screen[None]):
                 yield MessageDialogs().data_bind(shown)
                 # A screenful and a little more: older turns page in as the user scrolls up.
                 yield ConversationView(id="conversation", initial=20)
+                yield QueuedMessages(id="queued")
                 yield StatusLine("", id="status-line").data_bind(
                     notice=ConversationScreen.server_notice
                 )
@@ -164,6 +167,7 @@ class ConversationScreen(Screen[None]):
                     id="composer",
                     send_keys=keys_in(keymap, "composer.send"),
                     newline_keys=keys_in(keymap, "composer.newline"),
+                    edit_last_keys=keys_in(keymap, "composer.edit_last"),
                 )
             with ContextSide(id="side").data_bind(shown):
                 yield MemoryCuration().data_bind(shown)
@@ -496,6 +500,14 @@ class ConversationScreen(Screen[None]):
     def action_stop(self) -> None:
         self.turn_runner.stop()
 
+    def action_cancel_queued(self) -> None:
+        self.chat.cancel_queued()
+
+    @property
+    def queued_count(self) -> int:
+        """How many messages wait to be sent, in every conversation."""
+        return len(self.turn_runner.waiting.messages)
+
     def action_retry(self) -> None:
         """Ask again for the newest reply if it failed or stopped, wherever focus is."""
         self.chat.retry()
@@ -577,6 +589,25 @@ class ConversationScreen(Screen[None]):
 
     def action_pin_message(self) -> None:
         self.conversation_view.action_pin()
+
+    def action_copy_message(self) -> None:
+        self.conversation_view.action_copy()
+
+    def action_copy_code(self) -> None:
+        self.conversation_view.action_copy_code()
+
+    async def action_composer(self, action: str) -> None:
+        """Run the composer's `action` (from the palette): the draft is what it acts on."""
+        self.composer.focus()
+        await self.composer.run_action(action)
+
+    @on(Composer.Cleared)
+    def _draft_cleared(self, event: Composer.Cleared) -> None:
+        self.notify(
+            f"Cleared the draft ({counted(event.lines, 'line')}); "
+            f"{self.key_for('composer.undo')} brings it back.",
+            markup=False,
+        )
 
     def action_restore_memory(self) -> None:
         self.side.restore_memory()

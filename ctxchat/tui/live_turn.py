@@ -15,7 +15,7 @@ class LiveTurn:
     It holds the text and reasoning received so far, how much of the text is drawn, the
     item drawing it (which draws from here: a fresh item, when the conversation is opened
     again, draws it whole), and the one flag that says a reply is streaming: the app, the
-    conversation pane, the composer and the reply's item all ask it. The conversation on
+    conversation pane and the reply's item ask it. The conversation on
     screen owns it (`OnScreen.live`); the store's copy is saved by
     `store/writer.py: ReplyWriter`, in the chat layer.
     """

@@ -19,6 +19,8 @@ A theme file looks like this (every colour is a CSS-style colour Textual can par
     system = "#8E6BD8"
     memory = "#D08A2E"
     summary = "#3B9FB8"
+    task = "#C2587A"
+    files = "#8F9A3A"
     working = "#4C8BE0"
     input = "#4FAF6A"
     free = "#3A3F4A"
@@ -59,7 +61,17 @@ __all__ = [
     "theme_from_data",
 ]
 
-LAYER_NAMES = ("system", "memory", "summary", "recall", "working", "input", "free")
+LAYER_NAMES = (
+    "system",
+    "memory",
+    "summary",
+    "task",
+    "files",
+    "recall",
+    "working",
+    "input",
+    "free",
+)
 KIND_NAMES = ("fact", "constraint", "preference", "hypothesis")
 
 # Mid-tone colours that read on dark and light backgrounds alike, so Textual's built-in
@@ -69,6 +81,8 @@ LAYER_VARIABLE_DEFAULTS: dict[str, str] = {
     "layer-system": "#8E6BD8",
     "layer-memory": "#D08A2E",
     "layer-summary": "#3B9FB8",
+    "layer-task": "#C2587A",
+    "layer-files": "#8F9A3A",
     "layer-recall": "#2FA58F",
     "layer-working": "#4C8BE0",
     "layer-input": "#4FAF6A",

@@ -94,6 +94,12 @@ async def test_the_cli_and_the_tui_plan_a_conversation_alike(tmp_path: Path, cli
             "context_window": 6_144,
             "checked_at": facts.checked_at.isoformat(),
         }
+        assert cli_plan.pop("sampling") == {
+            "preset": None,
+            "temperature": None,
+            "top_p": None,
+            "max_tokens": tui["budget"]["output_reserve"],
+        }
         assert cli_plan == tui
         assert tui["budget"]["context_window"] == 6_144
         refs = [m["ref"] for m in tui["messages"]]

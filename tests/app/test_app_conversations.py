@@ -23,6 +23,7 @@ from ctxchat.tui.screens.edit_message import EditMessageScreen
 from ctxchat.tui.screens.export_format import ExportFormatScreen
 from ctxchat.tui.screens.rename import RenameScreen
 from ctxchat.tui.widgets.budget_bar import BudgetBar
+from ctxchat.tui.widgets.queued_messages import QueuedRow
 from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
 
 from .app_harness import SIZE, MakeApp, seed, settle, shown_messages, status_line, typed, until
@@ -254,30 +255,40 @@ async def test_coming_back_mid_reply_shows_it_streaming_on_and_plans_with_it(
         } in app.conversation_screen.last_plan.request_messages()
 
 
-async def test_enter_while_a_reply_streams_elsewhere_says_where_and_keeps_the_text(
+async def test_enter_while_a_reply_streams_elsewhere_queues_the_message_in_its_own_conversation(
     make_app: MakeApp, server: ScriptedModelServer
 ) -> None:
-    app, notes = make_app()
+    app, _ = make_app()
     first, second = two_conversations(app)
     release = threading.Event()
     server.fail_next(Fault.STALL, after=2, until=release)
-    server.script("MySQL was never an option here.")
+    server.script("MySQL was never an option here.", "Postgres, yes.")
     async with app.run_test(size=SIZE) as pilot:
         await ask_until_the_reply_begins(app, pilot)
         screen = app.conversation_screen
-        name = screen.session.store.get_conversation(first).name
-        await pilot.press("enter")  # here, in the reply's own conversation
         await screen.open_conversation(second)
         await typed(pilot, "And Postgres?")
         await pilot.press("enter")
-        await until(pilot, lambda: len(notes.messages) >= 2)
-        here, elsewhere = notes.messages[-2:]
-        assert here.startswith("A reply is still being written: Enter starts a new line")
-        assert elsewhere.startswith(f"A reply is still being written in “{name}”: Enter starts")
-        assert screen.composer.text.startswith("And Postgres?")
+        await until(pilot, lambda: screen.composer.text == "")
+        assert [str(row.render()) for row in app.query(QueuedRow).results(QueuedRow)] == [
+            "queued · 1  And Postgres?"
+        ]
         release.set()
-        await until(pilot, lambda: not screen.streaming)
+        await until(pilot, lambda: len(server.requests) == 2 and not screen.streaming)
         await settle(pilot)
+        store = screen.session.store
+        assert [m.content for m in store.messages(second)][-2:] == [
+            "And Postgres?",
+            "Postgres, yes.",
+        ]
+        assert [m.content for m in store.messages(first)][-2:] == [
+            "Why not MySQL?",
+            "MySQL was never an option here.",
+        ]
+        assert shown_messages(app)[-2:] == [
+            ("user", "And Postgres?"),
+            ("assistant", "Postgres, yes."),
+        ]
 
 
 async def test_a_summary_made_after_a_reply_reaches_the_reopened_conversation(

@@ -224,12 +224,12 @@ async def test_find_is_in_the_command_palette(make_app: MakeApp) -> None:
 
 
 async def test_the_find_keys_can_be_remapped(make_app: MakeApp) -> None:
-    app, notes = make_app(extra='[keys]\n"conversation.find" = "f9"\n"find.next" = "f12"\n')
+    app, notes = make_app(extra='[keys]\n"conversation.find" = "f10"\n"find.next" = "f12"\n')
     ids = long_conversation(app, hits={2: "a zebra", 6: "two zebras"}, total=10)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert notes.of("warning") == []
-        await pilot.press("f9", *"zebra", "f12")
+        await pilot.press("f10", *"zebra", "f12")
         bar = find_bar(app)
         await until(pilot, lambda: app.conversation_screen.conversation_view.selected_id == ids[6])
         assert bar.count_text == "1 of 2"

@@ -165,7 +165,7 @@ async def test_keys_from_the_config_rebind_and_unknown_ids_are_reported(
     make_app: MakeApp,
 ) -> None:
     app, notes = make_app(
-        extra='[keys]\n"mode.toggle" = "f9"\n"mode.toggel" = "f1"\n"memory.focus" = "ctrl+"\n'
+        extra='[keys]\n"mode.toggle" = "f10"\n"mode.toggel" = "f1"\n"memory.focus" = "ctrl+"\n'
     )
     config = app.workspace.loaded.path
     async with app.run_test(size=SIZE) as pilot:
@@ -179,7 +179,7 @@ async def test_keys_from_the_config_rebind_and_unknown_ids_are_reported(
         await pilot.press("ctrl+o")
         await settle(pilot)
         after_the_old_key = app.conversation_screen.session.mode
-        await pilot.press("f9")
+        await pilot.press("f10")
         await settle(pilot)
         assert (after_the_old_key, app.conversation_screen.session.mode) == (
             Mode.PERSONALIZATION,

@@ -36,7 +36,7 @@ async def test_a_burst_with_enter_sends_the_whole_draft_and_keeps_what_follows(
         assert notes.of("error") == []
 
 
-async def test_enter_while_a_reply_streams_makes_a_new_line_and_keeps_every_key(
+async def test_enter_while_a_reply_streams_queues_the_message_and_keeps_every_key(
     make_app: MakeApp, server: ScriptedModelServer
 ) -> None:
     app, notes = make_app()
@@ -48,41 +48,7 @@ async def test_enter_while_a_reply_streams_makes_a_new_line_and_keeps_every_key(
         burst(pilot, "first\r")
         await until(pilot, lambda: app.conversation_screen.streaming)
         burst(pilot, "second\rthird")
-        await until(pilot, lambda: app.conversation_screen.composer.text == "second\nthird")
-        await settle(pilot)
-        sent = [
-            m.content
-            for m in app.conversation_screen.session.store.messages(
-                app.conversation_screen.session.conversation
-            )
-        ]
-        assert sent[0] == "first"
-        assert app.conversation_screen.composer.text == "second\nthird"
-        assert any("Enter starts a new line" in note for note in notes.messages)
-
-
-async def test_an_enter_held_while_a_reply_streams_adds_no_new_line_to_the_message(
-    make_app: MakeApp, server: ScriptedModelServer
-) -> None:
-    app, _ = make_app()
-    server.latency = 0.05
-    server.script("A reply that takes a while to arrive, word by word.", "Second reply.")
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.conversation_screen.composer.focus()
-        burst(pilot, "first\r")
-        await until(pilot, lambda: app.conversation_screen.streaming)
-        burst(pilot, "the next question\r")  # held: a new line in the box
-        await until(pilot, lambda: app.conversation_screen.composer.text == "the next question\n")
-        await until(pilot, lambda: not app.conversation_screen.streaming)
-        await pilot.press("enter")
-        await until(
-            pilot,
-            lambda: (
-                not app.conversation_screen.streaming
-                and app.conversation_screen.composer.text == ""
-            ),
-        )
+        await until(pilot, lambda: app.conversation_screen.composer.text == "third")
         await settle(pilot)
         sent = [
             m.content
@@ -91,7 +57,9 @@ async def test_an_enter_held_while_a_reply_streams_adds_no_new_line_to_the_messa
             )
             if m.role == "user"
         ]
-        assert sent == ["first", "the next question"]
+        assert sent == ["first", "second"]  # queued, then sent once the reply ended
+        assert app.conversation_screen.composer.text == "third"
+        assert notes.of("error") == []
 
 
 async def test_a_message_that_cannot_be_sent_goes_back_into_the_box(make_app: MakeApp) -> None:

@@ -105,7 +105,15 @@ def test_context_table_and_json(run: Run, server: ScriptedModelServer) -> None:
         "context_window": 8000,
         "output_reserve": 1000,
         "total": 7000,
-        "shares": {"system": 0.1, "memory": 0.1, "summary": 0.2, "recall": 0.0, "working": 0.6},
+        "shares": {
+            "system": 0.1,
+            "memory": 0.1,
+            "summary": 0.2,
+            "task": 0.0,
+            "files": 0.0,
+            "recall": 0.0,
+            "working": 0.6,
+        },
         "share_notes": [],
     }
     memory = next(layer for layer in plan["layers"] if layer["layer"] == "memory")

@@ -254,3 +254,42 @@ def test_keys_typed_right_after_tab_in_the_setup_land_in_the_next_field(
         "gpt-4o",
         "CTXCHAT_TEST_KEY",
     )
+
+
+BURSTS = (
+    "burst number 1: the quick brown fox jumps over the lazy dog",
+    "burst number 2: pack my box with five dozen liquor jugs, dog",
+    "great, thanks, I expect a reply",
+)
+
+
+def test_bursts_typed_while_a_slow_reply_streams_under_load_go_whole_and_in_order(
+    terminal: Terminal, long_conversation: Path, server: ScriptedModelServer
+) -> None:
+    release = threading.Event()
+    server.fail_next(Fault.STALL, after=2, until=release)
+    server.script("A slow reply, held after its first words.")
+    terminal.write(b"first\r")
+    wait_for(lambda: len(server.requests) == 1, "the slow reply asked for")
+    # Both cores kept busy while the bursts arrive: the app reads them late, several at once.
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        mark = terminal.mark()
+        for burst in BURSTS:
+            terminal.write(burst.encode() + b"\r")
+        wait_for(lambda: terminal.drew_since(mark, "queued · 3".encode()), "three rows queued")
+        release.set()
+        wait_for(lambda: answered(long_conversation, 8), "every queued message answered")
+    finally:
+        release.set()
+        for process in busy:
+            process.kill()
+            process.wait()
+    assert [request["messages"][-1]["content"] for request in server.requests] == [
+        "first",
+        *BURSTS,
+    ]
+    assert [text for _, role, text, _ in rows(long_conversation, 3_000) if role == "user"] == [
+        "first",
+        *BURSTS,
+    ]

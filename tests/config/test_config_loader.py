@@ -184,18 +184,20 @@ def test_a_wrong_value_names_the_file_line_key_and_expectation(tmp_path: Path) -
         (
             'colour = "blue"\n',
             "config.toml:1: colour: unknown key (known here: default_profile, default_mode, "
-            "theme, profiles, context, summary, recall, memory, model, keys)",
+            "theme, profiles, presets, context, summary, recall, memory, task, files, model, "
+            "prices, keys)",
         ),
         (
             'profiles = { a = { base_url = "http://a/v1", model = "m", colour = 1 } }\n',
             "config.toml:1: profiles.a.colour: unknown key (known here: base_url, model, "
-            "api_key_env, api_key, context_window, output_reserve, headers)",
+            "api_key_env, api_key, context_window, output_reserve, temperature, top_p, headers, "
+            "pricing)",
         ),
         (
             '[profiles."my server"]\nbase_url = "http://a/v1"\nmodel = "m"\n"api-key" = "x"\n',
             'config.toml:4: profiles."my server".api-key: unknown key; did you mean "api_key"? '
             "(known here: base_url, model, api_key_env, api_key, context_window, "
-            "output_reserve, headers)",
+            "output_reserve, temperature, top_p, headers, pricing)",
         ),
     ],
     ids=["typo", "top-level", "inline-table", "quoted-keys"],
@@ -315,13 +317,13 @@ def test_enum_errors_list_the_allowed_values(text: str, message: str) -> None:
         (
             "[context.shares]\nsystem = 0.5\nmemory = 0.5\nsummary = 0.5\nworking = 0.5\n",
             "config.toml:1: context.shares: shares add up to 2 (system 0.5, memory 0.5, "
-            "summary 0.5, recall 0, working 0.5); they must not exceed 1",
+            "summary 0.5, task 0, files 0, recall 0, working 0.5); they must not exceed 1",
         ),
         (
             "[context.shares]\nworking = 0.9\n",
             "config.toml:1: context.shares: shares add up to 1.3 (system 0.1, memory 0.1, "
-            "summary 0.2, recall 0, working 0.9); they must not exceed 1 (unset shares keep their "
-            "defaults: system, memory, summary)",
+            "summary 0.2, task 0, files 0, recall 0, working 0.9); they must not exceed 1 (unset "
+            "shares keep their defaults: system, memory, summary)",
         ),
         (
             '[context.shares]\nworking = "most"\n',

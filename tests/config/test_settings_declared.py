@@ -20,6 +20,7 @@ from ctxchat.config.reference import settings_table
 from ctxchat.config.report import settings_report
 from ctxchat.config.settings import (
     ContextSettings,
+    Preset,
     ProviderProfile,
     RecallSettings,
     Settings,
@@ -95,7 +96,7 @@ def _changed(item: Declaration, value: Any) -> Any:
     if item.type is int:
         # A window must stay larger than the reserve taken from it.
         return value + (4096 if item.name == "context_window" else 3)
-    if item.type is float:
+    if item.type is float or item.unset_number:
         low = item.declared.ge if item.declared.ge is not None else item.declared.gt or 0
         high = item.declared.le if item.declared.le is not None else low + 1000
         return next(v for v in (low + (high - low) / 4, low + (high - low) / 2) if v != value)
@@ -120,9 +121,17 @@ def test_every_declared_setting_changed_survives_the_template_and_the_reader() -
     # Settings that name a profile, and the key that excludes api_key_env, stay as they are.
     keep = {"default_profile", "profile", "api_key", "base_url"}
     profile = _change_every_setting(starter_settings().profile(), ProviderProfile, keep)
+    preset = _change_every_setting(Preset(name="careful"), Preset, keep)
     settings = _change_every_setting(
-        Settings(profiles={profile.name: profile}, default_profile=profile.name), Settings, keep
+        Settings(
+            profiles={profile.name: profile},
+            default_profile=profile.name,
+            presets={preset.name: preset},
+        ),
+        Settings,
+        keep,
     )
+    assert preset != Preset(name="careful")
     assert settings.context != ContextSettings()
     assert settings.recall != RecallSettings()
     assert settings.summary != SummarySettings()
@@ -191,5 +200,6 @@ def test_config_show_reports_every_declared_table_with_its_sources() -> None:
     sources = report["sources"]
     assert isinstance(sources, dict)
     for key, _ in _values(Settings):
-        if not key.startswith("profiles."):
+        # Tables by name (profiles, prices) have no keys of their own until one is given.
+        if ".NAME." not in key:
             assert sources[key] == "default", key

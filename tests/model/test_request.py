@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ctxchat.model.request import build_chat_request
+from ctxchat.model.request import Sampling, build_chat_request
 
 MESSAGES = [{"role": "user", "content": "Hi"}]
 
@@ -62,3 +62,25 @@ def test_headers_are_sent_in_clear_and_shown_masked() -> None:
         "X-Api-Key": "…5678",
     }
     assert "secret" not in str(shown)
+
+
+def test_sampling_goes_in_the_body_and_is_read_back() -> None:
+    request = build_chat_request(
+        base_url="http://127.0.0.1:8080/v1",
+        model="m",
+        messages=[{"role": "user", "content": "hi"}],
+        max_tokens=300,
+        temperature=0.2,
+        top_p=0.5,
+    )
+    assert (request.body["temperature"], request.body["top_p"]) == (0.2, 0.5)
+    assert request.sampling == Sampling(0.2, 0.5, 300)
+    assert request.sampling.words() == ["temperature 0.2", "top_p 0.5"]
+    plain = build_chat_request(base_url="http://x/v1", model="m", messages=[])
+    assert "top_p" not in plain.body and plain.sampling == Sampling()
+
+
+def test_sampling_of_a_body_from_elsewhere_keeps_only_numbers() -> None:
+    body = {"temperature": "hot", "top_p": True, "max_completion_tokens": 50}
+    assert Sampling.of_body(body) == Sampling(None, None, 50)
+    assert Sampling.of_body({"max_tokens": "many"}).words() == []

@@ -1,11 +1,12 @@
 """Shared fixtures for store tests: a fresh database with a clock that ticks one second a call."""
 
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from ctxchat.store import Store, StoredMessage
+from ctxchat.store import Store, StoredMessage, schema
 
 
 class TickingClock:
@@ -17,6 +18,21 @@ class TickingClock:
     def __call__(self) -> float:
         self.now += 1
         return self.now
+
+
+@contextmanager
+def store_before(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch, migrations: int
+) -> Iterator[Store]:
+    """A database made by a ctxchat whose schema had only the first `migrations`; the
+    current schema applies again once the block ends."""
+    monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:migrations])
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", migrations)
+    try:
+        with Store.open(db_path) as old:
+            yield old
+    finally:
+        monkeypatch.undo()
 
 
 @pytest.fixture

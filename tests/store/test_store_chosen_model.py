@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from ctxchat.store import Store, StoreError, schema
+from ctxchat.store import Store, StoreError
 from ctxchat.store.schema import SCHEMA_VERSION
+
+from .conftest import store_before
 
 
 def test_a_conversation_remembers_the_model_chosen_for_it(store: Store) -> None:
@@ -28,14 +30,11 @@ def test_a_conversation_remembers_the_model_chosen_for_it(store: Store) -> None:
 def test_a_database_from_before_conversations_remembered_a_model_is_upgraded(
     db_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:9])
-    monkeypatch.setattr(schema, "SCHEMA_VERSION", 9)
-    with Store.open(db_path) as old, old.transaction() as conn:
+    with store_before(db_path, monkeypatch, 9) as old, old.transaction() as conn:
         conn.execute(
             "INSERT INTO conversations (title, model, profile, created_at, updated_at) "
             "VALUES ('kept', 'gpt-4o', 'test', 5, 5)"
         )
-    monkeypatch.undo()
 
     with Store.open(db_path) as store:
         (conversation,) = store.list_conversations()

@@ -89,9 +89,14 @@ def test_a_database_from_before_entries_knew_their_time_is_upgraded(
     monkeypatch.setattr(schema, "SCHEMA_VERSION", 5)
     with Store.open(db_path) as old:
         conversation = old.create_conversation("kept").id
-        for text in ("one", "two"):
-            old.add_message(conversation, "user", text, tokens=1, exact=True, encoding="x")
         with old.transaction() as conn:
+            # Written as that version did: this code's messages have columns it lacked.
+            for text in ("one", "two"):
+                conn.execute(
+                    "INSERT INTO messages (conversation_id, role, content, status, created_at, "
+                    "updated_at) VALUES (?, 'user', ?, 'complete', 1, 1)",
+                    (conversation, text),
+                )
             conn.execute(
                 "INSERT INTO memory (kind, text, key, source, created_at, updated_at) "
                 "VALUES ('hypothesis', 'Old guess.', 'cause', 'message:1', 5, 5)"

@@ -11,6 +11,8 @@ from ctxchat.core.recall import fts_query
 from ctxchat.store import Store
 from ctxchat.store.schema import MIGRATIONS, SCHEMA_VERSION
 
+from .old_schema import insert_message
+
 
 def add(store: Store, conversation: int, text: str, role: str = "user") -> int:
     return store.add_message(conversation, role, text, tokens=5, exact=False, encoding="e").id
@@ -144,7 +146,7 @@ def test_vectors_stored_before_they_were_keyed_by_model_are_kept(
     monkeypatch.setattr(schema, "SCHEMA_VERSION", 6)
     with Store.open(path) as old:
         conversation = old.create_conversation().id
-        first = add(old, conversation, "first")
+        first = insert_message(old, conversation, "user", "first")
         with old.transaction() as conn:
             conn.execute(
                 "INSERT INTO message_embeddings (message_id, model, vector) VALUES (?, 'a', ?)",

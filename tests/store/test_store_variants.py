@@ -33,6 +33,8 @@ from ctxchat.store.variants import (
     RETRIED_INTERRUPTED,
 )
 
+from .old_schema import insert_message
+
 Say = Callable[[int, str, str], StoredMessage]
 
 
@@ -221,19 +223,17 @@ def test_a_database_from_before_variants_is_upgraded(
     monkeypatch.setattr(schema, "SCHEMA_VERSION", 8)
     with Store.open(db_path) as old:
         conversation = old.create_conversation("kept").id
-        old.add_message(conversation, "user", "question", tokens=1, exact=True, encoding="x")
-        reply = old.add_message(
-            conversation, "assistant", "answer", tokens=1, exact=True, encoding="x"
-        )
+        insert_message(old, conversation, "user", "question")
+        reply = insert_message(old, conversation, "assistant", "answer")
     monkeypatch.undo()
 
     with Store.open(db_path) as store:
         with store.reading() as conn:
             assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert store.messages(conversation)[-1].content == "answer"
-        assert store.variants(reply.id) == []
+        assert store.variants(reply) == []
         plan = rich_plan([], conversation)
-        variant = store.start_variant(reply.id, change="replay", model="m", plan=plan)
+        variant = store.start_variant(reply, change="replay", model="m", plan=plan)
         assert store.load_variant_plan(variant.id) == plan
 
 

@@ -306,3 +306,46 @@ async def test_what_the_last_reply_used_is_marked_with_its_evidence_on_hover() -
         assert tooltip.startswith("What the last reply most likely used (an estimate):")
         assert 'summary:v3#1: shares "postgresql", "chose"' in tooltip
         assert panels.panels[Layer.SYSTEM].tooltip is None
+
+
+async def test_the_task_and_files_panels_show_only_while_their_layer_holds_something() -> None:
+    from ctxchat.core.adaptive import AdaptivePolicy
+    from ctxchat.core.assemble import assemble_context
+    from ctxchat.core.files import AttachedFile, sendable_text, split_into_parts
+    from ctxchat.core.task import TaskState
+
+    from .widget_hosts import COUNTER
+
+    text = sendable_text("The cluster is pg16-a.")
+    notes = AttachedFile(
+        4, "notes.md", text, COUNTER.count_text(text), split_into_parts(text, COUNTER, 500)
+    )
+    with_both = assemble_context(
+        budget=Budget(128_000, 4_096),
+        counter=COUNTER,
+        mode=Mode.PERSONALIZATION,
+        system_prompt="Be brief.",
+        memory=[],
+        summary=None,
+        history=[],
+        new_input="Next?",
+        adaptive=AdaptivePolicy(task_share=0.05, files_share=0.25),
+        task=TaskState("Migrate billing").with_step("Dump the database"),
+        files=[notes],
+    )
+    app = HostApp(lambda: [ContextPanels()])
+    async with app.run_test(size=(100, 80)) as pilot:
+        panels = app.query_one(ContextPanels)
+        panels.update_plan(make_plan(), window_source="config")
+        await pilot.pause()
+        assert not panels.panels[Layer.TASK].display and not panels.panels[Layer.FILES].display
+        assert "task" not in rendered(panels.budget_bar)
+        panels.update_plan(with_both, window_source="config")
+        await pilot.pause()
+        assert panels.panels[Layer.TASK].display and panels.panels[Layer.FILES].display
+        task = panel_text(panels, Layer.TASK)
+        assert "task · 51 tokens · budget 6,195 (5%)" in task
+        assert "[pending] Dump the database" in task
+        assert "notes.md: whole file, 1 lines" in panel_text(panels, Layer.FILES)
+        assert "■ task 51 " in rendered(panels.budget_bar)
+        assert "■ files " in rendered(panels.budget_bar)

@@ -16,6 +16,8 @@ def test_turn_5_with_recall_takes_from_working() -> None:
         "system": 0.1,
         "memory": 0.1,
         "summary": 0.2,
+        "task": 0.0,
+        "files": 0.0,
         "recall": 0.1,
         "working": 0.5,
     }
@@ -28,6 +30,8 @@ def test_turn_50_with_recall() -> None:
         "system": 0.1,
         "memory": 0.1,
         "summary": 0.25,
+        "task": 0.0,
+        "files": 0.0,
         "recall": 0.15,
         "working": 0.4,
     }

@@ -8,8 +8,18 @@ from ctxchat.core.budget import Budget, BudgetError, BudgetShares, Layer
 def test_default_split_of_a_128k_window() -> None:
     budget = Budget(128_000, 4_096)
     assert budget.total == 123_904
-    # Recall has no share until it finds something; the input is counted first.
-    assert [budget.nominal(layer) for layer in Layer] == [12_390, 12_390, 24_780, 0, 74_342, 0]
+    # Task, files and recall have no share until they have something to send; the input
+    # is counted first.
+    assert [budget.nominal(layer) for layer in Layer] == [
+        12_390,
+        12_390,
+        24_780,
+        0,
+        0,
+        0,
+        74_342,
+        0,
+    ]
 
 
 def test_custom_shares_may_leave_part_unassigned() -> None:
@@ -26,8 +36,8 @@ def test_custom_shares_may_leave_part_unassigned() -> None:
         ({"summary": 1.5}, "summary share is 1.5: a share cannot exceed 1"),
         (
             {"working": 0.7},
-            "shares add up to 1.1 (system 0.1, memory 0.1, summary 0.2, recall 0, working 0.7); "
-            "they must not exceed 1",
+            "shares add up to 1.1 (system 0.1, memory 0.1, summary 0.2, task 0, files 0, "
+            "recall 0, working 0.7); they must not exceed 1",
         ),
         ({"system": float("nan")}, "system share must be a number, got nan"),
     ],

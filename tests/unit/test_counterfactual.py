@@ -1,6 +1,7 @@
 """Counterfactual plans: a stored plan with one change, the rest byte-identical."""
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import pytest
 
@@ -17,7 +18,10 @@ from ctxchat.core.history import HistoryMessage, SummaryState
 from ctxchat.core.memory import MemoryEntry, MemoryKind, Mode, render_entry
 from ctxchat.core.plan import ContextPlan, Reason
 from ctxchat.core.recall import RecallHit
+from ctxchat.core.task import TaskState
 from ctxchat.core.tokens import TokenCounter
+
+from .plans import plan_with
 
 History = Callable[[list[str]], list[HistoryMessage]]
 
@@ -191,3 +195,22 @@ def test_a_change_describes_itself() -> None:
     change = Change(without=("memory:3", "summary"), mode=Mode.OBJECTIVE, model="m")
     assert change.describe() == "without memory:3, summary; in objective mode; to model m"
     assert Change(replay=True, model="m").describe() == "replay of the stored request; to model m"
+
+
+def test_without_the_task_or_the_files_and_a_plan_from_before_they_existed(
+    counter: TokenCounter, make_history: History
+) -> None:
+    plan = plan_with(
+        counter,
+        history=make_history(["hello", "hi"]),
+        task=TaskState("Ship it").with_step("Write tests"),
+    )
+    without = counterfactual_plan(plan, Change(without=("task",)), counter=counter)
+    assert [m.layer for m in without.messages] == [
+        m.layer for m in plan.messages if m.layer is not Layer.TASK
+    ]
+    assert without.tokens == plan.tokens - plan.layer(Layer.TASK).tokens
+    assert [o.reason for o in without.layer(Layer.TASK).left_out] == [Reason.ASKED_WITHOUT] * 2
+    older = replace(plan, layers=tuple(lp for lp in plan.layers if lp.layer is not Layer.FILES))
+    with pytest.raises(CounterfactualError, match="files is not in this reply's request"):
+        counterfactual_plan(older, Change(without=("files",)), counter=counter)

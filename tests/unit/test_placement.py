@@ -15,9 +15,12 @@ from ctxchat.core.placement import (
     unplaced,
 )
 from ctxchat.core.plan import ContextPlan, PlanMessage, SystemPlacement
+from ctxchat.core.task import TaskState
 from ctxchat.core.tokens import REPLY_PRIMER, TokenCounter, count_message
 
+from .plans import plan_with
 from .test_counterfactual import plan_of
+from .test_files import attached
 
 History = Callable[[list[str]], list[HistoryMessage]]
 SUMMARY = SummaryState(2, "Earlier they chose SQLite.", 1, 2)
@@ -147,3 +150,27 @@ def test_asking_again_without_a_layer_edits_the_moved_content(
     assert variant.request_messages() == expected.request_messages()
     assert variant.system_placement is SystemPlacement.FIRST_USER
     assert variant.tokens == layer_sum(variant)
+
+
+@pytest.mark.parametrize("without", [None, "task", "files"])
+def test_the_task_and_the_files_move_with_the_rest_of_the_system_content(
+    counter: TokenCounter, make_history: History, without: str | None
+) -> None:
+    plan = plan_with(
+        counter,
+        history=make_history(["Where were we?", "At the restore."]),
+        task=TaskState("Ship it").with_step("Write tests"),
+        files=[attached(counter, 1, "notes.md", "The cluster is pg16-a.")],
+    )
+    placed = place(plan, PlacementChoice.AUTO, True, counter)
+    if without is not None:
+        placed = counterfactual_plan(placed, Change(without=(without,)), counter=counter)
+    layers = [m.layer for m in plan.messages if m.role == "system"]
+    assert layers == [Layer.SYSTEM, Layer.TASK, Layer.FILES]
+    sent = placed.request_messages()
+    assert [m["role"] for m in sent] == ["user", "assistant", "user"]
+    opening = sent[0]["content"]
+    for message in plan.messages:
+        if message.role == "system":
+            assert (message.content in opening) == (message.layer.value != without)
+    assert placed.tokens == layer_sum(placed)

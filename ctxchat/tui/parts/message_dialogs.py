@@ -84,6 +84,32 @@ class MessageDialogs(Part):
 
         self.app.push_screen(EditMessageScreen(message.id, message.content, later), edited)
 
+    def copy(self, text: str) -> None:
+        """Copy `text` (a message, a code block) and say where it went."""
+        from ctxchat.tui.clipboard import copy_and_say
+
+        self.run_worker(copy_and_say(self, text), group="copy")
+
+    def copy_code(self, text: str) -> None:
+        """Copy a code block of the message `text`: its only one, or the one the user picks."""
+        from ctxchat.tui.code_blocks import code_blocks
+
+        blocks = code_blocks(text)
+        if len(blocks) <= 1:
+            if blocks:
+                self.copy(blocks[0].code)
+            else:
+                self.notify("That message has no code block.", markup=False)
+            return
+
+        def picked(index: int | None) -> None:
+            if index is not None:
+                self.copy(blocks[index].code)
+
+        from ctxchat.tui.screens.code_block_picker import CodeBlockPicker
+
+        self.app.push_screen(CodeBlockPicker(blocks), picked)
+
     def open_link(self, href: str) -> None:
         """Open a reply's link, once the user says so."""
 

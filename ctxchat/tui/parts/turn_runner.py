@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -20,6 +21,7 @@ from ctxchat.chat.turn import (
     TurnFinished,
     TurnStarted,
 )
+from ctxchat.core.counts import counted
 from ctxchat.core.history import MessageStatus
 from ctxchat.model.errors import ProviderError
 from ctxchat.store import NotFound, Store
@@ -48,6 +50,46 @@ class TurnRequest:
     draft: str | None = None
     """The composer's text this turn sends (given back if the turn never starts); None for a
     turn that sends nothing new (a retry, a regeneration)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Queued:
+    """A message sent while a reply streamed: it waits for its turn (`number` names it
+    for this run)."""
+
+    number: int
+    request: TurnRequest
+
+    @property
+    def text(self) -> str:
+        return self.request.draft or ""
+
+    @property
+    def conversation_id(self) -> int | None:
+        return self.request.session.conversation_id
+
+
+@dataclass(frozen=True, slots=True)
+class Waiting:
+    """The messages waiting to be sent, oldest first, in every conversation; and the
+    conversations whose queue is held (their reply failed or was stopped): they go on once
+    the user sends again there."""
+
+    messages: tuple[Queued, ...] = ()
+    held: frozenset[int | None] = frozenset()
+
+    def of(self, conversation_id: int | None) -> tuple[Queued, ...]:
+        """The messages waiting in `conversation_id`, in the order they go."""
+        return tuple(m for m in self.messages if m.conversation_id == conversation_id)
+
+    def next(self) -> Queued | None:
+        """The message to send next: the oldest of a conversation not held."""
+        return next((m for m in self.messages if m.conversation_id not in self.held), None)
+
+    def without(self, *gone: Queued) -> Waiting:
+        messages = tuple(m for m in self.messages if m not in gone)
+        held = self.held & {m.conversation_id for m in messages}
+        return Waiting(messages, held)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +147,9 @@ class TurnRunner(Part):
     streams (the footer's Stop key follows it)."""
     drawn: var[TurnDrawn | None] = var(None, always_update=True, init=False)
     """The turn's start or end drawn last, set in the frame that draws it."""
+    waiting: var[Waiting] = var(Waiting(), init=False)
+    """The messages sent while a reply streamed, each waiting to be sent as its own turn
+    (the column shows those of the conversation on screen)."""
 
     @dataclass
     class Ended(Message):
@@ -125,6 +170,7 @@ class TurnRunner(Part):
         super().__init__()
         self.failures = ReplyFailures()
         """This run's failed replies, per conversation (the error as the client told it)."""
+        self._numbers = itertools.count(1)
 
     @property
     def streaming(self) -> bool:
@@ -165,6 +211,74 @@ class TurnRunner(Part):
         self._run(request, turn, view)
         return turn
 
+    def send(self, request: TurnRequest, view: ConversationView) -> None:
+        """Send `request`'s message now, or queue it behind the reply streaming and the
+        messages already waiting in its conversation. Sending in a conversation whose queue
+        is held lets it go on: the oldest first, this one last."""
+        conversation = request.session.conversation_id
+        waiting = self.waiting
+        if not self.streaming and not waiting.of(conversation):
+            self.start(request, view)
+            return
+        queued = Queued(next(self._numbers), request)
+        self.waiting = Waiting((*waiting.messages, queued), waiting.held - {conversation})
+        if not self.streaming:
+            self._send_next(view)
+
+    def resume(self, conversation_id: int | None, view: ConversationView) -> bool:
+        """Let `conversation_id`'s held queue go on; False when it has nothing waiting."""
+        waiting = self.waiting
+        if not waiting.of(conversation_id):
+            return False
+        self.waiting = Waiting(waiting.messages, waiting.held - {conversation_id})
+        if not self.streaming:
+            self._send_next(view)
+        return True
+
+    def take(self, number: int) -> Queued | None:
+        """Take queued message `number` out of the queue (to edit or cancel it)."""
+        found = next((m for m in self.waiting.messages if m.number == number), None)
+        if found is not None:
+            self.waiting = self.waiting.without(found)
+        return found
+
+    def take_all(self, conversation_id: int | None) -> tuple[Queued, ...]:
+        """Take every message waiting in `conversation_id` out of the queue."""
+        taken = self.waiting.of(conversation_id)
+        self.waiting = self.waiting.without(*taken)
+        return taken
+
+    def _send_next(self, view: ConversationView) -> None:
+        """Start the next message waiting, if one is (in its own conversation's session)."""
+        queued = self.waiting.next()
+        if queued is None or self.streaming:
+            return
+        self.waiting = self.waiting.without(queued)
+        request = queued.request
+        session = self.open_session_for(request.session)
+        self.start(TurnRequest(session, request.events, request.draft), view)
+
+    def _hold_after(self, request: TurnRequest, outcome: TurnFinished | TurnFailed | None) -> None:
+        """A reply that failed, was stopped or never began holds its conversation's queue:
+        the messages after it were written expecting it. Said once; sending there (Enter)
+        lets them go."""
+        if isinstance(outcome, TurnFinished):
+            return
+        conversation = request.session.conversation_id
+        count = len(self.waiting.of(conversation))
+        if not count:
+            return
+        self.waiting = Waiting(self.waiting.messages, self.waiting.held | {conversation})
+        why = "failed" if isinstance(outcome, TurnFailed) else "did not finish"
+        waits = "waits" if count == 1 else "wait"
+        self.notify(
+            f"The reply {why}: {counted(count, 'queued message')} {waits}, held. "
+            "Enter in the composer sends them, in order.",
+            severity="warning",
+            markup=False,
+            timeout=10,
+        )
+
     def stop(self) -> None:
         """Stop the reply being written, if one is (the store keeps what came, marked
         interrupted)."""
@@ -204,6 +318,10 @@ class TurnRunner(Part):
             self.post_up(lambda: self.Ended(request, turn, outcome))
             if isinstance(outcome, TurnFinished):
                 self._count_with_server(session)
+            self._hold_after(request, outcome)
+            # Once this worker is done: a reply worker started from inside it would cancel
+            # it (they run one at a time).
+            self.call_later(self._send_next, view)
 
     async def _draw(self, turn: LiveTurn, session: ChatSession, view: ConversationView) -> None:
         """Draw what arrived, paced by the item drawing it (a write waits for the last one
@@ -268,7 +386,7 @@ class TurnRunner(Part):
         item = None if view is None else self._item(turn, view)
         if outcome is not None:
             await self._finish(session, outcome, item, view)
-        self.end(turn)  # the composer sends again, the Stop key goes
+        self.end(turn)  # messages are sent again, not queued; the Stop key goes
         if view is not None and item is not None and item.status is MessageStatus.STREAMING:
             # Stopped: the store holds the kept part, marked interrupted.
             stored = session.store.get_message(item.message_id)

@@ -24,6 +24,7 @@ from ctxchat.core.history import preview
 from ctxchat.core.plan import ContextPlan
 from ctxchat.core.prefix import shared_prefix
 from ctxchat.core.tokens import REPLY_PRIMER
+from ctxchat.model.request import Sampling
 from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.hands_typing_back import HandsTypingBack
 from ctxchat.tui.text import clean, tokens
@@ -311,8 +312,9 @@ class RequestInspector(HandsTypingBack[None]):
         self.action_show(TABS[(current + step) % len(TABS)])
 
     def action_copy(self) -> None:
-        self.app.copy_to_clipboard(self.json_text)
-        self.notify(f"Copied the request JSON ({len(self.json_text):,} characters).", markup=False)
+        from ctxchat.tui.clipboard import copy_and_say
+
+        self.run_worker(copy_and_say(self, self.json_text), group="copy")
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -332,6 +334,8 @@ class RequestInspector(HandsTypingBack[None]):
             f"{count} message{'s' if count != 1 else ''} · {tokens(plan.tokens)} tokens "
             f"({marker}) of {tokens(plan.total_budget)} · mode {clean(plan.mode)}"
         )
+        for word in Sampling.of_body(self.body).words():
+            text += f" · {word}"
         if list(self.body.get("messages", [])) != plan.request_messages():
             return Content.assemble(
                 text, " · ", ("the body's messages differ from the plan's", "bold $error")

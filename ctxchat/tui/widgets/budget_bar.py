@@ -15,6 +15,7 @@ from ctxchat.tui.themes import layer_variable
 __all__ = ["BudgetBar", "flow", "share_text", "split_cells"]
 
 SEPARATOR = " · "
+SHOWN_WHEN_USED = frozenset({"task", "files"})
 
 
 def split_cells(values: Sequence[int], width: int) -> list[int]:
@@ -169,6 +170,8 @@ class BudgetBar(Widget):
                 f" {share_text(count, whole)}",
             )
             for name, count in zip(names, layer_tokens, strict=True)
+            # The task and files layers are named only while they send something.
+            if count or name not in SHOWN_WHEN_USED
         ]
         if not over:
             legend.append(

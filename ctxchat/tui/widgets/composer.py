@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from textual import events, on
 from textual.binding import Binding, BindingType
@@ -13,9 +13,7 @@ from textual.widgets import TextArea
 
 from ctxchat.safe_text import controls_shown
 from ctxchat.tui.actions import bindings_for, default_keys
-
-if TYPE_CHECKING:
-    from ctxchat.tui.live_turn import LiveTurn
+from ctxchat.tui.clipboard import line_count
 
 IN_ORDER_KEYS = frozenset(
     {
@@ -79,9 +77,18 @@ class Composer(TextArea):
             return self.composer
 
     @dataclass
-    class SendHeld(Message):
-        """Enter was pressed while sending is held (a reply is being written): it made a
-        new line instead, so the next words do not run into these."""
+    class SentEmpty(Message):
+        """Enter was pressed with nothing to send: messages held in a queue may go on."""
+
+    @dataclass
+    class Cleared(Message):
+        """The draft of `lines` lines was cleared (undo brings it back)."""
+
+        lines: int
+
+    @dataclass
+    class EditLastRequested(Message):
+        """Edit the user's last message of the conversation and send it again."""
 
     @dataclass
     class PageAsked(Message):
@@ -95,6 +102,7 @@ class Composer(TextArea):
         id: str | None = None,
         send_keys: Iterable[str] = default_keys("composer.send"),
         newline_keys: Iterable[str] = default_keys("composer.newline"),
+        edit_last_keys: Iterable[str] = default_keys("composer.edit_last"),
     ) -> None:
         super().__init__(
             "",
@@ -104,9 +112,9 @@ class Composer(TextArea):
             tab_behavior="focus",
             placeholder="Write a message — Enter sends, Shift+Enter or Ctrl+J for a new line",
         )
-        self._waits_for: LiveTurn | None = None
         self.send_keys = frozenset(send_keys)
         self.newline_keys = frozenset(newline_keys)
+        self.edit_last_keys = frozenset(edit_last_keys)
         self.edits = 0
         """How many times the text has changed (typed, sent, pasted, put back)."""
         self._drafts: dict[int | None, str] = {}
@@ -127,20 +135,8 @@ class Composer(TextArea):
         self.load_text(self._drafts.pop(shown, ""))
         self.move_cursor(self.document.end)
 
-    @property
-    def can_send(self) -> bool:
-        """False while a reply is being written (asked of its turn): Enter then starts a
-        new line."""
-        return self._waits_for is None or not self._waits_for.streaming
-
-    def wait_for(self, live: LiveTurn) -> None:
-        """Hold sending until the reply `live` streams has ended."""
-        self._waits_for = live
-
     async def on_key(self, event: events.Key) -> None:
-        if event.key in self.send_keys and not self.can_send:
-            action = self._hold
-        elif event.key in self.send_keys:
+        if event.key in self.send_keys:
             action = self.action_submit
         elif event.key in self.newline_keys:
             action = self.action_newline
@@ -155,6 +151,16 @@ class Composer(TextArea):
         event.prevent_default()
         action()
 
+    @on(events.Key)
+    def _edit_last_when_empty(self, event: events.Key) -> None:
+        """↑ in an empty composer edits the last message (as in a shell; not while a reply
+        to it is written: the column says no); with text it moves the cursor as ever. Run
+        before `on_key`, which then moves the cursor of an empty box: nowhere."""
+        if event.key in self.edit_last_keys and not self.text:
+            event.stop()
+            event.prevent_default()
+            self.action_edit_last()
+
     def on_paste(self, event: events.Paste) -> None:
         """Insert the pasted text with its control characters shown (`\x1b` as `␛`): the box
         shows what will be sent, and never writes a pasted escape sequence to the terminal."""
@@ -168,21 +174,23 @@ class Composer(TextArea):
         self.move_cursor(pasted.end_location)
 
     def action_submit(self) -> None:
-        """Take the draft out and post it: what is typed from now on starts the next one."""
+        """Take the draft out and post it: what is typed from now on starts the next one.
+        Whether it goes now or waits for a reply streaming is decided where it arrives, in
+        the order the Enters were pressed: never here, ahead of it (a decision taken
+        before the last message sent had reached the column let a later message be put
+        back before an earlier one)."""
         text = self.text
         if text.strip():
             self.clear()
             self.post_message(self.Submitted(self, text))
+        else:
+            self.post_message(self.SentEmpty())
 
     def action_page(self, step: int) -> None:
         self.post_message(self.PageAsked(step))
 
     def action_newline(self) -> None:
         self.insert("\n")
-
-    def _hold(self) -> None:
-        self.action_newline()
-        self.post_message(self.SendHeld())
 
     def restore(self, text: str) -> None:
         """Put back a draft that was not sent, before whatever was typed since.
@@ -191,7 +199,51 @@ class Composer(TextArea):
         """
         self.call_later(self._put_back, text)
 
+    def take_back(self, text: str) -> None:
+        """Put `text` (a message taken back to edit) after what the box holds, on a line of
+        its own, the cursor at its end; in the composer's queue, after the keys on their way
+        to it. Taken back one after another, texts stay in that order."""
+        self.call_later(self._add_after, text)
+
+    def _add_after(self, text: str) -> None:
+        held = self.text
+        self.load_text(f"{held}\n{text}" if held.strip() else text)
+        self.move_cursor(self.document.end)
+
     def _put_back(self, text: str) -> None:
         typed_since = self.text
         self.load_text(text if not typed_since else f"{text}\n{typed_since}")
         self.move_cursor(self.document.end)
+
+    def action_clear_draft(self) -> None:
+        """Clear the whole draft in one step, which undo brings back in one step."""
+        if not self.text:
+            return
+        lines = line_count(self.text)
+        # Checkpoints: undo takes back the clearing alone, not the typing just before it.
+        self.history.checkpoint()
+        self.clear()
+        self.history.checkpoint()
+        self.post_message(self.Cleared(lines))
+
+    def action_edit_last(self) -> None:
+        self.post_message(self.EditLastRequested())
+
+    def action_open_in_editor(self) -> None:
+        """Write the draft in the user's editor; what it holds when the editor exits becomes
+        the draft (undo brings back the one before). A failing editor changes nothing."""
+        self.run_worker(self._edit_in_editor(), group="editor", exclusive=True)
+
+    async def _edit_in_editor(self) -> None:
+        from ctxchat.tui.draft_editor import edit_draft
+
+        edited = await edit_draft(self.app, self.text)
+        if edited.text is None:
+            self.notify(edited.problem, severity="warning", markup=False)
+            return
+        self.history.checkpoint()
+        # Shown as a paste is (`\x1b` as `␛`): the box shows what will be sent.
+        written = self.replace(controls_shown(edited.text), (0, 0), self.document.end)
+        self.history.checkpoint()
+        self.move_cursor(written.end_location)
+        self.focus()

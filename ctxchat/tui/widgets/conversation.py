@@ -131,6 +131,13 @@ class ConversationView(VerticalScroll, can_focus=True):
         text: str
 
     @dataclass
+    class CopyCodeRequested(Message):
+        """Copy a code block of a message's text (which one, asked when it has several)."""
+
+        message_id: int
+        text: str
+
+    @dataclass
     class PinRequested(Message):
         """Pin a message (or the part of it the user selected) as a memory entry."""
 
@@ -598,7 +605,7 @@ class ConversationView(VerticalScroll, can_focus=True):
             # While a reply streams, Esc is the app's: it stops the reply.
             return not self._streaming()
         target = self._target()
-        if action in ("copy", "pin"):
+        if action in ("copy", "pin", "copy_code"):
             return None if target is None else True
         if action == "edit":
             ok = target is not None and target.view.role == "user" and not self._streaming()
@@ -616,6 +623,11 @@ class ConversationView(VerticalScroll, can_focus=True):
         target = self._target()
         if target is not None:
             self.post_message(self.CopyRequested(target.message_id, target.view.content))
+
+    def action_copy_code(self) -> None:
+        target = self._target()
+        if target is not None:
+            self.post_message(self.CopyCodeRequested(target.message_id, target.view.content))
 
     def action_pin(self) -> None:
         target = self._target()

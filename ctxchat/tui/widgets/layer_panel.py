@@ -55,6 +55,7 @@ class ModeChange:
 
 # A layer panel lists at most this many items (the newest); the rest are counted in one line.
 SHOWN_ITEMS = 60
+OPTIONAL_LAYERS = (Layer.TASK, Layer.FILES)
 
 
 def mode_change(previous: ContextPlan, plan: ContextPlan) -> ModeChange:
@@ -101,6 +102,8 @@ class LayerPanel(Vertical, can_focus=True):
         &.-system { border-left: outer $layer-system; }
         &.-memory { border-left: outer $layer-memory; }
         &.-summary { border-left: outer $layer-summary; }
+        &.-task { border-left: outer $layer-task; }
+        &.-files { border-left: outer $layer-files; }
         &.-working { border-left: outer $layer-working; }
         &.-input { border-left: outer $layer-input; }
         &:focus { background: $boost; }
@@ -332,6 +335,9 @@ class ContextPanels(VerticalScroll):
         self._budget_line = Static(Content(), classes="context-panels--budget -empty")
         self.budget_bar = BudgetBar()
         self.panels = {layer: LayerPanel(layer, id=f"layer-{layer.value}") for layer in Layer}
+        # The task and files panels show only while their layer holds something.
+        for layer in OPTIONAL_LAYERS:
+            self.panels[layer].display = False
         self._plan: ContextPlan | None = None
         self._change: ModeChange | None = None
 
@@ -381,7 +387,15 @@ class ContextPanels(VerticalScroll):
         budget_content = self._budget_content(plan, cached_tokens)
         self._budget_line.update(budget_content)
         self._budget_line.set_class(not budget_content.plain, "-empty")
+        present = {layer_plan.layer for layer_plan in plan.layers}
+        for layer in OPTIONAL_LAYERS:
+            if layer not in present:  # a plan from before the layer existed
+                self.panels[layer].display = False
         for layer_plan in plan.layers:
+            if layer_plan.layer in OPTIONAL_LAYERS:
+                self.panels[layer_plan.layer].display = bool(
+                    layer_plan.items or layer_plan.left_out or layer_plan.notes
+                )
             added: frozenset[str] = frozenset()
             removed: frozenset[str] = frozenset()
             if self._change is not None and layer_plan.layer is Layer.MEMORY:

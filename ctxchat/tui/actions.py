@@ -240,6 +240,22 @@ ACTIONS: tuple[Action, ...] = (
         palette="context: show or hide panels",
         palette_help="Toggle the context side",
     ),
+    # Priority, so the keys typed right after it reach the conversation (a binding that is
+    # not runs after them); beside f6. In the memory panel f5 sorts (the screen's
+    # `check_action` lets the panel have it).
+    Action(
+        "conversation.focus",
+        "ConversationScreen",
+        "focus_conversation",
+        keys="f5",
+        label="Turns",
+        help="Go to the conversation: select a message (Esc goes back to the composer)",
+        show=False,
+        priority=True,
+        needs=Needs.SESSION,
+        palette="conversation: go to the turns",
+        palette_help="Select a message in the conversation",
+    ),
     Action(
         "conversation.find",
         "ConversationScreen",
@@ -299,6 +315,14 @@ ACTIONS: tuple[Action, ...] = (
     ),
     # --- AskAgainDialog ---
     Action(
+        "ask_again.ask",
+        "AskAgainDialog",
+        "ask",
+        keys="ctrl+s",
+        label="Ask again",
+        help="Ask the reply again with the change chosen",
+    ),
+    Action(
         "ask_again.cancel",
         "AskAgainDialog",
         "cancel",
@@ -331,7 +355,26 @@ ACTIONS: tuple[Action, ...] = (
     Action(
         "confirm.no", "ConfirmScreen", "cancel", keys="n", label="No", help="Answer no", show=False
     ),
+    # A chord, not a letter: it answers yes to a question that deletes too.
+    Action(
+        "confirm.ok",
+        "ConfirmScreen",
+        "accept",
+        keys="ctrl+s",
+        label="Yes",
+        help="Answer yes (the confirm button)",
+    ),
     # --- ConversationSwitcher ---
+    # Priority, over the search box's and the list's own enter (which do the same).
+    Action(
+        "conversations.open",
+        "ConversationSwitcher",
+        "open",
+        keys="enter",
+        label="Open",
+        help="Open the highlighted conversation (at the message found)",
+        priority=True,
+    ),
     Action(
         "conversations.close",
         "ConversationSwitcher",
@@ -412,6 +455,14 @@ ACTIONS: tuple[Action, ...] = (
     ),
     # --- DeleteConversationScreen ---
     Action(
+        "delete_conversation.delete",
+        "DeleteConversationScreen",
+        "delete",
+        keys="ctrl+s",
+        label="Delete, keep memory",
+        help="Delete the conversation; its own memory entries are kept (global, left out)",
+    ),
+    Action(
         "delete_conversation.cancel",
         "DeleteConversationScreen",
         "cancel",
@@ -437,6 +488,15 @@ ACTIONS: tuple[Action, ...] = (
         help="Close without sending",
     ),
     # --- ErrorDetails ---
+    # The main screen's key for retrying.
+    Action(
+        "error.retry",
+        "ErrorDetails",
+        "retry",
+        keys="ctrl+r",
+        label="Retry",
+        help="Ask for the reply again",
+    ),
     Action(
         "error.close",
         "ErrorDetails",
@@ -446,6 +506,14 @@ ACTIONS: tuple[Action, ...] = (
         help="Close this message",
     ),
     # --- ExportFormatScreen ---
+    Action(
+        "export.save",
+        "ExportFormatScreen",
+        "export",
+        keys="ctrl+s",
+        label="Export",
+        help="Export in the highlighted format",
+    ),
     Action(
         "export.cancel",
         "ExportFormatScreen",
@@ -525,6 +593,14 @@ ACTIONS: tuple[Action, ...] = (
         help="Close and store nothing",
     ),
     # --- ImportHistoryScreen ---
+    Action(
+        "import.import",
+        "ImportHistoryScreen",
+        "import",
+        keys="ctrl+s",
+        label="Import",
+        help="Import the file",
+    ),
     Action(
         "import.cancel",
         "ImportHistoryScreen",
@@ -623,6 +699,17 @@ ACTIONS: tuple[Action, ...] = (
         help="Close without saving",
     ),
     # --- ModelPicker ---
+    # Priority, over the list's own enter; off until the picker has been seen (an enter
+    # typed before then goes back to the composer).
+    Action(
+        "model_picker.pick",
+        "ModelPicker",
+        "pick",
+        keys="enter",
+        label="Pick",
+        help="Use the highlighted profile or model",
+        priority=True,
+    ),
     Action(
         "model_picker.cancel",
         "ModelPicker",
@@ -632,6 +719,14 @@ ACTIONS: tuple[Action, ...] = (
         help="Keep the model",
     ),
     # --- RenameScreen ---
+    Action(
+        "rename.save",
+        "RenameScreen",
+        "save",
+        keys="ctrl+s",
+        label="Rename",
+        help="Save the new title",
+    ),
     Action(
         "rename.cancel",
         "RenameScreen",
@@ -650,6 +745,15 @@ ACTIONS: tuple[Action, ...] = (
         help="Check the answer and write the config",
     ),
     # --- SummarizePreview ---
+    # The key that opened it.
+    Action(
+        "summarize_preview.confirm",
+        "SummarizePreview",
+        "confirm",
+        keys="ctrl+s",
+        label="Summarize",
+        help="Fold the listed messages into the summary",
+    ),
     Action(
         "summarize_preview.cancel",
         "SummarizePreview",
@@ -862,6 +966,30 @@ ACTIONS: tuple[Action, ...] = (
         keys="delete,backspace",
         label="Cancel",
         help="Cancel the queued message: it is not sent",
+    ),
+    # The composer's own page keys would move its cursor a page: a draft is rarely that long,
+    # the conversation above it often is.
+    Action(
+        "composer.page_up",
+        "Composer",
+        "page(-1)",
+        keys="pageup",
+        label="Page up",
+        help="Scroll the conversation a page up, from the composer",
+        show=False,
+        palette="composer: scroll the conversation a page up",
+        palette_action="composer('page(-1)')",
+    ),
+    Action(
+        "composer.page_down",
+        "Composer",
+        "page(1)",
+        keys="pagedown",
+        label="Page down",
+        help="Scroll the conversation a page down, from the composer",
+        show=False,
+        palette="composer: scroll the conversation a page down",
+        palette_action="composer('page(1)')",
     ),
     # --- ConversationView ---
     Action(

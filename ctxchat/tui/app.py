@@ -29,6 +29,7 @@ from ctxchat.tui.actions import bindings_for, shipped_bindings
 from ctxchat.tui.collector import freeze_long_lived, thaw
 from ctxchat.tui.commands import ctxchat_commands
 from ctxchat.tui.conversation_screen import ConversationScreen
+from ctxchat.tui.focus_keys import move_focus_now
 from ctxchat.tui.text import clean
 from ctxchat.tui.textual_compat.paste import keep_pastes_whole
 from ctxchat.tui.themes import (
@@ -133,6 +134,8 @@ class CtxChatApp(App[int]):
             await screen.mounted.wait()
             if screen.typing_goes_to_composer(event):
                 screen.set_focus(screen.composer)
+            elif self.screen is not screen and move_focus_now(self.screen, event):
+                return
         await super().on_event(event)
 
     async def action_quit(self) -> None:

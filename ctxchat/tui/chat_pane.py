@@ -174,6 +174,18 @@ class ChatPane(Vertical):
         request = TurnRequest(session, lambda session: send_message(session, sent), event.text)
         self.turn_runner.send(request, self.view)
 
+    @on(Composer.PageAsked)
+    def _page(self, event: Composer.PageAsked) -> None:
+        if event.step < 0:
+            self.view.scroll_page_up(animate=False)
+        else:
+            self.view.scroll_page_down(animate=False)
+
+    def focus_turns(self) -> None:
+        """Focus the conversation, at once: keys typed right after the key that asked reach
+        it, not the widget focused before."""
+        self.screen.set_focus(self.view)
+
     @on(Composer.SentEmpty)
     def _send_held_queue(self) -> None:
         if self.session is not None:

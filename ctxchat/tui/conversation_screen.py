@@ -481,6 +481,14 @@ class ConversationScreen(Screen[None]):
             # A failure nobody expected still never reaches the user as a traceback.
             self.notify(f"Something failed: {event.worker.error}", severity="error", markup=False)
 
+    @property
+    def in_memory_panel(self) -> bool:
+        """Whether the focus is in the memory panel."""
+        focused = self.focused
+        return focused is not None and any(
+            isinstance(node, MemoryPanel) for node in focused.ancestors_with_self
+        )
+
     def typing_goes_to_composer(self, event: events.Event) -> bool:
         """Whether `event`, about to reach the focused widget, is typing meant for the
         composer (see `typing_for_composer`). The app asks this in its own queue, before the
@@ -490,6 +498,8 @@ class ConversationScreen(Screen[None]):
     # --- the screen's actions -------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "focus_conversation" and self.in_memory_panel:
+            return False  # f5 sorts there
         needs = self.ACTIONS[action].needs if action in self.ACTIONS else Needs.NOTHING
         if needs is Needs.STREAMING:
             return self.streaming
@@ -585,6 +595,10 @@ class ConversationScreen(Screen[None]):
         """List the selected (or newest) reply's variants."""
         if self.app.screen is self:  # a priority key: not over a dialog
             self.ask_again_flow.show_variants(self.conversation_view.selected_id)
+
+    def action_focus_conversation(self) -> None:
+        if self.app.screen is self:
+            self.chat.focus_turns()
 
     def action_focus_memory(self) -> None:
         # Never from under a dialog: the key would steer a list the user cannot see.

@@ -11,6 +11,7 @@ from ctxchat.tui.commands import ctxchat_commands
 from ctxchat.tui.screens.ask_again import AskAgainDialog
 from ctxchat.tui.screens.inspector import RequestInspector, WrappedLines
 from ctxchat.tui.screens.variant_compare import VariantComparison
+from ctxchat.tui.screens.variant_list import VariantList
 from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
 
 from .app_harness import SIZE, MakeApp, settle, shown_messages, typed, until
@@ -62,9 +63,16 @@ async def test_f8_asks_the_reply_again_without_an_entry_and_k_keeps_the_variant(
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is compare)
 
-        await pilot.press(*"keep it")  # letters keep nothing: k did
-        await settle(pilot)
-        assert app.screen is compare
+        await pilot.press(*"keep it")  # letters keep nothing (k did): they go to the message
+        await until(pilot, lambda: app.conversation_screen.composer.text == "keep it")
+        assert app.screen is app.conversation_screen
+        store = app.conversation_screen.session.store
+        assert store.get_message(reply_id).content == "SQLite, as you told me."
+        app.conversation_screen.composer.clear()
+        await pilot.press("f7")  # the variant was kept as one: open it again
+        await until(pilot, lambda: isinstance(app.screen, VariantList))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, VariantComparison))
         await pilot.press("ctrl+k")
         await until(
             pilot, lambda: ("assistant", "I cannot tell which database.") in shown_messages(app)

@@ -77,9 +77,12 @@ async def test_f7_lists_the_variants_and_k_brings_the_regenerated_reply_back(
         label = str(listed.get_option_at_index(0).prompt)
         assert REGENERATED in label and "gpt-4o" in label and "tokens" in label
 
-        await pilot.press(*"keep it")  # letters keep nothing: k did
-        await settle(pilot)
-        assert isinstance(app.screen, VariantList)
+        await pilot.press(*"keep it")  # letters keep nothing (k did): they go to the message
+        await until(pilot, lambda: app.conversation_screen.composer.text == "keep it")
+        assert app.screen is app.conversation_screen
+        app.conversation_screen.composer.clear()
+        await pilot.press("f7")
+        await until(pilot, lambda: isinstance(app.screen, VariantList))
         await pilot.press("ctrl+k")
         await until(pilot, lambda: ("assistant", "First answer.") in shown_messages(app))
         await settle(pilot)

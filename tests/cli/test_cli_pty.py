@@ -13,6 +13,7 @@ import subprocess
 import sys
 import termios
 import threading
+import tomllib
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -221,6 +222,37 @@ def test_ctrl_r_in_the_composer_retries_a_failed_reply(
             == ("Second time lucky.", "complete")
         ),
         "the retried reply",
+    )
+
+
+UP_ARROW = b"\x1b[A"
+TAB = b"\t"
+
+
+def test_keys_typed_right_after_tab_in_the_setup_land_in_the_next_field(
+    home: Path, server: ScriptedModelServer
+) -> None:
+    config = home / "first-run.toml"
+    env = dict(os.environ, TERM="xterm-256color", CTXCHAT_CONFIG=str(config))
+    running = Terminal(env, columns=100, rows=40)
+    try:
+        wait_for(lambda: b"Welcome to ctxchat" in running.output, "the first-run setup")
+        mark = running.mark()
+        # "Another server" is the last choice: up from the first goes round to it.
+        running.write(UP_ARROW + b" ")
+        wait_for(lambda: running.drew_since(mark, b"Any OpenAI-compatible"), "another server")
+        # One burst, as a password manager or a paste of keystrokes sends it.
+        running.write(
+            TAB + server.base_url.encode() + TAB + b"gpt-4o" + TAB + TAB + b"CTXCHAT_TEST_KEY\r"
+        )
+        wait_for(config.exists, "the config written")
+    finally:
+        running.close()
+    (profile,) = tomllib.loads(config.read_text(encoding="utf-8"))["profiles"].values()
+    assert (profile["base_url"], profile["model"], profile["api_key_env"]) == (
+        server.base_url,
+        "gpt-4o",
+        "CTXCHAT_TEST_KEY",
     )
 
 

@@ -52,7 +52,10 @@ async def test_confirm_by_letter_but_a_typed_y_deletes_nothing() -> None:
     app = ScreenHost(ConfirmScreen("Delete it?", "Delete", danger=True))
     async with app.run_test() as pilot:
         await pilot.press(*"yes")  # someone typing "yes…" as the question popped up
-        assert app.result is ScreenHost.NO_RESULT
+        await until(pilot, lambda: app.result is not ScreenHost.NO_RESULT)
+        assert app.result is None  # closed by the typing, as Cancel would: nothing deleted
+    app = ScreenHost(ConfirmScreen("Delete it?", "Delete", danger=True))
+    async with app.run_test() as pilot:
         await pilot.press("n")  # no is always safe
         assert app.result is False
     app = ScreenHost(ConfirmScreen("Delete it?", "Delete", danger=True))
@@ -269,10 +272,10 @@ async def test_switcher_ctrl_f_goes_back_to_the_search_box() -> None:
 async def test_export_asks_the_format_and_the_folder(tmp_path: Path) -> None:
     app = ScreenHost(ExportFormatScreen("Notes", tmp_path / "exports"))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press(*"jm")  # letters choose nothing (the Markdown button has focus)
+        await pilot.press(*"/jm")  # letters choose nothing: they go into the folder box
         assert app.result is ScreenHost.NO_RESULT
         await pilot.press("ctrl+j")
-        assert app.result == ExportChoice("json", tmp_path / "exports")
+        assert app.result == ExportChoice("json", tmp_path / "exports" / "jm")
     app = ScreenHost(ExportFormatScreen("Notes", tmp_path / "exports", "json"))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("ctrl+t")
@@ -333,13 +336,12 @@ async def test_summary_screen_rebuild_and_summarize_now() -> None:
         assert app.result == SummaryAction("summarize")
 
 
-async def test_summary_screen_letters_typed_do_nothing() -> None:
+async def test_summary_screen_letters_typed_close_it_and_do_nothing() -> None:
     app = ScreenHost(SummaryScreen(VERSIONS))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("down", *"a base, please")  # a, b, e and s acted before
-        screen = app.screen
-        assert isinstance(screen, SummaryScreen) and not screen.editing
-        assert app.result is ScreenHost.NO_RESULT
+        await until(pilot, lambda: app.result is not ScreenHost.NO_RESULT)
+        assert app.result is None
 
 
 async def test_summarize_preview_confirms_or_cancels() -> None:

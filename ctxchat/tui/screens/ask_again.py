@@ -20,6 +20,7 @@ from ctxchat.redaction import shown_url
 from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import content, tokens
+from ctxchat.tui.widgets.footer import KeyFooter
 
 __all__ = ["AskAgainDialog", "leavable_choices"]
 
@@ -143,6 +144,7 @@ class AskAgainDialog(Dialog[Change | None]):
             with Horizontal(classes="dialog--buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Ask again", id="ask", variant="primary")
+        yield KeyFooter()
 
     def change(self) -> Change:
         """The change as chosen so far."""

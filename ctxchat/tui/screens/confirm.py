@@ -13,6 +13,7 @@ from textual.widgets import Button, Static
 from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import plain
+from ctxchat.tui.widgets.footer import KeyFooter
 
 
 class ConfirmScreen(Dialog[bool]):
@@ -74,6 +75,7 @@ class ConfirmScreen(Dialog[bool]):
                     id="confirm",
                     variant="error" if self._danger else "primary",
                 )
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#cancel" if self._danger else "#confirm", Button).focus()
@@ -84,6 +86,9 @@ class ConfirmScreen(Dialog[bool]):
 
     @on(Button.Pressed, "#confirm")
     def action_confirm(self) -> None:
+        self.dismiss(True)
+
+    def action_accept(self) -> None:
         self.dismiss(True)
 
     @on(Button.Pressed, "#cancel")

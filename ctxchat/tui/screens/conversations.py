@@ -234,11 +234,6 @@ class ConversationSwitcher(Dialog[SwitcherResult | None]):
         event.stop()
         event.prevent_default()
 
-    def on_paste(self, event: events.Paste) -> None:
-        if isinstance(self.focused, OptionList):
-            self.query_one(Input).insert_text_at_cursor(event.text)
-            event.stop()
-
     def action_move(self, step: int) -> None:
         option_list = self.query_one(OptionList)
         if step > 0:
@@ -251,7 +246,7 @@ class ConversationSwitcher(Dialog[SwitcherResult | None]):
 
     @on(Input.Submitted, "#switcher-search")
     @on(OptionList.OptionSelected)
-    def _switch(self) -> None:
+    def action_open(self) -> None:
         row = self._highlighted()
         if row is not None:
             hit = self._hits.get(row.id)

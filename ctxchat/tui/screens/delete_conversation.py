@@ -14,6 +14,7 @@ from ctxchat.chat.deletion import ConversationDeletion
 from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import plain
+from ctxchat.tui.widgets.footer import KeyFooter
 
 DeleteChoice = Literal["keep-memory", "with-memory"]
 
@@ -64,12 +65,13 @@ class DeleteConversationScreen(Dialog[DeleteChoice | None]):
                 yield Button(label, id="keep-memory", variant="error")
                 if note:
                     yield Button("Delete all", id="with-memory", variant="error")
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#cancel", Button).focus()
 
     @on(Button.Pressed, "#keep-memory")
-    def _keep_memory(self) -> None:
+    def action_delete(self) -> None:
         self.dismiss("keep-memory")
 
     @on(Button.Pressed, "#with-memory")

@@ -14,6 +14,7 @@ from textual.widgets import Button, RadioButton, RadioSet, Static, TextArea
 from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import clean, plain
+from ctxchat.tui.widgets.footer import KeyFooter
 
 LaterTurns = Literal["replace", "branch"]
 
@@ -96,6 +97,7 @@ class EditMessageScreen(Dialog[EditResult | None]):
             with Horizontal(id="edit-buttons", classes="dialog--buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Send", id="send", variant="primary")
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()

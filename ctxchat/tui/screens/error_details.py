@@ -13,6 +13,7 @@ from textual.widgets import Button, Static
 from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import plain
+from ctxchat.tui.widgets.footer import KeyFooter
 
 
 class ErrorDetails(Dialog[bool]):
@@ -86,12 +87,16 @@ class ErrorDetails(Dialog[bool]):
                 yield Button("Close", id="close")
                 if self._can_retry:
                     yield Button("Retry", id="retry", variant="primary")
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#retry" if self._can_retry else "#close", Button).focus()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self._can_retry or action != "retry"
+
     @on(Button.Pressed, "#retry")
-    def _retry(self) -> None:
+    def action_retry(self) -> None:
         self.dismiss(True)
 
     @on(Button.Pressed, "#close")

@@ -15,6 +15,7 @@ from textual.widgets import Button, Input, Label, Static
 from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import plain
+from ctxchat.tui.widgets.footer import KeyFooter
 
 ExportFormat = Literal["markdown", "json"]
 
@@ -72,6 +73,7 @@ class ExportFormatScreen(Dialog[ExportChoice | None]):
                 yield Button(
                     "Markdown", id="markdown", variant="default" if self._json else "primary"
                 )
+        yield KeyFooter()
 
     @property
     def _json(self) -> bool:
@@ -89,7 +91,7 @@ class ExportFormatScreen(Dialog[ExportChoice | None]):
         self.action_choose("json")
 
     @on(Input.Submitted, "#export-folder")
-    def _folder_submitted(self) -> None:
+    def action_export(self) -> None:
         self.action_choose(self._initial)
 
     def action_choose(self, choice: ExportFormat) -> None:

@@ -51,15 +51,31 @@ class HandsTypingBack(ModalScreen[ResultType]):
         # A key bound here (a user's `[keys]` remap may bind a letter) still fires.
         return event.is_printable and event.key not in self.active_bindings
 
+    def takes_typing(self, text: str) -> bool:
+        """Keep `text`, typed where it means nothing, in the dialog itself (a text box of
+        its own); False to hand it back."""
+        return False
+
     def on_key(self, event: events.Key) -> None:
         if self._handed_over is not None:
             self._keep(event, events.Key(event.key, event.character))
         elif self.hands_back(event):
             self._begin(event, events.Key(event.key, event.character))
+        elif (
+            event.is_printable
+            and event.key not in self.active_bindings
+            and event.character is not None
+            and self.takes_typing(event.character)
+        ):
+            event.stop()
+            event.prevent_default()
 
     def on_paste(self, event: events.Paste) -> None:
         if self._handed_over is not None:
             self._keep(event, events.Paste(event.text))
+        elif self.takes_typing(event.text):
+            event.stop()
+            event.prevent_default()
         else:
             self._begin(event, events.Paste(event.text))
 

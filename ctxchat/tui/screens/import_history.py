@@ -15,6 +15,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import clean, plain
+from ctxchat.tui.widgets.footer import KeyFooter
 
 RECOGNISE = "recognise"
 """The choice that lets the file say which tool it comes from."""
@@ -76,6 +77,7 @@ class ImportHistoryScreen(Dialog[ImportChoice | None]):
             with Horizontal(classes="dialog--buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Import", id="import", variant="primary")
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()

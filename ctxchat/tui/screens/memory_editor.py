@@ -15,6 +15,7 @@ from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import clean, plain
 from ctxchat.tui.views import MemoryDraft, Scope
+from ctxchat.tui.widgets.footer import KeyFooter
 
 MAX_KEY = 40
 KIND_HINTS = {
@@ -177,6 +178,7 @@ class MemoryEditor(Dialog[MemoryDraft | None]):
             with Horizontal(id="memory-buttons", classes="dialog--buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Save", id="save", variant="primary")
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()

@@ -17,6 +17,7 @@ from ctxchat.redaction import shown_url
 from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.result_dialog import ResultDialog
 from ctxchat.tui.text import content
+from ctxchat.tui.widgets.footer import KeyFooter
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +92,7 @@ class ModelPicker(ResultDialog[ModelChoice | None]):
             yield OptionList(*options, id="model-options")
             note = self._note or "Enter picks; Esc keeps the current one."
             yield Static(content(note), classes="dialog--note")
+        yield KeyFooter()
 
     @on(OptionList.OptionSelected)
     def _picked(self, event: OptionList.OptionSelected) -> None:
@@ -100,6 +102,13 @@ class ModelPicker(ResultDialog[ModelChoice | None]):
             self.dismiss(ModelChoice(value))
         elif kind == "m":
             self.dismiss(ModelChoice(self._current_profile, value))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Before it is seen, an enter was meant for the composer (see `ResultDialog`).
+        return self.seen or action != "pick"
+
+    def action_pick(self) -> None:
+        self.query_one(OptionList).action_select()
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -13,6 +13,7 @@ from textual.widgets import Button, Input, Static
 from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import clean, plain
+from ctxchat.tui.widgets.footer import KeyFooter
 
 MAX_TITLE = 200
 
@@ -53,6 +54,7 @@ class RenameScreen(Dialog[str | None]):
             with Horizontal(classes="dialog--buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Rename", id="save", variant="primary")
+        yield KeyFooter()
 
     @on(Input.Submitted)
     @on(Button.Pressed, "#save")

@@ -19,6 +19,7 @@ from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import clean, tokens
 from ctxchat.tui.views import MessageView
+from ctxchat.tui.widgets.footer import KeyFooter
 
 ROLE_SHORT = {"user": "you", "assistant": "assistant", "system": "system"}
 
@@ -124,12 +125,16 @@ class SummarizePreview(Dialog[bool]):
                     variant="primary",
                     disabled=not count,
                 )
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#confirm" if self._messages else "#cancel", Button).focus()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return bool(self._messages) or action != "confirm"
+
     @on(Button.Pressed, "#confirm")
-    def _confirm(self) -> None:
+    def action_confirm(self) -> None:
         self.dismiss(True)
 
     @on(Button.Pressed, "#cancel")

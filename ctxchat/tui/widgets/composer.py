@@ -90,6 +90,12 @@ class Composer(TextArea):
     class EditLastRequested(Message):
         """Edit the user's last message of the conversation and send it again."""
 
+    @dataclass
+    class PageAsked(Message):
+        """PageUp (`step` -1) or PageDown (1) in the composer: the conversation scrolls."""
+
+        step: int
+
     def __init__(
         self,
         *,
@@ -184,6 +190,9 @@ class Composer(TextArea):
             self.post_message(self.Submitted(self, text))
         else:
             self.post_message(self.SentEmpty())
+
+    def action_page(self, step: int) -> None:
+        self.post_message(self.PageAsked(step))
 
     def action_newline(self) -> None:
         self.insert("\n")

@@ -529,7 +529,12 @@ class ConversationView(VerticalScroll, can_focus=True):
             if item.outer_size.height > self.scrollable_content_region.height:
                 self.scroll_to_widget(item, animate=False, top=True, immediate=True)
             else:
-                self.scroll_to_center(item, animate=False, immediate=True)
+                # Centred by its place alone: Textual's centring rounds by where the view was,
+                # so the same hit came out a row apart from one time to the next.
+                above = (self.scrollable_content_region.height - item.outer_size.height) // 2
+                self.scroll_to(
+                    y=item.virtual_region.y - above, animate=False, immediate=True, force=True
+                )
             self._sync_scrollbar()
         if mounted_now:
             self._loading = False

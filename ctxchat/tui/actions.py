@@ -254,6 +254,31 @@ ACTIONS: tuple[Action, ...] = (
         palette="reply: variants",
         palette_help="The selected reply's (or the newest's) variants: open one, or keep it as the reply",
     ),
+    # Not in the footer (no room left there): the README and the palette name them.
+    Action(
+        "context.task",
+        "ConversationScreen",
+        "task",
+        keys="f9",
+        label="Task",
+        help="The task: set its goal, add steps, mark them done, remove them",
+        show=False,
+        needs=Needs.SESSION,
+        palette="context: task",
+        palette_help="Set the task's goal and steps, sent in every request",
+    ),
+    Action(
+        "context.files",
+        "ConversationScreen",
+        "files",
+        keys="f10",
+        label="Files",
+        help="Files attached to this conversation: attach by path, detach, read anew",
+        show=False,
+        needs=Needs.SESSION,
+        palette="context: attached files",
+        palette_help="Attach a file by its path, see what each sends, detach it",
+    ),
     # Only in the command palette.
     Action(
         "conversation.rename",
@@ -840,6 +865,17 @@ ACTIONS: tuple[Action, ...] = (
         label="Details",
         help="Show why the selected reply failed or stopped, in the server's own words",
     ),
+    Action(
+        "message.exclude",
+        "ConversationView",
+        "exclude",
+        keys="ctrl+x",
+        label="Leave out",
+        help="Leave the selected message out of the requests (kept, still found), or include it again",
+        palette="context: leave message out or include it",
+        palette_help="Leave the selected message (or the newest) out of the requests, or include it again",
+        palette_action="exclude_message",
+    ),
     # --- FindBar ---
     Action(
         "find.next",
@@ -868,6 +904,58 @@ ACTIONS: tuple[Action, ...] = (
         keys="escape",
         label="Close",
         help="Close the find bar and go back to the composer",
+    ),
+    # --- TaskDialog ---
+    Action(
+        "task.close",
+        "TaskDialog",
+        "close",
+        keys="escape",
+        label="Close",
+        help="Close the task dialog (a goal or step typed is kept)",
+    ),
+    Action(
+        "task.step_done",
+        "TaskSteps",
+        "toggle_done",
+        keys="space",
+        label="Done",
+        help="Mark the highlighted step done, or pending again (Enter does too)",
+    ),
+    Action(
+        "task.step_remove",
+        "TaskSteps",
+        "remove",
+        keys="delete",
+        label="Remove",
+        help="Remove the highlighted step",
+        key_display="del",
+    ),
+    # --- FilesDialog ---
+    Action(
+        "files.close",
+        "FilesDialog",
+        "close",
+        keys="escape",
+        label="Close",
+        help="Close the files dialog",
+    ),
+    Action(
+        "files.detach",
+        "AttachedFiles",
+        "detach",
+        keys="delete",
+        label="Detach",
+        help="Detach the highlighted file: the next request no longer sends it",
+        key_display="del",
+    ),
+    Action(
+        "files.refresh",
+        "AttachedFiles",
+        "refresh",
+        keys="ctrl+r",
+        label="Read anew",
+        help="Read the highlighted file again from disk (after it changed)",
     ),
     # --- LayerPanel ---
     Action(

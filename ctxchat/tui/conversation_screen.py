@@ -39,6 +39,7 @@ from ctxchat.tui.context_side import ContextSide
 from ctxchat.tui.on_screen import OnScreen
 from ctxchat.tui.outside import outside_marks
 from ctxchat.tui.parts.ask_again_flow import AskAgainFlow
+from ctxchat.tui.parts.context_control import ContextControl
 from ctxchat.tui.parts.conversation_dialogs import ConversationDialogs
 from ctxchat.tui.parts.embedder import Embedder
 from ctxchat.tui.parts.extraction_flow import ExtractionFlow
@@ -50,7 +51,7 @@ from ctxchat.tui.parts.planner import Planner
 from ctxchat.tui.parts.summary_flow import SummaryFlow
 from ctxchat.tui.parts.turn_runner import TurnDrawn, TurnEvents, TurnRunner
 from ctxchat.tui.results_in_waiting import Asked, ResultReady, ResultsInWaiting
-from ctxchat.tui.stored_views import stored_loader
+from ctxchat.tui.stored_views import message_view, stored_loader
 from ctxchat.tui.text import clean
 from ctxchat.tui.typing_target import typing_for_composer
 from ctxchat.tui.widgets.composer import Composer
@@ -75,6 +76,7 @@ ContextChanged = (
     | Embedder.Ready
     | ModelFlow.Switched
     | ConversationDialogs.Deleted
+    | ContextControl.Changed
 )
 """What a part says when the next request of a conversation may have changed."""
 
@@ -115,6 +117,7 @@ class ConversationScreen(Screen[None]):
     conversation_dialogs = getters.query_one(ConversationDialogs)
     message_dialogs = getters.query_one(MessageDialogs)
     jobs_line = getters.query_one(JobsLine)
+    context_control = getters.query_one(ContextControl)
 
     def __init__(
         self, workspace: Workspace, session: ChatSession | None, *, offline: bool = False
@@ -156,6 +159,7 @@ class ConversationScreen(Screen[None]):
         yield AskAgainFlow(self.workspace).data_bind(shown)
         yield ModelFlow(self.workspace).data_bind(shown)
         yield ConversationDialogs(self.workspace).data_bind(shown)
+        yield ContextControl().data_bind(shown)
         yield Header(icon="◧")
         with Horizontal(id="main"):
             with ChatPane(id="chat").data_bind(shown):
@@ -411,6 +415,22 @@ class ConversationScreen(Screen[None]):
     def _pin_message(self, event: ConversationView.PinRequested) -> None:
         self.side.pin_message(event.message_id, event.text)
 
+    @on(ConversationView.ExcludeRequested)
+    def _exclude(self, event: ConversationView.ExcludeRequested) -> None:
+        if self.has_session:
+            self.context_control.exclude(self.session, event.message_id, event.excluded)
+
+    @on(ContextControl.Excluded)
+    def _excluded(self, event: ContextControl.Excluded) -> None:
+        """The turns left out (or back in) are marked, and the plan drawn again."""
+        if self.shows(event.session):
+            session = self.session
+            for message in event.messages:
+                self.conversation_view.update_message(
+                    message_view(message, session.counter, session.settings)
+                )
+            self.refresh_plan()
+
     @on(MemoryPanel.Left)
     def _back_to_composer(self) -> None:
         self.composer.focus()
@@ -425,6 +445,7 @@ class ConversationScreen(Screen[None]):
     @on(Embedder.Ready)
     @on(ModelFlow.Switched)  # the titles with the plan
     @on(ConversationDialogs.Deleted)
+    @on(ContextControl.Changed)
     def _context_changed(self, event: ContextChanged) -> None:
         if self.shows(event.session):
             self.refresh_plan()
@@ -599,6 +620,17 @@ class ConversationScreen(Screen[None]):
     def action_focus_conversation(self) -> None:
         if self.app.screen is self:
             self.chat.focus_turns()
+
+    def action_task(self) -> None:
+        if self.app.screen is self:
+            self.context_control.edit_task(self.session)
+
+    def action_files(self) -> None:
+        if self.app.screen is self:
+            self.context_control.edit_files(self.session)
+
+    def action_exclude_message(self) -> None:
+        self.conversation_view.action_exclude()
 
     def action_focus_memory(self) -> None:
         # Never from under a dialog: the key would steer a list the user cannot see.

@@ -5,7 +5,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from ctxchat.chat.session import ChatSession
+from ctxchat.chat.costs import cost_summary
+from ctxchat.chat.session import ChatSession, local_zone
 from ctxchat.chat.session_factory import given_server
 from ctxchat.core.history import MessageStatus
 from ctxchat.store import StoredMessage
@@ -103,7 +104,14 @@ class OnScreen:
         (`writing`), else the newest reply's facts (or what can be done about it)."""
         if writing:
             return f"{model_name(self.session.model)} is writing… (Esc stops)"
-        return self.reply_facts().status_line()
+        facts = self.reply_facts().status_line()
+        if not facts:
+            return facts
+        # What the conversation cost so far goes with its newest reply's counts, once a
+        # reply was asked (a reply imported or copied made no request: nothing to tell).
+        session = self.session
+        costs = cost_summary(session.store, session.settings, session.conversation_id, local_zone())
+        return facts if costs.reply is None else f"{facts} · {costs.text()}"
 
     def reply_facts(self) -> ReplyFacts:
         """The newest reply's facts; without the server's usage report, its tokenizer's

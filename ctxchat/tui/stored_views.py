@@ -2,15 +2,32 @@
 
 from __future__ import annotations
 
+from ctxchat.chat.costs import message_cost, usage_of
 from ctxchat.chat.session import ChatSession
+from ctxchat.config.settings import Settings
+from ctxchat.core.prices import CostStatus
 from ctxchat.core.tokens import TokenCounter
 from ctxchat.store import StoredMessage
 from ctxchat.tui.views import MessageView
 from ctxchat.tui.widgets.conversation import Loader
 
 
-def message_view(message: StoredMessage, counter: TokenCounter | None = None) -> MessageView:
-    """How the pane shows a stored message; `counter` counts its reasoning, if any."""
+def cost_words(message: StoredMessage, settings: Settings) -> str:
+    """What a reply cost, as its header says it: an amount, or "free (local server)"; ""
+    for a message that is not a reply, and for a price nobody gave."""
+    if message.role != "assistant" or message.billing is None:
+        return ""
+    cost = message_cost(settings, usage_of(message))
+    return "" if cost.status is CostStatus.UNKNOWN else cost.text()
+
+
+def message_view(
+    message: StoredMessage,
+    counter: TokenCounter | None = None,
+    settings: Settings | None = None,
+) -> MessageView:
+    """How the pane shows a stored message; `counter` counts its reasoning, if any, and
+    `settings` price a reply."""
     reasoning_tokens = counter.count_text(message.reasoning) if counter and message.reasoning else 0
     return MessageView(
         id=message.id,
@@ -23,6 +40,8 @@ def message_view(message: StoredMessage, counter: TokenCounter | None = None) ->
         reasoning=message.reasoning,
         reasoning_tokens=reasoning_tokens,
         cut=message.finish_reason == "length",
+        excluded=message.excluded,
+        cost="" if settings is None else cost_words(message, settings),
     )
 
 
@@ -35,6 +54,6 @@ def stored_loader(session: ChatSession) -> Loader:
         # The reasoning's counts are kept too: a start that shows a reasoning reply
         # then draws it without waiting for the tokenizer.
         with session.keeping():
-            return [message_view(m, session.counter) for m in messages]
+            return [message_view(m, session.counter, session.settings) for m in messages]
 
     return load

@@ -19,7 +19,9 @@ class MessageView:
     `error` is the provider's one-sentence reason for an interrupted or failed reply;
     `tokens` is the stored count (0 while a reply is still arriving); `reasoning_tokens`
     counts the separate reasoning, which is shown but never sent back; `cut` says the
-    output limit ended the reply.
+    output limit ended the reply; `excluded` says the user left it out of the requests;
+    `cost` is what the reply cost as the price table says it ("" when not asked: a price
+    nobody gave shows nothing beside the count).
     """
 
     id: int
@@ -32,6 +34,8 @@ class MessageView:
     reasoning: str = ""
     reasoning_tokens: int = 0
     cut: bool = False
+    excluded: bool = False
+    cost: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -73,6 +73,7 @@ async def test_a_sent_message_and_its_streamed_reply_are_stored_as_planned(
         assert status_line(app) == (
             f"reply: server {reply.completion_tokens:,}, ctxchat {reply.tokens:,} · "
             f"prompt: server {reply.prompt_tokens:,}, ctxchat {reply.estimated_prompt_tokens:,}"
+            " · cost: free (local server)"
         )
         assert notes.of("error") == []
 
@@ -92,6 +93,7 @@ async def test_without_the_servers_usage_the_status_line_gives_ctxchats_counts(
         assert (reply.completion_tokens, reply.prompt_tokens) == (None, None)
         assert status_line(app) == (
             f"reply: ctxchat {reply.tokens:,} · prompt: ctxchat {reply.estimated_prompt_tokens:,}"
+            " · cost: free (local server)"
         )
 
 

@@ -165,7 +165,7 @@ async def test_keys_from_the_config_rebind_and_unknown_ids_are_reported(
     make_app: MakeApp,
 ) -> None:
     app, notes = make_app(
-        extra='[keys]\n"mode.toggle" = "f10"\n"mode.toggel" = "f1"\n"memory.focus" = "ctrl+"\n'
+        extra='[keys]\n"mode.toggle" = "f11"\n"mode.toggel" = "f1"\n"memory.focus" = "ctrl+"\n'
     )
     config = app.workspace.loaded.path
     async with app.run_test(size=SIZE) as pilot:
@@ -179,7 +179,7 @@ async def test_keys_from_the_config_rebind_and_unknown_ids_are_reported(
         await pilot.press("ctrl+o")
         await settle(pilot)
         after_the_old_key = app.conversation_screen.session.mode
-        await pilot.press("f10")
+        await pilot.press("f11")
         await settle(pilot)
         assert (after_the_old_key, app.conversation_screen.session.mode) == (
             Mode.PERSONALIZATION,
@@ -533,10 +533,10 @@ async def test_binding_changes_that_leave_the_keys_alone_keep_the_footer(
         await settle(pilot)
         assert list(footer.query(FooterKey)) == keys
         # A remapped key is a change the footer shows: that key alone is drawn again.
-        app.set_keymap({"app.quit": "f10"})
+        app.set_keymap({"app.quit": "f11"})
         await settle(pilot)
         after = list(footer.query(FooterKey))
-        assert [key.key_display for key in after if key not in keys] == ["f10"]
+        assert [key.key_display for key in after if key not in keys] == ["f11"]
         assert _drawn(footer) == await _rebuilt(pilot, footer)
 
 

@@ -392,7 +392,7 @@ class TurnRunner(Part):
             stored = session.store.get_message(item.message_id)
             await item.finish(stored.content, stored.status, error=stored.error or "")
             # Its count, and the reasoning's, now that they are stored.
-            view.update_message(message_view(stored, session.counter))
+            view.update_message(message_view(stored, session.counter, session.settings))
 
     async def _finish(
         self,
@@ -408,7 +408,7 @@ class TurnRunner(Part):
             await item.finish(
                 reply.content, reply.status, error=reply.error or "", tokens=reply.tokens
             )
-            view.update_message(message_view(reply, session.counter))
+            view.update_message(message_view(reply, session.counter, session.settings))
         # The reply's marker line tells a failure, a stop or a cut, once. Away from its
         # conversation nothing on screen is marked: a notification is then the one place.
         away = None if view is not None else away_note(session, outcome)

@@ -157,6 +157,13 @@ class ConversationView(VerticalScroll, can_focus=True):
         message_id: int
 
     @dataclass
+    class ExcludeRequested(Message):
+        """Leave the message out of the requests (`excluded`), or include it again."""
+
+        message_id: int
+        excluded: bool
+
+    @dataclass
     class RegenerateRequested(Message):
         """Replace the last reply with a new one."""
 
@@ -621,6 +628,10 @@ class ConversationView(VerticalScroll, can_focus=True):
         target = self._target()
         if action in ("copy", "pin", "copy_code"):
             return None if target is None else True
+        if action == "exclude":
+            # Not the reply being written: it is not stored whole yet.
+            ok = target is not None and not target.is_streaming
+            return True if ok else None
         if action == "edit":
             ok = target is not None and target.view.role == "user" and not self._streaming()
             return True if ok else None
@@ -648,6 +659,12 @@ class ConversationView(VerticalScroll, can_focus=True):
         if target is not None:
             text = target.selected_text() or target.view.content
             self.post_message(self.PinRequested(target.message_id, text))
+
+    def action_exclude(self) -> None:
+        target = self._target()
+        if target is not None and not target.is_streaming:
+            excluded = not target.view.excluded
+            self.post_message(self.ExcludeRequested(target.message_id, excluded))
 
     def action_edit(self) -> None:
         target = self._target()

@@ -35,6 +35,7 @@ STALL_AFTER = 3
 """Seconds without a word from the server after which a streaming reply shows how long
 it has been waiting."""
 CUT_SENTENCE = "✂ Cut at the output limit: the reply is incomplete (raise output_reserve)."
+EXCLUDED_WORDS = "left out: excluded by you"
 
 
 def status_sentence(view: MessageView) -> str:
@@ -64,12 +65,17 @@ def header_text(view: MessageView, waiting: int = 0) -> Text:
     `waiting` is how many seconds a streaming reply has gone without a word."""
     header = Text()
     header.append(ROLE_NAMES.get(view.role, view.role), style="bold")
+    if view.excluded:
+        # Said in words, not only dimmed: the turn is in no request until included again.
+        header.append(f"  {EXCLUDED_WORDS}", style="bold italic")
     details = []
     if view.model and view.role == "assistant":
         details.append(clean(model_name(view.model)))
     if view.tokens and (view.content or view.reasoning):
         # A failed reply with no text counts only the message overhead: nothing to show.
         details.append(f"{view.tokens:,} tokens")
+        if view.cost:  # what the reply cost, beside its count
+            details.append(view.cost)
     if view.reasoning_tokens:
         details.append(f"reasoning {view.reasoning_tokens:,} tokens, not sent back")
     if view.status == MessageStatus.STREAMING:
@@ -146,6 +152,10 @@ class MessageItem(Vertical):
         }
         &.-outside.-selected {
             border-left: thick $accent;
+        }
+        /* Excluded by the user: the whole turn dimmed, its header saying so in words. */
+        &.-excluded > .message--body {
+            color: $text-muted;
         }
         & > Collapsible {
             padding: 0;
@@ -270,7 +280,10 @@ class MessageItem(Vertical):
                 reasoning=view.reasoning,
                 reasoning_tokens=view.reasoning_tokens,
                 cut=view.cut,
+                excluded=view.excluded,
+                cost=view.cost,
             )
+            self._sync_classes()
             if self._stream is None:
                 self._set_status(self._view.status)  # the cut marker, if it is one
             header = self.query_one(".message--header", Static)
@@ -490,6 +503,7 @@ class MessageItem(Vertical):
 
     def _sync_classes(self) -> None:
         self.set_class(self._view.role == "user", "-user")
+        self.set_class(self._view.excluded, "-excluded")
         # Status classes go on the marker line, not the item: changing a class on the item
         # restyles every Markdown block inside it.
         if not self.is_mounted:

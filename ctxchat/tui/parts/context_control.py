@@ -1,0 +1,58 @@
+"""ContextControl: what the user leaves out of the requests or adds to them besides memory:
+a turn left out, the task state, attached files."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.message import Message
+
+from ctxchat.chat.exclusions import change_exclusion
+from ctxchat.chat.session import ChatSession
+from ctxchat.store import StoredMessage, StoreError
+from ctxchat.tui.parts.part import Part
+from ctxchat.tui.screens.files_dialog import FilesDialog
+from ctxchat.tui.screens.task_dialog import TaskDialog
+
+
+class ContextControl(Part):
+    """Each change goes through the session (`change_exclusion`, its task book, its files),
+    which stores it at once; then it says so: `Excluded` (the turns to mark, the plan to
+    draw again) or `Changed` (the plan). A change refused is one line."""
+
+    @dataclass
+    class Changed(Message):
+        """`session`'s task or attached files changed."""
+
+        session: ChatSession
+
+    @dataclass
+    class Excluded(Message):
+        """`messages` of `session`'s conversation were left out, or included again."""
+
+        session: ChatSession
+        messages: tuple[StoredMessage, ...]
+
+    def exclude(self, session: ChatSession, message_id: int, excluded: bool) -> None:
+        """Leave the message out of the requests (`excluded`) or include it again; a line
+        tells what that did to the next request."""
+        try:
+            change = change_exclusion(session, message_id, excluded=excluded)
+        except StoreError as error:
+            self.notify(str(error), severity="warning", markup=False)
+            return
+        self.notify(change.describe(), markup=False)
+        self.post_up(lambda: self.Excluded(session, change.messages))
+
+    def edit_task(self, session: ChatSession) -> None:
+        """Open the task dialog; each edit is stored as it is made."""
+        if session.conversation_id is not None:
+            self.app.push_screen(TaskDialog(session.task_book, lambda: self._changed(session)))
+
+    def edit_files(self, session: ChatSession) -> None:
+        """Open the files dialog: attach, detach, what each file sends."""
+        if session.conversation_id is not None:
+            self.app.push_screen(FilesDialog(session, lambda: self._changed(session)))
+
+    def _changed(self, session: ChatSession) -> None:
+        self.post_up(lambda: self.Changed(session))

@@ -97,6 +97,7 @@ SHIPPED_KEYS: dict[str, str] = {
     "message.details": "ctrl+d",
     "message.edit": "ctrl+e",
     "message.exclude": "ctrl+x",
+    "message.exclude_pair": "alt+x",
     "message.newest": "end",
     "message.next": "down",
     "message.oldest": "home",

@@ -1131,6 +1131,19 @@ ACTIONS: tuple[Action, ...] = (
         palette_help="Leave the selected message (or the newest) out of the requests, or include it again",
         palette_action="exclude_message",
     ),
+    # Not in the footer, which is full: the palette and the README name it.
+    Action(
+        "message.exclude_pair",
+        "ConversationView",
+        "exclude_pair",
+        keys="alt+x",
+        label="Leave out Q&A",
+        show=False,
+        help="Leave the selected question and the answer to it out of the requests together, or include them again",
+        palette="context: leave question and answer out or include them",
+        palette_help="The selected message's question and answer (or the newest pair), together",
+        palette_action="exclude_pair",
+    ),
     # --- FindBar ---
     Action(
         "find.next",

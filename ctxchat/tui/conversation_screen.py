@@ -418,7 +418,9 @@ class ConversationScreen(Screen[None]):
     @on(ConversationView.ExcludeRequested)
     def _exclude(self, event: ConversationView.ExcludeRequested) -> None:
         if self.has_session:
-            self.context_control.exclude(self.session, event.message_id, event.excluded)
+            self.context_control.exclude(
+                self.session, event.message_id, event.excluded, pair=event.pair
+            )
 
     @on(ContextControl.Excluded)
     def _excluded(self, event: ContextControl.Excluded) -> None:
@@ -631,6 +633,9 @@ class ConversationScreen(Screen[None]):
 
     def action_exclude_message(self) -> None:
         self.conversation_view.action_exclude()
+
+    def action_exclude_pair(self) -> None:
+        self.conversation_view.action_exclude_pair()
 
     def action_focus_memory(self) -> None:
         # Never from under a dialog: the key would steer a list the user cannot see.

@@ -19,9 +19,13 @@ def typing_for_composer(event: events.Event, focused: Widget | None) -> bool:
     printable key (or a paste) while the conversation, a queued message, the memory panel or a layer panel
     has focus, or one of the draft's editing keys typed in the conversation, where it means
     nothing (left there, it reached the composer's bindings after the keys that followed)."""
-    typing = (isinstance(event, events.Key) and event.is_printable) or isinstance(
-        event, events.Paste
-    )
+    # Alt with a letter is a command (alt+x leaves a question and answer out), never typing,
+    # though the key carries the letter.
+    typing = (
+        isinstance(event, events.Key)
+        and event.is_printable
+        and not event.key.startswith(("alt+", "ctrl+"))
+    ) or isinstance(event, events.Paste)
     edits_draft = (
         isinstance(event, events.Key)
         and event.key in DRAFT_EDITING_KEYS

@@ -93,6 +93,42 @@ async def test_ctrl_x_leaves_the_selected_turn_out_of_the_request_and_back_in(
         assert first_answer.content in await sent_after(pilot, server, "And again.")
 
 
+async def test_alt_x_leaves_a_question_and_its_answer_out_together(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, notes = make_app()
+    screen = app.conversation_screen
+    first_question, first_answer, second_question, second_answer = seed(
+        app.workspace.store, exchange(2), conversation_id=screen.session.conversation
+    )
+    server.script("Noted.", "Again.")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        view = screen.conversation_view
+        view.focus()
+        view.select(first_answer.id)  # the answer selected: its question goes with it
+        await pilot.press("alt+x")
+        await until(pilot, lambda: bool(notes.messages) and "Excluded" in notes.messages[-1])
+        assert notes.messages[-1].startswith(
+            f"Excluded messages #{first_question.id} and #{first_answer.id}: the next request: "
+        )
+        for message in (first_question, first_answer):
+            item = view.item(message.id)
+            assert item is not None and item.has_class("-excluded")
+        sent = await sent_after(pilot, server, "Go on.")
+        assert first_question.content not in sent and first_answer.content not in sent
+        assert second_question.content in sent and second_answer.content in sent
+
+        # Back in together, from the palette, the question selected this time.
+        commands = {command.title: command for command in app.get_system_commands(app.screen)}
+        view.focus()
+        view.select(first_question.id)
+        app.call_later(commands["context: leave question and answer out or include them"].callback)
+        await until(pilot, lambda: "Included messages" in notes.messages[-1])
+        sent = await sent_after(pilot, server, "And again.")
+        assert first_question.content in sent and first_answer.content in sent
+
+
 async def test_the_task_dialog_stores_each_edit_and_the_next_request_sends_it(
     make_app: MakeApp, server: ScriptedModelServer
 ) -> None:

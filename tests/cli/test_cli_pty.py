@@ -293,3 +293,35 @@ def test_bursts_typed_while_a_slow_reply_streams_under_load_go_whole_and_in_orde
         "first",
         *BURSTS,
     ]
+
+
+F5 = b"\x1b[15~"
+CTRL_X = b"\x18"
+ALT_X = b"\x1bx"  # as a terminal sends alt+x: escape, then the letter
+
+
+def test_leaving_a_turn_out_and_a_question_with_its_answer_from_a_real_terminal(
+    terminal: Terminal, long_conversation: Path, server: ScriptedModelServer
+) -> None:
+    server.script("The first reply.", "The second reply.", "The third reply.")
+
+    def request_after(text: bytes, count: int) -> str:
+        mark = terminal.mark()
+        terminal.write(text + b"\r")
+        wait_for(lambda: answered(long_conversation, count), f"the reply to {text!r}")
+        wait_for(lambda: terminal.drew_since(mark, b"server counted"), "the reply counted")
+        return "\n".join(str(message["content"]) for message in server.requests[-1]["messages"])
+
+    request_after(b"hello", 2)
+    mark = terminal.mark()
+    terminal.write(F5 + UP + CTRL_X)  # the newest reply selected, and left out
+    wait_for(lambda: terminal.drew_since(mark, b"Excluded message"), "the reply left out")
+    sent = request_after(b"second", 4)
+    assert "hello" in sent and "The first reply." not in sent
+
+    mark = terminal.mark()
+    terminal.write(F5 + UP + ALT_X)  # the second reply selected: it and its question go
+    wait_for(lambda: terminal.drew_since(mark, b"Excluded messages"), "the pair left out")
+    sent = request_after(b"third", 6)
+    assert "second" not in sent.split("\n") and "The second reply." not in sent
+    assert "hello" in sent and "third" in sent

@@ -33,11 +33,13 @@ class ContextControl(Part):
         session: ChatSession
         messages: tuple[StoredMessage, ...]
 
-    def exclude(self, session: ChatSession, message_id: int, excluded: bool) -> None:
-        """Leave the message out of the requests (`excluded`) or include it again; a line
-        tells what that did to the next request."""
+    def exclude(
+        self, session: ChatSession, message_id: int, excluded: bool, *, pair: bool = False
+    ) -> None:
+        """Leave the message (with `pair`, the question and its answer) out of the requests
+        (`excluded`) or include it again; a line tells what that did to the next request."""
         try:
-            change = change_exclusion(session, message_id, excluded=excluded)
+            change = change_exclusion(session, message_id, excluded=excluded, pair=pair)
         except StoreError as error:
             self.notify(str(error), severity="warning", markup=False)
             return

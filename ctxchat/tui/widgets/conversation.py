@@ -158,10 +158,12 @@ class ConversationView(VerticalScroll, can_focus=True):
 
     @dataclass
     class ExcludeRequested(Message):
-        """Leave the message out of the requests (`excluded`), or include it again."""
+        """Leave the message out of the requests (`excluded`), or include it again; with
+        `pair`, the question and the answer to it together."""
 
         message_id: int
         excluded: bool
+        pair: bool = False
 
     @dataclass
     class RegenerateRequested(Message):
@@ -661,10 +663,16 @@ class ConversationView(VerticalScroll, can_focus=True):
             self.post_message(self.PinRequested(target.message_id, text))
 
     def action_exclude(self) -> None:
+        self._exclude(pair=False)
+
+    def action_exclude_pair(self) -> None:
+        self._exclude(pair=True)
+
+    def _exclude(self, *, pair: bool) -> None:
         target = self._target()
         if target is not None and not target.is_streaming:
             excluded = not target.view.excluded
-            self.post_message(self.ExcludeRequested(target.message_id, excluded))
+            self.post_message(self.ExcludeRequested(target.message_id, excluded, pair))
 
     def action_edit(self) -> None:
         target = self._target()

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from ctxchat.core.budget import Budget, Layer
+from ctxchat.core.counts import counted
 from ctxchat.core.plan import LayerPlan, LeftOut, PlanItem, Reason
 from ctxchat.core.recall import query_terms, uncommon_terms
 from ctxchat.core.termstats import PREFIX_LENGTH, ConversationTerms, occurrences, spaced, words_of
@@ -168,7 +169,7 @@ def _cut_line(line: str, counter: TokenCounter, limit: int) -> list[str]:
 
 def begin_line(name: str, lines: int, part: FilePart | None = None, parts: int = 0) -> str:
     if part is None:
-        return f"--- BEGIN {name} (whole file, {lines:,} lines) ---\n"
+        return f"--- BEGIN {name} (whole file, {counted(lines, 'line')}) ---\n"
     return (
         f"--- BEGIN {name}, lines {part.first_line}-{part.last_line} "
         f"(part {part.number} of {parts}) ---\n"
@@ -269,7 +270,7 @@ def plan_files(
     total = budget.total
     items = [
         PlanItem(
-            file.ref, cost, f"{file.name}: whole file, {file.lines:,} lines, {_share(cost, total)}"
+            file.ref, cost, f"{file.name}: whole file, {counted(file.lines, 'line')}, {_share(cost, total)}"
         )
         for file, cost in whole
     ]

@@ -300,7 +300,7 @@ def test_a_path_with_control_characters_is_named_safely(
     assert attached.name == "evil?[2Jname?.txt"
     assert attached.path == str(hostile)
     message = next(m.content for m in session.plan(None).messages if m.layer is Layer.FILES)
-    assert "--- BEGIN evil?[2Jname?.txt (whole file, 1 lines) ---" in message
+    assert "--- BEGIN evil?[2Jname?.txt (whole file, 1 line) ---" in message
     assert "\x1b" not in message
 
 

@@ -346,6 +346,6 @@ async def test_the_task_and_files_panels_show_only_while_their_layer_holds_somet
         task = panel_text(panels, Layer.TASK)
         assert "task · 51 tokens · budget 6,195 (5%)" in task
         assert "[pending] Dump the database" in task
-        assert "notes.md: whole file, 1 lines" in panel_text(panels, Layer.FILES)
+        assert "notes.md: whole file, 1 line," in panel_text(panels, Layer.FILES)
         assert "■ task 51 " in rendered(panels.budget_bar)
         assert "■ files " in rendered(panels.budget_bar)

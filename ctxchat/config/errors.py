@@ -49,6 +49,21 @@ class MissingApiKey(Exception):
         )
 
 
+class UnusableApiKey(MissingApiKey):
+    """A key an HTTP header cannot carry: a letter outside ASCII (a Cyrillic "с" pasted for
+    a Latin "c", a typographic quote) or a control character. The value is never shown."""
+
+    def __init__(self, profile: str, source: str) -> None:
+        self.profile = profile
+        self.variable = source
+        Exception.__init__(
+            self,
+            f'profile "{profile}": the API key from {source} has a character a request '
+            "cannot carry (only ASCII letters, digits and punctuation can be sent; look for a "
+            "non-Latin letter, a typographic quote or a line break pasted with it)",
+        )
+
+
 class UnknownProfile(LookupError):
     """A profile name that is not configured, or no profile at all (first run)."""
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ctxchat.config.declare import required, section, setting
-from ctxchat.config.errors import MissingApiKey, UnknownPreset, UnknownProfile
+from ctxchat.config.errors import MissingApiKey, UnknownPreset, UnknownProfile, UnusableApiKey
 from ctxchat.config.shipped_keys import SHIPPED_KEYS
 from ctxchat.core.adaptive import AdaptivePolicy
 from ctxchat.core.budget import Budget, BudgetShares
@@ -152,13 +152,20 @@ class ProviderProfile:
         but the variable is unset or empty.
         """
         if self.api_key:
-            return self.api_key
+            return self._sendable(self.api_key, "the config file")
         if self.api_key_env:
             value = self.env_key(env)
             if not value:
                 raise MissingApiKey(self.name, self.api_key_env)
-            return value
+            return self._sendable(value, f"${self.api_key_env}")
         return None
+
+    def _sendable(self, key: str, source: str) -> str:
+        """`key`, if a request header can carry it; else UnusableApiKey (an HTTP library
+        fails on it deep inside a request otherwise)."""
+        if not (key.isascii() and key.isprintable()):
+            raise UnusableApiKey(self.name, source)
+        return key
 
     def secrets(self, env: Mapping[str, str]) -> list[str]:
         """Every secret this profile may put on the wire, to redact from any text shown."""

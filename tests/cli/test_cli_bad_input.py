@@ -378,3 +378,16 @@ def test_config_show_reports_an_unknown_theme_and_bad_keys_like_config_errors(
     ]
     assert json.loads(out)["warnings"] == expected
     assert err.splitlines() == [f"ctxchat: warning: {line}" for line in expected]
+
+
+def test_a_key_a_request_cannot_carry_is_one_line_and_never_shown(
+    run: Run, server: ScriptedModelServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Cyrillic "е" pasted into a key failed deep in the HTTP library, with a traceback."""
+    monkeypatch.setenv("CTXCHAT_TEST_KEY", "sk-t\u0435st-key")
+    code, out, err = run("send", "Hello")
+    assert code != 0 and out == ""
+    line = one_line(err)
+    assert "$CTXCHAT_TEST_KEY has a character a request cannot carry" in line
+    assert "t\u0435st" not in line and "Traceback" not in err
+    assert server.requests == []

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxchat.config.errors import ConfigError, MissingApiKey
+from ctxchat.config.errors import ConfigError, MissingApiKey, UnusableApiKey
 from ctxchat.config.loader import load_settings, parse_settings
 from ctxchat.config.settings import (
     ContextSettings,
@@ -423,6 +423,21 @@ def test_a_missing_key_variable_is_not_a_load_error_but_fails_when_needed() -> N
         )
         assert caught.value.variable == "EXAMPLE_KEY"
     assert profile.resolve_api_key({"EXAMPLE_KEY": "value-123\n"}) == "value-123"
+
+
+def test_a_key_no_request_header_can_carry_is_refused_naming_where_it_came_from() -> None:
+    text = '[profiles.a]\nbase_url = "http://a/v1"\nmodel = "m"\napi_key_env = "EXAMPLE_KEY"\n'
+    profile = parse_settings(text, {}).settings.profile()
+    for bad in ("ключ", "sk-“key”", "sk-a\rInjected: 1"):
+        with pytest.raises(UnusableApiKey) as caught:
+            profile.resolve_api_key({"EXAMPLE_KEY": bad})
+        assert "the API key from $EXAMPLE_KEY has a character a request cannot carry" in str(
+            caught.value
+        )
+        assert bad.strip() not in str(caught.value)
+    stored = '[profiles.a]\nbase_url = "http://a/v1"\nmodel = "m"\napi_key = "sk-é"\n'
+    with pytest.raises(UnusableApiKey, match="from the config file"):
+        parse_settings(stored, {}).settings.profile().resolve_api_key({})
 
 
 def test_a_stored_key_is_used_before_any_variable() -> None:

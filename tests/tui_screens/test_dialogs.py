@@ -520,6 +520,11 @@ def test_check_choice_sentences() -> None:
     assert check_choice("custom", "http://h:1/v1", "m", "", api_key="sk-a b") == [
         "A key has no spaces: paste it again."
     ]
+    for pasted in ("sk-\u0441ase", "\u201csk-abc\u201d"):  # a Cyrillic "с", typographic quotes
+        assert check_choice("custom", "http://h:1/v1", "m", "", api_key=pasted) == [
+            "A key has only ASCII letters, digits and punctuation: look for a non-Latin "
+            "letter or a typographic quote pasted with it."
+        ]
     assert check_choice("custom", "http://h:99999/v1", "m", "") == [
         "That is not a URL: e.g. http://127.0.0.1:8080/v1."
     ]

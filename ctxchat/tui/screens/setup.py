@@ -91,6 +91,11 @@ def check_choice(
     key = api_key.strip()
     if any(char.isspace() for char in key):
         problems.append("A key has no spaces: paste it again.")
+    elif not key.isascii() or not key.isprintable():
+        problems.append(
+            "A key has only ASCII letters, digits and punctuation: look for a non-Latin "
+            "letter or a typographic quote pasted with it."
+        )
     env = api_key_env.strip()
     if key and store_key:
         return problems  # the variable is not used
@@ -394,7 +399,8 @@ class SetupScreen(Screen[SetupChoice | None]):
             self.query_one("#setup-probe", Static).update("")
             return
         key = self._key() or self._env.get(self._input("env").value.strip(), "").strip()
-        self._ask(url, key or None)
+        # A key no request can carry is not sent (saving it is refused, saying why).
+        self._ask(url, key if key.isascii() and key.isprintable() else None)
 
     @work(exclusive=True, group="setup-probe", exit_on_error=False)
     async def _ask(self, url: str, key: str | None) -> None:

@@ -181,11 +181,11 @@ class Declaration:
         if self.type is bool:
             return "true or false"
         if self.type is int:
-            low = declared.ge or 0
+            low = int(declared.ge or 0)
             return (
-                f"a whole number from {low:g} to {declared.le:g}"
+                f"a whole number from {low:,} to {int(declared.le):,}"
                 if declared.le
-                else f"a whole number ≥ {low:g}"
+                else f"a whole number ≥ {low:,}"
             )
         if self.type is float or self.unset_number:
             return _number(declared)

@@ -72,6 +72,11 @@ _TOP_P_HELP = (
 )
 
 
+MAX_WINDOW = 100_000_000
+"""Tokens: far above any model's window (ten million is the largest announced); a larger
+number is a typo, refused with the line it is on rather than planned with."""
+
+
 def default_output_reserve(context_window: int) -> int:
     """The reserve for the reply when none is configured: min(4096, window // 8)."""
     return min(MAX_DEFAULT_OUTPUT_RESERVE, context_window // 8)
@@ -104,12 +109,17 @@ class ProviderProfile:
         secret=True,
     )
     context_window: int = setting(
-        0, "The model's context window in tokens; 0 = ask the server, then the known-models table."
+        0,
+        "The model's context window in tokens; 0 = ask the server, then the known-models table.",
+        ge=0,
+        le=MAX_WINDOW,
     )
     output_reserve: int = setting(
         0,
         "Tokens kept free for the reply, and the most it may have (max_tokens); 0 = [context] "
         "output_reserve.",
+        ge=0,
+        le=MAX_WINDOW,
     )
     temperature: float | None = setting(None, _TEMPERATURE_HELP, ge=0, le=2, example=0.7)
     top_p: float | None = setting(None, _TOP_P_HELP, ge=0, le=1, example=0.9)
@@ -245,11 +255,15 @@ class ContextSettings:
         'drops system messages, else as system messages), "system" (always system messages) or '
         '"user" (always there).',
     )
-    context_window: int = setting(0, "The context window for profiles that set none; 0 = detect.")
+    context_window: int = setting(
+        0, "The context window for profiles that set none; 0 = detect.", ge=0, le=MAX_WINDOW
+    )
     output_reserve: int = setting(
         0,
         "Tokens kept free for the reply, for profiles that set none; 0 = an eighth of the "
         "window, at most 4096.",
+        ge=0,
+        le=MAX_WINDOW,
     )
     shares: BudgetShares = setting(
         BudgetShares(),

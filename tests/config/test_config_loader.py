@@ -211,7 +211,13 @@ def test_unknown_keys_are_errors_with_their_line(text: str, message: str) -> Non
     [
         (
             '[profiles.a]\nbase_url = "http://a/v1"\nmodel = "m"\ncontext_window = "big"\n',
-            'config.toml:4: profiles.a.context_window: expected a whole number ≥ 0, got "big"',
+            "config.toml:4: profiles.a.context_window: expected a whole number from 0 to "
+            '100,000,000, got "big"',
+        ),
+        (
+            "[context]\ncontext_window = 100000000000000000000000000000\n",
+            "config.toml:2: context.context_window: expected a whole number from 0 to "
+            "100,000,000, got 100000000000000000000000000000",
         ),
         (
             "[summary]\nmin_tokens = 2000.0\n",
@@ -261,6 +267,7 @@ def test_unknown_keys_are_errors_with_their_line(text: str, message: str) -> Non
     ],
     ids=[
         "string",
+        "absurd window",
         "float",
         "negative",
         "bool",

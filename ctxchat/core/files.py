@@ -270,7 +270,9 @@ def plan_files(
     total = budget.total
     items = [
         PlanItem(
-            file.ref, cost, f"{file.name}: whole file, {counted(file.lines, 'line')}, {_share(cost, total)}"
+            file.ref,
+            cost,
+            f"{file.name}: whole file, {counted(file.lines, 'line')}, {_share(cost, total)}",
         )
         for file, cost in whole
     ]

@@ -12,6 +12,7 @@ SHIPPED_KEYS: dict[str, str] = {
     "composer.newline": "shift+enter,ctrl+j",
     "composer.page_down": "pagedown",
     "composer.page_up": "pageup",
+    "composer.queue": "enter",
     "composer.send": "enter",
     "composer.undo": "ctrl+z",
     "confirm.cancel": "escape",

@@ -914,6 +914,17 @@ ACTIONS: tuple[Action, ...] = (
         palette="composer: send",
         palette_action="composer('submit')",
     ),
+    # The same Enter while a reply is written: the footer says what it will do then.
+    Action(
+        "composer.queue",
+        "Composer",
+        "queue",
+        keys="enter",
+        label="Queue",
+        help="Queue the message: it is sent once the reply being written ends",
+        palette="composer: queue",
+        palette_action="composer('queue')",
+    ),
     Action(
         "composer.newline",
         "Composer",

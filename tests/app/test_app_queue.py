@@ -13,6 +13,8 @@ from textual.pilot import Pilot
 from ctxchat.testing.server import Fault, ScriptedModelServer
 from ctxchat.tui.app import CtxChatApp
 from ctxchat.tui.screens.confirm import ConfirmScreen
+from ctxchat.tui.textual_compat import FooterKey
+from ctxchat.tui.widgets.footer import KeyFooter
 from ctxchat.tui.widgets.queued_messages import QueuedRow
 
 from .app_harness import SIZE, MakeApp, burst, settle, shown_messages, until
@@ -229,3 +231,22 @@ async def test_three_messages_typed_in_one_burst_go_whole_and_in_order(
         await settle(pilot)
         assert sent(server) == ["burst number 1, fox", "burst number 2, dog", "burst number 3, cat"]
         assert app.conversation_screen.composer.text == ""
+
+
+def footer_words(app: CtxChatApp) -> set[str]:
+    return {str(key.description) for key in app.screen.query_one(KeyFooter).query(FooterKey)}
+
+
+async def test_the_footer_says_enter_queues_while_a_reply_is_written_and_sends_after(
+    make_app: MakeApp, server: ScriptedModelServer, release: threading.Event
+) -> None:
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "Send" in footer_words(app) and "Queue" not in footer_words(app)
+        await streaming_first(app, pilot, server, release)
+        await until(pilot, lambda: "Queue" in footer_words(app))
+        assert "Send" not in footer_words(app)
+        await released(pilot, server, release, 1)
+        await until(pilot, lambda: "Send" in footer_words(app))
+        assert "Queue" not in footer_words(app)

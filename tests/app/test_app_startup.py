@@ -491,12 +491,14 @@ async def test_a_reply_starting_and_ending_adds_and_removes_only_the_stop_key(
     make_app: MakeApp,
 ) -> None:
     """Protects streaming from footer rebuilds: a reply's start and end mount or remove only
-    the Stop key (and the footer still draws as a full rebuild would)."""
+    the Stop key, and put Enter's Queue in the place of its Send (and the footer still draws
+    as a full rebuild would)."""
     app, _ = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         footer = app.screen.query_one(KeyFooter)
         before = list(footer.query(FooterKey))
+        drawn_before = _drawn(footer)
         assert "Stop" not in _footer_keys(footer)
         runner = app.conversation_screen.turn_runner
         conversation = app.conversation_screen.session.conversation_id
@@ -506,12 +508,19 @@ async def test_a_reply_starting_and_ending_adds_and_removes_only_the_stop_key(
         await settle(pilot)
         during = list(footer.query(FooterKey))
         # In the place a full rebuild draws it, every other key kept as it was.
-        assert [key for key in during if key not in before] == [_key(footer, "Stop")]
-        assert [key for key in during if key in before] == before
+        assert [key for key in during if key not in before] == [
+            _key(footer, "Queue"),
+            _key(footer, "Stop"),
+        ]
+        assert [key for key in during if key in before] == [
+            key for key in before if str(key.description) != "Send"
+        ]
         runner.end(turn)
         app.screen.bindings_updated_signal.publish(app.screen)
         await settle(pilot)
-        assert list(footer.query(FooterKey)) == before
+        after = list(footer.query(FooterKey))
+        assert _drawn(footer) == drawn_before
+        assert [key for key in after if key not in before] == [_key(footer, "Send")]
         turn = runner.begin(conversation)
         app.screen.bindings_updated_signal.publish(app.screen)
         await settle(pilot)

@@ -110,6 +110,10 @@ async def steady(pilot: Pilot[Any]) -> None:
         for widget in screen.query("Input, TextArea"):
             assert isinstance(widget, Input | TextArea)
             widget.cursor_blink = False
+            # A text area caches its lines with no cursor while blinking; drawn in the
+            # blink's dark half, the cursor line would stay dark with blinking off.
+            widget.notify_style_update()
+            widget.refresh()
     app.clear_notifications()
     await pilot.pause()
 

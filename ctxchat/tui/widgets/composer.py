@@ -220,6 +220,16 @@ class Composer(TextArea):
         self.load_text(text if not typed_since else f"{text}\n{typed_since}")
         self.move_cursor(self.document.end)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Enter sends, or queues while a reply is written: the footer names the one it does.
+        if action in ("submit", "queue"):
+            return bool(getattr(self.screen, "streaming", False)) == (action == "queue")
+        return True
+
+    def action_queue(self) -> None:
+        """Send the draft, which waits under the reply being written (as Enter does then)."""
+        self.action_submit()
+
     def action_clear_draft(self) -> None:
         """Clear the whole draft in one step, which undo brings back in one step."""
         if not self.text:

@@ -634,6 +634,9 @@ ACTIONS: tuple[Action, ...] = (
         keys="enter",
         label="Choose",
         help="Use the highlighted preset for this conversation",
+        # Before the list's own Enter, so the footer shows it; a focused button takes its
+        # Enter (`PresetPicker.check_action`).
+        priority=True,
     ),
     # --- RenameScreen ---
     Action(

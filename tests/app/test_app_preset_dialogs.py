@@ -136,7 +136,7 @@ async def test_the_prompt_edited_is_sent_and_its_tokens_counted_as_typed(
         assert isinstance(editor, SystemPromptEditor)
         session = app.conversation_screen.session
         assert str(editor.query_one("#prompt-source", Static).render()) == (
-            'In force: preset "precise".'
+            'In force: preset "precise". Saved, it becomes this conversation\'s own.'
         )
         area = editor.query_one(TextArea)
         assert area.text == "Answer in one line."
@@ -251,7 +251,10 @@ async def test_without_presets_the_dialog_says_how_to_add_one(make_app: MakeApp)
         assert not picker.query(OptionList)
         note = str(picker.query_one("#preset-note", Static).render())
         config = app.workspace.loaded.path
-        assert note == f"No presets yet. Add a [presets.NAME] table to {config}, like:"
+        assert note == (
+            f"No presets yet. Add a [presets.NAME] table to {config} "
+            "and start ctxchat again; for example:"
+        )
         example = str(picker.query_one("#preset-example", Static).render())
         assert example.splitlines() == [
             "[presets.precise]",

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
-from textual.content import Content
 from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -56,14 +56,21 @@ def first_line(prompt: str | None) -> str:
     return f"“{lines[0]}”" + (" …" if len(lines) > 1 else "")
 
 
+def _label(name: str, current: bool, lines: Sequence[str]) -> Text:
+    """An option: its name (marked when in force), then its lines, quieter."""
+    label = Text(end="")
+    label.append("● " if current else "  ", style="green" if current else "")
+    label.append(clean(name), style="bold")
+    for line in lines:
+        label.append(f"\n    {clean(line)}", style="dim")
+    return label
+
+
 def _option(preset: Preset, current: bool) -> Option:
-    mark = "● " if current else "  "
-    lines = [Content.assemble(mark, (clean(preset.name), "bold"))]
     words = preset_words(preset)
-    if words:
-        lines.append(content(f"    {words}", "$text-muted"))
-    lines.append(content(f"    {first_line(preset.system_prompt)}", "$text-muted"))
-    return Option(Content("\n").join(lines), id=f"p:{preset.name}")
+    lines = [words] if words else []
+    lines.append(first_line(preset.system_prompt))
+    return Option(_label(preset.name, current, lines), id=f"p:{preset.name}")
 
 
 class PresetPicker(Dialog[PresetChoice | None]):
@@ -117,18 +124,8 @@ class PresetPicker(Dialog[PresetChoice | None]):
 
     def _compose_list(self) -> ComposeResult:
         options: list[Option] = [_option(p, p.name == self._current) for p in self._presets]
-        none_mark = "● " if self._current is None else "  "
-        options.append(
-            Option(
-                Content.assemble(
-                    none_mark,
-                    ("no preset", "bold"),
-                    "\n",
-                    ("    the profile's model and sampling, the config's prompt", "$text-muted"),
-                ),
-                id=NO_PRESET,
-            )
-        )
+        unchosen = "the profile's model and sampling, the config's prompt"
+        options.append(Option(_label("no preset", self._current is None, [unchosen]), id=NO_PRESET))
         yield OptionList(*options, id="preset-options")
         if self._current is not None and self._current not in {p.name for p in self._presets}:
             yield Static(
@@ -141,7 +138,10 @@ class PresetPicker(Dialog[PresetChoice | None]):
 
     def _compose_how_to_add(self) -> ComposeResult:
         yield Static(
-            content(f"No presets yet. Add a [presets.NAME] table to {self._config_path}, like:"),
+            content(
+                f"No presets yet. Add a [presets.NAME] table to {self._config_path} "
+                "and start ctxchat again; for example:"
+            ),
             id="preset-note",
         )
         yield Static(content(EXAMPLE), id="preset-example")
@@ -159,7 +159,8 @@ class PresetPicker(Dialog[PresetChoice | None]):
         option_list.focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return bool(self._presets) or action != "choose"
+        # Enter chooses from the list; on a button it presses that button.
+        return action != "choose" or isinstance(self.focused, OptionList)
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:

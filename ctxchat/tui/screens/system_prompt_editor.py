@@ -79,7 +79,8 @@ class SystemPromptEditor(Dialog[PromptEdit | None]):
         prompt = self._prompt
         with Vertical() as dialog:
             dialog.border_title = "System prompt of this conversation"
-            yield Static(content(f"In force: {prompt.source}."), id="prompt-source")
+            kept = "" if prompt.own else " Saved, it becomes this conversation's own."
+            yield Static(content(f"In force: {prompt.source}.{kept}"), id="prompt-source")
             yield TextArea(self._shown_text, soft_wrap=True, id="prompt-text")
             yield Static(id="prompt-count")
             with Horizontal(classes="dialog--buttons"):

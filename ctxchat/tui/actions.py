@@ -627,16 +627,14 @@ ACTIONS: tuple[Action, ...] = (
         label="Cancel",
         help="Keep the preset in force",
     ),
+    # The list's own Enter, named for the footer.
     Action(
         "preset_picker.choose",
-        "PresetPicker",
-        "choose",
+        "PresetList",
+        "select",
         keys="enter",
         label="Choose",
         help="Use the highlighted preset for this conversation",
-        # Before the list's own Enter, so the footer shows it; a focused button takes its
-        # Enter (`PresetPicker.check_action`).
-        priority=True,
     ),
     # --- RenameScreen ---
     Action(

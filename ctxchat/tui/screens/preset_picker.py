@@ -73,6 +73,13 @@ def _option(preset: Preset, current: bool) -> Option:
     return Option(_label(preset.name, current, lines), id=f"p:{preset.name}")
 
 
+class PresetList(OptionList):
+    """The presets to choose from: Enter chooses the highlighted one (the list's own key,
+    so one typed right after an arrow key chooses where the arrow moved to)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("PresetList")
+
+
 class PresetPicker(Dialog[PresetChoice | None]):
     """The config's presets (name, model, sampling, the first line of the prompt) and "no
     preset", the one in force marked; dismisses with a `PresetChoice`, or None. With no
@@ -126,7 +133,7 @@ class PresetPicker(Dialog[PresetChoice | None]):
         options: list[Option] = [_option(p, p.name == self._current) for p in self._presets]
         unchosen = "the profile's model and sampling, the config's prompt"
         options.append(Option(_label("no preset", self._current is None, [unchosen]), id=NO_PRESET))
-        yield OptionList(*options, id="preset-options")
+        yield PresetList(*options, id="preset-options")
         if self._current is not None and self._current not in {p.name for p in self._presets}:
             yield Static(
                 content(f'The conversation\'s preset "{self._current}" is not in the config.'),
@@ -158,20 +165,13 @@ class PresetPicker(Dialog[PresetChoice | None]):
         option_list.highlighted = ids.index(current) if current in ids else 0
         option_list.focus()
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Enter chooses from the list; on a button it presses that button.
-        return action != "choose" or isinstance(self.focused, OptionList)
-
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
         self._dismiss_with(event.option.id)
 
     @on(Button.Pressed, "#choose")
-    def action_choose(self) -> None:
-        option_list = self.query_one(OptionList)
-        index = option_list.highlighted
-        if index is not None:
-            self._dismiss_with(option_list.get_option_at_index(index).id)
+    def _choose_highlighted(self) -> None:
+        self.query_one(PresetList).action_select()
 
     def _dismiss_with(self, option_id: str | None) -> None:
         if option_id == NO_PRESET:

@@ -62,6 +62,15 @@ def last_messages(server: ScriptedModelServer) -> list[dict[str, Any]]:
     return list(server.requests[-1]["messages"]) if server.requests else []
 
 
+async def open_editor(pilot: Pilot[Any], app: CtxChatApp) -> SystemPromptEditor:
+    """The system prompt editor, opened as the palette opens it."""
+    app.conversation_screen.action_edit_system_prompt()
+    await settle(pilot)
+    editor = app.screen
+    assert isinstance(editor, SystemPromptEditor)
+    return editor
+
+
 async def open_from_panel(pilot: Pilot[Any], app: CtxChatApp, key: str) -> None:
     system_panel(app).focus()
     await pilot.press(key)
@@ -170,10 +179,7 @@ async def test_going_back_to_the_default_drops_the_conversations_own_prompt(
         await settle(pilot)
         session = app.conversation_screen.session
         session.set_system_prompt("Be terse.")
-        app.conversation_screen.action_edit_system_prompt()
-        await settle(pilot)
-        editor = app.screen
-        assert isinstance(editor, SystemPromptEditor)
+        editor = await open_editor(pilot, app)
         assert editor.query_one(TextArea).text == "Be terse."
         assert str(editor.query_one("#default", Button).label) == 'Use the preset\'s ("precise")'
         await pilot.press("ctrl+r")
@@ -190,10 +196,7 @@ async def test_without_an_own_prompt_there_is_no_default_to_go_back_to(
     app, _ = make_app(extra=CONFIG)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.conversation_screen.action_edit_system_prompt()
-        await settle(pilot)
-        editor = app.screen
-        assert isinstance(editor, SystemPromptEditor)
+        editor = await open_editor(pilot, app)
         assert editor.query_one("#default", Button).disabled
         await pilot.press("ctrl+r")  # nothing to drop: the editor stays
         await settle(pilot)
@@ -208,18 +211,12 @@ async def test_escape_asks_before_it_discards_an_edited_prompt(make_app: MakeApp
     app, _ = make_app(extra=CONFIG)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.conversation_screen.action_edit_system_prompt()
-        await settle(pilot)
-        editor = app.screen
-        assert isinstance(editor, SystemPromptEditor)
+        editor = await open_editor(pilot, app)
         await pilot.press("escape")  # unchanged: closes at once
         await settle(pilot)
         assert not isinstance(app.screen, SystemPromptEditor)
 
-        app.conversation_screen.action_edit_system_prompt()
-        await settle(pilot)
-        editor = app.screen
-        assert isinstance(editor, SystemPromptEditor)
+        editor = await open_editor(pilot, app)
         await pilot.press(*" Always.")
         await pilot.press("escape")
         await settle(pilot)
@@ -283,10 +280,7 @@ async def test_markup_and_escape_sequences_in_a_prompt_are_shown_as_typed(
         assert "\x1b" not in first
         await pilot.press("escape")
         await settle(pilot)
-        app.conversation_screen.action_edit_system_prompt()
-        await settle(pilot)
-        editor = app.screen
-        assert isinstance(editor, SystemPromptEditor)
+        editor = await open_editor(pilot, app)
         assert editor.query_one(TextArea).text == "[bold red]Loud[/] red $var"
 
 

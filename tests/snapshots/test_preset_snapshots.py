@@ -99,8 +99,8 @@ class TestPresetDialog:
         """ "Preset for this conversation": `precise` with `gpt-4o-mini · temperature 0.2 ·
         top_p 0.5 · max 300 tokens` and its prompt's first line, `● poet` (the one in
         force, highlighted) with `“Answer in verse.” …`, `plain` with `top_p 0.9` and `no
-        system prompt of its own`, then `no preset`; Cancel and Choose buttons; the footer
-        with `esc Cancel` and `enter Choose`."""
+        system prompt of its own`, then `no preset`, each detail line indented under its
+        name; Cancel and Choose buttons; the footer with `⏎ Choose` and `esc Cancel`."""
         app = build(extra=PRESETS)
         assert snap_compare(app, run_before=choose_dialog, terminal_size=SMALL)
 
@@ -113,7 +113,9 @@ class TestPresetDialog:
 class TestNoPresets:
     def test_small(self, build: BuildApp, snap_compare: SnapCompare) -> None:
         """`No presets yet. Add a [presets.NAME] table to /home/you/.config/ctxchat/
-        config.toml, like:` over a three-line example, and a Close button."""
+        config.toml and start ctxchat again; for example:` over a three-line example
+        (`[presets.precise]`, its `system_prompt`, `temperature = 0.2`), and a Close
+        button."""
         app = build()
         app.workspace.loaded = dataclasses.replace(app.workspace.loaded, path=SHOWN_CONFIG)
 
@@ -128,10 +130,10 @@ class TestNoPresets:
 
 class TestSystemPromptEditor:
     def test_small(self, build: BuildApp, snap_compare: SnapCompare) -> None:
-        """ "System prompt of this conversation": `In force: preset "precise".`, the
-        prompt with ` Be kind.` added, its token count under it; Cancel, `Use the
-        preset's ("precise")` (dimmed: the conversation has no prompt of its own) and Save;
-        the footer with `^s Save`, `esc Cancel`."""
+        """ "System prompt of this conversation": `In force: preset "precise". Saved, it
+        becomes this conversation's own.`, the prompt with ` Be kind.` added, `16 tokens`
+        under it; Cancel, `Use the preset's ("precise")` (dimmed: the conversation has no
+        prompt of its own) and Save; the footer with `^s Save`, `esc Cancel`."""
         app = build(extra=PRESETS)
         assert snap_compare(app, run_before=editing, terminal_size=SMALL)
 

@@ -12,7 +12,7 @@ from ctxchat.core.budget import Layer
 from ctxchat.testing.server import ScriptedModelServer
 from ctxchat.tui.app import CtxChatApp
 from ctxchat.tui.screens.confirm import ConfirmScreen
-from ctxchat.tui.screens.preset_picker import PresetPicker
+from ctxchat.tui.screens.preset_picker import PresetPicker, first_line
 from ctxchat.tui.screens.system_prompt_editor import SystemPromptEditor
 from ctxchat.tui.widgets.layer_panel import LayerPanel
 
@@ -30,6 +30,14 @@ PRESETS = (
 )
 DEFAULT_PROMPT = "You are a careful assistant."
 CONFIG = f'[context]\nsystem_prompt = "{DEFAULT_PROMPT}"\n\n' + PRESETS
+
+
+def test_a_prompts_first_line_is_cut_to_one_row_of_the_dialog() -> None:
+    long = "You are a pirate. Always answer like a pirate, in one short sentence, matey."
+    assert first_line(long) == "“You are a pirate. Always answer like a pirate, in one short sen…”"
+    assert first_line("\n  Two lines.\nThe second.") == "“Two lines.” …"
+    assert first_line("") == "sends no system prompt"
+    assert first_line(None) == "no system prompt of its own"
 
 
 def system_panel(app: CtxChatApp) -> LayerPanel:

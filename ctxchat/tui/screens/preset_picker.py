@@ -16,6 +16,7 @@ from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ctxchat.config.settings import Preset
+from ctxchat.core.history import preview
 from ctxchat.model.request import Sampling
 from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.dialog import Dialog
@@ -46,14 +47,18 @@ def preset_words(preset: Preset) -> str:
     return " · ".join(words)
 
 
+FIRST_LINE_WIDTH = 64
+"""The most characters of a prompt's first line the list shows: one row in the dialog."""
+
+
 def first_line(prompt: str | None) -> str:
-    """A system prompt's first line with text, as the list shows it."""
+    """A system prompt's first line with text, as the list shows it (cut to one row)."""
     if prompt is None:
         return "no system prompt of its own"
     lines = [line.strip() for line in prompt.splitlines() if line.strip()]
     if not lines:
         return "sends no system prompt"
-    return f"“{lines[0]}”" + (" …" if len(lines) > 1 else "")
+    return f"“{preview(lines[0], FIRST_LINE_WIDTH)}”" + (" …" if len(lines) > 1 else "")
 
 
 def _label(name: str, current: bool, lines: Sequence[str]) -> Text:

@@ -743,6 +743,24 @@ ACTIONS: tuple[Action, ...] = (
         label="Cancel",
         help="Keep the model",
     ),
+    # --- PresetPicker ---
+    Action(
+        "preset_picker.cancel",
+        "PresetPicker",
+        "cancel",
+        keys="escape",
+        label="Cancel",
+        help="Keep the preset in force",
+    ),
+    # The list's own Enter, named for the footer.
+    Action(
+        "preset_picker.choose",
+        "PresetList",
+        "select",
+        keys="enter",
+        label="Choose",
+        help="Use the highlighted preset for this conversation",
+    ),
     # --- RenameScreen ---
     Action(
         "rename.save",
@@ -847,6 +865,31 @@ ACTIONS: tuple[Action, ...] = (
         keys="ctrl+s",
         label="Save",
         help="Save the edited text as a new version",
+    ),
+    # --- SystemPromptEditor ---
+    Action(
+        "system_prompt.save",
+        "SystemPromptEditor",
+        "save",
+        keys="ctrl+s",
+        label="Save",
+        help="Keep the text as this conversation's own system prompt",
+    ),
+    Action(
+        "system_prompt.default",
+        "SystemPromptEditor",
+        "default",
+        keys="ctrl+r",
+        label="Default",
+        help="Drop this conversation's own prompt: its preset's, else the config's, applies",
+    ),
+    Action(
+        "system_prompt.cancel",
+        "SystemPromptEditor",
+        "cancel",
+        keys="escape",
+        label="Cancel",
+        help="Close without saving (asks first if the text changed)",
     ),
     # --- VariantComparison ---
     Action(
@@ -1260,6 +1303,27 @@ ACTIONS: tuple[Action, ...] = (
         keys="enter,space",
         label="Fold",
         help="Fold or unfold this layer's content",
+    ),
+    # On the system layer's panel (the others leave them off), and in the palette.
+    Action(
+        "preset.choose",
+        "LayerPanel",
+        "choose_preset",
+        keys="ctrl+k",
+        label="Preset",
+        help="Choose this conversation's preset: its system prompt, model and sampling",
+        palette="preset: choose",
+        palette_action="choose_preset",
+    ),
+    Action(
+        "system_prompt.edit",
+        "LayerPanel",
+        "edit_prompt",
+        keys="ctrl+e",
+        label="Edit prompt",
+        help="Edit this conversation's system prompt (its token count shown as you type)",
+        palette="system prompt: edit",
+        palette_action="edit_system_prompt",
     ),
     # --- MemoryPanel ---
     Action(

@@ -6,11 +6,26 @@ from textual import getters, on
 from textual.containers import Vertical
 from textual.reactive import var
 
+from ctxchat.chat.session import ChatSession
+from ctxchat.core.budget import Layer
 from ctxchat.core.plan import ContextPlan
 from ctxchat.tui.on_screen import OnScreen
 from ctxchat.tui.parts.memory_curation import MemoryCuration
 from ctxchat.tui.widgets.layer_panel import ContextPanels
 from ctxchat.tui.widgets.memory_panel import MemoryPanel, PanelMessage
+
+
+def system_source(session: ChatSession) -> str:
+    """The line under the system layer once a preset or the conversation's own prompt is in
+    force: the preset and sampling, and whose prompt the request sends (`preset precise
+    (temperature 0.2) · prompt: the conversation's own`); "" with neither (the config's)."""
+    preset = session.preset_name
+    if preset is None and session.own_system_prompt is None:
+        return ""
+    words = session.sampling.words()
+    chosen = f"preset {preset}" if preset is not None else "no preset"
+    sampling = f" ({' · '.join(words)})" if words else ""
+    return f"{chosen}{sampling} · prompt: {session.system_prompt_source}"
 
 
 class ContextSide(Vertical):
@@ -43,6 +58,7 @@ class ContextSide(Vertical):
             cached_tokens=facts.cached_tokens,
         )
         self.memory_panel.show_memory(shown.session, plan)
+        self.context_panels.panels[Layer.SYSTEM].show_source(system_source(shown.session))
 
     def forget_mode_change(self) -> None:
         """Drop the last mode switch's note (another conversation, or a message was sent)."""

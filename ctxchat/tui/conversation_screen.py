@@ -48,6 +48,7 @@ from ctxchat.tui.parts.message_dialogs import MessageDialogs
 from ctxchat.tui.parts.model_flow import ModelFlow
 from ctxchat.tui.parts.part import Flow
 from ctxchat.tui.parts.planner import Planner
+from ctxchat.tui.parts.preset_dialogs import PresetDialogs
 from ctxchat.tui.parts.summary_flow import SummaryFlow
 from ctxchat.tui.parts.turn_runner import TurnDrawn, TurnEvents, TurnRunner
 from ctxchat.tui.results_in_waiting import Asked, ResultReady, ResultsInWaiting
@@ -59,7 +60,7 @@ from ctxchat.tui.widgets.conversation import ConversationView
 from ctxchat.tui.widgets.find_bar import FindBar
 from ctxchat.tui.widgets.footer import KeyFooter
 from ctxchat.tui.widgets.jobs_line import JobsLine
-from ctxchat.tui.widgets.layer_panel import ContextPanels
+from ctxchat.tui.widgets.layer_panel import ContextPanels, LayerPanel
 from ctxchat.tui.widgets.memory_panel import MemoryPanel
 from ctxchat.tui.widgets.queued_messages import QueuedMessages
 from ctxchat.tui.widgets.status_line import StatusLine
@@ -118,6 +119,7 @@ class ConversationScreen(Screen[None]):
     message_dialogs = getters.query_one(MessageDialogs)
     jobs_line = getters.query_one(JobsLine)
     context_control = getters.query_one(ContextControl)
+    preset_dialogs = getters.query_one(PresetDialogs)
 
     def __init__(
         self, workspace: Workspace, session: ChatSession | None, *, offline: bool = False
@@ -160,6 +162,7 @@ class ConversationScreen(Screen[None]):
         yield ModelFlow(self.workspace).data_bind(shown)
         yield ConversationDialogs(self.workspace).data_bind(shown)
         yield ContextControl().data_bind(shown)
+        yield PresetDialogs(self.workspace).data_bind(shown)
         yield Header(icon="◧")
         with Horizontal(id="main"):
             with ChatPane(id="chat").data_bind(shown):
@@ -499,6 +502,24 @@ class ConversationScreen(Screen[None]):
     def _renamed(self) -> None:
         self.update_titles()
 
+    @on(PresetDialogs.Changed)
+    def _preset_changed(self, event: PresetDialogs.Changed) -> None:
+        """The preset or the system prompt changed: the plan (system layer, sampling) and
+        the header (preset, model) follow; another model's server is asked about it."""
+        if not self.shows(event.session):
+            return
+        self.update_titles()
+        self.refresh_plan()
+        if event.model_changed and not self.offline:
+            self.model_flow.detect_window(event.session)
+
+    @on(LayerPanel.PromptAsked)
+    def _prompt_asked(self, event: LayerPanel.PromptAsked) -> None:
+        if event.what == "preset":
+            self.action_choose_preset()
+        else:
+            self.action_edit_system_prompt()
+
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR and event.worker.error is not None:
             # A failure nobody expected still never reaches the user as a traceback.
@@ -636,6 +657,11 @@ class ConversationScreen(Screen[None]):
 
     def action_exclude_pair(self) -> None:
         self.conversation_view.action_exclude_pair()
+    def action_choose_preset(self) -> None:
+        self.preset_dialogs.choose()
+
+    def action_edit_system_prompt(self) -> None:
+        self.preset_dialogs.edit_prompt()
 
     def action_focus_memory(self) -> None:
         # Never from under a dialog: the key would steer a list the user cannot see.

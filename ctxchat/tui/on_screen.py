@@ -88,7 +88,7 @@ class OnScreen:
 
     def titles(self) -> tuple[str, str]:
         """The header's title (the conversation's) and subtitle (profile, model, the server
-        when the command line gave it, mode)."""
+        when the command line gave it, the preset if any, mode)."""
         session = self.session
         title = "new conversation"
         if session.conversation_id is not None:
@@ -97,7 +97,9 @@ class OnScreen:
         # A server given on the command line is named: the one the messages go to.
         server = given_server(session)
         at = f" at {shown_server(server)}" if server else ""
-        return title, f"{session.profile.name} · {model}{at} · mode: {session.mode.value}"
+        preset = session.preset_name
+        chosen = f" · preset {preset}" if preset is not None else ""
+        return title, f"{session.profile.name} · {model}{at}{chosen} · mode: {session.mode.value}"
 
     def status_line(self, writing: bool) -> str:
         """The line under the conversation: who is writing while its reply streams

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
 
@@ -116,11 +117,22 @@ class LayerPanel(Vertical, can_focus=True):
         /* Notes are read whole: they wrap, never cut at the panel's edge. */
         & > .layer-panel--notes { display: none; }
         & > .layer-panel--notes.-any { display: block; }
-        &.-collapsed > .layer-panel--body, &.-collapsed > .layer-panel--notes { display: none; }
+        & > .layer-panel--source { display: none; color: $foreground-muted; }
+        & > .layer-panel--source.-any { display: block; }
+        & > .layer-panel--source:hover { background: $boost; }
+        &.-collapsed > .layer-panel--body, &.-collapsed > .layer-panel--notes,
+        &.-collapsed > .layer-panel--source { display: none; }
     }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("LayerPanel")
+
+    @dataclass
+    class PromptAsked(Message):
+        """The system layer's panel asks for the preset dialog ("preset") or the system
+        prompt editor ("prompt"), by its key or a click."""
+
+        what: Literal["preset", "prompt"]
 
     collapsed: reactive[bool] = reactive(False)
     """True when only the header shows."""
@@ -143,6 +155,8 @@ class LayerPanel(Vertical, can_focus=True):
         self._header.tooltip = "Click to fold or unfold this layer"
         self._body = Static(Content(), classes="layer-panel--body")
         self._notes = Static(Content(), classes="layer-panel--notes")
+        self._source = Static(Content(), classes="layer-panel--source")
+        self._source.tooltip = "Click to choose a preset; click the prompt to edit it"
         self._shown: tuple[LayerPlan, frozenset[str], frozenset[str]] | None = None
         self._used: Mapping[str, Use] = {}
         self.set_reactive(LayerPanel.collapsed, collapsed)
@@ -157,6 +171,7 @@ class LayerPanel(Vertical, can_focus=True):
         yield self._header
         yield self._body
         yield self._notes
+        yield self._source
 
     def watch_collapsed(self, collapsed: bool) -> None:
         self.set_class(collapsed, "-collapsed")
@@ -172,6 +187,35 @@ class LayerPanel(Vertical, can_focus=True):
     def _fold_on_click(self, event: events.Click) -> None:
         event.stop()
         self.action_toggle_collapsed()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # The preset and the prompt are the system layer's; other panels only fold.
+        if action in ("choose_preset", "edit_prompt"):
+            return self.context_layer is Layer.SYSTEM
+        return True
+
+    def action_choose_preset(self) -> None:
+        self.post_message(self.PromptAsked("preset"))
+
+    def action_edit_prompt(self) -> None:
+        self.post_message(self.PromptAsked("prompt"))
+
+    @on(events.Click, ".layer-panel--source")
+    def _preset_on_click(self, event: events.Click) -> None:
+        event.stop()
+        self.action_choose_preset()
+
+    @on(events.Click, ".layer-panel--body")
+    def _prompt_on_click(self, event: events.Click) -> None:
+        if self.context_layer is Layer.SYSTEM:
+            event.stop()
+            self.action_edit_prompt()
+
+    def show_source(self, source: str) -> None:
+        """Say where the layer's content comes from under it (the system layer: the preset
+        and sampling in force, and whose prompt it is); "" says nothing."""
+        self._source.update(Content(clean(source)))
+        self._source.set_class(bool(source), "-any")
 
     def update_layer(
         self,

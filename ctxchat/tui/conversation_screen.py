@@ -657,6 +657,7 @@ class ConversationScreen(Screen[None]):
 
     def action_exclude_pair(self) -> None:
         self.conversation_view.action_exclude_pair()
+
     def action_choose_preset(self) -> None:
         self.preset_dialogs.choose()
 

@@ -72,6 +72,13 @@ class MemoryBook:
         finally:
             self._changed()
 
+    def switch(self, entry_id: int, conversation_id: int, *, on: bool) -> MemoryEntry:
+        """Switch a shared entry off in one conversation only, or on again there."""
+        try:
+            return self._store.switch_memory(entry_id, conversation_id, on=on)
+        finally:
+            self._changed()
+
     def keep_hypothesis(self, entry_id: int) -> MemoryEntry:
         """Start an unconfirmed hypothesis's waiting time again from now."""
         try:

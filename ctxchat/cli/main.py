@@ -234,6 +234,13 @@ def build_parser() -> argparse.ArgumentParser:
         ("restore", "make a superseded entry current again"),
     ):
         memory_commands.add_parser(name, help=text).add_argument("id", type=record_id)
+    for name, text in (
+        ("off", "switch a shared entry off for one conversation only (--conversation)"),
+        ("on", "switch an entry on again in a conversation it was switched off in"),
+    ):
+        switch = memory_commands.add_parser(name, help=text)
+        switch.add_argument("id", type=record_id)
+        switch.add_argument("--json", action="store_true", help="print the entry as JSON")
     tag = memory_commands.add_parser("tag", help="change an entry's kind, scope or inclusion")
     tag.add_argument("id", type=record_id)
     tag.add_argument("kind", nargs="?", choices=KINDS)

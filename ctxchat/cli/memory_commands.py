@@ -1,13 +1,26 @@
-"""`ctxchat memory list|add|edit|rm|pin|unpin|restore|tag`."""
+"""`ctxchat memory list|add|edit|rm|pin|unpin|restore|tag|off|on`."""
 
 from __future__ import annotations
 
 import argparse
 
 from ctxchat.chat.options import SessionOptions
-from ctxchat.cli.common import conversation_id, print_json, require, workspace
+from ctxchat.cli.common import (
+    conversation_id,
+    print_json,
+    require,
+    require_conversation,
+    workspace,
+)
 from ctxchat.cli.tables import cell, console, table
-from ctxchat.core.memory import MemoryEntry, provenance, restored_note, superseded_detail
+from ctxchat.core.memory import (
+    SWITCHED_OFF_DETAIL,
+    MemoryEntry,
+    provenance,
+    restored_note,
+    superseded_detail,
+    switched_off,
+)
 from ctxchat.store import UNSET
 
 
@@ -29,6 +42,7 @@ def entry_dict(entry: MemoryEntry) -> dict[str, object]:
         "superseded_by": entry.superseded_by,
         "superseded_at": entry.superseded_at,
         "turn": entry.turn,
+        "off_in": sorted(entry.off_in),
     }
 
 
@@ -48,18 +62,20 @@ def memory_command(args: argparse.Namespace, options: SessionOptions) -> int:
             grid = table("id", "kind", "pin", "imp", "scope", "text", "from")
             for e in entries:
                 scope = "global" if e.conversation_id is None else f"conv {e.conversation_id}"
-                text = f"{e.key}: {e.text}" if e.key else e.text
+                text = shown = f"{e.key}: {e.text}" if e.key else e.text
                 if e.superseded:
                     text += f"  ({superseded_detail(e)})"
                 elif not e.enabled:
                     text += "  (excluded)"
+                elif switched_off(e, conversation):
+                    text += f"  ({SWITCHED_OFF_DETAIL})"
                 grid.add_row(
                     str(e.id),
                     e.kind.value,
                     "📌" if e.pinned else "",
                     str(e.importance),
                     scope,
-                    cell(text, "" if e.enabled and not e.superseded else "dim"),
+                    cell(text, "dim" if e.superseded or text != shown else ""),
                     cell(provenance(e.source).text, "dim"),
                 )
             console().print(grid)
@@ -102,6 +118,16 @@ def memory_command(args: argparse.Namespace, options: SessionOptions) -> int:
             entry = store.restore_memory(args.id)
             mode = options.mode or space.state.last_mode or space.settings.default_mode
             print(restored_note(entry, mode))
+            return 0
+        if action in ("off", "on"):
+            here = require_conversation(space, options)
+            entry = store.switch_memory(args.id, here, on=action == "on")
+            if args.json:
+                print_json(entry_dict(entry))
+            elif action == "off":
+                print(f"Memory entry {entry.id} is switched off for conversation {here}.")
+            else:
+                print(f"Memory entry {entry.id} is on again in conversation {here}.")
             return 0
         if action in ("pin", "unpin"):
             store.update_memory(args.id, pinned=action == "pin")

@@ -72,6 +72,7 @@ SHIPPED_KEYS: dict[str, str] = {
     "memory.restore": "ctrl+z",
     "memory.scope": "ctrl+g",
     "memory.source": "ctrl+j",
+    "memory.switch_here": "ctrl+d",
     "memory.toggle": "ctrl+x",
     "memory_editor.cancel": "escape",
     "memory_editor.save": "ctrl+s",

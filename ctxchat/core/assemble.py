@@ -14,6 +14,7 @@ from ctxchat.core.files import AttachedFile, plan_files
 from ctxchat.core.history import HistoryMessage, MessageStatus, SummaryState, preview
 from ctxchat.core.memory import (
     PLURALS,
+    SWITCHED_OFF_DETAIL,
     MemoryDates,
     MemoryEntry,
     Mode,
@@ -24,6 +25,7 @@ from ctxchat.core.memory import (
     render_entry,
     render_memory,
     superseded_detail,
+    switched_off,
 )
 from ctxchat.core.plan import (
     ContextPlan,
@@ -356,6 +358,16 @@ def _plan_memory(
                     line_tokens,
                     Reason.DISABLED,
                     excluded_detail(entry),
+                    preview(entry.text),
+                )
+            )
+        elif switched_off(entry, conversation_id):
+            left_out.append(
+                LeftOut(
+                    entry.ref,
+                    line_tokens,
+                    Reason.DISABLED,
+                    SWITCHED_OFF_DETAIL,
                     preview(entry.text),
                 )
             )

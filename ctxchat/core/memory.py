@@ -80,6 +80,8 @@ class MemoryEntry:
     kept_from: str | None = None
     """The title of the conversation the entry belonged to until it was deleted (the entry
     was kept, global and left out until the user includes it); None otherwise."""
+    off_in: frozenset[int] = frozenset()
+    """The conversations the user switched this entry off in (it stays on in the others)."""
 
     def __post_init__(self) -> None:
         if not 1 <= self.importance <= 10:
@@ -213,6 +215,22 @@ def unconfirmed_turns(entry: MemoryEntry, turns_now: int, limit: int) -> int | N
 
 def in_scope(entry: MemoryEntry, conversation_id: int | None) -> bool:
     return entry.conversation_id is None or entry.conversation_id == conversation_id
+
+
+SWITCHED_OFF_DETAIL = "switched off for this conversation"
+
+
+def switched_off(entry: MemoryEntry, conversation_id: int | None) -> bool:
+    """True when the user switched `entry` off in `conversation_id` alone.
+
+    Only an entry shared with other conversations can be: one of the conversation's own is
+    excluded instead (there is nowhere else for it to stay on).
+    """
+    return (
+        conversation_id is not None
+        and entry.conversation_id != conversation_id
+        and conversation_id in entry.off_in
+    )
 
 
 def priority_order(entries: list[MemoryEntry]) -> list[MemoryEntry]:

@@ -15,7 +15,8 @@ from ctxchat.store.records import storable
 
 _COLUMNS = (
     "id, kind, text, key, pinned, importance, conversation_id, source, enabled, created_at, "
-    "updated_at, tags, superseded_by, superseded_at, turn, kept_from"
+    "updated_at, tags, superseded_by, superseded_at, turn, kept_from, "
+    "(SELECT group_concat(o.conversation_id) FROM memory_off o WHERE o.memory_id = memory.id)"
 )
 
 
@@ -46,6 +47,7 @@ def _entry(row: Any) -> MemoryEntry:
         superseded_at=row[13],
         turn=row[14],
         kept_from=row[15],
+        off_in=frozenset(int(c) for c in row[16].split(",")) if row[16] else frozenset(),
     )
 
 
@@ -142,6 +144,13 @@ class MemoryStore(ConversationStore):
                 ]
             for old_id in replaced:
                 self._supersede(conn, old_id, new_id, now)
+            if replaces is not None:
+                # A new version of an entry switched off somewhere is off there too.
+                conn.execute(
+                    "INSERT OR IGNORE INTO memory_off (memory_id, conversation_id) "
+                    "SELECT ?, conversation_id FROM memory_off WHERE memory_id = ?",
+                    (new_id, replaces),
+                )
             return self._get_memory(conn, new_id)
 
     @staticmethod
@@ -200,6 +209,35 @@ class MemoryStore(ConversationStore):
                 self._supersede(conn, newer[0], memory_id, self.now())
             return self._get_memory(conn, memory_id)
 
+    def switch_memory(self, memory_id: int, conversation_id: int, *, on: bool) -> MemoryEntry:
+        """Switch an entry off in one conversation (it stays on in the others), or on again.
+
+        Only an entry shared with other conversations: one of the conversation's own is
+        excluded instead."""
+        with self.transaction() as conn:
+            entry = self._get_memory(conn, memory_id)
+            self._require_conversation(conn, conversation_id)
+            if entry.conversation_id == conversation_id:
+                raise InvalidValue(
+                    f"Memory entry {memory_id} belongs to conversation {conversation_id} "
+                    "alone: exclude it instead."
+                )
+            if on:
+                conn.execute(
+                    "DELETE FROM memory_off WHERE memory_id = ? AND conversation_id = ?",
+                    (memory_id, conversation_id),
+                )
+            else:
+                self._switch_off(conn, memory_id, conversation_id)
+            return self._get_memory(conn, memory_id)
+
+    @staticmethod
+    def _switch_off(conn: sqlite3.Connection, memory_id: int, conversation_id: int) -> None:
+        conn.execute(
+            "INSERT OR IGNORE INTO memory_off (memory_id, conversation_id) VALUES (?, ?)",
+            (memory_id, conversation_id),
+        )
+
     def keep_hypothesis(self, memory_id: int) -> MemoryEntry:
         """The user keeps an unconfirmed hypothesis: its clock starts again from this turn."""
         with self.transaction() as conn:
@@ -247,6 +285,11 @@ class MemoryStore(ConversationStore):
             before = self._get_memory(conn, memory_id)
             if isinstance(conversation_id, int):
                 self._require_conversation(conn, conversation_id)
+                # Its own conversation's entry is in or out there by `enabled` alone.
+                conn.execute(
+                    "DELETE FROM memory_off WHERE memory_id = ? AND conversation_id = ?",
+                    (memory_id, conversation_id),
+                )
             if changes.get("kind") == MemoryKind.HYPOTHESIS.value != before.kind.value:
                 # A guess waits for confirmation from the turn it became one.
                 changes["turn"] = self._user_turns(conn)

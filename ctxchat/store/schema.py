@@ -373,6 +373,17 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE conversations ADD COLUMN preset TEXT",
         "ALTER TABLE conversations ADD COLUMN system_prompt TEXT",
     ),
+    # 19: memory entries the user switched off in one conversation (they stay on in the others).
+    (
+        """
+        CREATE TABLE memory_off (
+            memory_id INTEGER NOT NULL REFERENCES memory(id) ON DELETE CASCADE,
+            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            PRIMARY KEY (memory_id, conversation_id)
+        ) WITHOUT ROWID
+        """,
+        "CREATE INDEX memory_off_by_conversation ON memory_off(conversation_id)",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -286,7 +286,11 @@ class TransferStore(
             "plans": plans,
             "variants": variants,
             "memory": [_memory_dict(e, turns) for e in memory if e.conversation_id is not None],
-            "global_memory": [_memory_dict(e, turns) for e in memory if e.conversation_id is None],
+            "global_memory": [
+                {**_memory_dict(e, turns), "off_here": conversation_id in e.off_in}
+                for e in memory
+                if e.conversation_id is None
+            ],
             "task": {"goal": task.goal, "steps": json.loads(steps_json(task))},
             "attachments": [_attachment_dict(a) for a in attachments],
         }
@@ -368,6 +372,8 @@ class TransferStore(
         turns = self._user_turns(conn)
         for entry in data["global_memory"]:
             memory[entry["id"]] = self._import_memory(conn, entry, None, messages, turns)
+            if entry.get("off_here"):
+                self._switch_off(conn, memory[entry["id"]], conversation_id)
         for entry in data["memory"]:
             memory[entry["id"]] = self._import_memory(conn, entry, conversation_id, messages, turns)
         for entry in (*data["global_memory"], *data["memory"]):

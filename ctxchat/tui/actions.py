@@ -1054,6 +1054,14 @@ ACTIONS: tuple[Action, ...] = (
         help="Include the entry in the context or exclude it",
     ),
     Action(
+        "memory.switch_here",
+        "MemoryPanel",
+        "switch_here",
+        keys="ctrl+d",
+        label="Off/on here",
+        help="Switch a shared entry off for this conversation only, or on again here",
+    ),
+    Action(
         "memory.importance_up",
         "MemoryPanel",
         "importance(1)",

@@ -223,6 +223,37 @@ def test_import_into_another_database_round_trips(store: Store, tmp_path: Path) 
         assert len(other.list_memory(include_all_scopes=True)) == 3
 
 
+def test_an_entry_switched_off_in_the_conversation_stays_off_in_its_import(
+    store: Store, tmp_path: Path
+) -> None:
+    garden = store.create_conversation("Garden").id
+    other = store.create_conversation("Other").id
+    soil = store.add_memory("fact", "The soil is clay.")
+    sun = store.add_memory("fact", "The bed gets full sun.")
+    store.switch_memory(soil.id, garden, on=False)
+    store.switch_memory(sun.id, other, on=False)  # another conversation's: not carried
+    export = store.export_conversation(garden)
+    assert [(e["text"], e["off_here"]) for e in export["global_memory"]] == [
+        ("The soil is clay.", True),
+        ("The bed gets full sun.", False),
+    ]
+    with Store.open(tmp_path / "elsewhere.db") as elsewhere:
+        imported = elsewhere.import_conversation(json.loads(json.dumps(export)))
+        assert [(e.text, e.off_in) for e in elsewhere.list_memory(conversation_id=imported)] == [
+            ("The soil is clay.", {imported}),
+            ("The bed gets full sun.", frozenset()),
+        ]
+    # Into the same database: the entry is reused, off in the copy as in the original.
+    copy = store.import_conversation(export)
+    assert store.get_memory(soil.id).off_in == {garden, copy}
+    assert store.get_memory(sun.id).off_in == {other}
+    # An export from before entries could be switched off imports with them on.
+    for entry in export["global_memory"]:
+        del entry["off_here"]
+    older = store.import_conversation(export)
+    assert older not in store.get_memory(soil.id).off_in
+
+
 def test_import_refuses_what_it_cannot_read(store: Store) -> None:
     with pytest.raises(StoreError) as wrong:
         store.import_conversation({"format": "something else"})
@@ -264,6 +295,7 @@ def test_import_refuses_what_it_cannot_read(store: Store) -> None:
         (("messages", 0, "role"), "wizard", "messages[0].role: expected one of"),
         (("memory", 0, "importance"), 11, "memory[0].importance: expected a whole number"),
         (("global_memory", 0, "tags"), [1], "global_memory[0].tags: expected a list of text"),
+        (("global_memory", 0, "off_here"), "no", "global_memory[0].off_here: expected true"),
         (("summaries",), {"not": "a list"}, "summaries: expected a list"),
         (("summaries", 1, "lost"), [{"text": "x"}], "summaries[1].lost: expected a list of"),
         (("summaries", 1, "cut"), "yes", "summaries[1].cut: expected true or false"),

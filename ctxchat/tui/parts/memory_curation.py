@@ -55,6 +55,10 @@ class MemoryCuration(Part):
                     self._update(session, entry_id, conversation_id=scope)
             case MemoryPanel.Toggled(entry_id=entry_id, enabled=enabled):
                 self._update(session, entry_id, enabled=enabled)
+            case MemoryPanel.SwitchedHere(entry_id=entry_id, on=on):
+                here = session.conversation_id
+                if here is not None:
+                    self._change(session, lambda book: book.switch(entry_id, here, on=on))
             case MemoryPanel.ImportanceChanged(entry_id=entry_id, importance=importance):
                 self._update(session, entry_id, importance=importance)
             case MemoryPanel.NewVersionRequested(entry_id=entry_id):

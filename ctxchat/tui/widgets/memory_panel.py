@@ -21,10 +21,12 @@ from ctxchat.core.attribution import Use
 from ctxchat.core.budget import Layer
 from ctxchat.core.counts import counted
 from ctxchat.core.memory import (
+    SWITCHED_OFF_DETAIL,
     MemoryEntry,
     MemoryKind,
     excluded_detail,
     provenance,
+    switched_off,
     unconfirmed_turns,
 )
 from ctxchat.core.plan import ContextPlan
@@ -89,6 +91,12 @@ class EntryNotes:
     idle: frozenset[str] = frozenset()
     """Refs no reply of the last `replies` used."""
     replies: int = 0
+    conversation_id: int | None = None
+    """The conversation on show (None before its first message is stored)."""
+
+    def off_here(self, entry: MemoryEntry) -> bool:
+        """True when the user switched `entry` off for the conversation on show."""
+        return switched_off(entry, self.conversation_id)
 
     def flagged(self, entry: MemoryEntry) -> int | None:
         """Turns the entry waited, when it is a hypothesis waiting too long."""
@@ -194,6 +202,13 @@ class MemoryPanel(Vertical):
 
         entry_id: int
         enabled: bool
+
+    @dataclass
+    class SwitchedHere(PanelMessage):
+        """Switch a shared entry off for this conversation only (`on` False), or on again."""
+
+        entry_id: int
+        on: bool
 
     @dataclass
     class ImportanceChanged(PanelMessage):
@@ -387,6 +402,7 @@ class MemoryPanel(Vertical):
             used=view.used,
             idle=view.idle,
             replies=view.replies,
+            conversation_id=session.conversation_id,
         )
         self.update_entries(session.memory(), plan, notes)
         if view.used is not self._told:
@@ -420,6 +436,10 @@ class MemoryPanel(Vertical):
         if action in ("edit", "delete", "pin", "kind", "scope", "include", "importance"):
             # Shown but greyed out in the footer while no entry is highlighted.
             return True if entry is not None else None
+        if action == "switch_here":
+            # Only an entry shared with other conversations can be off here alone.
+            here = self._notes.conversation_id
+            return entry is not None and here is not None and entry.conversation_id != here
         # Keys that fit only some entries are hidden from the footer for the others.
         if action == "new_version":
             return entry is not None and not entry.superseded
@@ -503,6 +523,11 @@ class MemoryPanel(Vertical):
         if (entry := self.highlighted_entry) is not None:
             self.post_message(self.Toggled(self, entry.id, not entry.enabled))
 
+    def action_switch_here(self) -> None:
+        entry = self.highlighted_entry
+        if entry is not None and self.check_action("switch_here", ()):
+            self.post_message(self.SwitchedHere(self, entry.id, self._notes.off_here(entry)))
+
     def action_importance(self, delta: int) -> None:
         entry = self.highlighted_entry
         if entry is None:
@@ -545,6 +570,8 @@ class MemoryPanel(Vertical):
         if entry.pinned:
             meta.append(Content.styled("● pinned", "bold $accent"))
         meta.append(Content("global" if entry.conversation_id is None else "this conversation"))
+        if notes.off_here(entry):
+            meta.append(Content.styled("○ off here", "bold $warning"))
         meta.append(Content(f"importance {entry.importance}"))
         if entry.ref in notes.used:
             # Quiet on purpose: an estimate, with its evidence under the list (or on hover).
@@ -556,6 +583,8 @@ class MemoryPanel(Vertical):
             reason = clean(status.text)
         elif not entry.enabled:
             reason = excluded_detail(entry)
+        elif notes.off_here(entry):
+            reason = SWITCHED_OFF_DETAIL
         text = " ".join(clean(entry.text).split())
         body = f"{clean(entry.key)}: {text}" if entry.key else text
         lines = [

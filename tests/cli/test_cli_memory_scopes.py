@@ -1,0 +1,66 @@
+"""`ctxchat memory off|on`: a shared entry switched off for one conversation only."""
+
+from __future__ import annotations
+
+import json
+
+from ctxchat.testing.server import ScriptedModelServer
+
+from .conftest import Run
+
+SOIL = "The soil is heavy clay."
+
+
+def memory_sent(server: ScriptedModelServer) -> str:
+    """The memory message of the last request the server received ("" if none)."""
+    return next(
+        (m["content"] for m in server.requests[-1]["messages"] if "Memory curated" in m["content"]),
+        "",
+    )
+
+
+def test_off_in_one_conversation_on_in_the_others(run: Run, server: ScriptedModelServer) -> None:
+    server.script("ok", "ok", "ok", "ok")
+    run("memory", "add", SOIL)
+    run("send", "What should I plant?")
+    assert SOIL in memory_sent(server)
+
+    code, out, _ = run("memory", "off", "1", "--conversation", "1")
+    assert (code, out) == (0, "Memory entry 1 is switched off for conversation 1.\n")
+    code, out, _ = run("memory", "list")
+    assert "switched off for this conversation" in out
+    code, out, _ = run("context", "--json", "--conversation", "1")
+    memory = next(layer for layer in json.loads(out)["layers"] if layer["layer"] == "memory")
+    assert [(o["ref"], o["detail"]) for o in memory["left_out"]] == [
+        ("memory:1", "switched off for this conversation")
+    ]
+    run("send", "--conversation", "1", "And now?")
+    assert SOIL not in memory_sent(server)
+
+    run("send", "--new", "A new garden: what soil?")
+    assert SOIL in memory_sent(server)
+    code, out, _ = run("memory", "list", "--json", "--conversation", "2")
+    (entry,) = json.loads(out)
+    assert (entry["enabled"], entry["off_in"]) == (True, [1])
+    code, out, _ = run("memory", "list")  # the last conversation used: on there
+    assert "switched off" not in out
+
+    code, out, _ = run("memory", "on", "1", "--conversation", "1", "--json")
+    assert (code, json.loads(out)["off_in"]) == (0, [])
+    run("send", "--conversation", "1", "Back in the garden.")
+    assert SOIL in memory_sent(server)
+
+
+def test_off_refuses_in_one_line(run: Run, server: ScriptedModelServer) -> None:
+    run("memory", "add", SOIL)
+    code, out, err = run("memory", "off", "1")
+    assert (code, out) == (2, "")
+    assert err == "ctxchat: there is no conversation yet: start one with `ctxchat send --new`\n"
+    server.script("ok")
+    run("send", "Hello")
+    run("memory", "add", "Tomatoes by the wall.", "--scope", "conversation")
+    code, _, err = run("memory", "off", "2")
+    assert code != 0
+    assert err == ("ctxchat: Memory entry 2 belongs to conversation 1 alone: exclude it instead.\n")
+    code, _, err = run("memory", "off", "9")
+    assert code != 0 and err.count("\n") == 1 and "9" in err

@@ -62,6 +62,7 @@ SHIPPED_KEYS: dict[str, str] = {
     "memory.edit": "ctrl+e",
     "memory.extract": "ctrl+t",
     "memory.focus": "f6",
+    "memory.hide_left_out": "shift+left",
     "memory.importance_down": "shift+down",
     "memory.importance_up": "shift+up",
     "memory.keep": "ctrl+w",

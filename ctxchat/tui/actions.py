@@ -1121,6 +1121,17 @@ ACTIONS: tuple[Action, ...] = (
         help="Show the message the entry came from",
     ),
     Action(
+        "memory.hide_left_out",
+        "MemoryPanel",
+        "hide_left_out",
+        keys="shift+left",
+        label="Hide/show left out",
+        help="Hide the superseded and excluded entries (and those off here), or show them again",
+        palette="memory: hide or show superseded and excluded entries",
+        palette_help="Hide the entries left out by you or superseded, or show them again",
+        palette_action="hide_left_out_memory",
+    ),
+    Action(
         "memory.order",
         "MemoryPanel",
         "order",

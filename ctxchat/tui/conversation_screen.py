@@ -601,6 +601,9 @@ class ConversationScreen(Screen[None]):
     def action_order_memory(self) -> None:
         self.side.order_memory()
 
+    def action_hide_left_out_memory(self) -> None:
+        self.side.memory_panel.action_hide_left_out()
+
     # --- state that outlives the run ------------------------------------------------------
 
     def remember(self, *, mode: Mode | None = None, conversation: int | None = None) -> None:

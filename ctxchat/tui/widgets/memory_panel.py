@@ -103,6 +103,11 @@ class EntryNotes:
         return unconfirmed_turns(entry, self.turns_now, self.hypothesis_turns)
 
 
+def left_out_by_you(entry: MemoryEntry, notes: EntryNotes) -> bool:
+    """Superseded, excluded or switched off here: what hiding the left-out entries hides."""
+    return entry.superseded or not entry.enabled or notes.off_here(entry)
+
+
 def entry_detail(entry: MemoryEntry, notes: EntryNotes) -> str:
     """The highlighted entry in full: where it came from, and the evidence of its use."""
     origin = provenance(entry.source)
@@ -140,12 +145,17 @@ class MemoryPanel(Vertical):
     DEFAULT_CSS = """
     MemoryPanel {
         height: auto;
-        & > .memory-panel--header { padding: 0 1; text-style: bold; }
+        /* Docked, so the list's 100% is the room left between them: however many entries,
+           the header and the line about the highlighted one stay in view and the list
+           scrolls. */
+        & > .memory-panel--header { dock: top; padding: 0 1; text-style: bold; }
         & > OptionList { height: auto; max-height: 100%; border: none; padding: 0; }
         /* Empty: the header line only; the list stays focusable (F6, then ctrl+a adds). */
         &.-empty > OptionList { height: 0; }
         & > OptionList:focus { border: none; }
-        & > .memory-panel--detail { display: none; padding: 0 1; color: $foreground-muted; }
+        & > .memory-panel--detail {
+            dock: bottom; display: none; padding: 0 1; color: $foreground-muted;
+        }
         &.-focused > .memory-panel--detail { display: block; }
     }
     """
@@ -274,6 +284,7 @@ class MemoryPanel(Vertical):
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._entries: dict[int, MemoryEntry] = {}
+        self._all: list[MemoryEntry] = []  # every entry, hidden ones included
         self._shown: object = None  # what the list was last built from
         self._header = Static(Content("memory"), classes="memory-panel--header")
         self._list = OptionList(id="memory-list")
@@ -281,6 +292,8 @@ class MemoryPanel(Vertical):
         self._notes = EntryNotes()
         self._plan: ContextPlan | None = None
         self._by_use = False
+        self._hide_left_out = False
+        self._hidden = 0  # entries not on show while left-out ones are hidden
         self._session: ChatSession | None = None  # whose entries `show_memory` shows
         self._usage = UsageEstimate(None)
         self._told: Mapping[str, Use] | None = None  # the `used` said last (`UsageShown`)
@@ -317,6 +330,16 @@ class MemoryPanel(Vertical):
         """The line about the highlighted entry (shown while the list has focus)."""
         entry = self.highlighted_entry
         return "" if entry is None else entry_detail(entry, self._notes)
+
+    @property
+    def hiding_left_out(self) -> bool:
+        """True while superseded and excluded entries (and those off here) are hidden."""
+        return self._hide_left_out
+
+    @property
+    def hidden_count(self) -> int:
+        """How many entries are hidden (0 while every entry is on show)."""
+        return self._hidden
 
     @property
     def sorted_by_use(self) -> bool:
@@ -357,16 +380,23 @@ class MemoryPanel(Vertical):
             None if plan is None else (plan.mode, plan.layer(Layer.MEMORY)),
             notes,
             self._by_use,
+            self._hide_left_out,
         )
         if shown == self._shown:
             return
         self._shown = shown
+        self._all = list(entries)
+        if self._hide_left_out:
+            entries = [entry for entry in entries if not left_out_by_you(entry, notes)]
+        self._hidden = len(self._all) - len(entries)
         if self._by_use:
             entries = sorted(entries, key=lambda entry: entry.ref not in notes.idle)
         kept = self.highlighted_entry
         index = self._list.highlighted
         self._entries = {entry.id: entry for entry in entries}
-        self._header.update(self._header_content(entries, plan, notes if self._by_use else None))
+        self._header.update(
+            self._header_content(self._all, plan, notes if self._by_use else None, self._hidden)
+        )
         self.set_class(not entries, "-empty")
         self._list.clear_options()
         self._list.add_options(
@@ -430,7 +460,7 @@ class MemoryPanel(Vertical):
         self._list.tooltip = Content(clean(detail)) if detail else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("add", "order"):
+        if action in ("add", "order", "hide_left_out"):
             return True
         entry = self.highlighted_entry
         if action in ("edit", "delete", "pin", "kind", "scope", "include", "importance"):
@@ -489,7 +519,15 @@ class MemoryPanel(Vertical):
     def action_order(self) -> None:
         """Sort the entries no recent reply used first, or back to the stored order."""
         self._by_use = not self._by_use
-        entries = sorted(self._entries.values(), key=lambda entry: entry.id)
+        self._redraw()
+
+    def action_hide_left_out(self) -> None:
+        """Hide the superseded and excluded entries (and those off here), or show them."""
+        self._hide_left_out = not self._hide_left_out
+        self._redraw()
+
+    def _redraw(self) -> None:
+        entries = sorted(self._all, key=lambda entry: entry.id)
         self.update_entries(entries, self._plan, self._notes)
 
     def action_leave(self) -> None:
@@ -540,9 +578,14 @@ class MemoryPanel(Vertical):
 
     @staticmethod
     def _header_content(
-        entries: Sequence[MemoryEntry], plan: ContextPlan | None, by_use: EntryNotes | None
+        entries: Sequence[MemoryEntry],
+        plan: ContextPlan | None,
+        by_use: EntryNotes | None,
+        hidden: int,
     ) -> Content:
         parts = [Content("memory"), Content(counted(len(entries), "entry", "entries"))]
+        if hidden:
+            parts.append(Content.styled(f"{hidden} hidden", "not bold $warning"))
         if not entries:
             parts.append(Content.styled("F6 then ctrl+a adds one", "not bold dim"))
             return Content(" · ").join(parts)

@@ -35,8 +35,10 @@ class MemoryBook:
         source: str = "manual",
         tags: Iterable[str] = (),
         replaces: int | None = None,
+        project_id: int | None = None,
     ) -> MemoryEntry:
-        """Store a new entry (global with `conversation_id` None); `replaces` supersedes one."""
+        """Store a new entry (global with `conversation_id` None, or `project_id`'s);
+        `replaces` supersedes one."""
         try:
             return self._store.add_memory(
                 kind,
@@ -48,6 +50,7 @@ class MemoryBook:
                 source=source,
                 tags=tags,
                 replaces=replaces,
+                project_id=project_id,
             )
         finally:
             self._changed()

@@ -34,6 +34,7 @@ def entry_dict(entry: MemoryEntry) -> dict[str, object]:
         "importance": entry.importance,
         "scope": entry.scope,
         "conversation_id": entry.conversation_id,
+        "project": entry.project,
         "source": entry.source,
         "provenance": provenance(entry.source).text,
         "enabled": entry.enabled,
@@ -61,7 +62,7 @@ def memory_command(args: argparse.Namespace, options: SessionOptions) -> int:
                 return 0
             grid = table("id", "kind", "pin", "imp", "scope", "text", "from")
             for e in entries:
-                scope = "global" if e.conversation_id is None else f"conv {e.conversation_id}"
+                scope = f"conv {e.conversation_id}" if e.conversation_id else e.scope_words
                 text = shown = f"{e.key}: {e.text}" if e.key else e.text
                 if e.superseded:
                     text += f"  ({superseded_detail(e)})"
@@ -82,7 +83,8 @@ def memory_command(args: argparse.Namespace, options: SessionOptions) -> int:
             return 0
         if action == "add":
             scope_id = None
-            if args.scope == "conversation":
+            project_id = None if args.project is None else store.project_named(args.project).id
+            if args.scope == "conversation" and project_id is None:
                 scope_id = require(
                     conversation_id(space, options),
                     "a conversation-scoped entry needs a conversation: pass --conversation ID",
@@ -95,8 +97,9 @@ def memory_command(args: argparse.Namespace, options: SessionOptions) -> int:
                 importance=args.importance,
                 conversation_id=scope_id,
                 replaces=args.replaces,
+                project_id=project_id,
             )
-            print(f"Added memory entry {entry.id} ({entry.kind.value}, {entry.scope}).")
+            print(f"Added memory entry {entry.id} ({entry.kind.value}, {entry.scope_words}).")
             for old in store.list_memory(include_all_scopes=True):
                 if old.superseded_by == entry.id:
                     print(f"Memory entry {old.id} is kept as superseded by {entry.id}.")

@@ -91,6 +91,7 @@ SHIPPED_KEYS: dict[str, str] = {
     "mode.toggle": "ctrl+o",
     "model.switch": "f4",
     "model_picker.cancel": "escape",
+    "project_dialog.cancel": "escape",
     "queued.cancel": "delete,backspace",
     "queued.edit": "enter",
     "rename.cancel": "escape",

@@ -271,6 +271,14 @@ ACTIONS: tuple[Action, ...] = (
         palette="conversation: rename",
     ),
     Action(
+        "conversation.project",
+        "ConversationScreen",
+        "move_to_project",
+        help="Put this conversation in a project (its conversations share memory), or none",
+        palette="project: move this conversation…",
+        needs=Needs.SESSION,
+    ),
+    Action(
         "conversation.export_markdown",
         "ConversationScreen",
         "export('markdown')",
@@ -626,6 +634,14 @@ ACTIONS: tuple[Action, ...] = (
         keys="escape",
         label="Cancel",
         help="Keep the old title",
+    ),
+    Action(
+        "project_dialog.cancel",
+        "ProjectDialog",
+        "cancel",
+        keys="escape",
+        label="Cancel",
+        help="Leave the conversation where it is",
     ),
     # --- SetupScreen ---
     Action(

@@ -73,6 +73,7 @@ ContextChanged = (
     | Embedder.Ready
     | ModelFlow.Switched
     | ConversationDialogs.Deleted
+    | ConversationDialogs.MovedToProject
 )
 """What a part says when the next request of a conversation may have changed."""
 
@@ -415,6 +416,7 @@ class ConversationScreen(Screen[None]):
     @on(Embedder.Ready)
     @on(ModelFlow.Switched)  # the titles with the plan
     @on(ConversationDialogs.Deleted)
+    @on(ConversationDialogs.MovedToProject)
     def _context_changed(self, event: ContextChanged) -> None:
         if self.shows(event.session):
             self.refresh_plan()
@@ -530,6 +532,9 @@ class ConversationScreen(Screen[None]):
 
     def action_rename(self) -> None:
         self.conversation_dialogs.rename()
+
+    def action_move_to_project(self) -> None:
+        self.conversation_dialogs.move_to_project()
 
     def action_export(self, export_format: str) -> None:
         self.conversation_dialogs.export_shown(export_format)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from textual.pilot import Pilot
+from textual.widgets import Input, OptionList
 
 from ctxchat.core.budget import Layer
 from ctxchat.core.memory import MemoryKind
 from ctxchat.testing.server import ScriptedModelServer
+from ctxchat.tui.screens.project_dialog import ProjectDialog
 from ctxchat.tui.widgets.memory_panel import MemoryPanel
 
 from .app_harness import SIZE, MakeApp, memory_refs, settle, typed, until
@@ -86,3 +89,70 @@ async def test_a_conversations_own_entry_has_no_off_here_key(make_app: MakeApp) 
         assert panel.check_action("switch_here", ()) is False
         assert store.get_memory(entry.id).off_in == frozenset()
         assert memory_refs(app.conversation_screen.last_plan) == [entry.ref]
+
+
+CLAY = "The allotment soil is clay."
+
+
+async def move_with_the_palette(
+    pilot: Pilot[Any], choose: Callable[[ProjectDialog], Awaitable[None]]
+) -> None:
+    """Open "project: move this conversation…" and make a choice in its dialog."""
+    app = pilot.app
+    await pilot.press("ctrl+p")
+    await pilot.press(*"project: move")
+    await pilot.press("enter")
+    await until(pilot, lambda: isinstance(app.screen, ProjectDialog))
+    dialog = app.screen
+    assert isinstance(dialog, ProjectDialog)
+    await choose(dialog)
+    await until(pilot, lambda: not isinstance(app.screen, ProjectDialog))
+    await settle(pilot)
+
+
+async def test_a_projects_entries_go_only_to_its_conversations(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, notes = make_app()
+    store = app.workspace.store
+    server.script(*["ok"] * 4)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert CLAY not in await sent_memory(pilot, server, "Beds?")
+        beds = app.conversation_screen.session.conversation_id
+        assert beds is not None
+
+        async def new_name(dialog: ProjectDialog) -> None:
+            dialog.query_one("#project-name", Input).focus()
+            await pilot.press(*"Allotment", "enter")
+
+        await move_with_the_palette(pilot, new_name)
+        (project,) = store.projects()
+        assert (project.name, project.conversations) == ("Allotment", 1)
+        entry = store.add_memory(MemoryKind.FACT, CLAY, project_id=project.id)
+        app.conversation_screen.session.forget_memory()
+        app.conversation_screen.refresh_plan()
+        await settle(pilot)
+        panel = app.query_one("#memory", MemoryPanel)
+        assert [e.scope_words for e in panel.entries] == ["project Allotment"]
+        plan = app.conversation_screen.last_plan
+        assert plan is not None and memory_refs(plan) == [entry.ref]
+        assert "in as entries of project “Allotment”" in plan.layer(Layer.MEMORY).hints[0]
+        assert CLAY in await sent_memory(pilot, server, "What grows in clay?")
+
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        assert CLAY not in await sent_memory(pilot, server, "Trip to Porto.")
+
+        await app.conversation_screen.open_conversation(beds)
+        await settle(pilot)
+
+        async def no_project(dialog: ProjectDialog) -> None:
+            assert dialog.query_one(OptionList).highlighted == 1  # where it is now
+            await pilot.press("up", "enter")
+
+        await move_with_the_palette(pilot, no_project)
+        assert store.conversation_project(beds) is None
+        assert memory_refs(app.conversation_screen.last_plan) == []
+        assert CLAY not in await sent_memory(pilot, server, "And now?")
+        assert notes.of("error") == []

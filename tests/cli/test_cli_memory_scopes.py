@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from ctxchat.testing.server import ScriptedModelServer
 
 from .conftest import Run
@@ -64,3 +66,68 @@ def test_off_refuses_in_one_line(run: Run, server: ScriptedModelServer) -> None:
     assert err == ("ctxchat: Memory entry 2 belongs to conversation 1 alone: exclude it instead.\n")
     code, _, err = run("memory", "off", "9")
     assert code != 0 and err.count("\n") == 1 and "9" in err
+
+
+CLAY = "The allotment soil is clay."
+
+
+def test_project_entries_reach_its_conversations_and_no_other(
+    run: Run, server: ScriptedModelServer
+) -> None:
+    server.script(*["ok"] * 5)
+    run("send", "--new", "Beds")  # 1
+    run("send", "--new", "Pond")  # 2
+    run("send", "--new", "Trip to Porto")  # 3
+    assert run("project", "create", "Allotment")[1] == "Created project “Allotment”.\n"
+    code, _, err = run("project", "create", "allotment")
+    assert (code, err) == (2, "ctxchat: There is already a project named “allotment”.\n")
+    for conversation in ("1", "2"):
+        code, out, _ = run("project", "add", "Allotment", "--conversation", conversation)
+        assert out == f"Conversation {conversation} is in project “Allotment”.\n"
+    code, out, _ = run("memory", "add", CLAY, "--project", "Allotment")
+    assert out == "Added memory entry 1 (fact, project Allotment).\n"
+    code, _, err = run("memory", "add", "x", "--project", "Orchard")
+    assert (code, err) == (2, "ctxchat: There is no project named “Orchard”.\n")
+
+    run("send", "--conversation", "2", "What grows in clay?")
+    assert CLAY in memory_sent(server)
+    run("send", "--conversation", "3", "Where do we fly?")
+    assert CLAY not in memory_sent(server)
+
+    code, out, _ = run("conversations", "--json")
+    assert {c["id"]: c["project"] for c in json.loads(out)} == {
+        1: "Allotment",
+        2: "Allotment",
+        3: None,
+    }
+    code, out, _ = run("project", "list", "--json")
+    assert [(p["name"], p["conversations"], p["entries"]) for p in json.loads(out)] == [
+        ("Allotment", 2, 1)
+    ]
+    code, out, _ = run("memory", "list", "--json", "--conversation", "1")
+    assert [(e["scope"], e["project"]) for e in json.loads(out)] == [("project", "Allotment")]
+
+    assert run("project", "remove", "--conversation", "2")[1] == (
+        "Conversation 2 is in no project.\n"
+    )
+    run("send", "--conversation", "2", "And now?")
+    assert CLAY not in memory_sent(server)
+
+
+def test_deleting_a_project_asks_what_becomes_of_its_entries(
+    run: Run, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run("project", "create", "Allotment")
+    run("memory", "add", CLAY, "--project", "Allotment")
+    with pytest.raises(SystemExit) as refused:
+        run("project", "delete", "Allotment")
+    assert refused.value.code == 2
+    assert capsys.readouterr().err == (
+        "ctxchat project delete: the following arguments are required: --entries\n"
+    )
+    _, out, _ = run("project", "delete", "Allotment", "--entries", "global")
+    assert out == (
+        "Deleted project “Allotment”: its 0 conversations are kept, its 1 entry made global.\n"
+    )
+    _, out, _ = run("memory", "list", "--json", "--all")
+    assert [(e["text"], e["scope"]) for e in json.loads(out)] == [(CLAY, "global")]

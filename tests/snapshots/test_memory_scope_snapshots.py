@@ -131,3 +131,46 @@ class TestMemoryPanelWithManyEntries:
         hand` at the bottom."""
         app = garden_with_many_entries(build(extra=MANY))
         assert snap_compare(app, run_before=then("f6", "end"), terminal_size=LARGE)
+
+
+def allotment_project(app: CtxChatApp) -> CtxChatApp:
+    """ "Garden" in the project "Allotment" with an entry of its own there, "Trip to Porto" in
+    none, and a second project "Kitchen" with no conversation yet."""
+    store = app.workspace.store
+    garden_with_global_memory(app)
+    garden = app.conversation_screen.session.conversation
+    allotment = store.create_project("Allotment").id
+    store.create_project("Kitchen")
+    store.move_to_project(garden, allotment)
+    store.add_memory(MemoryKind.FACT, "The allotment is plot 14.", project_id=allotment)
+    trip = store.create_conversation("Trip to Porto", model="gpt-4o").id
+    exchange(store, trip, [("user", "We fly to Porto in May."), ("assistant", "Noted.")])
+    return app
+
+
+class TestProjects:
+    def test_the_panel_says_each_entrys_scope(
+        self, build: BuildApp, snap_compare: SnapCompare
+    ) -> None:
+        """160x45, F6: the entries say `global` or `project Allotment` (the plot 14 fact,
+        in context); the memory layer panel's hint `i memory:4: in as entries of project
+        “Allotment”, which this conversation is in`."""
+        app = allotment_project(build())
+        assert snap_compare(app, run_before=then("f6"), terminal_size=LARGE)
+
+    def test_the_move_dialog(self, build: BuildApp, snap_compare: SnapCompare) -> None:
+        """The palette's "project: move this conversation…": a dialog `Move this conversation
+        to a project`, a line on what that does, the list `no project`, `● Allotment · 1
+        conversation, 1 entry` (highlighted: the current one), `Kitchen · 0 conversations, 0
+        entries`, a box `or a new project's name` and a Cancel button."""
+        app = allotment_project(build())
+        keys = ("ctrl+p", *"project: move", "enter")
+        assert snap_compare(app, run_before=then(*keys), terminal_size=SMALL)
+
+    def test_the_switcher_shows_the_project(
+        self, build: BuildApp, snap_compare: SnapCompare
+    ) -> None:
+        """Ctrl+L: Garden's second line ends with `· project Allotment`; Trip to Porto's
+        names none."""
+        app = allotment_project(build())
+        assert snap_compare(app, run_before=then("ctrl+l"), terminal_size=SMALL)

@@ -254,6 +254,38 @@ def test_an_entry_switched_off_in_the_conversation_stays_off_in_its_import(
     assert older not in store.get_memory(soil.id).off_in
 
 
+def test_a_conversations_project_and_its_entries_travel_with_it(
+    store: Store, tmp_path: Path
+) -> None:
+    project = store.create_project("Allotment").id
+    beds = store.create_conversation("Beds").id
+    store.move_to_project(beds, project)
+    store.add_memory("fact", "The soil is clay.", project_id=project)
+    store.add_memory("fact", "Lives in Porto.")
+    export = json.loads(json.dumps(store.export_conversation(beds)))
+    assert export["conversation"]["project"] == "Allotment"
+    assert [e["text"] for e in export["project_memory"]] == ["The soil is clay."]
+    assert [e["text"] for e in export["global_memory"]] == ["Lives in Porto."]
+    with Store.open(tmp_path / "elsewhere.db") as elsewhere:
+        imported = elsewhere.import_conversation(export)
+        assert [(p.name, p.conversations, p.entries) for p in elsewhere.projects()] == [
+            ("Allotment", 1, 1)
+        ]
+        assert [
+            (e.text, e.scope_words) for e in elsewhere.list_memory(conversation_id=imported)
+        ] == [
+            ("Lives in Porto.", "global"),
+            ("The soil is clay.", "project Allotment"),
+        ]
+    # Into the same database: the project and its entry are reused, not doubled.
+    copy = store.import_conversation(export)
+    assert store.conversation_project(copy) == project
+    assert [(p.conversations, p.entries) for p in store.projects()] == [(2, 1)]
+    # An export from before projects imports into none.
+    del export["conversation"]["project"], export["project_memory"]
+    assert store.conversation_project(store.import_conversation(export)) is None
+
+
 def test_import_refuses_what_it_cannot_read(store: Store) -> None:
     with pytest.raises(StoreError) as wrong:
         store.import_conversation({"format": "something else"})

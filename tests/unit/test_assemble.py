@@ -119,6 +119,23 @@ def test_an_entry_switched_off_in_one_conversation_stays_on_in_the_others(
     assert layer_on.tokens - layer.tokens == layer_on.items[0].tokens == 7
 
 
+def test_a_projects_entries_go_to_its_conversations_only(counter: TokenCounter) -> None:
+    entries = [
+        MemoryEntry(1, MemoryKind.FACT, "Global fact."),
+        MemoryEntry(2, MemoryKind.FACT, "Garden fact.", project_id=3, project="Garden"),
+        MemoryEntry(3, MemoryKind.FACT, "Trip fact.", project_id=4, project="Trip"),
+        MemoryEntry(4, MemoryKind.FACT, "Own fact.", conversation_id=7),
+    ]
+    layer = plan_for(counter, memory=entries, conversation_id=7, project_id=3).layer(Layer.MEMORY)
+    assert [item.ref for item in layer.items] == ["memory:1", "memory:2", "memory:4"]
+    assert layer.hints == (
+        "memory:2: in as entries of project “Garden”, which this conversation is in",
+    )
+    alone = plan_for(counter, memory=entries, conversation_id=7).layer(Layer.MEMORY)
+    assert [item.ref for item in alone.items] == ["memory:1", "memory:4"]
+    assert alone.hints == ()
+
+
 def test_memory_over_its_share_is_dropped_by_priority(counter: TokenCounter) -> None:
     entries = [
         MemoryEntry(i, MemoryKind.FACT, f"Fact number {i} " + "word " * 30, importance=10 - i)

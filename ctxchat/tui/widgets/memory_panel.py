@@ -612,7 +612,7 @@ class MemoryPanel(Vertical):
         meta: list[Content] = []
         if entry.pinned:
             meta.append(Content.styled("● pinned", "bold $accent"))
-        meta.append(Content("global" if entry.conversation_id is None else "this conversation"))
+        meta.append(Content(clean(entry.scope_words)))
         if notes.off_here(entry):
             meta.append(Content.styled("○ off here", "bold $warning"))
         meta.append(Content(f"importance {entry.importance}"))

@@ -142,6 +142,7 @@ def memory_command(args: argparse.Namespace, options: SessionOptions) -> int:
             changes["kind"] = args.kind
         if args.scope == "global":
             changes["conversation_id"] = None
+            changes["project_id"] = None
         elif args.scope == "conversation":
             changes["conversation_id"] = require(
                 conversation_id(space, options), "pass --conversation ID for a conversation scope"

@@ -6,11 +6,12 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from textual.pilot import Pilot
-from textual.widgets import Input, OptionList
+from textual.widgets import Input, OptionList, TextArea
 
 from ctxchat.core.budget import Layer
 from ctxchat.core.memory import MemoryKind
 from ctxchat.testing.server import ScriptedModelServer
+from ctxchat.tui.screens.memory_editor import MemoryEditor
 from ctxchat.tui.screens.project_dialog import ProjectDialog
 from ctxchat.tui.widgets.memory_panel import MemoryPanel
 
@@ -156,3 +157,28 @@ async def test_a_projects_entries_go_only_to_its_conversations(
         assert memory_refs(app.conversation_screen.last_plan) == []
         assert CLAY not in await sent_memory(pilot, server, "And now?")
         assert notes.of("error") == []
+
+
+async def test_a_new_version_of_a_projects_entry_stays_the_projects(make_app: MakeApp) -> None:
+    app, _ = make_app()
+    store = app.workspace.store
+    project = store.create_project("Allotment").id
+    garden = app.conversation_screen.session.conversation_id
+    assert garden is not None
+    store.move_to_project(garden, project)
+    old = store.add_memory(MemoryKind.FACT, CLAY, project_id=project)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f6", "ctrl+u")
+        await until(pilot, lambda: isinstance(app.screen, MemoryEditor))
+        app.screen.query_one("#memory-text", TextArea).text = "The allotment soil is loam."
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        new = store.get_memory(old.id + 1)
+        assert (new.text, new.project_id, new.conversation_id) == (
+            "The allotment soil is loam.",
+            project,
+            None,
+        )
+        assert store.get_memory(old.id).superseded_by == new.id
+        assert memory_refs(app.conversation_screen.last_plan) == [new.ref]

@@ -131,3 +131,12 @@ def test_deleting_a_project_asks_what_becomes_of_its_entries(
     )
     _, out, _ = run("memory", "list", "--json", "--all")
     assert [(e["text"], e["scope"]) for e in json.loads(out)] == [(CLAY, "global")]
+
+
+def test_tag_global_takes_an_entry_out_of_its_project(run: Run) -> None:
+    run("project", "create", "Allotment")
+    run("memory", "add", CLAY, "--project", "Allotment")
+    _, out, _ = run("memory", "tag", "1", "--scope", "global")
+    assert out == "Memory entry 1 is now fact, global.\n"
+    _, out, _ = run("memory", "list", "--json", "--all")
+    assert [(e["scope"], e["project"]) for e in json.loads(out)] == [("global", None)]

@@ -140,6 +140,10 @@ class MemoryCuration(Part):
         def scope_of(result: MemoryDraft) -> int | None:
             return session.conversation_id if result.scope == "conversation" else None
 
+        # A new version of a project's entry stays the project's unless made this
+        # conversation's (the editor offers global or this conversation only).
+        project = None if replaces is None else session.memory_book.get(replaces).project_id
+
         def saved(result: MemoryDraft | None) -> None:
             if result is None:
                 return
@@ -155,6 +159,7 @@ class MemoryCuration(Part):
                         conversation_id=scope_of(result),
                         source=source,
                         replaces=replaces,
+                        project_id=project if scope_of(result) is None else None,
                     )
                 else:
                     book.update(

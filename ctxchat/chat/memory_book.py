@@ -35,8 +35,10 @@ class MemoryBook:
         source: str = "manual",
         tags: Iterable[str] = (),
         replaces: int | None = None,
+        project_id: int | None = None,
     ) -> MemoryEntry:
-        """Store a new entry (global with `conversation_id` None); `replaces` supersedes one."""
+        """Store a new entry (global with `conversation_id` None, or `project_id`'s);
+        `replaces` supersedes one."""
         try:
             return self._store.add_memory(
                 kind,
@@ -48,6 +50,7 @@ class MemoryBook:
                 source=source,
                 tags=tags,
                 replaces=replaces,
+                project_id=project_id,
             )
         finally:
             self._changed()
@@ -69,6 +72,13 @@ class MemoryBook:
         """Make a superseded entry current again."""
         try:
             return self._store.restore_memory(entry_id)
+        finally:
+            self._changed()
+
+    def switch(self, entry_id: int, conversation_id: int, *, on: bool) -> MemoryEntry:
+        """Switch a shared entry off in one conversation only, or on again there."""
+        try:
+            return self._store.switch_memory(entry_id, conversation_id, on=on)
         finally:
             self._changed()
 

@@ -64,6 +64,7 @@ from ctxchat.model.errors import ProviderError
 from ctxchat.model.request import ChatRequest, Sampling, build_chat_request
 from ctxchat.store import (
     Conversation,
+    InvalidValue,
     NotFound,
     Store,
     StoredMessage,
@@ -72,6 +73,7 @@ from ctxchat.store import (
 )
 from ctxchat.store.attachments import Attachment
 from ctxchat.store.memory import UNSET, Unset
+from ctxchat.store.projects import project_name
 
 WORDS_ONLY = "Recall by words only, not by meaning."
 
@@ -146,6 +148,8 @@ class SessionCache:
 
     history: list[HistoryMessage] | None = None
     memory: list[MemoryEntry] | None = None
+    project_id: int | None = None
+    """The project the conversation is in, read with `memory`."""
     summary: SummaryVersion | None = None
     summary_loaded: bool = False
     positions: dict[int, int] | None = None
@@ -435,8 +439,28 @@ class ChatSession:
     def memory(self) -> list[MemoryEntry]:
         self._catch_up_with_sessions()
         if self._cache.memory is None:
+            self._cache.project_id = self.store.conversation_project(self.conversation_id)
             self._cache.memory = self.store.list_memory(conversation_id=self.conversation_id)
         return self._cache.memory
+
+    @_locked
+    def project_id(self) -> int | None:
+        """The project the conversation is in (None: none), read with its memory."""
+        self.memory()
+        return self._cache.project_id
+
+    def move_to_project(self, project: int | str | None) -> None:
+        """Put the conversation in a project: by id, or by name (made when there is none
+        of that name); None takes it out of its project. Its memory changes with it."""
+        if self.conversation_id is None:
+            raise InvalidValue("Send a first message: a new conversation is in no project yet.")
+        if isinstance(project, str):
+            named = {p.name.casefold(): p.id for p in self.store.projects()}
+            project = named.get(project_name(project).casefold()) or (
+                self.store.create_project(project).id
+            )
+        self.store.move_to_project(self.conversation_id, project)
+        self._memory_changed()
 
     @_locked
     def user_turns(self) -> int:
@@ -779,6 +803,7 @@ class ChatSession:
                 history=history,
                 new_input=draft,
                 conversation_id=self.conversation_id,
+                project_id=self.project_id(),
                 options=self.settings.context.assembly_options(),
                 recall=self.recall(draft),
                 adaptive=self.settings.adaptive(),
@@ -1136,6 +1161,7 @@ class ChatSession:
     def forget_history(self) -> None:
         self._cache = SessionCache(
             memory=self._cache.memory,
+            project_id=self._cache.project_id,
             last_request=self._cache.last_request,
             last_request_loaded=self._cache.last_request_loaded,
         )

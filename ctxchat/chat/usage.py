@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from ctxchat.chat.session import ChatSession
 from ctxchat.core.attribution import Source, Use, estimate_use, never_used, request_sources
+from ctxchat.core.memory import switched_off
 
 RECENT_REPLIES = 20
 """How many replies back "never used" looks."""
@@ -62,8 +63,14 @@ class UsageTracker:
             self._uses[reply.id] = tuple(estimate_use(reply.content, sources, close))
             if meaning is not None:
                 self._semantic.add(reply.id)
-        # Only what a request could hold: a superseded or excluded entry is never "unused".
-        refs = [entry.ref for entry in memory if entry.enabled and not entry.superseded]
+        # Only what a request could hold: a superseded or excluded entry (or one switched off
+        # here) is never "unused".
+        here = session.conversation_id
+        refs = [
+            entry.ref
+            for entry in memory
+            if entry.enabled and not entry.superseded and not switched_off(entry, here)
+        ]
         ages = never_used(refs, [self._uses[r.id] for r in replies], self.last)
         return UsageView(
             used={use.ref: use for use in self._uses[replies[-1].id]},

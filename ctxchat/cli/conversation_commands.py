@@ -31,6 +31,7 @@ def list_conversations(args: argparse.Namespace, options: SessionOptions) -> int
                     "updated_at": c.updated_at,
                     "cost": costs.get(c.id, total_of(())).to_dict(),
                     "origin": None if c.origin is None else {"from": c.origin, "id": c.origin_id},
+                    "project": c.project,
                 }
                 for c in rows
             ]
@@ -42,7 +43,16 @@ def list_conversations(args: argparse.Namespace, options: SessionOptions) -> int
         )
         return 0
     imported = any(c.origin for c in rows)
-    grid = table("id", "title", "messages", "tokens", "updated", *(("from",) if imported else ()))
+    projects = any(c.project for c in rows)
+    grid = table(
+        "id",
+        "title",
+        "messages",
+        "tokens",
+        "updated",
+        *(("project",) if projects else ()),
+        *(("from",) if imported else ()),
+    )
     for c in rows:
         updated = when(c.updated_at, "%Y-%m-%d %H:%M")
         grid.add_row(
@@ -51,6 +61,7 @@ def list_conversations(args: argparse.Namespace, options: SessionOptions) -> int
             f"{c.message_count:,}",
             f"{c.tokens:,}",
             updated,
+            *((cell(c.project or ""),) if projects else ()),
             *((cell(origin_label(c.origin)),) if imported else ()),
         )
     console().print(grid)

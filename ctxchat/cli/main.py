@@ -216,6 +216,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="every conversation, or only the one given with --conversation",
     )
     add.add_argument(
+        "--project",
+        type=text_argument,
+        metavar="NAME",
+        help="for every conversation of project NAME (instead of --scope)",
+    )
+    add.add_argument(
         "--replaces",
         type=record_id,
         metavar="ID",
@@ -234,12 +240,46 @@ def build_parser() -> argparse.ArgumentParser:
         ("restore", "make a superseded entry current again"),
     ):
         memory_commands.add_parser(name, help=text).add_argument("id", type=record_id)
+    for name, text in (
+        ("off", "switch a shared entry off for one conversation only (--conversation)"),
+        ("on", "switch an entry on again in a conversation it was switched off in"),
+    ):
+        switch = memory_commands.add_parser(name, help=text)
+        switch.add_argument("id", type=record_id)
+        switch.add_argument("--json", action="store_true", help="print the entry as JSON")
     tag = memory_commands.add_parser("tag", help="change an entry's kind, scope or inclusion")
     tag.add_argument("id", type=record_id)
     tag.add_argument("kind", nargs="?", choices=KINDS)
     tag.add_argument("--scope", choices=("global", "conversation"))
     tag.add_argument("--include", dest="enabled", action="store_true", default=None)
     tag.add_argument("--exclude", dest="enabled", action="store_false")
+
+    project = commands.add_parser(
+        "project", help="projects: conversations that share memory entries"
+    )
+    project_commands = _Commands(
+        project.add_subparsers(dest="project_command", metavar="ACTION", required=True), shared
+    )
+    project_commands.add_parser("list", help="every project").add_argument(
+        "--json", action="store_true", help="print JSON"
+    )
+    project_commands.add_parser("create", help="make a project").add_argument(
+        "name", type=text_argument
+    )
+    project_commands.add_parser(
+        "add", help="put the conversation (--conversation ID) in a project"
+    ).add_argument("name", type=text_argument)
+    project_commands.add_parser("remove", help="take the conversation out of its project")
+    delete_project = project_commands.add_parser(
+        "delete", help="delete a project (its conversations are kept)"
+    )
+    delete_project.add_argument("name", type=text_argument)
+    delete_project.add_argument(
+        "--entries",
+        choices=("global", "delete"),
+        required=True,
+        help="what to do with its memory entries: make them global, or delete them",
+    )
 
     export = commands.add_parser("export", help="export a conversation")
     export.add_argument("id", type=record_id)

@@ -1,13 +1,26 @@
-"""`ctxchat memory list|add|edit|rm|pin|unpin|restore|tag`."""
+"""`ctxchat memory list|add|edit|rm|pin|unpin|restore|tag|off|on`."""
 
 from __future__ import annotations
 
 import argparse
 
 from ctxchat.chat.options import SessionOptions
-from ctxchat.cli.common import conversation_id, print_json, require, workspace
+from ctxchat.cli.common import (
+    conversation_id,
+    print_json,
+    require,
+    require_conversation,
+    workspace,
+)
 from ctxchat.cli.tables import cell, console, table
-from ctxchat.core.memory import MemoryEntry, provenance, restored_note, superseded_detail
+from ctxchat.core.memory import (
+    SWITCHED_OFF_DETAIL,
+    MemoryEntry,
+    provenance,
+    restored_note,
+    superseded_detail,
+    switched_off,
+)
 from ctxchat.store import UNSET
 
 
@@ -21,6 +34,7 @@ def entry_dict(entry: MemoryEntry) -> dict[str, object]:
         "importance": entry.importance,
         "scope": entry.scope,
         "conversation_id": entry.conversation_id,
+        "project": entry.project,
         "source": entry.source,
         "provenance": provenance(entry.source).text,
         "enabled": entry.enabled,
@@ -29,6 +43,7 @@ def entry_dict(entry: MemoryEntry) -> dict[str, object]:
         "superseded_by": entry.superseded_by,
         "superseded_at": entry.superseded_at,
         "turn": entry.turn,
+        "off_in": sorted(entry.off_in),
     }
 
 
@@ -47,26 +62,29 @@ def memory_command(args: argparse.Namespace, options: SessionOptions) -> int:
                 return 0
             grid = table("id", "kind", "pin", "imp", "scope", "text", "from")
             for e in entries:
-                scope = "global" if e.conversation_id is None else f"conv {e.conversation_id}"
-                text = f"{e.key}: {e.text}" if e.key else e.text
+                scope = f"conv {e.conversation_id}" if e.conversation_id else e.scope_words
+                text = shown = f"{e.key}: {e.text}" if e.key else e.text
                 if e.superseded:
                     text += f"  ({superseded_detail(e)})"
                 elif not e.enabled:
                     text += "  (excluded)"
+                elif switched_off(e, conversation):
+                    text += f"  ({SWITCHED_OFF_DETAIL})"
                 grid.add_row(
                     str(e.id),
                     e.kind.value,
                     "📌" if e.pinned else "",
                     str(e.importance),
                     scope,
-                    cell(text, "" if e.enabled and not e.superseded else "dim"),
+                    cell(text, "dim" if e.superseded or text != shown else ""),
                     cell(provenance(e.source).text, "dim"),
                 )
             console().print(grid)
             return 0
         if action == "add":
             scope_id = None
-            if args.scope == "conversation":
+            project_id = None if args.project is None else store.project_named(args.project).id
+            if args.scope == "conversation" and project_id is None:
                 scope_id = require(
                     conversation_id(space, options),
                     "a conversation-scoped entry needs a conversation: pass --conversation ID",
@@ -79,8 +97,9 @@ def memory_command(args: argparse.Namespace, options: SessionOptions) -> int:
                 importance=args.importance,
                 conversation_id=scope_id,
                 replaces=args.replaces,
+                project_id=project_id,
             )
-            print(f"Added memory entry {entry.id} ({entry.kind.value}, {entry.scope}).")
+            print(f"Added memory entry {entry.id} ({entry.kind.value}, {entry.scope_words}).")
             for old in store.list_memory(include_all_scopes=True):
                 if old.superseded_by == entry.id:
                     print(f"Memory entry {old.id} is kept as superseded by {entry.id}.")
@@ -103,6 +122,16 @@ def memory_command(args: argparse.Namespace, options: SessionOptions) -> int:
             mode = options.mode or space.state.last_mode or space.settings.default_mode
             print(restored_note(entry, mode))
             return 0
+        if action in ("off", "on"):
+            here = require_conversation(space, options)
+            entry = store.switch_memory(args.id, here, on=action == "on")
+            if args.json:
+                print_json(entry_dict(entry))
+            elif action == "off":
+                print(f"Memory entry {entry.id} is switched off for conversation {here}.")
+            else:
+                print(f"Memory entry {entry.id} is on again in conversation {here}.")
+            return 0
         if action in ("pin", "unpin"):
             store.update_memory(args.id, pinned=action == "pin")
             print(f"{'Pinned' if action == 'pin' else 'Unpinned'} memory entry {args.id}.")
@@ -113,6 +142,7 @@ def memory_command(args: argparse.Namespace, options: SessionOptions) -> int:
             changes["kind"] = args.kind
         if args.scope == "global":
             changes["conversation_id"] = None
+            changes["project_id"] = None
         elif args.scope == "conversation":
             changes["conversation_id"] = require(
                 conversation_id(space, options), "pass --conversation ID for a conversation scope"

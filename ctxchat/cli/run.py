@@ -94,6 +94,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from ctxchat.cli.memory_commands import memory_command
 
         return memory_command(args, options)
+    if command == "project":
+        from ctxchat.cli.project_commands import project_command
+
+        return project_command(args, options)
     if command == "send":
         from ctxchat.cli.send_command import send
 

@@ -14,6 +14,7 @@ from ctxchat.core.files import AttachedFile, plan_files
 from ctxchat.core.history import HistoryMessage, MessageStatus, SummaryState, preview
 from ctxchat.core.memory import (
     PLURALS,
+    SWITCHED_OFF_DETAIL,
     MemoryDates,
     MemoryEntry,
     Mode,
@@ -24,6 +25,7 @@ from ctxchat.core.memory import (
     render_entry,
     render_memory,
     superseded_detail,
+    switched_off,
 )
 from ctxchat.core.plan import (
     ContextPlan,
@@ -127,6 +129,7 @@ def assemble_context(
     history: Sequence[HistoryMessage],
     new_input: str | None,
     conversation_id: int | None = None,
+    project_id: int | None = None,
     options: AssemblyOptions = AssemblyOptions(),
     recall: Sequence[RecallHit] = (),
     adaptive: AdaptivePolicy | None = None,
@@ -229,7 +232,7 @@ def assemble_context(
         counter,
         mode,
         memory,
-        conversation_id,
+        (conversation_id, project_id),
         min(budget.nominal(Layer.MEMORY), remaining),
         dates,
         dates.zone if dates is not None else zone,
@@ -325,19 +328,32 @@ def assemble_context(
     )
 
 
+def _project_hints(chosen: Sequence[MemoryEntry]) -> tuple[str, ...]:
+    """Why the entries of a project are in: the conversation belongs to it."""
+    shared = [entry for entry in chosen if entry.project_id is not None]
+    if not shared:
+        return ()
+    refs = ", ".join(entry.ref for entry in shared)
+    return (
+        f"{refs}: in as entries of project “{shared[0].project}”, which this conversation is in",
+    )
+
+
 def _plan_memory(
     budget: Budget,
     counter: TokenCounter,
     mode: Mode,
     memory: Sequence[MemoryEntry],
-    conversation_id: int | None,
+    where: tuple[int | None, int | None],
     allowance: int,
     dates: MemoryDates | None,
     zone: tzinfo,
 ) -> tuple[LayerPlan, str | None]:
+    """The memory layer for the conversation and project `where` names."""
+    conversation_id = where[0]
     left_out: list[LeftOut] = []
     candidates: list[tuple[MemoryEntry, int]] = []  # with the tokens of its line
-    for entry in priority_order([e for e in memory if in_scope(e, conversation_id)]):
+    for entry in priority_order([e for e in memory if in_scope(e, *where)]):
         line_tokens = counter.count_text(render_entry(entry, dates))
         if entry.superseded:
             left_out.append(
@@ -356,6 +372,16 @@ def _plan_memory(
                     line_tokens,
                     Reason.DISABLED,
                     excluded_detail(entry),
+                    preview(entry.text),
+                )
+            )
+        elif switched_off(entry, conversation_id):
+            left_out.append(
+                LeftOut(
+                    entry.ref,
+                    line_tokens,
+                    Reason.DISABLED,
+                    SWITCHED_OFF_DETAIL,
                     preview(entry.text),
                 )
             )
@@ -410,6 +436,7 @@ def _plan_memory(
         tokens,
         tuple(items),
         tuple(left_out),
+        hints=_project_hints(chosen),
     )
     return layer, text
 

@@ -80,6 +80,12 @@ class MemoryEntry:
     kept_from: str | None = None
     """The title of the conversation the entry belonged to until it was deleted (the entry
     was kept, global and left out until the user includes it); None otherwise."""
+    off_in: frozenset[int] = frozenset()
+    """The conversations the user switched this entry off in (it stays on in the others)."""
+    project_id: int | None = None
+    """The project whose conversations share the entry (None: global or one conversation's)."""
+    project: str | None = None
+    """That project's name."""
 
     def __post_init__(self) -> None:
         if not 1 <= self.importance <= 10:
@@ -91,7 +97,16 @@ class MemoryEntry:
 
     @property
     def scope(self) -> str:
-        return "global" if self.conversation_id is None else "conversation"
+        if self.conversation_id is not None:
+            return "conversation"
+        return "global" if self.project_id is None else "project"
+
+    @property
+    def scope_words(self) -> str:
+        """Where it applies, as the panel says it: global, project NAME, this conversation."""
+        if self.conversation_id is not None:
+            return "this conversation"
+        return "global" if self.project_id is None else f"project {self.project}"
 
     @property
     def superseded(self) -> bool:
@@ -211,8 +226,29 @@ def unconfirmed_turns(entry: MemoryEntry, turns_now: int, limit: int) -> int | N
     return waited if waited >= limit else None
 
 
-def in_scope(entry: MemoryEntry, conversation_id: int | None) -> bool:
-    return entry.conversation_id is None or entry.conversation_id == conversation_id
+def in_scope(
+    entry: MemoryEntry, conversation_id: int | None, project_id: int | None = None
+) -> bool:
+    """Whether `entry` belongs in the requests of `conversation_id`, in project `project_id`."""
+    if entry.conversation_id is not None:
+        return entry.conversation_id == conversation_id
+    return entry.project_id is None or entry.project_id == project_id
+
+
+SWITCHED_OFF_DETAIL = "switched off for this conversation"
+
+
+def switched_off(entry: MemoryEntry, conversation_id: int | None) -> bool:
+    """True when the user switched `entry` off in `conversation_id` alone.
+
+    Only an entry shared with other conversations can be: one of the conversation's own is
+    excluded instead (there is nowhere else for it to stay on).
+    """
+    return (
+        conversation_id is not None
+        and entry.conversation_id != conversation_id
+        and conversation_id in entry.off_in
+    )
 
 
 def priority_order(entries: list[MemoryEntry]) -> list[MemoryEntry]:

@@ -11,7 +11,7 @@ from ctxchat.store.records import Conversation, ConversationInfo
 
 _COLUMNS = (
     "id, title, model, profile, active_summary_id, created_at, updated_at, "
-    "chosen_profile, chosen_model, origin, origin_id, preset, system_prompt"
+    "chosen_profile, chosen_model, origin, origin_id, preset, system_prompt, project_id"
 )
 
 
@@ -64,7 +64,8 @@ class ConversationStore(Database):
             rows = conn.execute(
                 """
                 SELECT c.id, c.title, c.created_at, c.updated_at,
-                       count(m.id), coalesce(sum(m.tokens), 0), c.origin, c.origin_id
+                       count(m.id), coalesce(sum(m.tokens), 0), c.origin, c.origin_id,
+                       (SELECT p.name FROM projects p WHERE p.id = c.project_id)
                 FROM conversations c LEFT JOIN messages m ON m.conversation_id = c.id
                 WHERE ?1 IS NULL
                    OR instr(ctx_fold(c.title), ?1) > 0

@@ -110,6 +110,7 @@ _CONVERSATION_OPTIONAL: dict[str, Check] = {
     "chosen_model": _or_none(_text),
     "preset": _or_none(_text),
     "system_prompt": _or_none(_text),
+    "project": _or_none(_text),
 }
 _MESSAGE: dict[str, Check] = {
     "id": _ID,
@@ -267,7 +268,11 @@ def export_problems(data: Mapping[str, Any]) -> list[str]:
     _records(data, "summaries", _SUMMARY, problems, _SUMMARY_OPTIONAL)
     _plans(data, problems)
     _records(data, "memory", _MEMORY, problems)
-    _records(data, "global_memory", _MEMORY, problems)
+    # Absent from exports made before an entry could be switched off in one conversation.
+    _records(data, "global_memory", _MEMORY, problems, {"off_here": _flag})
+    # Absent from exports made before projects.
+    if "project_memory" in data:
+        _records(data, "project_memory", _MEMORY, problems, {"off_here": _flag})
     # Absent from exports made before conversations had tasks and attached files.
     if "task" in data:
         _record(data["task"], "task", _TASK, problems)

@@ -15,7 +15,9 @@ from ctxchat.store.records import storable
 
 _COLUMNS = (
     "id, kind, text, key, pinned, importance, conversation_id, source, enabled, created_at, "
-    "updated_at, tags, superseded_by, superseded_at, turn, kept_from"
+    "updated_at, tags, superseded_by, superseded_at, turn, kept_from, "
+    "(SELECT group_concat(o.conversation_id) FROM memory_off o WHERE o.memory_id = memory.id), "
+    "project_id, (SELECT p.name FROM projects p WHERE p.id = memory.project_id)"
 )
 
 
@@ -46,6 +48,9 @@ def _entry(row: Any) -> MemoryEntry:
         superseded_at=row[13],
         turn=row[14],
         kept_from=row[15],
+        off_in=frozenset(int(c) for c in row[16].split(",")) if row[16] else frozenset(),
+        project_id=row[17],
+        project=row[18],
     )
 
 
@@ -105,8 +110,10 @@ class MemoryStore(ConversationStore):
         enabled: bool = True,
         tags: Iterable[str] = (),
         replaces: int | None = None,
+        project_id: int | None = None,
     ) -> MemoryEntry:
-        """Store an entry: global with `conversation_id` None, else for that conversation.
+        """Store an entry: global with `conversation_id` None, else for that conversation;
+        with `project_id`, for every conversation of that project.
 
         It supersedes the current entries with the same key in the same scope, and entry
         `replaces` when given: they are kept, marked as replaced by the new one. A new version
@@ -116,6 +123,8 @@ class MemoryStore(ConversationStore):
         with self.transaction() as conn:
             if conversation_id is not None:
                 self._require_conversation(conn, conversation_id)
+            if project_id is not None:
+                self._require_project(conn, project_id, conversation_id)
             if replaces is not None and not self._get_memory(conn, replaces).enabled:
                 enabled = False  # a new version of an entry left out is left out too
             values = (
@@ -130,18 +139,27 @@ class MemoryStore(ConversationStore):
                 stored_tags(tags),
             )
             new_id = self._insert_memory(conn, values, now, now, self._user_turns(conn))
+            if project_id is not None:
+                conn.execute("UPDATE memory SET project_id = ? WHERE id = ?", (project_id, new_id))
             replaced = [] if replaces is None else [replaces]
             if values[2] is not None:
                 replaced += [
                     row[0]
                     for row in conn.execute(
                         "SELECT id FROM memory WHERE key = ? COLLATE NOCASE AND id <> ? "
-                        "AND superseded_by IS NULL AND conversation_id IS ?",
-                        (values[2], new_id, conversation_id),
+                        "AND superseded_by IS NULL AND conversation_id IS ? AND project_id IS ?",
+                        (values[2], new_id, conversation_id, project_id),
                     )
                 ]
             for old_id in replaced:
                 self._supersede(conn, old_id, new_id, now)
+            if replaces is not None:
+                # A new version of an entry switched off somewhere is off there too.
+                conn.execute(
+                    "INSERT OR IGNORE INTO memory_off (memory_id, conversation_id) "
+                    "SELECT ?, conversation_id FROM memory_off WHERE memory_id = ?",
+                    (new_id, replaces),
+                )
             return self._get_memory(conn, new_id)
 
     @staticmethod
@@ -150,6 +168,15 @@ class MemoryStore(ConversationStore):
             "UPDATE memory SET superseded_by = ?, superseded_at = ? WHERE id = ?",
             (new_id, when, old_id),
         )
+
+    @staticmethod
+    def _require_project(
+        conn: sqlite3.Connection, project_id: int, conversation_id: int | None = None
+    ) -> None:
+        if conversation_id is not None:
+            raise InvalidValue("An entry is a project's or one conversation's, not both.")
+        if conn.execute("SELECT 1 FROM projects WHERE id = ?", (project_id,)).fetchone() is None:
+            raise NotFound("project", project_id)
 
     @staticmethod
     def _user_turns(conn: sqlite3.Connection) -> int:
@@ -200,6 +227,35 @@ class MemoryStore(ConversationStore):
                 self._supersede(conn, newer[0], memory_id, self.now())
             return self._get_memory(conn, memory_id)
 
+    def switch_memory(self, memory_id: int, conversation_id: int, *, on: bool) -> MemoryEntry:
+        """Switch an entry off in one conversation (it stays on in the others), or on again.
+
+        Only an entry shared with other conversations: one of the conversation's own is
+        excluded instead."""
+        with self.transaction() as conn:
+            entry = self._get_memory(conn, memory_id)
+            self._require_conversation(conn, conversation_id)
+            if entry.conversation_id == conversation_id:
+                raise InvalidValue(
+                    f"Memory entry {memory_id} belongs to conversation {conversation_id} "
+                    "alone: exclude it instead."
+                )
+            if on:
+                conn.execute(
+                    "DELETE FROM memory_off WHERE memory_id = ? AND conversation_id = ?",
+                    (memory_id, conversation_id),
+                )
+            else:
+                self._switch_off(conn, memory_id, conversation_id)
+            return self._get_memory(conn, memory_id)
+
+    @staticmethod
+    def _switch_off(conn: sqlite3.Connection, memory_id: int, conversation_id: int) -> None:
+        conn.execute(
+            "INSERT OR IGNORE INTO memory_off (memory_id, conversation_id) VALUES (?, ?)",
+            (memory_id, conversation_id),
+        )
+
     def keep_hypothesis(self, memory_id: int) -> MemoryEntry:
         """The user keeps an unconfirmed hypothesis: its clock starts again from this turn."""
         with self.transaction() as conn:
@@ -219,6 +275,7 @@ class MemoryStore(ConversationStore):
         pinned: bool | Unset = UNSET,
         importance: int | Unset = UNSET,
         conversation_id: int | Unset | None = UNSET,
+        project_id: int | Unset | None = UNSET,
         source: str | Unset = UNSET,
         enabled: bool | Unset = UNSET,
         tags: Iterable[str] | Unset = UNSET,
@@ -237,6 +294,14 @@ class MemoryStore(ConversationStore):
             changes["importance"] = valid_importance(importance)
         if not isinstance(conversation_id, Unset):
             changes["conversation_id"] = conversation_id
+            if conversation_id is not None:
+                changes["project_id"] = None  # one conversation's now, no project's
+        if not isinstance(project_id, Unset):
+            if isinstance(project_id, int) and isinstance(conversation_id, int):
+                raise InvalidValue("An entry is a project's or one conversation's, not both.")
+            changes["project_id"] = project_id
+            if project_id is not None:
+                changes["conversation_id"] = None  # shared by the project's conversations
         if not isinstance(source, Unset):
             changes["source"] = source
         if not isinstance(enabled, Unset):
@@ -245,8 +310,15 @@ class MemoryStore(ConversationStore):
             changes["tags"] = stored_tags(tags)
         with self.transaction() as conn:
             before = self._get_memory(conn, memory_id)
+            if isinstance(project_id, int):
+                self._require_project(conn, project_id)
             if isinstance(conversation_id, int):
                 self._require_conversation(conn, conversation_id)
+                # Its own conversation's entry is in or out there by `enabled` alone.
+                conn.execute(
+                    "DELETE FROM memory_off WHERE memory_id = ? AND conversation_id = ?",
+                    (memory_id, conversation_id),
+                )
             if changes.get("kind") == MemoryKind.HYPOTHESIS.value != before.kind.value:
                 # A guess waits for confirmation from the turn it became one.
                 changes["turn"] = self._user_turns(conn)
@@ -270,15 +342,17 @@ class MemoryStore(ConversationStore):
     def list_memory(
         self, *, conversation_id: int | None = None, include_all_scopes: bool = False
     ) -> list[MemoryEntry]:
-        """Global entries plus those of `conversation_id` (every entry with
-        `include_all_scopes`), oldest first."""
+        """Global entries plus those of `conversation_id` and of its project (every entry
+        with `include_all_scopes`), oldest first."""
         with self.reading() as conn:
             if include_all_scopes:
                 rows = conn.execute(f"SELECT {_COLUMNS} FROM memory ORDER BY id").fetchall()
             else:
+                # Global entries, those of the conversation's project, and its own.
                 rows = conn.execute(
-                    f"SELECT {_COLUMNS} FROM memory "
-                    "WHERE conversation_id IS NULL OR conversation_id = ? ORDER BY id",
+                    f"SELECT {_COLUMNS} FROM memory WHERE conversation_id = ?1 "
+                    "OR (conversation_id IS NULL AND (project_id IS NULL OR project_id = "
+                    "(SELECT c.project_id FROM conversations c WHERE c.id = ?1))) ORDER BY id",
                     (conversation_id,),
                 ).fetchall()
         return [_entry(row) for row in rows]

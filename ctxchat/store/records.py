@@ -45,6 +45,8 @@ class Conversation:
     """The preset chosen for it (`[presets.NAME]`; None: none)."""
     system_prompt: str | None = None
     """Its own system prompt (None: the preset's, else the config's; "" sends none)."""
+    project_id: int | None = None
+    """The project it is in (its conversations share that project's memory); None: none."""
 
     @property
     def name(self) -> str:
@@ -64,6 +66,8 @@ class ConversationInfo:
     origin: str | None = None
     """The tool it was imported from (see `Conversation.origin`)."""
     origin_id: str | None = None
+    project: str | None = None
+    """The name of the project it is in (None: none)."""
 
     @property
     def name(self) -> str:
@@ -207,3 +211,14 @@ def storable(text: str) -> str:
     except UnicodeEncodeError:
         return _SURROGATE.sub("\ufffd", text)
     return text
+
+
+@dataclass(frozen=True, slots=True)
+class Project:
+    """A named set of conversations that share memory entries; with how many of each."""
+
+    id: int
+    name: str
+    created_at: float
+    conversations: int = 0
+    entries: int = 0

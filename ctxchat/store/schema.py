@@ -373,6 +373,33 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE conversations ADD COLUMN preset TEXT",
         "ALTER TABLE conversations ADD COLUMN system_prompt TEXT",
     ),
+    # 19: memory entries the user switched off in one conversation (they stay on in the others).
+    (
+        """
+        CREATE TABLE memory_off (
+            memory_id INTEGER NOT NULL REFERENCES memory(id) ON DELETE CASCADE,
+            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            PRIMARY KEY (memory_id, conversation_id)
+        ) WITHOUT ROWID
+        """,
+        "CREATE INDEX memory_off_by_conversation ON memory_off(conversation_id)",
+    ),
+    # 20: projects: named sets of conversations sharing memory entries. A conversation is in
+    # one project or none; an entry is global, a project's or a conversation's.
+    (
+        """
+        CREATE TABLE projects (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+            created_at REAL NOT NULL
+        )
+        """,
+        "ALTER TABLE conversations ADD COLUMN project_id INTEGER "
+        "REFERENCES projects(id) ON DELETE SET NULL",
+        "ALTER TABLE memory ADD COLUMN project_id INTEGER REFERENCES projects(id) ON DELETE CASCADE",
+        "CREATE INDEX conversations_by_project ON conversations(project_id)",
+        "CREATE INDEX memory_by_project ON memory(project_id)",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

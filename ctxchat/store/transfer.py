@@ -19,8 +19,9 @@ from ctxchat.store.costs import CostStore
 from ctxchat.store.errors import StoreError
 from ctxchat.store.exclusions import ExclusionStore
 from ctxchat.store.export_check import describe_problems, export_problems
-from ctxchat.store.memory import MemoryStore, valid_kind
+from ctxchat.store.memory import valid_kind
 from ctxchat.store.messages import check_role
+from ctxchat.store.projects import ProjectStore, project_name
 from ctxchat.store.records import StoredMessage, SummaryVersion
 from ctxchat.store.replies import ReplyStore
 from ctxchat.store.tasks import TaskStore, steps_json, task_from_row
@@ -229,7 +230,7 @@ class TransferStore(
     AttachmentStore,
     ReplyStore,
     VariantStore,
-    MemoryStore,
+    ProjectStore,
 ):
     """Whole conversations in and out."""
 
@@ -261,6 +262,11 @@ class TransferStore(
                 for variant in self.variants(message.id)
             ]
             memory = self.list_memory(conversation_id=conversation_id)
+            project = (
+                None
+                if conversation.project_id is None
+                else self._project(conn, conversation.project_id)
+            )
             turns = self._user_turns(conn)
             summaries = self.summaries(conversation_id)
             task = self.task(conversation_id)
@@ -277,6 +283,7 @@ class TransferStore(
                 "chosen_model": conversation.chosen_model,
                 "preset": conversation.preset,
                 "system_prompt": conversation.system_prompt,
+                "project": None if project is None else project.name,
                 "created_at": conversation.created_at,
                 "updated_at": conversation.updated_at,
                 "active_summary_version": None if active is None else active.version,
@@ -286,7 +293,16 @@ class TransferStore(
             "plans": plans,
             "variants": variants,
             "memory": [_memory_dict(e, turns) for e in memory if e.conversation_id is not None],
-            "global_memory": [_memory_dict(e, turns) for e in memory if e.conversation_id is None],
+            "global_memory": [
+                {**_memory_dict(e, turns), "off_here": conversation_id in e.off_in}
+                for e in memory
+                if e.scope == "global"
+            ],
+            "project_memory": [
+                {**_memory_dict(e, turns), "off_here": conversation_id in e.off_in}
+                for e in memory
+                if e.scope == "project"
+            ],
             "task": {"goal": task.goal, "steps": json.loads(steps_json(task))},
             "attachments": [_attachment_dict(a) for a in attachments],
         }
@@ -366,11 +382,19 @@ class TransferStore(
 
         memory: dict[int, int] = {}
         turns = self._user_turns(conn)
-        for entry in data["global_memory"]:
-            memory[entry["id"]] = self._import_memory(conn, entry, None, messages, turns)
+        # Absent from exports made before projects: the conversation is in none.
+        project_id = self._import_project(conn, conversation_id, source.get("project"))
+        shared: list[tuple[Any, int | None]] = [(entry, None) for entry in data["global_memory"]]
+        shared += [(entry, project_id) for entry in data.get("project_memory", ())]
+        for entry, project in shared:
+            memory[entry["id"]] = self._import_memory(
+                conn, entry, None, messages, turns, project_id=project
+            )
+            if entry.get("off_here"):
+                self._switch_off(conn, memory[entry["id"]], conversation_id)
         for entry in data["memory"]:
             memory[entry["id"]] = self._import_memory(conn, entry, conversation_id, messages, turns)
-        for entry in (*data["global_memory"], *data["memory"]):
+        for entry in (*(entry for entry, _ in shared), *data["memory"]):
             self._import_supersession(conn, entry, memory)
 
         active_version = source["active_summary_version"]
@@ -465,18 +489,20 @@ class TransferStore(
         conversation_id: int | None,
         messages: IdMap,
         turns_now: int,
+        *,
+        project_id: int | None = None,
     ) -> int:
         kind = valid_kind(entry["kind"]).value
         if conversation_id is None:
             row = conn.execute(
-                "SELECT id FROM memory WHERE conversation_id IS NULL AND kind = ? AND text = ? "
-                "AND key IS ?",
-                (kind, entry["text"], entry["key"]),
+                "SELECT id FROM memory WHERE conversation_id IS NULL AND project_id IS ? "
+                "AND kind = ? AND text = ? AND key IS ?",
+                (project_id, kind, entry["text"], entry["key"]),
             ).fetchone()
             if row is not None:
                 existing: int = row[0]
                 return existing
-        return self._insert_memory(
+        new_id = self._insert_memory(
             conn,
             (
                 kind,
@@ -494,6 +520,22 @@ class TransferStore(
             # Exports from before entries knew their time lack it: the clock starts now.
             turns_now - _turns_waited(entry.get("turns_waited")),
         )
+        if project_id is not None:
+            conn.execute("UPDATE memory SET project_id = ? WHERE id = ?", (project_id, new_id))
+        return new_id
+
+    def _import_project(
+        self, conn: sqlite3.Connection, conversation_id: int, name: object
+    ) -> int | None:
+        """Put the imported conversation in the project of that name (made if missing)."""
+        if not isinstance(name, str) or not name.strip():
+            return None
+        found = self._find_project(conn, project_name(name))
+        project_id = self._insert_project(conn, project_name(name)) if found is None else found.id
+        conn.execute(
+            "UPDATE conversations SET project_id = ? WHERE id = ?", (project_id, conversation_id)
+        )
+        return project_id
 
     @staticmethod
     def _import_supersession(

@@ -325,6 +325,14 @@ ACTIONS: tuple[Action, ...] = (
         palette="conversation: rename",
     ),
     Action(
+        "conversation.project",
+        "ConversationScreen",
+        "move_to_project",
+        help="Put this conversation in a project (its conversations share memory), or none",
+        palette="project: move this conversation…",
+        needs=Needs.SESSION,
+    ),
+    Action(
         "conversation.export_markdown",
         "ConversationScreen",
         "export('markdown')",
@@ -777,6 +785,14 @@ ACTIONS: tuple[Action, ...] = (
         keys="escape",
         label="Cancel",
         help="Keep the old title",
+    ),
+    Action(
+        "project_dialog.cancel",
+        "ProjectDialog",
+        "cancel",
+        keys="escape",
+        label="Cancel",
+        help="Leave the conversation where it is",
     ),
     # --- SetupScreen ---
     Action(
@@ -1396,6 +1412,14 @@ ACTIONS: tuple[Action, ...] = (
         help="Include the entry in the context or exclude it",
     ),
     Action(
+        "memory.switch_here",
+        "MemoryPanel",
+        "switch_here",
+        keys="ctrl+d",
+        label="Off/on here",
+        help="Switch a shared entry off for this conversation only, or on again here",
+    ),
+    Action(
         "memory.importance_up",
         "MemoryPanel",
         "importance(1)",
@@ -1453,6 +1477,17 @@ ACTIONS: tuple[Action, ...] = (
         keys="ctrl+j",
         label="Go to source",
         help="Show the message the entry came from",
+    ),
+    Action(
+        "memory.hide_left_out",
+        "MemoryPanel",
+        "hide_left_out",
+        keys="shift+left",
+        label="Hide/show left out",
+        help="Hide the superseded and excluded entries (and those off here), or show them again",
+        palette="memory: hide or show superseded and excluded entries",
+        palette_help="Hide the entries left out by you or superseded, or show them again",
+        palette_action="hide_left_out_memory",
     ),
     Action(
         "memory.order",

@@ -78,6 +78,7 @@ ContextChanged = (
     | ModelFlow.Switched
     | ConversationDialogs.Deleted
     | ContextControl.Changed
+    | ConversationDialogs.MovedToProject
 )
 """What a part says when the next request of a conversation may have changed."""
 
@@ -451,6 +452,7 @@ class ConversationScreen(Screen[None]):
     @on(ModelFlow.Switched)  # the titles with the plan
     @on(ConversationDialogs.Deleted)
     @on(ContextControl.Changed)
+    @on(ConversationDialogs.MovedToProject)
     def _context_changed(self, event: ContextChanged) -> None:
         if self.shows(event.session):
             self.refresh_plan()
@@ -606,6 +608,9 @@ class ConversationScreen(Screen[None]):
     def action_rename(self) -> None:
         self.conversation_dialogs.rename()
 
+    def action_move_to_project(self) -> None:
+        self.conversation_dialogs.move_to_project()
+
     def action_export(self, export_format: str) -> None:
         self.conversation_dialogs.export_shown(export_format)
 
@@ -699,6 +704,9 @@ class ConversationScreen(Screen[None]):
 
     def action_order_memory(self) -> None:
         self.side.order_memory()
+
+    def action_hide_left_out_memory(self) -> None:
+        self.side.memory_panel.action_hide_left_out()
 
     # --- state that outlives the run ------------------------------------------------------
 

@@ -69,6 +69,8 @@ class ConversationRowView:
     tokens: int
     origin: str = ""
     """The tool it was imported from, as shown (`ChatGPT`); "" when made here."""
+    project: str = ""
+    """The project it is in; "" when none."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -134,3 +134,59 @@ def test_delete_memory(store: Store) -> None:
     assert store.list_memory(include_all_scopes=True) == []
     with pytest.raises(NotFound):
         store.delete_memory(entry.id)
+
+
+def test_switch_an_entry_off_in_one_conversation_and_on_again(store: Store) -> None:
+    garden = store.create_conversation("Garden").id
+    other = store.create_conversation("Other").id
+    entry = store.add_memory(MemoryKind.FACT, "The soil is clay.")
+    assert store.switch_memory(entry.id, garden, on=False).off_in == {garden}
+    assert store.switch_memory(entry.id, garden, on=False).off_in == {garden}  # twice: once
+    assert store.list_memory(conversation_id=other)[0].off_in == {garden}
+    # A conversation made afterwards has it on: only where the user switched it off.
+    newer = store.create_conversation("New garden").id
+    assert newer not in store.get_memory(entry.id).off_in
+    assert store.switch_memory(entry.id, other, on=False).off_in == {garden, other}
+    assert store.switch_memory(entry.id, garden, on=True).off_in == {other}
+    assert store.get_memory(entry.id).enabled
+
+
+def test_switching_off_refuses_a_conversations_own_entry_and_missing_ids(store: Store) -> None:
+    garden = store.create_conversation("Garden").id
+    own = store.add_memory(MemoryKind.FACT, "Tomatoes by the wall.", conversation_id=garden)
+    with pytest.raises(InvalidValue, match=r"belongs to conversation \d+ alone: exclude it"):
+        store.switch_memory(own.id, garden, on=False)
+    with pytest.raises(NotFound):
+        store.switch_memory(own.id + 1, garden, on=False)
+    with pytest.raises(NotFound):
+        store.switch_memory(own.id, garden + 1, on=False)
+    assert store.get_memory(own.id).off_in == frozenset()
+
+
+def test_a_new_version_stays_off_where_the_old_one_was(store: Store) -> None:
+    garden = store.create_conversation("Garden").id
+    old = store.add_memory(MemoryKind.FACT, "Water twice a week.", key="watering")
+    store.switch_memory(old.id, garden, on=False)
+    new = store.add_memory(MemoryKind.FACT, "Water every day.", replaces=old.id)
+    assert new.off_in == {garden}
+
+
+def test_making_an_entry_a_conversations_own_forgets_it_was_off_there(store: Store) -> None:
+    garden = store.create_conversation("Garden").id
+    entry = store.add_memory(MemoryKind.FACT, "The soil is clay.")
+    store.switch_memory(entry.id, garden, on=False)
+    store.update_memory(entry.id, conversation_id=garden)
+    assert store.update_memory(entry.id, conversation_id=None).off_in == frozenset()
+
+
+def test_deleting_a_conversation_or_entry_drops_its_switches(store: Store) -> None:
+    garden = store.create_conversation("Garden").id
+    other = store.create_conversation("Other").id
+    entry = store.add_memory(MemoryKind.FACT, "The soil is clay.")
+    store.switch_memory(entry.id, garden, on=False)
+    store.switch_memory(entry.id, other, on=False)
+    store.delete_conversation(garden)
+    assert store.get_memory(entry.id).off_in == {other}
+    store.delete_memory(entry.id)
+    with store.reading() as conn:
+        assert conn.execute("SELECT count(*) FROM memory_off").fetchone()[0] == 0

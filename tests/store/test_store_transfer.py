@@ -223,6 +223,69 @@ def test_import_into_another_database_round_trips(store: Store, tmp_path: Path) 
         assert len(other.list_memory(include_all_scopes=True)) == 3
 
 
+def test_an_entry_switched_off_in_the_conversation_stays_off_in_its_import(
+    store: Store, tmp_path: Path
+) -> None:
+    garden = store.create_conversation("Garden").id
+    other = store.create_conversation("Other").id
+    soil = store.add_memory("fact", "The soil is clay.")
+    sun = store.add_memory("fact", "The bed gets full sun.")
+    store.switch_memory(soil.id, garden, on=False)
+    store.switch_memory(sun.id, other, on=False)  # another conversation's: not carried
+    export = store.export_conversation(garden)
+    assert [(e["text"], e["off_here"]) for e in export["global_memory"]] == [
+        ("The soil is clay.", True),
+        ("The bed gets full sun.", False),
+    ]
+    with Store.open(tmp_path / "elsewhere.db") as elsewhere:
+        imported = elsewhere.import_conversation(json.loads(json.dumps(export)))
+        assert [(e.text, e.off_in) for e in elsewhere.list_memory(conversation_id=imported)] == [
+            ("The soil is clay.", {imported}),
+            ("The bed gets full sun.", frozenset()),
+        ]
+    # Into the same database: the entry is reused, off in the copy as in the original.
+    copy = store.import_conversation(export)
+    assert store.get_memory(soil.id).off_in == {garden, copy}
+    assert store.get_memory(sun.id).off_in == {other}
+    # An export from before entries could be switched off imports with them on.
+    for entry in export["global_memory"]:
+        del entry["off_here"]
+    older = store.import_conversation(export)
+    assert older not in store.get_memory(soil.id).off_in
+
+
+def test_a_conversations_project_and_its_entries_travel_with_it(
+    store: Store, tmp_path: Path
+) -> None:
+    project = store.create_project("Allotment").id
+    beds = store.create_conversation("Beds").id
+    store.move_to_project(beds, project)
+    store.add_memory("fact", "The soil is clay.", project_id=project)
+    store.add_memory("fact", "Lives in Porto.")
+    export = json.loads(json.dumps(store.export_conversation(beds)))
+    assert export["conversation"]["project"] == "Allotment"
+    assert [e["text"] for e in export["project_memory"]] == ["The soil is clay."]
+    assert [e["text"] for e in export["global_memory"]] == ["Lives in Porto."]
+    with Store.open(tmp_path / "elsewhere.db") as elsewhere:
+        imported = elsewhere.import_conversation(export)
+        assert [(p.name, p.conversations, p.entries) for p in elsewhere.projects()] == [
+            ("Allotment", 1, 1)
+        ]
+        assert [
+            (e.text, e.scope_words) for e in elsewhere.list_memory(conversation_id=imported)
+        ] == [
+            ("Lives in Porto.", "global"),
+            ("The soil is clay.", "project Allotment"),
+        ]
+    # Into the same database: the project and its entry are reused, not doubled.
+    copy = store.import_conversation(export)
+    assert store.conversation_project(copy) == project
+    assert [(p.conversations, p.entries) for p in store.projects()] == [(2, 1)]
+    # An export from before projects imports into none.
+    del export["conversation"]["project"], export["project_memory"]
+    assert store.conversation_project(store.import_conversation(export)) is None
+
+
 def test_import_refuses_what_it_cannot_read(store: Store) -> None:
     with pytest.raises(StoreError) as wrong:
         store.import_conversation({"format": "something else"})
@@ -264,6 +327,7 @@ def test_import_refuses_what_it_cannot_read(store: Store) -> None:
         (("messages", 0, "role"), "wizard", "messages[0].role: expected one of"),
         (("memory", 0, "importance"), 11, "memory[0].importance: expected a whole number"),
         (("global_memory", 0, "tags"), [1], "global_memory[0].tags: expected a list of text"),
+        (("global_memory", 0, "off_here"), "no", "global_memory[0].off_here: expected true"),
         (("summaries",), {"not": "a list"}, "summaries: expected a list"),
         (("summaries", 1, "lost"), [{"text": "x"}], "summaries[1].lost: expected a list of"),
         (("summaries", 1, "cut"), "yes", "summaries[1].cut: expected true or false"),

@@ -93,6 +93,49 @@ def test_disabled_and_other_conversation_entries(counter: TokenCounter) -> None:
     assert [(o.ref, o.reason) for o in layer.left_out] == [("memory:4", Reason.DISABLED)]
 
 
+def test_an_entry_switched_off_in_one_conversation_stays_on_in_the_others(
+    counter: TokenCounter,
+) -> None:
+    entries = [
+        MemoryEntry(1, MemoryKind.FACT, "Global fact.", off_in=frozenset({7})),
+        MemoryEntry(2, MemoryKind.FACT, "Another global fact."),
+        # Only a shared entry is switched off: the conversation's own is not, whatever it holds.
+        MemoryEntry(3, MemoryKind.FACT, "Own fact.", conversation_id=7, off_in=frozenset({7})),
+    ]
+    here = plan_for(counter, memory=entries, conversation_id=7)
+    layer = here.layer(Layer.MEMORY)
+    assert [item.ref for item in layer.items] == ["memory:2", "memory:3"]
+    assert [(o.ref, o.reason, o.detail) for o in layer.left_out] == [
+        ("memory:1", Reason.DISABLED, "switched off for this conversation")
+    ]
+    assert "Global fact." not in here.messages[1].content
+    elsewhere = plan_for(counter, memory=entries, conversation_id=8).layer(Layer.MEMORY)
+    assert [item.ref for item in elsewhere.items] == ["memory:1", "memory:2"]
+    unsaved = plan_for(counter, memory=entries).layer(Layer.MEMORY)
+    assert [item.ref for item in unsaved.items] == ["memory:1", "memory:2"]
+    # The budget follows: switched on again, the layer costs that entry's line more.
+    on_again = [replace(entries[0], off_in=frozenset()), *entries[1:]]
+    layer_on = plan_for(counter, memory=on_again, conversation_id=7).layer(Layer.MEMORY)
+    assert layer_on.tokens - layer.tokens == layer_on.items[0].tokens == 7
+
+
+def test_a_projects_entries_go_to_its_conversations_only(counter: TokenCounter) -> None:
+    entries = [
+        MemoryEntry(1, MemoryKind.FACT, "Global fact."),
+        MemoryEntry(2, MemoryKind.FACT, "Garden fact.", project_id=3, project="Garden"),
+        MemoryEntry(3, MemoryKind.FACT, "Trip fact.", project_id=4, project="Trip"),
+        MemoryEntry(4, MemoryKind.FACT, "Own fact.", conversation_id=7),
+    ]
+    layer = plan_for(counter, memory=entries, conversation_id=7, project_id=3).layer(Layer.MEMORY)
+    assert [item.ref for item in layer.items] == ["memory:1", "memory:2", "memory:4"]
+    assert layer.hints == (
+        "memory:2: in as entries of project “Garden”, which this conversation is in",
+    )
+    alone = plan_for(counter, memory=entries, conversation_id=7).layer(Layer.MEMORY)
+    assert [item.ref for item in alone.items] == ["memory:1", "memory:4"]
+    assert alone.hints == ()
+
+
 def test_memory_over_its_share_is_dropped_by_priority(counter: TokenCounter) -> None:
     entries = [
         MemoryEntry(i, MemoryKind.FACT, f"Fact number {i} " + "word " * 30, importance=10 - i)

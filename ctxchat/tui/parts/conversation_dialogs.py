@@ -55,6 +55,12 @@ class ConversationDialogs(Part):
 
         session: ChatSession
 
+    @dataclass
+    class MovedToProject(Message):
+        """`session`'s conversation went into another project (or none): its memory changed."""
+
+        session: ChatSession
+
     def __init__(self, workspace: Workspace) -> None:
         super().__init__()
         self.workspace = workspace
@@ -68,7 +74,13 @@ class ConversationDialogs(Part):
         store = session.store
         rows = [
             ConversationRowView(
-                c.id, c.name, c.updated_at, c.message_count, c.tokens, origin_label(c.origin)
+                c.id,
+                c.name,
+                c.updated_at,
+                c.message_count,
+                c.tokens,
+                origin_label(c.origin),
+                c.project or "",
             )
             for c in store.list_conversations()
             if only is None or c.id in only
@@ -131,6 +143,29 @@ class ConversationDialogs(Part):
         from ctxchat.tui.screens.rename import RenameScreen
 
         self.app.push_screen(RenameScreen(conversation.title), renamed)
+
+    def move_to_project(self) -> None:
+        """Put the conversation on screen in a project, a new one, or none."""
+        session = self.session
+        if session is None or session.conversation_id is None:
+            self.notify(
+                "Send a first message: a new conversation is in no project yet.", markup=False
+            )
+            return
+
+        def chosen(choice: int | str | bool | None) -> None:
+            if choice is False:
+                return
+            try:
+                session.move_to_project(None if isinstance(choice, bool) else choice)
+            except StoreError as error:
+                self.notify(str(error), severity="error", markup=False)
+                return
+            self.post_up(lambda: self.MovedToProject(session))
+
+        from ctxchat.tui.screens.project_dialog import ProjectDialog
+
+        self.app.push_screen(ProjectDialog(session.store.projects(), session.project_id()), chosen)
 
     def export_shown(self, export_format: str) -> None:
         """Export the conversation on screen (as Markdown, or "json")."""

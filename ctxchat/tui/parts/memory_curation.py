@@ -55,6 +55,10 @@ class MemoryCuration(Part):
                     self._update(session, entry_id, conversation_id=scope)
             case MemoryPanel.Toggled(entry_id=entry_id, enabled=enabled):
                 self._update(session, entry_id, enabled=enabled)
+            case MemoryPanel.SwitchedHere(entry_id=entry_id, on=on):
+                here = session.conversation_id
+                if here is not None:
+                    self._change(session, lambda book: book.switch(entry_id, here, on=on))
             case MemoryPanel.ImportanceChanged(entry_id=entry_id, importance=importance):
                 self._update(session, entry_id, importance=importance)
             case MemoryPanel.NewVersionRequested(entry_id=entry_id):
@@ -136,6 +140,10 @@ class MemoryCuration(Part):
         def scope_of(result: MemoryDraft) -> int | None:
             return session.conversation_id if result.scope == "conversation" else None
 
+        # A new version of a project's entry stays the project's unless made this
+        # conversation's (the editor offers global or this conversation only).
+        project = None if replaces is None else session.memory_book.get(replaces).project_id
+
         def saved(result: MemoryDraft | None) -> None:
             if result is None:
                 return
@@ -151,6 +159,7 @@ class MemoryCuration(Part):
                         conversation_id=scope_of(result),
                         source=source,
                         replaces=replaces,
+                        project_id=project if scope_of(result) is None else None,
                     )
                 else:
                     book.update(

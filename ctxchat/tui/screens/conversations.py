@@ -75,6 +75,9 @@ def row_prompt(
     )
     if row.origin:
         prompt.append(f" · from {row.origin}", style="dim")
+    if row.project:
+        prompt.append(" · project ", style="dim")
+        prompt.append_text(plain(row.project, style="dim bold"))
     if hit is None:
         return prompt
     found = "1 message matches" if hit.count == 1 else f"{hit.count:,} messages match"

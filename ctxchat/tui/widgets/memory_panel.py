@@ -21,10 +21,12 @@ from ctxchat.core.attribution import Use
 from ctxchat.core.budget import Layer
 from ctxchat.core.counts import counted
 from ctxchat.core.memory import (
+    SWITCHED_OFF_DETAIL,
     MemoryEntry,
     MemoryKind,
     excluded_detail,
     provenance,
+    switched_off,
     unconfirmed_turns,
 )
 from ctxchat.core.plan import ContextPlan
@@ -89,10 +91,21 @@ class EntryNotes:
     idle: frozenset[str] = frozenset()
     """Refs no reply of the last `replies` used."""
     replies: int = 0
+    conversation_id: int | None = None
+    """The conversation on show (None before its first message is stored)."""
+
+    def off_here(self, entry: MemoryEntry) -> bool:
+        """True when the user switched `entry` off for the conversation on show."""
+        return switched_off(entry, self.conversation_id)
 
     def flagged(self, entry: MemoryEntry) -> int | None:
         """Turns the entry waited, when it is a hypothesis waiting too long."""
         return unconfirmed_turns(entry, self.turns_now, self.hypothesis_turns)
+
+
+def left_out_by_you(entry: MemoryEntry, notes: EntryNotes) -> bool:
+    """Superseded, excluded or switched off here: what hiding the left-out entries hides."""
+    return entry.superseded or not entry.enabled or notes.off_here(entry)
 
 
 def entry_detail(entry: MemoryEntry, notes: EntryNotes) -> str:
@@ -132,12 +145,17 @@ class MemoryPanel(Vertical):
     DEFAULT_CSS = """
     MemoryPanel {
         height: auto;
-        & > .memory-panel--header { padding: 0 1; text-style: bold; }
+        /* Docked, so the list's 100% is the room left between them: however many entries,
+           the header and the line about the highlighted one stay in view and the list
+           scrolls. */
+        & > .memory-panel--header { dock: top; padding: 0 1; text-style: bold; }
         & > OptionList { height: auto; max-height: 100%; border: none; padding: 0; }
         /* Empty: the header line only; the list stays focusable (F6, then ctrl+a adds). */
         &.-empty > OptionList { height: 0; }
         & > OptionList:focus { border: none; }
-        & > .memory-panel--detail { display: none; padding: 0 1; color: $foreground-muted; }
+        & > .memory-panel--detail {
+            dock: bottom; display: none; padding: 0 1; color: $foreground-muted;
+        }
         &.-focused > .memory-panel--detail { display: block; }
     }
     """
@@ -194,6 +212,13 @@ class MemoryPanel(Vertical):
 
         entry_id: int
         enabled: bool
+
+    @dataclass
+    class SwitchedHere(PanelMessage):
+        """Switch a shared entry off for this conversation only (`on` False), or on again."""
+
+        entry_id: int
+        on: bool
 
     @dataclass
     class ImportanceChanged(PanelMessage):
@@ -259,6 +284,7 @@ class MemoryPanel(Vertical):
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._entries: dict[int, MemoryEntry] = {}
+        self._all: list[MemoryEntry] = []  # every entry, hidden ones included
         self._shown: object = None  # what the list was last built from
         self._header = Static(Content("memory"), classes="memory-panel--header")
         self._list = OptionList(id="memory-list")
@@ -266,6 +292,8 @@ class MemoryPanel(Vertical):
         self._notes = EntryNotes()
         self._plan: ContextPlan | None = None
         self._by_use = False
+        self._hide_left_out = False
+        self._hidden = 0  # entries not on show while left-out ones are hidden
         self._session: ChatSession | None = None  # whose entries `show_memory` shows
         self._usage = UsageEstimate(None)
         self._told: Mapping[str, Use] | None = None  # the `used` said last (`UsageShown`)
@@ -302,6 +330,16 @@ class MemoryPanel(Vertical):
         """The line about the highlighted entry (shown while the list has focus)."""
         entry = self.highlighted_entry
         return "" if entry is None else entry_detail(entry, self._notes)
+
+    @property
+    def hiding_left_out(self) -> bool:
+        """True while superseded and excluded entries (and those off here) are hidden."""
+        return self._hide_left_out
+
+    @property
+    def hidden_count(self) -> int:
+        """How many entries are hidden (0 while every entry is on show)."""
+        return self._hidden
 
     @property
     def sorted_by_use(self) -> bool:
@@ -342,16 +380,23 @@ class MemoryPanel(Vertical):
             None if plan is None else (plan.mode, plan.layer(Layer.MEMORY)),
             notes,
             self._by_use,
+            self._hide_left_out,
         )
         if shown == self._shown:
             return
         self._shown = shown
+        self._all = list(entries)
+        if self._hide_left_out:
+            entries = [entry for entry in entries if not left_out_by_you(entry, notes)]
+        self._hidden = len(self._all) - len(entries)
         if self._by_use:
             entries = sorted(entries, key=lambda entry: entry.ref not in notes.idle)
         kept = self.highlighted_entry
         index = self._list.highlighted
         self._entries = {entry.id: entry for entry in entries}
-        self._header.update(self._header_content(entries, plan, notes if self._by_use else None))
+        self._header.update(
+            self._header_content(self._all, plan, notes if self._by_use else None, self._hidden)
+        )
         self.set_class(not entries, "-empty")
         self._list.clear_options()
         self._list.add_options(
@@ -387,6 +432,7 @@ class MemoryPanel(Vertical):
             used=view.used,
             idle=view.idle,
             replies=view.replies,
+            conversation_id=session.conversation_id,
         )
         self.update_entries(session.memory(), plan, notes)
         if view.used is not self._told:
@@ -414,12 +460,16 @@ class MemoryPanel(Vertical):
         self._list.tooltip = Content(clean(detail)) if detail else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("add", "order"):
+        if action in ("add", "order", "hide_left_out"):
             return True
         entry = self.highlighted_entry
         if action in ("edit", "delete", "pin", "kind", "scope", "include", "importance"):
             # Shown but greyed out in the footer while no entry is highlighted.
             return True if entry is not None else None
+        if action == "switch_here":
+            # Only an entry shared with other conversations can be off here alone.
+            here = self._notes.conversation_id
+            return entry is not None and here is not None and entry.conversation_id != here
         # Keys that fit only some entries are hidden from the footer for the others.
         if action == "new_version":
             return entry is not None and not entry.superseded
@@ -469,7 +519,15 @@ class MemoryPanel(Vertical):
     def action_order(self) -> None:
         """Sort the entries no recent reply used first, or back to the stored order."""
         self._by_use = not self._by_use
-        entries = sorted(self._entries.values(), key=lambda entry: entry.id)
+        self._redraw()
+
+    def action_hide_left_out(self) -> None:
+        """Hide the superseded and excluded entries (and those off here), or show them."""
+        self._hide_left_out = not self._hide_left_out
+        self._redraw()
+
+    def _redraw(self) -> None:
+        entries = sorted(self._all, key=lambda entry: entry.id)
         self.update_entries(entries, self._plan, self._notes)
 
     def action_leave(self) -> None:
@@ -503,6 +561,11 @@ class MemoryPanel(Vertical):
         if (entry := self.highlighted_entry) is not None:
             self.post_message(self.Toggled(self, entry.id, not entry.enabled))
 
+    def action_switch_here(self) -> None:
+        entry = self.highlighted_entry
+        if entry is not None and self.check_action("switch_here", ()):
+            self.post_message(self.SwitchedHere(self, entry.id, self._notes.off_here(entry)))
+
     def action_importance(self, delta: int) -> None:
         entry = self.highlighted_entry
         if entry is None:
@@ -515,9 +578,14 @@ class MemoryPanel(Vertical):
 
     @staticmethod
     def _header_content(
-        entries: Sequence[MemoryEntry], plan: ContextPlan | None, by_use: EntryNotes | None
+        entries: Sequence[MemoryEntry],
+        plan: ContextPlan | None,
+        by_use: EntryNotes | None,
+        hidden: int,
     ) -> Content:
         parts = [Content("memory"), Content(counted(len(entries), "entry", "entries"))]
+        if hidden:
+            parts.append(Content.styled(f"{hidden} hidden", "not bold $warning"))
         if not entries:
             parts.append(Content.styled("F6 then ctrl+a adds one", "not bold dim"))
             return Content(" · ").join(parts)
@@ -544,7 +612,9 @@ class MemoryPanel(Vertical):
         meta: list[Content] = []
         if entry.pinned:
             meta.append(Content.styled("● pinned", "bold $accent"))
-        meta.append(Content("global" if entry.conversation_id is None else "this conversation"))
+        meta.append(Content(clean(entry.scope_words)))
+        if notes.off_here(entry):
+            meta.append(Content.styled("○ off here", "bold $warning"))
         meta.append(Content(f"importance {entry.importance}"))
         if entry.ref in notes.used:
             # Quiet on purpose: an estimate, with its evidence under the list (or on hover).
@@ -556,6 +626,8 @@ class MemoryPanel(Vertical):
             reason = clean(status.text)
         elif not entry.enabled:
             reason = excluded_detail(entry)
+        elif notes.off_here(entry):
+            reason = SWITCHED_OFF_DETAIL
         text = " ".join(clean(entry.text).split())
         body = f"{clean(entry.key)}: {text}" if entry.key else text
         lines = [

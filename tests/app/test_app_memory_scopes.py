@@ -1,0 +1,184 @@
+"""Where a memory entry applies: switched off for one conversation only, on in the others."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.widgets import Input, OptionList, TextArea
+
+from ctxchat.core.budget import Layer
+from ctxchat.core.memory import MemoryKind
+from ctxchat.testing.server import ScriptedModelServer
+from ctxchat.tui.screens.memory_editor import MemoryEditor
+from ctxchat.tui.screens.project_dialog import ProjectDialog
+from ctxchat.tui.widgets.memory_panel import MemoryPanel
+
+from .app_harness import SIZE, MakeApp, memory_refs, settle, typed, until
+
+SOIL = "The soil in the garden is heavy clay."
+
+
+async def sent_memory(pilot: Pilot[Any], server: ScriptedModelServer, text: str) -> str:
+    """Send `text` and return the memory message the scripted server received ("" if none)."""
+    count = len(server.requests)
+    await typed(pilot, text)
+    await pilot.press("enter")
+    await until(pilot, lambda: len(server.requests) == count + 1)
+    await settle(pilot)
+    messages = server.requests[-1]["messages"]
+    return next((m["content"] for m in messages if "Memory curated" in m["content"]), "")
+
+
+async def test_switched_off_here_stays_on_in_a_new_conversation(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, notes = make_app()
+    store = app.workspace.store
+    entry = store.add_memory(MemoryKind.FACT, SOIL)
+    server.script("Noted.", "Noted again.", "Sure.", "Back on.")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert SOIL in await sent_memory(pilot, server, "What should I plant?")
+        garden = app.conversation_screen.session.conversation_id
+        assert garden is not None
+
+        await pilot.press("f6", "ctrl+d")
+        await settle(pilot)
+        assert store.get_memory(entry.id).off_in == {garden}
+        panel = app.query_one("#memory", MemoryPanel)
+        assert panel.notes.off_here(panel.entries[0])
+        plan = app.conversation_screen.last_plan
+        assert memory_refs(plan) == []
+        assert plan is not None
+        assert [(o.ref, o.detail) for o in plan.layer(Layer.MEMORY).left_out] == [
+            (entry.ref, "switched off for this conversation")
+        ]
+        assert SOIL not in await sent_memory(pilot, server, "And now?")
+        # Still on everywhere else: excluding it (ctrl+x) is what leaves it out everywhere.
+        assert store.get_memory(entry.id).enabled
+
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        assert memory_refs(app.conversation_screen.last_plan) == [entry.ref]
+        assert SOIL in await sent_memory(pilot, server, "A new garden: what soil?")
+        assert store.get_memory(entry.id).off_in == {garden}
+
+        await app.conversation_screen.open_conversation(garden)
+        await settle(pilot)
+        assert memory_refs(app.conversation_screen.last_plan) == []
+        await pilot.press("f6", "ctrl+d")
+        await settle(pilot)
+        assert store.get_memory(entry.id).off_in == frozenset()
+        assert memory_refs(app.conversation_screen.last_plan) == [entry.ref]
+        assert SOIL in await sent_memory(pilot, server, "Back in the garden.")
+        assert notes.of("error") == []
+
+
+async def test_a_conversations_own_entry_has_no_off_here_key(make_app: MakeApp) -> None:
+    app, _ = make_app()
+    store = app.workspace.store
+    entry = store.add_memory(
+        MemoryKind.FACT, SOIL, conversation_id=app.conversation_screen.session.conversation_id
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f6", "ctrl+d")
+        await settle(pilot)
+        panel = app.query_one("#memory", MemoryPanel)
+        assert panel.check_action("switch_here", ()) is False
+        assert store.get_memory(entry.id).off_in == frozenset()
+        assert memory_refs(app.conversation_screen.last_plan) == [entry.ref]
+
+
+CLAY = "The allotment soil is clay."
+
+
+async def move_with_the_palette(
+    pilot: Pilot[Any], choose: Callable[[ProjectDialog], Awaitable[None]]
+) -> None:
+    """Open "project: move this conversation…" and make a choice in its dialog."""
+    app = pilot.app
+    await pilot.press("ctrl+p")
+    await pilot.press(*"project: move")
+    await pilot.press("enter")
+    await until(pilot, lambda: isinstance(app.screen, ProjectDialog))
+    dialog = app.screen
+    assert isinstance(dialog, ProjectDialog)
+    await choose(dialog)
+    await until(pilot, lambda: not isinstance(app.screen, ProjectDialog))
+    await settle(pilot)
+
+
+async def test_a_projects_entries_go_only_to_its_conversations(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, notes = make_app()
+    store = app.workspace.store
+    server.script(*["ok"] * 4)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert CLAY not in await sent_memory(pilot, server, "Beds?")
+        beds = app.conversation_screen.session.conversation_id
+        assert beds is not None
+
+        async def new_name(dialog: ProjectDialog) -> None:
+            dialog.query_one("#project-name", Input).focus()
+            await pilot.press(*"Allotment", "enter")
+
+        await move_with_the_palette(pilot, new_name)
+        (project,) = store.projects()
+        assert (project.name, project.conversations) == ("Allotment", 1)
+        entry = store.add_memory(MemoryKind.FACT, CLAY, project_id=project.id)
+        app.conversation_screen.session.forget_memory()
+        app.conversation_screen.refresh_plan()
+        await settle(pilot)
+        panel = app.query_one("#memory", MemoryPanel)
+        assert [e.scope_words for e in panel.entries] == ["project Allotment"]
+        plan = app.conversation_screen.last_plan
+        assert plan is not None and memory_refs(plan) == [entry.ref]
+        assert "in as entries of project “Allotment”" in plan.layer(Layer.MEMORY).hints[0]
+        assert CLAY in await sent_memory(pilot, server, "What grows in clay?")
+
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        assert CLAY not in await sent_memory(pilot, server, "Trip to Porto.")
+
+        await app.conversation_screen.open_conversation(beds)
+        await settle(pilot)
+
+        async def no_project(dialog: ProjectDialog) -> None:
+            assert dialog.query_one(OptionList).highlighted == 1  # where it is now
+            await pilot.press("up", "enter")
+
+        await move_with_the_palette(pilot, no_project)
+        assert store.conversation_project(beds) is None
+        assert memory_refs(app.conversation_screen.last_plan) == []
+        assert CLAY not in await sent_memory(pilot, server, "And now?")
+        assert notes.of("error") == []
+
+
+async def test_a_new_version_of_a_projects_entry_stays_the_projects(make_app: MakeApp) -> None:
+    app, _ = make_app()
+    store = app.workspace.store
+    project = store.create_project("Allotment").id
+    garden = app.conversation_screen.session.conversation_id
+    assert garden is not None
+    store.move_to_project(garden, project)
+    old = store.add_memory(MemoryKind.FACT, CLAY, project_id=project)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f6", "ctrl+u")
+        await until(pilot, lambda: isinstance(app.screen, MemoryEditor))
+        app.screen.query_one("#memory-text", TextArea).text = "The allotment soil is loam."
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        new = store.get_memory(old.id + 1)
+        assert (new.text, new.project_id, new.conversation_id) == (
+            "The allotment soil is loam.",
+            project,
+            None,
+        )
+        assert store.get_memory(old.id).superseded_by == new.id
+        assert memory_refs(app.conversation_screen.last_plan) == [new.ref]

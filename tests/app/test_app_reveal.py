@@ -3,6 +3,7 @@ the turn on show, wherever it is in a long conversation and whatever the termina
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import pytest
@@ -55,6 +56,10 @@ def visible_ids(view: ConversationView) -> list[int]:
     ]
 
 
+def is_selected(view: ConversationView, message_id: int) -> bool:
+    return view.selected_id == message_id
+
+
 async def quiet(pilot: Pilot[Any]) -> None:
     """Let every refresh, scroll and page load the reveal started run to its end."""
     for _ in range(6):
@@ -80,7 +85,7 @@ async def test_each_find_hit_is_the_turn_on_show(make_app: MakeApp, size: tuple[
             await pilot.press(key)
             place += 1 if key == "enter" else -1
             offset = newest_first[(place - 1) % len(HITS)]
-            await until(pilot, lambda o=offset: view.selected_id == ids[o])
+            await until(pilot, functools.partial(is_selected, view, ids[offset]))
             await quiet(pilot)
             assert ids[offset] in visible_ids(view), (offset, visible_ids(view), view.window)
 

@@ -285,7 +285,7 @@ async def test_a_configured_window_stays_labelled_as_configured_after_an_overflo
             and app.conversation_screen.last_plan.context_window == 16_000
         )
         shown = str(app.query_one(BudgetBar).render())
-        assert "window 16,000 (config)" in shown
+        assert "window 16,000 (from the config)" in shown
 
 
 async def send_to_fail(app: Any, pilot: Any) -> None:

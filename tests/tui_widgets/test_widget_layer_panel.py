@@ -49,6 +49,10 @@ async def test_each_layer_shows_its_counts_items_and_left_out_reasons() -> None:
         inputs = panel_text(panels, Layer.INPUT)
         assert "input · 12 tokens · counted first, never cut" in inputs
         assert "What did we decide?" in inputs
+        # The plan's own word (`reply-primer`, kept in `--json`) is said in plain words.
+        assert "the start of the reply, which the chat template adds" in line_of(
+            inputs, "reply-primer"
+        )
         assert "mode  objective  facts and constraints only" in rendered(
             panels.query_one(".context-panels--mode", Static)
         )

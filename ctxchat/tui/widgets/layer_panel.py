@@ -70,11 +70,15 @@ def mode_change(previous: ContextPlan, plan: ContextPlan) -> ModeChange:
     )
 
 
+# What the panels say of an item the plan names in its own terms (kept in `--json`).
+_PLAIN_LABELS = {"reply-primer": "the start of the reply, which the chat template adds"}
+
+
 def _item_label(item: Item) -> str:
     # Working-layer items are the stored messages themselves; their label is only the role.
     if isinstance(item, HistoryMessage):
         return f"{item.role}: {preview(clean(item.content), 50)}"
-    return clean(item.label)
+    return _PLAIN_LABELS.get(item.ref, clean(item.label))
 
 
 def _fold_mark(collapsed: bool) -> str:
@@ -421,15 +425,16 @@ class ContextPanels(VerticalScroll):
             shares = ", ".join(
                 f"{name} {share * 100:.0f}%" for name, share in plan.shares.items() if share
             )
-            lines.append(Content.assemble(("shares in force: ", "bold"), shares))
+            lines.append(Content.assemble(("shares in use now: ", "bold"), shares))
             lines.extend(Content(f"  {clean(note)}") for note in plan.share_notes)
         if plan.prefix_messages:
             prefix = (
-                f"prefix unchanged: {plan.prefix_tokens:,} tokens "
-                f"({plan.prefix_messages} message{'s' if plan.prefix_messages != 1 else ''})"
+                f"same start as the last request: {plan.prefix_tokens:,} tokens "
+                f"({plan.prefix_messages} message{'s' if plan.prefix_messages != 1 else ''}), "
+                "which a server's prompt cache can reuse"
             )
             if cached_tokens is not None:
-                prefix += f" · server cache: {cached_tokens:,} tokens last time"
+                prefix += f" · the server reused {cached_tokens:,} last time"
             lines.append(Content(prefix))
         return Content("\n").join(lines)
 

@@ -92,6 +92,10 @@ class LayerPanel(Vertical, can_focus=True):
     A click on the header folds or unfolds the panel (so does Enter with the panel focused);
     the fold stays through every new plan. Refs marked `added` get a `+` (new since a mode
     switch); left-out refs marked `removed` a `−`.
+
+    A layer longer than a share of the terminal's height scrolls on its own (the wheel over
+    it, the arrows and page keys with the panel focused): a long working memory no longer
+    pushes the other layers and the memory panel out of sight.
     """
 
     # A click folds; it does not take focus from the composer, where typing goes on.
@@ -113,14 +117,22 @@ class LayerPanel(Vertical, can_focus=True):
         &:focus { background: $boost; }
         & > .layer-panel--header { text-style: bold; }
         & > .layer-panel--header:hover { background: $boost; }
-        & > .layer-panel--body {
+        & > .layer-panel--scroll {
+            height: auto;
+            max-height: 40vh;
+            overflow-x: hidden;
+            overflow-y: auto;
+            scrollbar-size-vertical: 1;
+        }
+        & .layer-panel--body {
             text-wrap: nowrap;
             text-overflow: ellipsis;
         }
         /* Notes are read whole: they wrap, never cut at the panel's edge. */
         & > .layer-panel--notes { display: none; }
         & > .layer-panel--notes.-any { display: block; }
-        &.-collapsed > .layer-panel--body, &.-collapsed > .layer-panel--notes { display: none; }
+        &.-collapsed > .layer-panel--scroll, &.-collapsed .layer-panel--body,
+        &.-collapsed > .layer-panel--notes { display: none; }
     }
     """
 
@@ -146,6 +158,9 @@ class LayerPanel(Vertical, can_focus=True):
         )
         self._header.tooltip = "Click to fold or unfold this layer"
         self._body = Static(Content(), classes="layer-panel--body")
+        self.body_scroll = VerticalScroll(
+            self._body, classes="layer-panel--scroll", can_focus=False
+        )
         self._notes = Static(Content(), classes="layer-panel--notes")
         self._shown: tuple[LayerPlan, frozenset[str], frozenset[str]] | None = None
         self._used: Mapping[str, Use] = {}
@@ -159,7 +174,7 @@ class LayerPanel(Vertical, can_focus=True):
 
     def compose(self) -> ComposeResult:
         yield self._header
-        yield self._body
+        yield self.body_scroll
         yield self._notes
 
     def watch_collapsed(self, collapsed: bool) -> None:
@@ -171,6 +186,15 @@ class LayerPanel(Vertical, can_focus=True):
 
     def action_toggle_collapsed(self) -> None:
         self.collapsed = not self.collapsed
+
+    def action_scroll_body(self, lines: int) -> None:
+        """Scroll the layer's items by `lines` (up when negative)."""
+        self.body_scroll.scroll_relative(y=lines, animate=False)
+
+    def action_page_body(self, pages: int) -> None:
+        """Scroll the layer's items by `pages` of what shows of them (up when negative)."""
+        page = max(1, self.body_scroll.scrollable_content_region.height - 1)
+        self.action_scroll_body(pages * page)
 
     @on(events.Click, ".layer-panel--header")
     def _fold_on_click(self, event: events.Click) -> None:

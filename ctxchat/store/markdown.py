@@ -101,7 +101,8 @@ def conversation_markdown(export: dict[str, Any]) -> str:
             lines += [f"### v{summary['version']} ({', '.join(details)}){marker}", ""]
             if summary["note"]:
                 lines += [f"*{summary['note']}*", ""]
-            lines += [summary["text"].rstrip("\n"), ""]
+            # Under its `### v2` heading: a summary's own headings go below it.
+            lines += [nested(summary["text"].rstrip("\n"), NESTED_LEVELS + 1), ""]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

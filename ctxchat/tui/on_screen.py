@@ -42,31 +42,26 @@ class ReplyFacts:
         )
 
     def status_line(self) -> str:
-        """The line under the conversation: the reply's and the prompt's counts, the
-        server's beside ctxchat's (`reply: server 8, ctxchat 12 · prompt: server 17,
-        ctxchat 19`). A reply that failed, stopped or was cut says so on its own marker
-        line, once: the status line then tells nothing of it."""
+        """The line under the conversation: the reply's and the prompt's size in tokens as
+        ctxchat counted them, with the server's own count beside each (`reply 12 tokens
+        (server counted 8) · prompt 19 tokens (server counted 17)`). A reply that failed,
+        stopped or was cut says so on its own marker line, once: the status line then tells
+        nothing of it."""
         if self.status is not MessageStatus.COMPLETE:
             return ""
         parts = [
-            f"{what}: {counts}"
-            for what, counts in (
-                ("reply", _counts(self.server_reply_tokens, self.reply_tokens)),
-                ("prompt", _counts(self.server_prompt_tokens, self.sent_tokens)),
-            )
-            if counts
+            _counts("reply", self.server_reply_tokens, self.reply_tokens),
+            _counts("prompt", self.server_prompt_tokens, self.sent_tokens),
         ]
-        return " · ".join(parts)
+        return " · ".join(part for part in parts if part)
 
 
-def _counts(server: int | None, ctxchat: int | None) -> str:
-    """`server 17, ctxchat 19`, of the counts there are."""
-    counts = [
-        f"{who} {count:,}"
-        for who, count in (("server", server), ("ctxchat", ctxchat))
-        if count is not None
-    ]
-    return ", ".join(counts)
+def _counts(what: str, server: int | None, ours: int | None) -> str:
+    """`prompt 19 tokens (server counted 17)`, of the counts there are."""
+    if ours is None:
+        return "" if server is None else f"{what} {server:,} tokens (as the server counted)"
+    counted = "" if server is None else f" (server counted {server:,})"
+    return f"{what} {ours:,} tokens{counted}"
 
 
 class OnScreen:

@@ -457,7 +457,7 @@ async def test_nothing_of_one_conversation_shows_under_another(
         reply = app.conversation_screen.session.store.messages(first)[-1]
         assert reply.prompt_tokens is not None
         assert status_line(app).startswith(
-            f"reply: server {reply.completion_tokens:,}, ctxchat {reply.tokens:,} · prompt: server"
+            f"reply {reply.tokens:,} tokens (server counted {reply.completion_tokens:,}) · prompt "
         )
         assert "server counted" in side_text(app)
         await pilot.press("ctrl+o")  # a mode switch leaves its note
@@ -475,7 +475,7 @@ async def test_nothing_of_one_conversation_shows_under_another(
         await app.conversation_screen.open_conversation(first)
         await settle(pilot)
         assert status_line(app).startswith(
-            f"reply: server {reply.completion_tokens:,}, ctxchat {reply.tokens:,} · prompt: server"
+            f"reply {reply.tokens:,} tokens (server counted {reply.completion_tokens:,}) · prompt "
         )
         assert "server counted" in side_text(app)
 

@@ -202,7 +202,7 @@ async def test_a_reply_cut_by_the_output_limit_is_told_once_on_the_reply(
         assert marker(app) == CUT_SENTENCE
         assert "cut" not in status_line(app)
         assert status_line(app).startswith(
-            f"reply: server {reply.completion_tokens:,}, ctxchat {reply.tokens:,}"
+            f"reply {reply.tokens:,} tokens (server counted {reply.completion_tokens:,})"
         )
         assert notes.messages == []
 
@@ -285,7 +285,7 @@ async def test_a_configured_window_stays_labelled_as_configured_after_an_overflo
             and app.conversation_screen.last_plan.context_window == 16_000
         )
         shown = str(app.query_one(BudgetBar).render())
-        assert "window 16,000 (config)" in shown
+        assert "window 16,000 (from the config)" in shown
 
 
 async def send_to_fail(app: Any, pilot: Any) -> None:
@@ -318,7 +318,7 @@ async def test_retry_after_a_server_error_gets_the_whole_reply(
         assert shown_messages(app) == [("user", "Hello there"), ("assistant", "The whole reply.")]
         # No stale error line anywhere: the marker went with the failed reply.
         assert [marker(app, index) for index in (0, 1)] == ["", ""]
-        assert status_line(app).startswith("reply: ")
+        assert status_line(app).startswith("reply ")
         assert notes.messages == []
 
 

@@ -62,7 +62,7 @@ async def test_the_inspector_shows_the_rendered_prompt_and_the_panel_what_the_te
             tokens = 1 + simple_token_count(text)
             added = tokens - sum(simple_token_count(m["content"]) for m in messages)
             bar = " ".join(drawn(screen.query_one(BudgetBar)).split())
-            assert f"exact (server tokenizer, {tokens:,} tokens)" in bar
+            assert f"exact counts (server tokenizer, {tokens:,} tokens)" in bar
             assert f"template adds {added:,} tokens" in bar
 
             await pilot.press("f2", "ctrl+r")

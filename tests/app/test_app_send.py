@@ -71,8 +71,9 @@ async def test_a_sent_message_and_its_streamed_reply_are_stored_as_planned(
             ("assistant", "WAL keeps a write-ahead log beside the database file."),
         ]
         assert status_line(app) == (
-            f"reply: server {reply.completion_tokens:,}, ctxchat {reply.tokens:,} · "
-            f"prompt: server {reply.prompt_tokens:,}, ctxchat {reply.estimated_prompt_tokens:,}"
+            f"reply {reply.tokens:,} tokens (server counted {reply.completion_tokens:,}) · "
+            f"prompt {reply.estimated_prompt_tokens:,} tokens "
+            f"(server counted {reply.prompt_tokens:,})"
             " · cost: free (local server)"
         )
         assert notes.of("error") == []
@@ -92,7 +93,7 @@ async def test_without_the_servers_usage_the_status_line_gives_ctxchats_counts(
         reply = session.store.messages(session.conversation)[-1]
         assert (reply.completion_tokens, reply.prompt_tokens) == (None, None)
         assert status_line(app) == (
-            f"reply: ctxchat {reply.tokens:,} · prompt: ctxchat {reply.estimated_prompt_tokens:,}"
+            f"reply {reply.tokens:,} tokens · prompt {reply.estimated_prompt_tokens:,} tokens"
             " · cost: free (local server)"
         )
 

@@ -50,7 +50,7 @@ async def test_the_panel_shows_the_probed_window_and_the_servers_count(
     assert "not counted by the server yet" in at_start
     assert "1 not counted by the server yet" in " ".join(typing.split())
     # Everything sent and received was counted by the server once the turn was over.
-    assert "exact (server tokenizer, " in after_a_turn
+    assert "exact counts (server tokenizer, " in after_a_turn
 
 
 async def test_without_usage_the_reply_is_told_as_the_servers_tokenizer_counts_it(
@@ -71,6 +71,9 @@ async def test_without_usage_the_reply_is_told_as_the_servers_tokenizer_counts_i
         assert reply.completion_tokens is None
         counted = simple_token_count(reply.content) - simple_token_count("")
         await until(
-            pilot, lambda: status_line(app).startswith(f"reply: server {counted}, ctxchat ")
+            pilot,
+            lambda: status_line(app).startswith(f"reply {reply.tokens} tokens (server counted "),
         )
-        assert status_line(app).startswith(f"reply: server {counted}, ctxchat {reply.tokens} · ")
+        assert status_line(app).startswith(
+            f"reply {reply.tokens} tokens (server counted {counted}) · "
+        )

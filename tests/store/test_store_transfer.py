@@ -437,6 +437,32 @@ def test_a_messages_own_headings_sit_under_its_role_in_markdown(store: Store, sa
     assert "```sh\n# as root\n## still code\n```" in markdown
 
 
+def test_a_summarys_own_headings_sit_under_its_version_in_markdown(store: Store, say: Say) -> None:
+    """A summary written with `## Decisions` would read as a section beside `## Summary
+    versions`: its headings go below its `### v1` line."""
+    conversation = store.create_conversation("Setup", model="gpt-4o")
+    first = say(conversation.id, "user", "How?")
+    store.add_summary(
+        conversation.id,
+        text="# Goal\nA hike.\n## Decisions\nStart early.",
+        first_message_id=first.id,
+        last_message_id=first.id,
+        strategy="summarize",
+        model=None,
+        tokens=10,
+    )
+    markdown = conversation_markdown(store.export_conversation(conversation.id))
+    headings = [line for line in markdown.splitlines() if line.startswith("#")]
+    assert headings == [
+        "# Setup",
+        "## User",
+        "## Summary versions",
+        "### v1 (messages 1–1, summarize, 10 tokens) — in force",
+        "#### Goal",
+        "##### Decisions",
+    ]
+
+
 def test_an_export_from_before_error_details_imports(store: Store) -> None:
     original = store.export_conversation(build_conversation(store))
     for message in original["messages"]:

@@ -62,8 +62,8 @@ async def test_shows_window_budget_layers_and_counter() -> None:
                 layer_plan.tokens > 0 or layer_plan.layer.value not in ("task", "files")
             )
         assert (
-            "window 128,000 (server) · reserve 4,096 · exact (o200k_base, the encoding of gpt-4o)"
-            in text
+            "window 128,000 (from the server) · 4,096 kept for the reply "
+            "exact counts (o200k_base, the encoding of gpt-4o)" in " ".join(text.split())
         )
         assert "server counted" not in text
         assert bar.plan is plan
@@ -72,9 +72,9 @@ async def test_shows_window_budget_layers_and_counter() -> None:
 @pytest.mark.parametrize(
     ("server", "sent", "shown"),
     [
-        (170, 160, "server counted 170 · drift +10 (+6.2%)"),
-        (150, 160, "server counted 150 · drift \u221210 (\u22126.2%)"),
-        (160, 160, "server counted 160 · drift 0 (0.0%)"),
+        (170, 160, "server counted 170 · 10 more than ctxchat (+6.2%)"),
+        (150, 160, "server counted 150 · 10 fewer than ctxchat (\u22126.2%)"),
+        (160, 160, "server counted 160 · as ctxchat did (0.0%)"),
     ],
 )
 async def test_drift_against_our_count_of_the_same_request(
@@ -97,7 +97,7 @@ async def test_drift_defaults_to_the_plans_own_total() -> None:
         bar = app.query_one(BudgetBar)
         bar.update_plan(plan, window_source="config", server_prompt_tokens=plan.tokens + 4)
         await pilot.pause()
-        assert "drift +4 (" in rendered(bar)
+        assert "4 more than ctxchat (+" in rendered(bar)
 
 
 async def test_over_budget_plan_shows_by_how_much() -> None:
@@ -135,7 +135,7 @@ async def test_estimate_counter_is_marked_and_the_legend_wraps_by_width() -> Non
         bar.update_plan(plan, window_source="config")
         await pilot.pause()
         text = rendered(bar)
-        assert "estimate (no tokenizer for gemma-3)" in text
+        assert "estimated counts (no tokenizer for gemma-3)" in " ".join(text.split())
         assert all(len(line) <= 40 for line in text.splitlines())
         narrow_height = bar.outer_size.height
         await pilot.resize_terminal(120, 20)

@@ -97,7 +97,10 @@ async def test_messages_tab_lists_layers_and_tokens() -> None:
                 message.ref,
             ]
         in_messages = sum(m.tokens for m in plan.messages)
-        assert f"total {plan.tokens:,} = {in_messages:,} in messages + 3 to prime the reply" in text
+        assert (
+            f"total {plan.tokens:,} = {in_messages:,} in messages + 3 that start the reply (the chat template adds them)"
+            in text
+        )
 
 
 async def test_diff_against_the_previous_request() -> None:
@@ -110,7 +113,7 @@ async def test_diff_against_the_previous_request() -> None:
         await pilot.press("ctrl+d")
         assert screen.query_one(TabbedContent).active == "diff"
         text = shown(screen, "diff-view").splitlines()
-        assert text[0].startswith("unchanged prefix: 1 of ")
+        assert text[0].startswith("same start as the previous request: 1 of ")
         assert "--- previous request" in text and "+++ this request" in text
         assert '-      "content": "What did we decide?"' in text
         assert '+      "content": "And what about deploys?"' in text

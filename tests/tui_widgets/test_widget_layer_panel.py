@@ -4,6 +4,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from textual import events
 from textual.binding import Binding
 from textual.pilot import Pilot
 from textual.widgets import Static
@@ -49,6 +50,10 @@ async def test_each_layer_shows_its_counts_items_and_left_out_reasons() -> None:
         inputs = panel_text(panels, Layer.INPUT)
         assert "input · 12 tokens · counted first, never cut" in inputs
         assert "What did we decide?" in inputs
+        # The plan's own word (`reply-primer`, kept in `--json`) is said in plain words.
+        assert "the start of the reply, which the chat template adds" in line_of(
+            inputs, "reply-primer"
+        )
         assert "mode  objective  facts and constraints only" in rendered(
             panels.query_one(".context-panels--mode", Static)
         )
@@ -277,7 +282,7 @@ async def test_a_long_layer_lists_its_newest_items_and_counts_the_rest() -> None
         panel = app.query_one(LayerPanel)
         panel.update_layer(layer)
         await pilot.pause()
-        text = "\n".join(rendered(child) for child in panel.children)
+        text = "\n".join(rendered(child) for child in panel.query(Static))
     assert SHOWN_ITEMS == 60
     assert "… 1,940 earlier items, 19,400 tokens" in text
     assert "message:2000" in text and "message:1941" in text
@@ -349,3 +354,47 @@ async def test_the_task_and_files_panels_show_only_while_their_layer_holds_somet
         assert "notes.md: whole file, 1 line," in panel_text(panels, Layer.FILES)
         assert "■ task 51 " in rendered(panels.budget_bar)
         assert "■ files " in rendered(panels.budget_bar)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 45)])
+async def test_a_long_layer_scrolls_on_its_own(size: tuple[int, int]) -> None:
+    """A working layer taller than its share of the terminal shows a part of its items and
+    scrolls them (arrows and page keys with the panel focused, the wheel over it), while the
+    layers under it stay where they are."""
+    plan = make_plan(messages=80)
+    app = HostApp(lambda: [ContextPanels()])
+    async with app.run_test(size=size) as pilot:
+        panels = app.query_one(ContextPanels)
+        panels.update_plan(plan, window_source="server")
+        await pilot.pause()
+        working = panels.panels[Layer.WORKING]
+        box = working.body_scroll
+        assert box.outer_size.height <= size[1] * 40 // 100
+        assert box.max_scroll_y > 0
+        working.focus()
+        await pilot.press("down")
+        assert box.scroll_y == 1
+        await pilot.press("pagedown")
+        assert box.scroll_y == 1 + box.scrollable_content_region.height - 1
+        await pilot.press("pageup", "up")
+        assert box.scroll_y == 0
+        below = panels.panels[Layer.INPUT].region.y
+        await pilot.hover(box)
+        box.post_message(
+            events.MouseScrollDown(
+                box,
+                1,
+                1,
+                0,
+                0,
+                0,
+                False,
+                False,
+                False,
+                screen_x=box.region.x + 1,
+                screen_y=box.region.y + 1,
+            )
+        )
+        await pilot.pause()
+        assert box.scroll_y > 0
+        assert panels.panels[Layer.INPUT].region.y == below

@@ -329,7 +329,7 @@ class RequestInspector(HandsTypingBack[None]):
     def _summary_content(self) -> Content:
         plan = self.plan
         count = len(plan.messages)
-        marker = "exact" if plan.exact else "estimate"
+        marker = "exact count" if plan.exact else "estimated"
         text = (
             f"{count} message{'s' if count != 1 else ''} · {tokens(plan.tokens)} tokens "
             f"({marker}) of {tokens(plan.total_budget)} · mode {clean(plan.mode)}"
@@ -378,7 +378,11 @@ class RequestInspector(HandsTypingBack[None]):
             )
         in_messages = sum(m.tokens for m in plan.messages)
         extra = plan.tokens - in_messages
-        why = "to prime the reply" if extra == REPLY_PRIMER else "besides the messages"
+        why = (
+            "that start the reply (the chat template adds them)"
+            if extra == REPLY_PRIMER
+            else "besides the messages"
+        )
         lines.append(Content(""))
         lines.append(
             Content(
@@ -414,8 +418,9 @@ class RequestInspector(HandsTypingBack[None]):
             shared = shared_prefix(self._previous_plan.messages, self.plan.messages)
             lines.append(
                 Content.styled(
-                    f"unchanged prefix: {shared.messages} of {len(self.plan.messages)} messages,"
-                    f" {tokens(shared.tokens)} tokens (what a provider's prompt cache can reuse)",
+                    f"same start as the previous request: {shared.messages} of "
+                    f"{len(self.plan.messages)} messages, {tokens(shared.tokens)} tokens "
+                    "(what a server's prompt cache can reuse)",
                     "$foreground-muted",
                 )
             )

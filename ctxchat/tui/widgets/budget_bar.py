@@ -189,10 +189,14 @@ class BudgetBar(Widget):
         # their own, so a narrow panel wraps them rather than cutting them off.
         note, *clauses = clean(plan.counter_note).removeprefix(f"{marker}: ").split("; ")
         window = [
-            Content(f"window {tokens(plan.context_window)} ({clean(self._window_source)})"),
-            Content(f"reserve {tokens(plan.output_reserve)}"),
+            Content(f"window {tokens(plan.context_window)} ({_window_from(self._window_source)})"),
+            Content(f"{tokens(plan.output_reserve)} kept for the reply"),
             Content.assemble(
-                (marker, "bold $success" if plan.exact else "bold $warning"), f" ({note})"
+                (
+                    "exact counts" if plan.exact else "estimated counts",
+                    "bold $success" if plan.exact else "bold $warning",
+                ),
+                f" ({note})",
             ),
             *(Content(clause) for clause in clauses),
         ]
@@ -227,16 +231,32 @@ class BudgetBar(Widget):
         sent = plan.tokens if self._sent_tokens is None else self._sent_tokens
         drift = self._server_tokens - sent
         parts = [Content(f"server counted {tokens(self._server_tokens)}")]
+        # Said as the difference from ctxchat's own count of the same request.
+        than = (
+            f"{tokens(abs(drift))} {'more' if drift > 0 else 'fewer'} than ctxchat"
+            if drift
+            else "as ctxchat did"
+        )
         if sent > 0:
             percent = drift * 100 / sent
             style = (
                 "$success" if abs(percent) < 2 else "$warning" if abs(percent) < 10 else "$error"
             )
-            parts.append(
-                Content.assemble(
-                    "drift ", (f"{signed(drift)} ({signed(percent, 1)}%)", f"bold {style}")
-                )
-            )
+            parts.append(Content.assemble((than, f"bold {style}"), f" ({signed(percent, 1)}%)"))
         else:
-            parts.append(Content(f"drift {signed(drift)}"))
+            parts.append(Content(than))
         return parts
+
+
+_WINDOW_SOURCES = {
+    "server": "from the server",
+    "table": "known for the model",
+    "config": "from the config",
+    "probed": "measured at the server",
+    "default": "a guess: unknown model",
+}
+
+
+def _window_from(source: str) -> str:
+    """Where the window's size came from, in words (`config` → `from the config`)."""
+    return _WINDOW_SOURCES.get(source, clean(source))

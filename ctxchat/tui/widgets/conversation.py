@@ -12,6 +12,7 @@ from textual import events
 from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.css.query import NoMatches
+from textual.geometry import Size
 from textual.message import Message
 from textual.widget import Widget
 
@@ -203,6 +204,7 @@ class ConversationView(VerticalScroll, can_focus=True):
         self._live: LiveTurn | None = None  # the reply streaming in the conversation shown
         self._changing = asyncio.Lock()  # see `one_change_at_a_time`
         self._page_asked = False  # scrolling asked for a page while the turns changed
+        self._revealed: MessageItem | None = None  # see `watch_virtual_size`
 
     @property
     def total_count(self) -> int:
@@ -486,6 +488,8 @@ class ConversationView(VerticalScroll, can_focus=True):
         return self._newest_item()
 
     def _set_selected(self, item: MessageItem | None) -> None:
+        if item is not self._revealed:
+            self._revealed = None
         old = self._selected_item()
         if old is not None:
             old.remove_class("-selected")
@@ -527,13 +531,21 @@ class ConversationView(VerticalScroll, can_focus=True):
         elif item is None:
             return False
         self.anchor(False)
+        self._revealed = item
         self._set_selected(item)
         # Its place is known once the turns just mounted are laid out.
         self.call_after_refresh(self._bring_into_view, item, mounted_now)
         return True
 
     def _bring_into_view(self, item: MessageItem, mounted_now: bool) -> None:
-        """Centre `item` (its top, when it is taller than the view), then let pages load."""
+        """Centre `item`, then let pages load."""
+        self._centre(item)
+        if mounted_now:
+            self._loading = False
+            self.call_after_refresh(self._fill_viewport)
+
+    def _centre(self, item: MessageItem) -> None:
+        """Centre `item` (its top, when it is taller than the view)."""
         if item.is_mounted:
             if item.outer_size.height > self.scrollable_content_region.height:
                 self.scroll_to_widget(item, animate=False, top=True, immediate=True)
@@ -545,9 +557,42 @@ class ConversationView(VerticalScroll, can_focus=True):
                     y=item.virtual_region.y - above, animate=False, immediate=True, force=True
                 )
             self._sync_scrollbar()
-        if mounted_now:
-            self._loading = False
-            self.call_after_refresh(self._fill_viewport)
+
+    def watch_virtual_size(self, old: Size, new: Size) -> None:
+        """Keep a revealed turn on show while the turns are laid out again.
+
+        The first layout after a reveal is not the last: a reply's blocks are arranged at
+        the pane's width, a page loads at an edge, and the turns above the one centred grow,
+        so the view showed turns above the selected one. Its place is taken again after
+        each change, until the user moves the view or the selection."""
+        revealed = self._revealed
+        if revealed is not None and old != new:
+            self.call_after_refresh(self._keep_revealed, revealed)
+
+    def _keep_revealed(self, item: MessageItem) -> None:
+        if item is self._revealed and item.is_mounted:
+            self._centre(item)
+
+    def _moved_by_user(self) -> None:
+        """The user scrolled: a revealed turn is no longer held on show."""
+        self._revealed = None
+
+    def on_mouse_scroll_up(self) -> None:
+        self._moved_by_user()
+
+    def on_mouse_scroll_down(self) -> None:
+        self._moved_by_user()
+
+    def on_mouse_down(self) -> None:
+        self._moved_by_user()
+
+    def action_page_up(self) -> None:
+        self._moved_by_user()
+        super().action_page_up()
+
+    def action_page_down(self) -> None:
+        self._moved_by_user()
+        super().action_page_down()
 
     @one_change_at_a_time
     async def action_select_previous(self) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from difflib import SequenceMatcher
 
+from textual import events
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer
@@ -18,6 +19,10 @@ class KeyFooter(Footer):
     focusing the composer at start-up and starting or ending a reply each send several,
     and each rebuild costs about 25 ms. The rebuild reads the bindings as they are when
     it runs, so one rebuild after the burst shows the same keys.
+
+    It shows whole keys only: those that do not fit beside the palette key are hidden
+    (the last ones first: the focused widget's keys come first), never cut at the edge.
+    The palette lists every command with its key.
     """
 
     def __init__(self, *, at_once: bool = False) -> None:
@@ -54,6 +59,29 @@ class KeyFooter(Footer):
         if not await self._patch():
             await self.recompose()
         self._shown = keys
+        self.call_after_refresh(self._fit)
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._fit)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        """Show the keys, from the first, while they fit whole beside the palette key."""
+        keys = [key for key in self.query_children(FooterKey)]
+        room = self.scrollable_content_region.width
+        fitted: list[tuple[FooterKey, int]] = []
+        for key in keys:
+            width = key.get_content_width(self.size, self.app.size) + key.styles.gutter.width
+            width += key.styles.margin.width
+            if key.has_class("-command-palette"):
+                room -= width
+            else:
+                fitted.append((key, width))
+        for key, width in fitted:
+            room -= width
+            key.display = room >= 0
 
     async def _patch(self) -> bool:
         """Draw the keys a rebuild would draw by adding, removing or replacing only the keys

@@ -71,11 +71,15 @@ def mode_change(previous: ContextPlan, plan: ContextPlan) -> ModeChange:
     )
 
 
+# What the panels say of an item the plan names in its own terms (kept in `--json`).
+_PLAIN_LABELS = {"reply-primer": "the start of the reply, which the chat template adds"}
+
+
 def _item_label(item: Item) -> str:
     # Working-layer items are the stored messages themselves; their label is only the role.
     if isinstance(item, HistoryMessage):
         return f"{item.role}: {preview(clean(item.content), 50)}"
-    return clean(item.label)
+    return _PLAIN_LABELS.get(item.ref, clean(item.label))
 
 
 def _fold_mark(collapsed: bool) -> str:
@@ -89,6 +93,10 @@ class LayerPanel(Vertical, can_focus=True):
     A click on the header folds or unfolds the panel (so does Enter with the panel focused);
     the fold stays through every new plan. Refs marked `added` get a `+` (new since a mode
     switch); left-out refs marked `removed` a `−`.
+
+    A layer longer than a share of the terminal's height scrolls on its own (the wheel over
+    it, the arrows and page keys with the panel focused): a long working memory no longer
+    pushes the other layers and the memory panel out of sight.
     """
 
     # A click folds; it does not take focus from the composer, where typing goes on.
@@ -110,7 +118,14 @@ class LayerPanel(Vertical, can_focus=True):
         &:focus { background: $boost; }
         & > .layer-panel--header { text-style: bold; }
         & > .layer-panel--header:hover { background: $boost; }
-        & > .layer-panel--body {
+        & > .layer-panel--scroll {
+            height: auto;
+            max-height: 40vh;
+            overflow-x: hidden;
+            overflow-y: auto;
+            scrollbar-size-vertical: 1;
+        }
+        & .layer-panel--body {
             text-wrap: nowrap;
             text-overflow: ellipsis;
         }
@@ -120,8 +135,10 @@ class LayerPanel(Vertical, can_focus=True):
         & > .layer-panel--source { display: none; color: $foreground-muted; }
         & > .layer-panel--source.-any { display: block; }
         & > .layer-panel--source:hover { background: $boost; }
-        &.-collapsed > .layer-panel--body, &.-collapsed > .layer-panel--notes,
-        &.-collapsed > .layer-panel--source { display: none; }
+        &.-collapsed > .layer-panel--scroll, &.-collapsed .layer-panel--body,
+        &.-collapsed > .layer-panel--notes, &.-collapsed > .layer-panel--source {
+            display: none;
+        }
     }
     """
 
@@ -154,6 +171,9 @@ class LayerPanel(Vertical, can_focus=True):
         )
         self._header.tooltip = "Click to fold or unfold this layer"
         self._body = Static(Content(), classes="layer-panel--body")
+        self.body_scroll = VerticalScroll(
+            self._body, classes="layer-panel--scroll", can_focus=False
+        )
         self._notes = Static(Content(), classes="layer-panel--notes")
         self._source = Static(Content(), classes="layer-panel--source")
         self._source.tooltip = "Click to choose a preset; click the prompt to edit it"
@@ -169,7 +189,7 @@ class LayerPanel(Vertical, can_focus=True):
 
     def compose(self) -> ComposeResult:
         yield self._header
-        yield self._body
+        yield self.body_scroll
         yield self._notes
         yield self._source
 
@@ -182,6 +202,15 @@ class LayerPanel(Vertical, can_focus=True):
 
     def action_toggle_collapsed(self) -> None:
         self.collapsed = not self.collapsed
+
+    def action_scroll_body(self, lines: int) -> None:
+        """Scroll the layer's items by `lines` (up when negative)."""
+        self.body_scroll.scroll_relative(y=lines, animate=False)
+
+    def action_page_body(self, pages: int) -> None:
+        """Scroll the layer's items by `pages` of what shows of them (up when negative)."""
+        page = max(1, self.body_scroll.scrollable_content_region.height - 1)
+        self.action_scroll_body(pages * page)
 
     @on(events.Click, ".layer-panel--header")
     def _fold_on_click(self, event: events.Click) -> None:
@@ -465,15 +494,16 @@ class ContextPanels(VerticalScroll):
             shares = ", ".join(
                 f"{name} {share * 100:.0f}%" for name, share in plan.shares.items() if share
             )
-            lines.append(Content.assemble(("shares in force: ", "bold"), shares))
+            lines.append(Content.assemble(("shares in use now: ", "bold"), shares))
             lines.extend(Content(f"  {clean(note)}") for note in plan.share_notes)
         if plan.prefix_messages:
             prefix = (
-                f"prefix unchanged: {plan.prefix_tokens:,} tokens "
-                f"({plan.prefix_messages} message{'s' if plan.prefix_messages != 1 else ''})"
+                f"same start as the last request: {plan.prefix_tokens:,} tokens "
+                f"({plan.prefix_messages} message{'s' if plan.prefix_messages != 1 else ''}), "
+                "which a server's prompt cache can reuse"
             )
             if cached_tokens is not None:
-                prefix += f" · server cache: {cached_tokens:,} tokens last time"
+                prefix += f" · the server reused {cached_tokens:,} last time"
             lines.append(Content(prefix))
         return Content("\n").join(lines)
 

@@ -848,6 +848,40 @@ ACTIONS: tuple[Action, ...] = (
         label="Save",
         help="Save the edited text as a new version",
     ),
+    Action(
+        "summary.review",
+        "SummaryScreen",
+        "review",
+        keys="ctrl+l",
+        label="Review losses",
+        help="Review what the selected version lost: add details back, edit, or keep it",
+    ),
+    # --- SummaryReview ---
+    Action(
+        "summary_review.accept",
+        "SummaryReview",
+        "accept",
+        keys="ctrl+s",
+        label="Keep",
+        help="Keep the summary as shown, edited or not",
+    ),
+    # Enter on the list of lost details (in the text, Enter is a new line).
+    Action(
+        "summary_review.add_back",
+        "SummaryReview",
+        "add_back",
+        keys="enter",
+        label="Add back",
+        help="Add the highlighted lost detail's sentence back into the summary",
+    ),
+    Action(
+        "summary_review.reject",
+        "SummaryReview",
+        "reject",
+        keys="escape",
+        label="Reject",
+        help="Keep nothing of this review (asks first if you edited the text)",
+    ),
     # --- VariantComparison ---
     Action(
         "variant.close",

@@ -116,6 +116,8 @@ class LayerPanel(Vertical, can_focus=True):
         /* Notes are read whole: they wrap, never cut at the panel's edge. */
         & > .layer-panel--notes { display: none; }
         & > .layer-panel--notes.-any { display: block; }
+        & > .layer-panel--flag { display: none; color: $text-error; }
+        & > .layer-panel--flag.-any { display: block; }
         &.-collapsed > .layer-panel--body, &.-collapsed > .layer-panel--notes { display: none; }
     }
     """
@@ -143,6 +145,8 @@ class LayerPanel(Vertical, can_focus=True):
         self._header.tooltip = "Click to fold or unfold this layer"
         self._body = Static(Content(), classes="layer-panel--body")
         self._notes = Static(Content(), classes="layer-panel--notes")
+        self._flag = Static(Content(), classes="layer-panel--flag")
+        self._flag_text = ""
         self._shown: tuple[LayerPlan, frozenset[str], frozenset[str]] | None = None
         self._used: Mapping[str, Use] = {}
         self.set_reactive(LayerPanel.collapsed, collapsed)
@@ -155,6 +159,7 @@ class LayerPanel(Vertical, can_focus=True):
 
     def compose(self) -> ComposeResult:
         yield self._header
+        yield self._flag
         yield self._body
         yield self._notes
 
@@ -190,6 +195,14 @@ class LayerPanel(Vertical, can_focus=True):
         notes = self._notes_content(layer_plan)
         self._notes.update(notes)
         self._notes.set_class(bool(notes), "-any")
+
+    def show_flag(self, text: str) -> None:
+        """A line under the header that asks for the user's attention ("" for none); it shows
+        while the panel is folded too."""
+        if text != self._flag_text:
+            self._flag_text = text
+            self._flag.update(Content(text))
+            self._flag.set_class(bool(text), "-any")
 
     def mark_used(self, used: Mapping[str, Use]) -> None:
         """Mark what the last reply most likely used (an estimate; evidence on hover)."""
@@ -401,6 +414,10 @@ class ContextPanels(VerticalScroll):
             if self._change is not None and layer_plan.layer is Layer.MEMORY:
                 added, removed = self._change.added, self._change.removed
             self.panels[layer_plan.layer].update_layer(layer_plan, added=added, removed=removed)
+
+    def flag_summary(self, text: str) -> None:
+        """Flag the summary layer ("" clears the flag): what it lost, not yet reviewed."""
+        self.panels[Layer.SUMMARY].show_flag(text)
 
     def mark_used(self, used: Mapping[str, Use]) -> None:
         """Mark in each layer what the last reply most likely used (an estimate)."""

@@ -254,7 +254,7 @@ class SummaryScreen(Dialog[SummaryAction | None]):
         if action in ("edit", "rebuild"):
             return True if view is not None else None
         if action == "review":
-            return True if view is not None and view.flagged else None
+            return view is not None and view.flagged > 0  # shown only where it applies
         return True
 
     def action_activate(self) -> None:

@@ -853,7 +853,7 @@ ACTIONS: tuple[Action, ...] = (
         "SummaryScreen",
         "review",
         keys="ctrl+l",
-        label="Review losses",
+        label="Review",
         help="Review what the selected version lost: add details back, edit, or keep it",
     ),
     # --- SummaryReview ---
@@ -865,11 +865,12 @@ ACTIONS: tuple[Action, ...] = (
         label="Keep",
         help="Keep the summary as shown, edited or not",
     ),
-    # Enter on the list of lost details (in the text, Enter is a new line).
+    # Enter on the list of lost details (in the text, Enter is a new line): the list's own
+    # select, named for what it does there.
     Action(
         "summary_review.add_back",
-        "SummaryReview",
-        "add_back",
+        "LostList",
+        "select",
         keys="enter",
         label="Add back",
         help="Add the highlighted lost detail's sentence back into the summary",

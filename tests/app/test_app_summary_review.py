@@ -127,7 +127,7 @@ async def test_escape_rejects_and_stores_nothing(
         await pilot.press("escape")
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("escape")  # no: back to the review, the edit still there
-        assert app.screen is review
+        assert app.screen_stack[-1] is review
         assert "1200 MB" in review.query_one("#review-text", TextArea).text
         await pilot.press("escape")
         await pilot.click("#confirm")

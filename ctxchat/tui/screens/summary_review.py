@@ -32,8 +32,8 @@ def lost_line(item: LostDetail) -> Text:
     """One lost detail as the review lists it: its kind, the detail as written, its turn."""
     line = Text(no_wrap=True, overflow="ellipsis", end="")
     line.append(f"{item.kind.value:<11}", style="bold")
-    line.append(clean(item.text))
-    line.append(f"  from message #{item.message_id}", style="dim")
+    line.append(clean(item.text) + "  ")
+    line.append(f"from message #{item.message_id}", style="dim")
     return line
 
 
@@ -42,6 +42,12 @@ def lost_count(count: int) -> str:
     if not count:
         return NOTHING_LOST
     return f"{count} detail{'s' if count != 1 else ''} lost:"
+
+
+class LostList(OptionList):
+    """The details the text lacks; Enter (select) on one adds it back."""
+
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("LostList")
 
 
 class SummaryReview(Dialog[str | None]):
@@ -117,16 +123,18 @@ class SummaryReview(Dialog[str | None]):
 
     @property
     def text(self) -> str:
-        """The summary as shown."""
-        return self.query_one("#review-text", TextArea).text
+        """The summary as shown, or as written when it is shown unedited (control
+        characters are shown, not sent to the terminal, in the box)."""
+        shown = self.query_one("#review-text", TextArea).text
+        return self._original if shown == clean(self._original) else shown
 
     def compose(self) -> ComposeResult:
         with Vertical() as dialog:
             dialog.border_title = self._title
             yield Static(self._headline, id="review-headline", markup=False)
-            yield TextArea(self._original, soft_wrap=True, id="review-text")
+            yield TextArea(clean(self._original), soft_wrap=True, id="review-text")
             yield Static(id="review-count", markup=False)
-            yield OptionList(id="review-lost")
+            yield LostList(id="review-lost")
             with Horizontal(id="review-buttons", classes="dialog--buttons"):
                 yield Button("Reject", id="reject")
                 yield Button(self._accept_label, id="accept", variant="primary")
@@ -155,18 +163,13 @@ class SummaryReview(Dialog[str | None]):
             self._lost = lost
             self._show_lost()
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "add_back":
-            return bool(self._lost) and self.focused is self.query_one("#review-lost")
-        return True
-
     @on(OptionList.OptionSelected, "#review-lost")
-    def action_add_back(self) -> None:
+    def _add_back(self) -> None:
         index = self.query_one("#review-lost", OptionList).highlighted
         if index is None or index >= len(self._lost):
             return
         editor = self.query_one("#review-text", TextArea)
-        editor.load_text(add_back(editor.text, self._lost[index], self._strategy))
+        editor.load_text(clean(add_back(self.text, self._lost[index], self._strategy)))
         self._text_changed()  # at once: load_text's Changed comes later
         if not self._lost:
             editor.focus()

@@ -18,7 +18,7 @@ from ctxchat.tui.screens.summary_review import NOTHING_LOST, SummaryReview
 from ctxchat.tui.screens.summary_versions import SummaryScreen
 
 from ..waiting import until
-from .app_harness import SIZE, MakeApp, seed, settle, typed
+from .app_harness import SIZE, MakeApp, Notes, seed, settle, typed
 
 SMALL_WORKING = "[context]\nmin_recent = 2\n[summary]\nauto = false\n"
 
@@ -195,20 +195,35 @@ async def test_markup_and_escapes_in_a_lost_item_are_shown_as_typed(
         assert not any("\x1b" in line for line in shown)
 
 
-async def test_an_automatic_fold_is_flagged_until_reviewed(
-    make_app: MakeApp, server: ScriptedModelServer
-) -> None:
-    app, notes = make_app(extra="[context]\nmin_recent = 2\n[summary]\nmax_unsummarized = 2\n")
+FOLD_AFTER_A_REPLY = "[context]\nmin_recent = 2\n[summary]\nmax_unsummarized = 2\n"
+
+
+def before_a_fold(make_app: MakeApp, server: ScriptedModelServer) -> tuple[CtxChatApp, Notes]:
+    """The app on two exchanges; the summary after the next reply drops the number and the
+    path."""
+    app, notes = make_app(extra=FOLD_AFTER_A_REPLY)
     seed(
         app.workspace.store, TURNS[:4], conversation_id=app.conversation_screen.session.conversation
     )
     server.script("All is clear now.", VAGUE)
+    return app, notes
+
+
+async def folded_after_a_reply(app: CtxChatApp, pilot: Pilot[Any]) -> None:
+    """A third question: after its reply the first two exchanges are folded on their own."""
+    await settle(pilot)
+    await typed(pilot, "Anything else?")
+    await pilot.press("enter")
+    await until(pilot, lambda: bool(stored(app)))
+    await settle(pilot)
+
+
+async def test_an_automatic_fold_is_flagged_until_reviewed(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, notes = before_a_fold(make_app, server)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await typed(pilot, "Anything else?")
-        await pilot.press("enter")
-        await until(pilot, lambda: bool(stored(app)))
-        await settle(pilot)
+        await folded_after_a_reply(app, pilot)
         assert stored(app) == [(1, VAGUE, True)]
         side = app.conversation_screen.query_one("#layer-summary")
         flag = side.query_one(".layer-panel--flag", Static)
@@ -236,17 +251,9 @@ async def test_an_automatic_fold_is_flagged_until_reviewed(
 async def test_editing_a_flagged_version_stores_a_reviewed_new_one(
     make_app: MakeApp, server: ScriptedModelServer
 ) -> None:
-    app, _ = make_app(extra="[context]\nmin_recent = 2\n[summary]\nmax_unsummarized = 2\n")
-    seed(
-        app.workspace.store, TURNS[:4], conversation_id=app.conversation_screen.session.conversation
-    )
-    server.script("All is clear now.", VAGUE)
+    app, _ = before_a_fold(make_app, server)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await typed(pilot, "Anything else?")
-        await pilot.press("enter")
-        await until(pilot, lambda: bool(stored(app)))
-        await settle(pilot)
+        await folded_after_a_reply(app, pilot)
         await pilot.press("f3", "ctrl+l")
         await until(pilot, lambda: isinstance(app.screen, SummaryReview))
         await pilot.press("enter")  # the number back

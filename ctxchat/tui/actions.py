@@ -907,6 +907,41 @@ ACTIONS: tuple[Action, ...] = (
         label="Cancel",
         help="Close without saving (asks first if the text changed)",
     ),
+    Action(
+        "summary.review",
+        "SummaryScreen",
+        "review",
+        keys="ctrl+l",
+        label="Review",
+        help="Review what the selected version lost: add details back, edit, or keep it",
+    ),
+    # --- SummaryReview ---
+    Action(
+        "summary_review.accept",
+        "SummaryReview",
+        "accept",
+        keys="ctrl+s",
+        label="Keep",
+        help="Keep the summary as shown, edited or not",
+    ),
+    # Enter on the list of lost details (in the text, Enter is a new line): the list's own
+    # select, named for what it does there.
+    Action(
+        "summary_review.add_back",
+        "LostList",
+        "select",
+        keys="enter",
+        label="Add back",
+        help="Add the highlighted lost detail's sentence back into the summary",
+    ),
+    Action(
+        "summary_review.reject",
+        "SummaryReview",
+        "reject",
+        keys="escape",
+        label="Reject",
+        help="Keep nothing of this review (asks first if you edited the text)",
+    ),
     # --- VariantComparison ---
     Action(
         "variant.close",

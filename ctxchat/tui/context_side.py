@@ -9,10 +9,15 @@ from textual.reactive import var
 from ctxchat.chat.session import ChatSession
 from ctxchat.core.budget import Layer
 from ctxchat.core.plan import ContextPlan
+from ctxchat.tui.actions import key_for
 from ctxchat.tui.on_screen import OnScreen
 from ctxchat.tui.parts.memory_curation import MemoryCuration
+from ctxchat.tui.screens.summary_versions import loss_flag
 from ctxchat.tui.widgets.layer_panel import ContextPanels
 from ctxchat.tui.widgets.memory_panel import MemoryPanel, PanelMessage
+
+VERSIONS = "context.summaries"
+"""The key that opens the summary's versions, where a flagged one is reviewed."""
 
 
 def system_source(session: ChatSession) -> str:
@@ -59,6 +64,13 @@ class ContextSide(Vertical):
         )
         self.memory_panel.show_memory(shown.session, plan)
         self.context_panels.panels[Layer.SYSTEM].show_source(system_source(shown.session))
+        active = shown.session.active_summary()
+        flag = ""
+        if active is not None and active.flagged:
+            flag = loss_flag(
+                len(active.lost), key_for(self.app, shown.session.settings.keymap, VERSIONS)
+            )
+        self.context_panels.flag_summary(flag)
 
     def forget_mode_change(self) -> None:
         """Drop the last mode switch's note (another conversation, or a message was sent)."""

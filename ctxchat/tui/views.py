@@ -53,6 +53,8 @@ class SummaryVersionView:
     edited: bool
     created_at: float
     active: bool
+    flagged: int = 0
+    """Details it lost that the user has not reviewed yet (0: nothing to review)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ from textual.widgets import Static
 from ctxchat.testing.server import Fault, ScriptedModelServer
 from ctxchat.tui.app import CtxChatApp
 from ctxchat.tui.screens.summarize_preview import SummarizePreview
+from ctxchat.tui.screens.summary_review import SummaryReview
 from ctxchat.tui.screens.summary_versions import SummaryScreen
 from ctxchat.tui.textual_compat import FooterKey
 from ctxchat.tui.widgets.jobs_line import JobsLine
@@ -100,6 +101,10 @@ async def test_a_summary_is_shown_with_its_seconds_until_it_ends(
         running.release.set()
         await until(pilot, lambda: jobs_text(app) == "")
         await settle(pilot)
+        # The summary made is shown for review over the versions; kept, it is in force.
+        assert isinstance(app.screen, SummaryReview)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
         await pilot.press("escape")
         assert versions(app) == ["They asked four questions about the database."]
         await until(pilot, lambda: "Cancel job" not in footer_keys(app))
@@ -161,7 +166,8 @@ async def test_a_second_summarize_while_one_runs_is_refused(
             "finish, or f9 cancels it."
         ]
         running.release.set()
-        await until(pilot, lambda: jobs_text(app) == "")
+        await until(pilot, lambda: isinstance(app.screen, SummaryReview))
+        await pilot.press("ctrl+s")
         await settle(pilot)
         assert versions(app) == ["They asked four questions about the database."]
         assert len(server.requests) == 1

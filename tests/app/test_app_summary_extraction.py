@@ -15,8 +15,10 @@ from ctxchat.testing.server import Fault, ScriptedModelServer
 from ctxchat.tui.app import CtxChatApp
 from ctxchat.tui.screens.extraction import ExtractionReview
 from ctxchat.tui.screens.summarize_preview import SummarizePreview
+from ctxchat.tui.screens.summary_review import SummaryReview
 from ctxchat.tui.screens.summary_versions import SummaryScreen
 
+from ..waiting import until
 from .app_harness import SIZE, MakeApp, exchange, seed, settle
 
 # Two recent messages stay in working memory; nothing is folded behind the test's back.
@@ -46,6 +48,13 @@ def versions(app: CtxChatApp) -> list[tuple[int, str, bool, bool]]:
             store.summaries(app.conversation_screen.session.conversation), key=lambda v: v.version
         )
     ]
+
+
+async def kept_as_written(app: CtxChatApp, pilot: Pilot[Any]) -> None:
+    """Keep the summary the model wrote, as the review shows it."""
+    await until(pilot, lambda: isinstance(app.screen, SummaryReview))
+    await pilot.press("ctrl+s")
+    await settle(pilot)
 
 
 async def summarize_now(app: CtxChatApp, pilot: Pilot[Any]) -> SummarizePreview:
@@ -78,7 +87,7 @@ async def test_summarize_now_previews_then_folds_into_summary_v1(
             "summary v1 with the summarize strategy."
         )
         await pilot.press("enter")  # the Summarize button has the focus
-        await settle(pilot)
+        await kept_as_written(app, pilot)
 
         assert versions(app) == [(1, "They asked four questions about the database.", False, True)]
         refs, text = summary_layer(app.conversation_screen.last_plan)
@@ -125,7 +134,7 @@ async def test_summary_versions_roll_back_edit_and_rebuild(
         await settle(pilot)
         await summarize_now(app, pilot)
         await pilot.press("enter")
-        await settle(pilot)
+        await kept_as_written(app, pilot)
 
         # Rebuild from the originals: a new version, in force.
         await pilot.press("f3")
@@ -179,7 +188,7 @@ async def test_a_failing_summarizer_keeps_the_summary_in_force(
         await settle(pilot)
         await summarize_now(app, pilot)
         await pilot.press("enter")
-        await settle(pilot)
+        await kept_as_written(app, pilot)
         seed(
             app.workspace.store,
             exchange(2, "backups"),

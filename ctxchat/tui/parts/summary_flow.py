@@ -12,10 +12,14 @@ from textual.notifications import SeverityLevel
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.summarizer import Summarizer, SummaryFailed, edit_summary, roll_back
 from ctxchat.chat.summary_job import current_job
+from ctxchat.chat.summary_review import SummaryProposal, accept, mark_reviewed, report_for
+from ctxchat.core.summary import FoldRange
+from ctxchat.core.summary_loss import still_lost
 from ctxchat.store import SummaryVersion
 from ctxchat.tui.actions import key_for
 from ctxchat.tui.job_words import CANCEL, InProgress, job_line, steps, summary_progress
 from ctxchat.tui.parts.part import Flow, Job
+from ctxchat.tui.screens.summary_review import SummaryReview
 from ctxchat.tui.views import MessageView, SummaryVersionView
 
 if TYPE_CHECKING:
@@ -75,13 +79,7 @@ class SummaryFlow(Flow):
 
         def confirmed(go: bool | None) -> None:
             if go:
-                self._run(
-                    session,
-                    f"Summarizing {len(fold.messages)} messages",
-                    lambda summarizer: summarizer.fold(fold),
-                    lambda version: f"Summary v{version.version} is in force.",
-                    announce=True,
-                )
+                self._propose(session, fold)
 
         from ctxchat.tui.screens.summarize_preview import SummarizePreview
 
@@ -90,6 +88,106 @@ class SummaryFlow(Flow):
                 previews, next_version=next_version, strategy=session.settings.summary.strategy
             ),
             confirmed,
+        )
+
+    def _propose(self, session: ChatSession, fold: FoldRange) -> None:
+        """Have the model write the summary with `fold` folded in, then show it for review:
+        it goes into force only when the user keeps it."""
+        busy = self.busy(session)
+        if busy is not None:
+            self.notify(busy, severity="warning", markup=False)
+            return
+
+        async def write() -> None:
+            self.notify(f"Summarizing {len(fold.messages)} messages…", markup=False)
+            try:
+                proposal = await Summarizer.for_session(session).propose(fold)
+            except SummaryFailed as error:
+                self.notify(
+                    f"{error} The previous summary stays in force.", severity="error", markup=False
+                )
+                return
+            self._review_proposal(session, proposal)
+
+        self.run_job(
+            f"Summarizing {len(fold.messages)} messages", write, group="summary", session=session
+        )
+
+    def _review_proposal(self, session: ChatSession, proposal: SummaryProposal) -> None:
+        """The model's summary and what it lost, kept (as shown) or rejected by the user."""
+        versions = session.store.summaries(session.conversation)
+        number = (max(v.version for v in versions) + 1) if versions else 1
+        folded = proposal.folded
+        headline = (
+            f"The model's summary v{number}, folding messages #{folded[0].id}–#{folded[-1].id}. "
+            "Edit it, add lost details back, then keep it; nothing is in force until then."
+        )
+
+        def reviewed(text: str | None) -> None:
+            if text is None:
+                self.notify("Summary rejected: the turns stay as they were.", markup=False)
+                return
+            try:
+                version = accept(session, proposal, text)
+                mark_reviewed(session, version.id)
+            except SummaryFailed as error:
+                self.notify(f"Nothing was stored: {error}", severity="error", markup=False)
+                return
+            self.notify(f"Summary v{version.version} is in force.", markup=False)
+            self.post_up(lambda: self.Changed(session))
+
+        self.app.push_screen(
+            SummaryReview(
+                proposal.text,
+                lambda text: report_for(proposal, text),
+                title="Review the summary",
+                headline=headline,
+                strategy=proposal.strategy,
+            ),
+            reviewed,
+        )
+
+    def _review_version(self, session: ChatSession, version_id: int) -> None:
+        """Review what a stored version lost: keeping it as it is marks it reviewed; an
+        edited text is stored as a new version (reviewed too)."""
+        version = next(
+            (v for v in session.store.summaries(session.conversation) if v.id == version_id), None
+        )
+        if version is None:
+            return
+        covered = [m for m in session.history() if m.id <= version.last_message_id]
+
+        def reviewed(text: str | None) -> None:
+            if text is None:
+                return
+            try:
+                if text.strip() == version.text.strip():
+                    mark_reviewed(session, version.id)
+                    self.notify(f"Summary v{version.version} kept as it is.", markup=False)
+                else:
+                    active = session.active_summary()
+                    if active is None or active.id != version.id:
+                        roll_back(session, version.id)
+                    edited = edit_summary(session, text)
+                    mark_reviewed(session, edited.id)
+                    self.notify(f"Saved your edit as summary v{edited.version}.", markup=False)
+            except SummaryFailed as error:
+                self.notify(str(error), severity="error", markup=False)
+            self.post_up(lambda: self.Changed(session))
+
+        self.app.push_screen(
+            SummaryReview(
+                version.text,
+                lambda text: still_lost(covered, version.lost, text),
+                title=f"Review summary v{version.version}",
+                headline=(
+                    f"Summary v{version.version}, messages #{version.first_message_id}–"
+                    f"#{version.last_message_id}. Keep it as it is, or edit it (a new version)."
+                ),
+                strategy=version.strategy,
+                discard_question="Throw away your edits? The summary stays as it was.",
+            ),
+            reviewed,
         )
 
     def fold_pending(self, session: ChatSession) -> None:
@@ -129,6 +227,7 @@ class SummaryFlow(Flow):
                 edited=v.edited,
                 created_at=v.created_at,
                 active=active is not None and v.id == active.id,
+                flagged=len(v.lost) if v.flagged else 0,
             )
             for v in session.store.summaries(session.conversation)
         ]
@@ -140,7 +239,12 @@ class SummaryFlow(Flow):
         from ctxchat.tui.screens.summary_versions import SummaryScreen
 
         self.app.push_screen(
-            SummaryScreen(views, progress=lambda: self.in_progress(session)), chosen
+            SummaryScreen(
+                views,
+                progress=lambda: self.in_progress(session),
+                review_key=key_for(self.app, session.settings.keymap, "summary.review"),
+            ),
+            chosen,
         )
 
     # --- the summary being made -----------------------------------------------------------
@@ -209,6 +313,8 @@ class SummaryFlow(Flow):
                 self.summarize()
             elif action.action == "cancel":
                 self.cancel_job()
+            elif action.action == "review" and action.version_id is not None:
+                self._review_version(session, action.version_id)
         except SummaryFailed as error:
             self.notify(str(error), severity="error", markup=False)
         self.post_up(lambda: self.Changed(session))

@@ -23,7 +23,7 @@ from ctxchat.tui.text import clean, plain, tokens
 from ctxchat.tui.views import SummaryVersionView
 from ctxchat.tui.widgets.footer import KeyFooter
 
-SummaryActionKind = Literal["activate", "edit", "rebuild", "summarize", "cancel"]
+SummaryActionKind = Literal["activate", "edit", "rebuild", "summarize", "cancel", "review"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +32,8 @@ class SummaryAction:
 
     "activate" rolls back to `version_id`; "edit" stores `text` as a new, edited version of
     `version_id`; "rebuild" summarizes the originals again; "summarize" folds now (the app
-    shows `SummarizePreview` first); "cancel" stops the summary this app is making.
+    shows `SummarizePreview` first); "cancel" stops the summary this app is making;
+    "review" opens what `version_id` lost for review (`SummaryReview`).
     `version_id` is None only for "summarize" and "cancel".
     """
 
@@ -50,6 +51,8 @@ def version_label(view: SummaryVersionView) -> Text:
         label.append(" active", style="green")
     if view.edited:
         label.append(" edited", style="yellow")
+    if view.flagged:
+        label.append(f" ⚑{view.flagged}", style="bold red")
     label.append(f"\n  #{view.first_message_id}–#{view.last_message_id}", style="dim")
     return label
 
@@ -68,6 +71,11 @@ def version_details(view: SummaryVersionView) -> Text:
     details.append(f"v{view.version}", style="bold")
     details.append("  " + " · ".join(part for part in parts if part), style="dim")
     return details
+
+
+def loss_flag(lost: int, key: str) -> str:
+    """The flag on a summary in force that lost details nobody reviewed yet."""
+    return f"⚑ {lost} detail{'s' if lost != 1 else ''} lost — {key} to review"
 
 
 class SummaryScreen(Dialog[SummaryAction | None]):
@@ -97,6 +105,15 @@ class SummaryScreen(Dialog[SummaryAction | None]):
         #summary-details {
             height: auto;
             margin-bottom: 1;
+        }
+        #summary-flag {
+            height: auto;
+            margin-bottom: 1;
+            color: $text-error;
+            display: none;
+        }
+        #summary-flag.-flagged {
+            display: block;
         }
         #summary-scroll {
             height: 1fr;
@@ -131,10 +148,12 @@ class SummaryScreen(Dialog[SummaryAction | None]):
         versions: Sequence[SummaryVersionView],
         *,
         progress: Callable[[], InProgress | None] = lambda: None,
+        review_key: str = "ctrl+l",
     ) -> None:
         """`progress` tells the summary being made now, if one is (asked each second while
-        it runs)."""
+        it runs); `review_key` is the key a flagged version's line names."""
         super().__init__()
+        self._review_key = review_key
         self._versions = sorted(versions, key=lambda v: v.version, reverse=True)
         self._progress = progress
         self._in_progress = progress()
@@ -181,6 +200,7 @@ class SummaryScreen(Dialog[SummaryAction | None]):
             )
             with Vertical(id="summary-pane"):
                 yield Static(id="summary-details")
+                yield Static(id="summary-flag", markup=False)
                 with VerticalScroll(id="summary-scroll"):
                     yield Static(id="summary-text")
                 yield TextArea(soft_wrap=True, id="summary-edit")
@@ -201,6 +221,9 @@ class SummaryScreen(Dialog[SummaryAction | None]):
             return
         self.query_one("#summary-details", Static).update(version_details(view))
         self.query_one("#summary-text", Static).update(plain(view.text))
+        flag = self.query_one("#summary-flag", Static)
+        flag.update(loss_flag(view.flagged, self._review_key) if view.flagged else "")
+        flag.set_class(bool(view.flagged), "-flagged")
         self.refresh_bindings()
 
     def _tell_progress(self) -> None:
@@ -223,13 +246,15 @@ class SummaryScreen(Dialog[SummaryAction | None]):
             return self._in_progress is not None and self._in_progress.cancellable
         if action == "summarize" and self._in_progress is not None:
             return False  # one is being made: not a second
-        if action in ("activate", "edit", "rebuild", "summarize") and self.editing:
+        if action in ("activate", "edit", "rebuild", "summarize", "review") and self.editing:
             return False
         view = self.selected
         if action == "activate":
             return True if view is not None and not view.active else None
         if action in ("edit", "rebuild"):
             return True if view is not None else None
+        if action == "review":
+            return view is not None and view.flagged > 0  # shown only where it applies
         return True
 
     def action_activate(self) -> None:
@@ -260,6 +285,11 @@ class SummaryScreen(Dialog[SummaryAction | None]):
             self._stop_editing()
             return
         self.dismiss(SummaryAction("edit", view.id, text))
+
+    def action_review(self) -> None:
+        view = self.selected
+        if view is not None and view.flagged:
+            self.dismiss(SummaryAction("review", view.id))
 
     def action_rebuild(self) -> None:
         view = self.selected

@@ -135,6 +135,8 @@ class LayerPanel(Vertical, can_focus=True):
         & > .layer-panel--source { display: none; color: $foreground-muted; }
         & > .layer-panel--source.-any { display: block; }
         & > .layer-panel--source:hover { background: $boost; }
+        & > .layer-panel--flag { display: none; color: $text-error; }
+        & > .layer-panel--flag.-any { display: block; }
         &.-collapsed > .layer-panel--scroll, &.-collapsed .layer-panel--body,
         &.-collapsed > .layer-panel--notes, &.-collapsed > .layer-panel--source {
             display: none;
@@ -177,6 +179,8 @@ class LayerPanel(Vertical, can_focus=True):
         self._notes = Static(Content(), classes="layer-panel--notes")
         self._source = Static(Content(), classes="layer-panel--source")
         self._source.tooltip = "Click to choose a preset; click the prompt to edit it"
+        self._flag = Static(Content(), classes="layer-panel--flag")
+        self._flag_text = ""
         self._shown: tuple[LayerPlan, frozenset[str], frozenset[str]] | None = None
         self._used: Mapping[str, Use] = {}
         self.set_reactive(LayerPanel.collapsed, collapsed)
@@ -189,6 +193,7 @@ class LayerPanel(Vertical, can_focus=True):
 
     def compose(self) -> ComposeResult:
         yield self._header
+        yield self._flag
         yield self.body_scroll
         yield self._notes
         yield self._source
@@ -263,6 +268,14 @@ class LayerPanel(Vertical, can_focus=True):
         notes = self._notes_content(layer_plan)
         self._notes.update(notes)
         self._notes.set_class(bool(notes), "-any")
+
+    def show_flag(self, text: str) -> None:
+        """A line under the header that asks for the user's attention ("" for none); it shows
+        while the panel is folded too."""
+        if text != self._flag_text:
+            self._flag_text = text
+            self._flag.update(Content(text))
+            self._flag.set_class(bool(text), "-any")
 
     def mark_used(self, used: Mapping[str, Use]) -> None:
         """Mark what the last reply most likely used (an estimate; evidence on hover)."""
@@ -474,6 +487,10 @@ class ContextPanels(VerticalScroll):
             if self._change is not None and layer_plan.layer is Layer.MEMORY:
                 added, removed = self._change.added, self._change.removed
             self.panels[layer_plan.layer].update_layer(layer_plan, added=added, removed=removed)
+
+    def flag_summary(self, text: str) -> None:
+        """Flag the summary layer ("" clears the flag): what it lost, not yet reviewed."""
+        self.panels[Layer.SUMMARY].show_flag(text)
 
     def mark_used(self, used: Mapping[str, Use]) -> None:
         """Mark in each layer what the last reply most likely used (an estimate)."""

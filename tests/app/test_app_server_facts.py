@@ -46,7 +46,7 @@ async def test_the_panel_shows_the_probed_window_and_the_servers_count(
         await settle(pilot)
         after_a_turn = str(app.query_one(BudgetBar).render())
 
-    assert "window 4,096 (probed)" in at_start
+    assert "window 4,096 (measured at the server)" in " ".join(at_start.split())
     assert "not counted by the server yet" in at_start
     assert "1 not counted by the server yet" in " ".join(typing.split())
     # Everything sent and received was counted by the server once the turn was over.

@@ -447,7 +447,13 @@ class ConversationView(VerticalScroll, can_focus=True):
         return item, item.virtual_region.y - self.scroll_y
 
     def _restore(self, keep: tuple[MessageItem, float] | None) -> None:
-        if keep is not None:
+        revealed = self._revealed
+        if revealed is not None and revealed.is_mounted:
+            # A turn just opened (a search hit) stays the one on show as a page loads and
+            # the far end is let go: the page may weigh what it replaces, and then no size
+            # changes to centre it again.
+            self._centre(revealed)
+        elif keep is not None:
             item, offset = keep
             self.scroll_to(
                 y=item.virtual_region.y - offset,

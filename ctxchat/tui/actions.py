@@ -1472,7 +1472,7 @@ ACTIONS: tuple[Action, ...] = (
         "scope",
         keys="ctrl+g",
         label="Scope",
-        help="Make the entry global or for this conversation only",
+        help="Make the entry global, its project's (when this conversation is in one) or this conversation's only",
     ),
     Action(
         "memory.toggle",

@@ -182,3 +182,38 @@ async def test_a_new_version_of_a_projects_entry_stays_the_projects(make_app: Ma
         )
         assert store.get_memory(old.id).superseded_by == new.id
         assert memory_refs(app.conversation_screen.last_plan) == [new.ref]
+
+
+async def test_ctrl_g_puts_an_entry_in_this_conversations_project_then_here_then_global(
+    make_app: MakeApp,
+) -> None:
+    """In a conversation of a project, the panel's scope key goes global → the project's →
+    this conversation's → global; outside a project, global ↔ this conversation."""
+    app, _ = make_app()
+    store = app.workspace.store
+    project = store.create_project("Allotment").id
+    garden = app.conversation_screen.session.conversation_id
+    assert garden is not None
+    store.move_to_project(garden, project)
+    entry = store.add_memory(MemoryKind.FACT, CLAY)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        panel = app.query_one("#memory", MemoryPanel)
+        await pilot.press("f6")
+        seen: list[tuple[int | None, int | None, str]] = []
+        for _ in range(3):
+            await pilot.press("ctrl+g")
+            await settle(pilot)
+            stored = store.get_memory(entry.id)
+            seen.append((stored.project_id, stored.conversation_id, panel.entries[0].scope_words))
+        assert seen == [
+            (project, None, "project Allotment"),
+            (None, garden, "this conversation"),
+            (None, None, "global"),
+        ]
+        # Out of the project: straight from global to this conversation.
+        store.move_to_project(garden, None)
+        app.conversation_screen.session.forget_memory()
+        await pilot.press("ctrl+g")
+        await settle(pilot)
+        assert store.get_memory(entry.id).conversation_id == garden

@@ -50,9 +50,16 @@ class MemoryCuration(Part):
             case MemoryPanel.KindCycled(entry_id=entry_id, kind=kind):
                 self._update(session, entry_id, kind=kind)
             case MemoryPanel.ScopeToggled(entry_id=entry_id, make_global=make_global):
-                if make_global or session.conversation_id is not None:
-                    scope = None if make_global else session.conversation_id
-                    self._update(session, entry_id, conversation_id=scope)
+                # Global, then this conversation's project (when it is in one), then this
+                # conversation only, then global again.
+                project = session.project_id()
+                entry = session.memory_book.get(entry_id)
+                if make_global:
+                    self._update(session, entry_id, conversation_id=None, project_id=None)
+                elif entry.project_id is None and project is not None:
+                    self._update(session, entry_id, project_id=project)
+                elif session.conversation_id is not None:
+                    self._update(session, entry_id, conversation_id=session.conversation_id)
             case MemoryPanel.Toggled(entry_id=entry_id, enabled=enabled):
                 self._update(session, entry_id, enabled=enabled)
             case MemoryPanel.SwitchedHere(entry_id=entry_id, on=on):

@@ -387,6 +387,18 @@ async def conversation_states(root: Path, forbidden: list[str]) -> None:
 
                 await pilot.press("ctrl+o")
                 await shoot(pilot, "objective-mode", forbidden)
+                await pilot.press("ctrl+o")
+
+                # The task layer: its goal and steps, edited in f10.
+                book = app.conversation_screen.session.task_book
+                book.set_goal("Ship the notes app's sync on SQLite")
+                for step in ("Turn on WAL", "Sync over HTTPS", "Test offline edits"):
+                    book.add_step(step)
+                book.mark_done(1, True)
+                app.conversation_screen.refresh_plan()
+                await pilot.press("f10")
+                await shoot(pilot, "task", forbidden)
+                await pilot.press("escape")
         finally:
             workspace.close()
 

@@ -108,7 +108,7 @@ def rendered_tokens(root: str, sent: list[dict[str, str]]) -> int:
 def test_a_session_with_llama_server(home: Path, llama_server: str) -> None:
     env = dict(os.environ, **harness.test_env(home, home / "config.toml"))
     with PtyProcess([], env) as app:
-        app.read_until(lambda out: b"window 2,048 (server)" in _CONTROL.sub(b"", out))
+        app.read_until(lambda out: b"window 2,048 (from the server)" in _CONTROL.sub(b"", out))
 
         app.write(b"Name a colour.\r")
         app.read_until(lambda _: answered(home, 2), PATIENCE)

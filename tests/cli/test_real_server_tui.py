@@ -81,7 +81,9 @@ def test_a_day_on_a_real_server_from_the_command_lines_base_url(
         terminal = Terminal(env, columns=160, rows=45, args=["--base-url", proxy.base_url])
         try:
             until_true(
-                lambda: b"(probed)" in terminal.output, what="the window probed", timeout=PATIENCE
+                lambda: b"(measured" in terminal.output,
+                what="the window measured at the server",
+                timeout=PATIENCE,
             )
             terminal.write(b"Name a colour.\r")
             until_true(lambda: ended(database, 2), what="the first reply stored", timeout=PATIENCE)

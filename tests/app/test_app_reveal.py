@@ -61,10 +61,18 @@ def is_selected(view: ConversationView, message_id: int) -> bool:
 
 
 async def quiet(pilot: Pilot[Any]) -> None:
-    """Let every refresh, scroll and page load the reveal started run to its end."""
-    for _ in range(6):
+    """Let every refresh, scroll and page load the reveal started run to its end: until a
+    settled app shows the same turns, at the same place, twice in a row."""
+    app = pilot.app
+    assert isinstance(app, CtxChatApp)
+    view = app.conversation_screen.conversation_view
+    shown: object = None
+    while True:
         await settle(pilot)
-        await pilot.pause(0.02)
+        now = (view.window, view.scroll_y, view.virtual_size, tuple(visible_ids(view)))
+        if now == shown:
+            return
+        shown = now
 
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((160, 45), id="160x45")]

@@ -72,6 +72,12 @@ _TOP_P_HELP = (
 )
 
 
+def sendable_key(key: str) -> bool:
+    """Whether a request header can carry `key`: ASCII and printable (a Cyrillic letter
+    pasted for a Latin one, a typographic quote or a line break cannot go)."""
+    return key.isascii() and key.isprintable()
+
+
 MAX_WINDOW = 100_000_000
 """Tokens: far above any model's window (ten million is the largest announced); a larger
 number is a typo, refused with the line it is on rather than planned with."""
@@ -173,7 +179,7 @@ class ProviderProfile:
     def _sendable(self, key: str, source: str) -> str:
         """`key`, if a request header can carry it; else UnusableApiKey (an HTTP library
         fails on it deep inside a request otherwise)."""
-        if not (key.isascii() and key.isprintable()):
+        if not sendable_key(key):
             raise UnusableApiKey(self.name, source)
         return key
 

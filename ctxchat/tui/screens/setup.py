@@ -18,6 +18,7 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSet, Static
 
 from ctxchat.config.schema import OPENAI_DEFAULT_BASE_URL
+from ctxchat.config.settings import sendable_key
 from ctxchat.model.discovery import UrlAnswer, probe_url, url_problem
 from ctxchat.redaction import shown_url
 from ctxchat.tui.actions import bindings_for
@@ -91,7 +92,7 @@ def check_choice(
     key = api_key.strip()
     if any(char.isspace() for char in key):
         problems.append("A key has no spaces: paste it again.")
-    elif not key.isascii() or not key.isprintable():
+    elif not sendable_key(key):
         problems.append(
             "A key has only ASCII letters, digits and punctuation: look for a non-Latin "
             "letter or a typographic quote pasted with it."
@@ -400,7 +401,7 @@ class SetupScreen(Screen[SetupChoice | None]):
             return
         key = self._key() or self._env.get(self._input("env").value.strip(), "").strip()
         # A key no request can carry is not sent (saving it is refused, saying why).
-        self._ask(url, key if key.isascii() and key.isprintable() else None)
+        self._ask(url, key if sendable_key(key) else None)
 
     @work(exclusive=True, group="setup-probe", exit_on_error=False)
     async def _ask(self, url: str, key: str | None) -> None:

@@ -23,7 +23,7 @@ class AdaptivePolicy:
     """
 
     recall_share: float = 0.10
-    recall_most: float = 0.50
+    recall_most: float = 0.80
     long_after_turns: int = 20
     long_shift: float = 0.10
     recall_enabled: bool = True
@@ -98,7 +98,7 @@ def shares_in_force(
             )
         else:
             reasons.append(f"recall found earlier messages: it takes {_pct(moved)} from working")
-    if turns > policy.long_after_turns and policy.long_shift > 0:
+    if turns > policy.long_after_turns and policy.long_shift > 0 and working > 0:
         moved = min(policy.long_shift, working)
         working -= moved
         to_recall = moved / 2 if policy.recall_enabled else 0.0

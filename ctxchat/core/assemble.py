@@ -160,6 +160,7 @@ def assemble_context(
     if turns is None and adaptive is not None:
         turns = sum(1 for m in history if m.role == "user") + (new_input is not None)
     recall, recalled_excluded = _without_excluded(recall, history)
+    demand = recall_demand(recall, budget.total)
     in_force = shares_in_force(
         budget.shares,
         turns=turns or 0,
@@ -167,7 +168,7 @@ def assemble_context(
         policy=adaptive,
         has_task=task is not None and not task.empty,
         files=len(files),
-        demand=recall_demand(recall, budget.total),
+        demand=demand,
     )
     if in_force.reasons:
         budget = dataclasses.replace(budget, shares=in_force.shares)  # the margin stays
@@ -253,13 +254,29 @@ def assemble_context(
 
     # Recall is decided after working memory (it must not repeat what working memory
     # holds), so its share is set aside first and whatever it leaves flows back.
-    recall_allowance = min(budget.nominal(Layer.RECALL), remaining) if recall else 0
     split = _split_history(history, summary, excluded_ids)
+    recall_allowance = min(budget.nominal(Layer.RECALL), remaining) if recall else 0
+    lent = 0
+    if recall and adaptive is not None and adaptive.recall_enabled:
+        unused = (
+            budget.nominal(Layer.SYSTEM)
+            - system_cost
+            + sum(
+                budget.nominal(layer.layer) - layer.tokens
+                for layer in (memory_layer, summary_layer, task_layer, files_layer)
+            )
+        )
+        lent = recall_loan(
+            min(adaptive.recall_most, demand.share) * total - recall_allowance,
+            unused,
+            remaining - recall_allowance - _recent_tokens(split.candidates, options.min_recent),
+        )
+        recall_allowance += lent
     choice, working_messages = _choose_working(
         split.candidates, remaining - recall_allowance, options
     )
     recall_layer, recall_text = plan_recall(
-        budget, counter, recall, working_messages, memory_layer, recall_allowance
+        budget, counter, recall, working_messages, memory_layer, recall_allowance, lent
     )
     if recall_layer.tokens < recall_allowance:
         # Whatever the other layers did not use flows to working memory.
@@ -267,7 +284,13 @@ def assemble_context(
             split.candidates, remaining - recall_layer.tokens, options
         )
         recall_layer, recall_text = plan_recall(
-            budget, counter, recall, working_messages, memory_layer, recall_layer.tokens
+            budget,
+            counter,
+            recall,
+            working_messages,
+            memory_layer,
+            recall_layer.tokens,
+            max(0, lent - (recall_allowance - recall_layer.tokens)),
         )
     working_layer = _working_layer(
         budget, summary, split, choice, working_messages, options, warnings, summary_run
@@ -570,6 +593,19 @@ def _choose_working(
         start = choice.start if choice.chosen else len(candidates)
         return choice, candidates[start:]
     return choice, [candidates[i] for i in choice.chosen]
+
+
+def recall_loan(wanted: int | float, unused: int, room: int) -> int:
+    """The tokens recall borrows beyond its share: what its strong matches still want
+    (`wanted`), out of what the system prompt, memory, summary, task and files left of their
+    shares (`unused`), never cutting into the room the newest messages need (`room`: what
+    the budget holds beyond recall's share and those messages)."""
+    return max(0, min(int(wanted), unused, room))
+
+
+def _recent_tokens(candidates: Sequence[HistoryMessage], min_recent: int) -> int:
+    """What the newest `min_recent` messages that may be sent cost."""
+    return sum(m.tokens for m in candidates[-min_recent:]) if min_recent > 0 else 0
 
 
 def _working_layer(

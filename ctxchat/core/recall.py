@@ -526,9 +526,11 @@ def plan_recall(
     working: Sequence[HistoryMessage],
     memory_layer: LayerPlan,
     allowance: int,
+    lent: int = 0,
 ) -> tuple[LayerPlan, str | None]:
     """The recall layer: the best hits that are not in working memory, until `allowance`
     tokens are used (a hit that does not fit is skipped for smaller ones after it).
+    `lent` of them are tokens the other layers left unused, lent to recall's strong matches.
 
     A memory entry is recalled only when the memory layer dropped it for its budget: entries
     left out by objective mode or by the user stay out.
@@ -585,11 +587,15 @@ def plan_recall(
                     preview(hit.content),
                 )
             )
-    hints = ("newer messages outrank older ones on the same topic",) if chosen else ()
+    hints: tuple[str, ...] = ()
+    if chosen:
+        hints = ("newer messages outrank older ones on the same topic",)
+    if chosen and lent:
+        hints += (f"its strong matches also took {lent:,} tokens the other layers left unused",)
     layer = LayerPlan(
         Layer.RECALL,
-        budget.nominal(Layer.RECALL),
-        budget.shares.recall,
+        budget.nominal(Layer.RECALL) + lent,
+        budget.shares.recall + (lent / budget.total if budget.total else 0.0),
         used if chosen else 0,
         tuple(items),
         tuple(left_out),

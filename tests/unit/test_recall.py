@@ -446,6 +446,68 @@ def test_the_recall_share_is_filled_by_tokens_skipping_what_does_not_fit(
     )
 
 
+def _strong_recall_plan(
+    counter: TokenCounter, make_history: History, newest: str = "", **changes: Any
+) -> tuple[list[HistoryMessage], Any]:
+    """A long conversation whose old messages all match the question about equally well
+    (their strong matches want more than working memory's whole share), planned with an
+    empty memory and no summary, the newest 4 messages kept; `newest` is added to each of
+    the last 20 messages."""
+    texts = [f"Old note {i} about the garden shed and its roof." for i in range(200)]
+    texts += [f"A newer word {i} about nothing much. {newest}" for i in range(20)]
+    history = make_history(texts)
+    hits = rank_recall([_hit(m, len(texts) - m.id) for m in history[:200]], ["garden"])
+    kwargs: dict[str, Any] = dict(
+        budget=Budget(4_000, 500),
+        counter=counter,
+        mode=Mode.PERSONALIZATION,
+        system_prompt="S",
+        memory=[],
+        summary=None,
+        history=history,
+        new_input="What did we say about the garden shed?",
+        recall=hits,
+        adaptive=AdaptivePolicy(),
+        options=AssemblyOptions(min_recent=4),
+    )
+    return history, assemble_context(**(kwargs | changes))
+
+
+def test_strong_matches_borrow_what_the_other_layers_leave_unused(
+    counter: TokenCounter, make_history: History
+) -> None:
+    _, plan = _strong_recall_plan(counter, make_history)
+    recall = plan.layer(Layer.RECALL)
+    share = plan.shares["recall"]
+    assert share == 0.6  # all of working's share
+    # Beyond it: the system prompt, memory and summary used almost none of theirs.
+    own = int(share * plan.total_budget)
+    assert own < recall.tokens <= recall.budget <= 0.8 * plan.total_budget
+    assert recall.tokens / plan.total_budget <= recall.share
+    assert (
+        f"its strong matches also took {recall.budget - own:,} tokens the other layers left "
+        "unused" in recall.hints
+    )
+    assert sum(layer.tokens for layer in plan.layers) == plan.tokens <= plan.total_budget
+    # With at most working's share, recall borrows nothing.
+    _, capped = _strong_recall_plan(counter, make_history, adaptive=AdaptivePolicy(recall_most=0.6))
+    assert capped.layer(Layer.RECALL).budget == own
+    assert not any("also took" in hint for hint in capped.layer(Layer.RECALL).hints)
+
+
+def test_recall_borrows_nothing_that_the_newest_messages_need(
+    counter: TokenCounter, make_history: History
+) -> None:
+    # The newest 4 messages take about a third of the budget: recall's own share leaves
+    # them room, and what it borrows must not take that room.
+    history, plan = _strong_recall_plan(counter, make_history, newest="word " * 280)
+    newest = [f"message:{m.id}" for m in history[-4:]]
+    working = [item.ref for item in plan.layer(Layer.WORKING).items]
+    assert working[-4:] == newest
+    assert not any("fit the budget" in warning for warning in plan.warnings)
+    assert plan.layer(Layer.RECALL).budget > int(plan.shares["recall"] * plan.total_budget)
+
+
 def test_the_demand_counts_the_hits_scoring_a_fifth_of_the_best(make_history: History) -> None:
     history = make_history([f"message {i} about the garden" for i in range(10)])
     found = [

@@ -449,9 +449,12 @@ def stalled_error(seconds: float, partial_text: str, *, started: bool) -> Provid
     return ProviderError(ErrorKind.STALLED, message, action, partial_text=partial_text)
 
 
-def empty_reply_error(*, likely_overflow: bool, window: int | None = None) -> ProviderError:
+def empty_reply_error(
+    *, likely_overflow: bool, window: int | None = None, prompt_tokens: int | None = None
+) -> ProviderError:
     """The stream ended without any text and without saying why; `window` is the server's
-    window when asking it afterwards showed the prompt was longer."""
+    window when asking it afterwards showed the prompt was longer (`prompt_tokens` by its
+    count: what the next plan is fitted to)."""
     if window is not None:
         return ProviderError(
             ErrorKind.CONTEXT_OVERFLOW,
@@ -459,6 +462,7 @@ def empty_reply_error(*, likely_overflow: bool, window: int | None = None) -> Pr
             f"window ({window} tokens).",
             OVERFLOW_ACTION,
             context_window=window,
+            prompt_tokens=prompt_tokens,
         )
     if likely_overflow:
         return ProviderError(

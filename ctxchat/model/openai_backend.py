@@ -325,7 +325,7 @@ class OpenAIBackend(ModelBackend):
     async def _empty_reply(self, sent: Sequence[Mapping[str, str]], model: str) -> ProviderError:
         """An empty stream; llama-cpp-python's way of refusing an over-long streamed prompt,
         which one probe of its window and one count of the prompt tell apart."""
-        window = None
+        window = prompt = None
         ask = self._side_requests()
         tokenizer = await self._tokenizer_endpoint(ask, model)
         if tokenizer is LLAMA_CPP_PYTHON_TOKENIZER:
@@ -335,7 +335,11 @@ class OpenAIBackend(ModelBackend):
             prompt = await self._count_tokens("\n".join(m.get("content") or "" for m in sent))
             if found is not None and found.window and prompt and prompt >= found.window * 0.9:
                 window = found.window
-        error = empty_reply_error(likely_overflow=self._likely_overflow(sent, model), window=window)
+        error = empty_reply_error(
+            likely_overflow=self._likely_overflow(sent, model),
+            window=window,
+            prompt_tokens=prompt if window is not None else None,
+        )
         self._learn_window(model, error)
         return error
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ctxchat.chat.session import ChatSession
-from ctxchat.chat.turn import TurnFinished, send_message
+from ctxchat.chat.turn import TurnFinished, TurnRetried, send_message
 from ctxchat.config.settings import ContextSettings, ProviderProfile, Settings
 from ctxchat.model.openai_backend import OpenAIBackend
 from ctxchat.store import Store
@@ -176,3 +176,41 @@ async def test_a_later_run_counts_exactly_from_kept_facts_without_the_server(
     assert facts is not None and facts.tokenizer_name == "llama-cpp-python"
     assert plan.exact
     assert plan.counter_note.startswith("exact: server tokenizer, ")
+
+
+async def test_a_prompt_the_server_counts_over_its_window_is_fitted_to_its_count_and_sent_again(
+    store: Store, server: ScriptedModelServer, backend: OpenAIBackend
+) -> None:
+    # The server's tokenizer counts every "!" as a token: these texts cost it more than
+    # twice ctxchat's estimate, so a plan that fits the budget by ctxchat's count is longer
+    # than the window by the server's, which llama-cpp-python answers with an empty stream.
+    session = open_session(store, server, backend)
+    await session.detect_window()
+    for number in range(30):
+        text = f"Turn {number}: " + "Wow!!!! " * 30
+        session.add_user_message(text)
+        store.add_message(
+            session.conversation,
+            "assistant",
+            f"You said: {text}",
+            tokens=session.count("assistant", f"You said: {text}"),
+            exact=session.counter.exact,
+            encoding=session.counter.name,
+        )
+    assert count_prompt_tokens(session.plan("And now?").request_messages()) > 4096
+
+    events = [e async for e in send_message(session, "And now?")]
+
+    # The refusal taught how much more the server counts: the turn was planned again with
+    # room for the difference, and sent once more.
+    retried = [e for e in events if isinstance(e, TurnRetried)]
+    assert [type(e) for e in retried] == [TurnRetried] and retried[0].window == 4096
+    assert isinstance(events[-1], TurnFinished)
+    assert events[-1].reply.content == "You said: And now?"
+    refused, accepted = [
+        r["messages"] for r in server.requests if r["messages"][-1]["content"] == "And now?"
+    ]
+    assert count_prompt_tokens(accepted) < 4096 < count_prompt_tokens(refused)
+    later = session.plan("And then?")
+    assert any("kept free for the difference" in warning for warning in later.warnings)
+    assert count_prompt_tokens(later.request_messages()) < 4096

@@ -280,17 +280,17 @@ def assemble_context(
     )
     if recall_layer.tokens < recall_allowance:
         # Whatever the other layers did not use flows to working memory.
+        lent = max(0, lent - (recall_allowance - recall_layer.tokens))
         choice, working_messages = _choose_working(
             split.candidates, remaining - recall_layer.tokens, options
         )
         recall_layer, recall_text = plan_recall(
-            budget,
-            counter,
-            recall,
-            working_messages,
-            memory_layer,
-            recall_layer.tokens,
-            max(0, lent - (recall_allowance - recall_layer.tokens)),
+            budget, counter, recall, working_messages, memory_layer, recall_layer.tokens, lent
+        )
+    if lent:
+        base["share_notes"] = (
+            *in_force.reasons,
+            f"recall's strong matches also take {lent:,} tokens the other layers left unused",
         )
     working_layer = _working_layer(
         budget, summary, split, choice, working_messages, options, warnings, summary_run

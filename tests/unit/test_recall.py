@@ -488,6 +488,10 @@ def test_strong_matches_borrow_what_the_other_layers_leave_unused(
         f"its strong matches also took {recall.budget - own:,} tokens the other layers left "
         "unused" in recall.hints
     )
+    assert plan.share_notes[-1] == (
+        f"recall's strong matches also take {recall.budget - own:,} tokens the other layers "
+        "left unused"
+    )
     assert sum(layer.tokens for layer in plan.layers) == plan.tokens <= plan.total_budget
     # With at most working's share, recall borrows nothing.
     _, capped = _strong_recall_plan(counter, make_history, adaptive=AdaptivePolicy(recall_most=0.6))

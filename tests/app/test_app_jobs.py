@@ -257,3 +257,49 @@ async def test_a_summary_another_process_makes_is_shown_and_not_made_twice(
             # The other process ended its job: the line goes (the app looks every second).
             await until(pilot, lambda: jobs_text(app) == "")
             assert server.requests == []
+
+
+async def test_an_automatic_summary_cancelled_waits_until_the_user_summarizes(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    # On a slow model every reply waits behind a summary the server is making: one the user
+    # cancelled must not begin again at the next reply.
+    app, notes = make_app(
+        extra="[context]\nmin_recent = 2\n", context_window=1200, output_reserve=100
+    )
+    seed(
+        app.workspace.store,
+        exchange(40, topic="the database we picked for the orders service last spring"),
+        conversation_id=app.conversation_screen.session.conversation,
+    )
+    release = threading.Event()
+    # The reply comes at once; the fold of what left working memory after it is held.
+    server.fail_next(Fault.STALL, seconds=0)
+    server.fail_next(Fault.STALL, until=release)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press(*"Next?", "enter")
+            await until(pilot, lambda: jobs_text(app).startswith("Folding "))
+            folding = len(server.requests)
+            await pilot.press("f9")
+            await until(pilot, lambda: jobs_text(app) == "")
+            release.set()
+            assert any(
+                note.endswith(
+                    "The summary in force stays as it was. Automatic summaries of this "
+                    "conversation wait until you summarize (^s)."
+                )
+                for note in notes.messages
+            )
+            await pilot.press(*"And then?", "enter")
+            await until(pilot, lambda: len(server.requests) == folding + 1)
+            await settle(pilot)
+            assert server.requests[-1]["messages"][-1]["content"] == "And then?"
+            assert jobs_text(app) == ""
+            assert versions(app) == []
+            # Summarizing by hand is still there, and lets automatic summaries go on.
+            await pilot.press("ctrl+s")
+            assert isinstance(app.screen, SummarizePreview)
+    finally:
+        release.set()

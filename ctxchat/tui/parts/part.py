@@ -114,5 +114,9 @@ class Flow(Part):
             self.workers.cancel_node(self)
             # A worker cancelled before it began never runs its `finally`.
             self.job = None
-            self.notify(f"Cancelled: {job.what}.{self.after_cancel}", markup=False)
+            self.notify(f"Cancelled: {job.what}.{self.cancelled_note(job)}", markup=False)
         return job
+
+    def cancelled_note(self, job: Job) -> str:
+        """What the note of `job`, cancelled, adds (what stays as it was)."""
+        return self.after_cancel

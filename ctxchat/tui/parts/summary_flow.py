@@ -46,6 +46,14 @@ class SummaryFlow(Flow):
 
     after_cancel: ClassVar[str] = " The summary in force stays as it was."
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._folding: Job | None = None
+        """The automatic fold running now, if the job running is one."""
+        self._held: set[int] = set()
+        """Conversations whose automatic fold the user cancelled: not begun again (on a slow
+        model every reply would wait behind it) until they summarize by hand."""
+
     @dataclass
     class Changed(Message):
         """`session`'s summary changed (or may have): its plan is drawn again."""
@@ -59,6 +67,7 @@ class SummaryFlow(Flow):
         if not can_ask_model(self, session):
             return
         assert session is not None
+        self._held.discard(session.conversation)
         busy = self.busy(session)
         if busy is not None:
             self.notify(busy, severity="warning", markup=False)
@@ -194,6 +203,8 @@ class SummaryFlow(Flow):
         """Fold what left working memory, in the background; chatting goes on meanwhile."""
         if session.backend is None or self.busy(session) is not None:
             return  # the turn after the summary being made offers this fold again
+        if session.conversation_id in self._held:
+            return
         fold = session.pending_fold()
         if fold is not None:
             self._run(
@@ -205,6 +216,26 @@ class SummaryFlow(Flow):
                 ),
                 failure="warning",
             )
+            self._folding = self.job
+
+    def cancel_job(self) -> Job | None:
+        """Stop the summary being made; an automatic fold stopped is not begun again in its
+        conversation until the user summarizes by hand."""
+        job = self.job
+        if job is not None and job is self._folding and job.conversation_id is not None:
+            self._held.add(job.conversation_id)
+        self._folding = None
+        return super().cancel_job()
+
+    def cancelled_note(self, job: Job) -> str:
+        if job.conversation_id not in self._held:
+            return self.after_cancel
+        keymap = self.session.settings.keymap if self.session is not None else {}
+        key = key_for(self.app, keymap, "summary.summarize")
+        return (
+            f"{self.after_cancel} Automatic summaries of this conversation wait until you "
+            f"summarize ({key})."
+        )
 
     def show_versions(self) -> None:
         """The versions of the summary of the conversation on screen: roll back, edit,

@@ -370,7 +370,7 @@ async def test_each_streamed_append_is_announced_once_it_is_on_screen() -> None:
         # The stream joins what is written before it draws: let it draw the first part.
         await until(pilot, lambda: len(app.appended) == 1)
         await stream.write("Some text.")
-        await pilot.pause()
+        await until(pilot, lambda: len(app.appended) == 2)
         await stop_stream(stream)
         # Each announces the length of the document it drew (read as it is handled, the
         # source may already hold the next write on a loaded machine).

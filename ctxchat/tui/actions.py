@@ -56,19 +56,26 @@ class Action:
     widget, which the palette cannot reach)."""
     also_on: tuple[str, ...] = ()
     """Other classes it is bound on too (the app's quit on the screen, for the footer)."""
+    first_on: tuple[str, ...] = ()
+    """Widgets it is bound on too with priority, for a conversation screen's action that
+    opens a text box: run as soon as the key is read there, the box is open before the
+    keys typed right after it reach that widget, so they go into the box."""
 
     def binding(self, where: str | None = None) -> Binding:
         """The binding of this action on `where` (its own class unless given)."""
         action = self.action
         if where is not None and where != self.where and self.where == "CtxChatApp":
             action = f"app.{action}"
+        if where is not None and where in self.first_on:
+            action = f"screen.at_once({self.id!r})"
         return Binding(
             self.keys,
             action,
             self.label,
-            show=self.show,
+            # Shown once, where the footer lists the screen's keys.
+            show=self.show and where not in self.first_on,
             key_display=self.key_display,
-            priority=self.priority,
+            priority=self.priority or where in self.first_on,
             tooltip=self.help,
             id=self.id,
         )
@@ -277,6 +284,7 @@ ACTIONS: tuple[Action, ...] = (
         show=False,
         palette="reply: ask again without…",
         palette_help="Ask the selected reply (or the newest) again with a change; compare both",
+        first_on=("Composer",),
     ),
     # Priority: the composer (a TextArea) has focus most of the time and binds f7 itself.
     Action(
@@ -303,6 +311,7 @@ ACTIONS: tuple[Action, ...] = (
         needs=Needs.SESSION,
         palette="context: task",
         palette_help="Set the task's goal and steps, sent in every request",
+        first_on=("Composer",),
     ),
     Action(
         "context.files",
@@ -315,6 +324,7 @@ ACTIONS: tuple[Action, ...] = (
         needs=Needs.SESSION,
         palette="context: attached files",
         palette_help="Attach a file by its path, see what each sends, detach it",
+        first_on=("Composer",),
     ),
     # Only in the command palette.
     Action(
@@ -1582,7 +1592,8 @@ def bindings_for(where: str) -> list[BindingType]:
     return [
         action.binding(where)
         for action in ACTIONS
-        if action.keys and (action.where == where or where in action.also_on)
+        if action.keys
+        and (action.where == where or where in action.also_on or where in action.first_on)
     ]
 
 
@@ -1614,6 +1625,14 @@ def keys_of(remapped: str | None, default: Iterable[str]) -> list[str]:
 def keys_in(keymap: Mapping[str, str], binding_id: str) -> list[str]:
     """The keys binding `binding_id` is on: the user's `[keys]` remap, else its own."""
     return keys_of(keymap.get(binding_id), default_keys(binding_id))
+
+
+def remapped_away(keymap: Mapping[str, str], binding_id: str) -> bool:
+    """Whether `[keys]` gave a key of `binding_id` to another action (which then has it)."""
+    mine = set(keys_in(keymap, binding_id))
+    return any(
+        other != binding_id and mine & set(keys_of(keys, ())) for other, keys in keymap.items()
+    )
 
 
 def key_for(app: App[object], keymap: Mapping[str, str], binding_id: str) -> str:

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 
 from textual.binding import Binding, BindingType
 
+from ctxchat.config.names_check import key_problem, typing_problem
+
 if TYPE_CHECKING:
     from textual.app import App
 
@@ -1633,6 +1635,30 @@ def remapped_away(keymap: Mapping[str, str], binding_id: str) -> bool:
     return any(
         other != binding_id and mine & set(keys_of(keys, ())) for other, keys in keymap.items()
     )
+
+
+COMPOSER_OWN_KEYS = frozenset(
+    {"composer.send", "composer.newline", "composer.clear", "composer.edit_last"}
+)
+"""The composer's actions it runs with the keys themselves (`Composer.on_key`), wherever
+`[keys]` puts them."""
+
+
+def given_in_composer(keymap: Mapping[str, str]) -> dict[str, str]:
+    """The keys `[keys]` gives to an action a key in the composer reaches (the screen's,
+    the app's, the composer's own bound ones), each with that action as the composer runs
+    it: the composer's own meaning of such a key (an editing key, ctrl+u) gives way."""
+    prefix = {"ConversationScreen": "screen.", "CtxChatApp": "app.", "Composer": ""}
+    given: dict[str, str] = {}
+    for binding_id, keys in keymap.items():
+        action = BY_ID.get(binding_id)
+        if action is None or action.where not in prefix or binding_id in COMPOSER_OWN_KEYS:
+            continue
+        if key_problem(keys) or typing_problem(binding_id, keys):
+            continue  # told at start, and not applied
+        for key in keys_of(keys, ()):
+            given[key] = prefix[action.where] + action.action
+    return given
 
 
 def key_for(app: App[object], keymap: Mapping[str, str], binding_id: str) -> str:

@@ -32,6 +32,7 @@ from ctxchat.tui.actions import (
     Action,
     Needs,
     bindings_for,
+    given_in_composer,
     key_for,
     keys_in,
     remapped_away,
@@ -186,6 +187,7 @@ class ConversationScreen(Screen[None]):
                     newline_keys=keys_in(keymap, "composer.newline"),
                     edit_last_keys=keys_in(keymap, "composer.edit_last"),
                     clear_keys=keys_in(keymap, "composer.clear"),
+                    given_away=given_in_composer(keymap),
                 )
             with ContextSide(id="side").data_bind(shown):
                 yield MemoryCuration().data_bind(shown)

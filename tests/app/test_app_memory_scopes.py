@@ -9,8 +9,9 @@ from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, RadioButton, RadioSet, TextArea
 
 from ctxchat.core.budget import Layer
-from ctxchat.core.memory import MemoryKind
+from ctxchat.core.memory import MemoryEntry, MemoryKind
 from ctxchat.testing.server import ScriptedModelServer
+from ctxchat.tui.app import CtxChatApp
 from ctxchat.tui.screens.memory_editor import MemoryEditor
 from ctxchat.tui.screens.project_dialog import ProjectDialog
 from ctxchat.tui.widgets.memory_panel import MemoryPanel
@@ -159,14 +160,20 @@ async def test_a_projects_entries_go_only_to_its_conversations(
         assert notes.of("error") == []
 
 
-async def test_a_new_version_of_a_projects_entry_stays_the_projects(make_app: MakeApp) -> None:
-    app, _ = make_app()
+def projects_entry(app: CtxChatApp, name: str) -> tuple[int, MemoryEntry]:
+    """Project `name`, the open conversation moved into it, and an entry of that project."""
     store = app.workspace.store
-    project = store.create_project("Allotment").id
+    project = store.create_project(name).id
     garden = app.conversation_screen.session.conversation_id
     assert garden is not None
     store.move_to_project(garden, project)
-    old = store.add_memory(MemoryKind.FACT, CLAY, project_id=project)
+    return project, store.add_memory(MemoryKind.FACT, CLAY, project_id=project)
+
+
+async def test_a_new_version_of_a_projects_entry_stays_the_projects(make_app: MakeApp) -> None:
+    app, _ = make_app()
+    store = app.workspace.store
+    project, old = projects_entry(app, "Allotment")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("f6", "ctrl+u")
@@ -184,7 +191,7 @@ async def test_a_new_version_of_a_projects_entry_stays_the_projects(make_app: Ma
         assert memory_refs(app.conversation_screen.last_plan) == [new.ref]
 
 
-def editor_scope(app: Any) -> str:
+def editor_scope(app: CtxChatApp) -> str:
     """The scope the memory editor has chosen, as it reads."""
     pressed = app.screen.query_one("#memory-scope", RadioSet).pressed_button
     assert pressed is not None
@@ -196,11 +203,7 @@ async def test_the_editor_names_a_projects_entrys_project_and_keeps_or_leaves_it
 ) -> None:
     app, _ = make_app()
     store = app.workspace.store
-    project = store.create_project("Allotment [b]2[/b]").id
-    garden = app.conversation_screen.session.conversation_id
-    assert garden is not None
-    store.move_to_project(garden, project)
-    entry = store.add_memory(MemoryKind.FACT, CLAY, project_id=project)
+    project, entry = projects_entry(app, "Allotment [b]2[/b]")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("f6", "ctrl+e")

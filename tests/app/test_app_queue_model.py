@@ -62,6 +62,22 @@ def models(server: ScriptedModelServer) -> list[tuple[str, str]]:
     return [(r["model"], r["messages"][-1]["content"]) for r in server.requests]
 
 
+async def queued_in_a_then_in_b(
+    app: CtxChatApp, pilot: Pilot[Any], server: ScriptedModelServer, release: threading.Event
+) -> int:
+    """A reply held streaming in conversation A and a message queued behind it; then a new
+    conversation, B, on screen. Returns A's id."""
+    screen = app.conversation_screen
+    await streaming_first(app, pilot, server, release)
+    first = screen.session.conversation_id
+    assert first is not None
+    burst(pilot, "second, for A\r")
+    await until(pilot, lambda: len(rows(app)) == 1)
+    await screen.run_action("new_conversation")
+    await until(pilot, lambda: screen.session.conversation_id != first)
+    return first
+
+
 async def test_a_message_queued_before_f4_goes_to_the_model_chosen_since(
     make_app: MakeApp, server: ScriptedModelServer, release: threading.Event
 ) -> None:
@@ -90,13 +106,7 @@ async def test_a_queue_keeps_its_conversations_server_when_another_conversation_
     app, notes = make_app(extra=far_profile(other_server))
     async with app.run_test(size=SIZE) as pilot:
         screen = app.conversation_screen
-        await streaming_first(app, pilot, server, release)
-        first = screen.session.conversation_id
-        assert first is not None
-        burst(pilot, "second, for A\r")
-        await until(pilot, lambda: len(rows(app)) == 1)
-        await screen.run_action("new_conversation")
-        await until(pilot, lambda: screen.session.conversation_id != first)
+        first = await queued_in_a_then_in_b(app, pilot, server, release)
         await switch_to(app, pilot, "p:far")
         await until(pilot, lambda: screen.session.model == "far-model")
         release.set()
@@ -116,13 +126,7 @@ async def test_a_queue_goes_with_the_model_its_conversation_was_switched_to_whil
     app, _ = make_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = app.conversation_screen
-        await streaming_first(app, pilot, server, release)
-        first = screen.session.conversation_id
-        assert first is not None
-        burst(pilot, "second, for A\r")
-        await until(pilot, lambda: len(rows(app)) == 1)
-        await screen.run_action("new_conversation")
-        await until(pilot, lambda: screen.session.conversation_id != first)
+        first = await queued_in_a_then_in_b(app, pilot, server, release)
         await screen.open_conversation(first)
         await until(pilot, lambda: len(rows(app)) == 1)
         await switch_to(app, pilot, "m:gpt-4o-mini")

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 
 from textual.binding import Binding, BindingType
 
+from ctxchat.config.names_check import key_problem, typing_problem
+
 if TYPE_CHECKING:
     from textual.app import App
 
@@ -56,19 +58,26 @@ class Action:
     widget, which the palette cannot reach)."""
     also_on: tuple[str, ...] = ()
     """Other classes it is bound on too (the app's quit on the screen, for the footer)."""
+    first_on: tuple[str, ...] = ()
+    """Widgets it is bound on too with priority, for a conversation screen's action that
+    opens a text box: run as soon as the key is read there, the box is open before the
+    keys typed right after it reach that widget, so they go into the box."""
 
     def binding(self, where: str | None = None) -> Binding:
         """The binding of this action on `where` (its own class unless given)."""
         action = self.action
         if where is not None and where != self.where and self.where == "CtxChatApp":
             action = f"app.{action}"
+        if where is not None and where in self.first_on:
+            action = f"screen.at_once({self.id!r})"
         return Binding(
             self.keys,
             action,
             self.label,
-            show=self.show,
+            # Shown once, where the footer lists the screen's keys.
+            show=self.show and where not in self.first_on,
             key_display=self.key_display,
-            priority=self.priority,
+            priority=self.priority or where in self.first_on,
             tooltip=self.help,
             id=self.id,
         )
@@ -277,6 +286,7 @@ ACTIONS: tuple[Action, ...] = (
         show=False,
         palette="reply: ask again without…",
         palette_help="Ask the selected reply (or the newest) again with a change; compare both",
+        first_on=("Composer",),
     ),
     # Priority: the composer (a TextArea) has focus most of the time and binds f7 itself.
     Action(
@@ -303,6 +313,7 @@ ACTIONS: tuple[Action, ...] = (
         needs=Needs.SESSION,
         palette="context: task",
         palette_help="Set the task's goal and steps, sent in every request",
+        first_on=("Composer",),
     ),
     Action(
         "context.files",
@@ -315,6 +326,7 @@ ACTIONS: tuple[Action, ...] = (
         needs=Needs.SESSION,
         palette="context: attached files",
         palette_help="Attach a file by its path, see what each sends, detach it",
+        first_on=("Composer",),
     ),
     # Only in the command palette.
     Action(
@@ -1582,7 +1594,8 @@ def bindings_for(where: str) -> list[BindingType]:
     return [
         action.binding(where)
         for action in ACTIONS
-        if action.keys and (action.where == where or where in action.also_on)
+        if action.keys
+        and (action.where == where or where in action.also_on or where in action.first_on)
     ]
 
 
@@ -1614,6 +1627,38 @@ def keys_of(remapped: str | None, default: Iterable[str]) -> list[str]:
 def keys_in(keymap: Mapping[str, str], binding_id: str) -> list[str]:
     """The keys binding `binding_id` is on: the user's `[keys]` remap, else its own."""
     return keys_of(keymap.get(binding_id), default_keys(binding_id))
+
+
+def remapped_away(keymap: Mapping[str, str], binding_id: str) -> bool:
+    """Whether `[keys]` gave a key of `binding_id` to another action (which then has it)."""
+    mine = set(keys_in(keymap, binding_id))
+    return any(
+        other != binding_id and mine & set(keys_of(keys, ())) for other, keys in keymap.items()
+    )
+
+
+COMPOSER_OWN_KEYS = frozenset(
+    {"composer.send", "composer.newline", "composer.clear", "composer.edit_last"}
+)
+"""The composer's actions it runs with the keys themselves (`Composer.on_key`), wherever
+`[keys]` puts them."""
+
+
+def given_in_composer(keymap: Mapping[str, str]) -> dict[str, str]:
+    """The keys `[keys]` gives to an action a key in the composer reaches (the screen's,
+    the app's, the composer's own bound ones), each with that action as the composer runs
+    it: the composer's own meaning of such a key (an editing key, ctrl+u) gives way."""
+    prefix = {"ConversationScreen": "screen.", "CtxChatApp": "app.", "Composer": ""}
+    given: dict[str, str] = {}
+    for binding_id, keys in keymap.items():
+        action = BY_ID.get(binding_id)
+        if action is None or action.where not in prefix or binding_id in COMPOSER_OWN_KEYS:
+            continue
+        if key_problem(keys) or typing_problem(binding_id, keys):
+            continue  # told at start, and not applied
+        for key in keys_of(keys, ()):
+            given[key] = prefix[action.where] + action.action
+    return given
 
 
 def key_for(app: App[object], keymap: Mapping[str, str], binding_id: str) -> str:

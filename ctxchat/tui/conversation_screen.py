@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 from textual import events, getters, on
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal
@@ -27,11 +28,14 @@ from ctxchat.core.memory import Mode
 from ctxchat.core.plan import ContextPlan
 from ctxchat.store import NotFound
 from ctxchat.tui.actions import (
+    BY_ID,
     Action,
     Needs,
     bindings_for,
+    given_in_composer,
     key_for,
     keys_in,
+    remapped_away,
     screen_actions,
 )
 from ctxchat.tui.chat_pane import ChatPane
@@ -183,6 +187,7 @@ class ConversationScreen(Screen[None]):
                     newline_keys=keys_in(keymap, "composer.newline"),
                     edit_last_keys=keys_in(keymap, "composer.edit_last"),
                     clear_keys=keys_in(keymap, "composer.clear"),
+                    given_away=given_in_composer(keymap),
                 )
             with ContextSide(id="side").data_bind(shown):
                 yield MemoryCuration().data_bind(shown)
@@ -589,6 +594,17 @@ class ConversationScreen(Screen[None]):
         self.remember(mode=mode)
         self.refresh_plan()
         self.notify(f"Mode: {mode.value}", markup=False, timeout=2)
+
+    async def action_at_once(self, binding_id: str) -> None:
+        """A key that opens a text box, read in the composer (`Action.first_on`): the box
+        opens before the keys typed after it arrive. A key `[keys]` gave to another action
+        is left to that one."""
+        action = BY_ID[binding_id].action
+        if remapped_away(self.workspace.settings.keymap, binding_id) or not self.check_action(
+            action, ()
+        ):
+            raise SkipAction()
+        await self.run_action(action)
 
     def action_toggle_context(self) -> None:
         self.side.toggle()

@@ -9,7 +9,7 @@ from ctxchat.core.history import MessageStatus
 from ctxchat.core.memory import MemoryEntry, MemoryKind
 from ctxchat.core.summary import SummaryStrategy
 
-Scope = Literal["global", "conversation"]
+Scope = Literal["global", "project", "conversation"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +112,8 @@ class ServerView:
 class MemoryDraft:
     """A memory entry as the editor fills it in: its result, and how the editor is prefilled.
 
-    `scope` "conversation" means the conversation the app has open.
+    `scope` "conversation" means the conversation the app has open; "project", the project
+    the entry belongs to.
     """
 
     text: str = ""
@@ -129,7 +130,13 @@ class MemoryDraft:
             text=entry.text,
             key=entry.key,
             kind=entry.kind,
-            scope="global" if entry.conversation_id is None else "conversation",
+            scope=(
+                "conversation"
+                if entry.conversation_id is not None
+                else "project"
+                if entry.project_id is not None
+                else "global"
+            ),
             importance=entry.importance,
             pinned=entry.pinned,
         )

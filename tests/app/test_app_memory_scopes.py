@@ -6,11 +6,12 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from textual.pilot import Pilot
-from textual.widgets import Input, OptionList, TextArea
+from textual.widgets import Input, OptionList, RadioButton, RadioSet, TextArea
 
 from ctxchat.core.budget import Layer
-from ctxchat.core.memory import MemoryKind
+from ctxchat.core.memory import MemoryEntry, MemoryKind
 from ctxchat.testing.server import ScriptedModelServer
+from ctxchat.tui.app import CtxChatApp
 from ctxchat.tui.screens.memory_editor import MemoryEditor
 from ctxchat.tui.screens.project_dialog import ProjectDialog
 from ctxchat.tui.widgets.memory_panel import MemoryPanel
@@ -159,14 +160,20 @@ async def test_a_projects_entries_go_only_to_its_conversations(
         assert notes.of("error") == []
 
 
-async def test_a_new_version_of_a_projects_entry_stays_the_projects(make_app: MakeApp) -> None:
-    app, _ = make_app()
+def projects_entry(app: CtxChatApp, name: str) -> tuple[int, MemoryEntry]:
+    """Project `name`, the open conversation moved into it, and an entry of that project."""
     store = app.workspace.store
-    project = store.create_project("Allotment").id
+    project = store.create_project(name).id
     garden = app.conversation_screen.session.conversation_id
     assert garden is not None
     store.move_to_project(garden, project)
-    old = store.add_memory(MemoryKind.FACT, CLAY, project_id=project)
+    return project, store.add_memory(MemoryKind.FACT, CLAY, project_id=project)
+
+
+async def test_a_new_version_of_a_projects_entry_stays_the_projects(make_app: MakeApp) -> None:
+    app, _ = make_app()
+    store = app.workspace.store
+    project, old = projects_entry(app, "Allotment")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("f6", "ctrl+u")
@@ -182,6 +189,40 @@ async def test_a_new_version_of_a_projects_entry_stays_the_projects(make_app: Ma
         )
         assert store.get_memory(old.id).superseded_by == new.id
         assert memory_refs(app.conversation_screen.last_plan) == [new.ref]
+
+
+def editor_scope(app: CtxChatApp) -> str:
+    """The scope the memory editor has chosen, as it reads."""
+    pressed = app.screen.query_one("#memory-scope", RadioSet).pressed_button
+    assert pressed is not None
+    return str(pressed.label)
+
+
+async def test_the_editor_names_a_projects_entrys_project_and_keeps_or_leaves_it(
+    make_app: MakeApp,
+) -> None:
+    app, _ = make_app()
+    store = app.workspace.store
+    project, entry = projects_entry(app, "Allotment [b]2[/b]")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f6", "ctrl+e")
+        await until(pilot, lambda: isinstance(app.screen, MemoryEditor))
+        assert editor_scope(app) == "project Allotment [b]2[/b]"
+        await pilot.press("ctrl+s")  # saved as it is: still the project's
+        await until(pilot, lambda: not isinstance(app.screen, MemoryEditor))
+        await settle(pilot)
+        stored = store.get_memory(entry.id)
+        assert (stored.project_id, stored.conversation_id) == (project, None)
+
+        await pilot.press("ctrl+e")
+        await until(pilot, lambda: isinstance(app.screen, MemoryEditor))
+        app.screen.query_one("#scope-global", RadioButton).value = True
+        await pilot.press("ctrl+s")  # every conversation: no longer the project's
+        await until(pilot, lambda: not isinstance(app.screen, MemoryEditor))
+        await settle(pilot)
+        stored = store.get_memory(entry.id)
+        assert (stored.project_id, stored.conversation_id) == (None, None)
 
 
 async def test_ctrl_g_puts_an_entry_in_this_conversations_project_then_here_then_global(

@@ -147,9 +147,13 @@ class MemoryCuration(Part):
         def scope_of(result: MemoryDraft) -> int | None:
             return session.conversation_id if result.scope == "conversation" else None
 
-        # A new version of a project's entry stays the project's unless made this
-        # conversation's (the editor offers global or this conversation only).
-        project = None if replaces is None else session.memory_book.get(replaces).project_id
+        # The project an entry (or the one a new version replaces) belongs to: the editor
+        # offers it as the scope, and it stays the project's while that is chosen.
+        edited = replaces if replaces is not None else entry_id
+        project = None if edited is None else session.memory_book.get(edited).project_id
+
+        def project_of(result: MemoryDraft) -> int | None:
+            return project if result.scope == "project" else None
 
         def saved(result: MemoryDraft | None) -> None:
             if result is None:
@@ -166,7 +170,7 @@ class MemoryCuration(Part):
                         conversation_id=scope_of(result),
                         source=source,
                         replaces=replaces,
-                        project_id=project if scope_of(result) is None else None,
+                        project_id=project_of(result),
                     )
                 else:
                     book.update(
@@ -177,6 +181,7 @@ class MemoryCuration(Part):
                         pinned=result.pinned,
                         importance=result.importance,
                         conversation_id=scope_of(result),
+                        project_id=project_of(result),
                     )
 
             self._change(session, save)
@@ -189,6 +194,7 @@ class MemoryCuration(Part):
                 heading=heading,
                 note=note,
                 allow_conversation_scope=session.conversation_id is not None,
+                project=None if project is None else session.store.get_project(project).name,
             ),
             saved,
         )

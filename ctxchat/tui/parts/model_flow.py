@@ -25,6 +25,7 @@ from ctxchat.tui.parts.part import Flow
 from ctxchat.tui.results_in_waiting import Asked, ResultReady
 
 if TYPE_CHECKING:
+    from ctxchat.model.backend import ModelBackend
     from ctxchat.tui.screens.model_picker import ModelChoice, ModelPicker
 
 
@@ -61,6 +62,8 @@ class ModelFlow(Flow):
     def __init__(self, workspace: Workspace) -> None:
         super().__init__()
         self.workspace = workspace
+        self._left_behind: list[ModelBackend] = []
+        """Connections a switch left: closed with the screen, not at the switch."""
 
     # --- the model list and the switch ----------------------------------------------------
 
@@ -139,9 +142,16 @@ class ModelFlow(Flow):
         session.remember_model()
         self.post_up(lambda: self.Switched(session))
         if old is not None and old is not backend:
-            await old.aclose()
+            # Sessions of other conversations may share it: a reply streaming there, or a
+            # message waiting there, goes on over it.
+            self._left_behind.append(old)
         self.detect_window(session)
         self.notify(f"Now talking to {profile.model} ({profile.name}).", markup=False)
+
+    async def on_unmount(self) -> None:
+        for backend in self._left_behind:
+            await backend.aclose()
+        self._left_behind.clear()
 
     # --- the server -----------------------------------------------------------------------
 

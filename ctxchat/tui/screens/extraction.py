@@ -283,7 +283,8 @@ class ExtractionReview(ResultDialog[list[ProposalDecision] | None]):
                     result.importance,
                     proposal.matches_entry_id if updating else None,
                     key=result.key,
-                    scope=result.scope,
+                    # No project is offered here: an entry is global or this conversation's.
+                    scope="conversation" if result.scope == "conversation" else "global",
                     pinned=result.pinned,
                     edited=True,
                     message_id=proposal.source_message_id,

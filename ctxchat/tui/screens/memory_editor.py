@@ -13,7 +13,7 @@ from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSe
 from ctxchat.core.memory import MemoryKind
 from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.dialog import Dialog
-from ctxchat.tui.text import clean, plain
+from ctxchat.tui.text import clean, content, plain
 from ctxchat.tui.views import MemoryDraft, Scope
 from ctxchat.tui.widgets.footer import KeyFooter
 
@@ -26,6 +26,7 @@ KIND_HINTS = {
 }
 SCOPES: tuple[tuple[Scope, str], ...] = (
     ("global", "every conversation"),
+    ("project", "project"),
     ("conversation", "this conversation"),
 )
 
@@ -114,12 +115,15 @@ class MemoryEditor(Dialog[MemoryDraft | None]):
         heading: str = "New memory entry",
         note: str = "",
         allow_conversation_scope: bool = True,
+        project: str | None = None,
     ) -> None:
         super().__init__()
         self._draft = draft or MemoryDraft()
         self._heading = heading
         self._note = note
         self._allow_conversation = allow_conversation_scope
+        self._project = project
+        """The name of the project the entry belongs to: offered as its scope (None: none)."""
 
     def compose(self) -> ComposeResult:
         draft = self._draft
@@ -150,8 +154,12 @@ class MemoryEditor(Dialog[MemoryDraft | None]):
                 yield Label("Scope")
                 with RadioSet(compact=True, id="memory-scope"):
                     for scope, label in SCOPES:
+                        if scope == "project":
+                            if self._project is None:
+                                continue
+                            label = f"project {self._project}"
                         yield RadioButton(
-                            label,
+                            content(label),  # a project's name is never markup
                             value=scope == draft.scope,
                             name=scope,
                             id=f"scope-{scope}",
@@ -201,11 +209,10 @@ class MemoryEditor(Dialog[MemoryDraft | None]):
         self.query_one("#memory-errors", Static).update(plain("\n".join(problems)))
         if problems:
             return None
-        scope: Scope = (
-            "conversation"
-            if self._chosen("#memory-scope", "global") == "conversation"
-            else "global"
-        )
+        chosen = self._chosen("#memory-scope", "global")
+        scope: Scope = "conversation" if chosen == "conversation" else "global"
+        if chosen == "project" and self._project is not None:
+            scope = "project"
         return MemoryDraft(
             text=text.strip(),
             key=key.strip() or None,

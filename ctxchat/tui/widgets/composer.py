@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -104,6 +104,7 @@ class Composer(TextArea):
         newline_keys: Iterable[str] = default_keys("composer.newline"),
         edit_last_keys: Iterable[str] = default_keys("composer.edit_last"),
         clear_keys: Iterable[str] = default_keys("composer.clear"),
+        given_away: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(
             "",
@@ -118,6 +119,9 @@ class Composer(TextArea):
         self.edit_last_keys = frozenset(edit_last_keys)
         self.clear_keys = frozenset(clear_keys)
         """Handled with the keys too: ctrl+u, the shipped one, is also an editing key."""
+        self.given_away = dict(given_away or {})
+        """Keys `[keys]` gives to another action (`given_in_composer`): that action runs,
+        in order with the typing, rather than the composer's own meaning of the key."""
         self.edits = 0
         """How many times the text has changed (typed, sent, pasted, put back)."""
         self._drafts: dict[int | None, str] = {}
@@ -139,6 +143,11 @@ class Composer(TextArea):
         self.move_cursor(self.document.end)
 
     async def on_key(self, event: events.Key) -> None:
+        given = self.given_away.get(event.key)
+        if given is not None and await self.app.run_action(given, self):
+            event.stop()
+            event.prevent_default()
+            return
         if event.key in self.send_keys:
             action = self.action_submit
         elif event.key in self.newline_keys:

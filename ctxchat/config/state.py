@@ -49,6 +49,8 @@ class AppState:
     """Facts learnt about each server, by `server_key(base_url)`."""
     server_facts: Mapping[str, Mapping[str, ServerFacts]] = field(default_factory=dict)
     """What probing found, by `server_key(base_url)`, then by model."""
+    drafts: Mapping[int, str] = field(default_factory=dict)
+    """The unsent text left in the composer when the app ended, by conversation."""
 
     def facts_for(self, base_url: str, model: str) -> ServerFacts | None:
         """The cached facts of `model` on the server at `base_url`, if any."""
@@ -116,6 +118,7 @@ def load_state(path: Path) -> LoadedState:
             last_conversation_id=conversation,
             servers=_read_servers(data.get("servers"), dropped),
             server_facts=_read_server_facts(data.get("server_facts"), dropped),
+            drafts=_read_drafts(data.get("drafts"), dropped),
         ),
         tuple(warnings),
     )
@@ -140,6 +143,21 @@ def _read_servers(value: object, dropped: _Dropped) -> dict[str, dict[str, State
                 dropped(f"servers.{url}.{name}", fact)
         servers[url] = kept
     return servers
+
+
+def _read_drafts(value: object, dropped: _Dropped) -> dict[int, str]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        dropped("drafts", value)
+        return {}
+    drafts: dict[int, str] = {}
+    for conversation, text in value.items():
+        if conversation.isascii() and conversation.isdigit() and isinstance(text, str):
+            drafts[int(conversation)] = text
+        else:
+            dropped(f"drafts.{conversation}", text)
+    return drafts
 
 
 def _read_server_facts(value: object, dropped: _Dropped) -> dict[str, dict[str, ServerFacts]]:
@@ -169,6 +187,8 @@ def state_to_toml(state: AppState) -> str:
             url: {model: facts.to_toml() for model, facts in models.items()}
             for url, models in state.server_facts.items()
         }
+    if state.drafts:
+        data["drafts"] = {str(conversation): text for conversation, text in state.drafts.items()}
     header = "# ctxchat's own state, rewritten by the app; settings belong in config.toml.\n"
     return header + tomli_w.dumps(data)
 

@@ -102,7 +102,7 @@ class SystemPlacement(StrEnum):
     SYSTEM = "system"
     """As system messages (what every server but some chat templates reads)."""
     FIRST_USER = "first-user"
-    """Moved into a marked opening of the first user message: the server's chat template
+    """Moved into the opening of the first user message: the server's chat template
     drops system messages, or the user asked for it."""
     DROPPED = "dropped"
     """Sent as system messages to a server whose chat template drops them: they never

@@ -8,6 +8,7 @@ import gc
 from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.console import RenderableType
 from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import BindingType
@@ -30,6 +31,7 @@ from ctxchat.tui.collector import freeze_long_lived, thaw
 from ctxchat.tui.commands import ctxchat_commands
 from ctxchat.tui.conversation_screen import ConversationScreen
 from ctxchat.tui.focus_keys import move_focus_now
+from ctxchat.tui.hangup import TerminalWatch
 from ctxchat.tui.text import clean
 from ctxchat.tui.textual_compat.paste import keep_pastes_whole
 from ctxchat.tui.themes import (
@@ -77,11 +79,14 @@ class CtxChatApp(App[int]):
         self._notes = list(notes)
         self.conversation_screen = ConversationScreen(workspace, session, offline=offline)
         """The main screen, for the whole run: the conversation and its context."""
+        self._terminal_watch = TerminalWatch(self.end_from_outside)
 
     def get_default_screen(self) -> Screen[None]:
         return self.conversation_screen
 
     def on_mount(self) -> None:
+        if not self.is_headless:
+            self._terminal_watch.start()
         self._load_themes()
         screen = self.conversation_screen
         screen.after_first_frame(self._first_frame_drawn)
@@ -158,6 +163,20 @@ class CtxChatApp(App[int]):
         )
         question.id = QUIT_QUESTION
         self.push_screen(question, answered)
+
+    def end_from_outside(self) -> None:
+        """The terminal went away (or the process was told to end): quit as the user would,
+        without asking first, as no one is there to answer. The draft is kept for the next
+        start, a reply being written stops where it came (its worker is cancelled)."""
+        self.exit()
+
+    def exit(
+        self, result: int | None = None, return_code: int = 0, message: RenderableType | None = None
+    ) -> None:
+        """Exit, the drafts kept for the next start (however the app ends: quit, first-run
+        setup cancelled, the terminal gone)."""
+        self.conversation_screen.keep_drafts()
+        super().exit(result, return_code, message)
 
     # Every notification is cleaned here, once (a server's model id, a conversation title).
     def notify(
@@ -258,6 +277,7 @@ class CtxChatApp(App[int]):
         self.notify(note, severity="warning", markup=False)
 
     def on_unmount(self) -> None:
+        self._terminal_watch.stop()
         thaw()
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import sys
 from collections.abc import Callable, Sequence
 from typing import ClassVar
 
@@ -23,6 +25,7 @@ from ctxchat.chat.session import ChatSession
 from ctxchat.chat.session_factory import session_on
 from ctxchat.chat.turn import TurnFinished, regenerate
 from ctxchat.chat.workspace import Workspace
+from ctxchat.config.state import load_state
 from ctxchat.core.counts import counted
 from ctxchat.core.memory import Mode
 from ctxchat.core.plan import ContextPlan
@@ -203,6 +206,7 @@ class ConversationScreen(Screen[None]):
         # Keys typed before the conversation is drawn land in the composer: focused now, not
         # through the app's queue, which holds those keys until this screen is mounted.
         self.set_focus(self.composer)
+        self.composer.restore_drafts(self.workspace.state.drafts, self._shown_id)
         self.mounted.set()
         if self.app.size.width < NARROW:
             self.side.add_class("-hidden")
@@ -730,6 +734,27 @@ class ConversationScreen(Screen[None]):
         """Keep the mode or the conversation in the state file for the next start."""
         changes = {"last_mode": mode, "last_conversation_id": conversation}
         self.workspace.update_state(**{k: v for k, v in changes.items() if v is not None})
+
+    @property
+    def _shown_id(self) -> int | None:
+        return self.session.conversation_id if self.has_session else None
+
+    def keep_drafts(self) -> None:
+        """Keep every unsent draft in the state file for the next start (a draft another
+        run left since this one started stays too)."""
+        if not self.mounted.is_set():
+            return
+        started_with = self.workspace.state.drafts
+        on_disk = load_state(self.workspace.locations.state_file).state.drafts
+        others = {k: v for k, v in on_disk.items() if k not in started_with}
+        drafts = {**others, **self.composer.every_draft(self._shown_id)}
+        if drafts != on_disk:
+            try:
+                self.workspace.update_state(drafts=drafts)
+            except OSError as error:
+                # The app is ending, so stderr is where this goes (if the terminal is there).
+                with contextlib.suppress(OSError):
+                    print(f"ctxchat: could not keep the draft ({error})", file=sys.stderr)
 
     def key_for(self, binding_id: str) -> str:
         """The key a binding is on (the user's `[keys]` remap, else its own), as the footer

@@ -14,7 +14,14 @@ from ctxchat.tui.app import CtxChatApp
 from .app_harness import MakeApp, settle, shown_messages, typed, until
 
 APP_SOURCE = Path(__file__).resolve().parents[2] / "ctxchat" / "tui" / "app.py"
-GLOBAL_STATE = {"workspace", "conversation_screen", "_wanted_theme", "_servers", "_notes"}
+GLOBAL_STATE = {
+    "workspace",
+    "conversation_screen",
+    "_wanted_theme",
+    "_servers",
+    "_notes",
+    "_terminal_watch",  # the terminal the app runs on, global to the run
+}
 # Textual's own events the app answers; every other message is the screen's.
 APP_EVENTS = {"on_mount", "on_event", "on_unmount"}
 

@@ -62,7 +62,8 @@ class PtyProcess:
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait()
-        os.close(self._master)
+        if self._master >= 0:
+            os.close(self._master)
 
     def _read(self, wait: float) -> bool:
         """Read what is there (waiting up to `wait`); False once the terminal is closed."""
@@ -108,6 +109,16 @@ class PtyProcess:
         foreground process group."""
         fcntl.ioctl(self._master, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
         os.killpg(self.process.pid, signal.SIGWINCH)
+
+    def close_terminal(self) -> None:
+        """The terminal goes away as when the program holding it ends: its side of the
+        pseudo-terminal closes (no signal is sent; the process is not its session's)."""
+        os.close(self._master)
+        self._master = -1
+
+    def hang_up(self) -> None:
+        """A terminal window closed or a tmux pane killed: SIGHUP to the process group."""
+        os.killpg(self.process.pid, signal.SIGHUP)
 
     def interrupt(self) -> None:
         """Ctrl-C as a terminal sends it: SIGINT to the foreground process group."""

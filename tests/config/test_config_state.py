@@ -97,3 +97,18 @@ def test_server_facts_are_kept_by_url_without_credentials() -> None:
         "http://host:8080/v1": {REJECTS_STREAM_OPTIONS: True, "context_window": 4096}
     }
     assert state.servers == {"http://host:8080/v1": {REJECTS_STREAM_OPTIONS: True}}
+
+
+def test_drafts_round_trip_and_a_bad_entry_is_told_and_dropped(tmp_path: Path) -> None:
+    path = tmp_path / "state.toml"
+    drafts = {3: 'line one\nline two with "quotes" and ✓', 12: "another"}
+    save_state(path, AppState(drafts=drafts))
+    assert load_state(path) == LoadedState(AppState(drafts=drafts), ())
+    path.write_text('[drafts]\n3 = "kept"\nthree = "x"\n"²" = "y"\n4 = 5\n')
+    loaded = load_state(path)
+    assert loaded.state.drafts == {3: "kept"}
+    assert loaded.warnings == (
+        f"state file {path}: ignored drafts.three = 'x'",
+        f"state file {path}: ignored drafts.² = 'y'",
+        f"state file {path}: ignored drafts.4 = 5",
+    )

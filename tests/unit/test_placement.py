@@ -56,10 +56,15 @@ def test_auto_moves_system_content_into_a_marked_opening_of_the_first_user_messa
     roles = [m.role for m in plan.messages if m.role != "system"]
     assert [m["role"] for m in sent] == roles
     opening = sent[0]["content"]
-    assert opening.startswith(CONTEXT_OPENING)
-    for message in system:
-        assert message.content in opening
-    assert opening.endswith(f"{CONTEXT_CLOSING}\n\n{first_user.content}")
+    # The model can tell the context from the message: each under its own heading, the
+    # message alone and last.
+    assert opening.startswith(f"{CONTEXT_OPENING}\n\n")
+    context, heading, message = opening.partition(f"\n\n{CONTEXT_CLOSING}\n\n")
+    assert heading
+    assert message == first_user.content
+    for moved in system:
+        assert moved.content in context
+    assert context == "\n\n".join([CONTEXT_OPENING, *(m.content for m in system)])
     merged = placed.messages[0]
     assert isinstance(merged, PlanMessage)
     assert merged.ref == first_user.ref
@@ -115,7 +120,8 @@ def test_a_conversation_that_starts_with_a_reply_gets_an_opening_message_of_its_
     placed = place(plan, PlacementChoice.AUTO, True, counter)
     sent = placed.request_messages()
     assert [m["role"] for m in sent] == ["user", "assistant", "user", "assistant", "user"]
-    assert sent[0]["content"].startswith(CONTEXT_OPENING)
+    assert sent[0]["content"].startswith(f"{CONTEXT_OPENING}\n\n")
+    assert CONTEXT_CLOSING not in sent[0]["content"]  # no message follows in it
     assert sent[1]["content"] == "Hello."
     assert placed.tokens == layer_sum(placed)
 

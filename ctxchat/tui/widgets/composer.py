@@ -142,6 +142,24 @@ class Composer(TextArea):
         self.load_text(self._drafts.pop(shown, ""))
         self.move_cursor(self.document.end)
 
+    def restore_drafts(self, drafts: Mapping[int, str], shown: int | None) -> None:
+        """Take back the drafts the last run left (`shown`'s into the box, before anything
+        typed meanwhile)."""
+        self._drafts.update(drafts.items())
+        kept = self._drafts.pop(shown, "")
+        if kept:
+            self.load_text(kept + self.text)
+            self.move_cursor(self.document.end)
+
+    def every_draft(self, shown: int | None) -> dict[int, str]:
+        """The unsent text of each conversation (`shown`'s is what the box holds)."""
+        drafts = {**self._drafts, shown: self.text}
+        return {
+            conversation: text
+            for conversation, text in drafts.items()
+            if conversation is not None and text.strip()
+        }
+
     async def on_key(self, event: events.Key) -> None:
         given = self.given_away.get(event.key)
         if given is not None and await self.app.run_action(given, self):

@@ -24,6 +24,9 @@ __all__ = ["ServerKnowledge"]
 LEARNED_FROM_ERROR = "learned from an error"
 # The server counting up to this much more than ctxchat's estimate is left alone.
 UNDERCOUNT_TOLERANCE = 1.02
+# A request's count teaches the undercount only from prompts that fill at least this share of
+# the room for them: a short prompt's ratio is mostly the fixed tokens a template adds.
+LEARNING_SHARE = 0.25
 TOLD_SOURCES = ("server", "probed", LEARNED_FROM_ERROR)
 
 
@@ -48,9 +51,10 @@ class ServerKnowledge:
         self._listing: ModelListing | None = None
         self._usage_ratio: float | None = None
         self.undercount = 1.0
-        """How much more the server counted a request it refused than ctxchat's estimate
-        did (a chat template whose markers its tokenizer spells out, a tokenizer tiktoken
-        only approximates): plans keep room for as much (see `Settings.budget`)."""
+        """How much more the server counted a request than ctxchat's estimate did (a chat
+        template whose markers its tokenizer spells out, a tokenizer tiktoken only
+        approximates), as a refusal, a reply's usage or the server's own tokenizer showed:
+        plans keep room for as much (see `Settings.budget`)."""
         self._served_model: str | None = None
         self._counting: set[asyncio.Task[object]] = set()
 
@@ -228,10 +232,19 @@ class ServerKnowledge:
         if self._counting:
             await asyncio.gather(*self._counting, return_exceptions=True)
 
-    def saw_usage(self, estimated: int | None, prompt_tokens: int | None) -> None:
-        """The server counted `prompt_tokens` for a request we estimated at `estimated`."""
-        if estimated and prompt_tokens:
-            self._usage_ratio = prompt_tokens / estimated
+    def saw_usage(self, plan: ContextPlan, prompt_tokens: int | None) -> None:
+        """The server counted `prompt_tokens` for the request of `plan`: later plans keep
+        room for what it counts beyond ctxchat's estimate, before it refuses one."""
+        if plan.tokens and prompt_tokens:
+            self._usage_ratio = prompt_tokens / plan.tokens
+            self._saw_planned(plan, prompt_tokens)
+
+    def _saw_planned(self, plan: ContextPlan, counted: int) -> None:
+        """The server counts `counted` tokens for `plan`'s request (taken from prompts large
+        enough to tell; see `LEARNING_SHARE`)."""
+        room = plan.context_window - plan.output_reserve
+        if room > 0 and plan.tokens >= room * LEARNING_SHARE:
+            self.saw_count(plan.tokens, counted)
 
     def saw_served_model(self, served: str | None) -> None:
         """The server named `served` in its reply: a change means another model (and another
@@ -255,6 +268,7 @@ class ServerKnowledge:
         if counts is not None and counts.failure is not None:
             self.note(f"The server's tokenizer failed ({counts.failure}); counts are the estimate.")
             self.counts = counts = None
+        figure = None
         if counts is not None and plan.messages:
             figure, note = counts.describe(plan)
             plan = dataclasses.replace(plan, exact=figure.exact, counter_note=note)
@@ -272,7 +286,7 @@ class ServerKnowledge:
         if margin > 0:
             notes = (
                 *notes,
-                f"The server counted a refused request {self.undercount - 1:.0%} larger than "
+                f"The server counts requests up to {self.undercount - 1:.0%} larger than "
                 f"ctxchat's estimate: {margin:,} tokens of the window are kept free for the "
                 "difference.",
             )
@@ -281,4 +295,9 @@ class ServerKnowledge:
             notes = (*notes, placed)
         if notes:
             plan = dataclasses.replace(plan, warnings=plan.warnings + notes)
+        if figure is not None:
+            # Its tokenizer counted the messages (those not counted yet are scaled as the
+            # counted ones are): the next plans keep room for the difference (this one's
+            # margin, and its note, stand as they were drawn).
+            self._saw_planned(plan, figure.tokens)
         return plan

@@ -201,7 +201,7 @@ async def _stream(
         with contextlib.suppress(Exception):
             await stream.aclose()
     session.server.saw_served_model(backend.served_model(session.model))
-    session.server.saw_usage(plan.tokens, usage.prompt_tokens if usage else None)
+    session.server.saw_usage(plan, usage.prompt_tokens if usage else None)
     if retried is None:
         reply = _close(session, writer, usage, finish, None)
         session.server.count_texts([reply.content])  # the next plan sends it

@@ -9,6 +9,10 @@ from dataclasses import dataclass
 from ctxchat.core.plan import SentMessage
 from ctxchat.core.tokens import MESSAGE_OVERHEAD
 
+# Counted texts that ctxchat estimated at fewer tokens than this say too little of the rest to
+# scale their estimates by.
+SCALING_SAMPLE = 50
+
 
 @dataclass(frozen=True, slots=True)
 class TemplateCost:
@@ -58,19 +62,27 @@ def server_figure(
     cost: TemplateCost,
 ) -> ServerFigure:
     """The server's count of `messages`: `counted(text)` is its tokenizer's count when known
-    (no network here: an unknown text uses the plan's own estimate and is marked so)."""
+    (no network here: an unknown text uses the plan's own estimate, scaled by how the counted
+    ones compare with theirs, and is marked so)."""
     total = 0.0
-    estimated = dropped = sent = 0
+    dropped = sent = 0
+    uncounted: list[int] = []  # the estimates of the texts the server has not counted
+    counted_estimates = 0
     for message in messages:
         if cost.drops_system and message.role == "system":
             dropped += 1
             continue
         sent += 1
+        # The plan's count holds its own overhead and the role: the content is the rest.
+        estimate = max(0, message.tokens - MESSAGE_OVERHEAD - 1)
         tokens = counted(message.content)
         if tokens is None:
-            estimated += 1
-            # The plan's count holds its own overhead and the role: the content is the rest.
-            tokens = max(0, message.tokens - MESSAGE_OVERHEAD - 1)
+            uncounted.append(estimate)
+            continue
         total += tokens
-    total += cost.per_message * (sent + 1)
-    return ServerFigure(round(total), estimated, dropped)
+        counted_estimates += estimate
+    # A tokenizer that splits what tiktoken keeps whole (digits, punctuation) splits the new
+    # texts as well: a big block not counted yet is not understated.
+    scale = total / counted_estimates if counted_estimates >= SCALING_SAMPLE else 1.0
+    total += scale * sum(uncounted) + cost.per_message * (sent + 1)
+    return ServerFigure(round(total), len(uncounted), dropped)

@@ -107,6 +107,8 @@ class OpenAIBackend(ModelBackend):
         self._chunk_timeout = chunk_timeout
         self._streams_open = 0
         self._no_stream: asyncio.Event | None = None
+        self._asides_open = 0
+        self._no_aside: asyncio.Event | None = None
         self._first_chunk_timeout = first_chunk_timeout
         self._connect_timeout = connect_timeout
         self._request_timeout = request_timeout
@@ -164,8 +166,7 @@ class OpenAIBackend(ModelBackend):
         model = str(body.get("model") or "")
         async with contextlib.AsyncExitStack() as cleanup:
             cleanup.callback(self._stream_closed)
-            self._streams_open += 1
-            self._quiet().clear()
+            await self._stream_opens()
             # Closed on errors, on early exit and on cancellation: frees the connection.
             response = await self._open_stream(cleanup, body)
             content_type = response.headers.get("content-type", "").split(";")[0].strip()
@@ -429,9 +430,8 @@ class OpenAIBackend(ModelBackend):
         if model not in self._templates:
             # The calibration is the model answering: counting waits for it as it waits for
             # a reply, since llama-cpp-python drops a request another one interrupts.
-            self._streams_open += 1
-            self._quiet().clear()
             try:
+                await self._stream_opens()
                 cost = await calibrate_template(ask, model, tokenizer)
             finally:
                 self._stream_closed()
@@ -447,6 +447,36 @@ class OpenAIBackend(ModelBackend):
             self._no_stream.set()
         return self._no_stream
 
+    def _asides_done(self) -> asyncio.Event:
+        """Set while no background side request is out (made on first use)."""
+        if self._no_aside is None:
+            self._no_aside = asyncio.Event()
+            self._no_aside.set()
+        return self._no_aside
+
+    async def _stream_opens(self) -> None:
+        """A reply (or the calibration's) is about to be asked for: background side requests
+        wait from now on, and those already out are answered first, since llama-cpp-python
+        ends a stream when another request reaches it while it streams."""
+        self._streams_open += 1
+        self._quiet().clear()
+        await self._asides_done().wait()
+
+    @contextlib.asynccontextmanager
+    async def _aside(self) -> AsyncIterator[None]:
+        """Room for one background side request (a count, a rendering) between replies."""
+        # Woken when a reply ended, another may have begun before this task ran again.
+        while self._streams_open:
+            await self._quiet().wait()
+        self._asides_open += 1
+        self._asides_done().clear()
+        try:
+            yield
+        finally:
+            self._asides_open -= 1
+            if self._asides_open == 0:
+                self._asides_done().set()
+
     def _stream_closed(self) -> None:
         self._streams_open -= 1
         if self._streams_open == 0:
@@ -455,8 +485,8 @@ class OpenAIBackend(ModelBackend):
     async def count_tokens(self, text: str) -> int | None:
         # Counting is background work: it waits for the reply being streamed, because
         # llama-cpp-python ends a stream when another request arrives (`interrupt_requests`).
-        await self._quiet().wait()
-        return await self._count_tokens(text)
+        async with self._aside():
+            return await self._count_tokens(text)
 
     async def _count_tokens(self, text: str) -> int | None:
         endpoint = await self._tokenizer_endpoint(self._side_requests(), "")
@@ -478,7 +508,8 @@ class OpenAIBackend(ModelBackend):
             return HOSTED_RENDERING
         if self._no_renderer is not None:
             return self._no_renderer
-        rendering = await render_messages(self._side_requests(), messages, model)
+        async with self._aside():  # background work too, as counting is
+            rendering = await render_messages(self._side_requests(), messages, model)
         if isinstance(rendering, NotRendered) and rendering.lasting:
             self._no_renderer = rendering  # a server without the endpoint is not asked again
         return rendering
@@ -521,6 +552,11 @@ class OpenAIBackend(ModelBackend):
         except httpx2.TimeoutException:
             return Answer(reached=False, timed_out=True)
         except httpx2.HTTPError:
+            return Answer(reached=False)
+        except RuntimeError:
+            # Closed (the app is leaving): background counting ends without a word.
+            if not self._http.is_closed:
+                raise
             return Answer(reached=False)
         try:
             return Answer(reached=True, status=response.status_code, data=response.json())

@@ -39,6 +39,12 @@ async def backend(server: ScriptedModelServer) -> AsyncIterator[OpenAIBackend]:
     await client.aclose()
 
 
+def wows(number: int) -> str:
+    """Turn `number`'s message: every "!" is a token to the server, far more than
+    ctxchat's estimate counts."""
+    return f"Turn {number}: " + "Wow!!!! " * 30
+
+
 def open_session(store: Store, server: ScriptedModelServer, backend: OpenAIBackend) -> ChatSession:
     profile = ProviderProfile(name="local", base_url=server.base_url, model=MODEL)
     settings = Settings(
@@ -187,7 +193,7 @@ async def test_a_prompt_the_server_counts_over_its_window_is_fitted_to_its_count
     session = open_session(store, server, backend)
     await session.detect_window()
     for number in range(30):
-        text = f"Turn {number}: " + "Wow!!!! " * 30
+        text = wows(number)
         session.add_user_message(text)
         store.add_message(
             session.conversation,
@@ -214,3 +220,49 @@ async def test_a_prompt_the_server_counts_over_its_window_is_fitted_to_its_count
     later = session.plan("And then?")
     assert any("kept free for the difference" in warning for warning in later.warnings)
     assert count_prompt_tokens(later.request_messages()) < 4096
+
+
+async def test_a_conversation_growing_towards_the_window_keeps_room_before_any_refusal(
+    store: Store, server: ScriptedModelServer, backend: OpenAIBackend
+) -> None:
+    # Every "!" is a token to the server: each turn costs it about twice ctxchat's estimate.
+    # The replies' usage and the server's counts of what was sent say so long before the
+    # conversation reaches the window, and the plans keep room for it from then on.
+    session = open_session(store, server, backend)
+    await session.detect_window()
+    events = []
+    for number in range(24):
+        text = wows(number)
+        events += [event async for event in send_message(session, text)]
+        await session.server.counted()
+
+    assert [type(e) for e in events if isinstance(e, TurnFinished | TurnRetried)] == [
+        TurnFinished
+    ] * 24
+    turns = [r["messages"] for r in server.requests if "Turn" in r["messages"][-1]["content"]]
+    sent = [count_prompt_tokens(messages) for messages in turns]
+    assert len(sent) == 24
+    assert max(sent) <= 4096
+    assert sent[-1] > 4096 / 2  # the conversation did reach far into the window
+    later = session.plan("And then?")
+    assert any("kept free for the difference" in warning for warning in later.warnings)
+    assert count_prompt_tokens(later.request_messages()) <= 4096
+
+
+async def test_a_big_text_not_counted_yet_is_scaled_as_the_counted_ones_are(
+    store: Store, server: ScriptedModelServer, backend: OpenAIBackend
+) -> None:
+    # A new block (a draft here; a recall block alike) the server has not counted yet: its
+    # estimate is scaled by how much more the server counted the texts it did count.
+    session = open_session(store, server, backend)
+    await session.detect_window()
+    for number in range(4):
+        [event async for event in send_message(session, wows(number))]
+    await session.server.counted()
+
+    plan = session.plan("New: " + "Yes!!!! " * 200)
+
+    server_count = count_prompt_tokens(plan.request_messages())
+    assert plan.counter_note.endswith(", 1 not counted by the server yet")
+    shown = int(plan.counter_note.split(", ")[1].removesuffix(" tokens").replace(",", ""))
+    assert abs(shown - server_count) <= server_count * 0.05

@@ -17,7 +17,7 @@ from ctxchat.model.known_models import known_context_window, normalize_model_nam
 from ctxchat.model.openai_backend import OpenAIBackend
 from ctxchat.testing.server import Fault, ScriptedModelServer, count_prompt_tokens
 
-from ..waiting import until_true
+from ..waiting import PATIENCE, until_true
 
 MODEL = "test-model"
 
@@ -418,6 +418,49 @@ async def test_counting_waits_while_a_reply_streams_so_llama_cpp_python_does_not
         assert await count == 2
 
     assert "".join(received) == "".join(words)
+
+
+async def test_a_count_woken_as_a_reply_ends_waits_for_the_reply_begun_meanwhile(
+    make_backend: Build,
+) -> None:
+    """A count that waited for one reply must not go out during the next one, begun before
+    the count's task ran again: llama-cpp-python would end that reply early. The count's
+    request is held on its way until the second reply was asked for, so that it arrives
+    while that reply streams if it was sent then."""
+    words = "".join(f"word{i} " for i in range(40))
+    hello = [{"role": "user", "content": "Hi"}]
+    with ScriptedModelServer(flavour="llama-cpp-python", chunk_size=6, latency=0.01) as server:
+        server.script(words, words)
+        backend = make_backend(server)
+        assert await backend.count_tokens("warm") == 1  # the tokenizer is known
+        server.asides_held = on_its_way = threading.Event()
+
+        def release_once_the_second_reply_is_asked() -> None:
+            server.wait_for_requests(2, timeout=PATIENCE)
+            on_its_way.set()
+
+        threading.Thread(target=release_once_the_second_reply_is_asked, daemon=True).start()
+        count: asyncio.Task[int | None] | None = None
+        async for chunk in backend.stream_reply(hello, model=MODEL):
+            if count is None and chunk.text:
+                count = asyncio.ensure_future(backend.count_tokens("one two"))
+        # The next reply begins at once, without letting the waiting count run first.
+        second = [chunk.text async for chunk in backend.stream_reply(hello, model=MODEL)]
+        assert count is not None
+        assert await count == 2
+
+    assert "".join(second) == words
+
+
+async def test_a_count_asked_once_the_backend_is_closed_ends_quietly(make_backend: Build) -> None:
+    """Counting runs in the background: a count still to come when the app closes the backend
+    gives no count, not an error that no one is left to read."""
+    with ScriptedModelServer(flavour="llama-cpp-python") as server:
+        backend = make_backend(server)
+        assert await backend.count_tokens("one two") == 2
+        await backend.aclose()
+
+        assert await backend.count_tokens("one two") is None
 
 
 async def test_a_model_slower_than_the_probes_still_calibrates_its_template() -> None:

@@ -118,12 +118,12 @@ class Handler(BaseHTTPRequestHandler):
         )
         return False
 
-    def _remember(self, path: str, body: object, *, chat: bool, raw: bytes = b"") -> None:
+    def _remember(self, path: str, body: object, *, chat: bool, raw: bytes = b"") -> int:
         recorded = body if isinstance(body, dict) else {}
         headers = dict(self.headers.items())
         client = (str(self.client_address[0]), int(self.client_address[1]))
         request = RecordedRequest(recorded, path=path, headers=headers, client=client, raw=raw)
-        self.owner.script_log.record(request, chat=chat)
+        return self.owner.script_log.record(request, chat=chat)
 
     # -- routing ---------------------------------------------------------------------------------
 
@@ -141,7 +141,10 @@ class Handler(BaseHTTPRequestHandler):
         path = self.path.split("?", 1)[0]
         raw, body = self._read_json()
         chat = path == "/v1/chat/completions" and isinstance(body, dict)
-        self._remember(path, body, chat=chat, raw=raw)
+        held = self.owner.asides_held
+        if not chat and held is not None and self.owner.stall({"until": held}):
+            return  # stopping
+        arrived = self._remember(path, body, chat=chat, raw=raw)
         if not self._authorized():
             return
         if not isinstance(body, dict):
@@ -150,13 +153,14 @@ class Handler(BaseHTTPRequestHandler):
             )
             return
         if path == "/v1/chat/completions":
-            self._chat(body)
+            self._chat(body, arrived)
         else:
             self.send(post_answer(self.owner, path, body))
 
     # -- chat ------------------------------------------------------------------------------------
 
-    def _chat(self, body: dict[str, Any]) -> None:
+    def _chat(self, body: dict[str, Any], arrived: int) -> None:
+        """Answer a chat completion, the `arrived`th request to reach the server."""
         owner = self.owner
         held = owner.reading_held
         if held is not None and owner.stall({"until": held}):
@@ -212,6 +216,7 @@ class Handler(BaseHTTPRequestHandler):
             reply=reply,
             usage=usage_of(prompt_tokens, reply, cached_tokens(owner, messages)),
             fault=fault,
+            arrived=arrived,
         )
         if not stream:
             writer.whole()

@@ -48,7 +48,11 @@ def usage_of(prompt_tokens: int, reply: Reply, cached: int | None) -> dict[str, 
 
 
 class ReplyWriter:
-    """Writes one reply to `model`'s request, shaped by the pending fault if there is one."""
+    """Writes one reply to `model`'s request, shaped by the pending fault if there is one.
+
+    `arrived`: how many requests had reached the server with this one; any later one ends a
+    streamed reply early where the server interrupts requests.
+    """
 
     def __init__(
         self,
@@ -59,6 +63,7 @@ class ReplyWriter:
         reply: Reply,
         usage: dict[str, Any],
         fault: PendingFault | None,
+        arrived: int,
     ) -> None:
         self._server = server
         self._transport = transport
@@ -66,6 +71,7 @@ class ReplyWriter:
         self._reply = reply
         self._usage = usage
         self._fault = fault
+        self._arrived = arrived
         self._kind = fault.fault if fault is not None else None
         self._options = fault.options if fault is not None else {}
 
@@ -149,7 +155,6 @@ class ReplyWriter:
             events.event("{not json")
             events.end()
             return
-        arrived = server.script_log.arrivals()
         # llama.cpp opens with no content at all (null), others with an empty one.
         opening = None if server.flavour is Flavour.LLAMA_CPP else ""
         events.event(chunk({"role": "assistant", "content": opening}))
@@ -181,8 +186,9 @@ class ReplyWriter:
                 break
             if server.pause(server.latency):
                 return
-            if server.interrupt_requests and server.script_log.arrivals() > arrived:
-                # Another request is waiting for the model: this reply ends here.
+            if server.interrupt_requests and server.script_log.arrivals() > self._arrived:
+                # Another request came after this one (while the prompt was read, too: it
+                # waits for the model all the same): this reply ends here.
                 events.event("[DONE]")
                 events.end()
                 return

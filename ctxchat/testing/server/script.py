@@ -114,10 +114,12 @@ class Script:
         with self._changed:
             return self._changed.wait_for(lambda: len(self.requests) >= count, timeout)
 
-    def record(self, request: RecordedRequest, *, chat: bool) -> None:
+    def record(self, request: RecordedRequest, *, chat: bool) -> int:
+        """Keep `request`; how many requests have arrived with it (see `arrivals`)."""
         with self._changed:
             (self.requests if chat else self.other_requests).append(request)
             self._changed.notify_all()
+            return len(self.requests) + len(self.other_requests)
 
     def arrivals(self) -> int:
         """How many requests have arrived so far, of every kind."""

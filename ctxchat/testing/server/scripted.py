@@ -109,6 +109,11 @@ class ScriptedModelServer:
         """While set to an event not yet set, a chat completion waits for it before it
         answers: a small model reading a prompt on a busy machine; a test's release. May be
         changed while serving."""
+        self.asides_held: threading.Event | None = None
+        """While set to an event not yet set, a POST other than a chat completion (a count,
+        a rendering) waits for it before it arrives, i.e. before it is recorded and can cut
+        a streamed reply short: a request slow on its way; a test's release. May be changed
+        while serving."""
         self.script_log = Script()
         self.requests: list[RecordedRequest] = self.script_log.requests
         self.other_requests: list[RecordedRequest] = self.script_log.other_requests

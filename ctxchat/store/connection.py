@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
+from collections import Counter
 from pathlib import Path
 
 from ctxchat.store.errors import CorruptDatabase, StoreError
@@ -13,10 +15,69 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 HEADER_SIZE = 100
 BUSY_TIMEOUT_MS = 10_000
 
+# The database files this process holds a connection to, by (device, inode), with how many.
+# POSIX advisory locks belong to the process: closing *any* descriptor of a file drops every
+# lock the process holds on it, its open SQLite connections' included (SQLite's "How To
+# Corrupt An SQLite Database File", 2.2). Another process then takes itself for the last
+# connection and checkpoints and deletes the write-ahead log under ours, and what we write
+# afterwards reaches a deleted file. So ctxchat itself opens a database file by path only
+# while no connection of this process has it open; SQLite's own opens are safe (it shares
+# one descriptor per file across a process's connections and defers closing it).
+_open_files: Counter[tuple[int, int]] = Counter()
+_open_files_lock = threading.Lock()
+
 
 def connect(path: Path) -> sqlite3.Connection:
-    """A configured, migrated connection to the database at `path` (created if missing)."""
-    _prepare_file(path)
+    """A configured, migrated connection to the database at `path` (created if missing).
+
+    Close it with `disconnect`, so the process knows the file has one connection fewer."""
+    with _open_files_lock:
+        # Under the lock: a thread opening the same file meanwhile must not check it by path
+        # while this connection is being made.
+        if _file_key(path) not in _open_files:
+            _prepare_file(path)
+        conn = _open(path)
+        key = _file_key(path)
+        if key is not None:
+            _open_files[key] += 1
+    try:
+        _set_up(conn, path)
+    except BaseException:
+        disconnect(conn, key)
+        raise
+    return conn
+
+
+def disconnect(conn: sqlite3.Connection, key: tuple[int, int] | None) -> None:
+    """Close a connection made by `connect` (once), `key` being its file's `file_key`."""
+    with _open_files_lock:
+        conn.close()
+        if key is not None and _open_files[key] > 0:
+            _open_files[key] -= 1
+            if not _open_files[key]:
+                del _open_files[key]
+
+
+def file_key(path: Path) -> tuple[int, int] | None:
+    """What identifies the database file at `path` for `disconnect` (stat opens nothing)."""
+    return _file_key(path)
+
+
+def open_in_this_process(path: Path) -> bool:
+    """Whether a connection of this process has the database file at `path` open."""
+    with _open_files_lock:
+        return _file_key(path) in _open_files
+
+
+def _file_key(path: Path) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino)
+
+
+def _open(path: Path) -> sqlite3.Connection:
     try:
         conn = sqlite3.connect(
             path,
@@ -26,6 +87,10 @@ def connect(path: Path) -> sqlite3.Connection:
         )
     except sqlite3.Error as exc:
         raise translate(exc, path) or StoreError(f"Cannot open {path}: {exc}.") from exc
+    return conn
+
+
+def _set_up(conn: sqlite3.Connection, path: Path) -> None:
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         # Before any pragma that writes (journal_mode changes the file's header): another
@@ -35,12 +100,7 @@ def connect(path: Path) -> sqlite3.Connection:
         _check_integrity(conn, path)
         migrate(conn, path)
     except sqlite3.Error as exc:
-        conn.close()
         raise translate(exc, path) or StoreError(f"Cannot open {path}: {exc}.") from exc
-    except BaseException:
-        conn.close()
-        raise
-    return conn
 
 
 def translate(exc: sqlite3.Error, path: Path) -> StoreError | None:
@@ -66,7 +126,9 @@ def translate(exc: sqlite3.Error, path: Path) -> StoreError | None:
 
 
 def _prepare_file(path: Path) -> None:
-    """Create the private data directory and file; recognize a file that is not SQLite."""
+    """Create the private data directory and file; recognize a file that is not SQLite.
+
+    Opens the file by path: only while no connection of this process has it open."""
     if path.exists() and not path.is_file():
         raise StoreError(f"{path} is not a file; choose another place for the database.")
     try:

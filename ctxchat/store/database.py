@@ -11,7 +11,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
-from ctxchat.store.connection import BUSY_TIMEOUT_MS, translate
+from ctxchat.store.connection import BUSY_TIMEOUT_MS, disconnect, file_key, translate
 
 # How long deleting a conversation waits for other processes' readers to finish before it
 # leaves emptying the write-ahead log to a later moment.
@@ -31,6 +31,8 @@ class Database:
         self._clock = clock
         self._lock = threading.RLock()
         self._depth = 0  # nesting of write transactions on this connection
+        self._file = file_key(path)
+        self._closed = False
 
     def now(self) -> float:
         """Seconds since the epoch, as stored in every timestamp column."""
@@ -155,9 +157,12 @@ class Database:
         write-ahead log into the database file."""
         with self._lock:
             # Closed already, or the file is in trouble: closing must still work.
+            if self._closed:
+                return
+            self._closed = True
             with contextlib.suppress(sqlite3.Error):
                 self._conn.execute("PRAGMA optimize")
-            self._conn.close()
+            disconnect(self._conn, self._file)
 
     def __enter__(self) -> Self:
         return self

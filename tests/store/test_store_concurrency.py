@@ -116,3 +116,46 @@ def test_threads_share_one_store(store: Store) -> None:
     )
     assert reply.content == "".join(f"{index} " for index in range(300))
     assert len(store.list_memory()) == 100
+
+
+OPEN_AND_CLOSE = """
+import sqlite3, sys
+conn = sqlite3.connect(sys.argv[1])  # what `ctxchat conversations` does beside the app
+conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+conn.close()
+"""
+
+FIND = """
+import sqlite3, sys
+conn = sqlite3.connect(sys.argv[1])
+print(conn.execute("SELECT count(*) FROM messages WHERE content = ?", (sys.argv[2],)).fetchone()[0])
+"""
+
+
+def test_a_second_connection_in_the_process_keeps_the_first_ones_writes(tmp_path: Path) -> None:
+    """The in-app import opens a connection of its own; a command run beside the app then
+    must not take itself for the last process and delete the write-ahead log the app still
+    writes to: what the app writes afterwards reaches the file."""
+    path = tmp_path / "ctxchat.db"
+    wal = Path(f"{path}-wal")
+    app = Store.open(path)
+    try:
+        conversation = app.create_conversation("between processes")
+        app.add_message(
+            conversation.id, "user", "alpha one", tokens=2, exact=True, encoding="o200k_base"
+        )
+        Store.open(path).close()  # the import's connection, opened and closed
+        subprocess.run([sys.executable, "-c", OPEN_AND_CLOSE, str(path)], check=True)
+        assert wal.exists(), "another process deleted the log the app has open"
+        app.add_message(
+            conversation.id, "user", "bravo two", tokens=2, exact=True, encoding="o200k_base"
+        )
+        found = subprocess.run(
+            [sys.executable, "-c", FIND, str(path), "bravo two"],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        assert found.stdout.strip() == "1"
+    finally:
+        app.close()

@@ -50,15 +50,7 @@ def check_database(database: Path, ledger: Ledger) -> list[str]:
                 problems.append(
                     f"acknowledged message {text!r} stored {contents.get(text, 0)} times"
                 )
-        # One history: every reply answers the message it hangs under (the server echoes it),
-        # so a reply stored under an id another process gave its own message shows up here.
-        for reply, question in conn.execute(
-            "SELECT r.content, q.content FROM messages r JOIN messages q ON r.parent_id = q.id "
-            "JOIN conversations c ON c.id = r.conversation_id "
-            "WHERE r.role = 'assistant' AND c.origin IS NULL"
-        ):
-            if not (ECHO + question).startswith(reply):
-                problems.append(f"reply {reply[:60]!r} hangs under {question[:60]!r}")
+        problems += _stray_replies(conn)
         memory = {text for (text,) in conn.execute("SELECT text FROM memory")}
         problems += [f"acknowledged memory {t!r} missing" for t in sorted(ledger.memory - memory)]
         titles = {title for (title,) in conn.execute("SELECT title FROM conversations")}
@@ -75,6 +67,25 @@ def check_database(database: Path, ledger: Ledger) -> list[str]:
     finally:
         conn.close()
     return problems
+
+
+def _stray_replies(conn: sqlite3.Connection) -> list[str]:
+    """One history: every reply of ctxchat's own conversations answers a message stored
+    before it there (the server echoes it; a reply cut by a kill is the start of one), so a
+    reply stored apart from the message it was asked with shows up here."""
+    asked: dict[int, list[str]] = {}
+    stray = []
+    for conversation, role, content in conn.execute(
+        "SELECT m.conversation_id, m.role, m.content FROM messages m "
+        "JOIN conversations c ON c.id = m.conversation_id WHERE c.origin IS NULL ORDER BY m.id"
+    ):
+        if role == "user":
+            asked.setdefault(conversation, []).append(ECHO + content)
+        elif role == "assistant" and not any(
+            echo.startswith(content) for echo in asked.get(conversation, [])
+        ):
+            stray.append(f"reply {content[:60]!r} answers no message before it")
+    return stray
 
 
 def export_holds(text: str, wanted: set[str]) -> list[str]:

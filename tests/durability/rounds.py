@@ -197,12 +197,15 @@ def _import_in_app(world: World, app: AppTerminal, number: int, plan: AppPlan) -
         world.ledger.imports[titles] = False
     mark = app.mark()
     app.type(CTRL_L)
-    app.wait_for(b"Import", since=mark)
+    app.wait_for(b"Rename", since=mark)  # the conversation list's footer
     mark = app.mark()
     app.type(CTRL_O)
     app.wait_for(b"Import conversations", since=mark)
     mark = app.mark()
-    app.type(str(path).encode() + b"\r")
+    app.type(str(path).encode())
+    app.wait_for(path.name, since=mark)  # in the box, before Enter sends it
+    mark = app.mark()
+    app.type(b"\r")
     if plan.kill == "import":
         _killed(world, app)
         return

@@ -3,7 +3,8 @@ SIGKILL at seeded random points, round after round: every acknowledged write is 
 is one history, and the database stays whole (the way SQLite tests itself).
 
 CTXCHAT_DURABILITY_ROUNDS raises the rounds for a long local run (CTXCHAT_DURABILITY_SEED
-draws other ones)."""
+draws other ones); CTXCHAT_DURABILITY_KEEP names a file that gets everything the app drew
+when it never shows what was awaited. Run pytest with -s to see the figures reached."""
 
 from __future__ import annotations
 

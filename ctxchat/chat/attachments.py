@@ -26,6 +26,7 @@ from ctxchat.core.files import (
 )
 from ctxchat.core.plan import ContextPlan
 from ctxchat.store.attachments import Attachment
+from ctxchat.store.connection import is_database_file
 
 if TYPE_CHECKING:
     from ctxchat.chat.session import ChatSession
@@ -89,7 +90,10 @@ class _Read:
 def _read_regular(path: str, limit: int, name: str) -> _Read:
     """The bytes of the regular file at `path`, at most `limit` of them; refused with one line
     otherwise. Opened without blocking and checked on the open file, so a pipe or a device
-    put there meanwhile is refused, never waited on."""
+    put there meanwhile is refused, never waited on. ctxchat's open database is never opened:
+    closing the descriptor would drop the process's SQLite locks on it."""
+    if is_database_file(path):
+        raise AttachRefused(f"cannot attach {name}: it is ctxchat's own database")
     try:
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:

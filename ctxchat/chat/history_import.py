@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ctxchat.core.tokens import TokenCounter
 from ctxchat.store import Store
+from ctxchat.store.connection import is_database_file
 from ctxchat.store.export_check import describe_problems, export_problems
 from ctxchat.store.history_import import ImportOutcome, ImportReport, Progress
 from ctxchat.store.importers import (
@@ -101,6 +102,11 @@ def import_file(
     for, damaged, or unknown: one line naming the first place that is wrong; nothing of it is
     stored) and OSError when the file cannot be read.
     """
+    if is_database_file(path, store.path):
+        # Never opened by path: closing the descriptor would drop this process's SQLite locks.
+        raise HistoryFormatError(
+            f"{path} is ctxchat's own database (or one of its files); nothing was imported"
+        )
     name = source or _detect(path)
     if name is None:
         return FileImport(path, None, dry_run=dry_run)

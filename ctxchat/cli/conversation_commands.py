@@ -11,6 +11,7 @@ from ctxchat.cli.exits import EXIT_USAGE, CliError
 from ctxchat.cli.output import say, tell, write_out
 from ctxchat.cli.tables import cell, console, table
 from ctxchat.core.prices import total_of
+from ctxchat.store.connection import is_database_file
 from ctxchat.store.importers.labels import origin_label
 from ctxchat.store.markdown import when
 
@@ -73,6 +74,10 @@ def export_conversation(args: argparse.Namespace, options: SessionOptions) -> in
 
     with workspace(options) as space:
         data = space.store.export_conversation(args.id)
+        if args.output and is_database_file(args.output, space.store.path):
+            raise CliError(
+                f"{args.output} is ctxchat's own database; choose another file", EXIT_USAGE
+            )
     text = export_text(data, markdown=args.format == "md")
     if args.output:
         try:

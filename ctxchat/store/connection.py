@@ -8,7 +8,7 @@ import threading
 from collections import Counter
 from pathlib import Path
 
-from ctxchat.store.errors import CorruptDatabase, StoreError
+from ctxchat.store.errors import SIDECARS, CorruptDatabase, StoreError
 from ctxchat.store.schema import check_ownership, migrate
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -24,6 +24,7 @@ BUSY_TIMEOUT_MS = 10_000
 # while no connection of this process has it open; SQLite's own opens are safe (it shares
 # one descriptor per file across a process's connections and defers closing it).
 _open_files: Counter[tuple[int, int]] = Counter()
+_open_paths: dict[tuple[int, int], Path] = {}  # where each of them was opened from
 _open_files_lock = threading.Lock()
 
 
@@ -40,6 +41,7 @@ def connect(path: Path) -> sqlite3.Connection:
         key = _file_key(path)
         if key is not None:
             _open_files[key] += 1
+            _open_paths.setdefault(key, path)
     try:
         _set_up(conn, path)
     except BaseException:
@@ -56,6 +58,7 @@ def disconnect(conn: sqlite3.Connection, key: tuple[int, int] | None) -> None:
             _open_files[key] -= 1
             if not _open_files[key]:
                 del _open_files[key]
+                _open_paths.pop(key, None)
 
 
 def file_key(path: Path) -> tuple[int, int] | None:
@@ -67,6 +70,24 @@ def open_in_this_process(path: Path) -> bool:
     """Whether a connection of this process has the database file at `path` open."""
     with _open_files_lock:
         return _file_key(path) in _open_files
+
+
+def is_database_file(path: Path | str, database: Path | None = None) -> bool:
+    """Whether `path` is a database file this process has a connection to (or `database`), or
+    one of its -wal, -shm or -journal files: a file ctxchat must never open by path for
+    reading or writing (by stat: opens nothing)."""
+    key = _file_key(Path(path))
+    if key is None:
+        return False
+    with _open_files_lock:
+        databases = list(_open_paths.values())
+    if database is not None:
+        databases.append(database)
+    return any(
+        key == _file_key(Path(f"{base}{suffix}"))
+        for base in databases
+        for suffix in ("", *SIDECARS)
+    )
 
 
 def _file_key(path: Path) -> tuple[int, int] | None:

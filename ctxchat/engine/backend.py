@@ -4,6 +4,7 @@ first used (and again after it stopped or was killed), and talks to it with its 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,6 +25,20 @@ __all__ = ["EngineBackend"]
 
 KILLED = "The engine stopped while writing the reply (killed, or out of memory)."
 KILLED_ACTION = "The reply is kept as far as it came; the next message starts the engine again."
+
+
+GONE_PATIENCE = 2.0
+"""Seconds a killed engine may take to end after its connections dropped (they close first)."""
+
+
+async def _gone(pid: int) -> bool:
+    """Whether the engine `pid` ended (or is ending): a dropped reply is then its doing."""
+    deadline = time.monotonic() + GONE_PATIENCE
+    while alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.02)
+    return True
 
 
 class EngineBackend(DeferredBackend):
@@ -95,7 +110,7 @@ class EngineBackend(DeferredBackend):
             async for chunk in stream:
                 yield chunk
         except ProviderError as error:
-            if state is not None and not alive(state.pid):
+            if state is not None and await _gone(state.pid):
                 raise ProviderError(
                     ErrorKind.INTERRUPTED,
                     KILLED,

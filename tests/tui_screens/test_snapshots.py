@@ -23,6 +23,7 @@ from ctxchat.tui.screens.extraction import ExtractionReview
 from ctxchat.tui.screens.memory_editor import MemoryEditor
 from ctxchat.tui.screens.rename import RenameScreen
 from ctxchat.tui.screens.setup import SetupScreen
+from ctxchat.tui.screens.setup_engine import EngineOffer
 from ctxchat.tui.screens.summarize_preview import SummarizePreview
 from ctxchat.tui.screens.summary_versions import SummaryScreen
 from ctxchat.tui.themes import load_themes, shipped_theme_dirs
@@ -372,6 +373,19 @@ class TestSetup:
             SERVERS, openai_key_present=True, config_path="~/.config/ctxchat/config.toml"
         )
         assert snap_compare(ScreenHost(screen), terminal_size=WIDE)
+
+    def test_a_model_on_this_machine(self, snap_compare: SnapCompare) -> None:
+        """80x24, nothing found and no OPENAI_API_KEY, the engine installed: "A model on this
+        machine (SmolLM2 135M, 94 MB, no key)" first and selected, no
+        address or key fields, what the model is for and how to use a bigger one, and the
+        focus on "Save and start" (one Enter starts)."""
+        screen = SetupScreen(
+            [],
+            openai_key_present=False,
+            config_path="~/.config/ctxchat/config.toml",
+            engine=EngineOffer("SmolLM2 135M", 98_362_432),
+        )
+        assert snap_compare(ScreenHost(screen))
 
     def test_no_server_found(self, snap_compare: SnapCompare) -> None:
         """80x24, nothing found and no OPENAI_API_KEY: OpenAI selected with "(uses

@@ -23,6 +23,7 @@ from ctxchat.model.discovery import UrlAnswer, probe_url, url_problem
 from ctxchat.redaction import shown_url
 from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.setup_answers import answer_line, key_hint, server_label
+from ctxchat.tui.screens.setup_engine import ENGINE_CHOICE, EngineOffer, engine_hint, engine_label
 from ctxchat.tui.text import clean, content, plain
 from ctxchat.tui.views import ServerView
 from ctxchat.tui.widgets.footer import KeyFooter
@@ -208,10 +209,13 @@ class SetupScreen(Screen[SetupChoice | None]):
         config_path: str = "",
         env: Mapping[str, str] | None = None,
         probe: Probe = probe_url,
+        engine: EngineOffer | None = None,
     ) -> None:
         """`env` is where a named key variable is looked up for a probe; `probe` asks a
-        typed URL what it is (the real one unless a test shows a fixed answer)."""
+        typed URL what it is (the real one unless a test shows a fixed answer); `engine`
+        offers the model on this machine (first, and chosen when nothing else is there)."""
         super().__init__()
+        self._engine = engine
         self._servers = list(servers)
         self._openai_key_present = openai_key_present
         self._openai_model = openai_model
@@ -237,6 +241,10 @@ class SetupScreen(Screen[SetupChoice | None]):
             )
             yield Static("Where should your messages go?", classes="setup--question")
             with RadioSet(id="setup-provider"):
+                if self._engine is not None:
+                    yield RadioButton(
+                        engine_label(self._engine), name=ENGINE_CHOICE, id="provider-engine"
+                    )
                 key_state = "set" if self._openai_key_present else "not set"
                 openai = Text.assemble(("OpenAI", "bold"))
                 openai.append(f"  (uses {OPENAI_KEY_ENV}: {key_state})", style="dim")
@@ -248,14 +256,14 @@ class SetupScreen(Screen[SetupChoice | None]):
                     name="custom",
                     id="provider-custom",
                 )
-            if not self._servers:
+            if not self._servers and self._engine is None:
                 yield Static(
                     "No local model server answered on 127.0.0.1 (Ollama, LM Studio, "
                     "llama.cpp). Start one and run ctxchat again, or enter its address.",
                     classes="setup--prose",
                     markup=False,
                 )
-            with Grid():
+            with Grid(id="setup-fields"):
                 yield Label("Base URL")
                 yield _field("setup-url", "http://127.0.0.1:8080/v1")
                 yield Label("Model")
@@ -282,12 +290,22 @@ class SetupScreen(Screen[SetupChoice | None]):
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        # A local server needs no account, so it comes first when there is one.
-        first = 1 if self._servers else 0
+        # A local server needs no account, so it comes first when there is one; with none
+        # and no OpenAI key, the model on this machine, which needs nothing.
         buttons = list(self.query_one(RadioSet).query(RadioButton))
+        names = [button.name for button in buttons]
+        if self._servers:
+            first = names.index("server-0")
+        elif self._engine is not None and not self._openai_key_present:
+            first = names.index(ENGINE_CHOICE)
+        else:
+            first = names.index("openai")
         buttons[first].value = True
         self._fill(buttons[first].name or "openai")
-        self.query_one(RadioSet).focus()
+        if buttons[first].name == ENGINE_CHOICE:
+            self.query_one("#save", Button).focus()  # one Enter starts the conversation
+        else:
+            self.query_one(RadioSet).focus()
 
     @property
     def provider(self) -> str:
@@ -316,7 +334,14 @@ class SetupScreen(Screen[SetupChoice | None]):
         self.query_one("#setup-probe", Static).update("")
         server = self._server(provider)
         warning = ""
-        if provider == "openai":
+        on_engine = provider == ENGINE_CHOICE
+        for part in ("#setup-fields", "#setup-key-hint"):
+            self.query_one(part).display = not on_engine
+        if on_engine:
+            assert self._engine is not None
+            url.value, model.value, env.value = "", "", ""
+            hint = engine_hint(self._engine, self._config_path)
+        elif provider == "openai":
             url.value, model.value, env.value = (
                 OPENAI_DEFAULT_BASE_URL,
                 self._openai_model,
@@ -369,7 +394,9 @@ class SetupScreen(Screen[SetupChoice | None]):
     @on(Checkbox.Changed)
     def _show_key_hint(self) -> None:
         key = self._key()
-        self.query_one("#setup-store-key", Checkbox).display = bool(key)
+        self.query_one("#setup-store-key", Checkbox).display = bool(key) and (
+            self.provider != ENGINE_CHOICE
+        )
         hint = key_hint(
             key_typed=bool(key),
             store=self._store_key(),
@@ -430,6 +457,8 @@ class SetupScreen(Screen[SetupChoice | None]):
     def choice(self) -> SetupChoice | None:
         """The answer, or None (with the problems shown) when it cannot be saved."""
         provider = self.provider
+        if provider == ENGINE_CHOICE:
+            return SetupChoice(provider=ENGINE_CHOICE, base_url=None, model="", api_key_env=None)
         server = self._server(provider)
         url = self._input("url").value.strip()
         model = self._input("model").value.strip()

@@ -17,6 +17,8 @@ from ..engine_server import skip_reason
 from .app_harness import SIZE, settle, shown_messages, typed, until
 from .test_app_startup import first_run
 
+pytestmark = pytest.mark.integration
+
 WHY = skip_reason()
 if WHY is not None:
     pytest.skip(WHY, allow_module_level=True)

@@ -23,6 +23,8 @@ from ctxchat.engine.control import running_engine, stop_engine
 
 from ..engine_server import skip_reason
 
+pytestmark = pytest.mark.integration
+
 WHY = skip_reason()
 if WHY is not None:
     pytest.skip(WHY, allow_module_level=True)

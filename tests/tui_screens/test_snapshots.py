@@ -12,6 +12,7 @@ from textual.widgets import Collapsible, Input
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.memory import MemoryKind
 from ctxchat.core.summary import SummaryStrategy
+from ctxchat.engine.found import FoundModel
 from ctxchat.model.discovery import FoundServer, UrlAnswer
 from ctxchat.tui.live_turn import LiveTurn
 from ctxchat.tui.screens.confirm import ConfirmScreen
@@ -386,6 +387,37 @@ class TestSetup:
             engine=EngineOffer("SmolLM2 135M", 98_362_432),
         )
         assert snap_compare(ScreenHost(screen))
+
+    def test_model_files_found_on_this_machine(self, snap_compare: SnapCompare) -> None:
+        """80x24, the engine installed and two GGUF files found: the small model, then
+        "qwen2.5-1.5b-instruct-q4_k_m (1.0 GB, LM Studio)" chosen with its path and what
+        choosing it writes, then "llama-3.1-70b (40.0 GB, Hugging Face) more than the memory
+        free"."""
+        files = [
+            FoundModel(
+                "qwen2.5-1.5b-instruct-q4_k_m",
+                Path("/home/u/.lmstudio/models/qwen/qwen2.5-1.5b-instruct-q4_k_m.gguf"),
+                "LM Studio",
+                1024**3,
+                fits=True,
+            ),
+            FoundModel(
+                "llama-3.1-70b", Path("/m/llama-3.1-70b.gguf"), "Hugging Face", 40 * 1024**3, False
+            ),
+        ]
+        screen = SetupScreen(
+            [],
+            openai_key_present=False,
+            config_path="~/.config/ctxchat/config.toml",
+            engine=EngineOffer("SmolLM2 135M", 98_362_432),
+            files=files,
+        )
+
+        async def choose_the_file(pilot: Pilot[None]) -> None:
+            screen.query_one("#setup-provider").focus()
+            await pilot.press("down", "enter")
+
+        assert snap_compare(ScreenHost(screen), run_before=choose_the_file)
 
     def test_no_server_found(self, snap_compare: SnapCompare) -> None:
         """80x24, nothing found and no OPENAI_API_KEY: OpenAI selected with "(uses

@@ -3,12 +3,19 @@ in words, and whether it is there to offer."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rich.text import Text
 
+from ctxchat.engine.found import FoundModel
+
 ENGINE_CHOICE = "engine"
 """The setup choice (and provider) of the model on this machine."""
+FILE_CHOICE = "gguf-"
+"""The start of the choice of a model file found on this machine: "gguf-0", "gguf-1", …"""
+MOST_OFFERED = 6
+"""Found model files offered on the screen at most (the smallest: most likely to fit)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +37,38 @@ def installed_offer() -> EngineOffer | None:
 
 
 def _megabytes(size: int) -> str:
+    if size >= 1024**3:
+        return f"{size / 1024**3:.1f} GB"
     return f"{size / 1024**2:.0f} MB"
+
+
+def offered_files(found: Sequence[FoundModel]) -> list[FoundModel]:
+    """The found files the screen offers: those that fit first, smallest first."""
+    return sorted(found, key=lambda model: (not model.fits, model.size))[:MOST_OFFERED]
+
+
+def file_label(model: FoundModel) -> Text:
+    """A found file as a choice: its name, size and the tool it came from."""
+    label = Text()
+    label.append(model.name, style="bold")
+    label.append(f"  ({_megabytes(model.size)}, {model.tool})", style="dim")
+    if not model.fits:
+        label.append("  more than the memory free", style="italic")
+    return label
+
+
+def file_hint(model: FoundModel, config_path: str) -> str:
+    """What choosing a found file does."""
+    where = config_path or "the config file"
+    fits = (
+        ""
+        if model.fits
+        else " It needs more memory than is free now: it is refused until there is room."
+    )
+    return (
+        f"{model.path} runs here, in ctxchat's own engine, loaded when the conversation "
+        f"starts: no server, key or network. {where} gets engine = its path.{fits}"
+    )
 
 
 def engine_label(offer: EngineOffer) -> Text:

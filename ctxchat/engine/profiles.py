@@ -15,7 +15,9 @@ __all__ = ["default_engine_profile", "engine_options", "expected_base_url", "wit
 
 
 def engine_options(profile: ProviderProfile) -> EngineOptions:
-    return EngineOptions(model=profile.engine or "")
+    """What the profile asks of the engine: its model, and its window when it sets one (the
+    window the engine is started with; a running engine keeps its own)."""
+    return EngineOptions(model=profile.engine or "", n_ctx=profile.context_window)
 
 
 def expected_base_url(directory: Path, profile: ProviderProfile) -> str:

@@ -13,6 +13,10 @@ from pathlib import Path
 import httpx2
 import pytest
 
+from ctxchat.chat.options import SessionOptions
+from ctxchat.chat.session_factory import Connect, open_session
+from ctxchat.chat.workspace import open_workspace
+from ctxchat.engine.backend import EngineBackend
 from ctxchat.engine.files import bundled_model, free_memory
 
 from ..engine_server import skip_reason
@@ -168,3 +172,19 @@ def test_a_port_taken_is_told_in_one_line(data: Path) -> None:
         f"ctxchat: Port {port} is taken by another program: choose another engine port "
         "(0 picks a free one).\n"
     )
+
+
+async def test_a_profiles_window_is_the_one_its_engine_serves(data: Path) -> None:
+    config = data / "config.toml"
+    config.write_text('[profiles.local]\nengine = "smollm2"\ncontext_window = 2048\n')
+    workspace = open_workspace(config=config, data_dir=data, env={})
+    try:
+        session = open_session(workspace, SessionOptions(), None, connect=Connect.MUST)
+        assert isinstance(session.backend, EngineBackend)
+        await session.backend.real()
+        assert session.backend.state is not None
+        assert session.backend.state.n_ctx == 2048
+        assert session.profile.base_url.startswith("http://127.0.0.1:")
+        await session.backend.aclose()
+    finally:
+        workspace.close()

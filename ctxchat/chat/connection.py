@@ -17,10 +17,19 @@ def make_backend(
 ) -> ModelBackend:
     """The OpenAI-compatible backend for a profile: its server, key and headers (raises
     MissingApiKey without its key), waiting on the server as long as `timeouts` (the
-    `[model]` settings) allow. The `openai` package is imported on first use."""
+    `[model]` settings) allow; for an engine profile, the engine (started when first used,
+    found in `env`'s engine directory: the workspace sets it). The `openai` package is
+    imported on first use."""
     from ctxchat.model.deferred import DeferredBackend
 
     waits = dataclasses.asdict(timeouts) if timeouts is not None else {}
+    if profile.engine:
+        from ctxchat.config.locations import Locations
+        from ctxchat.engine.backend import EngineBackend
+        from ctxchat.engine.profiles import engine_options
+
+        directory = Locations.resolve(env=env).engine_dir
+        return EngineBackend(directory, engine_options(profile), profile.headers, env, **waits)
     return DeferredBackend(profile.base_url, profile.resolve_api_key(env), profile.headers, **waits)
 
 

@@ -31,6 +31,8 @@ async def unreachable_notice(session: ChatSession, config: Path | None) -> str |
     try:
         listing = await session.backend.model_listing()
     except ProviderError as error:
+        if getattr(session.backend, "is_engine", False):
+            return str(error)  # the engine could not start: it says why
         if error.kind is ErrorKind.CONNECTION:
             return cannot_reach(session.profile.base_url, config)
         return None

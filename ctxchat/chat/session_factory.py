@@ -20,6 +20,7 @@ from ctxchat.chat.workspace import Workspace
 from ctxchat.config.errors import MissingApiKey
 from ctxchat.config.server_facts import ServerFacts
 from ctxchat.config.settings import ProviderProfile, Settings
+from ctxchat.engine.profiles import default_engine_profile, with_engine_url
 from ctxchat.model.backend import ModelListing
 from ctxchat.model.errors import ProviderError
 from ctxchat.store.records import Conversation
@@ -151,9 +152,12 @@ def open_session(
     """
     settings = workspace.settings
     default = profile or resolve_profile(settings, options)
-    if default is None:
-        if connect is Connect.MUST:
+    if default is None and connect is Connect.MUST:
+        # Nothing configured: the small model on this machine, when it is installed.
+        default = default_engine_profile()
+        if default is None:
             raise NoServer
+    if default is None:
         default = ProviderProfile(name="none", base_url="", model=options.model or "")
     if options.preset is not None:
         settings.preset(options.preset)  # UnknownPreset: one line naming the configured ones
@@ -169,6 +173,8 @@ def open_session(
             profile = with_preset_model(profile, settings.presets.get(named or ""))
     elif options.preset is not None and not options.model:
         profile = with_preset_model(profile, settings.presets[options.preset])
+    default = with_engine_url(workspace.locations.engine_dir, default)
+    profile = with_engine_url(workspace.locations.engine_dir, profile)
     backend = None
     if connect is not Connect.NO and profile.base_url:
         try:
@@ -215,6 +221,7 @@ def session_on(
         preset=other.given_preset,
         model_given=other.model_given,
     )
+    wanted = with_engine_url(workspace.locations.engine_dir, wanted)
     if wanted == other.profile:
         return other
     backend = other.backend

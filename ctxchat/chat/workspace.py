@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ctxchat.config.loader import LoadedSettings, load_settings
-from ctxchat.config.locations import Locations
+from ctxchat.config.locations import ENGINE_DIR_ENV, Locations
 from ctxchat.config.settings import ProviderProfile, Settings
 from ctxchat.config.state import AppState, LoadedState, load_state, save_state
 from ctxchat.core import encodings
@@ -76,6 +76,8 @@ def open_workspace(
     """
     environment = dict(os.environ if env is None else env)
     locations = Locations.resolve(config=config, data=data_dir, env=environment)
+    # Backends made from this env find the engine of this data directory (`make_backend`).
+    environment.setdefault(ENGINE_DIR_ENV, str(locations.engine_dir))
     encodings.use_cache_dir(locations.cache_dir)
     loaded = load_settings(locations.config_file, environment, required=config is not None)
     store = Store.open(locations.database)

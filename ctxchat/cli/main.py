@@ -343,6 +343,22 @@ def build_parser() -> argparse.ArgumentParser:
     config_commands.add_parser("show", help="the effective settings, secrets masked")
     config_commands.add_parser("path", help="where the files are")
 
+    engine = commands.add_parser("engine", help="the model ctxchat runs on this machine")
+    engine_commands = _Commands(
+        engine.add_subparsers(dest="engine_command", metavar="ACTION", required=True), shared
+    )
+    status = engine_commands.add_parser("status", help="whether it runs, where, and its memory")
+    status.add_argument("--json", action="store_true", help="print JSON")
+    start = engine_commands.add_parser("start", help="start it now (it starts when needed)")
+    start.add_argument(
+        "model_file", nargs="?", metavar="GGUF", help="a .gguf file (default: the small model)"
+    )
+    start.add_argument(
+        "--port", type=int, default=0, help="the loopback port (default: a free one)"
+    )
+    start.add_argument("--json", action="store_true", help="print JSON")
+    engine_commands.add_parser("stop", help="stop it (the next conversation starts it again)")
+
     db = commands.add_parser("db", help="the database file")
     db_commands = _Commands(
         db.add_subparsers(dest="db_command", metavar="ACTION", required=True), shared

@@ -18,6 +18,7 @@ def run(args: argparse.Namespace) -> int:
     from ctxchat.chat.session import OverBudget
     from ctxchat.config.errors import ConfigError, MissingApiKey, UnknownPreset, UnknownProfile
     from ctxchat.core.budget import BudgetError
+    from ctxchat.engine.errors import EngineError
     from ctxchat.model.errors import ProviderError
     from ctxchat.store import InvalidValue, NotFound, StoreError
 
@@ -39,6 +40,7 @@ def run(args: argparse.Namespace) -> int:
         UnknownPreset,
         StoreError,
         BudgetError,
+        EngineError,
     ) as error:
         return fail(str(error))
     except KeyboardInterrupt:
@@ -60,6 +62,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from ctxchat.cli.config_commands import config_command
 
         return config_command(args, options)
+    if command == "engine":
+        from ctxchat.cli.engine_commands import engine_command
+
+        return engine_command(args, options)
     if command == "db":
         from ctxchat.cli.db_commands import db_command
 

@@ -20,11 +20,13 @@ APP_NAME = "ctxchat"
 CONFIG_ENV = "CTXCHAT_CONFIG"
 DATA_DIR_ENV = "CTXCHAT_DATA_DIR"
 CACHE_DIR_ENV = "CTXCHAT_CACHE_DIR"
+ENGINE_DIR_ENV = "CTXCHAT_ENGINE_DIR"
 CONFIG_FILENAME = "config.toml"
 STATE_FILENAME = "state.toml"
 DATABASE_FILENAME = "ctxchat.db"
 THEMES_DIRNAME = "themes"
 EXPORTS_DIRNAME = "exports"
+ENGINE_DIRNAME = "engine"
 
 
 def _env(env: Mapping[str, str] | None) -> Mapping[str, str]:
@@ -63,6 +65,16 @@ def cache_dir(env: Mapping[str, str] | None = None) -> Path:
     return platformdirs.user_cache_path(APP_NAME, appauthor=False)
 
 
+def engine_dir(data_directory: Path, env: Mapping[str, str] | None = None) -> Path:
+    """Where the engine (the model ctxchat runs on this machine) says where it listens:
+    `$CTXCHAT_ENGINE_DIR`, else `engine` in the data directory, so one engine serves every
+    ctxchat of the user."""
+    from_env = _env(env).get(ENGINE_DIR_ENV, "").strip()
+    if from_env:
+        return _expand(from_env)
+    return data_directory / ENGINE_DIRNAME
+
+
 def database_path(data_directory: Path) -> Path:
     """The SQLite database inside a data directory."""
     return data_directory / DATABASE_FILENAME
@@ -94,6 +106,8 @@ class Locations:
     """Where user theme files are looked for."""
     cache_dir: Path
     """Where rebuildable files (parsed tokenizer data) are kept."""
+    engine_dir: Path
+    """Where the engine's state, lock and log are."""
 
     @classmethod
     def resolve(
@@ -111,6 +125,7 @@ class Locations:
             state_file=state_path(data_directory),
             themes_dir=user_themes_dir(config_file),
             cache_dir=cache_dir(env),
+            engine_dir=engine_dir(data_directory, env),
         )
 
     @property
@@ -126,4 +141,5 @@ class Locations:
             "state_file": str(self.state_file),
             "themes_dir": str(self.themes_dir),
             "cache_dir": str(self.cache_dir),
+            "engine_dir": str(self.engine_dir),
         }

@@ -17,11 +17,13 @@ from ctxchat.config.declare import Declaration, declaration, declarations, keys_
 from ctxchat.config.keylines import Key
 from ctxchat.config.reader import TableReader
 from ctxchat.config.settings import (
+    ENGINE_PLACEHOLDER_URL,
     ContextSettings,
     Preset,
     PriceSettings,
     ProviderProfile,
     Settings,
+    engine_model_name,
     is_sensitive_header,
 )
 from ctxchat.core.budget import BudgetError, BudgetShares
@@ -231,6 +233,11 @@ def _read_presets(reader: TableReader, data: Mapping[str, object], at: Key) -> d
 
 def _read_profile(reader: TableReader, table: dict[str, object], at: Key) -> ProviderProfile:
     headers = declaration(ProviderProfile, "headers")
+    engine = table.get("engine")
+    if isinstance(engine, str) and engine.strip():
+        # The engine gives the server: base_url is its own, the model named after the file.
+        defaults = {"base_url": ENGINE_PLACEHOLDER_URL, "model": engine_model_name(engine)}
+        table = {**defaults, **table}
     values = _read_table(
         reader,
         table,

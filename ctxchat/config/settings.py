@@ -78,6 +78,9 @@ def sendable_key(key: str) -> bool:
     return key.isascii() and key.isprintable()
 
 
+BUNDLED_ENGINE_MODEL = "smollm2"
+"""The small model the engine extra installs, as a profile's `engine` names it."""
+
 MAX_WINDOW = 100_000_000
 """Tokens: far above any model's window (ten million is the largest announced); a larger
 number is a typo, refused with the line it is on rather than planned with."""
@@ -100,6 +103,14 @@ class ProviderProfile:
     model: str = required(
         "The model name sent with each request (llama.cpp serves one model and accepts any).",
         what='a model name, like "gpt-4o-mini"',
+    )
+    engine: str | None = setting(
+        None,
+        'Run the model on this machine in ctxchat\'s own engine: "smollm2" (the small model '
+        "the engine extra installs) or a .gguf file's path; base_url and the key then come "
+        "from the engine, which starts when needed.",
+        what='"smollm2" or a .gguf file\'s path',
+        example=BUNDLED_ENGINE_MODEL,
     )
     api_key_env: str | None = setting(
         None,
@@ -231,6 +242,25 @@ EXAMPLE_PRESET = Preset(
     max_output_tokens=1024,
 )
 """The preset a fresh config shows, commented out."""
+
+
+ENGINE_PLACEHOLDER_URL = "http://127.0.0.1:0/v1"
+"""An engine profile's base_url until its engine runs (the engine's own replaces it)."""
+
+
+def engine_model_name(engine: str) -> str:
+    """The model name an engine profile sends: the bundled model's, or the file's name."""
+    name = engine.strip()
+    if name in ("", BUNDLED_ENGINE_MODEL):
+        return BUNDLED_ENGINE_MODEL
+    return name.replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".gguf")
+
+
+def engine_profile(name: str = "local", engine: str = BUNDLED_ENGINE_MODEL) -> ProviderProfile:
+    """A profile whose model runs in ctxchat's own engine."""
+    return ProviderProfile(
+        name=name, base_url=ENGINE_PLACEHOLDER_URL, model=engine_model_name(engine), engine=engine
+    )
 
 
 EXAMPLE_PROFILE = ProviderProfile(

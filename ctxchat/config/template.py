@@ -12,7 +12,12 @@ from pathlib import Path
 
 from ctxchat.config.declare import Declaration, declarations, plain
 from ctxchat.config.files import write_private_file
-from ctxchat.config.settings import EXAMPLE_PROFILE, ProviderProfile, Settings
+from ctxchat.config.settings import (
+    ENGINE_PLACEHOLDER_URL,
+    EXAMPLE_PROFILE,
+    ProviderProfile,
+    Settings,
+)
 
 _HEADER = """\
 # ctxchat configuration.
@@ -55,11 +60,18 @@ def render_config(settings: Settings) -> str:
 def _fields(values: object, cls: type, at: tuple[str, ...]) -> str:
     """The keys of one table: its values first, then its sub-tables (TOML needs that order)."""
     items = declarations(cls)
-    text = "".join(_value(values, item) for item in items if item.kind == "value")
+    text = "".join(
+        _value(values, item) for item in items if item.kind == "value" and _written(values, item)
+    )
     for item in items:
         if item.kind != "value":
             text += "\n" + _help(item) + _sub_table(getattr(values, item.name), item, at)
     return text
+
+
+def _written(values: object, item: Declaration) -> bool:
+    """Whether a key is written: an engine profile's base_url is the engine's, not the file's."""
+    return not (item.name == "base_url" and getattr(values, item.name) == ENGINE_PLACEHOLDER_URL)
 
 
 def _value(values: object, item: Declaration) -> str:

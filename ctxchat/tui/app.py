@@ -23,7 +23,7 @@ from ctxchat.config.errors import ConfigError
 from ctxchat.config.loader import LoadedSettings, load_settings
 from ctxchat.config.names_check import NameProblems, check_names
 from ctxchat.config.schema import OPENAI_DEFAULT_BASE_URL
-from ctxchat.config.settings import ProviderProfile
+from ctxchat.config.settings import BUNDLED_ENGINE_MODEL, ProviderProfile, engine_profile
 from ctxchat.core.counts import counted
 from ctxchat.model.deferred import DeferredBackend, warm
 from ctxchat.tui.actions import bindings_for, shipped_bindings
@@ -44,6 +44,7 @@ from ctxchat.tui.views import ServerView
 from ctxchat.tui.widgets.conversation import warm_widgets
 
 if TYPE_CHECKING:
+    from ctxchat.engine.found import FoundModel
     from ctxchat.tui.screens.setup import SetupChoice
 
 
@@ -69,6 +70,7 @@ class CtxChatApp(App[int]):
         *,
         theme: str | None = None,
         servers: Sequence[ServerView] = (),
+        model_files: Sequence[FoundModel] = (),
         notes: Sequence[str] = (),
         offline: bool = False,
     ) -> None:
@@ -76,6 +78,7 @@ class CtxChatApp(App[int]):
         self.workspace = workspace
         self._wanted_theme = theme
         self._servers = list(servers)
+        self._model_files = list(model_files)
         self._notes = list(notes)
         self.conversation_screen = ConversationScreen(workspace, session, offline=offline)
         """The main screen, for the whole run: the conversation and its context."""
@@ -94,6 +97,7 @@ class CtxChatApp(App[int]):
         screen.notify_lines(self._notes, severity="warning")
         if not screen.has_session:
             from ctxchat.tui.screens.setup import SetupScreen
+            from ctxchat.tui.screens.setup_engine import installed_offer
 
             self.push_screen(
                 SetupScreen(
@@ -101,6 +105,8 @@ class CtxChatApp(App[int]):
                     openai_key_present=bool(self.workspace.env.get("OPENAI_API_KEY")),
                     config_path=str(self.workspace.locations.config_file),
                     env=self.workspace.env,
+                    engine=installed_offer(),
+                    files=self._model_files,
                 ),
                 self._setup_done,
             )
@@ -235,12 +241,16 @@ class CtxChatApp(App[int]):
         if choice is None:
             self.exit(0)
             return
-        profile = ProviderProfile(
-            name=choice.provider if choice.provider != "custom" else "server",
-            base_url=choice.base_url or OPENAI_DEFAULT_BASE_URL,
-            model=choice.model,
-            api_key_env=choice.api_key_env,
-            api_key=choice.api_key if choice.store_key else None,
+        profile = (
+            engine_profile(engine=choice.model or BUNDLED_ENGINE_MODEL)
+            if choice.provider == "engine"
+            else ProviderProfile(
+                name=choice.provider if choice.provider != "custom" else "server",
+                base_url=choice.base_url or OPENAI_DEFAULT_BASE_URL,
+                model=choice.model,
+                api_key_env=choice.api_key_env,
+                api_key=choice.api_key if choice.store_key else None,
+            )
         )
         if choice.api_key and not choice.store_key and choice.api_key_env:
             # For this run only, as if it had been exported; the config names the variable.
@@ -346,6 +356,15 @@ def _found_servers() -> list[ServerView]:
     return [ServerView(s.kind, s.base_url, s.models, s.needs_key) for s in found]
 
 
+def _found_files() -> list[FoundModel]:
+    """The model files on this machine the engine could run (none without the engine)."""
+    from ctxchat.engine.files import engine_installed
+    from ctxchat.engine.found import find_models
+    from ctxchat.tui.screens.setup_engine import offered_files
+
+    return offered_files(find_models()) if engine_installed() else []
+
+
 def build_app(
     workspace: Workspace, options: SessionOptions, *, theme: str | None = None
 ) -> CtxChatApp:
@@ -354,7 +373,9 @@ def build_app(
     notes: list[str] = []
     theme = theme or workspace.state.theme or settings.theme
     if resolve_profile(settings, options) is None:
-        return CtxChatApp(workspace, None, theme=theme, servers=_found_servers())
+        return CtxChatApp(
+            workspace, None, theme=theme, servers=_found_servers(), model_files=_found_files()
+        )
     session = open_tui_session(workspace, options, notes=notes.append)
     return CtxChatApp(workspace, session, theme=theme, notes=notes, offline=options.offline)
 

@@ -32,6 +32,7 @@ from ctxchat.testing.server import ScriptedModelServer
 from ctxchat.tui.app import CtxChatApp, build_app, known_binding_ids
 from ctxchat.tui.screens.confirm import ConfirmScreen
 from ctxchat.tui.screens.setup import SetupScreen
+from ctxchat.tui.screens.setup_engine import installed_offer
 from ctxchat.tui.textual_compat import FooterKey
 from ctxchat.tui.widgets.conversation import ConversationView
 from ctxchat.tui.widgets.footer import KeyFooter
@@ -85,7 +86,11 @@ async def test_first_run_without_a_server_asks_and_writes_the_config(
         setup = app.screen
         assert isinstance(setup, SetupScreen)
         assert not app.conversation_screen.has_session
-        assert setup.provider == "openai"
+        # Nothing found and no key: the model on this machine is chosen where it is
+        # installed (tests/app/test_app_engine_first_run.py), else OpenAI.
+        assert setup.provider == ("engine" if installed_offer() else "openai")
+        setup.query_one("#provider-openai", RadioButton).value = True
+        await pilot.pause()
         warning = str(setup.query_one("#setup-warning", Static).render())
         assert warning == (
             "OPENAI_API_KEY is not set in this shell: type the key above, or set it before "

@@ -189,14 +189,14 @@ def test_a_wrong_value_names_the_file_line_key_and_expectation(tmp_path: Path) -
         ),
         (
             'profiles = { a = { base_url = "http://a/v1", model = "m", colour = 1 } }\n',
-            "config.toml:1: profiles.a.colour: unknown key (known here: base_url, model, "
+            "config.toml:1: profiles.a.colour: unknown key (known here: base_url, model, engine, "
             "api_key_env, api_key, context_window, output_reserve, temperature, top_p, headers, "
             "pricing)",
         ),
         (
             '[profiles."my server"]\nbase_url = "http://a/v1"\nmodel = "m"\n"api-key" = "x"\n',
             'config.toml:4: profiles."my server".api-key: unknown key; did you mean "api_key"? '
-            "(known here: base_url, model, api_key_env, api_key, context_window, "
+            "(known here: base_url, model, engine, api_key_env, api_key, context_window, "
             "output_reserve, temperature, top_p, headers, pricing)",
         ),
     ],

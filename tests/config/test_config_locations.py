@@ -75,6 +75,7 @@ def test_locations_resolves_every_path_from_the_same_overrides(tmp_path: Path) -
         "state_file": str(tmp_path / "d" / "state.toml"),
         "themes_dir": str(tmp_path / "c" / "themes"),
         "cache_dir": str(tmp_path / "k"),
+        "engine_dir": str(tmp_path / "d" / "engine"),
     }
 
 

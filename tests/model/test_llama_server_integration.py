@@ -1,9 +1,8 @@
-"""Optional: ctxchat against llama.cpp's own `llama-server` serving Gemma 3 270M.
-
-Runs when CTXCHAT_LLAMA_SERVER names the binary (see `tests/llama_server.py` for the model,
-and README, "Testing against a real server"); skipped with the reason otherwise. The tests
+"""ctxchat against llama.cpp's own server: the engine's xllamacpp serving SmolLM2 135M (in
+every CI run), or a `llama-server` binary named by CTXCHAT_LLAMA_SERVER serving Gemma 3 270M
+(see `tests/llama_server.py`, and README, "Testing against a real server"). The tests
 start the server and stop it. They check the protocol and the counts, not the answers: the
-model is small and a base model, and replies are kept to a few tokens.
+models are small, and replies are kept to a few tokens.
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ from ctxchat.model.openai_backend import OpenAIBackend
 from ctxchat.model.rendering import RenderedPrompt
 from ctxchat.store import Store
 
-from ..llama_server import running_llama_server, skip_reason
+from ..llama_server import on_engine, running_llama_server, skip_reason
 from .real_sessions import SYSTEM, add_history, model_id, open_session, whole_prompt_tokens
 
 pytestmark = pytest.mark.integration
@@ -87,7 +86,8 @@ async def test_the_probe_finds_its_window_tokenizer_and_template(backend: OpenAI
     assert model.endswith(".gguf")  # llama-server names the model by its path
     assert (info.kind, info.context_window, info.window_source) == ("llama.cpp", N_CTX, "server")
     assert (info.tokenizer, info.tokenizer_name) == (True, "llama.cpp")
-    # Gemma 3 270M's file carries no template: llama.cpp uses ChatML, which has a system role.
+    # SmolLM2's template is ChatML; Gemma 3 270M's file carries none and llama.cpp uses
+    # ChatML: both have a system role.
     assert info.template is not None and not info.template.drops_system
 
 
@@ -103,7 +103,8 @@ async def test_the_rendered_prompt_is_what_the_server_counts_for_the_request(
     print(f"\n{rendering.added!r} + {rendering.text!r}: {rendering.tokens} tokens, usage {usage}")
     assert rendering.text.startswith("<|im_start|>system\nYou are terse.<|im_end|>\n")
     assert rendering.text.endswith("<|im_start|>assistant\n")
-    assert rendering.added == "<bos>"
+    # Gemma's tokenizer adds a start token; SmolLM2's adds none.
+    assert rendering.added == ("" if on_engine() else "<bos>")
     assert rendering.tokens == usage
 
 

@@ -12,6 +12,7 @@ from textual.widgets import Collapsible, Input
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.memory import MemoryKind
 from ctxchat.core.summary import SummaryStrategy
+from ctxchat.engine.found import FoundModel
 from ctxchat.model.discovery import FoundServer, UrlAnswer
 from ctxchat.tui.live_turn import LiveTurn
 from ctxchat.tui.screens.confirm import ConfirmScreen
@@ -23,6 +24,7 @@ from ctxchat.tui.screens.extraction import ExtractionReview
 from ctxchat.tui.screens.memory_editor import MemoryEditor
 from ctxchat.tui.screens.rename import RenameScreen
 from ctxchat.tui.screens.setup import SetupScreen
+from ctxchat.tui.screens.setup_engine import EngineOffer
 from ctxchat.tui.screens.summarize_preview import SummarizePreview
 from ctxchat.tui.screens.summary_versions import SummaryScreen
 from ctxchat.tui.themes import load_themes, shipped_theme_dirs
@@ -372,6 +374,50 @@ class TestSetup:
             SERVERS, openai_key_present=True, config_path="~/.config/ctxchat/config.toml"
         )
         assert snap_compare(ScreenHost(screen), terminal_size=WIDE)
+
+    def test_a_model_on_this_machine(self, snap_compare: SnapCompare) -> None:
+        """80x24, nothing found and no OPENAI_API_KEY, the engine installed: "A model on this
+        machine (SmolLM2 135M, 94 MB, no key)" first and selected, no
+        address or key fields, what the model is for and how to use a bigger one, and the
+        focus on "Save and start" (one Enter starts)."""
+        screen = SetupScreen(
+            [],
+            openai_key_present=False,
+            config_path="~/.config/ctxchat/config.toml",
+            engine=EngineOffer("SmolLM2 135M", 98_362_432),
+        )
+        assert snap_compare(ScreenHost(screen))
+
+    def test_model_files_found_on_this_machine(self, snap_compare: SnapCompare) -> None:
+        """80x24, the engine installed and two GGUF files found: the small model, then
+        "qwen2.5-1.5b-instruct-q4_k_m (1.0 GB, LM Studio)" chosen with its path and what
+        choosing it writes, then "llama-3.1-70b (40.0 GB, Hugging Face) more than the memory
+        free"."""
+        files = [
+            FoundModel(
+                "qwen2.5-1.5b-instruct-q4_k_m",
+                Path("/home/u/.lmstudio/models/qwen/qwen2.5-1.5b-instruct-q4_k_m.gguf"),
+                "LM Studio",
+                1024**3,
+                fits=True,
+            ),
+            FoundModel(
+                "llama-3.1-70b", Path("/m/llama-3.1-70b.gguf"), "Hugging Face", 40 * 1024**3, False
+            ),
+        ]
+        screen = SetupScreen(
+            [],
+            openai_key_present=False,
+            config_path="~/.config/ctxchat/config.toml",
+            engine=EngineOffer("SmolLM2 135M", 98_362_432),
+            files=files,
+        )
+
+        async def choose_the_file(pilot: Pilot[None]) -> None:
+            screen.query_one("#setup-provider").focus()
+            await pilot.press("down", "enter")
+
+        assert snap_compare(ScreenHost(screen), run_before=choose_the_file)
 
     def test_no_server_found(self, snap_compare: SnapCompare) -> None:
         """80x24, nothing found and no OPENAI_API_KEY: OpenAI selected with "(uses

@@ -19,10 +19,20 @@ from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSe
 
 from ctxchat.config.schema import OPENAI_DEFAULT_BASE_URL
 from ctxchat.config.settings import sendable_key
+from ctxchat.engine.found import FoundModel
 from ctxchat.model.discovery import UrlAnswer, probe_url, url_problem
 from ctxchat.redaction import shown_url
 from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.setup_answers import answer_line, key_hint, server_label
+from ctxchat.tui.screens.setup_engine import (
+    ENGINE_CHOICE,
+    FILE_CHOICE,
+    EngineOffer,
+    engine_hint,
+    engine_label,
+    file_hint,
+    file_label,
+)
 from ctxchat.tui.text import clean, content, plain
 from ctxchat.tui.views import ServerView
 from ctxchat.tui.widgets.footer import KeyFooter
@@ -54,7 +64,8 @@ def _field(field_id: str, placeholder: str, *, password: bool = False) -> Input:
 class SetupChoice:
     """The provider the user chose; the app writes it to the config.
 
-    `provider` is "openai", a found (or probed) server's kind, or "custom". `base_url` is
+    `provider` is "openai", a found (or probed) server's kind, "custom", or "engine" (the
+    model on this machine: `model` is "" for the small one, else a .gguf file's path). `base_url` is
     None for OpenAI's own endpoint. `api_key_env` names the environment variable that holds
     the key (None: no key, or the key is stored). `api_key` is the key typed (never shown:
     not even in the repr); `store_key` says it goes into the config file (mode 0600), else
@@ -208,10 +219,16 @@ class SetupScreen(Screen[SetupChoice | None]):
         config_path: str = "",
         env: Mapping[str, str] | None = None,
         probe: Probe = probe_url,
+        engine: EngineOffer | None = None,
+        files: Sequence[FoundModel] = (),
     ) -> None:
         """`env` is where a named key variable is looked up for a probe; `probe` asks a
-        typed URL what it is (the real one unless a test shows a fixed answer)."""
+        typed URL what it is (the real one unless a test shows a fixed answer); `engine`
+        offers the model on this machine (first, and chosen when nothing else is there),
+        `files` the model files found on it (see `setup_engine.offered_files`)."""
         super().__init__()
+        self._engine = engine
+        self._files = list(files)
         self._servers = list(servers)
         self._openai_key_present = openai_key_present
         self._openai_model = openai_model
@@ -237,6 +254,12 @@ class SetupScreen(Screen[SetupChoice | None]):
             )
             yield Static("Where should your messages go?", classes="setup--question")
             with RadioSet(id="setup-provider"):
+                if self._engine is not None:
+                    yield RadioButton(
+                        engine_label(self._engine), name=ENGINE_CHOICE, id="provider-engine"
+                    )
+                for number, model in enumerate(self._files):
+                    yield RadioButton(file_label(model), name=f"{FILE_CHOICE}{number}")
                 key_state = "set" if self._openai_key_present else "not set"
                 openai = Text.assemble(("OpenAI", "bold"))
                 openai.append(f"  (uses {OPENAI_KEY_ENV}: {key_state})", style="dim")
@@ -248,14 +271,14 @@ class SetupScreen(Screen[SetupChoice | None]):
                     name="custom",
                     id="provider-custom",
                 )
-            if not self._servers:
+            if not self._servers and self._engine is None:
                 yield Static(
                     "No local model server answered on 127.0.0.1 (Ollama, LM Studio, "
                     "llama.cpp). Start one and run ctxchat again, or enter its address.",
                     classes="setup--prose",
                     markup=False,
                 )
-            with Grid():
+            with Grid(id="setup-fields"):
                 yield Label("Base URL")
                 yield _field("setup-url", "http://127.0.0.1:8080/v1")
                 yield Label("Model")
@@ -282,17 +305,32 @@ class SetupScreen(Screen[SetupChoice | None]):
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        # A local server needs no account, so it comes first when there is one.
-        first = 1 if self._servers else 0
+        # A local server needs no account, so it comes first when there is one; with none
+        # and no OpenAI key, the model on this machine, which needs nothing.
         buttons = list(self.query_one(RadioSet).query(RadioButton))
+        names = [button.name for button in buttons]
+        if self._servers:
+            first = names.index("server-0")
+        elif self._engine is not None and not self._openai_key_present:
+            first = names.index(ENGINE_CHOICE)
+        else:
+            first = names.index("openai")
         buttons[first].value = True
         self._fill(buttons[first].name or "openai")
-        self.query_one(RadioSet).focus()
+        if buttons[first].name == ENGINE_CHOICE:
+            self.query_one("#save", Button).focus()  # one Enter starts the conversation
+        else:
+            self.query_one(RadioSet).focus()
 
     @property
     def provider(self) -> str:
         pressed = self.query_one(RadioSet).pressed_button
         return pressed.name if pressed is not None and pressed.name else "openai"
+
+    def _file(self, provider: str) -> FoundModel | None:
+        if provider.startswith(FILE_CHOICE):
+            return self._files[int(provider.removeprefix(FILE_CHOICE))]
+        return None
 
     def _server(self, provider: str) -> ServerView | None:
         if provider.startswith("server-"):
@@ -316,7 +354,18 @@ class SetupScreen(Screen[SetupChoice | None]):
         self.query_one("#setup-probe", Static).update("")
         server = self._server(provider)
         warning = ""
-        if provider == "openai":
+        on_engine = provider == ENGINE_CHOICE or provider.startswith(FILE_CHOICE)
+        for part in ("#setup-fields", "#setup-key-hint"):
+            self.query_one(part).display = not on_engine
+        if on_engine:
+            url.value, model.value, env.value = "", "", ""
+            found = self._file(provider)
+            if found is not None:
+                hint = file_hint(found, self._config_path)
+            else:
+                assert self._engine is not None
+                hint = engine_hint(self._engine, self._config_path)
+        elif provider == "openai":
             url.value, model.value, env.value = (
                 OPENAI_DEFAULT_BASE_URL,
                 self._openai_model,
@@ -369,7 +418,9 @@ class SetupScreen(Screen[SetupChoice | None]):
     @on(Checkbox.Changed)
     def _show_key_hint(self) -> None:
         key = self._key()
-        self.query_one("#setup-store-key", Checkbox).display = bool(key)
+        self.query_one("#setup-store-key", Checkbox).display = bool(key) and not (
+            self.provider == ENGINE_CHOICE or self.provider.startswith(FILE_CHOICE)
+        )
         hint = key_hint(
             key_typed=bool(key),
             store=self._store_key(),
@@ -430,6 +481,11 @@ class SetupScreen(Screen[SetupChoice | None]):
     def choice(self) -> SetupChoice | None:
         """The answer, or None (with the problems shown) when it cannot be saved."""
         provider = self.provider
+        if provider == ENGINE_CHOICE or provider.startswith(FILE_CHOICE):
+            # The engine's model: "" the small one, else the file's path.
+            found = self._file(provider)
+            path = str(found.path) if found is not None else ""
+            return SetupChoice(provider=ENGINE_CHOICE, base_url=None, model=path, api_key_env=None)
         server = self._server(provider)
         url = self._input("url").value.strip()
         model = self._input("model").value.strip()

@@ -1,0 +1,22 @@
+"""`python -m ctxchat.engine serve DIR MODEL_PATH NAME PORT N_CTX IDLE`: the engine process
+(see `serve`); started by `control.ensure_engine`, not by hand."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ctxchat.engine.serve import ServeOptions, serve
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 7 or argv[0] != "serve":
+        print("usage: python -m ctxchat.engine serve DIR MODEL_PATH NAME PORT N_CTX IDLE")
+        return 2
+    _, directory, model_path, name, port, n_ctx, idle = argv
+    serve(ServeOptions(Path(directory), Path(model_path), name, int(port), int(n_ctx), float(idle)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

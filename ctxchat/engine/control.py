@@ -1,0 +1,177 @@
+"""Starting, finding and stopping the engine: one per engine directory (one per user), shared
+by the app and every command; started when first needed, by one process at a time."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ctxchat.engine.errors import EngineError
+from ctxchat.engine.files import (
+    BUNDLED,
+    INSTALL_HINT,
+    LARGEST_DEFAULT_WINDOW,
+    check_fits,
+    check_gguf,
+    engine_installed,
+    free_memory,
+    model_name,
+    model_path,
+    trained_window,
+)
+from ctxchat.engine.state import (
+    FAILURE_FILE,
+    LOG_FILE,
+    EngineState,
+    alive,
+    clear_state,
+    engine_dir,
+    mark_used,
+    read_state,
+    start_lock,
+)
+
+IDLE_SECONDS = 600.0
+"""How long the engine waits for a ctxchat to use it again before it stops."""
+IDLE_ENV = "CTXCHAT_ENGINE_IDLE"
+"""Overrides IDLE_SECONDS (tests use a few seconds)."""
+START_PATIENCE = 180.0
+"""The longest a model may take to load (a large one on a slow disk): a guard, no more."""
+STOP_PATIENCE = 10.0
+_children: list[subprocess.Popen[bytes]] = []
+"""Engines this process started (kept, so none is reported as left running unwaited)."""
+
+
+@dataclass(frozen=True, slots=True)
+class EngineOptions:
+    """What a profile asks of the engine."""
+
+    model: str = BUNDLED
+    """"smollm2" or a .gguf file's path."""
+    port: int = 0
+    """0: any free loopback port (the last one when free)."""
+    n_ctx: int = 0
+    """The window to serve; 0: the model's own, at most LARGEST_DEFAULT_WINDOW."""
+
+    @property
+    def name(self) -> str:
+        return model_name(self.model)
+
+
+def idle_seconds(env: dict[str, str] | None = None) -> float:
+    value = (os.environ if env is None else env).get(IDLE_ENV, "")
+    try:
+        return float(value) if value.strip() else IDLE_SECONDS
+    except ValueError:
+        return IDLE_SECONDS
+
+
+def running_engine(directory: Path) -> EngineState | None:
+    """The engine the directory names, if its process runs."""
+    state = read_state(directory)
+    return state if state is not None and alive(state.pid) else None
+
+
+def ensure_engine(
+    directory: Path, options: EngineOptions, *, env: dict[str, str] | None = None
+) -> EngineState:
+    """The running engine serving `options.model`: found, or started (another model's is
+    stopped first). Two processes asking at once start one. Raises EngineError (one line)."""
+    path = model_path(options.model)
+    engine_dir(directory)
+    mark_used(directory)
+    found = _serving(directory, path)
+    if found is not None:
+        return found
+    with start_lock(directory, START_PATIENCE + STOP_PATIENCE):
+        found = _serving(directory, path)
+        if found is not None:
+            return found
+        other = running_engine(directory)
+        if other is not None:
+            _stop(directory, other)
+        return _start(directory, path, options, idle_seconds(env))
+
+
+def _serving(directory: Path, path: Path) -> EngineState | None:
+    state = running_engine(directory)
+    if state is not None and Path(state.model_path) == path:
+        return state
+    return None
+
+
+def _start(directory: Path, path: Path, options: EngineOptions, idle: float) -> EngineState:
+    if not engine_installed():
+        raise EngineError(f"The engine (xllamacpp) is not installed: {INSTALL_HINT}.")
+    check_fits(check_gguf(path), free_memory())
+    with contextlib.suppress(FileNotFoundError):
+        (directory / FAILURE_FILE).unlink()
+    command = [sys.executable, "-m", "ctxchat.engine", "serve", str(directory), str(path)]
+    trained = trained_window(path) or 0
+    n_ctx = options.n_ctx or min(trained, LARGEST_DEFAULT_WINDOW)
+    command += [options.name, str(options.port), str(n_ctx), str(idle)]
+    log_fd = os.open(directory / LOG_FILE, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, 0o600)
+    with os.fdopen(log_fd, "wb") as log:
+        # Its own session: the terminal's hangup or Ctrl+C never reaches it, and its log
+        # (llama.cpp writes a lot) never reaches the user's terminal.
+        child = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+            close_fds=True,
+        )
+    _children.append(child)
+    deadline = time.monotonic() + START_PATIENCE
+    while True:
+        state = read_state(directory)
+        if state is not None and state.pid == child.pid:
+            return state
+        if child.poll() is not None:
+            raise EngineError(_why_not_started(directory, path))
+        if time.monotonic() > deadline:
+            child.kill()
+            raise EngineError(
+                f"The engine did not load {path.name} within {START_PATIENCE:.0f} s: see "
+                f"{directory / LOG_FILE}."
+            )
+        time.sleep(0.05)
+
+
+def _why_not_started(directory: Path, path: Path) -> str:
+    try:
+        return (directory / FAILURE_FILE).read_text(encoding="utf-8").strip()
+    except OSError:
+        return f"The engine stopped while loading {path.name}: see {directory / LOG_FILE}."
+
+
+def stop_engine(directory: Path) -> EngineState | None:
+    """Stop the engine the directory names (None: none was running)."""
+    if not directory.is_dir():
+        return None
+    with start_lock(directory, START_PATIENCE + STOP_PATIENCE):
+        state = running_engine(directory)
+        if state is None:
+            return None
+        _stop(directory, state)
+        return state
+
+
+def _stop(directory: Path, state: EngineState) -> None:
+    clear_state(directory, state.pid)  # it stops by itself within a tick anyway
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(state.pid, signal.SIGTERM)
+    deadline = time.monotonic() + STOP_PATIENCE
+    while alive(state.pid):
+        if time.monotonic() > deadline:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(state.pid, signal.SIGKILL)
+            break
+        time.sleep(0.05)

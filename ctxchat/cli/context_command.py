@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich.console import Group
 from rich.text import Text
 
+from ctxchat.chat.counted_first import count_first
 from ctxchat.chat.options import SessionOptions
 from ctxchat.chat.reachability import unreachable_notice
 from ctxchat.chat.rendered import OFFLINE, NotRendered, RenderedRequest, render_request
@@ -82,10 +82,8 @@ async def _plan(
     print the estimate it starts from), and, when asked for, the server's rendering of it."""
     try:
         answered = await _learn(session, space, offline=offline)
-        if answered and not offline and session.server_counts is not None:
-            session.count_with_server(session.plan(message))
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(session.server.counted(), SERVER_COUNT_WAIT)
+        if answered and not offline:
+            await count_first(session, message, SERVER_COUNT_WAIT)
         plan = session.with_request(session.plan(message))
         if not render:
             return plan, NOT_ASKED

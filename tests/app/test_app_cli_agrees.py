@@ -6,6 +6,7 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
+from ctxchat.chat.counted_first import count_first
 from ctxchat.chat.options import SessionOptions
 from ctxchat.config.state import load_state
 from ctxchat.core.memory import MemoryKind
@@ -63,9 +64,9 @@ async def test_the_cli_and_the_tui_plan_a_conversation_alike(tmp_path: Path, cli
                 assert app.conversation_screen.session.window.context_window == 6_144
                 await typed(pilot, DRAFT)
                 session = app.conversation_screen.session
-                # As the command does: the server counts the draft's messages first.
-                session.count_with_server(session.plan(DRAFT))
-                await session.server.counted()
+                # As a send does (and the command): the server counts the plan's messages
+                # and renders its request first.
+                await count_first(session, DRAFT)
                 tui = session.with_request(session.plan(DRAFT)).to_dict()
         finally:
             workspace.close()

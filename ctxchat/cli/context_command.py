@@ -27,6 +27,7 @@ from ctxchat.cli.common import conversation_id, make_session, print_json, worksp
 from ctxchat.cli.output import warn
 from ctxchat.cli.tables import cell, console, table
 from ctxchat.core.budget import Layer
+from ctxchat.core.figure_words import figure_words, room_words, share_words
 from ctxchat.core.plan import ContextPlan, PlanStatus
 from ctxchat.model.request import Sampling
 
@@ -52,6 +53,9 @@ def show_context(args: argparse.Namespace, options: SessionOptions) -> int:
     if args.json:
         data = plan.to_dict()
         data.update(rendered_json(rendered, plan.request_messages()))
+        # The request's figure (the server's count where it counts), as every surface says it.
+        data["prompt_tokens"] = plan.prompt_tokens
+        data["figure"] = figure_words(plan)
         data["conversation_id"] = conversation
         data["sampling"] = sampling
         data["window_source"] = window.source
@@ -146,16 +150,15 @@ def render_plan(
         f"mode {plan.mode} · window {plan.context_window:,} ({window_source}) · "
         f"reserve {plan.output_reserve:,} · budget {plan.total_budget:,}"
         f"{_sampling_words(sampling or {})}\n"
-        f"{plan.tokens:,} tokens used, {plan.free:,} free · {plan.counter_note}"
+        f"{figure_words(plan)} used, {room_words(plan)} · {plan.counter_note}"
     )
-    layers = table("layer", "tokens", "budget", "share", "items", "left out")
+    layers = table("layer", "tokens", "share of the budget", "items", "left out")
     for layer in plan.layers:
         # The input is counted first; a layer with nothing to send has no share (0%).
-        share = "first" if layer.layer is Layer.INPUT else f"{layer.share:.0%}"
+        share = "counted first" if layer.layer is Layer.INPUT else share_words(layer)
         layers.add_row(
             layer.layer.value,
             f"{layer.tokens:,}",
-            f"{layer.budget:,}" if layer.budget else "-",
             share,
             str(len(layer.items)),
             str(len(layer.left_out)),

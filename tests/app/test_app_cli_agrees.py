@@ -86,7 +86,10 @@ async def test_the_cli_and_the_tui_plan_a_conversation_alike(tmp_path: Path, cli
         # asked to render the request and to count its messages.
         asked = {request.path for request in server.other_requests[probes:]}
         assert asked == {"/apply-template", "/tokenize"}
-        assert cli_plan.pop("rendered")["tokens"] > 0
+        rendered = cli_plan.pop("rendered")
+        # One figure for the request: the server's count of its rendering, everywhere.
+        assert rendered["tokens"] == tui["server_tokens"] == cli_plan.pop("prompt_tokens")
+        assert cli_plan.pop("figure").startswith(f"{tui['server_tokens']:,} tokens by the server")
         assert cli_plan.pop("conversation_id") == conversation
         assert cli_plan.pop("window_source") == "server"
         assert cli_plan.pop("server") == {

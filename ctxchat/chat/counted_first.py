@@ -10,6 +10,7 @@ from collections.abc import AsyncGenerator
 from ctxchat.chat.rendered import render_request, request_key
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.turn import TurnEvent, send_message
+from ctxchat.core.plan import ContextPlan
 
 COUNT_WAIT = 15.0
 """How long a plan waits for the server's tokenizer (seconds); then the estimate stands in."""
@@ -39,6 +40,17 @@ async def count_first(session: ChatSession, draft: str | None, wait: float = COU
                 await asyncio.wait_for(session.server.counted(), wait)
         elif not (await _render(session, messages, wait)):
             return
+
+
+def counted_already(session: ChatSession, plan: ContextPlan) -> bool:
+    """Whether the server counted every text of `plan` (and rendered its request, where it
+    renders): a plan made now is fitted and shown by its own count."""
+    counts, backend = session.server_counts, session.backend
+    if counts is None or backend is None or counts.failure is not None:
+        return True
+    if any(counts.counted(m.content) is None for m in plan.messages):
+        return False
+    return not backend.renders or counts.rendering(request_key(plan.request_messages())) is not None
 
 
 async def _render(session: ChatSession, messages: list[dict[str, str]], wait: float) -> bool:

@@ -17,6 +17,8 @@ from ctxchat.store import Store
 from ctxchat.store.errors import StoreError
 
 LABEL = "server tokenizer"
+KEPT_RENDERINGS = 8
+"""How many of the newest renderings are kept (a plan fitted anew renders one or two more)."""
 
 
 class ServerCounts:
@@ -35,7 +37,7 @@ class ServerCounts:
         self._counts = store.server_counts(key)
         self._base: int | None = None
         self._lock = asyncio.Lock()
-        self._rendered: tuple[bytes, RenderedRequest] | None = None
+        self._rendered: dict[bytes, RenderedRequest] = {}
 
     def counted(self, text: str) -> int | None:
         return self._counts.get(text_key(text))
@@ -46,15 +48,17 @@ class ServerCounts:
 
     def keep_rendering(self, key: bytes, rendered: RenderedRequest) -> None:
         """The server rendered the request named `key` (see `rendered.request_key`): a plan
-        of that request is counted by its rendering. Only the newest one is kept."""
-        if rendered.tokens is not None:
-            self._rendered = (key, rendered)
+        of that request is counted by its rendering. Only the newest few are kept."""
+        if rendered.tokens is None:
+            return
+        self._rendered.pop(key, None)
+        self._rendered[key] = rendered
+        while len(self._rendered) > KEPT_RENDERINGS:
+            del self._rendered[next(iter(self._rendered))]
 
     def rendering(self, key: bytes) -> RenderedRequest | None:
-        """The kept rendering of the request named `key`, if it is the one kept."""
-        if self._rendered is None or self._rendered[0] != key:
-            return None
-        return self._rendered[1]
+        """The kept rendering of the request named `key`, if it is one of those kept."""
+        return self._rendered.get(key)
 
     def describe(self, plan: ContextPlan) -> tuple[ServerFigure, str]:
         """The plan's server figure and the counter's note: by its rendering where the server

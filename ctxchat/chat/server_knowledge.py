@@ -5,7 +5,9 @@ every plan carries about it. One object owns them; it changes only through its m
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
+import math
 from collections.abc import Coroutine
 from datetime import UTC, datetime
 from typing import Any
@@ -13,11 +15,16 @@ from typing import Any
 from ctxchat.chat.server_counts import ServerCounts
 from ctxchat.chat.window import WindowInfo
 from ctxchat.config.server_facts import ServerFacts
+from ctxchat.config.settings import Preset, ProviderProfile, Settings
+from ctxchat.config.state import server_key
+from ctxchat.core.budget import Budget
 from ctxchat.core.placement import PlacementChoice
 from ctxchat.core.plan import ContextPlan
 from ctxchat.core.server_count import TemplateCost
 from ctxchat.model.backend import ModelBackend, ModelListing, ServerInfo
 from ctxchat.store import Store
+from ctxchat.store.errors import StoreError
+from ctxchat.store.server_learning import LearnedServer
 
 __all__ = ["ServerKnowledge"]
 
@@ -55,23 +62,95 @@ class ServerKnowledge:
         template whose markers its tokenizer spells out, a tokenizer tiktoken only
         approximates), as a refusal, a reply's usage or the server's own tokenizer showed:
         plans keep room for as much (see `Settings.budget`)."""
+        self.gap = 0
+        """The most tokens the server counted beyond ctxchat's estimate of one request: plans
+        keep at least as much free."""
         self._served_model: str | None = None
         self._counting: set[asyncio.Task[object]] = set()
+        self._kept_in: tuple[Store, str] | None = None
 
     def copy(self) -> ServerKnowledge:
         """The same knowledge, for another session on the same server and model."""
         other = ServerKnowledge(self.window)
         other.facts, other.counts, other.notes = self.facts, self.counts, self.notes
-        other.undercount = self.undercount
+        other.undercount, other.gap, other._kept_in = self.undercount, self.gap, self._kept_in
         return other
 
-    def forget(self, window: WindowInfo) -> None:
+    # --- what is kept for every process and run ------------------------------------------
+
+    def keep_in(self, store: Store, base_url: str, model: str) -> None:
+        """Keep what requests teach of the server at `base_url` serving `model` in `store`,
+        and plan with what any process kept there: every run, the app and each command plan
+        alike."""
+        if not base_url:
+            return
+        self._kept_in = (store, f"{server_key(base_url)} {model}")
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Plan with what another process (or an earlier run) learned of this server since."""
+        if self._kept_in is None:
+            return
+        store, where = self._kept_in
+        with contextlib.suppress(StoreError):  # what was learned only makes plans safer
+            kept = store.server_learning(where)
+            if kept is not None:
+                self._adopt(kept)
+
+    def _adopt(self, kept: LearnedServer) -> None:
+        self.undercount = max(self.undercount, kept.undercount)
+        self.gap = max(self.gap, kept.gap)
+        if kept.window is not None and self._may_learn_window(kept.window):
+            self.window = WindowInfo(kept.window, LEARNED_FROM_ERROR, (kept.window_note,))
+            self.note(kept.window_note)
+
+    def _may_learn_window(self, window: int) -> bool:
+        # A window the user configured stays theirs; one the server reported gives way only
+        # to a smaller one a refusal named (the server restarted with less).
+        source = self.window.source
+        if source == "config" or window == self.window.context_window:
+            return False
+        return source not in TOLD_SOURCES or window < self.window.context_window
+
+    def _keep(self, window_note: str | None = None) -> None:
+        if self._kept_in is None:
+            return
+        store, where = self._kept_in
+        learned = self.window.context_window if self.window.source == LEARNED_FROM_ERROR else None
+        if learned is not None and window_note is None:
+            window_note = self.window.warnings[0] if self.window.warnings else ""
+        with contextlib.suppress(StoreError):
+            kept = store.keep_server_learning(
+                where,
+                LearnedServer(self.undercount, self.gap, learned, window_note or ""),
+            )
+            self._adopt(kept)
+
+    def forget(self, window: WindowInfo, *, kept_in: tuple[Store, str, str] | None = None) -> None:
         """Another model or server: nothing learned of this one holds (`window` is what is
-        known before asking the new one)."""
+        known before asking the new one; `kept_in`: the store, base URL and model where what
+        is learned of the new one is kept)."""
         self.window = window
         self.facts = None
         self._listing = None
         self.undercount = 1.0
+        self.gap = 0
+        self._kept_in = None
+        if kept_in is not None:
+            self.keep_in(*kept_in)
+
+    def budget(self, settings: Settings, profile: ProviderProfile, preset: Preset | None) -> Budget:
+        """The budget in force (raises BudgetError when window and reserve cannot work),
+        with room for what any process learned of the server so far; a preset's
+        max_output_tokens is the reply's reserve."""
+        self.refresh()
+        return settings.budget(
+            profile,
+            self.window.context_window,
+            undercount=self.planning_undercount,
+            gap=self.planning_gap,
+            output_reserve=preset.max_output_tokens if preset is not None else 0,
+        )
 
     # --- the window ---------------------------------------------------------------------
 
@@ -84,11 +163,26 @@ class ServerKnowledge:
         """The undercount plans allow for (1: none, within tolerance)."""
         return 1.0 if self.undercount <= UNDERCOUNT_TOLERANCE else self.undercount
 
+    @property
+    def planning_gap(self) -> int:
+        """The tokens plans keep free at least (0: none, within tolerance)."""
+        return 0 if self.undercount <= UNDERCOUNT_TOLERANCE else self.gap
+
     def saw_count(self, estimated: int, counted: int | None) -> None:
         """The server counted `counted` tokens for what ctxchat estimated at `estimated`:
-        plans are fitted to the larger of the two from now on."""
-        if counted and estimated > 0 and counted > estimated:
-            self.undercount = max(self.undercount, counted / estimated)
+        plans are fitted to the larger of the two from now on, in every process."""
+        if not (counted and estimated > 0 and counted > estimated):
+            return
+        # Rounded up, as kept: a process that learns it plans as one that reads it.
+        ratio = math.ceil(counted / estimated * 1000) / 1000
+        # The difference in tokens of a prompt the server took (a refused one's is the ratio's
+        # to tell): no later prompt gets less room for it.
+        gap = counted - estimated if counted <= self.window.context_window else 0
+        if ratio <= self.undercount and gap <= self.gap:
+            return
+        self.undercount = max(self.undercount, ratio)
+        self.gap = max(self.gap, gap)
+        self._keep()
 
     def learn_window(self, window: int) -> str:
         """The server refused a prompt over its window of `window` tokens: plan with it.
@@ -106,6 +200,7 @@ class ServerKnowledge:
             )
         self.window = WindowInfo(window, LEARNED_FROM_ERROR, (note,))
         self.note(note)
+        self._keep(note)
         return note
 
     # --- what the server said ------------------------------------------------------------
@@ -153,6 +248,7 @@ class ServerKnowledge:
         )
         if not configured:
             self.window = WindowInfo(info.context_window, info.window_source, info.warnings)
+            self._keep()  # the server just said its window: one a refusal named gives way
         self.facts = facts
         return facts
 
@@ -271,7 +367,9 @@ class ServerKnowledge:
         figure = None
         if counts is not None and plan.messages:
             figure, note = counts.describe(plan)
-            plan = dataclasses.replace(plan, exact=figure.exact, counter_note=note)
+            plan = dataclasses.replace(
+                plan, exact=figure.exact, counter_note=note, server_tokens=figure.tokens
+            )
         elif self._usage_ratio is not None and plan.messages and not plan.exact:
             # An approximate count, no tokenizer on the server, but it reported usage: scale
             # the estimate by what it said.
@@ -284,20 +382,22 @@ class ServerKnowledge:
         notes = self.notes
         margin = plan.context_window - plan.output_reserve - plan.total_budget
         if margin > 0:
-            notes = (
-                *notes,
-                f"The server counts requests up to {self.undercount - 1:.0%} larger than "
-                f"ctxchat's estimate: {margin:,} tokens of the window are kept free for the "
-                "difference.",
-            )
+            notes = (*notes, margin_note(margin, self.undercount, self.gap))
         placed = self.placement_note(placement)
         if placed is not None and placed not in notes:
             notes = (*notes, placed)
         if notes:
             plan = dataclasses.replace(plan, warnings=plan.warnings + notes)
-        if figure is not None:
-            # Its tokenizer counted the messages (those not counted yet are scaled as the
-            # counted ones are): the next plans keep room for the difference (this one's
-            # margin, and its note, stand as they were drawn).
-            self._saw_planned(plan, figure.tokens)
+        # A plan's own server figure teaches nothing here: the plan is fitted to it (see
+        # `chat/server_fit.py`), so planning the same request twice gives the same plan.
         return plan
+
+
+def margin_note(margin: int, undercount: float, gap: int) -> str:
+    """What a plan says of the tokens it keeps free for the server's larger counts."""
+    larger = f"up to {undercount - 1:.0%} larger" if undercount > 1 else "larger"
+    most = f" (at most {gap:,} more so far)" if gap else ""
+    return (
+        f"The server counts requests {larger} than ctxchat's estimate{most}: {margin:,} "
+        "tokens of the window are kept free for the difference."
+    )

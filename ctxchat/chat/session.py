@@ -19,6 +19,7 @@ from ctxchat.chat.memory_book import MemoryBook
 from ctxchat.chat.rendered import render_request
 from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.server_counts import ServerCounts
+from ctxchat.chat.server_fit import fit_to_server
 from ctxchat.chat.server_knowledge import ServerKnowledge
 from ctxchat.chat.task_book import TaskBook
 from ctxchat.chat.window import WindowInfo
@@ -238,6 +239,7 @@ class ChatSession:
             window or WindowInfo.without_server(profile.model, settings.context_window(profile))
         )
         """What is known of the server: its window, facts, own counts and notes."""
+        self.server.keep_in(store, profile.base_url, profile.model)
         self._keeps_as: str | None = None
         self.counter = self._counter_for(profile.model, counter)
         self.secrets = tuple(secrets)
@@ -298,13 +300,7 @@ class ChatSession:
     def budget(self) -> Budget:
         """The budget in force (raises BudgetError when window and reserve cannot work): a
         preset's max_output_tokens is the reply's reserve."""
-        preset = self.preset
-        return self.settings.budget(
-            self.profile,
-            self.window.context_window,
-            undercount=self.server.planning_undercount,
-            output_reserve=preset.max_output_tokens if preset is not None else 0,
-        )
+        return self.server.budget(self.settings, self.profile, self.preset)
 
     @_locked
     def conversation_record(self) -> Conversation | None:
@@ -786,6 +782,11 @@ class ChatSession:
     def _assemble(
         self, draft: str | None, history: Sequence[HistoryMessage] | None = None
     ) -> ContextPlan:
+        return fit_to_server(lambda budget: self._assemble_in(budget, draft, history), self.budget)
+
+    def _assemble_in(
+        self, budget: Budget, draft: str | None, history: Sequence[HistoryMessage] | None
+    ) -> ContextPlan:
         counted_as = self.counter.name
         given = history
         if history is None:
@@ -793,7 +794,7 @@ class ChatSession:
         # What a plan without a draft counts is what the next start's first plan counts.
         with self.keeping() if not draft else contextlib.nullcontext():
             plan = assemble_context(
-                budget=self.budget,
+                budget=budget,
                 counter=self.counter,
                 mode=self.mode,
                 system_prompt=self.system_prompt,
@@ -816,7 +817,7 @@ class ChatSession:
             )
         if self.counter.name != counted_as:
             # The tokenizer failed to build halfway: count everything again as an estimate.
-            return self._assemble(draft, given)
+            return self._assemble_in(budget, draft, given)
         placement = self.settings.context.system_placement
         plan = place_system_content(
             plan, placement, drops_system=self.server.drops_system, counter=self.counter
@@ -1172,9 +1173,8 @@ class ChatSession:
         self.profile = profile
         self.backend = backend
         # What was learned was the other model's (or the other server's).
-        self.server.forget(
-            WindowInfo.without_server(profile.model, self.settings.context_window(profile))
-        )
+        window = WindowInfo.without_server(profile.model, self.settings.context_window(profile))
+        self.server.forget(window, kept_in=(self.store, profile.base_url, profile.model))
         self.counter = self._counter_for(profile.model)
         self.forget_history()
 

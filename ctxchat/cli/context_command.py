@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich.console import Group
 from rich.text import Text
 
+from ctxchat.chat.counted_first import count_first
 from ctxchat.chat.options import SessionOptions
 from ctxchat.chat.reachability import unreachable_notice
 from ctxchat.chat.rendered import OFFLINE, NotRendered, RenderedRequest, render_request
@@ -27,6 +27,7 @@ from ctxchat.cli.common import conversation_id, make_session, print_json, worksp
 from ctxchat.cli.output import warn
 from ctxchat.cli.tables import cell, console, table
 from ctxchat.core.budget import Layer
+from ctxchat.core.figure_words import figure_words, room_words, share_words
 from ctxchat.core.plan import ContextPlan, PlanStatus
 from ctxchat.model.request import Sampling
 
@@ -52,6 +53,9 @@ def show_context(args: argparse.Namespace, options: SessionOptions) -> int:
     if args.json:
         data = plan.to_dict()
         data.update(rendered_json(rendered, plan.request_messages()))
+        # The request's figure (the server's count where it counts), as every surface says it.
+        data["prompt_tokens"] = plan.prompt_tokens
+        data["figure"] = figure_words(plan)
         data["conversation_id"] = conversation
         data["sampling"] = sampling
         data["window_source"] = window.source
@@ -82,10 +86,8 @@ async def _plan(
     print the estimate it starts from), and, when asked for, the server's rendering of it."""
     try:
         answered = await _learn(session, space, offline=offline)
-        if answered and not offline and session.server_counts is not None:
-            session.count_with_server(session.plan(message))
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(session.server.counted(), SERVER_COUNT_WAIT)
+        if answered and not offline:
+            await count_first(session, message, SERVER_COUNT_WAIT)
         plan = session.with_request(session.plan(message))
         if not render:
             return plan, NOT_ASKED
@@ -148,16 +150,15 @@ def render_plan(
         f"mode {plan.mode} · window {plan.context_window:,} ({window_source}) · "
         f"reserve {plan.output_reserve:,} · budget {plan.total_budget:,}"
         f"{_sampling_words(sampling or {})}\n"
-        f"{plan.tokens:,} tokens used, {plan.free:,} free · {plan.counter_note}"
+        f"{figure_words(plan)} used, {room_words(plan)} · {plan.counter_note}"
     )
-    layers = table("layer", "tokens", "budget", "share", "items", "left out")
+    layers = table("layer", "tokens", "share of the budget", "items", "left out")
     for layer in plan.layers:
         # The input is counted first; a layer with nothing to send has no share (0%).
-        share = "first" if layer.layer is Layer.INPUT else f"{layer.share:.0%}"
+        share = "counted first" if layer.layer is Layer.INPUT else share_words(layer)
         layers.add_row(
             layer.layer.value,
             f"{layer.tokens:,}",
-            f"{layer.budget:,}" if layer.budget else "-",
             share,
             str(len(layer.items)),
             str(len(layer.left_out)),

@@ -11,6 +11,7 @@ import time
 from typing import Any
 
 from ctxchat.chat.costs import reply_cost_of
+from ctxchat.chat.counted_first import send_counted
 from ctxchat.chat.options import SessionOptions
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.session_factory import (
@@ -27,7 +28,6 @@ from ctxchat.chat.turn import (
     TurnFailed,
     TurnFinished,
     TurnStarted,
-    send_message,
 )
 from ctxchat.chat.workspace import Workspace
 from ctxchat.cli.common import (
@@ -103,7 +103,7 @@ async def _send(
         try:
             await require_server(session, space)
             await learn_server(session, space, offline=offline)
-            async with contextlib.aclosing(send_message(session, text)) as events:
+            async with contextlib.aclosing(send_counted(session, text)) as events:
                 async for event in events:
                     if ctrl_c.pressed:
                         break  # closing the turn keeps the part received, marked interrupted

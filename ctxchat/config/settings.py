@@ -595,10 +595,12 @@ class Settings:
         detected_window: int = 0,
         *,
         undercount: float = 1.0,
+        gap: int = 0,
         output_reserve: int = 0,
     ) -> Budget:
         """The token budget for a profile: configured window, else the detected one, less
-        what ctxchat's count runs under the server's (`undercount`, a ratio of counts).
+        what ctxchat's count runs under the server's (`undercount`, a ratio of counts; at
+        least `gap` tokens, the most it ran under so far).
         `output_reserve` (a preset's max_output_tokens) replaces the configured reserve.
 
         Raises BudgetError when no window is known or the reserve does not fit.
@@ -613,6 +615,7 @@ class Settings:
         margin = 0
         if undercount > 1 and window > reserve:
             margin = (window - reserve) - int((window - reserve) / undercount)
+        margin = min(max(margin, gap), max(0, window - reserve - 1))
         return Budget(window, reserve, self.context.shares, margin)
 
     def adaptive(self) -> AdaptivePolicy:

@@ -157,9 +157,30 @@ class ContextPlan:
     it is known: built by `ctxchat.model.request`, the same the client sends."""
     system_placement: SystemPlacement = SystemPlacement.SYSTEM
     """Where the system content went (see `SystemPlacement`)."""
+    server_tokens: int | None = None
+    """The prompt's tokens as the server counts them (its tokenizer's count of the rendered
+    prompt, or of the messages with its template's cost), where it counts; None: only
+    ctxchat's estimate (`tokens`) is known. Where known, it is the request's figure."""
+
+    @property
+    def prompt_tokens(self) -> int:
+        """The request's figure: the server's count where it counts, else the estimate."""
+        return self.tokens if self.server_tokens is None else self.server_tokens
+
+    @property
+    def over_window(self) -> int:
+        """By how many tokens the prompt and the reply's room are over the window by the
+        server's count (0: they fit, or the server does not count)."""
+        if self.server_tokens is None:
+            return 0
+        return max(0, self.server_tokens + self.output_reserve - self.context_window)
 
     @property
     def free(self) -> int:
+        """Room left for more of the conversation: in the window by the server's count
+        where it counts (the reply's room kept), else in the budget by the estimate."""
+        if self.server_tokens is not None:
+            return max(0, self.context_window - self.output_reserve - self.server_tokens)
         return max(0, self.total_budget - self.tokens)
 
     def layer(self, layer: Layer) -> LayerPlan:
@@ -192,6 +213,8 @@ class ContextPlan:
             "prefix": {"messages": self.prefix_messages, "tokens": self.prefix_tokens},
             "counter": {"name": self.counter, "exact": self.exact, "note": self.counter_note},
             "tokens": self.tokens,
+            # Only where the server counts: plans stored before had no such key.
+            **({"server_tokens": self.server_tokens} if self.server_tokens is not None else {}),
             "free": self.free,
             "over_by": self.over_by,
             "warnings": list(self.warnings),
@@ -270,6 +293,7 @@ class ContextPlan:
             ),
             messages=tuple(_message(m) for m in data["messages"]),
             system_placement=SystemPlacement(data.get("system_placement", "system")),
+            server_tokens=data.get("server_tokens"),
         )
 
 

@@ -400,6 +400,21 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX conversations_by_project ON conversations(project_id)",
         "CREATE INDEX memory_by_project ON memory(project_id)",
     ),
+    # 21: what requests taught about a server and model (how much more it counts than
+    # ctxchat's estimate, the largest difference seen, a window a refusal named), shared by
+    # every process and run so they all plan alike. `server` is "<base URL> <model>".
+    (
+        """
+        CREATE TABLE server_learning (
+            server TEXT PRIMARY KEY,
+            undercount REAL NOT NULL DEFAULT 1,
+            gap INTEGER NOT NULL DEFAULT 0,
+            window INTEGER,
+            window_note TEXT,
+            updated_at REAL NOT NULL
+        ) WITHOUT ROWID
+        """,
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

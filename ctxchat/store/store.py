@@ -12,11 +12,18 @@ from ctxchat.store.counts import CountStore
 from ctxchat.store.history_import import HistoryImportStore
 from ctxchat.store.search import SearchStore
 from ctxchat.store.server_counts import ServerCountStore
+from ctxchat.store.server_learning import ServerLearningStore
 from ctxchat.store.summary_jobs import SummaryJobStore
 
 
 class Store(
-    SearchStore, BranchStore, CountStore, ServerCountStore, HistoryImportStore, SummaryJobStore
+    SearchStore,
+    BranchStore,
+    CountStore,
+    ServerCountStore,
+    ServerLearningStore,
+    HistoryImportStore,
+    SummaryJobStore,
 ):
     """ctxchat's database: conversations, messages, memory, summaries and reply plans.
 

@@ -12,9 +12,10 @@ from textual.css.query import NoMatches
 from textual.message import Message
 from textual.reactive import var
 
+from ctxchat.chat.counted_first import send_counted
 from ctxchat.chat.edits import branch_from, replace_from
 from ctxchat.chat.session import ChatSession
-from ctxchat.chat.turn import regenerate, send_message
+from ctxchat.chat.turn import regenerate
 from ctxchat.core.counts import counted
 from ctxchat.store import NotFound
 from ctxchat.tui.on_screen import OnScreen
@@ -171,7 +172,7 @@ class ChatPane(Vertical):
         # New lines at the end carry nothing: the message sent ends where its text does;
         # the box gets back all it held.
         sent = event.text.rstrip("\n")
-        request = TurnRequest(session, lambda session: send_message(session, sent), event.text)
+        request = TurnRequest(session, lambda session: send_counted(session, sent), event.text)
         self.turn_runner.send(request, self.view)
 
     @on(Composer.PageAsked)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
+from ctxchat.chat.counted_first import count_first
 from ctxchat.chat.options import SessionOptions
 from ctxchat.config.state import load_state
 from ctxchat.core.memory import MemoryKind
@@ -63,9 +64,9 @@ async def test_the_cli_and_the_tui_plan_a_conversation_alike(tmp_path: Path, cli
                 assert app.conversation_screen.session.window.context_window == 6_144
                 await typed(pilot, DRAFT)
                 session = app.conversation_screen.session
-                # As the command does: the server counts the draft's messages first.
-                session.count_with_server(session.plan(DRAFT))
-                await session.server.counted()
+                # As a send does (and the command): the server counts the plan's messages
+                # and renders its request first.
+                await count_first(session, DRAFT)
                 tui = session.with_request(session.plan(DRAFT)).to_dict()
         finally:
             workspace.close()
@@ -85,7 +86,10 @@ async def test_the_cli_and_the_tui_plan_a_conversation_alike(tmp_path: Path, cli
         # asked to render the request and to count its messages.
         asked = {request.path for request in server.other_requests[probes:]}
         assert asked == {"/apply-template", "/tokenize"}
-        assert cli_plan.pop("rendered")["tokens"] > 0
+        rendered = cli_plan.pop("rendered")
+        # One figure for the request: the server's count of its rendering, everywhere.
+        assert rendered["tokens"] == tui["server_tokens"] == cli_plan.pop("prompt_tokens")
+        assert cli_plan.pop("figure").startswith(f"{tui['server_tokens']:,} tokens by the server")
         assert cli_plan.pop("conversation_id") == conversation
         assert cli_plan.pop("window_source") == "server"
         assert cli_plan.pop("server") == {

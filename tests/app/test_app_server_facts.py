@@ -39,16 +39,20 @@ async def test_the_panel_shows_the_probed_window_and_the_servers_count(
         await pilot.press("enter")
         await settle(pilot)
         await app.conversation_screen.session.server.counted()
-        await typed(pilot, "And")  # typing draws the plan again: the draft is not counted
+        # Typing draws the plan again at once: the draft is not counted yet...
+        typing = (await typed(pilot, "And")).counter_note
         await settle(pilot)
-        typing = str(app.query_one(BudgetBar).render())
+        # ...and once typing pauses, the server counts it.
+        paused = str(app.query_one(BudgetBar).render())
         await pilot.press("backspace", "backspace", "backspace")
         await settle(pilot)
         after_a_turn = str(app.query_one(BudgetBar).render())
 
     assert "window 4,096 (measured at the server)" in " ".join(at_start.split())
-    assert "not counted by the server yet" in at_start
-    assert "1 not counted by the server yet" in " ".join(typing.split())
+    # The next request is counted by the server as soon as the app is idle.
+    assert "exact counts (server tokenizer, " in at_start
+    assert typing.endswith(", 1 not counted by the server yet")
+    assert "exact counts (server tokenizer, " in paused
     # Everything sent and received was counted by the server once the turn was over.
     assert "exact counts (server tokenizer, " in after_a_turn
 

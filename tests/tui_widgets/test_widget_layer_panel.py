@@ -36,13 +36,13 @@ async def test_each_layer_shows_its_counts_items_and_left_out_reasons() -> None:
         await pilot.pause()
         memory = plan.layer(Layer.MEMORY)
         text = panel_text(panels, Layer.MEMORY)
-        assert f"memory · {memory.tokens} tokens · budget 12,390 (10%) · 3 left out" in text
+        assert f"memory · {memory.tokens} tokens · cap 12,390 (10%) · 3 left out" in text
         assert "memory:2" in line_of(text, "Everything must work offline.")
         assert "excluded: objective mode leaves out preferences" in text
         assert "excluded: objective mode leaves out hypotheses" in text
         assert "excluded by you" in line_of(text, "excluded by")
         working = panel_text(panels, Layer.WORKING)
-        assert "budget 74,342 (60%)" in working
+        assert "target 74,342 (60%)" in working
         assert "messages:1-12" in working and "in summary v3" in working
         assert "excluded: failed reply" in working
         assert "user: message 13 about the database migration" in working
@@ -349,7 +349,7 @@ async def test_the_task_and_files_panels_show_only_while_their_layer_holds_somet
         await pilot.pause()
         assert panels.panels[Layer.TASK].display and panels.panels[Layer.FILES].display
         task = panel_text(panels, Layer.TASK)
-        assert "task · 51 tokens · budget 6,195 (5%)" in task
+        assert "task · 51 tokens · cap 6,195 (5%)" in task
         assert "[pending] Dump the database" in task
         assert "notes.md: whole file, 1 line," in panel_text(panels, Layer.FILES)
         assert "■ task 51 " in rendered(panels.budget_bar)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 from textual import on
 from textual.message import Message
 from textual.reactive import var
 
+from ctxchat.chat.counted_first import count_first, counted_already
 from ctxchat.chat.session import ChatSession
 from ctxchat.core.budget import BudgetError
 from ctxchat.core.plan import ContextPlan
@@ -15,6 +17,8 @@ from ctxchat.tui.parts.part import Part
 
 BIG_DRAFT = 50_000
 """Drafts longer than this are planned in a thread, so a huge paste never stalls typing."""
+TYPING_PAUSE = 0.4
+"""Seconds of no typing before the server is asked to count the draft's request."""
 
 
 class Planner(Part):
@@ -25,6 +29,8 @@ class Planner(Part):
 
     plan: var[ContextPlan | None] = var(None, always_update=True, init=False)
     """The plan for the conversation on screen: what its next request sends."""
+    _draft: str | None = None
+    _asked = 0
 
     @dataclass
     class _PlannedInThread(Message):
@@ -40,6 +46,7 @@ class Planner(Part):
         if self.shown is None:
             return
         session = self.shown.session
+        self._draft = draft
         if draft is not None and len(draft) > BIG_DRAFT:
             self.run_worker(
                 lambda: self._plan_in_thread(session, draft),
@@ -47,6 +54,28 @@ class Planner(Part):
                 exclusive=True,
                 group="plan",
             )
+            return
+        plan = self._safe_plan(session, draft)
+        if plan is not None:
+            self.plan = plan
+            self._count_later(session, draft, plan)
+
+    def _count_later(self, session: ChatSession, draft: str | None, plan: ContextPlan) -> None:
+        """Where the server counts, have it count (and render) the request once typing
+        pauses, and draw the plan again by its count: the panel's figure is the request's."""
+        if session.server_counts is None or counted_already(session, plan):
+            return
+        self._asked += 1
+        self.run_worker(self._count_and_plan(session, draft, self._asked), group="server-count")
+
+    async def _count_and_plan(self, session: ChatSession, draft: str | None, asked: int) -> None:
+        # Not cancelled by the next keystroke (whoever waits for the workers would see a
+        # cancellation): when a newer one asked meanwhile, this one ends.
+        await asyncio.sleep(TYPING_PAUSE)
+        if asked != self._asked:
+            return
+        await count_first(session, draft)
+        if self.shown is None or self.shown.session is not session or self._draft != draft:
             return
         plan = self._safe_plan(session, draft)
         if plan is not None:

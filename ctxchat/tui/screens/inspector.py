@@ -20,6 +20,7 @@ from textual.visual import Visual
 from textual.widgets import Static, TabbedContent, TabPane
 
 from ctxchat.chat.rendered import NotRendered, RenderedRequest, rendered_parts
+from ctxchat.core.figure_words import figure_words
 from ctxchat.core.history import preview
 from ctxchat.core.plan import ContextPlan
 from ctxchat.core.prefix import shared_prefix
@@ -329,10 +330,14 @@ class RequestInspector(HandsTypingBack[None]):
     def _summary_content(self) -> Content:
         plan = self.plan
         count = len(plan.messages)
-        marker = "exact count" if plan.exact else "estimated"
+        room = (
+            plan.total_budget
+            if plan.server_tokens is None
+            else plan.context_window - plan.output_reserve
+        )
         text = (
-            f"{count} message{'s' if count != 1 else ''} · {tokens(plan.tokens)} tokens "
-            f"({marker}) of {tokens(plan.total_budget)} · mode {clean(plan.mode)}"
+            f"{count} message{'s' if count != 1 else ''} · {figure_words(plan)} of "
+            f"{tokens(room)} · mode {clean(plan.mode)}"
         )
         for word in Sampling.of_body(self.body).words():
             text += f" · {word}"

@@ -8,6 +8,7 @@ from textual.content import Content
 from textual.geometry import Size
 from textual.widget import Widget
 
+from ctxchat.core.figure_words import estimate_words, room_words
 from ctxchat.core.plan import ContextPlan, PlanStatus
 from ctxchat.tui.text import clean, signed, tokens
 from ctxchat.tui.themes import layer_variable
@@ -150,14 +151,28 @@ class BudgetBar(Widget):
         whole = plan.total_budget
         lines = [self._bar(names, layer_tokens, plan, width, over)]
 
-        used_style = "bold $error" if over else "bold"
-        usage = [
-            Content.assemble(
-                "used ", (tokens(plan.tokens), used_style), f" of {tokens(plan.total_budget)}"
-            ),
-        ]
+        used_style = "bold $error" if over or plan.over_window else "bold"
+        if plan.server_tokens is not None and not over:
+            # The server's count is the figure; ctxchat's estimate is said as such beside it.
+            room = plan.context_window - plan.output_reserve
+            usage = [
+                Content.assemble(
+                    "used ",
+                    (tokens(plan.server_tokens), used_style),
+                    f" of {tokens(room)} by the server's count",
+                ),
+                Content(estimate_words(plan)),
+            ]
+        else:
+            usage = [
+                Content.assemble(
+                    "used ", (tokens(plan.tokens), used_style), f" of {tokens(plan.total_budget)}"
+                ),
+            ]
         if over:
             usage.append(Content.styled(f"over budget by {tokens(plan.over_by)}", "bold $error"))
+        elif plan.over_window:
+            usage.append(Content.styled(room_words(plan), "bold $error"))
         else:
             usage.append(Content.assemble("free ", (tokens(plan.free), "bold")))
         lines.extend(flow(usage, width, SEPARATOR))
@@ -173,7 +188,7 @@ class BudgetBar(Widget):
             # The task and files layers are named only while they send something.
             if count or name not in SHOWN_WHEN_USED
         ]
-        if not over:
+        if not over and not plan.over_window:
             legend.append(
                 Content.assemble(
                     ("■", layer_variable("free")),

@@ -17,6 +17,7 @@ from textual.widgets import Static
 
 from ctxchat.core.attribution import Use
 from ctxchat.core.budget import Layer
+from ctxchat.core.figure_words import over_cap, share_words
 from ctxchat.core.history import HistoryMessage, preview
 from ctxchat.core.memory import Mode
 from ctxchat.core.plan import ContextPlan, Item, LayerPlan, LeftOut
@@ -315,11 +316,10 @@ class LayerPanel(Vertical, can_focus=True):
         if layer_plan.layer is Layer.INPUT:
             parts.append(Content.styled("counted first, never cut", "not bold $foreground-muted"))
         else:
-            over = layer_plan.tokens > layer_plan.budget
             parts.append(
                 Content.styled(
-                    f"budget {tokens(layer_plan.budget)} ({layer_plan.share:.0%})",
-                    "$warning" if over else "not bold $foreground-muted",
+                    share_words(layer_plan),
+                    "$warning" if over_cap(layer_plan) else "not bold $foreground-muted",
                 )
             )
         if layer_plan.left_out:

@@ -585,6 +585,17 @@ class Settings:
             margin = (window - reserve) - int((window - reserve) / undercount)
         return Budget(window, reserve, self.context.shares, margin)
 
+    def reserve_setting(self, profile: ProviderProfile, preset: Preset | None = None) -> str:
+        """The setting that sets the reply's limit (max_tokens) for `profile` with `preset`,
+        in the words the config uses: the one to raise when replies are cut at it."""
+        if preset is not None and preset.max_output_tokens:
+            return f"max_output_tokens of the preset {preset.name!r}"
+        if profile.output_reserve:
+            return f"output_reserve of the profile {profile.name!r}"
+        if self.context.output_reserve:
+            return "output_reserve in the [context] config table"
+        return "output_reserve in the [context] config table (unset: an eighth of the window)"
+
     def adaptive(self) -> AdaptivePolicy:
         """How the shares shift: recall's policy, with the task's and the files' shares."""
         return dataclasses.replace(

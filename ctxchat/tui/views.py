@@ -21,7 +21,8 @@ class MessageView:
     counts the separate reasoning, which is shown but never sent back; `cut` says the
     output limit ended the reply; `excluded` says the user left it out of the requests;
     `cost` is what the reply cost as the price table says it ("" when not asked: a price
-    nobody gave shows nothing beside the count).
+    nobody gave shows nothing beside the count); `limit` names the setting that set the
+    output limit, the one a cut reply's marker tells to raise ("" when not known).
     """
 
     id: int
@@ -36,6 +37,7 @@ class MessageView:
     cut: bool = False
     excluded: bool = False
     cost: str = ""
+    limit: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ from textual.visual import Visual
 from textual.widgets import Static, TabbedContent, TabPane
 
 from ctxchat.chat.rendered import NotRendered, RenderedRequest, rendered_parts
+from ctxchat.core.body_diff import body_changes
 from ctxchat.core.history import preview
 from ctxchat.core.plan import ContextPlan
 from ctxchat.core.prefix import shared_prefix
@@ -34,6 +35,7 @@ from ctxchat.tui.widgets.footer import KeyFooter
 __all__ = [
     "RequestInspector",
     "WrappedLines",
+    "change_lines",
     "diff_content",
     "diff_lines",
     "message_line_owners",
@@ -223,8 +225,8 @@ class RequestInspector(HandsTypingBack[None]):
     ) -> None:
         """`body` is the request body exactly as sent; `plan` the plan it was built from.
 
-        `previous` is the request before it: its body, or its plan (then the body is this one
-        with the previous plan's messages). `tab` is the tab shown first: json, messages, diff,
+        `previous` is the request before it: its body, or its plan (its stored body; for a
+        plan stored without one, this body with the previous plan's messages). `tab` is the tab shown first: json, messages, diff,
         rendered. `render` asks the server to render the request (None: no server to ask);
         it is asked when the rendered view is first shown.
         """
@@ -234,10 +236,15 @@ class RequestInspector(HandsTypingBack[None]):
         self.json_text = pretty_json(body)
         self._previous_plan = previous if isinstance(previous, ContextPlan) else None
         previous_body: Mapping[str, Any] | None
-        if isinstance(previous, ContextPlan):
+        if isinstance(previous, ContextPlan) and previous.request is not None:
+            # The body it was sent as: its sampling, max_tokens and model may differ too.
+            previous_body = previous.request["body"]
+        elif isinstance(previous, ContextPlan):
+            # Stored before requests were kept with their plans: only its messages are known.
             previous_body = {**body, "messages": previous.request_messages()}
         else:
             previous_body = previous
+        self.previous_body = previous_body
         self.previous_json = None if previous_body is None else pretty_json(previous_body)
         self._title = title
         self._tab = tab if tab in TABS else "json"
@@ -429,8 +436,29 @@ class RequestInspector(HandsTypingBack[None]):
             lines.append(
                 Content.styled("No change from the previous request.", "$foreground-muted")
             )
+            return lines
+        assert self.previous_body is not None
+        lines.extend(change_lines(self.previous_body, self.body))
         lines.extend(diff_content(diff))
         return lines
+
+
+def change_lines(previous: Mapping[str, Any], body: Mapping[str, Any]) -> list[Content]:
+    """What differs, said before the diff: each key of the body besides the messages
+    (sampling, max_tokens, model, stop, ...), then which messages."""
+    keys, messages = body_changes(previous, body)
+    lines = [Content.styled("What changed since the previous request:", "bold")]
+    lines.extend(
+        Content.assemble(
+            "  ", (clean(change.key), "bold $warning"), clean(change.words()[len(change.key) :])
+        )
+        for change in keys
+    )
+    if not keys:
+        lines.append(Content.styled("  no key besides the messages", "$foreground-muted"))
+    lines.append(Content(f"  {clean(messages.words())}"))
+    lines.append(Content(""))
+    return lines
 
 
 def diff_content(diff: Sequence[str]) -> list[Content]:

@@ -30,6 +30,7 @@ from ctxchat.core.budget import Budget, Layer
 from ctxchat.core.files import sendable_text, split_into_parts
 from ctxchat.core.history import HistoryMessage, SummaryState, preview
 from ctxchat.core.memory import MemoryDates, MemoryEntry, Mode, day
+from ctxchat.core.next_message import NEXT_MESSAGE
 from ctxchat.core.placement import place_system_content
 from ctxchat.core.plan import ContextPlan
 from ctxchat.core.prefix import shared_prefix
@@ -601,7 +602,7 @@ class ChatSession:
     def recall(self, draft: str | None) -> tuple[RecallHit, ...]:
         """Earlier messages (and memory entries) relevant to `draft`, best first."""
         settings = self.settings.recall
-        if not draft or not settings.enabled or self.conversation_id is None:
+        if not draft or draft == NEXT_MESSAGE or not settings.enabled or not self.conversation_id:
             return ()
         cached = self._cache.recall.get(draft)
         if cached is not None:

@@ -338,6 +338,13 @@ class TestRequestInspector:
         run = then_draft("And how do I write one?", "f2")
         assert snap_compare(inspector_app(build()), run_before=run, terminal_size=WIDE)
 
+    def test_empty_composer(self, build: BuildApp, snap_compare: SnapCompare) -> None:
+        """F2 with nothing typed: under the counts, `⟨your next message⟩ is a placeholder for
+        the message you have not typed yet: the rest is what would be sent with it` (the
+        placeholder bold yellow); the Messages tab ends with the input row holding it."""
+        run = then("f2", "ctrl+t")
+        assert snap_compare(inspector_app(build()), run_before=run, terminal_size=WIDE)
+
 
 def summary_versions(app: CtxChatApp, clock: Clock) -> CtxChatApp:
     store, conversation = open_conversation(app)

@@ -200,6 +200,7 @@ class RequestInspector(HandsTypingBack[None]):
         }
         & .inspector--title { padding: 0 1; text-style: bold; }
         & .inspector--summary { padding: 0 1; color: $foreground-muted; }
+        & .inspector--placeholder { padding: 0 1; }
         /* The tabs take what is left of the dialog, so the view ends inside it and
            scrolls to its last line (auto heights let it run past the bottom). */
         & TabbedContent { height: 1fr; }
@@ -219,6 +220,7 @@ class RequestInspector(HandsTypingBack[None]):
         title: str = "Next request",
         tab: str = "json",
         render: Render | None = None,
+        placeholder: str | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -228,7 +230,8 @@ class RequestInspector(HandsTypingBack[None]):
         `previous` is the request before it: its body, or its plan (its stored body; for a
         plan stored without one, this body with the previous plan's messages). `tab` is the tab shown first: json, messages, diff,
         rendered. `render` asks the server to render the request (None: no server to ask);
-        it is asked when the rendered view is first shown.
+        it is asked when the rendered view is first shown. `placeholder` is the text that
+        stands for a message not typed yet (the body's last message): said so above the tabs.
         """
         super().__init__(name=name, id=id, classes=classes)
         self.body = body
@@ -249,6 +252,7 @@ class RequestInspector(HandsTypingBack[None]):
         self._title = title
         self._tab = tab if tab in TABS else "json"
         self._renderer = render
+        self._placeholder = placeholder
         self.rendered: RenderedRequest | NotRendered | None = None
         """The server's rendering once it answered."""
         self._rendering_asked = False
@@ -257,6 +261,15 @@ class RequestInspector(HandsTypingBack[None]):
         with Vertical(id="inspector-dialog"):
             yield Static(self._title_content(), classes="inspector--title")
             yield Static(self._summary_content(), classes="inspector--summary")
+            if self._placeholder is not None:
+                yield Static(
+                    Content.assemble(
+                        (clean(self._placeholder), "bold $warning"),
+                        " is a placeholder for the message you have not typed yet: the rest "
+                        "is what would be sent with it",
+                    ),
+                    classes="inspector--placeholder",
+                )
             with TabbedContent(initial=self._tab):
                 with TabPane("JSON", id="json"):
                     yield WrappedLines(*self._json_lines(), id="json-view")

@@ -12,9 +12,8 @@ from ctxchat.chat.edits import branch_from
 from ctxchat.chat.session import ChatSession, conversation_profile
 from ctxchat.chat.turn import regenerate, send_message
 from ctxchat.config.settings import Preset, Settings
-from ctxchat.core.assemble import SWITCHED_OFF_DETAIL
 from ctxchat.core.budget import Layer
-from ctxchat.core.memory import MemoryKind
+from ctxchat.core.memory import SWITCHED_OFF_DETAIL, MemoryKind
 from ctxchat.core.task import TaskState
 from ctxchat.model.openai_backend import OpenAIBackend
 from ctxchat.store import Store

@@ -20,6 +20,7 @@ from ctxchat.chat.rendered import render_request
 from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.server_counts import ServerCounts
 from ctxchat.chat.server_knowledge import ServerKnowledge
+from ctxchat.chat.summary_notice import with_summary_notices
 from ctxchat.chat.task_book import TaskBook
 from ctxchat.chat.window import WindowInfo
 from ctxchat.config.errors import MissingApiKey
@@ -723,6 +724,7 @@ class ChatSession:
         """
         self.catch_up()
         plan = self._assemble(draft)
+        plan = with_summary_notices(plan, self.store, self.conversation_id, self.active_summary())
         notes = [self._recall_note(), self._embedding_note if draft else ""]
         if any(notes):
             plan = dataclasses.replace(plan, warnings=(*plan.warnings, *filter(None, notes)))
@@ -1035,9 +1037,11 @@ class ChatSession:
         cut: bool = False,
         lost: Sequence[LostDetail] = (),
         in_force: int | Unset | None = UNSET,
+        faults: Sequence[str] = (),
+        waiting: bool = False,
     ) -> SummaryVersion:
-        """Store `text`, counted, as the next summary version and put it in force (see
-        `Store.add_summary` for `cut`, `lost` and `in_force`)."""
+        """Store `text`, counted, as the next summary version and put it in force, or hold
+        it for review (see `Store.add_summary` for `cut`, `lost`, `in_force`, `waiting`)."""
         version = self.store.add_summary(
             self.conversation,
             text=text,
@@ -1051,6 +1055,8 @@ class ChatSession:
             cut=cut,
             lost=lost,
             in_force=in_force,
+            faults=faults,
+            waiting=waiting,
         )
         self.forget_summary()
         self._conversation_changed()

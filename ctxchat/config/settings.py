@@ -298,6 +298,12 @@ class SummarySettings:
         6, "Fold automatically once this many messages have left working memory..."
     )
     min_tokens: int = setting(2000, "...or once they hold this many tokens.")
+    accept_unreviewed: bool = setting(
+        False,
+        "Put an automatic summary in force as it comes even when its check finds lost "
+        "details or faults (the plan then says it was not reviewed and what it lost); "
+        "false holds it for your review (f3) and sends the turns as they were.",
+    )
     max_unsummarized: int = setting(
         0, "Also fold when more messages than this are not yet summarized; 0 = off."
     )

@@ -124,7 +124,9 @@ class BranchStore(ExclusionStore, TaskStore, AttachmentStore, MessageStore):
         earlier = [
             version
             for version in self.summaries(conversation_id)
-            if version.version < active.version and version.last_message_id < message_id
+            if version.version < active.version
+            and version.last_message_id < message_id
+            and not version.waiting
         ]
         return earlier[-1] if earlier else None
 

@@ -56,7 +56,10 @@ class SummaryVersionView:
     created_at: float
     active: bool
     flagged: int = 0
-    """Details it lost that the user has not reviewed yet (0: nothing to review)."""
+    """Details it lost (and faults its check found) that the user has not reviewed yet (0:
+    nothing to review)."""
+    waiting: bool = False
+    """Made automatically and held for review: not in force until the user keeps it."""
 
 
 @dataclass(frozen=True, slots=True)

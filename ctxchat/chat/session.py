@@ -21,6 +21,7 @@ from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.server_counts import ServerCounts
 from ctxchat.chat.server_fit import fit_to_server
 from ctxchat.chat.server_knowledge import ServerKnowledge
+from ctxchat.chat.summary_notice import with_summary_notices
 from ctxchat.chat.task_book import TaskBook
 from ctxchat.chat.window import WindowInfo
 from ctxchat.config.errors import MissingApiKey
@@ -31,6 +32,7 @@ from ctxchat.core.budget import Budget, Layer
 from ctxchat.core.files import sendable_text, split_into_parts
 from ctxchat.core.history import HistoryMessage, SummaryState, preview
 from ctxchat.core.memory import MemoryDates, MemoryEntry, Mode, day
+from ctxchat.core.next_message import NEXT_MESSAGE
 from ctxchat.core.placement import place_system_content
 from ctxchat.core.plan import ContextPlan
 from ctxchat.core.prefix import shared_prefix
@@ -597,7 +599,7 @@ class ChatSession:
     def recall(self, draft: str | None) -> tuple[RecallHit, ...]:
         """Earlier messages (and memory entries) relevant to `draft`, best first."""
         settings = self.settings.recall
-        if not draft or not settings.enabled or self.conversation_id is None:
+        if not draft or draft == NEXT_MESSAGE or not settings.enabled or not self.conversation_id:
             return ()
         cached = self._cache.recall.get(draft)
         if cached is not None:
@@ -718,6 +720,7 @@ class ChatSession:
         """
         self.catch_up()
         plan = self._assemble(draft)
+        plan = with_summary_notices(plan, self.store, self.conversation_id, self.active_summary())
         notes = [self._recall_note(), self._embedding_note if draft else ""]
         if any(notes):
             plan = dataclasses.replace(plan, warnings=(*plan.warnings, *filter(None, notes)))
@@ -1035,9 +1038,11 @@ class ChatSession:
         cut: bool = False,
         lost: Sequence[LostDetail] = (),
         in_force: int | Unset | None = UNSET,
+        faults: Sequence[str] = (),
+        waiting: bool = False,
     ) -> SummaryVersion:
-        """Store `text`, counted, as the next summary version and put it in force (see
-        `Store.add_summary` for `cut`, `lost` and `in_force`)."""
+        """Store `text`, counted, as the next summary version and put it in force, or hold
+        it for review (see `Store.add_summary` for `cut`, `lost`, `in_force`, `waiting`)."""
         version = self.store.add_summary(
             self.conversation,
             text=text,
@@ -1051,6 +1056,8 @@ class ChatSession:
             cut=cut,
             lost=lost,
             in_force=in_force,
+            faults=faults,
+            waiting=waiting,
         )
         self.forget_summary()
         self._conversation_changed()

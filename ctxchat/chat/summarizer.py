@@ -13,10 +13,12 @@ from ctxchat.chat.session import ChatSession
 from ctxchat.chat.summary_job import JobKind, JobProgress, SummaryBusy, summarizing
 from ctxchat.chat.summary_review import (
     SummaryFailed,
+    SummaryHeld,
     SummaryProposal,
     accept,
     edit_summary,
     mark_reviewed,
+    put_automatic,
     report_for,
     roll_back,
 )
@@ -32,6 +34,7 @@ from ctxchat.core.summary import (
     summary_allowance,
     whole_sentences,
 )
+from ctxchat.core.summary_check import check_summary
 from ctxchat.core.summary_loss import (
     KeptWord,
     holds_text,
@@ -58,6 +61,17 @@ class SummaryInProgress(SummaryFailed):
     def __init__(self, busy: SummaryBusy) -> None:
         self.job = busy.job
         super().__init__(f"{busy} Wait for it to finish.")
+
+
+class SummaryWaits(SummaryFailed):
+    """A summary made automatically waits for the user's review: none is made meanwhile."""
+
+    def __init__(self, waiting: SummaryVersion) -> None:
+        self.version = waiting
+        super().__init__(
+            f"Summary v{waiting.version} waits for your review (f3 in the app): no other is "
+            "made until it is accepted or rejected."
+        )
 
 
 @dataclass
@@ -294,7 +308,15 @@ class Summarizer:
         except SummaryBusy as busy:
             raise SummaryInProgress(busy) from busy
         covered = [m for m in session.history() if first_id <= m.id <= messages[-1].id]
-        kept = [k for k in must_keep(covered, session.memory()) if not holds_text(text, k.text)]
+        must = must_keep(covered, session.memory())
+        faults = check_summary(
+            text,
+            messages,
+            strategy=self.strategy,
+            previous=previous,
+            kept=[k.text for k in must],
+        )
+        kept = [k for k in must if not holds_text(text, k.text)]
         text, kept, shortened = _with_kept(text, kept, max_tokens, session, self.strategy)
         return SummaryProposal(
             conversation_id=session.conversation,
@@ -310,14 +332,27 @@ class Summarizer:
             kept=tuple(kept),
             max_tokens=max_tokens,
             note=note,
+            faults=faults.words(),
         )
 
     # --- straight into force ----------------------------------------------------------------
 
     async def fold(self, fold: FoldRange) -> SummaryVersion:
-        """Fold `fold` into the active summary and put the result in force (flagged for
-        review when it lost something)."""
+        """Fold `fold` into the active summary and put the result in force, asked for by
+        hand where no review is shown (`ctxchat summarize`, which prints what it lost):
+        flagged, not reviewed, when its check found something."""
         return accept(self.session, await self.propose(fold))
+
+    async def fold_automatic(self, fold: FoldRange) -> SummaryVersion:
+        """Fold `fold` into the active summary without the user (after a turn, `ctxchat
+        send`): in force when its check found nothing, else held for review (raises
+        SummaryHeld; see `put_automatic`). While one is held no other is made (raises
+        SummaryWaits): it would fold the same turns."""
+        session = self.session
+        waiting = session.store.waiting_summary(session.conversation)
+        if waiting is not None:
+            raise SummaryWaits(waiting)
+        return put_automatic(session, await self.propose(fold))
 
     async def rebuild(self) -> SummaryVersion:
         """Summarize again from the stored originals and put that in force."""
@@ -356,8 +391,10 @@ def kept_block(kept: Sequence[KeptWord], strategy: SummaryStrategy) -> str:
 __all__ = [
     "Summarizer",
     "SummaryFailed",
+    "SummaryHeld",
     "SummaryInProgress",
     "SummaryProposal",
+    "SummaryWaits",
     "accept",
     "edit_summary",
     "kept_block",

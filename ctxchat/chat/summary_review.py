@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ctxchat.chat.session import ChatSession
+from ctxchat.chat.summary_notice import what_it_lost
 from ctxchat.core.history import HistoryMessage
 from ctxchat.core.summary import SummaryStrategy
 from ctxchat.core.summary_loss import KeptWord, LossReport, LostDetail, still_lost
@@ -42,16 +43,38 @@ class SummaryProposal:
     kept: tuple[KeptWord, ...] = ()
     max_tokens: int = 0
     note: str = ""
+    faults: tuple[str, ...] = ()
+    """What its check found besides lost details, in words (see `core/summary_check.py`)."""
+
+    @property
+    def doubtful(self) -> bool:
+        """Its check found something: it lost details, or has a fault."""
+        return bool(self.lost or self.faults)
+
+
+class SummaryHeld(SummaryFailed):
+    """An automatic summary its check found something in is held for the user's review
+    (`version`, not in force); the turns it would fold are sent as they were meanwhile."""
+
+    def __init__(self, version: SummaryVersion, message: str) -> None:
+        self.version = version
+        super().__init__(message)
 
 
 def accept(
-    session: ChatSession, proposal: SummaryProposal, text: str | None = None
+    session: ChatSession,
+    proposal: SummaryProposal,
+    text: str | None = None,
+    *,
+    waiting: bool = False,
 ) -> SummaryVersion:
-    """Put `proposal` in force, as the model wrote it or as the user edited it (`text`).
+    """Put `proposal` in force, as the model wrote it or as the user edited it (`text`), or,
+    `waiting`, store it held for the user's review.
 
     An edited text is flagged `edited`, no longer `cut`, and its report says what it still
-    lacks of what the model's text lost. Raises SummaryFailed, storing nothing, when
-    another version came into force since the proposal was made.
+    lacks of what the model's text lost (the check's faults were of the model's text). Raises
+    SummaryFailed, storing nothing, when another version came into force since the proposal
+    was made.
     """
     edited = text is not None and text.strip() != proposal.text.strip()
     final = text.strip() if text is not None and edited else proposal.text
@@ -73,11 +96,29 @@ def accept(
             cut=proposal.cut and not edited,
             lost=lost,
             in_force=proposal.in_force,
+            faults=() if edited else proposal.faults,
+            waiting=waiting,
         )
     except SummaryChanged as error:
         raise SummaryFailed(str(error)) from error
     except StoreError as error:  # a message it covers was deleted meanwhile
         raise SummaryFailed(f"The summary cannot be saved: {error}") from error
+
+
+def put_automatic(session: ChatSession, proposal: SummaryProposal) -> SummaryVersion:
+    """Put a summary made without the user (after a turn, by `ctxchat send`) in force if its
+    check found nothing, or if the user accepts automatic summaries as they come (`[summary]
+    accept_unreviewed`: then flagged, not reviewed). Otherwise it is held for review: raises
+    SummaryHeld with it, and the summary in force stays."""
+    if not proposal.doubtful or session.settings.summary.accept_unreviewed:
+        return accept(session, proposal)
+    held = accept(session, proposal, waiting=True)
+    raise SummaryHeld(
+        held,
+        f"Summary v{held.version} waits for your review, not in force: "
+        f"{what_it_lost(held.lost, held.faults)}. "
+        "Review it with f3 in the app; the turns it would fold are sent as they were.",
+    )
 
 
 def report_for(proposal: SummaryProposal, text: str) -> tuple[LostDetail, ...]:
@@ -89,6 +130,16 @@ def report_for(proposal: SummaryProposal, text: str) -> tuple[LostDetail, ...]:
 def mark_reviewed(session: ChatSession, summary_id: int) -> SummaryVersion:
     """The user looked at what a version in force lost and keeps it: no longer flagged."""
     version = session.store.mark_summary_reviewed(summary_id)
+    session.forget_summary()
+    return version
+
+
+def settle_waiting(
+    session: ChatSession, summary_id: int, *, accepted: bool
+) -> SummaryVersion | None:
+    """The user reviewed a summary held for review: kept, it goes into force (reviewed);
+    else it is deleted, never having been in force (see `Store.settle_waiting`)."""
+    version = session.store.settle_waiting(summary_id, accepted=accepted)
     session.forget_summary()
     return version
 

@@ -21,7 +21,13 @@ from ctxchat.chat.session_factory import (
     prepare_recall,
     unembedded_notice,
 )
-from ctxchat.chat.summarizer import Summarizer, SummaryFailed, SummaryInProgress
+from ctxchat.chat.summarizer import (
+    Summarizer,
+    SummaryFailed,
+    SummaryHeld,
+    SummaryInProgress,
+    SummaryWaits,
+)
 from ctxchat.chat.turn import (
     ReplyDelta,
     TurnEvent,
@@ -169,11 +175,14 @@ async def _auto_summarize(session: ChatSession) -> dict[str, Any] | None:
         return None
     try:
         summarizer = Summarizer.for_session(session)
-        version = await summarizer.fold(fold)
+        version = await summarizer.fold_automatic(fold)
     except SummaryInProgress as busy:
         # The other job folds these turns; the next turn folds what it leaves.
         warn(f"not summarized now: {busy.job.describe(time.time())}.")
         return {"skipped": str(busy)}
+    except (SummaryHeld, SummaryWaits) as held:
+        warn(str(held))
+        return {"held": summary_result(held.version)}
     except SummaryFailed as error:
         warn(f"{error} The previous summary stays in force.")
         return {"error": str(error)}

@@ -37,6 +37,8 @@ def version_dict(version: SummaryVersion) -> dict[str, Any]:
         "cut": version.cut,
         "edited": version.edited,
         "flagged": version.flagged,
+        "waiting": version.waiting,
+        "faults": list(version.faults),
         "note": version.note,
         "created_at": version.created_at,
     }
@@ -60,6 +62,7 @@ def summary_warnings(version: SummaryVersion, max_tokens: int) -> list[str]:
         lines.append(
             f"It does not hold {count} detail{'s' if count != 1 else ''} of the folded messages."
         )
+    lines.extend(f"It {fault}." for fault in version.faults)
     return lines
 
 

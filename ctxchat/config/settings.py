@@ -328,6 +328,12 @@ class SummarySettings:
         6, "Fold automatically once this many messages have left working memory..."
     )
     min_tokens: int = setting(2000, "...or once they hold this many tokens.")
+    accept_unreviewed: bool = setting(
+        False,
+        "Put an automatic summary in force as it comes even when its check finds lost "
+        "details or faults (the plan then says it was not reviewed and what it lost); "
+        "false holds it for your review (f3) and sends the turns as they were.",
+    )
     max_unsummarized: int = setting(
         0, "Also fold when more messages than this are not yet summarized; 0 = off."
     )
@@ -617,6 +623,17 @@ class Settings:
             margin = (window - reserve) - int((window - reserve) / undercount)
         margin = min(max(margin, gap), max(0, window - reserve - 1))
         return Budget(window, reserve, self.context.shares, margin)
+
+    def reserve_setting(self, profile: ProviderProfile, preset: Preset | None = None) -> str:
+        """The setting that sets the reply's limit (max_tokens) for `profile` with `preset`,
+        in the words the config uses: the one to raise when replies are cut at it."""
+        if preset is not None and preset.max_output_tokens:
+            return f"max_output_tokens of the preset {preset.name!r}"
+        if profile.output_reserve:
+            return f"output_reserve of the profile {profile.name!r}"
+        if self.context.output_reserve:
+            return "output_reserve in the [context] config table"
+        return "output_reserve in the [context] config table (unset: an eighth of the window)"
 
     def adaptive(self) -> AdaptivePolicy:
         """How the shares shift: recall's policy, with the task's and the files' shares."""

@@ -31,6 +31,8 @@ class DetailKind(StrEnum):
     IDENTIFIER = "identifier"
     DECISION = "decision"
     CONSTRAINT = "constraint"
+    TOPIC = "topic"
+    """A subject several folded turns talk about (found by `core/summary_loss.py`)."""
 
 
 @dataclass(frozen=True, slots=True)

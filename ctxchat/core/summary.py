@@ -149,6 +149,20 @@ _INSTRUCTIONS = {
 }
 
 
+WRITE_SUMMARY = "Write the summary."
+WRITE_UPDATED = "Write the updated summary: the current summary with the new messages folded in."
+HEADINGS = ("Current summary:", "New messages to fold into it:", "Messages:")
+"""The lines of a fold request around the summary and the turns: a summary that repeats
+them repeats its instructions (see `core/summary_check.py`)."""
+
+
+def instruction_sentences(strategy: SummaryStrategy) -> list[str]:
+    """Every sentence of a fold request's instructions, as written."""
+    prompt = summary_system_prompt(strategy)
+    sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", prompt) if s.strip()]
+    return [*sentences, WRITE_SUMMARY, WRITE_UPDATED]
+
+
 def summary_system_prompt(strategy: SummaryStrategy) -> str:
     return (
         "You maintain the running summary of a conversation between a user and an assistant. "
@@ -172,14 +186,12 @@ def build_fold_request(
     (the instructions in the user message when `system_role` is False: see `task_request`)."""
     parts: list[str] = []
     if previous:
-        parts.append("Current summary:\n" + previous.strip())
-        parts.append("New messages to fold into it:\n" + format_transcript(messages))
-        parts.append(
-            "Write the updated summary: the current summary with the new messages folded in."
-        )
+        parts.append(f"{HEADINGS[0]}\n" + previous.strip())
+        parts.append(f"{HEADINGS[1]}\n" + format_transcript(messages))
+        parts.append(WRITE_UPDATED)
     else:
-        parts.append("Messages:\n" + format_transcript(messages))
-        parts.append("Write the summary.")
+        parts.append(f"{HEADINGS[2]}\n" + format_transcript(messages))
+        parts.append(WRITE_SUMMARY)
     return task_request(
         summary_system_prompt(strategy), "\n\n".join(parts), system_role=system_role
     )

@@ -141,8 +141,122 @@ def _same_date(wanted: list[str], found: list[str]) -> bool:
     )
 
 
+RANK = (
+    DetailKind.NAME,
+    DetailKind.DECISION,
+    DetailKind.CONSTRAINT,
+    DetailKind.TOPIC,
+    DetailKind.DATE,
+    DetailKind.URL,
+    DetailKind.PATH,
+    DetailKind.COMMAND,
+    DetailKind.IDENTIFIER,
+    DetailKind.NUMBER,
+)
+"""What matters most first: names, decisions, rules and topics lost come before a reply's
+numbers (a looping reply's list numbers would otherwise fill the report)."""
+TOPIC_TURNS = 2
+"""A word several folded turns use (at least this many) is a topic of theirs."""
+TOPIC_MIN_LENGTH = 5
+TOPICS_SHOWN = 3
+"""Topics reported at most: the most talked about."""
+NOT_TOPICS = frozenset(
+    stem(word)
+    for word in [
+        "question",
+        "answer",
+        "reply",
+        "response",
+        "message",
+        "conversation",
+        "thanks",
+        "please",
+        "hello",
+        "sorry",
+        "great",
+        "sure",
+        "right",
+        "think",
+        "maybe",
+        "something",
+        "anything",
+        "everything",
+        "nothing",
+        "really",
+        "actually",
+        "simply",
+        "still",
+        "again",
+        "another",
+        "other",
+        "first",
+        "second",
+        "third",
+        "thing",
+        "things",
+        "point",
+        "example",
+        "later",
+        "today",
+        "tomorrow",
+        "yesterday",
+        "would",
+        "could",
+        "should",
+        "might",
+        "about",
+        "there",
+        "their",
+        "which",
+        "where",
+        "these",
+        "those",
+        "words",
+        "sentence",
+        "summary",
+    ]
+)
+"""Words of any chat, about talking rather than a subject."""
+
+
+def ranked(lost: Iterable[LostDetail]) -> tuple[LostDetail, ...]:
+    """`lost` with what matters most first (see `RANK`), in order within a kind."""
+    return tuple(sorted(lost, key=lambda item: RANK.index(item.kind)))
+
+
+def lost_topics(messages: Sequence[HistoryMessage], index: SummaryIndex) -> list[LostDetail]:
+    """Subjects several of `messages` talk about that the summary never mentions: a topic
+    that disappeared, though each of its details may be minor."""
+    turns: dict[str, set[int]] = {}
+    first: dict[str, tuple[str, HistoryMessage]] = {}
+    for message in messages:
+        for word in re.findall(rf"\b[A-Za-z]{{{TOPIC_MIN_LENGTH},}}\b", message.content):
+            stems = content_words(word)
+            if len(stems) != 1:
+                continue  # a word that carries no meaning of its own
+            (key,) = stems
+            if key in NOT_TOPICS:
+                continue
+            turns.setdefault(key, set()).add(message.id)
+            first.setdefault(key, (word, message))
+    topics = sorted(
+        (key for key, ids in turns.items() if len(ids) >= TOPIC_TURNS and key not in index.stems),
+        key=lambda key: -len(turns[key]),
+    )
+    lost = []
+    for key in topics[:TOPICS_SHOWN]:
+        word, message = first[key]
+        sentence = next((s for s in re.split(r"(?<=[.!?])\s+", message.content) if word in s), word)
+        context = (
+            sentence if len(sentence) <= CONTEXT_WIDTH else sentence[: CONTEXT_WIDTH - 1] + "…"
+        )
+        lost.append(LostDetail(word.lower(), DetailKind.TOPIC, message.id, context))
+    return lost
+
+
 def loss_report(messages: Sequence[HistoryMessage], summary: str) -> LossReport:
-    """The details of `messages` (the folded turns) that `summary` does not hold.
+    """The details of `messages` (the folded turns) that `summary` does not hold, and the
+    topics they talk about that it never mentions, what matters most first (`ranked`).
 
     Each detail is reported once, from the first message that held it.
     """
@@ -159,7 +273,8 @@ def loss_report(messages: Sequence[HistoryMessage], summary: str) -> LossReport:
             seen.add(identity)
             if not index.holds(detail):
                 lost.append(LostDetail(detail.text, detail.kind, message.id, _context(detail)))
-    return LossReport(tuple(lost), len(seen))
+    topics = lost_topics(sendable, index)
+    return LossReport(ranked([*lost, *topics]), len(seen) + len(topics))
 
 
 def still_lost(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 from ctxchat.core.history import MessageStatus
 from ctxchat.store.attachments import AttachmentStore
 from ctxchat.store.exclusions import ExclusionStore
@@ -13,6 +15,14 @@ from ctxchat.store.transfer import IdMap
 _ATTACHMENT_COPIED = (
     "path, name, content, digest, size, mtime, tokens, encoding, parts, attached_at, read_at"
 )
+_CONVERSATION_KEPT = "chosen_profile, chosen_model, preset, system_prompt, project_id"
+"""What a conversation chose for itself, kept by its branches: the same conversation, forked."""
+_REPLY_KEPT = (
+    "reasoning, finish_reason, error, error_detail, prompt_tokens, completion_tokens, "
+    "cached_tokens, estimated_prompt_tokens, billing"
+)
+"""How each copied turn ended and what it cost (a reply cut at the output limit stays
+marked so), besides its text and count."""
 
 
 class BranchStore(ExclusionStore, TaskStore, AttachmentStore, MessageStore):
@@ -33,15 +43,28 @@ class BranchStore(ExclusionStore, TaskStore, AttachmentStore, MessageStore):
         """A new conversation holding the turns before `message_id`, then `text` (counted
         `tokens` with `encoding`) in its place, in one transaction; returns its id.
 
-        The branch also gets the summary that covers the turns it copies (see
-        `covering_summary`), as its own first version, and the original's task state and
-        attached files (their copies as read), so its first plan shows what the original's
-        showed; the turns the user left out stay out. The original conversation is left whole.
+        The branch is the same conversation, forked: it keeps the original's preset, own
+        system prompt, chosen profile and model, project, the memory entries switched off in
+        it, its task state and attached files (their copies as read), and the summary that
+        covers the turns it copies (see `covering_summary`) as its own first version, so its
+        first plan and request are the original's; the copied turns keep how they ended
+        (cut at the output limit, failed, what they cost), and the turns the user left out
+        stay out. The original conversation is left whole.
         """
         original = self.get_conversation(conversation_id)
         title = f"{original.title or 'Conversation'} (branch)"
         with self.transaction() as conn:
             branch = self.create_conversation(title, model=original.model, profile=original.profile)
+            conn.execute(
+                f"UPDATE conversations SET ({_CONVERSATION_KEPT}) = "
+                f"(SELECT {_CONVERSATION_KEPT} FROM conversations WHERE id = ?) WHERE id = ?",
+                (original.id, branch.id),
+            )
+            conn.execute(
+                "INSERT INTO memory_off (memory_id, conversation_id) "
+                "SELECT memory_id, ? FROM memory_off WHERE conversation_id = ?",
+                (branch.id, original.id),
+            )
             copies = IdMap()
             excluded: list[int] = []
             for message in self.messages(original.id):
@@ -60,6 +83,7 @@ class BranchStore(ExclusionStore, TaskStore, AttachmentStore, MessageStore):
                     status=message.status,
                 )
                 copies.add(message.id, copy.id)
+                self._copy_ending(conn, message.id, copy.id)
                 if message.excluded:
                     excluded.append(copy.id)
             self.set_excluded(excluded, True)
@@ -78,6 +102,15 @@ class BranchStore(ExclusionStore, TaskStore, AttachmentStore, MessageStore):
             )
         return branch.id
 
+    @staticmethod
+    def _copy_ending(conn: sqlite3.Connection, original_id: int, copy_id: int) -> None:
+        """The copy of a turn keeps how the original ended."""
+        conn.execute(
+            f"UPDATE messages SET ({_REPLY_KEPT}) = "
+            f"(SELECT {_REPLY_KEPT} FROM messages WHERE id = ?) WHERE id = ?",
+            (original_id, copy_id),
+        )
+
     def covering_summary(self, conversation_id: int, message_id: int) -> SummaryVersion | None:
         """The summary a branch made at `message_id` keeps: the one in force if it covers
         only turns before `message_id`; if it covers later turns too, the newest earlier
@@ -91,7 +124,9 @@ class BranchStore(ExclusionStore, TaskStore, AttachmentStore, MessageStore):
         earlier = [
             version
             for version in self.summaries(conversation_id)
-            if version.version < active.version and version.last_message_id < message_id
+            if version.version < active.version
+            and version.last_message_id < message_id
+            and not version.waiting
         ]
         return earlier[-1] if earlier else None
 
@@ -100,7 +135,7 @@ class BranchStore(ExclusionStore, TaskStore, AttachmentStore, MessageStore):
         first, last = copies.span(summary.first_message_id, summary.last_message_id)
         if first not in copies.ids.values() or last not in copies.ids.values():
             return  # none of the turns it covers was copied
-        self.add_summary(
+        copied = self.add_summary(
             branch_id,
             text=summary.text,
             first_message_id=first,
@@ -111,4 +146,8 @@ class BranchStore(ExclusionStore, TaskStore, AttachmentStore, MessageStore):
             edited=summary.edited,
             note=f"copied from summary v{summary.version} of conversation "
             f"{summary.conversation_id}",
+            cut=summary.cut,
+            lost=summary.lost,
         )
+        if summary.reviewed:
+            self.mark_summary_reviewed(copied.id)

@@ -187,11 +187,16 @@ class SummaryVersion:
     """What the folded turns held that this text does not (see `core/summary_loss.py`)."""
     reviewed: bool = False
     """The user looked at what it lost and kept it."""
+    faults: tuple[str, ...] = ()
+    """What its check found besides lost details, in words: it repeats its instructions or
+    the transcript, it states numbers or names the folded turns do not hold."""
+    waiting: bool = False
+    """Made automatically and held for the user's review: not in force until accepted."""
 
     @property
     def flagged(self) -> bool:
-        """It lost something, and the user has not reviewed it yet."""
-        return bool(self.lost) and not self.reviewed
+        """It lost something (or its check found a fault), and the user has not reviewed it."""
+        return bool(self.lost or self.faults) and not self.reviewed
 
     def state(self) -> SummaryState:
         """The summary as the context engine uses it."""

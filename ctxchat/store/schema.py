@@ -415,6 +415,14 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         ) WITHOUT ROWID
         """,
     ),
+    # 22: what the check of a summary found besides lost details (a JSON list of sentences:
+    # it repeats its instructions or the transcript, it states what the turns do not hold),
+    # and whether it waits for the user's review, not in force (an automatic summary the
+    # check found something in).
+    (
+        "ALTER TABLE summaries ADD COLUMN faults TEXT NOT NULL DEFAULT '[]'",
+        "ALTER TABLE summaries ADD COLUMN waiting INTEGER NOT NULL DEFAULT 0",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

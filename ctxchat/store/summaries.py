@@ -16,7 +16,7 @@ from ctxchat.store.records import SummaryVersion
 
 _COLUMNS = (
     "id, conversation_id, version, text, first_message_id, last_message_id, strategy, model, "
-    "tokens, edited, note, created_at, cut, lost, reviewed"
+    "tokens, edited, note, created_at, cut, lost, reviewed, faults, waiting"
 )
 
 
@@ -27,7 +27,17 @@ def _summary(row: Any) -> SummaryVersion:
     values[12] = bool(values[12])
     values[13] = lost_from_json(values[13])
     values[14] = bool(values[14])
+    values[15] = faults_from_json(values[15])
+    values[16] = bool(values[16])
     return SummaryVersion(*values)
+
+
+def faults_from_json(text: str) -> tuple[str, ...]:
+    try:
+        found = json.loads(text or "[]")
+    except ValueError:
+        return ()
+    return tuple(str(item) for item in found) if isinstance(found, list) else ()
 
 
 def lost_to_json(lost: Sequence[LostDetail]) -> str:
@@ -64,8 +74,11 @@ class SummaryStore(ConversationStore):
         cut: bool = False,
         lost: Sequence[LostDetail] = (),
         in_force: int | Unset | None = UNSET,
+        faults: Sequence[str] = (),
+        waiting: bool = False,
     ) -> SummaryVersion:
-        """Store the next version (previous highest + 1) and put it in force.
+        """Store the next version (previous highest + 1) and put it in force, or, `waiting`,
+        keep it for the user's review (the one in force stays; see `settle_waiting`).
 
         `in_force` is the id of the version the new one was made from (None: no summary):
         if another is in force by now, nothing is stored and SummaryChanged is raised.
@@ -115,10 +128,18 @@ class SummaryStore(ConversationStore):
                 now,
                 cut=cut,
                 lost=lost,
+                faults=faults,
+                waiting=waiting,
+            )
+            # One waiting is replaced: a newer one waiting folds the same turns and more, and
+            # one put in force is what the waiting one was made against no longer.
+            conn.execute(
+                "DELETE FROM summaries WHERE conversation_id = ? AND waiting = 1 AND id != ?",
+                (conversation_id, summary_id),
             )
             conn.execute(
                 "UPDATE conversations SET active_summary_id = ?, updated_at = ? WHERE id = ?",
-                (summary_id, now, conversation_id),
+                (conversation.active_summary_id if waiting else summary_id, now, conversation_id),
             )
             return self._get_summary(conn, summary_id)
 
@@ -140,12 +161,14 @@ class SummaryStore(ConversationStore):
         cut: bool = False,
         lost: Sequence[LostDetail] = (),
         reviewed: bool = False,
+        faults: Sequence[str] = (),
+        waiting: bool = False,
     ) -> int:
         """Insert one summary row as given (no checks: the callers made them); its id."""
         cursor = conn.execute(
             "INSERT INTO summaries (conversation_id, version, text, first_message_id, "
             "last_message_id, strategy, model, tokens, edited, note, created_at, cut, lost, "
-            "reviewed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "reviewed, faults, waiting) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 conversation_id,
                 version,
@@ -161,6 +184,8 @@ class SummaryStore(ConversationStore):
                 int(cut),
                 lost_to_json(lost),
                 int(reviewed),
+                json.dumps(list(faults), ensure_ascii=False),
+                int(waiting),
             ),
         )
         assert cursor.lastrowid is not None
@@ -197,10 +222,41 @@ class SummaryStore(ConversationStore):
                         f"Summary {summary_id} belongs to conversation "
                         f"{summary.conversation_id}, not {conversation_id}."
                     )
+                # Put in force by the user: no longer waiting for their review.
+                conn.execute("UPDATE summaries SET waiting = 0 WHERE id = ?", (summary_id,))
             conn.execute(
                 "UPDATE conversations SET active_summary_id = ?, updated_at = ? WHERE id = ?",
                 (summary_id, self.now(), conversation_id),
             )
+
+    def waiting_summary(self, conversation_id: int) -> SummaryVersion | None:
+        """The automatic summary held for the user's review, not in force (None: none)."""
+        with self.reading() as conn:
+            row = conn.execute(
+                f"SELECT {_COLUMNS} FROM summaries WHERE conversation_id = ? AND waiting = 1 "
+                "ORDER BY version DESC LIMIT 1",
+                (conversation_id,),
+            ).fetchone()
+        return None if row is None else _summary(row)
+
+    def settle_waiting(self, summary_id: int, *, accepted: bool) -> SummaryVersion | None:
+        """The user reviewed a held summary: accepted, it goes into force (reviewed); else
+        it is deleted, never having been in force. Returns the one accepted."""
+        with self.transaction() as conn:
+            summary = self._get_summary(conn, summary_id)
+            if not summary.waiting:
+                raise InvalidValue(f"Summary {summary_id} is not waiting for review.")
+            if not accepted:
+                conn.execute("DELETE FROM summaries WHERE id = ?", (summary_id,))
+                return None
+            conn.execute(
+                "UPDATE summaries SET waiting = 0, reviewed = 1 WHERE id = ?", (summary_id,)
+            )
+            conn.execute(
+                "UPDATE conversations SET active_summary_id = ?, updated_at = ? WHERE id = ?",
+                (summary_id, self.now(), summary.conversation_id),
+            )
+            return self._get_summary(conn, summary_id)
 
     def mark_summary_reviewed(self, summary_id: int) -> SummaryVersion:
         """The user looked at what a version lost and keeps it as it is: no longer flagged."""

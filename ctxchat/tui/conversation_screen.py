@@ -59,7 +59,7 @@ from ctxchat.tui.parts.preset_dialogs import PresetDialogs
 from ctxchat.tui.parts.summary_flow import SummaryFlow
 from ctxchat.tui.parts.turn_runner import TurnDrawn, TurnEvents, TurnRunner
 from ctxchat.tui.results_in_waiting import Asked, ResultReady, ResultsInWaiting
-from ctxchat.tui.stored_views import message_view, stored_loader
+from ctxchat.tui.stored_views import session_message_view, stored_loader
 from ctxchat.tui.text import clean
 from ctxchat.tui.typing_target import typing_for_composer
 from ctxchat.tui.widgets.composer import Composer
@@ -441,9 +441,7 @@ class ConversationScreen(Screen[None]):
         if self.shows(event.session):
             session = self.session
             for message in event.messages:
-                self.conversation_view.update_message(
-                    message_view(message, session.counter, session.settings)
-                )
+                self.conversation_view.update_message(session_message_view(message, session))
             self.refresh_plan()
 
     @on(MemoryPanel.Left)

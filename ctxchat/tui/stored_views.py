@@ -25,9 +25,10 @@ def message_view(
     message: StoredMessage,
     counter: TokenCounter | None = None,
     settings: Settings | None = None,
+    limit: str = "",
 ) -> MessageView:
-    """How the pane shows a stored message; `counter` counts its reasoning, if any, and
-    `settings` price a reply."""
+    """How the pane shows a stored message; `counter` counts its reasoning, if any,
+    `settings` price a reply, and `limit` names the setting of the output limit."""
     reasoning_tokens = counter.count_text(message.reasoning) if counter and message.reasoning else 0
     return MessageView(
         id=message.id,
@@ -42,7 +43,19 @@ def message_view(
         cut=message.finish_reason == "length",
         excluded=message.excluded,
         cost="" if settings is None else cost_words(message, settings),
+        limit=limit if message.finish_reason == "length" else "",
     )
+
+
+def output_limit_setting(session: ChatSession) -> str:
+    """The setting that sets the reply's limit in `session` (a preset's max_output_tokens,
+    the profile's output_reserve, ...): what a reply cut at it tells to raise."""
+    return session.settings.reserve_setting(session.profile, session.preset)
+
+
+def session_message_view(message: StoredMessage, session: ChatSession) -> MessageView:
+    """How the pane shows a stored message of `session`'s conversation."""
+    return message_view(message, session.counter, session.settings, output_limit_setting(session))
 
 
 def stored_loader(session: ChatSession) -> Loader:
@@ -54,6 +67,7 @@ def stored_loader(session: ChatSession) -> Loader:
         # The reasoning's counts are kept too: a start that shows a reasoning reply
         # then draws it without waiting for the tokenizer.
         with session.keeping():
-            return [message_view(m, session.counter, session.settings) for m in messages]
+            setting = output_limit_setting(session)
+            return [message_view(m, session.counter, session.settings, setting) for m in messages]
 
     return load

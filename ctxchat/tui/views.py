@@ -21,7 +21,8 @@ class MessageView:
     counts the separate reasoning, which is shown but never sent back; `cut` says the
     output limit ended the reply; `excluded` says the user left it out of the requests;
     `cost` is what the reply cost as the price table says it ("" when not asked: a price
-    nobody gave shows nothing beside the count).
+    nobody gave shows nothing beside the count); `limit` names the setting that set the
+    output limit, the one a cut reply's marker tells to raise ("" when not known).
     """
 
     id: int
@@ -36,6 +37,7 @@ class MessageView:
     cut: bool = False
     excluded: bool = False
     cost: str = ""
+    limit: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +56,10 @@ class SummaryVersionView:
     created_at: float
     active: bool
     flagged: int = 0
-    """Details it lost that the user has not reviewed yet (0: nothing to review)."""
+    """Details it lost (and faults its check found) that the user has not reviewed yet (0:
+    nothing to review)."""
+    waiting: bool = False
+    """Made automatically and held for review: not in force until the user keeps it."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -436,6 +436,31 @@ async def test_edit_as_a_branch_keeps_the_original(
         ]
 
 
+async def test_a_branch_goes_out_with_the_conversations_preset(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    """Edit-and-resend as a branch: the branch's first request carries the preset's system
+    prompt and max_tokens, not the configured ones."""
+    app, _ = make_app(
+        extra='[presets.brief]\nsystem_prompt = "Answer in one line."\nmax_output_tokens = 150\n'
+    )
+    first, _ = two_conversations(app)
+    app.workspace.store.choose_preset(first, "brief")
+    server.script("SQLite.")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await edit_first_message(app, pilot, "Which embedded database?")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        branch = app.conversation_screen.session.conversation
+        assert branch != first
+        assert app.workspace.store.get_conversation(branch).preset == "brief"
+        sent = server.requests[-1]
+        assert sent["max_tokens"] == 150
+        assert sent["messages"][0] == {"role": "system", "content": "Answer in one line."}
+        assert sent["messages"][-1] == {"role": "user", "content": "Which embedded database?"}
+
+
 def side_text(app: CtxChatApp) -> str:
     """Everything the context side shows, as plain text."""
     side = app.query_one("#side")

@@ -199,12 +199,31 @@ async def test_a_reply_cut_by_the_output_limit_is_told_once_on_the_reply(
     async with app.run_test(size=SIZE) as pilot:
         reply = await sent_reply(app, pilot)
         assert (reply.status, reply.finish_reason) == (MessageStatus.COMPLETE, "length")
-        assert marker(app) == CUT_SENTENCE
+        assert marker(app) == CUT_SENTENCE.format(setting="output_reserve of the profile 'test'")
         assert "cut" not in status_line(app)
         assert status_line(app).startswith(
             f"reply {reply.tokens:,} tokens (server counted {reply.completion_tokens:,})"
         )
         assert notes.messages == []
+
+
+async def test_a_reply_cut_at_a_presets_limit_names_the_presets_setting(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    """The limit was the preset's max_output_tokens, not the profile's output_reserve: the
+    marker says which setting to raise, as the reply is drawn and when drawn again."""
+    app, _notes = make_app(extra="[presets.brief]\nmax_output_tokens = 150\n", preset="brief")
+    server.fail_next(Fault.FINISH_LENGTH)
+    server.script(REPLY)
+    async with app.run_test(size=SIZE) as pilot:
+        reply = await sent_reply(app, pilot)
+        assert server.requests[-1]["max_tokens"] == 150
+        said = CUT_SENTENCE.format(setting="max_output_tokens of the preset 'brief'")
+        assert marker(app) == said
+        await app.conversation_screen.reload_conversation()
+        await settle(pilot)
+        assert reply.finish_reason == "length"
+        assert marker(app) == said
 
 
 async def test_a_reply_failing_in_a_conversation_not_on_screen_is_notified_once(

@@ -8,9 +8,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from textual.widgets import Static
 
 from ctxchat.chat.options import SessionOptions
 from ctxchat.chat.rendered import RenderedRequest
+from ctxchat.core.next_message import NEXT_MESSAGE
 from ctxchat.testing.harness import TEST_KEY, open_test_workspace, write_config
 from ctxchat.testing.server import Flavour, ScriptedModelServer
 from ctxchat.testing.server.flavours import render_chatml
@@ -70,6 +72,12 @@ async def test_the_inspector_shows_the_rendered_prompt_and_the_panel_what_the_te
             assert isinstance(inspector, RequestInspector)
             await until(pilot, lambda: inspector.rendered is not None)
             assert isinstance(inspector.rendered, RenderedRequest)
+            # Nothing typed: the inspector's request ends with the placeholder's turn.
+            messages = inspector.body["messages"]
+            assert messages[:-1] == plan.request_messages()
+            text = render_chatml(messages)
+            tokens = 1 + simple_token_count(text)
+            added = tokens - sum(simple_token_count(m["content"]) for m in messages)
             view = inspector.query_one("#rendered-view", WrappedLines).text
             assert view.startswith(
                 "As the server's chat template renders it · "
@@ -77,6 +85,43 @@ async def test_the_inspector_shows_the_rendered_prompt_and_the_panel_what_the_te
                 f"template adds {added:,} tokens to the messages' {tokens - added:,}\n"
             )
             assert view.endswith("\n<bos>" + text)
+    finally:
+        workspace.close()
+
+
+async def test_with_an_empty_composer_the_inspector_shows_a_request_with_a_placeholder(
+    tmp_path: Path, llama_server: ScriptedModelServer
+) -> None:
+    """Nothing typed: the next request still ends with a user's turn, a marked placeholder,
+    so the rendering ends with the template's start of the reply, as a real request does
+    (not with the last reply, as a prefill the model never sees)."""
+    home = tmp_path / "home"
+    workspace = open_test_workspace(home, config_for(home, llama_server))
+    llama_server.script("Blue.")
+    try:
+        app = build_app(workspace, SessionOptions())
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await typed(pilot, "Name a colour.")
+            await pilot.press("enter")
+            await until(pilot, lambda: shown_messages(app)[-1:] == [("assistant", "Blue.")])
+            await settle(pilot)
+            assert app.conversation_screen.draft() is None
+
+            await pilot.press("f2", "ctrl+r")
+            inspector = app.screen
+            assert isinstance(inspector, RequestInspector)
+            messages = inspector.body["messages"]
+            assert messages[-1] == {"role": "user", "content": NEXT_MESSAGE}
+            assert messages[-2] == {"role": "assistant", "content": "Blue."}
+            label = inspector.query_one(".inspector--placeholder", Static).render()
+            assert str(label).startswith(f"{NEXT_MESSAGE} is a placeholder for the message")
+            await until(pilot, lambda: inspector.rendered is not None)
+            view = inspector.query_one("#rendered-view", WrappedLines).text
+            assert view.endswith(
+                f"<|im_start|>user\n{NEXT_MESSAGE}<|im_end|>\n<|im_start|>assistant\n"
+            )
+            assert view.endswith(render_chatml(messages))
     finally:
         workspace.close()
 

@@ -32,6 +32,7 @@ TURNS = [
     ("assistant", "No, that is all."),
 ]
 VAGUE = "They talked about the cache size and where it lives."
+HOME = TURNS[3][1]
 
 
 def lost_items(review: SummaryReview) -> list[str]:
@@ -76,30 +77,31 @@ async def test_the_review_lists_what_was_lost_and_keeps_exactly_the_text_shown(
         review = await review_of_summarize_now(app, pilot)
         assert stored(app) == []  # nothing in force while it is reviewed
         assert count_line(review) == "2 details lost:"
+        # What matters most first: the path before a number.
         assert lost_items(review) == [
-            "number     1200 MB  from message #2",
             "path       /var/lib/cachesvc/data  from message #4",
+            "number     1200 MB  from message #2",
         ]
 
-        # Enter on the number adds its sentence back; the report loses it at once.
+        # Enter on the path adds its sentence back; the report loses it at once.
         await pilot.press("enter")
         await pilot.pause()
         editor = review.query_one("#review-text", TextArea)
-        assert editor.text == f"{VAGUE}\nSet the cache to 1200 MB."
-        assert lost_items(review) == ["path       /var/lib/cachesvc/data  from message #4"]
+        assert editor.text == f"{VAGUE}\n{HOME}"
+        assert lost_items(review) == ["number     1200 MB  from message #2"]
         assert count_line(review) == "1 detail lost:"
 
-        # Typing the path by hand empties the report too.
+        # Typing the number by hand empties the report too.
         editor.focus()
         editor.move_cursor(editor.document.end)
-        await pilot.press(*" Data in /var/lib/cachesvc/data.")
+        await pilot.press(*" Set the cache to 1200 MB.")
         await pilot.pause()
         assert lost_items(review) == []
         assert count_line(review) == NOTHING_LOST
 
         await pilot.press("ctrl+s")
         await settle(pilot)
-        kept = f"{VAGUE}\nSet the cache to 1200 MB. Data in /var/lib/cachesvc/data."
+        kept = f"{VAGUE}\n{HOME} Set the cache to 1200 MB."
         assert stored(app) == [(1, kept, False)]
         assert "Summary v1 is in force." in notes.messages
 
@@ -128,7 +130,7 @@ async def test_escape_rejects_and_stores_nothing(
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("escape")  # no: back to the review, the edit still there
         assert app.screen_stack[-1] is review
-        assert "1200 MB" in review.query_one("#review-text", TextArea).text
+        assert HOME in review.query_one("#review-text", TextArea).text
         await pilot.press("escape")
         await pilot.click("#confirm")
         await settle(pilot)
@@ -218,10 +220,55 @@ async def folded_after_a_reply(app: CtxChatApp, pilot: Pilot[Any]) -> None:
     await settle(pilot)
 
 
-async def test_an_automatic_fold_is_flagged_until_reviewed(
+WAITS = (
+    "Summary v1 waits for your review, not in force: it lost 2 details (path "
+    "“/var/lib/cachesvc/data”, number “1200 MB”). The turns it would fold are sent as they "
+    "were; review it with f3."
+)
+
+
+async def test_an_automatic_fold_that_lost_details_waits_for_review(
     make_app: MakeApp, server: ScriptedModelServer
 ) -> None:
+    """Not put in force silently: the turns stay as they were, the plan (panel, inspector)
+    says a summary waits; kept from f3, it goes into force."""
     app, notes = before_a_fold(make_app, server)
+    async with app.run_test(size=SIZE) as pilot:
+        await folded_after_a_reply(app, pilot)
+        assert stored(app) == [(1, VAGUE, True)]
+        plan = app.conversation_screen.last_plan
+        assert plan is not None and plan.layer(Layer.SUMMARY).items == ()
+        assert WAITS in plan.warnings and WAITS in plan.layer(Layer.SUMMARY).notes
+        assert any(WAITS.split(":")[0] in note for note in notes.messages)
+
+        await pilot.press("f3")
+        versions = app.screen
+        assert isinstance(versions, SummaryScreen)
+        assert str(versions.query_one("#summary-flag", Static).render()) == (
+            "Not in force: it waits for your review. ⚑ 2 details lost — ^l to review"
+        )
+        await pilot.press("ctrl+l")
+        await until(pilot, lambda: isinstance(app.screen, SummaryReview))
+        review = app.screen
+        assert isinstance(review, SummaryReview)
+        assert count_line(review) == "2 details lost:"
+        await pilot.press("ctrl+s")  # kept as it is: in force, reviewed
+        await settle(pilot)
+        assert stored(app) == [(1, VAGUE, False)]
+        assert "Summary v1 is in force." in notes.messages
+        plan = app.conversation_screen.last_plan
+        assert plan is not None and plan.layer(Layer.SUMMARY).items != ()
+        assert WAITS not in plan.warnings
+
+
+async def test_an_automatic_fold_accepted_as_it_came_is_flagged_until_reviewed(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, notes = make_app(extra=FOLD_AFTER_A_REPLY + "accept_unreviewed = true\n")
+    seed(
+        app.workspace.store, TURNS[:4], conversation_id=app.conversation_screen.session.conversation
+    )
+    server.script("All is clear now.", VAGUE)
     async with app.run_test(size=SIZE) as pilot:
         await folded_after_a_reply(app, pilot)
         assert stored(app) == [(1, VAGUE, True)]
@@ -229,6 +276,11 @@ async def test_an_automatic_fold_is_flagged_until_reviewed(
         flag = side.query_one(".layer-panel--flag", Static)
         assert str(flag.render()) == "⚑ 2 details lost — f3 to review"
         assert flag.display
+        plan = app.conversation_screen.last_plan
+        assert plan is not None
+        assert any(
+            w.startswith("The summary in force (v1) was not reviewed") for w in plan.warnings
+        )
 
         await pilot.press("f3")
         versions = app.screen
@@ -238,9 +290,6 @@ async def test_an_automatic_fold_is_flagged_until_reviewed(
         )
         await pilot.press("ctrl+l")
         await until(pilot, lambda: isinstance(app.screen, SummaryReview))
-        review = app.screen
-        assert isinstance(review, SummaryReview)
-        assert count_line(review) == "2 details lost:"
         await pilot.press("ctrl+s")  # kept as it is: reviewed, no new version
         await settle(pilot)
         assert stored(app) == [(1, VAGUE, False)]
@@ -256,12 +305,10 @@ async def test_editing_a_flagged_version_stores_a_reviewed_new_one(
         await folded_after_a_reply(app, pilot)
         await pilot.press("f3", "ctrl+l")
         await until(pilot, lambda: isinstance(app.screen, SummaryReview))
-        await pilot.press("enter")  # the number back
+        await pilot.press("enter")  # the path back
         await pilot.press("ctrl+s")
         await settle(pilot)
-        assert stored(app) == [
-            (1, VAGUE, True),
-            (2, f"{VAGUE}\nSet the cache to 1200 MB.", False),
-        ]
+        # The held one went into force as reviewed, the edit after it.
+        assert stored(app) == [(1, VAGUE, False), (2, f"{VAGUE}\n{HOME}", False)]
         flag = app.conversation_screen.query_one("#layer-summary .layer-panel--flag", Static)
         assert not flag.display

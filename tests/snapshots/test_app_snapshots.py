@@ -15,9 +15,11 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
+from ctxchat.core.details import DetailKind
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.memory import MemoryKind
 from ctxchat.core.summary import SummaryStrategy
+from ctxchat.core.summary_loss import LostDetail
 from ctxchat.model.discovery import FoundServer
 from ctxchat.store import Store
 from ctxchat.testing.harness import TEST_KEY
@@ -338,6 +340,13 @@ class TestRequestInspector:
         run = then_draft("And how do I write one?", "f2")
         assert snap_compare(inspector_app(build()), run_before=run, terminal_size=WIDE)
 
+    def test_empty_composer(self, build: BuildApp, snap_compare: SnapCompare) -> None:
+        """F2 with nothing typed: under the counts, `⟨your next message⟩ is a placeholder for
+        the message you have not typed yet: the rest is what would be sent with it` (the
+        placeholder bold yellow); the Messages tab ends with the input row holding it."""
+        run = then("f2", "ctrl+t")
+        assert snap_compare(inspector_app(build()), run_before=run, terminal_size=WIDE)
+
 
 def summary_versions(app: CtxChatApp, clock: Clock) -> CtxChatApp:
     store, conversation = open_conversation(app)
@@ -385,6 +394,43 @@ class TestSummaryVersionsScreen:
         turns about backups dimmed behind it."""
         app = summary_versions(build(), clock)
         assert snap_compare(app, run_before=then("f3"), terminal_size=WIDE)
+
+
+def waiting_summary(app: CtxChatApp, clock: Clock) -> CtxChatApp:
+    """The versions above, and v3, made after a reply, held for review: it lost a path and
+    repeats its own instructions."""
+    summary_versions(app, clock)
+    store, conversation = open_conversation(app)
+    messages = store.messages(conversation)
+    store.add_summary(
+        conversation,
+        text="Backups were discussed. Write the summary.",
+        first_message_id=messages[0].id,
+        last_message_id=messages[5].id,
+        strategy=SummaryStrategy.SUMMARIZE,
+        model="gpt-4o",
+        tokens=9,
+        lost=[LostDetail("/srv/backups", DetailKind.PATH, messages[4].id, "Kept in /srv/backups.")],
+        faults=["repeats its own instructions (“Write the summary.”)"],
+        waiting=True,
+    )
+    return app
+
+
+class TestWaitingSummary:
+    def test_versions(self, build: BuildApp, clock: Clock, snap_compare: SnapCompare) -> None:
+        """F3: the list starts with `v3 waits for review` (bold yellow) and `⚑2` (red) over
+        `● v2 active edited` and `v1`; the pane shows v2, the one in force, selected."""
+        app = waiting_summary(build(), clock)
+        assert snap_compare(app, run_before=then("f3"), terminal_size=WIDE)
+
+    def test_panel(self, build: BuildApp, clock: Clock, snap_compare: SnapCompare) -> None:
+        """The context side: the summary panel still holds v2, with the note `Summary v3
+        waits for your review, not in force: it lost 1 detail (path “/srv/backups”); it
+        repeats its own instructions (“Write the summary.”). The turns it would fold are sent
+        as they were; review it with f3.`"""
+        app = waiting_summary(build(), clock)
+        assert snap_compare(app, run_before=then(), terminal_size=WIDE)
 
 
 class TestConversationOutsideTheRequest:

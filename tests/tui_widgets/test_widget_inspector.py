@@ -18,7 +18,7 @@ from ctxchat.tui.screens.inspector import (
 
 from ..app.app_harness import burst
 from ..waiting import until
-from .widget_hosts import HostApp, make_plan, rendered, request_body
+from .widget_hosts import HostApp, make_plan, rendered, request_body, sampling_change
 
 
 def noted(app: HostApp) -> list[str]:
@@ -118,7 +118,14 @@ async def test_diff_against_the_previous_request() -> None:
         assert '-      "content": "What did we decide?"' in text
         assert '+      "content": "And what about deploys?"' in text
         assert any(line.startswith("-") and "Prefers short answers." in line for line in text)
-        assert diff_lines(screen.previous_json or "", screen.json_text) == text[1:]
+        changes = text.index("--- previous request")
+        assert text[1:changes] == [
+            "What changed since the previous request:",
+            "  no key besides the messages",
+            "  messages: changed #2 system, #11 user",
+            "",
+        ]
+        assert diff_lines(screen.previous_json or "", screen.json_text) == text[changes:]
 
 
 async def test_diff_with_a_previous_body_none_or_the_same() -> None:
@@ -258,3 +265,20 @@ async def test_tabs_switch_on_chords_and_arrows() -> None:
             ("rendered", "rendered-view"),
         ]
         assert notes == []  # chords and arrows are not typing
+
+
+async def test_the_diff_names_every_key_of_the_body_that_differs() -> None:
+    """Sampling and max_tokens changes are told (and in the diff), not only the messages'."""
+    body, plan, previous = sampling_change()
+    app = HostApp(lambda: [])
+    async with app.run_test() as pilot:
+        screen = RequestInspector(body, plan, previous=previous, tab="diff")
+        await app.push_screen(screen)
+        await pilot.pause()
+        text = shown(screen, "diff-view")
+    assert "max_tokens: 1,024 → 150" in text
+    assert "temperature: not sent → 0.3" in text
+    assert "messages: changed #11 user" in text
+    assert '-  "max_tokens": 1024' in text
+    assert '+  "max_tokens": 150,' in text
+    assert '+  "temperature": 0.3' in text

@@ -22,7 +22,7 @@ from ctxchat.tui.widgets.layer_panel import ContextPanels
 from ctxchat.tui.widgets.memory_panel import EntryNotes, MemoryPanel
 
 from ..waiting import until
-from .widget_hosts import ENTRIES, HostApp, make_plan, request_body
+from .widget_hosts import ENTRIES, HostApp, make_plan, request_body, sampling_change
 
 SnapCompare = Callable[..., bool]
 WIDE = (150, 50)
@@ -267,7 +267,9 @@ class TestInspector:
         assert snap_compare(app, run_before=show)
 
     def test_diff(self, snap_compare: SnapCompare) -> None:
-        """The Diff tab: `unchanged prefix: 1 of 11 messages…`, then the unified diff with
+        """The Diff tab: `same start as the previous request: 1 of 11 messages…`, `What
+        changed since the previous request:` (no key besides the messages; messages #2 and
+        #11 changed), then the unified diff with
         red `-` lines (the memory message with the preference and hypothesis, the old input)
         and green `+` lines (the objective memory message, the new input)."""
         app, show = self.opened(tab="diff")
@@ -277,6 +279,19 @@ class TestInspector:
         """The same diff at 150x50, whole lines visible."""
         app, show = self.opened(tab="diff")
         assert snap_compare(app, run_before=show, terminal_size=WIDE)
+
+    def test_diff_of_sampling(self, snap_compare: SnapCompare) -> None:
+        """The Diff tab of two requests whose max_tokens went 1,024 → 150 and that gained a
+        temperature: under the shared start, `What changed since the previous request:`,
+        `max_tokens: 1,024 → 150` and `temperature: not sent → 0.3` (the keys in bold
+        yellow), `messages: changed #11 user`, then the diff with both keys' lines."""
+        body, plan, previous = sampling_change()
+
+        async def show(pilot: Pilot[None]) -> None:
+            await pilot.app.push_screen(RequestInspector(body, plan, previous=previous, tab="diff"))
+            await pilot.pause()
+
+        assert snap_compare(host(lambda: []), run_before=show, terminal_size=WIDE)
 
     @staticmethod
     def rendered(*, drops_system: bool = False) -> tuple[HostApp, Callable[[Pilot[None]], Any]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from textual.app import App, ComposeResult
@@ -82,6 +83,20 @@ def request_body(plan: ContextPlan, model: str = "gpt-4o") -> dict[str, Any]:
         max_tokens=plan.output_reserve,
     )
     return dict(request.body)
+
+
+def sampling_change() -> tuple[dict[str, Any], ContextPlan, ContextPlan]:
+    """Two requests of one conversation: the earlier sent with max_tokens 1,024; the newer
+    (a preset chosen since) with 150 and a temperature of 0.3, and another question."""
+    previous = make_plan(new_input="What did we decide?")
+    earlier = request_body(previous)
+    earlier["max_tokens"] = 1024
+    previous = replace(previous, request={"url": "", "headers": {}, "body": earlier})
+    plan = make_plan(new_input="And what about deploys?")
+    body = request_body(plan)
+    body["max_tokens"] = 150
+    body["temperature"] = 0.3
+    return body, plan, previous
 
 
 def rendered(widget: Widget) -> str:

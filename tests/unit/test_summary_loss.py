@@ -50,17 +50,18 @@ def test_a_summary_that_keeps_everything_loses_nothing() -> None:
 
 def test_a_summary_that_drops_details_names_each_with_its_message() -> None:
     summary = "They chose Postgres over MySQL for the orders service and set a budget."
+    # What matters most first: names, then dates, links and paths; numbers last.
     assert lost_texts(summary) == [
+        ("name", "Maria Lopez", 3),
         ("date", "March 15, 2024", 1),
-        ("number", "16", 1),
-        ("number", "$12,500", 1),
-        ("command", "pip install -r requirements.txt", 2),
-        ("url", "https://example.com/docs/setup", 2),
-        ("path", "/etc/nginx/nginx.conf", 2),
         ("date", "Friday", 3),
         ("date", "3pm", 3),
+        ("url", "https://example.com/docs/setup", 2),
+        ("path", "/etc/nginx/nginx.conf", 2),
+        ("command", "pip install -r requirements.txt", 2),
         ("identifier", "max_retries", 3),
-        ("name", "Maria Lopez", 3),
+        ("number", "16", 1),
+        ("number", "$12,500", 1),
     ]
 
 
@@ -148,3 +149,26 @@ def test_kinds_round_trip() -> None:
         "identifier",
         "decision",
     }
+
+
+def test_a_topic_that_disappears_is_reported_though_its_details_are_minor() -> None:
+    texts = [
+        "Let us plan the garden first: tomatoes along the south fence.",
+        "The garden needs watering twice a week in summer.",
+        "Now the kitchen: we want a new oven and a bigger fridge.",
+        "For the kitchen, the oven should be electric.",
+    ]
+    summary = "They plan a kitchen with a new electric oven and a bigger fridge."
+    topics = [i for i in loss_report(turns(*texts), summary).lost if i.kind is DetailKind.TOPIC]
+    assert [(i.text, i.message_id) for i in topics] == [("garden", 1)]
+    assert topics[0].context == "Let us plan the garden first: tomatoes along the south fence."
+
+
+def test_names_lost_come_before_a_looping_replys_list_numbers() -> None:
+    looping = "\n".join(f"{n}. Step {n}: check the log again." for n in range(1, 40))
+    texts = ["Sven Olsen owns the billing service.", looping]
+    report = loss_report(turns(*texts), "Steps to check the log.")
+    assert report.lost[0].kind is DetailKind.NAME and report.lost[0].text == "Sven Olsen"
+    kinds = [item.kind for item in report.lost]
+    numbers = kinds.index(DetailKind.NUMBER)
+    assert numbers > 0 and set(kinds[numbers:]) == {DetailKind.NUMBER}

@@ -10,6 +10,7 @@ from textual.message import Message
 
 from ctxchat.chat.session import ChatSession
 from ctxchat.core.history import MessageStatus
+from ctxchat.core.next_message import NEXT_MESSAGE
 from ctxchat.model.errors import ErrorKind
 from ctxchat.tui.parts.part import Part
 
@@ -130,7 +131,10 @@ class MessageDialogs(Part):
         if selected is not None and session.store.get_message(selected).role == "assistant":
             self.inspect_reply(session, selected)
             return
-        plan = session.with_request(session.plan(draft))
+        # Nothing typed yet: a placeholder stands for the message, so what is shown is a
+        # request (ending with a user's turn), not a rendering that stops mid-turn.
+        placeholder = NEXT_MESSAGE if draft is None else None
+        plan = session.with_request(session.plan(draft or NEXT_MESSAGE))
         assert plan.request is not None
         from ctxchat.tui.screens.inspector import RequestInspector
 
@@ -141,6 +145,7 @@ class MessageDialogs(Part):
                 previous=session.last_request(),
                 title="Next request",
                 render=rendering(session),
+                placeholder=placeholder,
             )
         )
 

@@ -10,9 +10,21 @@ from textual.message import Message
 from textual.notifications import SeverityLevel
 
 from ctxchat.chat.session import ChatSession
-from ctxchat.chat.summarizer import Summarizer, SummaryFailed, edit_summary, roll_back
+from ctxchat.chat.summarizer import (
+    Summarizer,
+    SummaryFailed,
+    SummaryHeld,
+    edit_summary,
+    roll_back,
+)
 from ctxchat.chat.summary_job import current_job
-from ctxchat.chat.summary_review import SummaryProposal, accept, mark_reviewed, report_for
+from ctxchat.chat.summary_review import (
+    SummaryProposal,
+    accept,
+    mark_reviewed,
+    report_for,
+    settle_waiting,
+)
 from ctxchat.core.summary import FoldRange
 from ctxchat.core.summary_loss import still_lost
 from ctxchat.store import SummaryVersion
@@ -156,6 +168,17 @@ class SummaryFlow(Flow):
             reviewed,
         )
 
+    def _keep_waiting(self, session: ChatSession, version: SummaryVersion, text: str) -> None:
+        """A summary held for review is kept: in force as it is, or as edited (a new version
+        after it)."""
+        accepted = settle_waiting(session, version.id, accepted=True)
+        if text.strip() != version.text.strip():
+            edited = edit_summary(session, text)
+            mark_reviewed(session, edited.id)
+            self.notify(f"Saved your edit as summary v{edited.version}.", markup=False)
+        elif accepted is not None:
+            self.notify(f"Summary v{accepted.version} is in force.", markup=False)
+
     def _review_version(self, session: ChatSession, version_id: int) -> None:
         """Review what a stored version lost: keeping it as it is marks it reviewed; an
         edited text is stored as a new version (reviewed too)."""
@@ -170,7 +193,9 @@ class SummaryFlow(Flow):
             if text is None:
                 return
             try:
-                if text.strip() == version.text.strip():
+                if version.waiting:
+                    self._keep_waiting(session, version, text)
+                elif text.strip() == version.text.strip():
                     mark_reviewed(session, version.id)
                     self.notify(f"Summary v{version.version} kept as it is.", markup=False)
                 else:
@@ -205,12 +230,14 @@ class SummaryFlow(Flow):
             return  # the turn after the summary being made offers this fold again
         if session.conversation_id in self._held:
             return
+        if session.store.waiting_summary(session.conversation) is not None:
+            return  # one waits for review: the plan says so, and another would fold the same
         fold = session.pending_fold()
         if fold is not None:
             self._run(
                 session,
                 f"Folding {len(fold.messages)} messages into the summary",
-                lambda summarizer: summarizer.fold(fold),
+                lambda summarizer: summarizer.fold_automatic(fold),
                 lambda version: (
                     f"Folded {len(fold.messages)} messages into summary v{version.version}."
                 ),
@@ -258,7 +285,8 @@ class SummaryFlow(Flow):
                 edited=v.edited,
                 created_at=v.created_at,
                 active=active is not None and v.id == active.id,
-                flagged=len(v.lost) if v.flagged else 0,
+                flagged=len(v.lost) + len(v.faults) if v.flagged else 0,
+                waiting=v.waiting,
             )
             for v in session.store.summaries(session.conversation)
         ]
@@ -387,6 +415,11 @@ class SummaryFlow(Flow):
             self.notify(started, markup=False)
         try:
             version = await job(Summarizer.for_session(session))
+        except SummaryHeld as held:
+            # Stored, not in force: the plan (panel, inspector) says a summary waits.
+            self.notify(str(held), severity="warning", markup=False)
+            self.post_up(lambda: self.Changed(session))
+            return
         except SummaryFailed as error:
             self.notify(
                 f"{error} The previous summary stays in force.", severity=failure, markup=False

@@ -30,7 +30,7 @@ from ctxchat.tui.live_turn import LiveTurn
 from ctxchat.tui.on_screen import OnScreen
 from ctxchat.tui.parts.part import Part
 from ctxchat.tui.reply_failures import ReplyFailures
-from ctxchat.tui.stored_views import message_view, stored_loader
+from ctxchat.tui.stored_views import message_view, session_message_view, stored_loader
 from ctxchat.tui.views import MessageView
 from ctxchat.tui.widgets.conversation import ConversationView
 
@@ -409,7 +409,7 @@ class TurnRunner(Part):
             stored = session.store.get_message(item.message_id)
             await item.finish(stored.content, stored.status, error=stored.error or "")
             # Its count, and the reasoning's, now that they are stored.
-            view.update_message(message_view(stored, session.counter, session.settings))
+            view.update_message(session_message_view(stored, session))
 
     async def _finish(
         self,
@@ -425,7 +425,7 @@ class TurnRunner(Part):
             await item.finish(
                 reply.content, reply.status, error=reply.error or "", tokens=reply.tokens
             )
-            view.update_message(message_view(reply, session.counter, session.settings))
+            view.update_message(session_message_view(reply, session))
         # The reply's marker line tells a failure, a stop or a cut, once. Away from its
         # conversation nothing on screen is marked: a notification is then the one place.
         away = None if view is not None else away_note(session, outcome)

@@ -20,6 +20,7 @@ from textual.visual import Visual
 from textual.widgets import Static, TabbedContent, TabPane
 
 from ctxchat.chat.rendered import NotRendered, RenderedRequest, rendered_parts
+from ctxchat.core.body_diff import body_changes
 from ctxchat.core.figure_words import figure_words
 from ctxchat.core.history import preview
 from ctxchat.core.plan import ContextPlan
@@ -35,6 +36,7 @@ from ctxchat.tui.widgets.footer import KeyFooter
 __all__ = [
     "RequestInspector",
     "WrappedLines",
+    "change_lines",
     "diff_content",
     "diff_lines",
     "message_line_owners",
@@ -199,6 +201,7 @@ class RequestInspector(HandsTypingBack[None]):
         }
         & .inspector--title { padding: 0 1; text-style: bold; }
         & .inspector--summary { padding: 0 1; color: $foreground-muted; }
+        & .inspector--placeholder { padding: 0 1; }
         /* The tabs take what is left of the dialog, so the view ends inside it and
            scrolls to its last line (auto heights let it run past the bottom). */
         & TabbedContent { height: 1fr; }
@@ -218,16 +221,18 @@ class RequestInspector(HandsTypingBack[None]):
         title: str = "Next request",
         tab: str = "json",
         render: Render | None = None,
+        placeholder: str | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
         """`body` is the request body exactly as sent; `plan` the plan it was built from.
 
-        `previous` is the request before it: its body, or its plan (then the body is this one
-        with the previous plan's messages). `tab` is the tab shown first: json, messages, diff,
+        `previous` is the request before it: its body, or its plan (its stored body; for a
+        plan stored without one, this body with the previous plan's messages). `tab` is the tab shown first: json, messages, diff,
         rendered. `render` asks the server to render the request (None: no server to ask);
-        it is asked when the rendered view is first shown.
+        it is asked when the rendered view is first shown. `placeholder` is the text that
+        stands for a message not typed yet (the body's last message): said so above the tabs.
         """
         super().__init__(name=name, id=id, classes=classes)
         self.body = body
@@ -235,14 +240,20 @@ class RequestInspector(HandsTypingBack[None]):
         self.json_text = pretty_json(body)
         self._previous_plan = previous if isinstance(previous, ContextPlan) else None
         previous_body: Mapping[str, Any] | None
-        if isinstance(previous, ContextPlan):
+        if isinstance(previous, ContextPlan) and previous.request is not None:
+            # The body it was sent as: its sampling, max_tokens and model may differ too.
+            previous_body = previous.request["body"]
+        elif isinstance(previous, ContextPlan):
+            # Stored before requests were kept with their plans: only its messages are known.
             previous_body = {**body, "messages": previous.request_messages()}
         else:
             previous_body = previous
+        self.previous_body = previous_body
         self.previous_json = None if previous_body is None else pretty_json(previous_body)
         self._title = title
         self._tab = tab if tab in TABS else "json"
         self._renderer = render
+        self._placeholder = placeholder
         self.rendered: RenderedRequest | NotRendered | None = None
         """The server's rendering once it answered."""
         self._rendering_asked = False
@@ -251,6 +262,15 @@ class RequestInspector(HandsTypingBack[None]):
         with Vertical(id="inspector-dialog"):
             yield Static(self._title_content(), classes="inspector--title")
             yield Static(self._summary_content(), classes="inspector--summary")
+            if self._placeholder is not None:
+                yield Static(
+                    Content.assemble(
+                        (clean(self._placeholder), "bold $warning"),
+                        " is a placeholder for the message you have not typed yet: the rest "
+                        "is what would be sent with it",
+                    ),
+                    classes="inspector--placeholder",
+                )
             with TabbedContent(initial=self._tab):
                 with TabPane("JSON", id="json"):
                     yield WrappedLines(*self._json_lines(), id="json-view")
@@ -434,8 +454,29 @@ class RequestInspector(HandsTypingBack[None]):
             lines.append(
                 Content.styled("No change from the previous request.", "$foreground-muted")
             )
+            return lines
+        assert self.previous_body is not None
+        lines.extend(change_lines(self.previous_body, self.body))
         lines.extend(diff_content(diff))
         return lines
+
+
+def change_lines(previous: Mapping[str, Any], body: Mapping[str, Any]) -> list[Content]:
+    """What differs, said before the diff: each key of the body besides the messages
+    (sampling, max_tokens, model, stop, ...), then which messages."""
+    keys, messages = body_changes(previous, body)
+    lines = [Content.styled("What changed since the previous request:", "bold")]
+    lines.extend(
+        Content.assemble(
+            "  ", (clean(change.key), "bold $warning"), clean(change.words()[len(change.key) :])
+        )
+        for change in keys
+    )
+    if not keys:
+        lines.append(Content.styled("  no key besides the messages", "$foreground-muted"))
+    lines.append(Content(f"  {clean(messages.words())}"))
+    lines.append(Content(""))
+    return lines
 
 
 def diff_content(diff: Sequence[str]) -> list[Content]:

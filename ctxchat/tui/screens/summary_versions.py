@@ -51,6 +51,8 @@ def version_label(view: SummaryVersionView) -> Text:
         label.append(" active", style="green")
     if view.edited:
         label.append(" edited", style="yellow")
+    if view.waiting:
+        label.append(" waits for review", style="bold yellow")
     if view.flagged:
         label.append(f" ⚑{view.flagged}", style="bold red")
     label.append(f"\n  #{view.first_message_id}–#{view.last_message_id}", style="dim")
@@ -74,7 +76,8 @@ def version_details(view: SummaryVersionView) -> Text:
 
 
 def loss_flag(lost: int, key: str) -> str:
-    """The flag on a summary in force that lost details nobody reviewed yet."""
+    """The flag on a summary that lost details (or that its check found faults in) nobody
+    reviewed yet."""
     return f"⚑ {lost} detail{'s' if lost != 1 else ''} lost — {key} to review"
 
 
@@ -222,7 +225,10 @@ class SummaryScreen(Dialog[SummaryAction | None]):
         self.query_one("#summary-details", Static).update(version_details(view))
         self.query_one("#summary-text", Static).update(plain(view.text))
         flag = self.query_one("#summary-flag", Static)
-        flag.update(loss_flag(view.flagged, self._review_key) if view.flagged else "")
+        shown = loss_flag(view.flagged, self._review_key) if view.flagged else ""
+        if view.waiting:
+            shown = f"Not in force: it waits for your review. {shown}".strip()
+        flag.update(shown)
         flag.set_class(bool(view.flagged), "-flagged")
         self.refresh_bindings()
 

@@ -34,7 +34,7 @@ DRAWING_WAIT_LIMIT = 1.0
 STALL_AFTER = 3
 """Seconds without a word from the server after which a streaming reply shows how long
 it has been waiting."""
-CUT_SENTENCE = "✂ Cut at the output limit: the reply is incomplete (raise output_reserve)."
+CUT_SENTENCE = "✂ Cut at the output limit: the reply is incomplete (raise {setting})."
 EXCLUDED_WORDS = "left out: excluded by you"
 
 
@@ -47,7 +47,7 @@ def status_sentence(view: MessageView) -> str:
         reason = view.error or "The model server did not answer."
         return f"✖ Failed: {reason}  ·  {RETRY_HINT}"
     if view.cut and view.status == MessageStatus.COMPLETE:
-        return CUT_SENTENCE
+        return CUT_SENTENCE.format(setting=view.limit or "output_reserve")
     return ""
 
 
@@ -282,6 +282,7 @@ class MessageItem(Vertical):
                 cut=view.cut,
                 excluded=view.excluded,
                 cost=view.cost,
+                limit=view.limit,
             )
             self._sync_classes()
             if self._stream is None:

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from ctxchat.core.adaptive import RecallDemand
 from ctxchat.core.budget import Budget, Layer
 from ctxchat.core.history import HistoryMessage, preview
+from ctxchat.core.memory import MemoryEntry
 from ctxchat.core.plan import LayerPlan, LeftOut, PlanItem, Reason
 from ctxchat.core.termstats import (
     PREFIX_LENGTH,
@@ -235,6 +236,40 @@ class RecallHit:
     @property
     def label(self) -> str:
         return self.why
+
+
+def history_terms(history: Iterable[HistoryMessage]) -> ConversationTerms:
+    """The word statistics of the messages of `history` that may be sent (recall's weights)."""
+    terms = ConversationTerms()
+    for message in history:
+        if message.sendable:
+            terms.add(message.content, message.id)
+    return terms
+
+
+def memory_candidates(
+    memory: Iterable[MemoryEntry],
+    terms: Sequence[str],
+    found: Sequence[RecallCandidate],
+    count: Callable[[str, str], int],
+) -> list[RecallCandidate]:
+    """Memory entries matching the terms; the plan recalls only those its memory layer
+    had to drop for budget. Relevance: the share of terms matched, on the messages' scale
+    (`found`); `count(role, text)` counts an entry as a message."""
+    if not terms:
+        return []
+    scale = max((-c.bm25 for c in found), default=5.0) or 5.0
+    candidates = []
+    for entry in memory:
+        matched = matched_terms(entry.text, terms)
+        if matched and entry.enabled and not entry.superseded:
+            relevance = scale * len(matched) / len(terms)
+            candidates.append(
+                RecallCandidate(
+                    entry.ref, "memory", entry.text, count("system", entry.text), -relevance, 0
+                )
+            )
+    return candidates
 
 
 def matched_terms(content: str, terms: Iterable[str]) -> tuple[str, ...]:

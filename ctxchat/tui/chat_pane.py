@@ -12,6 +12,7 @@ from textual.css.query import NoMatches
 from textual.message import Message
 from textual.reactive import var
 
+from ctxchat.chat.answering import Resend
 from ctxchat.chat.edits import branch_from, replace_from
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.turn import regenerate, send_message
@@ -136,10 +137,10 @@ class ChatPane(Vertical):
         (put back if the turn never starts)."""
         self.turn_runner.start(TurnRequest(session, events, draft), self.view)
 
-    def again(self) -> None:
+    def again(self, why: Resend = Resend.REGENERATE) -> None:
         """Ask again for the newest reply (a new answer; the one it replaces is kept)."""
         if not self.streaming and self.session is not None:
-            self.run_turn(self.session, regenerate)
+            self.run_turn(self.session, lambda session: regenerate(session, why))
 
     def retry(self) -> None:
         """Ask again for the newest reply if it failed or stopped."""
@@ -158,7 +159,7 @@ class ChatPane(Vertical):
             self.notify("Nothing to retry: the newest reply is complete.", markup=False)
             return
         self.turn_runner.forget_failure(conversation, newest.id)
-        self.again()
+        self.again(Resend.RETRY)
 
     @on(Composer.Submitted)
     def _send(self, event: Composer.Submitted) -> None:
@@ -284,7 +285,7 @@ class ChatPane(Vertical):
         # The palette works over the dialog: the conversation may have changed since.
         if self._still_newest(event.session, event.reply_id):
             self.turn_runner.forget_failure(event.session.conversation_id, event.reply_id)
-            self.again()
+            self.again(Resend.RETRY)
 
     @on(ConversationView.EditRequested)
     def _edit(self, event: ConversationView.EditRequested) -> None:

@@ -50,8 +50,13 @@ def plan_answer(session: ChatSession, question: HistoryMessage, why: Resend) -> 
     """The plan of a request answering `question` again: the history before it, and its
     text as the new input, so recall searches for it and every layer is chosen as a send
     of it would choose; the input layer's notes say what was kept (`Resend.keeps`)."""
-    plan = session.plan(question.content, before=question.id)
-    return with_note(plan, why.keeps(question.id))
+    return plan_edit(session, question.id, question.content, why)
+
+
+def plan_edit(session: ChatSession, message_id: int, text: str, why: Resend) -> ContextPlan:
+    """The plan of a request sending `text` in place of message `message_id` (the history
+    before it, `text` as the input), its notes saying what it keeps (`why`)."""
+    return with_note(session.plan(text, before=message_id), why.keeps(message_id))
 
 
 def with_note(plan: ContextPlan, note: str) -> ContextPlan:

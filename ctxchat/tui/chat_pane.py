@@ -287,6 +287,12 @@ class ChatPane(Vertical):
             self.turn_runner.forget_failure(event.session.conversation_id, event.reply_id)
             self.again(Resend.RETRY)
 
+    @on(MessageDialogs.RegenerateRequested)
+    def _regenerate_seen(self, event: MessageDialogs.RegenerateRequested) -> None:
+        # Its request was shown first (f2, ctrl+g): the conversation may have moved since.
+        if self._still_newest(event.session, event.reply_id):
+            self.again()
+
     @on(ConversationView.EditRequested)
     def _edit(self, event: ConversationView.EditRequested) -> None:
         if not self.streaming and self.session is not None:

@@ -4,7 +4,9 @@ and its f2, and f2 then ctrl+g on the newest reply (issue 40)."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
+from textual.pilot import Pilot
 from textual.widgets import Static
 
 from ctxchat.testing.server import ScriptedModelServer
@@ -12,17 +14,12 @@ from ctxchat.tui.app import CtxChatApp
 from ctxchat.tui.screens.edit_message import EditMessageScreen
 from ctxchat.tui.screens.planned_request import PlannedRequest, ReplyInspector
 
+from ..chat.test_session_recall import filler
 from .app_harness import SIZE, MakeApp, seed, settle, typed, until
 
 PLANTED = "We decided to use PostgreSQL for the main database."
 QUESTION = "What did we decide about the database?"
 NO_FOLDS = "[summary]\nauto = false\n"  # the requests counted are the replies'
-SYLLABLES = "ka lo mi ne ru ta vo xi ze pa do fe gu hi ja ko lu ma ni po".split()  # noqa: SIM905
-
-
-def filler(rng: random.Random) -> str:
-    words = ["".join(rng.choice(SYLLABLES) for _ in range(3)) for _ in range(rng.randint(6, 14))]
-    return " ".join(words).capitalize() + "."
 
 
 def long_history(app: CtxChatApp, turns: int = 60) -> None:
@@ -32,6 +29,15 @@ def long_history(app: CtxChatApp, turns: int = 60) -> None:
     for turn in range(turns):
         history += [("user", PLANTED if turn == 0 else filler(rng)), ("assistant", filler(rng))]
     seed(app.workspace.store, history, conversation_id=app.conversation_screen.session.conversation)
+
+
+async def ask_the_question(pilot: Pilot[Any], server: ScriptedModelServer) -> None:
+    """Ask about the early decision: its request recalls it."""
+    await settle(pilot)
+    await typed(pilot, QUESTION)
+    await pilot.press("enter")
+    await settle(pilot)
+    assert PLANTED in recall_of(server.requests[0])
 
 
 def recall_of(body: object) -> str:
@@ -47,11 +53,7 @@ async def test_f2_then_ctrl_g_on_the_newest_reply_shows_the_regenerate_then_send
     long_history(app)
     server.script("First.", "Second.")
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await typed(pilot, QUESTION)
-        await pilot.press("enter")
-        await settle(pilot)
-        assert PLANTED in recall_of(server.requests[0])
+        await ask_the_question(pilot, server)
         session = app.conversation_screen.session
         reply = session.store.newest_message(session.conversation)
         assert reply is not None
@@ -102,10 +104,7 @@ async def test_the_edit_dialog_shows_the_request_the_edit_sends_before_it_goes(
     long_history(app)
     server.script("First.", "Second.")
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await typed(pilot, QUESTION)
-        await pilot.press("enter")
-        await settle(pilot)
+        await ask_the_question(pilot, server)
         app.conversation_screen.composer.focus()
         await pilot.press("up")  # edits the last message
         await until(pilot, lambda: isinstance(app.screen, EditMessageScreen))

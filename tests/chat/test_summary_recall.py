@@ -61,3 +61,16 @@ def test_a_turn_is_recalled_for_a_word_of_the_question_the_summary_lacks(
     recall = session.plan("Which port does the staging host listen on?").layer(Layer.RECALL)
     [item] = [item for item in recall.items if item.ref == "message:23"]
     assert item.label.startswith("in summary v1, recalled for “port” the summary lacks; matched ")
+
+
+def test_the_conversation_marks_a_turn_left_out_by_recall_as_in_the_summarys_run(
+    session: ChatSession,
+) -> None:
+    from ctxchat.tui.outside import outside_marks
+
+    summarized(session)
+    plan = session.plan("What did we decide about the database?")
+    run = outside_marks(plan).run_of(19)
+    # One divider under the summarized turns, not one of its own under turn 19.
+    assert run is not None and (run.first, run.last) == (1, 60)
+    assert run.divider() == "above: in summary v1, 60 messages"

@@ -12,6 +12,7 @@ from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ctxchat.chat.answering import with_note
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.turn import NoBackend, ReplyDelta, answer_ending
 from ctxchat.core.counterfactual import Change, CounterfactualError, counterfactual_plan
@@ -191,8 +192,19 @@ def prepare_variant(session: ChatSession, reply_id: int, change: Change) -> Prep
         except CounterfactualError as error:
             raise AskAgainError(str(error)) from None
         request = session.request_for(plan, model=model)
-    plan = dataclasses.replace(plan, request=request.shown())
+    plan = with_note(dataclasses.replace(plan, request=request.shown()), kept_note(change))
     return PreparedVariant(reply, original, plan, request, change)
+
+
+def kept_note(change: Change) -> str:
+    """What a variant keeps of the reply's request and plans anew (nothing: it is the
+    request as sent, recall included, with the one change)."""
+    if change.replay:
+        return "replay: keeps the reply's request exactly as it was sent; nothing planned anew"
+    return (
+        "ask again: keeps the reply's request as it was sent (every layer, recall included) "
+        f"but for one change, {change.describe()}; nothing planned anew"
+    )
 
 
 def replay_request(session: ChatSession, original: ContextPlan, model: str) -> ChatRequest:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from ctxchat.core.attribution import Source
 from ctxchat.core.history import HistoryMessage
-from ctxchat.core.recall import RecallCandidate
+from ctxchat.core.recall import ConversationTerms, RecallCandidate
 from ctxchat.embeddings import available
 
 if TYPE_CHECKING:
@@ -69,6 +69,15 @@ class SemanticRecall:
         """How many of `message_ids` have no vector yet (all of them until prepared)."""
         index = self._index
         return sum(1 for message_id in message_ids if index is None or message_id not in index)
+
+    def unembedded(
+        self, history: Sequence[HistoryMessage], recent: int, stats: ConversationTerms
+    ) -> tuple[int, int]:
+        """How many messages older than the newest `recent` have no vector yet, of how many."""
+        if self.embedded >= stats.messages:
+            return 0, 0  # every message has one (the usual case: no walk over the history)
+        older = [m.id for m in history[: max(0, len(history) - recent)] if m.sendable]
+        return self.missing(older), len(older)
 
     def embed_for(self, seconds: float | None, batch: int = 16) -> int:
         """Embed what has no vector yet in the calling thread, wanted messages and the newest

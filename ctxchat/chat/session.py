@@ -42,9 +42,10 @@ from ctxchat.core.recall import (
     RecallHit,
     distinctive_terms,
     fts_query,
+    history_terms,
     local_relevance,
-    matched_terms,
     meaning_query,
+    memory_candidates,
     query_terms,
     rank_recall,
     uncommon_terms,
@@ -588,33 +589,33 @@ class ChatSession:
 
     def _terms(self) -> ConversationTerms:
         if self._cache.terms is None:
-            terms = ConversationTerms()
-            for message in self.history():
-                if message.sendable:
-                    terms.add(message.content, message.id)
-            self._cache.terms = terms
+            self._cache.terms = history_terms(self.history())
         return self._cache.terms
 
     @_locked
-    def recall(self, draft: str | None) -> tuple[RecallHit, ...]:
-        """Earlier messages (and memory entries) relevant to `draft`, best first."""
+    def recall(self, draft: str | None, upto: int | None = None) -> tuple[RecallHit, ...]:
+        """Earlier messages (and memory entries) relevant to `draft`, best first; among the
+        first `upto` messages only when given, as if the history ended there (see `plan`)."""
         settings = self.settings.recall
         if not draft or draft == NEXT_MESSAGE or not settings.enabled or not self.conversation_id:
             return ()
-        cached = self._cache.recall.get(draft)
+        cached = self._cache.recall.get(draft) if upto is None else None
         if cached is not None:
             return cached
         terms = query_terms(draft)
         kept, _skipped = distinctive_terms(terms, self.store.term_documents(terms))
-        stats = self._terms()
+        full = self.history()
+        history = full[:upto]
+        stats = self._terms() if upto is None else history_terms(history)
         # Words most of this conversation holds (names, greetings) tell nothing apart here.
         kept, _common = uncommon_terms(kept, stats)
-        history = self.history()
         positions = self._positions()
         newest = len(history) - 1
         recent = self.settings.context.min_recent
         # The newest messages are always in working memory: no need to find them.
         before = history[-recent].id if recent and len(history) >= recent else None
+        if before is None and upto is not None and upto < len(full):
+            before = full[upto].id  # nothing from the message answered on
 
         def age_of(message_id: int) -> int:
             return newest - positions.get(message_id, newest)
@@ -648,58 +649,21 @@ class ChatSession:
             candidates = fuse(
                 candidates, semantic.candidates(query, 2 * settings.limit, before, age_of, known)
             )
-            self.unembedded, searched = self._unembedded(semantic, history, recent, stats)
+            self.unembedded, searched = semantic.unembedded(history, recent, stats)
             self._embedding_note = (
                 unembedded_note(self.unembedded, searched) if self.unembedded else ""
             )
         hits: tuple[RecallHit, ...] = ()
         if candidates or kept:
-            candidates.extend(self._memory_candidates(kept, candidates))
+            candidates.extend(memory_candidates(self.memory(), kept, candidates, self.count))
             ranked = rank_recall(candidates, kept, settings.half_life)
             later = with_references(ranked, history, positions, stats)
             hits = tuple(with_neighbours(later, history, positions))
         if len(self._cache.recall) > 16:
             self._cache.recall.clear()
-        self._cache.recall[draft] = hits
+        if upto is None:
+            self._cache.recall[draft] = hits
         return hits
-
-    @staticmethod
-    def _unembedded(
-        semantic: SemanticRecall,
-        history: Sequence[HistoryMessage],
-        recent: int,
-        stats: ConversationTerms,
-    ) -> tuple[int, int]:
-        """How many messages older than the newest `recent` have no vector yet, of how many."""
-        if semantic.embedded >= stats.messages:
-            return 0, 0  # every message has one (the usual case: no walk over the history)
-        older = [m.id for m in history[: max(0, len(history) - recent)] if m.sendable]
-        return semantic.missing(older), len(older)
-
-    def _memory_candidates(
-        self, terms: list[str], found: list[RecallCandidate]
-    ) -> list[RecallCandidate]:
-        """Memory entries matching the terms; the plan recalls only those its memory layer
-        had to drop for budget. Relevance: the share of terms matched, on the messages' scale."""
-        if not terms:
-            return []
-        scale = max((-c.bm25 for c in found), default=5.0) or 5.0
-        candidates = []
-        for entry in self.memory():
-            matched = matched_terms(entry.text, terms)
-            if matched and entry.enabled and not entry.superseded:
-                relevance = scale * len(matched) / len(terms)
-                candidates.append(
-                    RecallCandidate(
-                        entry.ref,
-                        "memory",
-                        entry.text,
-                        self.count("system", entry.text),
-                        -relevance,
-                        0,
-                    )
-                )
-        return candidates
 
     @_locked
     def last_request(self) -> ContextPlan | None:
@@ -711,15 +675,16 @@ class ChatSession:
         return self._cache.last_request
 
     @_locked
-    def plan(self, draft: str | None = None) -> ContextPlan:
-        """The context plan of the next request (with `draft` as the new message, if any).
+    def plan(self, draft: str | None = None, *, before: int | None = None) -> ContextPlan:
+        """The context plan of the next request (with `draft` as the new message, if any);
+        with `before`, as if the history ended before that message (see `chat/answering.py`).
 
         It records how much of its start is identical to the previous request's, the part a
         provider's prompt cache can reuse. What another process wrote since the last plan
         (a `ctxchat send` to this conversation) is read first, so the plan never leaves it out.
         """
         self.catch_up()
-        plan = self._assemble(draft)
+        plan = self._assemble(draft, upto=None if before is None else self._positions()[before])
         plan = with_summary_notices(plan, self.store, self.conversation_id, self.active_summary())
         notes = [self._recall_note(), self._embedding_note if draft else ""]
         if any(notes):
@@ -783,17 +748,26 @@ class ChatSession:
         return self._assemble(draft, history)
 
     def _assemble(
-        self, draft: str | None, history: Sequence[HistoryMessage] | None = None
+        self,
+        draft: str | None,
+        history: Sequence[HistoryMessage] | None = None,
+        upto: int | None = None,
     ) -> ContextPlan:
-        return fit_to_server(lambda budget: self._assemble_in(budget, draft, history), self.budget)
+        return fit_to_server(
+            lambda budget: self._assemble_in(budget, draft, history, upto), self.budget
+        )
 
     def _assemble_in(
-        self, budget: Budget, draft: str | None, history: Sequence[HistoryMessage] | None
+        self,
+        budget: Budget,
+        draft: str | None,
+        history: Sequence[HistoryMessage] | None,
+        upto: int | None = None,
     ) -> ContextPlan:
         counted_as = self.counter.name
         given = history
         if history is None:
-            history = self.history()  # a recount of its messages is kept in their rows
+            history = self.history()[:upto]  # a recount of its messages is kept in their rows
         # What a plan without a draft counts is what the next start's first plan counts.
         with self.keeping() if not draft else contextlib.nullcontext():
             plan = assemble_context(
@@ -809,9 +783,11 @@ class ChatSession:
                 conversation_id=self.conversation_id,
                 project_id=self.project_id(),
                 options=self.settings.context.assembly_options(),
-                recall=self.recall(draft),
+                recall=self.recall(draft, upto),
                 adaptive=self.settings.adaptive(),
-                turns=self._turns() + (draft is not None),
+                turns=sum(m.role == "user" for m in history) + (draft is not None)
+                if upto is not None
+                else self._turns() + (draft is not None),
                 dates=self.memory_dates(),
                 zone=local_zone(),
                 task=self.task(),
@@ -820,7 +796,7 @@ class ChatSession:
             )
         if self.counter.name != counted_as:
             # The tokenizer failed to build halfway: count everything again as an estimate.
-            return self._assemble_in(budget, draft, given)
+            return self._assemble_in(budget, draft, given, upto)
         placement = self.settings.context.system_placement
         plan = place_system_content(
             plan, placement, drops_system=self.server.drops_system, counter=self.counter

@@ -8,6 +8,7 @@ import dataclasses
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
 
+from ctxchat.chat.answering import Resend, last_question, plan_answer
 from ctxchat.chat.costs import billing_for
 from ctxchat.chat.session import ChatSession, OverBudget
 from ctxchat.core.history import MessageStatus
@@ -86,26 +87,28 @@ async def send_message(session: ChatSession, text: str) -> AsyncGenerator[TurnEv
             yield event
 
 
-async def regenerate(session: ChatSession) -> AsyncGenerator[TurnEvent, None]:
-    """Answer the last user message again (retry after a failure, or regenerate).
+async def regenerate(
+    session: ChatSession, why: Resend = Resend.REGENERATE
+) -> AsyncGenerator[TurnEvent, None]:
+    """Answer the last user message again (retry after a failure, regenerate, an edit).
 
     The replies after the last user message are replaced; each one that holds something
     is kept as a variant of the new reply (`TurnStarted.kept` names them), in the same
-    commit that removes it. A plan that cannot fit changes nothing.
+    commit that removes it. The request is planned as a send of that message would be
+    (recall included: `plan_answer`), its notes saying `why`. A plan that cannot fit
+    changes nothing.
     """
     if session.backend is None:
         raise NoBackend("No model server is configured.")
     history = session.history()
-    last_user = next((m for m in reversed(history) if m.role == "user"), None)
-    if last_user is None:
-        raise ValueError("There is no message to answer yet.")
+    last_user = last_question(session)
     store = session.store
     try:
         with store.transaction():
             former = store.replies_after(session.conversation, last_user.id)
             if history[-1].id != last_user.id:
                 session.delete_after(last_user.id)
-            plan = session.plan(None)
+            plan = plan_answer(session, last_user, why)
             if plan.status is PlanStatus.OVER_BUDGET:
                 raise OverBudget(plan)
             begun = _begin(session, plan)
@@ -210,7 +213,7 @@ async def _stream(
         return
     # The refused reply leaves; the turn starts again as a retry does.
     session.delete_after(answering)
-    again = session.plan(None)
+    again = plan_answer(session, last_question(session), Resend.OVERFLOW)
     if again.status is PlanStatus.OVER_BUDGET:
         raise OverBudget(again)
     yield TurnRetried(retried, session.window.context_window)

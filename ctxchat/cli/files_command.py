@@ -41,7 +41,8 @@ def files_command(args: argparse.Namespace, options: SessionOptions) -> int:
     if args.command == "attach":
         status = next(s for s in statuses if s.attachment.ref == ref)
         done["file"] = status.to_dict()
-        line = _attached_line(status, done)
+        sent_with = {"budget": plan.total_budget, "files_sent": sum(1 for s in statuses if s.sent)}
+        line = _attached_line(status, done | sent_with)
     else:
         done["files"] = [status.to_dict() for status in statuses]
     if as_json:
@@ -61,8 +62,13 @@ def _attached_line(status: FileStatus, done: dict[str, Any]) -> str:
         verb = f"Read {attachment.name} anew"
     else:
         verb = f"Attached {attachment.name}"
+    # The request carries the files message, its header and framing included: the file's
+    # own count alone understates what it costs.
+    message, budget, files_sent = done["layer"]["tokens"], done["budget"], done["files_sent"]
+    others = f" ({status.sent:,} of them this file's)" if files_sent > 1 else ""
     sent = (
-        f"sent {status.how}, {status.sent:,} tokens, {status.share:.1%} of the budget"
+        f"sent {status.how}: the files message is {message:,} tokens with its framing"
+        f"{others}, {message / budget if budget else 0.0:.1%} of the budget"
         if status.sent
         else "left out of the next request: no room in the files share"
     )

@@ -37,7 +37,7 @@ from ctxchat.core.plan import (
     Reason,
     SentMessage,
 )
-from ctxchat.core.recall import RecallHit, plan_recall, recall_demand
+from ctxchat.core.recall import RecallHit, plan_recall, query_terms, recall_demand
 from ctxchat.core.summary import (
     SUMMARY_HEADER,
     SummaryRun,
@@ -45,6 +45,7 @@ from ctxchat.core.summary import (
     summary_message,
     unsummarized_detail,
 )
+from ctxchat.core.summary_recall import SummaryCover
 from ctxchat.core.task import TaskState, plan_task
 from ctxchat.core.tokens import MESSAGE_OVERHEAD, REPLY_PRIMER, TokenCounter, count_message
 from ctxchat.core.working import Selection, WorkingChoice, select_working
@@ -275,8 +276,19 @@ def assemble_context(
     choice, working_messages = _choose_working(
         split.candidates, remaining - recall_allowance, options
     )
+    # What the summary sent holds is not recalled again without a reason (see summary_recall).
+    cover = SummaryCover.of(summary, summary_text)
+    asked = query_terms(new_input) if new_input else []
     recall_layer, recall_text = plan_recall(
-        budget, counter, recall, working_messages, memory_layer, recall_allowance, lent
+        budget,
+        counter,
+        recall,
+        working_messages,
+        memory_layer,
+        recall_allowance,
+        lent,
+        cover,
+        asked,
     )
     if recall_layer.tokens < recall_allowance:
         # Whatever the other layers did not use flows to working memory.
@@ -285,7 +297,15 @@ def assemble_context(
             split.candidates, remaining - recall_layer.tokens, options
         )
         recall_layer, recall_text = plan_recall(
-            budget, counter, recall, working_messages, memory_layer, recall_layer.tokens, lent
+            budget,
+            counter,
+            recall,
+            working_messages,
+            memory_layer,
+            recall_layer.tokens,
+            lent,
+            cover,
+            asked,
         )
     if lent:
         base["share_notes"] = (

@@ -67,6 +67,8 @@ class SummaryState:
     first_id: int
     last_id: int
     edited: bool = False
+    lost: tuple[tuple[int, str], ...] = ()
+    """Details of the covered turns the summary does not hold: (message id, detail)."""
 
     @property
     def ref(self) -> str:

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from ctxchat.core.adaptive import RecallDemand
 from ctxchat.core.budget import Budget, Layer
 from ctxchat.core.history import HistoryMessage, preview
+from ctxchat.core.memory import MemoryEntry
 from ctxchat.core.plan import LayerPlan, LeftOut, PlanItem, Reason
+from ctxchat.core.summary_recall import SummaryCover
 from ctxchat.core.termstats import (
     PREFIX_LENGTH,
     ConversationTerms,
@@ -235,6 +237,40 @@ class RecallHit:
     @property
     def label(self) -> str:
         return self.why
+
+
+def history_terms(history: Iterable[HistoryMessage]) -> ConversationTerms:
+    """The word statistics of the messages of `history` that may be sent (recall's weights)."""
+    terms = ConversationTerms()
+    for message in history:
+        if message.sendable:
+            terms.add(message.content, message.id)
+    return terms
+
+
+def memory_candidates(
+    memory: Iterable[MemoryEntry],
+    terms: Sequence[str],
+    found: Sequence[RecallCandidate],
+    count: Callable[[str, str], int],
+) -> list[RecallCandidate]:
+    """Memory entries matching the terms; the plan recalls only those its memory layer
+    had to drop for budget. Relevance: the share of terms matched, on the messages' scale
+    (`found`); `count(role, text)` counts an entry as a message."""
+    if not terms:
+        return []
+    scale = max((-c.bm25 for c in found), default=5.0) or 5.0
+    candidates = []
+    for entry in memory:
+        matched = matched_terms(entry.text, terms)
+        if matched and entry.enabled and not entry.superseded:
+            relevance = scale * len(matched) / len(terms)
+            candidates.append(
+                RecallCandidate(
+                    entry.ref, "memory", entry.text, count("system", entry.text), -relevance, 0
+                )
+            )
+    return candidates
 
 
 def matched_terms(content: str, terms: Iterable[str]) -> tuple[str, ...]:
@@ -527,14 +563,19 @@ def plan_recall(
     memory_layer: LayerPlan,
     allowance: int,
     lent: int = 0,
+    cover: SummaryCover | None = None,
+    question: Sequence[str] = (),
 ) -> tuple[LayerPlan, str | None]:
     """The recall layer: the best hits that are not in working memory, until `allowance`
     tokens are used (a hit that does not fit is skipped for smaller ones after it).
     `lent` of them are tokens the other layers left unused, lent to recall's strong matches.
 
     A memory entry is recalled only when the memory layer dropped it for its budget: entries
-    left out by objective mode or by the user stay out.
+    left out by objective mode or by the user stay out. A turn the summary the request
+    sends covers (`cover`) is recalled only for a detail the question (`question`: its
+    terms) names that the summary lacks, or beside one that is; its label says so.
     """
+    label_of = _covered_labels(hits, cover, question)
     in_working = {m.id for m in working} if hits else set()
     budget_dropped = {o.ref for o in memory_layer.left_out if o.reason is Reason.BUDGET}
     left_out: list[LeftOut] = []
@@ -569,12 +610,23 @@ def plan_recall(
             )
         elif hit.ref.startswith("memory:") and hit.ref not in budget_dropped:
             continue
+        elif (label := label_of(hit)) is None:
+            assert cover is not None  # only a covered turn has no label
+            left_out.append(
+                LeftOut(
+                    hit.ref,
+                    hit.tokens,
+                    Reason.SUMMARIZED,
+                    cover.left_out_detail(),
+                    preview(hit.content),
+                )
+            )
         elif used + hit.tokens - MESSAGE_OVERHEAD - 1 <= allowance and (
             used + (line := counter.count_text(render_hit(hit))) <= allowance
         ):
             used += line
             chosen.append(hit)
-            items.append(PlanItem(hit.ref, line, hit.why))
+            items.append(PlanItem(hit.ref, line, label))
             said.setdefault(hit.content, hit.ref)
         else:
             # Too big to fit whatever its tag costs: its stored count says so.
@@ -602,3 +654,32 @@ def plan_recall(
         hints=hints,
     )
     return layer, render_recall(chosen) if chosen else None
+
+
+def _covered_labels(
+    hits: Sequence[RecallHit], cover: SummaryCover | None, question: Sequence[str]
+) -> Callable[[RecallHit], str | None]:
+    """How each hit is labelled on the panel; None for a turn the summary covers that the
+    question asks nothing of the summary lacks (it is left out as "in summary vN")."""
+    if cover is None:
+        return lambda hit: hit.why
+    gaps: dict[int, str] = {}
+    for hit in hits:
+        if hit.message_id is not None and cover.covers(hit.message_id):
+            # A hit found beside another matched that one's words, not the question's.
+            own = hit.neighbour_of is None and hit.follows is None and hit.referred_by is None
+            gap = cover.gap(hit.message_id, hit.terms if own else (), question)
+            if gap is not None:
+                gaps[hit.message_id] = gap
+
+    def label(hit: RecallHit) -> str | None:
+        if hit.message_id is None or not cover.covers(hit.message_id):
+            return hit.why
+        if hit.message_id in gaps:
+            return cover.recalled_label(gaps[hit.message_id], hit.why)
+        anchor = hit.neighbour_of or hit.follows or hit.referred_by
+        if anchor is not None and (anchor in gaps or not cover.covers(anchor)):
+            return cover.brought_label(anchor, hit.why)
+        return None
+
+    return label

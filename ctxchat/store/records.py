@@ -201,7 +201,12 @@ class SummaryVersion:
     def state(self) -> SummaryState:
         """The summary as the context engine uses it."""
         return SummaryState(
-            self.version, self.text, self.first_message_id, self.last_message_id, self.edited
+            self.version,
+            self.text,
+            self.first_message_id,
+            self.last_message_id,
+            self.edited,
+            tuple((detail.message_id, detail.text) for detail in self.lost),
         )
 
 

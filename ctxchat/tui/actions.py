@@ -525,6 +525,14 @@ ACTIONS: tuple[Action, ...] = (
         help="Send the edited message",
     ),
     Action(
+        "edit_message.request",
+        "EditMessageScreen",
+        "inspect_request",
+        keys="f2",
+        label="Request",
+        help="The request this edit sends, with its diff from the original, before it goes",
+    ),
+    Action(
         "edit_message.cancel",
         "EditMessageScreen",
         "cancel",
@@ -707,6 +715,15 @@ ACTIONS: tuple[Action, ...] = (
         keys="ctrl+r",
         label="Rendered",
         help="Show the prompt as the server's chat template renders it, and its tokens",
+    ),
+    Action(
+        "inspector.regenerate",
+        "PlannedRequest",
+        "regenerate",
+        keys="ctrl+g",
+        label="Regenerate",
+        help="Of the newest reply: the request a regenerate sends, shown first; there, send it",
+        also_on=("ReplyInspector",),
     ),
     Action(
         "inspector.next",

@@ -12,6 +12,7 @@ from textual.css.query import NoMatches
 from textual.message import Message
 from textual.reactive import var
 
+from ctxchat.chat.answering import Resend
 from ctxchat.chat.counted_first import send_counted
 from ctxchat.chat.edits import branch_from, replace_from
 from ctxchat.chat.session import ChatSession
@@ -137,10 +138,10 @@ class ChatPane(Vertical):
         (put back if the turn never starts)."""
         self.turn_runner.start(TurnRequest(session, events, draft), self.view)
 
-    def again(self) -> None:
+    def again(self, why: Resend = Resend.REGENERATE) -> None:
         """Ask again for the newest reply (a new answer; the one it replaces is kept)."""
         if not self.streaming and self.session is not None:
-            self.run_turn(self.session, regenerate)
+            self.run_turn(self.session, lambda session: regenerate(session, why))
 
     def retry(self) -> None:
         """Ask again for the newest reply if it failed or stopped."""
@@ -159,7 +160,7 @@ class ChatPane(Vertical):
             self.notify("Nothing to retry: the newest reply is complete.", markup=False)
             return
         self.turn_runner.forget_failure(conversation, newest.id)
-        self.again()
+        self.again(Resend.RETRY)
 
     @on(Composer.Submitted)
     def _send(self, event: Composer.Submitted) -> None:
@@ -285,6 +286,12 @@ class ChatPane(Vertical):
         # The palette works over the dialog: the conversation may have changed since.
         if self._still_newest(event.session, event.reply_id):
             self.turn_runner.forget_failure(event.session.conversation_id, event.reply_id)
+            self.again(Resend.RETRY)
+
+    @on(MessageDialogs.RegenerateRequested)
+    def _regenerate_seen(self, event: MessageDialogs.RegenerateRequested) -> None:
+        # Its request was shown first (f2, ctrl+g): the conversation may have moved since.
+        if self._still_newest(event.session, event.reply_id):
             self.again()
 
     @on(ConversationView.EditRequested)

@@ -21,6 +21,7 @@ from textual.timer import Timer
 from textual.widgets import Header
 from textual.worker import Worker, WorkerState
 
+from ctxchat.chat.answering import Resend
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.session_factory import session_on
 from ctxchat.chat.turn import TurnFinished, regenerate
@@ -422,7 +423,8 @@ class ConversationScreen(Screen[None]):
             await self.open_conversation(event.branch_id)
         else:
             await self.reload_conversation()
-        self.run_turn(self.session, regenerate)
+        why = Resend.EDIT if event.branch_id is None else Resend.BRANCH
+        self.run_turn(self.session, lambda session: regenerate(session, why))
 
     @on(ConversationView.PinRequested)
     def _pin_message(self, event: ConversationView.PinRequested) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 
+from ctxchat.core.budget import Layer
 from ctxchat.core.plan import ContextPlan, Reason
 
 _MESSAGE = "message:"
@@ -76,7 +77,11 @@ def outside_marks(plan: ContextPlan | None) -> OutsideMarks:
         item.ref for layer in plan.layers for item in layer.items if item.ref.startswith(_MESSAGE)
     )
     runs = []
-    for left in plan.left_out:
+    # Recall lists the turns it found and did not bring back (in working memory, in the
+    # summary, over its share): where a turn stands is the working layer's to say.
+    for left in (
+        o for layer in plan.layers if layer.layer is not Layer.RECALL for o in layer.left_out
+    ):
         span = _span(left.ref)
         if span is None:
             continue

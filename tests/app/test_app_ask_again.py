@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from textual.widgets import Input, Select, SelectionList, Static
+from textual.widgets import Input, RadioButton, Select, SelectionList, Static
 
 from ctxchat.core.memory import MemoryKind
 from ctxchat.testing.harness import TEST_KEY
@@ -249,3 +249,33 @@ async def test_a_profile_without_its_key_is_one_line_and_nothing_is_sent(
         assert "CTXCHAT_NO_SUCH_KEY" in error and "\n" not in error
         assert not isinstance(app.screen, VariantComparison)
         assert app.conversation_screen.session.store.variants(reply_id) == []
+
+
+async def test_the_dialog_shows_each_choice_by_shape_not_colour_alone(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, _ = make_app()
+    app.conversation_screen.session.store.add_memory(
+        MemoryKind.FACT, "The database is SQLite.", key="db"
+    )
+    app.conversation_screen.session.forget_memory()
+    server.script("SQLite, as you told me.")
+    async with app.run_test(size=SIZE) as pilot:
+        await typed(pilot, "Which database do we use?")
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("f8")
+        await until(pilot, lambda: isinstance(app.screen, AskAgainDialog))
+        dialog = app.screen
+        choices: SelectionList[str] = dialog.query_one(SelectionList)
+        modes = list(dialog.query_one("#ask-again-mode").query(RadioButton))
+
+        def drawn() -> tuple[str, str, str]:
+            box = choices.render_line(0).text[:3]
+            return box, modes[0].render().plain[:3], modes[1].render().plain[:3]
+
+        assert drawn() == ("▐☐▌", "▐◉▌", "▐○▌")
+        choices.select(choices.get_option_at_index(0).value)
+        modes[1].value = True
+        await pilot.pause()
+        assert drawn() == ("▐☑▌", "▐○▌", "▐◉▌")

@@ -44,7 +44,7 @@ async def test_the_app_keeps_the_preset_it_started_with(tmp_path: Path) -> None:
                 inspector = app.screen
                 assert isinstance(inspector, RequestInspector)
                 summary = inspector.query_one(".inspector--summary", Static)
-                assert "temperature 0.2 · top_p 0.5" in str(summary.render())
+                assert "temperature 0.2 · top_p 0.5 · max_tokens 300" in str(summary.render())
                 await pilot.press("escape")
 
                 app.conversation_screen.composer.focus()

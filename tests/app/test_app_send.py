@@ -246,11 +246,11 @@ async def test_a_one_megabyte_paste_is_planned_in_a_thread_and_kept_when_over_bu
         planned_on: list[tuple[int, bool]] = []
         plan = session.plan
 
-        def watched(draft: str | None = None) -> ContextPlan:
+        def watched(draft: str | None = None, *, before: int | None = None) -> ContextPlan:
             planned_on.append(
                 (len(draft or ""), threading.current_thread() is threading.main_thread())
             )
-            return plan(draft)
+            return plan(draft, before=before)
 
         session.plan = watched
         side = app.query_one("#side")

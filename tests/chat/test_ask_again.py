@@ -16,6 +16,7 @@ from ctxchat.chat.ask_again import (
 )
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.turn import ReplyDelta, TurnFinished, send_message
+from ctxchat.core.budget import Layer
 from ctxchat.core.counterfactual import Change
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.memory import MemoryKind, Mode
@@ -183,3 +184,18 @@ async def test_stopping_a_variant_keeps_what_arrived_as_interrupted(
     assert variant.status is MessageStatus.INTERRUPTED
     assert variant.content == "".join(received)
     assert variant.error == "You stopped the reply; the part received so far was kept."
+
+
+async def test_a_variant_says_what_it_keeps_of_the_reply_request(
+    session: ChatSession, server: ScriptedModelServer
+) -> None:
+    reply_id = await a_reply(session, server)
+    asked = prepare_variant(session, reply_id, Change(without=("memory:1",)))
+    replayed = prepare_variant(session, reply_id, Change(replay=True))
+    assert asked.plan.layer(Layer.INPUT).notes == (
+        "ask again: keeps the reply's request as it was sent (every layer, recall included) "
+        "but for one change, without memory:1; nothing planned anew",
+    )
+    assert replayed.plan.layer(Layer.INPUT).notes == (
+        "replay: keeps the reply's request exactly as it was sent; nothing planned anew",
+    )

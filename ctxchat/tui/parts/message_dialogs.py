@@ -3,14 +3,16 @@ a reply, the request a reply came from (or the next one)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
 from ctxchat.chat.session import ChatSession
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.next_message import NEXT_MESSAGE
+from ctxchat.core.plan import ContextPlan
 from ctxchat.model.errors import ErrorKind
 from ctxchat.tui.parts.part import Part
 
@@ -27,6 +29,14 @@ class MessageDialogs(Part):
     @dataclass
     class RetryRequested(Message):
         """Ask `session`'s reply `reply_id` again (from its details)."""
+
+        session: ChatSession
+        reply_id: int
+
+    @dataclass
+    class RegenerateRequested(Message):
+        """The user saw the request a regenerate of `session`'s reply `reply_id` sends, and
+        sends it."""
 
         session: ChatSession
         reply_id: int
@@ -83,7 +93,10 @@ class MessageDialogs(Part):
 
         from ctxchat.tui.screens.edit_message import EditMessageScreen
 
-        self.app.push_screen(EditMessageScreen(message.id, message.content, later), edited)
+        preview = EditPreview(session, message.id, rendering(session))
+        self.app.push_screen(
+            EditMessageScreen(message.id, message.content, later, preview=preview), edited
+        )
 
     def copy(self, text: str) -> None:
         """Copy `text` (a message, a code block) and say where it went."""
@@ -161,11 +174,37 @@ class MessageDialogs(Part):
             # Stored before requests were kept with their plans: built again from the plan.
             model = session.store.get_message(message_id).model or session.model
             body = session.request_for(plan, model=model).body
-        from ctxchat.tui.screens.inspector import RequestInspector
+        from ctxchat.tui.screens.planned_request import ReplyInspector
 
+        newest = session.store.count_messages(session.conversation, after=message_id) == 0
         self.app.push_screen(
-            RequestInspector(
-                body, plan, title=f"Request of reply {message_id}", render=rendering(session)
+            ReplyInspector(
+                body,
+                plan,
+                title=f"Request of reply {message_id}",
+                render=rendering(session),
+                regenerate=(lambda: self.preview_regenerate(session, message_id))
+                if newest
+                else None,
+            )
+        )
+
+    def preview_regenerate(self, session: ChatSession, reply_id: int) -> None:
+        """The request a regenerate of reply `reply_id` sends, before it goes: its Diff
+        against the reply's request; ctrl+g there sends it (`RegenerateRequested`)."""
+        from ctxchat.chat.answering import Resend, last_question, plan_answer
+        from ctxchat.tui.screens.planned_request import PlannedRequest
+
+        plan = session.with_request(plan_answer(session, last_question(session), Resend.REGENERATE))
+        assert plan.request is not None
+        self.app.push_screen(
+            PlannedRequest(
+                plan.request["body"],
+                plan,
+                original=original_request(session, reply_id),
+                title=f"Regenerating reply {reply_id} sends",
+                render=rendering(session),
+                send=lambda: self.post_up(lambda: self.RegenerateRequested(session, reply_id)),
             )
         )
 
@@ -175,3 +214,33 @@ def rendering(session: ChatSession) -> Render:
     from ctxchat.chat.rendered import render_request
 
     return lambda messages: render_request(session, messages)
+
+
+def original_request(session: ChatSession, reply_id: int | None) -> Mapping[str, Any] | None:
+    """The body reply `reply_id` was sent with (None: no reply, or no request stored)."""
+    plan = None if reply_id is None else session.store.load_plan(reply_id)
+    if plan is None or plan.request is None:
+        return None
+    body = plan.request.get("body")
+    return body if isinstance(body, Mapping) else None
+
+
+class EditPreview:
+    """What the edit dialog shows of the request an edit sends: planned as the send of the
+    edited text after the turns before it (`plan_edit`), beside the original's request."""
+
+    def __init__(self, session: ChatSession, message_id: int, render: Render) -> None:
+        self.session = session
+        self.message_id = message_id
+        self.render = render
+        # The original request is the one the reply to the edited message came from.
+        history = session.history()
+        reply = next((m.id for m in history if m.id > message_id and m.role == "assistant"), None)
+        self.original = original_request(session, reply)
+
+    def plan(self, text: str, branch: bool) -> ContextPlan:
+        """The plan (with its request) of the edit sent as `text`, in a branch or in place."""
+        from ctxchat.chat.answering import Resend, plan_edit
+
+        why = Resend.BRANCH if branch else Resend.EDIT
+        return self.session.with_request(plan_edit(self.session, self.message_id, text, why))

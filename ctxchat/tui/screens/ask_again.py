@@ -10,7 +10,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, Input, RadioButton, RadioSet, Select, SelectionList, Static
+from textual.widgets import Button, Input, RadioSet, Select, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
 from ctxchat.core.counterfactual import LEAVABLE_LAYERS, Change
@@ -21,6 +21,7 @@ from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import content, tokens
 from ctxchat.tui.widgets.footer import KeyFooter
+from ctxchat.tui.widgets.shaped_toggles import ShapedRadioButton, ShapedSelectionList
 
 __all__ = ["AskAgainDialog", "leavable_choices"]
 
@@ -114,7 +115,7 @@ class AskAgainDialog(Dialog[Change | None]):
                 content(f"Ask reply {self._reply_id} again without…"), classes="dialog--title"
             )
             if choices:
-                yield SelectionList[str](
+                yield ShapedSelectionList[str](
                     *(Selection(content(label), value) for label, value in choices),
                     id="ask-again-without",
                 )
@@ -125,8 +126,8 @@ class AskAgainDialog(Dialog[Change | None]):
                 )
             yield Static(content("Mode"), classes="ask-again--label")
             with RadioSet(id="ask-again-mode"):
-                yield RadioButton(content(f"as asked ({self._mode.value})"), value=True)
-                yield RadioButton(content(f"{self._mode.toggled().value} mode"))
+                yield ShapedRadioButton(content(f"as asked ({self._mode.value})"), value=True)
+                yield ShapedRadioButton(content(f"{self._mode.toggled().value} mode"))
             yield Static(content("Profile and model (same context)"), classes="ask-again--label")
             with Horizontal(id="ask-again-asked"):
                 if self._profiles:

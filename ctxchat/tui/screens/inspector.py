@@ -359,7 +359,12 @@ class RequestInspector(HandsTypingBack[None]):
             f"{count} message{'s' if count != 1 else ''} · {figure_words(plan)} of "
             f"{tokens(room)} · mode {clean(plan.mode)}"
         )
-        for word in Sampling.of_body(self.body).words():
+        sampling = Sampling.of_body(self.body)
+        words = sampling.words()
+        if words and sampling.max_tokens is not None:
+            # A preset sets the reply's limit beside its sampling: all of it is told.
+            words.append(f"max_tokens {sampling.max_tokens:,}")
+        for word in words:
             text += f" · {word}"
         if list(self.body.get("messages", [])) != plan.request_messages():
             return Content.assemble(

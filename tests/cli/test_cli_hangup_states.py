@@ -1,14 +1,17 @@
 """The real app ends when its terminal goes away whatever it is doing: a dialog open over a
-reply streaming, a summary being made. What it did is kept as a normal quit keeps it."""
+reply streaming, a summary being made, an import running. What it did is kept as a normal quit keeps it."""
 
 from __future__ import annotations
 
+import json
+import re
 import threading
 from pathlib import Path
 
 from ctxchat.store import Store
 from ctxchat.testing.server import Fault, ScriptedModelServer
 
+from ..importers.chatgpt_export import short
 from ..waiting import until_true
 from .pty_process import PtyProcess, Run
 from .test_cli_hangup import DRAFT, LONG_REPLY, PLACEHOLDER, _send_what_the_composer_holds
@@ -16,6 +19,7 @@ from .test_cli_paste import messages
 from .test_cli_summarize import chat
 
 CTRL_L = b"\x0c"
+CTRL_O = b"\x0f"
 CTRL_S = b"\x13"
 
 
@@ -64,3 +68,21 @@ def test_a_summary_being_made(run: Run, home: Path, server: ScriptedModelServer)
     with Store.open(home / "data" / "ctxchat.db") as store:
         assert store.summaries(1) == []
         assert store.summary_job(1) is None  # the app's job ended with it
+
+
+def test_an_import_running(home: Path) -> None:
+    """The import is cancelled with the app: nothing of the file is kept."""
+    database = home / "data" / "ctxchat.db"
+    path = home / "conversations.json"
+    many = [short(f"c{n}", f"Question {n}", f"Answer {n}") for n in range(20_000)]
+    path.write_text(json.dumps(many), encoding="utf-8")
+    with PtyProcess([], columns=120, rows=30) as app:
+        app.read_until(lambda output: PLACEHOLDER in output)
+        app.press(CTRL_L, b"Titles and messages")
+        app.press(CTRL_O, b"Import conversations")
+        app.press(str(path).encode(), b"conversations.json")
+        app.write(b"\r")
+        app.read_until(lambda output: bool(re.search(rb"[1-9][\d,]* conversations read", output)))
+        _ended(app)
+    with Store.open(database) as store:
+        assert [c.origin for c in store.list_conversations()] == [None]

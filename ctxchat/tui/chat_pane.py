@@ -14,7 +14,8 @@ from textual.reactive import var
 
 from ctxchat.chat.edits import branch_from, replace_from
 from ctxchat.chat.session import ChatSession
-from ctxchat.chat.turn import regenerate, send_message
+from ctxchat.chat.turn import regenerate
+from ctxchat.chat.write_lock import send_when_writable
 from ctxchat.core.counts import counted
 from ctxchat.store import NotFound
 from ctxchat.tui.on_screen import OnScreen
@@ -79,6 +80,7 @@ class ChatPane(Vertical):
     def on_mount(self) -> None:
         self.watch(self.turn_runner, "drawn", self._turn_drawn, init=False)
         self.watch(self.turn_runner, "waiting", self._show_queued, init=False)
+        self.watch(self.turn_runner, "database_locked", self.status_line.say_locked, init=False)
 
     @property
     def session(self) -> ChatSession | None:
@@ -171,7 +173,9 @@ class ChatPane(Vertical):
         # New lines at the end carry nothing: the message sent ends where its text does;
         # the box gets back all it held.
         sent = event.text.rstrip("\n")
-        request = TurnRequest(session, lambda session: send_message(session, sent), event.text)
+        request = TurnRequest(
+            session, lambda session: send_when_writable(session, sent), event.text
+        )
         self.turn_runner.send(request, self.view)
 
     @on(Composer.PageAsked)

@@ -1,19 +1,19 @@
-"""Sending when the database takes writes: while another program holds its write lock, the
-turn waits without stopping the app, and says so after a second."""
+"""A turn begins when the database takes writes: while another program holds its write lock,
+the turn waits without stopping the app, and says so after a second."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 
 from ctxchat.chat.session import ChatSession
-from ctxchat.chat.turn import TurnEvent, send_message
+from ctxchat.chat.turn import TurnEvent
 from ctxchat.store import Store
 
-__all__ = ["LOCKED_NOTICE", "DatabaseWait", "send_when_writable", "until_writable"]
+__all__ = ["LOCKED_NOTICE", "DatabaseWait", "until_writable", "when_writable"]
 
 NOTICE_AFTER = 1.0
 """Seconds a write waits for the lock before it is said (shorter waits go unnoticed)."""
@@ -44,14 +44,15 @@ async def until_writable(store: Store) -> AsyncGenerator[bool, None]:
         yield False
 
 
-async def send_when_writable(
-    session: ChatSession, text: str
+async def when_writable(
+    session: ChatSession, turn: Callable[[ChatSession], AsyncGenerator[TurnEvent, None]]
 ) -> AsyncGenerator[TurnEvent | DatabaseWait, None]:
-    """`send_message`, once the database takes writes: nothing is stored before, so a turn
-    stopped while it waits leaves the text to the draft."""
+    """`turn(session)` (`send_message`, `regenerate`, …), once the database takes writes:
+    nothing is stored before, so a turn stopped while it waits leaves its text to the
+    draft."""
     async with contextlib.aclosing(until_writable(session.store)) as waits:
         async for waiting in waits:
             yield DatabaseWait(waiting)
-    async with contextlib.aclosing(send_message(session, text)) as events:
+    async with contextlib.aclosing(turn(session)) as events:
         async for event in events:
             yield event

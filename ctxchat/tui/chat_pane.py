@@ -14,8 +14,7 @@ from textual.reactive import var
 
 from ctxchat.chat.edits import branch_from, replace_from
 from ctxchat.chat.session import ChatSession
-from ctxchat.chat.turn import regenerate
-from ctxchat.chat.write_lock import send_when_writable
+from ctxchat.chat.turn import regenerate, send_message
 from ctxchat.core.counts import counted
 from ctxchat.store import NotFound
 from ctxchat.tui.on_screen import OnScreen
@@ -173,9 +172,7 @@ class ChatPane(Vertical):
         # New lines at the end carry nothing: the message sent ends where its text does;
         # the box gets back all it held.
         sent = event.text.rstrip("\n")
-        request = TurnRequest(
-            session, lambda session: send_when_writable(session, sent), event.text
-        )
+        request = TurnRequest(session, lambda session: send_message(session, sent), event.text)
         self.turn_runner.send(request, self.view)
 
     @on(Composer.PageAsked)

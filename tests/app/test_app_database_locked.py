@@ -73,3 +73,23 @@ async def test_a_message_stopped_while_it_waits_is_the_draft_again(
         await settle(pilot)
         assert stored(app) == []
         assert server.requests == []
+
+
+async def test_a_new_answer_asked_while_locked_waits_too(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, _ = make_app()
+    server.script("first", "second")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await typed(pilot, "ping")
+        await pilot.press("enter")
+        await until(pilot, lambda: stored(app) == [("user", "ping"), ("assistant", "first")])
+        await settle(pilot)
+        with write_lock_held(app.workspace.store.path) as other:
+            app.conversation_screen.action_regenerate()
+            await until(pilot, lambda: status_line(app) == LOCKED_NOTICE)
+            assert len(server.requests) == 1
+            other.execute("COMMIT")
+        await until(pilot, lambda: stored(app) == [("user", "ping"), ("assistant", "second")])
+        assert status_line(app) != LOCKED_NOTICE

@@ -21,7 +21,7 @@ from ctxchat.chat.turn import (
     TurnFinished,
     TurnStarted,
 )
-from ctxchat.chat.write_lock import DatabaseWait
+from ctxchat.chat.write_lock import DatabaseWait, when_writable
 from ctxchat.core.counts import counted
 from ctxchat.core.history import MessageStatus
 from ctxchat.model.errors import ProviderError
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from ctxchat.model.errors import ProviderError as Failure
     from ctxchat.tui.widgets.message_item import MessageItem
 
-TurnEvents = Callable[[ChatSession], AsyncGenerator[TurnEvent | DatabaseWait, None]]
+TurnEvents = Callable[[ChatSession], AsyncGenerator[TurnEvent, None]]
 """What a turn does in a session: `send_message`, `regenerate`, … (see chat/turn.py)."""
 
 
@@ -312,7 +312,7 @@ class TurnRunner(Part):
             with full_collections_held():
                 # Closed on the way out, whatever the worker was awaiting when it was
                 # stopped: closing is what marks the reply interrupted in the store.
-                async with contextlib.aclosing(request.events(session)) as events:
+                async with contextlib.aclosing(when_writable(session, request.events)) as events:
                     async for event in events:
                         if isinstance(event, TurnStarted):
                             turn.reply_id = event.reply_id

@@ -152,6 +152,28 @@ class Database:
                 conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             return not busy
 
+    def takes_writes(self) -> bool:
+        """Whether a write would begin now, asked without waiting: False while another
+        program holds the database's write lock."""
+        with self._lock:
+            conn = self._conn
+            if self._depth or conn.in_transaction:
+                return True  # this connection is inside a transaction already
+            with self._translated():
+                conn.execute("PRAGMA busy_timeout = 0")
+                try:
+                    try:
+                        conn.execute("BEGIN IMMEDIATE")
+                    except sqlite3.OperationalError as exc:
+                        code = getattr(exc, "sqlite_errorcode", -1) & 0xFF
+                        if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+                            return False
+                        raise
+                    conn.execute("ROLLBACK")
+                    return True
+                finally:
+                    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+
     def close(self) -> None:
         """Close the connection (idempotent). The last connection to close also folds the
         write-ahead log into the database file."""

@@ -126,7 +126,7 @@ ACTIONS: tuple[Action, ...] = (
         "cancel_jobs",
         keys="f9",
         label="Cancel job",
-        help="Stop the summary, extraction or model list running in the background",
+        help="Stop the summary, extraction, model list or import running in the background",
         needs=Needs.JOB,
         palette="jobs: cancel",
     ),

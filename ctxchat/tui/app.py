@@ -33,6 +33,7 @@ from ctxchat.tui.conversation_screen import ConversationScreen
 from ctxchat.tui.focus_keys import move_focus_now
 from ctxchat.tui.hangup import TerminalWatch
 from ctxchat.tui.text import clean
+from ctxchat.tui.textual_compat.output import drop_output_to_a_gone_terminal
 from ctxchat.tui.textual_compat.paste import keep_pastes_whole
 from ctxchat.tui.themes import (
     LAYER_VARIABLE_DEFAULTS,
@@ -383,4 +384,5 @@ def build_app(
 def run_app(workspace: Workspace, options: SessionOptions, *, theme: str | None = None) -> int:
     """Run the app on an open workspace (the caller closes it)."""
     keep_pastes_whole()
+    drop_output_to_a_gone_terminal()
     return build_app(workspace, options, theme=theme).run() or 0

@@ -81,6 +81,7 @@ class ChatPane(Vertical):
     def on_mount(self) -> None:
         self.watch(self.turn_runner, "drawn", self._turn_drawn, init=False)
         self.watch(self.turn_runner, "waiting", self._show_queued, init=False)
+        self.watch(self.turn_runner, "database_locked", self.status_line.say_locked, init=False)
 
     @property
     def session(self) -> ChatSession | None:

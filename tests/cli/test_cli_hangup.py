@@ -101,3 +101,35 @@ def test_a_reply_being_written_when_the_terminal_goes_is_kept_as_far_as_it_came(
         held.set()
     server.script("ok")
     _send_what_the_composer_holds(database)
+
+
+LONG_REPLY = " ".join(f"w{number:04}" for number in range(4000))
+
+
+@pytest.mark.parametrize("ending", ["terminal closed", "SIGHUP"])
+def test_the_app_ends_when_its_terminal_goes_while_a_reply_streams(
+    home: Path, server: ScriptedModelServer, ending: str
+) -> None:
+    """A reply streaming draws a frame every few milliseconds: once the terminal was gone,
+    those writes failed, and the app froze on its next one instead of ending (as a tmux
+    session killed four seconds into a slow reply left it, orphaned)."""
+    database = home / "data" / "ctxchat.db"
+    server.latency = 0.005
+    server.script(LONG_REPLY)
+    with PtyProcess([], columns=120, rows=30) as app:
+        app.read_until(lambda output: PLACEHOLDER in output)
+        app.press(b"tell me\r", b"w0040")
+        app.press(DRAFT.encode(), DRAFT.encode())
+        app.read_until(lambda output: b"w0300" in output)  # frames went on being drawn
+        ENDINGS[ending](app)
+        _ended(app)
+        assert app.process.returncode == 0
+    (question, reply) = messages(database)
+    assert question == ("user", "tell me", "complete")
+    role, text, status = reply
+    assert (role, status) == ("assistant", "interrupted")
+    assert len(text) > len("w0000 ") * 300
+    assert LONG_REPLY.startswith(text)
+    server.latency = 0.0
+    server.script("ok")
+    _send_what_the_composer_holds(database)

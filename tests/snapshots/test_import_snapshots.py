@@ -3,7 +3,9 @@ conversation list, and imported conversations in the list saying where they came
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
@@ -11,7 +13,12 @@ from textual.widgets import Input
 
 from ctxchat.store.importers import ImportedConversation, ImportedMessage
 from ctxchat.tui.app import CtxChatApp
+from ctxchat.tui.screens.import_history import ImportChoice
+from ctxchat.tui.widgets.jobs_line import JobsLine
 
+from ..app.held_history import HeldHistory
+from ..importers.chatgpt_export import short, trip
+from ..waiting import until
 from .snapshot_apps import COUNTER, HOUR, NOW, BuildApp, RunBefore, steady
 
 SnapCompare = Callable[..., bool]
@@ -97,3 +104,40 @@ class TestImportedInTheList:
             await steady(pilot)
 
         assert snap_compare(app, run_before=run, terminal_size=WIDE)
+
+
+def importing_half_way(folder: Path) -> RunBefore:
+    """An import of a ChatGPT export started, seen once its first conversation is read (the
+    rest of the file arrives when the app, ending, cancels it)."""
+
+    async def run(pilot: Pilot[Any]) -> None:
+        app = pilot.app
+        assert isinstance(app, CtxChatApp)
+        await steady(pilot)
+        held = HeldHistory(folder, [short("c1", "Hello", "Hi!"), trip()])
+        screen = app.conversation_screen
+        dialogs = screen.conversation_dialogs
+        dialogs.start_import(screen.session, ImportChoice(held.path, "chatgpt"))
+        importing = dialogs.importing
+        assert importing is not None
+
+        def release_once_cancelled() -> None:
+            importing.cancelled.wait()
+            held.release()
+
+        threading.Thread(target=release_once_cancelled, daemon=True).start()
+        line = screen.query_one(JobsLine)
+        await until(pilot, lambda: "1 conversation read" in str(line.render()))
+        app.clear_notifications()  # (`steady` would wait for the import to end)
+        await pilot.pause()
+
+    return run
+
+
+class TestImportOnTheJobsLine:
+    def test_narrow(self, build: BuildApp, snap_compare: SnapCompare, tmp_path: Path) -> None:
+        """Under the conversation, above the status line, the accent line `Importing
+        conversations.json · 1 conversation read · 0 s · f9 cancels`; the footer holds
+        `f9 Cancel job`."""
+        run = importing_half_way(tmp_path)
+        assert snap_compare(build(), run_before=run, terminal_size=NARROW)

@@ -25,6 +25,7 @@ from textual.widgets.markdown import MarkdownBlock
 from ctxchat.tui import textual_compat
 from ctxchat.tui.textual_compat import input_bytes as input_compat
 from ctxchat.tui.textual_compat import markdown as markdown_compat
+from ctxchat.tui.textual_compat import output as output_compat
 from ctxchat.tui.textual_compat import paste as paste_compat
 
 
@@ -91,6 +92,14 @@ UNDECODABLE_INPUT = Hook(
     "raised in its input thread, which ended the app (tests/cli/test_cli_bad_input.py)",
     "if Textual's driver no longer fails on such bytes, drop replace_undecodable_input from "
     "ctxchat/cli/launch.py and the module; else replace the decoder it makes",
+)
+GONE_TERMINAL = Hook(
+    "ctxchat/tui/textual_compat/output.py: drop_output_to_a_gone_terminal",
+    "an app whose terminal went away while a reply streamed ending as quitting does; "
+    "Textual's writing thread ended at the first failed write and the app froze on a later "
+    "one, orphaned (tests/tui_widgets/test_gone_terminal_output.py, tests/cli/test_cli_hangup.py)",
+    "if Textual's writing thread survives a failed write, drop drop_output_to_a_gone_terminal "
+    "from ctxchat/tui/app.py: run_app and the output module; else port DroppingWriterThread",
 )
 FOOTER_PATCH = Hook(
     "ctxchat/tui/widgets/footer.py: KeyFooter._patch",
@@ -258,6 +267,28 @@ def test_the_linux_driver_decodes_input_with_the_decoder_factory_it_imports() ->
     )
 
 
+def test_the_linux_driver_writes_through_the_writer_thread_it_imports() -> None:
+    from textual.drivers import linux_driver
+    from textual.drivers._writer_thread import WriterThread
+
+    assert issubclass(vars(linux_driver)["WriterThread"], WriterThread), changed(
+        GONE_TERMINAL,
+        "textual.drivers.linux_driver.WriterThread",
+        "textual.drivers._writer_thread.WriterThread",
+    )
+    assert "WriterThread(self._file)" in inspect.getsource(
+        linux_driver.LinuxDriver.start_application_mode
+    ), changed(
+        GONE_TERMINAL,
+        "LinuxDriver.start_application_mode",
+        "a writing thread made from the module's WriterThread",
+    )
+    source = inspect.getsource(WriterThread)
+    assert all(name in source for name in ("self._queue", "self._file", "def run(self)")), changed(
+        GONE_TERMINAL, "WriterThread", "a thread emptying self._queue into self._file"
+    )
+
+
 def test_every_hook_in_the_quarantine_is_checked_here() -> None:
     """A new use of an internal goes in textual_compat's `__all__` and gets a test above."""
     assert sorted(textual_compat.__all__) == [
@@ -277,6 +308,10 @@ def test_every_hook_in_the_quarantine_is_checked_here() -> None:
         "without_own_component_classes",
     ]
     assert sorted(paste_compat.__all__) == ["PasteKeepingParser", "keep_pastes_whole"]
+    assert sorted(output_compat.__all__) == [
+        "DroppingWriterThread",
+        "drop_output_to_a_gone_terminal",
+    ]
     assert sorted(input_compat.__all__) == ["replace_undecodable_input"]
 
 

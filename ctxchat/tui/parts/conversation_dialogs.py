@@ -2,22 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import work
 from textual.message import Message
 
 from ctxchat.chat.deletion import ConversationDeletion
-from ctxchat.chat.history_import import FileImport, import_file
+from ctxchat.chat.history_import import FileImport
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.workspace import Workspace
-from ctxchat.store import Store, StoreError, export_text
+from ctxchat.store import StoreError, export_text
 from ctxchat.store.importers.labels import origin_label
-from ctxchat.tui.parts.part import Part
+from ctxchat.tui.parts.history_import_job import HistoryImport
+from ctxchat.tui.parts.part import Flow, Job
 from ctxchat.tui.views import ConversationRowView, MessageHitView
 
 if TYPE_CHECKING:
@@ -26,10 +27,13 @@ if TYPE_CHECKING:
     from ctxchat.tui.screens.import_history import ImportChoice
 
 
-class ConversationDialogs(Part):
+class ConversationDialogs(Flow):
     """The switcher (ctrl+l) and the dialogs it leads to. What changes the conversation on
     screen is asked of the screen: `OpenRequested`, `NewRequested`, `Renamed`; `Deleted`
-    says another conversation went (the memory it kept may reach the one on screen)."""
+    says another conversation went (the memory it kept may reach the one on screen). Its
+    job is an import (`start_import`)."""
+
+    after_cancel = " Nothing of it was imported."
 
     @dataclass
     class OpenRequested(Message):
@@ -61,9 +65,23 @@ class ConversationDialogs(Part):
 
         session: ChatSession
 
+    @dataclass
+    class Imported(Message):
+        """An import ended: what came."""
+
+        done: FileImport
+
+    @dataclass
+    class ImportFailed(Message):
+        """An import failed, nothing of it kept: why, in a sentence."""
+
+        text: str
+
     def __init__(self, workspace: Workspace) -> None:
         super().__init__()
         self.workspace = workspace
+        self.importing: HistoryImport | None = None
+        """The last import started (its progress), if any."""
 
     def switch(self, only: Collection[int] | None = None) -> None:
         """Search and switch conversations; rename, delete, export or import them (only the
@@ -224,32 +242,40 @@ class ConversationDialogs(Part):
 
         def chosen(choice: ImportChoice | None) -> None:
             if choice is not None:
-                self.notify(f"Importing {choice.path.name}…", markup=False, timeout=3)
-                self._import_history(session, choice)
+                self.start_import(session, choice)
 
         self.app.push_screen(ImportHistoryScreen(sources), chosen)
 
-    @work(thread=True, exclusive=True, group="import", exit_on_error=False)
-    def _import_history(self, session: ChatSession, choice: ImportChoice) -> None:
-        """Import in a thread, on a connection of its own: the app stays responsive while
-        thousands of conversations are stored."""
-        try:
-            with Store.open(session.store.path) as store:
-                done = import_file(
-                    store, choice.path, counter=session.counter, source=choice.source
-                )
-        except StoreError as error:
-            self.app.call_from_thread(self.notify, str(error), severity="error", markup=False)
-            return
-        except OSError as error:
-            reason = error.strerror or str(error)
-            self.app.call_from_thread(
-                self.notify, f"Cannot read {choice.path}: {reason}.", severity="error", markup=False
-            )
-            return
-        self.app.call_from_thread(self._imported, done)
+    def start_import(self, session: ChatSession, choice: ImportChoice) -> None:
+        """Import `choice`'s file as this part's job: on the jobs line with how far it got,
+        cancelled by f9 with nothing of it kept; what came (`Imported`) or why nothing did
+        (`ImportFailed`) is posted when it ends."""
+        job = HistoryImport(choice.path, choice.source, session.store.path, session.counter)
+        self.importing = job
 
-    def _imported(self, done: FileImport) -> None:
+        def done(imported: FileImport) -> None:
+            self.post_message(self.Imported(imported))
+
+        def failed(text: str) -> None:
+            self.post_message(self.ImportFailed(text))
+
+        async def work() -> None:
+            try:
+                await asyncio.to_thread(job.run, done, failed)
+            finally:  # cancelled (f9, the app ending): the thread stops at its next conversation
+                job.cancel()
+
+        self.run_job(f"Importing {choice.path.name}", work, group="import", session=session)
+
+    def progress(self, job: Job) -> str | None:
+        importing = self.importing
+        return None if importing is None else importing.progress()
+
+    def on_conversation_dialogs_imported(self, message: Imported) -> None:
+        done = message.done
         self.notify(done.summary(), markup=False)
         if done.conversation_ids:
             self.switch(only=done.conversation_ids)
+
+    def on_conversation_dialogs_import_failed(self, message: ImportFailed) -> None:
+        self.notify(message.text, severity="error", markup=False)

@@ -21,6 +21,7 @@ from ctxchat.chat.turn import (
     TurnFinished,
     TurnStarted,
 )
+from ctxchat.chat.write_lock import DatabaseWait, when_writable
 from ctxchat.core.counts import counted
 from ctxchat.core.history import MessageStatus
 from ctxchat.model.errors import ProviderError
@@ -148,6 +149,8 @@ class TurnRunner(Part):
     streams (the footer's Stop key follows it)."""
     drawn: var[TurnDrawn | None] = var(None, always_update=True, init=False)
     """The turn's start or end drawn last, set in the frame that draws it."""
+    database_locked: var[bool] = var(False, init=False)
+    """Whether the turn waits for another program's write lock (`chat/write_lock.py`)."""
     waiting: var[Waiting] = var(Waiting(), init=False)
     """The messages sent while a reply streamed, each waiting to be sent as its own turn
     (the column shows those of the conversation on screen)."""
@@ -309,7 +312,7 @@ class TurnRunner(Part):
             with full_collections_held():
                 # Closed on the way out, whatever the worker was awaiting when it was
                 # stopped: closing is what marks the reply interrupted in the store.
-                async with contextlib.aclosing(request.events(session)) as events:
+                async with contextlib.aclosing(when_writable(session, request.events)) as events:
                     async for event in events:
                         if isinstance(event, TurnStarted):
                             turn.reply_id = event.reply_id
@@ -322,6 +325,8 @@ class TurnRunner(Part):
                             await self._draw(turn, session, view)
                         elif isinstance(event, TurnFinished | TurnFailed):
                             outcome = event
+                        elif isinstance(event, DatabaseWait):
+                            self.database_locked = event.waiting
         except OverBudget as error:
             self.notify(str(error), severity="error", markup=False, timeout=8)
         except NoBackend as error:
@@ -329,6 +334,7 @@ class TurnRunner(Part):
         except ProviderError as error:
             self.notify(str(error), severity="error", markup=False, timeout=10)
         finally:
+            self.database_locked = False
             with self.app.batch_update():
                 await self._show_end(session, turn, outcome, view if self.shows(session) else None)
                 self.drawn = TurnDrawn(request, turn, outcome=outcome)

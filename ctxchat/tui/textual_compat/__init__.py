@@ -20,7 +20,10 @@ Each stays only for a gain measured with `bench/ui.py` that a user sees:
 - the input parser (`textual_compat.paste`): a bracketed paste holding escape characters
   (coloured terminal output, a log) arrives as one paste (`keep_pastes_whole`); Textual's
   parser turned what followed an escape into key presses, and a pasted line break into
-  Enter, which sent a half-pasted draft.
+  Enter, which sent a half-pasted draft;
+- the output thread (`textual_compat.output`): an app whose terminal went away while a
+  reply streamed ends as quitting does; Textual's writing thread ended at the first
+  failed write, and the app froze on a later one, orphaned, holding its database.
 
 Streaming itself is public API: `Markdown.get_stream`, then one `update` when a full
 render could differ from what streamed (`ctxchat/tui/widgets/reply_markdown.py`).

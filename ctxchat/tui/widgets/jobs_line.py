@@ -1,6 +1,6 @@
 """The jobs line under the conversation: every job running (a summary, an extraction, the
-model list, a summary another ctxchat makes of this conversation), its seconds, and the key
-that cancels it, until it ends."""
+model list, an import, a summary another ctxchat makes of this conversation), its seconds,
+and the key that cancels it, until it ends."""
 
 from __future__ import annotations
 

@@ -1,11 +1,12 @@
-"""The status line under the conversation: the server's notice while it holds, else the
-conversation's own line."""
+"""The status line under the conversation: that the database is locked while a message
+waits for it, the server's notice while it holds, else the conversation's own line."""
 
 from __future__ import annotations
 
 from textual.reactive import var
 from textual.widgets import Static
 
+from ctxchat.chat.write_lock import LOCKED_NOTICE
 from ctxchat.tui.text import content
 
 
@@ -18,6 +19,15 @@ class StatusLine(Static):
     """That nothing answers at the server, or None."""
     line: var[str] = var("")
     """The conversation's own line."""
+    locked: var[bool] = var(False)
+    """Whether a message waits for another program's write lock on the database: said
+    over both, as it is why nothing happens."""
+
+    def say_locked(self, locked: bool) -> None:
+        self.locked = locked
+
+    def watch_locked(self) -> None:
+        self._draw()
 
     def watch_notice(self) -> None:
         self._draw()
@@ -26,7 +36,9 @@ class StatusLine(Static):
         self._draw()
 
     def _draw(self) -> None:
-        if self.notice is not None:
+        if self.locked:
+            self.update(content(LOCKED_NOTICE, "$warning"))
+        elif self.notice is not None:
             self.update(content(self.notice, "$error"))
         else:
             self.update(content(self.line))

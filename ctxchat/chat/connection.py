@@ -42,8 +42,10 @@ def same_server(one: ProviderProfile, other: ProviderProfile, env: Mapping[str, 
         except MissingApiKey:
             return None
 
-    return (one.base_url, dict(one.headers), key(one)) == (
+    # Two engine profiles may share a URL (the engine's port) and still run other models.
+    return (one.base_url, dict(one.headers), key(one), one.engine) == (
         other.base_url,
         dict(other.headers),
         key(other),
+        other.engine,
     )

@@ -17,6 +17,8 @@ ReportValue = str | int | float | bool | None | list[str] | dict[str, "ReportVal
 
 def _key_status(profile: ProviderProfile, env: Mapping[str, str]) -> tuple[str | None, str]:
     """The masked key and where it comes from (never the key itself)."""
+    if profile.engine:
+        return None, "the engine's own, new at each start"
     if profile.api_key:
         return mask_secret(profile.api_key), "config file"
     if profile.api_key_env:
@@ -30,8 +32,10 @@ def _key_status(profile: ProviderProfile, env: Mapping[str, str]) -> tuple[str |
 def _profile(profile: ProviderProfile, env: Mapping[str, str]) -> dict[str, ReportValue]:
     key, key_source = _key_status(profile, env)
     return {
-        "base_url": profile.base_url,
+        # An engine profile's server is the engine, wherever it listens when it runs.
+        "base_url": "the engine" if profile.engine else profile.base_url,
         "model": profile.model,
+        "engine": profile.engine,
         "api_key_env": profile.api_key_env,
         "api_key": key,
         "api_key_source": key_source,

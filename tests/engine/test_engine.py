@@ -188,3 +188,17 @@ async def test_a_profiles_window_is_the_one_its_engine_serves(data: Path) -> Non
         await session.backend.aclose()
     finally:
         workspace.close()
+
+
+def test_config_show_names_the_engine_as_the_server_and_its_key(data: Path) -> None:
+    (data / "none.toml").write_text('[profiles.local]\nengine = "smollm2"\n')
+
+    shown = ctxchat(data, "config", "show")
+
+    profile = json.loads(shown.stdout)["settings"]["profiles"]["local"]
+    assert (profile["base_url"], profile["engine"], profile["model"]) == (
+        "the engine",
+        "smollm2",
+        "smollm2",
+    )
+    assert profile["api_key_source"] == "the engine's own, new at each start"

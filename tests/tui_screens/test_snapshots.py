@@ -378,8 +378,8 @@ class TestSetup:
     def test_a_model_on_this_machine(self, snap_compare: SnapCompare) -> None:
         """80x24, nothing found and no OPENAI_API_KEY, the engine installed: "A model on this
         machine (SmolLM2 135M, 94 MB, no key)" first and selected, no
-        address or key fields, what the model is for and how to use a bigger one, and the
-        focus on "Save and start" (one Enter starts)."""
+        address or key fields, what the model is for and how to use a bigger one, the focus on
+        the choices (Enter on the one chosen starts)."""
         screen = SetupScreen(
             [],
             openai_key_present=False,

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
@@ -239,6 +239,8 @@ class SetupScreen(Screen[SetupChoice | None]):
         """What the typed URL answered as, once it answered as a model server."""
         self._filled_model = ""
         """The model the last probe filled in: replaced by the next, unlike a typed one."""
+        self._cursor = 0
+        """The choice under the radio set's cursor (where Enter would pick)."""
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(), Vertical(id="setup-column"):
@@ -316,11 +318,9 @@ class SetupScreen(Screen[SetupChoice | None]):
         else:
             first = names.index("openai")
         buttons[first].value = True
+        self._cursor = first
         self._fill(buttons[first].name or "openai")
-        if buttons[first].name == ENGINE_CHOICE:
-            self.query_one("#save", Button).focus()  # one Enter starts the conversation
-        else:
-            self.query_one(RadioSet).focus()
+        self.query_one(RadioSet).focus()
 
     @property
     def provider(self) -> str:
@@ -339,6 +339,7 @@ class SetupScreen(Screen[SetupChoice | None]):
 
     @on(RadioSet.Changed)
     def _provider_changed(self, event: RadioSet.Changed) -> None:
+        self._cursor = event.index  # the radio set's cursor goes to the button pressed
         self._fill(event.pressed.name or "openai")
 
     def _input(self, name: str) -> Input:
@@ -519,6 +520,28 @@ class SetupScreen(Screen[SetupChoice | None]):
             api_key=key or None,
             store_key=bool(key) and store,
         )
+
+    def on_key(self, event: events.Key) -> None:
+        # Enter on the choices picks the one under the cursor (the radio set's own key);
+        # Enter on the model on this machine, already chosen, starts: nothing is left to
+        # type. The cursor is followed here as the radio set moves it (arrows wrap round).
+        choices = self.query_one(RadioSet)
+        if self.focused is not choices:
+            return
+        count = len(choices.query(RadioButton))
+        if event.key in ("up", "left"):
+            self._cursor = (self._cursor - 1) % count
+        elif event.key in ("down", "right"):
+            self._cursor = (self._cursor + 1) % count
+        elif event.key == "enter" and self._cursor == choices.pressed_index and self._on_machine:
+            event.stop()
+            event.prevent_default()
+            self.action_save()
+
+    @property
+    def _on_machine(self) -> bool:
+        """Whether the choice is a model on this machine (nothing to type for it)."""
+        return self.provider == ENGINE_CHOICE or self.provider.startswith(FILE_CHOICE)
 
     @on(Button.Pressed, "#save")
     @on(Input.Submitted)

@@ -36,8 +36,10 @@ async def count_first(session: ChatSession, draft: str | None, wait: float = COU
             return
         if missing:
             session.server.count_texts(missing)
-            with contextlib.suppress(TimeoutError):
+            try:
                 await asyncio.wait_for(session.server.counted(), wait)
+            except TimeoutError:
+                return  # a tokenizer this slow is not waited for again: the estimate stands
         elif not (await _render(session, messages, wait)):
             return
 

@@ -33,7 +33,7 @@ def llama_server() -> Iterator[ScriptedModelServer]:
         yield running
 
 
-async def test_the_panel_the_inspector_the_rendered_tab_and_context_agree(
+async def test_the_panel_the_inspector_the_rendered_tab_and_context_agree_and_the_app_sends_it(
     tmp_path: Path, cli: Cli, llama_server: ScriptedModelServer
 ) -> None:
     home = tmp_path / "home"
@@ -85,6 +85,23 @@ async def test_the_panel_the_inspector_the_rendered_tab_and_context_agree(
     assert planned["prompt_tokens"] == planned["server_tokens"] == figure
     assert planned["rendered"]["tokens"] == figure
     assert planned["figure"].startswith(f"{figure:,} tokens by the server's count")
+
+    # A new run of the app sends for the draft the very body the command planned.
+    llama_server.script("Port 5432.")
+    workspace = open_test_workspace(home, config)
+    try:
+        app = build_app(workspace, SessionOptions(conversation=conversation))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await typed(pilot, DRAFT)
+            await pilot.press("enter")
+            await until(pilot, lambda: bool(llama_server.requests))
+            await settle(pilot)
+    finally:
+        workspace.close()
+    body = planned["request"]["body"]
+    sent = llama_server.requests[-1]
+    assert (sent["messages"], sent["max_tokens"]) == (body["messages"], body["max_tokens"])
 
 
 def _counted(plan: ContextPlan | None) -> bool:

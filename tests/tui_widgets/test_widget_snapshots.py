@@ -4,6 +4,7 @@ Regenerate with `pytest tests/tui_widgets --snapshot-update` and look at the rep
 committing new baselines.
 """
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -63,6 +64,33 @@ class TestBudgetBar:
 
         async def show(pilot: Pilot[None]) -> None:
             pilot.app.query_one(BudgetBar).update_plan(plan, window_source="config")
+
+        assert snap_compare(host(lambda: [BudgetBar()]), run_before=show)
+
+    def test_counted_by_the_server(self, snap_compare: SnapCompare) -> None:
+        """Where the server counts: `used 2,041 of 7,168 by the server's count` (the figure
+        bold), then `ctxchat's estimate …: the server's tokenizer and its chat template add
+        …` and `free 5,127`; the note reads `exact counts (server tokenizer, 2,041 tokens)`
+        and `template adds 169 tokens`."""
+        plan = dataclasses.replace(
+            make_plan(budget=Budget(8_192, 1_024)),
+            server_tokens=2_041,
+            counter_note="exact: server tokenizer, 2,041 tokens; template adds 169 tokens",
+        )
+
+        async def show(pilot: Pilot[None]) -> None:
+            pilot.app.query_one(BudgetBar).update_plan(plan, window_source="server")
+
+        assert snap_compare(host(lambda: [BudgetBar()]), run_before=show)
+
+    def test_over_the_window_by_the_servers_count(self, snap_compare: SnapCompare) -> None:
+        """The server counts more than the window holds with the reply: `used 7,300 of
+        7,168 by the server's count` in red and `over the window by 132 by the server's
+        count, reply included` in red; no free entry, in the text or the legend."""
+        plan = dataclasses.replace(make_plan(budget=Budget(8_192, 1_024)), server_tokens=7_300)
+
+        async def show(pilot: Pilot[None]) -> None:
+            pilot.app.query_one(BudgetBar).update_plan(plan, window_source="server")
 
         assert snap_compare(host(lambda: [BudgetBar()]), run_before=show)
 

@@ -216,7 +216,13 @@ class SummaryFlow(Flow):
                 title=f"Review summary v{version.version}",
                 headline=(
                     f"Summary v{version.version}, messages #{version.first_message_id}–"
-                    f"#{version.last_message_id}. Keep it as it is, or edit it (a new version)."
+                    f"#{version.last_message_id}. "
+                    + (
+                        "Made automatically and held, not in force: keep it (as it is or "
+                        "edited) to put it in force; escape leaves it waiting."
+                        if version.waiting
+                        else "Keep it as it is, or edit it (a new version)."
+                    )
                 ),
                 strategy=version.strategy,
                 discard_question="Throw away your edits? The summary stays as it was.",

@@ -190,6 +190,14 @@ class SummaryFlow(Flow):
         covered = [m for m in session.history() if m.id <= version.last_message_id]
 
         def reviewed(text: str | None) -> None:
+            if text is None and version.waiting:
+                settle_waiting(session, version.id, accepted=False)
+                self.notify(
+                    f"Summary v{version.version} rejected: the turns stay as they were.",
+                    markup=False,
+                )
+                self.post_up(lambda: self.Changed(session))
+                return
             if text is None:
                 return
             try:
@@ -219,7 +227,7 @@ class SummaryFlow(Flow):
                     f"#{version.last_message_id}. "
                     + (
                         "Made automatically and held, not in force: keep it (as it is or "
-                        "edited) to put it in force; escape leaves it waiting."
+                        "edited) to put it in force; escape rejects it."
                         if version.waiting
                         else "Keep it as it is, or edit it (a new version)."
                     )

@@ -153,6 +153,8 @@ _SUMMARY_OPTIONAL: dict[str, Check] = {
     "cut": _flag,
     "reviewed": _flag,
     "lost": _lost,
+    "faults": _tags,
+    "waiting": _flag,
 }
 _MEMORY: dict[str, Check] = {
     "id": _ID,

@@ -126,6 +126,8 @@ def _summary_dict(summary: SummaryVersion) -> dict[str, Any]:
     data["cut"] = summary.cut
     data["lost"] = [item.to_dict() for item in summary.lost]
     data["reviewed"] = summary.reviewed
+    data["faults"] = list(summary.faults)
+    data["waiting"] = summary.waiting
     return data
 
 
@@ -416,6 +418,8 @@ class TransferStore(
                 cut=bool(summary.get("cut", False)),
                 lost=_lost_items(summary, messages),
                 reviewed=bool(summary.get("reviewed", False)),
+                faults=[str(fault) for fault in summary.get("faults", ())],
+                waiting=bool(summary.get("waiting", False)),
             )
             if summary["version"] == active_version:
                 conn.execute(

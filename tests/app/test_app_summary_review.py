@@ -261,6 +261,22 @@ async def test_an_automatic_fold_that_lost_details_waits_for_review(
         assert WAITS not in plan.warnings
 
 
+async def test_a_summary_held_for_review_can_be_rejected(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, notes = before_a_fold(make_app, server)
+    async with app.run_test(size=SIZE) as pilot:
+        await folded_after_a_reply(app, pilot)
+        await pilot.press("f3", "ctrl+l")
+        await until(pilot, lambda: isinstance(app.screen, SummaryReview))
+        await pilot.press("escape")
+        await settle(pilot)
+        assert stored(app) == []
+        assert "Summary v1 rejected: the turns stay as they were." in notes.messages
+        plan = app.conversation_screen.last_plan
+        assert plan is not None and WAITS not in plan.warnings
+
+
 async def test_an_automatic_fold_accepted_as_it_came_is_flagged_until_reviewed(
     make_app: MakeApp, server: ScriptedModelServer
 ) -> None:

@@ -115,3 +115,44 @@ def test_summaries_are_checked(store: Store, say: Say) -> None:
     with pytest.raises(NotFound):
         store.activate_summary(conversation.id, 999)
     assert store.summaries(conversation.id) == []
+
+
+def test_a_held_summary_waits_out_of_force_until_settled(store: Store, say: Say) -> None:
+    conversation = store.create_conversation().id
+    ids = [say(conversation, "user", f"m{i}").id for i in range(4)]
+
+    def add(text: str, last: int, **options: Any) -> SummaryVersion:
+        return store.add_summary(
+            conversation,
+            text=text,
+            first_message_id=ids[0],
+            last_message_id=last,
+            strategy=SummaryStrategy.SUMMARIZE,
+            model="m",
+            tokens=3,
+            **options,
+        )
+
+    in_force = add("m0 and m1", ids[1])
+    held = add("nonsense", ids[2], waiting=True, faults=["repeats its own instructions"])
+    assert store.active_summary(conversation) == in_force
+    assert store.waiting_summary(conversation) == held and held.flagged
+    # A newer one held replaces it: it folds the same turns and more.
+    newer = add("nonsense again", ids[3], waiting=True)
+    assert [v.version for v in store.summaries(conversation)] == [1, 3]
+    assert store.waiting_summary(conversation) == newer
+    # Rejected: gone, never having been in force.
+    assert store.settle_waiting(newer.id, accepted=False) is None
+    assert store.waiting_summary(conversation) is None
+    assert store.active_summary(conversation) == in_force
+    # Accepted: in force, reviewed.
+    again = add("m0 to m2", ids[2], waiting=True, faults=["invents “200”"])
+    accepted = store.settle_waiting(again.id, accepted=True)
+    assert accepted is not None and not accepted.waiting and accepted.reviewed
+    assert store.active_summary(conversation) == accepted
+    with pytest.raises(InvalidValue):
+        store.settle_waiting(accepted.id, accepted=True)
+    # One put in force by hand makes a held one stale: it goes.
+    stale = add("held", ids[3], waiting=True)
+    add("by hand", ids[3])
+    assert stale.id not in [v.id for v in store.summaries(conversation)]

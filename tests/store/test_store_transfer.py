@@ -475,7 +475,30 @@ def test_an_export_from_before_error_details_imports(store: Store) -> None:
 def test_an_export_from_before_loss_reports_imports(store: Store) -> None:
     original = store.export_conversation(build_conversation(store))
     for summary in original["summaries"]:
-        for name in ("cut", "lost", "reviewed"):
+        for name in ("cut", "lost", "reviewed", "faults", "waiting"):
             del summary[name]
     imported = store.summaries(store.import_conversation(original))
     assert [(s.cut, s.lost, s.reviewed) for s in imported] == [(False, (), False)] * 2
+    assert [(s.faults, s.waiting) for s in imported] == [((), False)] * 2
+
+
+def test_a_summary_held_for_review_travels_held(store: Store, say: Say) -> None:
+    conversation = store.create_conversation("Held").id
+    first = say(conversation, "user", "Ship on Mondays.")
+    last = say(conversation, "assistant", "Noted.")
+    store.add_summary(
+        conversation,
+        text="Write the summary.",
+        first_message_id=first.id,
+        last_message_id=last.id,
+        strategy="summarize",
+        model="m",
+        tokens=4,
+        faults=["repeats its own instructions (“Write the summary.”)"],
+        waiting=True,
+    )
+    moved = store.import_conversation(store.export_conversation(conversation))
+    (held,) = store.summaries(moved)
+    assert held.waiting and held.faults == ("repeats its own instructions (“Write the summary.”)",)
+    assert store.active_summary(moved) is None
+    assert store.waiting_summary(moved) == held

@@ -190,6 +190,14 @@ class SummaryFlow(Flow):
         covered = [m for m in session.history() if m.id <= version.last_message_id]
 
         def reviewed(text: str | None) -> None:
+            if text is None and version.waiting:
+                settle_waiting(session, version.id, accepted=False)
+                self.notify(
+                    f"Summary v{version.version} rejected: the turns stay as they were.",
+                    markup=False,
+                )
+                self.post_up(lambda: self.Changed(session))
+                return
             if text is None:
                 return
             try:
@@ -216,7 +224,13 @@ class SummaryFlow(Flow):
                 title=f"Review summary v{version.version}",
                 headline=(
                     f"Summary v{version.version}, messages #{version.first_message_id}–"
-                    f"#{version.last_message_id}. Keep it as it is, or edit it (a new version)."
+                    f"#{version.last_message_id}. "
+                    + (
+                        "Made automatically and held, not in force: keep it (as it is or "
+                        "edited) to put it in force; escape rejects it."
+                        if version.waiting
+                        else "Keep it as it is, or edit it (a new version)."
+                    )
                 ),
                 strategy=version.strategy,
                 discard_question="Throw away your edits? The summary stays as it was.",

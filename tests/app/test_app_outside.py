@@ -77,6 +77,9 @@ async def test_turns_dropped_over_budget_are_marked_and_unmarked_when_they_fit(
         assert messages[-1].id not in dropped
 
 
+CUT = CUT_SENTENCE.format(setting="output_reserve of the profile 'test'")
+
+
 async def test_a_length_cut_reply_keeps_its_marker_and_a_failed_empty_one_shows_no_tokens(
     make_app: MakeApp, server: ScriptedModelServer
 ) -> None:
@@ -88,7 +91,7 @@ async def test_a_length_cut_reply_keeps_its_marker_and_a_failed_empty_one_shows_
         await settle(pilot)
         cut = app.conversation_screen.conversation_view.items[-1]
         status = cut.query_one(".message--status", Static)
-        assert str(status.render()) == CUT_SENTENCE
+        assert str(status.render()) == CUT
         assert status.display
 
         server.fail_next(Fault.SERVER_ERROR)
@@ -104,7 +107,7 @@ async def test_a_length_cut_reply_keeps_its_marker_and_a_failed_empty_one_shows_
         await settle(pilot)
         item = again.conversation_screen.conversation_view.item(cut.message_id)
         assert item is not None
-        assert str(item.query_one(".message--status", Static).render()) == CUT_SENTENCE
+        assert str(item.query_one(".message--status", Static).render()) == CUT
 
 
 async def test_a_stalled_reply_shows_how_long_it_has_waited(

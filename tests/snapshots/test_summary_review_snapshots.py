@@ -54,9 +54,10 @@ class TestSummaryReview:
         self, build: BuildApp, server: ScriptedModelServer, snap_compare: SnapCompare
     ) -> None:
         """Ctrl+S, confirmed: `Review the summary`; the headline names v1 and messages
-        #1–#4; the model's text in an editable box; `3 details lost:` and one line each
-        (`number 1200 MB from message #2`, the path, the command `echo [red]hi[/red]…` as
-        typed, its escape made visible), the first highlighted; Reject / Keep; the footer
+        #1–#4; the model's text in an editable box; `3 details lost:` and one line each,
+        what matters most first (the path `/var/lib/cachesvc/data`, the command `echo
+        [red]hi[/red]…` as typed, its escape made visible, then `number 1200 MB from
+        message #2`), the first highlighted; Reject / Keep; the footer
         `^s Keep`, `⏎ Add back`, `esc Reject`."""
         app = cache_talk(build, server, VAGUE)
         assert snap_compare(app, run_before=then("ctrl+s", "enter"), terminal_size=NARROW)
@@ -117,7 +118,8 @@ class TestLossFlag:
         self, build: BuildApp, server: ScriptedModelServer, snap_compare: SnapCompare
     ) -> None:
         """The summary panel on the context side: under its header, in the error colour,
-        `⚑ 2 details lost — f3 to review`; then `summary:v1`."""
+        `⚑ 2 details lost — f3 to review`; then `summary:v1` and the note `The summary in
+        force (v1) was not reviewed: it lost 2 details (…)`, said under the budget bar too."""
         app = flagged(build, server)
         assert snap_compare(app, run_before=then(), terminal_size=LARGE)
 

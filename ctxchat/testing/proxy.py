@@ -27,6 +27,9 @@ class RecordingProxy:
         self.timeout = timeout
         self.requests: list[tuple[str, str, Any]] = []
         """(method, path, JSON body) of each request, in order."""
+        self.answers: list[tuple[str, int, Any]] = []
+        """(path, HTTP status, JSON body of the request it answered) of each answer, in the
+        order the server answered them; a failed relay counts as 502."""
         self._lock = threading.Lock()
         self._httpd = _ProxyServer(("127.0.0.1", 0), _ProxyHandler)
         self._httpd.owner = self
@@ -50,6 +53,14 @@ class RecordingProxy:
             body = None
         with self._lock:
             self.requests.append((method, path, body))
+
+    def answered(self, path: str, status: int, raw: bytes) -> None:
+        try:
+            body: Any = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        with self._lock:
+            self.answers.append((path, status, body))
 
     def __enter__(self) -> Self:
         self._thread.start()
@@ -98,11 +109,13 @@ class _ProxyHandler(BaseHTTPRequestHandler):
             data = response.read()
         except OSError as error:
             data = json.dumps({"error": {"message": f"proxy: {error}"}}).encode()
+            owner.answered(self.path, 502, raw)
             self._answer(502, [("Content-Type", "application/json")], data)
             return
         finally:
             with contextlib.suppress(OSError):
                 upstream.close()
+        owner.answered(self.path, response.status, raw)
         kept = [(k, v) for k, v in response.getheaders() if k.lower() not in _NOT_RELAYED]
         self._answer(response.status, kept, data)
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 
+from ctxchat.chat.answering import Resend, last_question, plan_answer
 from ctxchat.chat.rendered import render_request, request_key
 from ctxchat.chat.session import ChatSession
-from ctxchat.chat.turn import TurnEvent, send_message
+from ctxchat.chat.turn import TurnEvent, regenerate, send_message
 from ctxchat.core.plan import ContextPlan
 
 COUNT_WAIT = 15.0
@@ -18,17 +19,23 @@ ROUNDS = 4
 """A plan fitted anew may hold texts (and be a request) the first was not."""
 
 
-async def count_first(session: ChatSession, draft: str | None, wait: float = COUNT_WAIT) -> None:
+async def count_first(
+    session: ChatSession,
+    draft: str | None,
+    wait: float = COUNT_WAIT,
+    planner: Callable[[], ContextPlan] | None = None,
+) -> None:
     """Have the server's tokenizer count every text the plan of `draft` holds that it has
     not counted yet, and the server render the request where it renders its template (its
     count of the rendering is exact), and wait for them (at most `wait` seconds a round):
-    the plan made next is fitted by the server's own count, whichever process makes it."""
+    the plan made next is fitted by the server's own count, whichever process makes it.
+    `planner` makes the plan instead, for a request that is not a send of `draft`."""
     for _ in range(ROUNDS):
         counts = session.server_counts
         backend = session.backend
         if counts is None or backend is None:
             return
-        plan = session.plan(draft)
+        plan = planner() if planner is not None else session.plan(draft)
         missing = [m.content for m in plan.messages if counts.counted(m.content) is None]
         messages = plan.request_messages()
         rendered = not backend.renders or counts.rendering(request_key(messages)) is not None
@@ -69,5 +76,21 @@ async def send_counted(session: ChatSession, text: str) -> AsyncGenerator[TurnEv
     """`send_message`, planned once the server counted what the plan holds."""
     await count_first(session, text)
     async with contextlib.aclosing(send_message(session, text)) as events:
+        async for event in events:
+            yield event
+
+
+async def regenerate_counted(
+    session: ChatSession, why: Resend = Resend.REGENERATE
+) -> AsyncGenerator[TurnEvent, None]:
+    """`regenerate` (a retry, a regenerate, an edit sent again), planned once the server
+    counted (and rendered) the request that answers the question again, as a send is."""
+    try:
+        question = last_question(session)
+    except ValueError:
+        pass  # nothing to answer: regenerate says so
+    else:
+        await count_first(session, None, planner=lambda: plan_answer(session, question, why))
+    async with contextlib.aclosing(regenerate(session, why)) as events:
         async for event in events:
             yield event

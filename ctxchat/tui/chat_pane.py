@@ -13,10 +13,9 @@ from textual.message import Message
 from textual.reactive import var
 
 from ctxchat.chat.answering import Resend
-from ctxchat.chat.counted_first import send_counted
+from ctxchat.chat.counted_first import regenerate_counted, send_counted
 from ctxchat.chat.edits import branch_from, replace_from
 from ctxchat.chat.session import ChatSession
-from ctxchat.chat.turn import regenerate
 from ctxchat.core.counts import counted
 from ctxchat.store import NotFound
 from ctxchat.tui.on_screen import OnScreen
@@ -142,7 +141,7 @@ class ChatPane(Vertical):
     def again(self, why: Resend = Resend.REGENERATE) -> None:
         """Ask again for the newest reply (a new answer; the one it replaces is kept)."""
         if not self.streaming and self.session is not None:
-            self.run_turn(self.session, lambda session: regenerate(session, why))
+            self.run_turn(self.session, lambda session: regenerate_counted(session, why))
 
     def retry(self) -> None:
         """Ask again for the newest reply if it failed or stopped."""

@@ -22,9 +22,10 @@ from textual.widgets import Header
 from textual.worker import Worker, WorkerState
 
 from ctxchat.chat.answering import Resend
+from ctxchat.chat.counted_first import regenerate_counted
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.session_factory import session_on
-from ctxchat.chat.turn import TurnFinished, regenerate
+from ctxchat.chat.turn import TurnFinished
 from ctxchat.chat.workspace import Workspace
 from ctxchat.config.state import load_state
 from ctxchat.core.counts import counted
@@ -424,7 +425,7 @@ class ConversationScreen(Screen[None]):
         else:
             await self.reload_conversation()
         why = Resend.EDIT if event.branch_id is None else Resend.BRANCH
-        self.run_turn(self.session, lambda session: regenerate(session, why))
+        self.run_turn(self.session, lambda session: regenerate_counted(session, why))
 
     @on(ConversationView.PinRequested)
     def _pin_message(self, event: ConversationView.PinRequested) -> None:

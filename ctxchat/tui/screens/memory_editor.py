@@ -8,7 +8,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Grid, Horizontal, Vertical
-from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSet, Static, TextArea
+from textual.widgets import Button, Checkbox, Input, Label, RadioSet, Static, TextArea
 
 from ctxchat.core.memory import MemoryKind
 from ctxchat.tui.actions import bindings_for
@@ -16,6 +16,7 @@ from ctxchat.tui.screens.dialog import Dialog
 from ctxchat.tui.text import clean, content, plain
 from ctxchat.tui.views import MemoryDraft, Scope
 from ctxchat.tui.widgets.footer import KeyFooter
+from ctxchat.tui.widgets.shaped_toggles import ShapedCheckbox, ShapedRadioButton
 
 MAX_KEY = 40
 KIND_HINTS = {
@@ -143,7 +144,7 @@ class MemoryEditor(Dialog[MemoryDraft | None]):
                 yield Label("Kind")
                 with RadioSet(compact=True, id="memory-kind"):
                     for kind in MemoryKind:
-                        yield RadioButton(
+                        yield ShapedRadioButton(
                             kind.value,
                             value=kind is draft.kind,
                             name=kind.value,
@@ -158,7 +159,7 @@ class MemoryEditor(Dialog[MemoryDraft | None]):
                             if self._project is None:
                                 continue
                             label = f"project {self._project}"
-                        yield RadioButton(
+                        yield ShapedRadioButton(
                             content(label),  # a project's name is never markup
                             value=scope == draft.scope,
                             name=scope,
@@ -176,7 +177,7 @@ class MemoryEditor(Dialog[MemoryDraft | None]):
                     )
                     yield Static("1 trivia … 10 essential")
                 yield Label("Pinned")
-                yield Checkbox(
+                yield ShapedCheckbox(
                     "always include it, before unpinned entries",
                     draft.pinned,
                     compact=True,

@@ -36,6 +36,7 @@ from ctxchat.tui.screens.setup_engine import (
 from ctxchat.tui.text import clean, content, plain
 from ctxchat.tui.views import ServerView
 from ctxchat.tui.widgets.footer import KeyFooter
+from ctxchat.tui.widgets.shaped_toggles import ShapedCheckbox, ShapedRadioButton
 
 __all__ = ["OPENAI_KEY_ENV", "SetupChoice", "SetupScreen", "check_choice", "server_label"]
 
@@ -257,18 +258,18 @@ class SetupScreen(Screen[SetupChoice | None]):
             yield Static("Where should your messages go?", classes="setup--question")
             with RadioSet(id="setup-provider"):
                 if self._engine is not None:
-                    yield RadioButton(
+                    yield ShapedRadioButton(
                         engine_label(self._engine), name=ENGINE_CHOICE, id="provider-engine"
                     )
                 for number, model in enumerate(self._files):
-                    yield RadioButton(file_label(model), name=f"{FILE_CHOICE}{number}")
+                    yield ShapedRadioButton(file_label(model), name=f"{FILE_CHOICE}{number}")
                 key_state = "set" if self._openai_key_present else "not set"
                 openai = Text.assemble(("OpenAI", "bold"))
                 openai.append(f"  (uses {OPENAI_KEY_ENV}: {key_state})", style="dim")
-                yield RadioButton(openai, name="openai", id="provider-openai")
+                yield ShapedRadioButton(openai, name="openai", id="provider-openai")
                 for number, server in enumerate(self._servers):
-                    yield RadioButton(server_label(server), name=f"server-{number}")
-                yield RadioButton(
+                    yield ShapedRadioButton(server_label(server), name=f"server-{number}")
+                yield ShapedRadioButton(
                     Text.assemble(("Another server", "bold"), ("  (enter its base URL)", "dim")),
                     name="custom",
                     id="provider-custom",
@@ -293,7 +294,7 @@ class SetupScreen(Screen[SetupChoice | None]):
                 )
                 yield Label("Key variable")
                 yield _field("setup-env", "e.g. OPENAI_API_KEY; empty: no key")
-            yield Checkbox(
+            yield ShapedCheckbox(
                 "Save the key in the config file", value=True, id="setup-store-key", compact=True
             )
             yield Static(id="setup-key-hint")

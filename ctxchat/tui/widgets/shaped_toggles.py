@@ -6,7 +6,7 @@ from typing import TypeVar
 
 from rich.segment import Segment
 from textual.strip import Strip
-from textual.widgets import RadioButton, SelectionList
+from textual.widgets import Checkbox, RadioButton, SelectionList
 from textual.widgets.option_list import OptionDoesNotExist
 
 CHECKED, UNCHECKED = "☑", "☐"
@@ -23,6 +23,14 @@ class ShapedRadioButton(RadioButton):
     @property
     def BUTTON_INNER(self) -> str:  # type: ignore[override]
         return CHOSEN if self.value else NOT_CHOSEN
+
+
+class ShapedCheckbox(Checkbox):
+    """A check box drawn ☑ when ticked and ☐ when not (Textual's reads X both ways)."""
+
+    @property
+    def BUTTON_INNER(self) -> str:  # type: ignore[override]
+        return CHECKED if self.value else UNCHECKED
 
 
 class ShapedSelectionList(SelectionList[T]):

@@ -19,6 +19,7 @@ GLOBAL_STATE = {
     "conversation_screen",
     "_wanted_theme",
     "_servers",
+    "_model_files",  # model files found on this machine, offered at first run
     "_notes",
     "_terminal_watch",  # the terminal the app runs on, global to the run
 }

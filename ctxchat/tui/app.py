@@ -146,7 +146,7 @@ class CtxChatApp(App[int]):
             await screen.mounted.wait()
             if screen.typing_goes_to_composer(event):
                 screen.set_focus(screen.composer)
-            elif self.screen is not screen and move_focus_now(self.screen, event):
+            elif move_focus_now(self.screen, event):
                 return
         await super().on_event(event)
 

@@ -1,4 +1,4 @@
-"""Tab and Shift+Tab outside the conversation screen move focus in the app's own queue."""
+"""Tab and Shift+Tab move focus in the app's own queue, on every screen."""
 
 from __future__ import annotations
 
@@ -15,7 +15,9 @@ def move_focus_now(screen: Screen[object], event: events.Event) -> bool:
 
     As a binding it runs once the key has reached the focused widget and bubbled up to the
     screen, while the keys typed after it are already on their way to that widget: a URL
-    typed right after Tab landed in the field before.
+    typed right after Tab landed in the field before, and an ↑ sent with Shift+Tab from an
+    empty composer opened the edit of the last message instead of moving in the
+    conversation.
     """
     if not isinstance(event, events.Key) or event.key not in FOCUS_MOVES:
         return False

@@ -96,3 +96,25 @@ async def test_shift_tab_then_up_go_to_the_conversation_not_the_draft(
         assert app.screen.focused is app.conversation_screen.conversation_view
         assert app.conversation_screen.composer.text == "a draft"
         assert app.conversation_screen.composer.cursor_location == (0, len("a draft"))
+
+
+async def test_shift_tab_and_up_in_one_burst_from_an_empty_composer_select_a_message(
+    make_app: MakeApp,
+) -> None:
+    """Sent together, as a terminal does, Shift+Tab moves focus before the ↑ arrives: the
+    ↑ selects a message in the conversation, not the edit of the last one."""
+    app, _ = make_app()
+    seed(
+        app.workspace.store,
+        exchange(2),
+        conversation_id=app.conversation_screen.session.conversation,
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.conversation_screen.composer.focus()
+        await until(pilot, lambda: app.screen.focused is app.conversation_screen.composer)
+        keys(pilot, "shift+tab", "up")
+        await settle(pilot)
+        assert app.screen is app.conversation_screen  # no edit dialog
+        assert app.screen.focused is app.conversation_screen.conversation_view
+        assert app.conversation_screen.conversation_view.selected_id is not None

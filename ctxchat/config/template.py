@@ -19,13 +19,23 @@ from ctxchat.config.settings import (
     Settings,
 )
 
-_HEADER = """\
-# ctxchat configuration.
-# This file is yours: ctxchat reads it and never rewrites it. What the app changes while it
-# runs (the last mode, a theme picked in the app) goes to its own state file instead
-# (`ctxchat config path` shows where). Every key is optional; an unknown key is an error,
-# so a typo cannot pass unnoticed.
-"""
+OLD_PROMISE = (
+    "# This file is yours: ctxchat reads it and never rewrites it. What the app changes while it\n"
+    "# runs (the last mode, a theme picked in the app) goes to its own state file instead\n"
+)
+PROMISE = (
+    "# This file is yours: ctxchat changes nothing in it but the [profiles.<name>] table of a\n"
+    "# server added, fixed or removed in the app (F4). What else the app changes while it\n"
+    "# runs (the last mode, a theme picked in the app) goes to its own state file instead\n"
+)
+"""The header's promise as it holds (and as files written before F4 changed profiles say
+it: `profile_edit` puts the new one in a file it changes)."""
+_HEADER = (
+    "# ctxchat configuration.\n"
+    + PROMISE
+    + "# (`ctxchat config path` shows where). Every key is optional; an unknown key is an error,\n"
+    "# so a typo cannot pass unnoticed.\n"
+)
 _WIDTH = 88
 
 
@@ -38,6 +48,11 @@ def _dump(values: Mapping[str, object]) -> str:
 def _key(name: str) -> str:
     """A key as TOML writes it (bare, or quoted when it must be)."""
     return _dump({name: True}).removesuffix(" = true\n")
+
+
+def table_header(*path: str) -> str:
+    """A `[table]` header line for the dotted `path`, each part quoted when it must be."""
+    return _table(*path)
 
 
 def _table(*path: str) -> str:

@@ -8,11 +8,12 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ctxchat.engine.errors import EngineError
+from ctxchat.engine.errors import EngineError, EngineLoadCancelled
 from ctxchat.engine.files import (
     BUNDLED,
     INSTALL_HINT,
@@ -79,24 +80,30 @@ def running_engine(directory: Path) -> EngineState | None:
 
 
 def ensure_engine(
-    directory: Path, options: EngineOptions, *, env: dict[str, str] | None = None
+    directory: Path,
+    options: EngineOptions,
+    *,
+    env: dict[str, str] | None = None,
+    cancelled: threading.Event | None = None,
 ) -> EngineState:
     """The running engine serving `options.model`: found, or started (another model's is
-    stopped first). Two processes asking at once start one. Raises EngineError (one line)."""
+    stopped first). Two processes asking at once start one. Raises EngineError (one line);
+    EngineLoadCancelled once `cancelled` is set while the model loads (that engine is
+    stopped)."""
     path = model_path(options.model)
     engine_dir(directory)
     mark_used(directory)
     found = _serving(directory, path)
     if found is not None:
         return found
-    with start_lock(directory, START_PATIENCE + STOP_PATIENCE):
+    with start_lock(directory, START_PATIENCE + STOP_PATIENCE, cancelled):
         found = _serving(directory, path)
         if found is not None:
             return found
         other = running_engine(directory)
         if other is not None:
             _stop(directory, other)
-        return _start(directory, path, options, idle_seconds(env))
+        return _start(directory, path, options, idle_seconds(env), cancelled)
 
 
 def _serving(directory: Path, path: Path) -> EngineState | None:
@@ -106,7 +113,13 @@ def _serving(directory: Path, path: Path) -> EngineState | None:
     return None
 
 
-def _start(directory: Path, path: Path, options: EngineOptions, idle: float) -> EngineState:
+def _start(
+    directory: Path,
+    path: Path,
+    options: EngineOptions,
+    idle: float,
+    cancelled: threading.Event | None = None,
+) -> EngineState:
     if not engine_installed():
         raise EngineError(f"The engine (xllamacpp) is not installed: {INSTALL_HINT}.")
     check_fits(check_gguf(path), free_memory())
@@ -136,6 +149,11 @@ def _start(directory: Path, path: Path, options: EngineOptions, idle: float) -> 
             return state
         if child.poll() is not None:
             raise EngineError(_why_not_started(directory, path))
+        if cancelled is not None and cancelled.is_set():
+            child.kill()
+            child.wait()
+            clear_state(directory, child.pid)
+            raise EngineLoadCancelled(f"Loading {path.name} was cancelled; the engine stopped.")
         if time.monotonic() > deadline:
             child.kill()
             raise EngineError(
@@ -175,3 +193,27 @@ def _stop(directory: Path, state: EngineState) -> None:
                 os.kill(state.pid, signal.SIGKILL)
             break
         time.sleep(0.05)
+
+
+LOADING_STEPS = (
+    ("load_model: loading model", "reading the model file"),
+    ("load_model: initializing", "making room for the window"),
+    ("init: model loaded", "starting to serve"),
+)
+"""What the engine's log says as it loads a model (llama.cpp's server), in words."""
+
+
+def loading_step(directory: Path) -> str:
+    """How far the engine loading a model got, from its log: "step 2 of 4: …"."""
+    try:
+        log = (directory / LOG_FILE).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        log = ""
+    reached = 0
+    for number, (line, _) in enumerate(LOADING_STEPS, start=1):
+        if line in log:
+            reached = number
+    total = len(LOADING_STEPS) + 1
+    if reached == 0:
+        return f"step 1 of {total}: starting the engine"
+    return f"step {reached + 1} of {total}: {LOADING_STEPS[reached - 1][1]}"

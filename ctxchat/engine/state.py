@@ -8,12 +8,13 @@ import contextlib
 import json
 import os
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ctxchat.engine.errors import EngineError
+from ctxchat.engine.errors import EngineError, EngineLoadCancelled
 
 STATE_FILE = "engine.json"
 LOCK_FILE = "engine.lock"
@@ -130,9 +131,12 @@ def last_used(directory: Path) -> float:
 
 
 @contextlib.contextmanager
-def start_lock(directory: Path, patience: float) -> Iterator[None]:
+def start_lock(
+    directory: Path, patience: float, cancelled: threading.Event | None = None
+) -> Iterator[None]:
     """Held while an engine is started or stopped: a second process waits for the first,
-    then finds its engine running. Raises EngineError after `patience` seconds."""
+    then finds its engine running. Raises EngineError after `patience` seconds, and
+    EngineLoadCancelled once `cancelled` is set while it waits."""
     fd = os.open(directory / LOCK_FILE, os.O_CREAT | os.O_RDWR, FILE_MODE)
     try:
         deadline = time.monotonic() + patience
@@ -141,6 +145,8 @@ def start_lock(directory: Path, patience: float) -> Iterator[None]:
                 _lock(fd)
                 break
             except (BlockingIOError, PermissionError):
+                if cancelled is not None and cancelled.is_set():
+                    raise EngineLoadCancelled("Loading was cancelled.") from None
                 if time.monotonic() > deadline:
                     raise EngineError(
                         "Another ctxchat has been starting the engine for too long: try "

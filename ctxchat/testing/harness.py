@@ -39,6 +39,8 @@ def write_config(
 def test_env(root: Path, config: Path | None = None) -> dict[str, str]:
     """The only environment the app sees: its dirs and the test key."""
     env = {
+        # Model files are looked for under HOME: none of the machine's are the test's.
+        "HOME": str(root),
         "CTXCHAT_TEST_KEY": TEST_KEY,
         "CTXCHAT_DATA_DIR": str(root / "data"),
         "CTXCHAT_CACHE_DIR": str(root / "cache"),

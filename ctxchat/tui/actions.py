@@ -773,6 +773,22 @@ ACTIONS: tuple[Action, ...] = (
         priority=True,
     ),
     Action(
+        "model_picker.fix",
+        "ModelPicker",
+        "fix",
+        keys="ctrl+e",
+        label="Fix",
+        help="Fix the highlighted profile's server, model or key",
+    ),
+    Action(
+        "model_picker.remove",
+        "ModelPicker",
+        "remove",
+        keys="delete",
+        label="Remove",
+        help="Take the highlighted profile out of the config (asked first)",
+    ),
+    Action(
         "model_picker.cancel",
         "ModelPicker",
         "cancel",
@@ -829,8 +845,16 @@ ACTIONS: tuple[Action, ...] = (
         "SetupScreen",
         "save",
         keys="ctrl+s",
-        label="Save and start",
+        label="Save",
         help="Check the answer and write the config",
+    ),
+    Action(
+        "setup.cancel",
+        "SetupScreen",
+        "cancel",
+        keys="escape",
+        label="Cancel",
+        help="Close the form F4 opened, the config as it was",
     ),
     # --- SummarizePreview ---
     # The key that opened it.

@@ -348,13 +348,9 @@ def open_tui_session(
 
 
 def _found_servers() -> list[ServerView]:
-    from ctxchat.model.discovery import probe_local_servers
+    from ctxchat.tui.parts.profile_changes import found_servers
 
-    try:
-        found = asyncio.run(probe_local_servers())
-    except OSError:
-        return []
-    return [ServerView(s.kind, s.base_url, s.models, s.needs_key) for s in found]
+    return asyncio.run(found_servers())
 
 
 def _found_files() -> list[FoundModel]:

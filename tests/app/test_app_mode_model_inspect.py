@@ -95,7 +95,7 @@ async def test_model_switch_lists_the_servers_models_and_uses_the_choice(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         listed = await pick_model(pilot, "gpt-4o-mini")
-        assert listed == ["p:test", "m:gpt-4o", "m:gpt-4o-mini"]
+        assert listed == ["p:test", "m:gpt-4o", "m:gpt-4o-mini", "add"]
 
         assert app.conversation_screen.session.model == "gpt-4o-mini"
         assert app.conversation_screen.sub_title == "test · gpt-4o-mini · mode: personalization"

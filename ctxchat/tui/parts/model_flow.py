@@ -1,7 +1,11 @@
-"""ModelFlow: which model a conversation talks to (F4), and what its server is and whether it answers."""
+"""ModelFlow: which model a conversation talks to (F4): a profile, a model of its server, a
+model file loaded in the engine, a server added or fixed, a profile removed; and what its
+server is and whether it answers."""
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -19,14 +23,33 @@ from ctxchat.chat.session_factory import (
     profile_for_choice,
 )
 from ctxchat.chat.workspace import Workspace
-from ctxchat.config.errors import MissingApiKey
+from ctxchat.config.errors import ConfigError, MissingApiKey
+from ctxchat.config.profile_edit import (
+    ProfileEditError,
+    ProfileValues,
+    remove_profile,
+    save_profile,
+)
+from ctxchat.engine.errors import EngineError, EngineLoadCancelled
+from ctxchat.engine.found import FoundModel
 from ctxchat.model.errors import ProviderError
-from ctxchat.tui.parts.part import Flow
+from ctxchat.tui.parts.part import Flow, Job
+from ctxchat.tui.parts.profile_changes import (
+    config_file,
+    configured,
+    file_profile,
+    found_servers,
+    server_name,
+    server_values,
+    take_in_profiles,
+)
 from ctxchat.tui.results_in_waiting import Asked, ResultReady
 
 if TYPE_CHECKING:
+    from ctxchat.config.settings import ProviderProfile
     from ctxchat.model.backend import ModelBackend
-    from ctxchat.tui.screens.model_picker import ModelChoice, ModelPicker
+    from ctxchat.tui.screens.model_picker import ModelChoice, ModelPicker, PickerResult
+    from ctxchat.tui.screens.setup import SetupChoice
 
 
 class ModelFlow(Flow):
@@ -64,6 +87,8 @@ class ModelFlow(Flow):
         self.workspace = workspace
         self._left_behind: list[ModelBackend] = []
         """Connections a switch left: closed with the screen, not at the switch."""
+        self._loading: tuple[Job, threading.Event] | None = None
+        """The job loading a model file in the engine, and what cancels it."""
 
     # --- the model list and the switch ----------------------------------------------------
 
@@ -88,6 +113,7 @@ class ModelFlow(Flow):
             except ProviderError as error:
                 note = f"The server did not list its models: {error.message}"
         base_url = session.profile.base_url
+        files = await asyncio.to_thread(self._model_files)
         from ctxchat.tui.screens.model_picker import ModelPicker
 
         def picker(unasked: bool) -> ModelPicker:
@@ -100,11 +126,13 @@ class ModelFlow(Flow):
                 current_model=now.model,
                 note=note,
                 unasked=unasked,
+                files=files,
+                current_file=self._file_in_use(now.profile),
             )
 
-        def chosen(choice: ModelChoice | None) -> None:
+        def chosen(choice: PickerResult | None) -> None:
             if choice is not None:
-                self.call_later(self._switch, choice)
+                self.call_later(self._chosen, choice)
 
         self.post_up(
             lambda: ResultReady(
@@ -119,6 +147,44 @@ class ModelFlow(Flow):
             )
         )
 
+    def _model_files(self) -> list[FoundModel]:
+        """The model files on this machine the engine could run (none without the engine)."""
+        from ctxchat.engine.files import engine_installed
+        from ctxchat.engine.found import MOST_FOUND, find_models
+        from ctxchat.tui.screens.setup_engine import offered_files
+
+        if not engine_installed():
+            return []
+        return offered_files(find_models(self.workspace.env), most=MOST_FOUND)
+
+    @staticmethod
+    def _file_in_use(profile: ProviderProfile) -> str:
+        from ctxchat.engine.files import model_path
+
+        if not profile.engine:
+            return ""
+        try:
+            return str(model_path(profile.engine))
+        except EngineError:
+            return ""
+
+    async def _chosen(self, choice: PickerResult) -> None:
+        from ctxchat.tui.screens.model_picker import (
+            FileChoice,
+            ModelChoice,
+            ProfileRemoval,
+            ServerEdit,
+        )
+
+        if isinstance(choice, ModelChoice):
+            await self._switch(choice)
+        elif isinstance(choice, FileChoice):
+            self.load_file(choice.model)
+        elif isinstance(choice, ServerEdit):
+            self.edit_server(choice.profile)
+        elif isinstance(choice, ProfileRemoval):
+            self.drop_profile(choice.profile)
+
     def _now(self, session: ChatSession) -> ChatSession:
         """The session on screen (the conversation's, as things are now), else `session`."""
         return self.shown.session if self.shown is not None else session
@@ -129,7 +195,9 @@ class ModelFlow(Flow):
         session = self.shown.session
         # The server this run talks to (a `--base-url` included) stays unless another
         # profile is picked.
-        profile = profile_for_choice(session, choice.profile, choice.model)
+        await self._switch_to(session, profile_for_choice(session, choice.profile, choice.model))
+
+    async def _switch_to(self, session: ChatSession, profile: ProviderProfile) -> None:
         old = session.backend
         backend = old
         if old is None or not same_server(profile, session.profile, self.workspace.env):
@@ -147,6 +215,171 @@ class ModelFlow(Flow):
             self._left_behind.append(old)
         self.detect_window(session)
         self.notify(f"Now talking to {profile.model} ({profile.name}).", markup=False)
+
+    # --- a model file, a server added or fixed, a profile removed ---------------------------
+
+    def load_file(self, found: FoundModel) -> None:
+        """Load `found` in the engine as a job (`f9` cancels it), then write the profile
+        that runs it and switch the conversation on screen to it."""
+        session = self.session
+        if session is None:
+            return
+        cancelled = threading.Event()
+        size = found.size / 1024**2
+        self.run_job(
+            f"Loading {found.name} ({size:,.0f} MB) in ctxchat's engine",
+            lambda: self._load(session, found, cancelled),
+            group="engine-load",
+        )
+        assert self.job is not None
+        self._loading = (self.job, cancelled)
+
+    async def _load(
+        self, session: ChatSession, found: FoundModel, cancelled: threading.Event
+    ) -> None:
+        from ctxchat.engine.control import EngineOptions, ensure_engine
+
+        options = EngineOptions(model=str(found.path))
+        try:
+            await asyncio.to_thread(
+                ensure_engine,
+                self.workspace.locations.engine_dir,
+                options,
+                env=self.workspace.env,
+                cancelled=cancelled,
+            )
+        except EngineLoadCancelled:
+            return  # `cancel_job` said so
+        except EngineError as error:
+            self.notify(str(error), severity="error", markup=False, timeout=12)
+            return
+        name, values = file_profile(found, self.workspace.settings.profiles.values())
+        if self._saved(name, values) and self._current(session):
+            await self._switch_to(session, configured(self.workspace, name))
+
+    def progress(self, job: Job) -> str | None:
+        if self._loading is not None and self._loading[0] is job:
+            from ctxchat.engine.control import loading_step
+
+            return loading_step(self.workspace.locations.engine_dir)
+        return None
+
+    def cancel_job(self) -> Job | None:
+        loading = self._loading
+        if loading is not None and loading[0] is self.job:
+            loading[1].set()  # the thread loading it stops the engine
+        return super().cancel_job()
+
+    def cancelled_note(self, job: Job) -> str:
+        if self._loading is not None and self._loading[0] is job:
+            return " The engine stopped loading it; the conversation keeps its model."
+        return ""
+
+    def edit_server(self, name: str | None) -> None:
+        """Open the setup's form to add a server (`name` None) or fix profile `name`."""
+        session = self.session
+        if session is None:
+            return
+        fixing = self.workspace.settings.profiles.get(name) if name is not None else None
+        if name is not None and fixing is None:
+            self.notify(
+                f"Profile {name} is not in the config (it was given on the command line): "
+                "add a server instead.",
+                severity="warning",
+                markup=False,
+            )
+            return
+        self.run_job(
+            "Looking for model servers on this machine",
+            lambda: self._open_form(session, fixing),
+            group="models",
+        )
+
+    async def _open_form(self, session: ChatSession, fixing: ProviderProfile | None) -> None:
+        from ctxchat.tui.screens.setup import SetupPurpose, SetupScreen
+
+        servers = await found_servers() if fixing is None else []
+        form = SetupScreen(
+            servers,
+            openai_key_present=bool(self.workspace.env.get("OPENAI_API_KEY")),
+            config_path=str(config_file(self.workspace)),
+            env=self.workspace.env,
+            purpose=SetupPurpose(fixing),
+        )
+
+        def answered(choice: SetupChoice | None) -> None:
+            if choice is not None:
+                self.call_later(self._server_saved, session, choice, fixing)
+
+        self.app.push_screen(form, answered)
+
+    async def _server_saved(
+        self, session: ChatSession, choice: SetupChoice, fixing: ProviderProfile | None
+    ) -> None:
+        name = server_name(choice, fixing, self.workspace.settings.profiles)
+        if choice.api_key and not choice.store_key and choice.api_key_env:
+            # For this run only, as if it had been exported; the config names the variable.
+            self.workspace.env[choice.api_key_env] = choice.api_key
+        if not self._saved(name, server_values(choice, fixing), fixed=name if fixing else None):
+            return
+        now = self._now(session)
+        if fixing is None or now.profile.name == name:
+            await self._switch_to(now, configured(self.workspace, name))
+
+    def _saved(self, name: str, values: ProfileValues, fixed: str | None = None) -> bool:
+        """Write profile `name`'s `values` to the config and take the profiles in again;
+        False (and said) when that could not be done."""
+        path = config_file(self.workspace)
+        try:
+            changed = save_profile(path, name, values)
+            take_in_profiles(self.workspace, self.session, fixed)
+        except (ProfileEditError, ConfigError, OSError) as error:
+            self.notify(str(error), severity="error", markup=False, timeout=15)
+            return False
+        if changed:
+            self.notify(f"Saved profile {name} in {path}.", markup=False)
+        return True
+
+    def drop_profile(self, name: str) -> None:
+        """Take profile `name` out of the config, once the user says so; never the default
+        profile nor the one the conversation on screen talks to."""
+        session = self.session
+        if session is None:
+            return
+        refusal = None
+        if name == self.workspace.settings.default_profile:
+            refusal = f"{name} is the default profile (default_profile in the config): make another the default first."
+        elif name == session.profile.name:
+            refusal = f"This conversation talks to {name}: switch to another profile first."
+        elif name not in self.workspace.settings.profiles:
+            refusal = f"Profile {name} is not in the config (it was given on the command line)."
+        if refusal is not None:
+            self.notify(refusal, severity="warning", markup=False)
+            return
+        from ctxchat.tui.screens.confirm import ConfirmScreen
+
+        path = config_file(self.workspace)
+
+        def answered(remove: bool | None) -> None:
+            if not remove:
+                return
+            try:
+                remove_profile(path, name)
+                take_in_profiles(self.workspace, self.session, None)
+            except (ProfileEditError, ConfigError, OSError) as error:
+                self.notify(str(error), severity="error", markup=False, timeout=15)
+                return
+            self.notify(f"Removed profile {name} from {path}.", markup=False)
+
+        self.app.push_screen(
+            ConfirmScreen(
+                f"Remove profile {name} from {path}?",
+                "Remove",
+                danger=True,
+                detail="Its table goes, nothing else in the file. A conversation that chose it goes back to the default profile.",
+            ),
+            answered,
+        )
 
     async def on_unmount(self) -> None:
         for backend in self._left_behind:

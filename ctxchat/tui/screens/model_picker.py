@@ -1,4 +1,5 @@
-"""Choose another provider profile, or another model on the current server."""
+"""Choose another provider profile, another model on the current server, or a model file on
+this machine; add a server, fix or remove a profile."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ from textual.containers import Vertical
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from ctxchat.engine.found import FoundModel
 from ctxchat.redaction import shown_url
 from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.screens.result_dialog import ResultDialog
+from ctxchat.tui.screens.setup_engine import file_label
 from ctxchat.tui.text import content
 from ctxchat.tui.widgets.footer import KeyFooter
 
@@ -28,8 +31,35 @@ class ModelChoice:
     model: str | None = None
 
 
-class ModelPicker(ResultDialog[ModelChoice | None]):
-    """Profiles from the config first, then the models the current server offers.
+@dataclass(frozen=True, slots=True)
+class FileChoice:
+    """A model file on this machine, to load in the engine and talk to."""
+
+    model: FoundModel
+
+
+@dataclass(frozen=True, slots=True)
+class ServerEdit:
+    """Add a server (`profile` None) or fix the profile named."""
+
+    profile: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileRemoval:
+    """Take the profile named out of the config."""
+
+    profile: str
+
+
+PickerResult = ModelChoice | FileChoice | ServerEdit | ProfileRemoval
+ADD_SERVER = "add"
+"""The option that adds a server."""
+
+
+class ModelPicker(ResultDialog[PickerResult | None]):
+    """Profiles from the config first, then the models the current server offers, the model
+    files found on this machine, and a way to add a server.
 
     It opens when the server has listed its models: typing never lands here (see
     `ResultDialog`).
@@ -66,12 +96,17 @@ class ModelPicker(ResultDialog[ModelChoice | None]):
         current_model: str,
         note: str = "",
         unasked: bool = False,
+        files: Sequence[FoundModel] = (),
+        current_file: str = "",
     ) -> None:
         """`profiles` are (name, base URL, model); `models` the current server's model ids;
+        `files` the model files found on this machine (`current_file`: the one in use);
         `unasked`: opened when the list came, not at a keypress."""
         super().__init__(unasked=unasked)
         self._profiles = list(profiles)
         self._models = list(models)
+        self._files = list(files)
+        self._current_file = current_file
         self._current_profile = current_profile
         self._current_model = current_model
         self._note = note
@@ -87,10 +122,21 @@ class ModelPicker(ResultDialog[ModelChoice | None]):
             for model in self._models:
                 mark = "● " if model == self._current_model else "  "
                 options.append(Option(content(f"{mark}model {model}"), id=f"m:{model}"))
+        if self._files:
+            options.append(None)
+            for number, found in enumerate(self._files):
+                mark = "● " if str(found.path) == self._current_file else "  "
+                shown = f"{mark}file {file_label(found).plain}"
+                options.append(Option(content(shown), id=f"f:{number}"))
+        options.append(None)
+        options.append(Option(content("  + add a server…"), id=ADD_SERVER))
         with Vertical():
             yield Static("Switch profile or model", classes="dialog--title")
             yield OptionList(*options, id="model-options")
-            note = self._note or "Enter picks; Esc keeps the current one."
+            note = self._note or (
+                "Enter picks (a file loads in ctxchat's engine); on a profile, ctrl+e fixes "
+                "it and delete removes it. Esc keeps the current one."
+            )
             yield Static(content(note), classes="dialog--note")
         yield KeyFooter()
 
@@ -102,10 +148,38 @@ class ModelPicker(ResultDialog[ModelChoice | None]):
             self.dismiss(ModelChoice(value))
         elif kind == "m":
             self.dismiss(ModelChoice(self._current_profile, value))
+        elif kind == "f":
+            self.dismiss(FileChoice(self._files[int(value)]))
+        elif option_id == ADD_SERVER:
+            self.dismiss(ServerEdit())
+
+    def _highlighted_profile(self) -> str | None:
+        options = self.query_one(OptionList)
+        index = options.highlighted
+        if index is None:
+            return None
+        kind, _, value = (options.get_option_at_index(index).id or "").partition(":")
+        return value if kind == "p" else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Before it is seen, an enter was meant for the composer (see `ResultDialog`).
-        return self.seen or action != "pick"
+        return self.seen or action not in ("pick", "fix", "remove")
+
+    def action_fix(self) -> None:
+        """Fix the highlighted profile: its server, model and key, in the setup's form."""
+        name = self._highlighted_profile()
+        if name is None:
+            self.notify("Highlight a profile to fix it.", severity="warning", markup=False)
+            return
+        self.dismiss(ServerEdit(name))
+
+    def action_remove(self) -> None:
+        """Take the highlighted profile out of the config (asked first)."""
+        name = self._highlighted_profile()
+        if name is None:
+            self.notify("Highlight a profile to remove it.", severity="warning", markup=False)
+            return
+        self.dismiss(ProfileRemoval(name))
 
     def action_pick(self) -> None:
         self.query_one(OptionList).action_select()

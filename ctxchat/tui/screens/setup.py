@@ -1,4 +1,5 @@
-"""First run without a config: explain the choices, check the answer, hand it to the app."""
+"""First run without a config: explain the choices, check the answer, hand it to the app. The
+same form adds a server, or fixes a profile's, from F4 (`SetupPurpose`)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSet, Static
 
 from ctxchat.config.schema import OPENAI_DEFAULT_BASE_URL
-from ctxchat.config.settings import sendable_key
+from ctxchat.config.settings import ProviderProfile, sendable_key
 from ctxchat.engine.found import FoundModel
 from ctxchat.model.discovery import UrlAnswer, probe_url, url_problem
 from ctxchat.redaction import shown_url
@@ -38,7 +39,14 @@ from ctxchat.tui.views import ServerView
 from ctxchat.tui.widgets.footer import KeyFooter
 from ctxchat.tui.widgets.shaped_toggles import ShapedCheckbox, ShapedRadioButton
 
-__all__ = ["OPENAI_KEY_ENV", "SetupChoice", "SetupScreen", "check_choice", "server_label"]
+__all__ = [
+    "OPENAI_KEY_ENV",
+    "SetupChoice",
+    "SetupPurpose",
+    "SetupScreen",
+    "check_choice",
+    "server_label",
+]
 
 OPENAI_KEY_ENV = "OPENAI_API_KEY"
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -79,6 +87,37 @@ class SetupChoice:
     api_key_env: str | None
     api_key: str | None = field(default=None, repr=False)
     store_key: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SetupPurpose:
+    """The form opened from F4, not at first run: to add a server (`profile` None), or to
+    fix `profile`'s."""
+
+    profile: ProviderProfile | None = None
+
+    @property
+    def title(self) -> str:
+        return "Add a server" if self.profile is None else f"Fix profile {self.profile.name}"
+
+    def prose(self, config_path: str) -> str:
+        where = config_path or "the config file"
+        if self.profile is None:
+            return (
+                f"Choose where messages go: it is added to {where} as a profile of its own, "
+                "and this conversation switches to it. Nothing else in the file changes."
+            )
+        kept = (
+            " A key is stored for it: type one only to replace it." if self.profile.api_key else ""
+        )
+        return (
+            f"Change the server, model or key of profile {self.profile.name}: its table in "
+            f"{where} changes, nothing else in the file.{kept}"
+        )
+
+    @property
+    def button(self) -> str:
+        return "Add and switch" if self.profile is None else "Save"
 
 
 def check_choice(
@@ -129,7 +168,8 @@ def check_choice(
 
 
 class SetupScreen(Screen[SetupChoice | None]):
-    """The first-run screen; dismisses with a `SetupChoice`, or None if the user quits."""
+    """The first-run screen (or F4's form to add a server or fix a profile: `purpose`);
+    dismisses with a `SetupChoice`, or None if the user quits (or cancels)."""
 
     DEFAULT_CSS = """
     SetupScreen {
@@ -222,12 +262,15 @@ class SetupScreen(Screen[SetupChoice | None]):
         probe: Probe = probe_url,
         engine: EngineOffer | None = None,
         files: Sequence[FoundModel] = (),
+        purpose: SetupPurpose | None = None,
     ) -> None:
         """`env` is where a named key variable is looked up for a probe; `probe` asks a
         typed URL what it is (the real one unless a test shows a fixed answer); `engine`
         offers the model on this machine (first, and chosen when nothing else is there),
-        `files` the model files found on it (see `setup_engine.offered_files`)."""
+        `files` the model files found on it (see `setup_engine.offered_files`); `purpose`:
+        opened from F4 (None: the first run)."""
         super().__init__()
+        self.purpose = purpose
         self._engine = engine
         self._files = list(files)
         self._servers = list(servers)
@@ -245,16 +288,18 @@ class SetupScreen(Screen[SetupChoice | None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(), Vertical(id="setup-column"):
-            yield Static("Welcome to ctxchat", id="setup-title")
+            purpose = self.purpose
+            title = "Welcome to ctxchat" if purpose is None else purpose.title
+            yield Static(content(title), id="setup-title")
             where = f" in {self._config_path}" if self._config_path else ""
-            yield Static(
-                plain(
-                    "ctxchat talks to any OpenAI-compatible model server and shows, live, "
-                    "exactly what the model sees. There is no config yet: choose a server "
-                    f"below and it is written{where}. You can change it there later."
-                ),
-                classes="setup--prose",
+            prose = (
+                "ctxchat talks to any OpenAI-compatible model server and shows, live, "
+                "exactly what the model sees. There is no config yet: choose a server "
+                f"below and it is written{where}. You can change it there later."
+                if purpose is None
+                else purpose.prose(self._config_path)
             )
+            yield Static(plain(prose), classes="setup--prose")
             yield Static("Where should your messages go?", classes="setup--question")
             with RadioSet(id="setup-provider"):
                 if self._engine is not None:
@@ -275,9 +320,14 @@ class SetupScreen(Screen[SetupChoice | None]):
                     id="provider-custom",
                 )
             if not self._servers and self._engine is None:
+                what_next = (
+                    "Start one and run ctxchat again, or enter its address."
+                    if purpose is None
+                    else "Enter its address under Another server."
+                )
                 yield Static(
                     "No local model server answered on 127.0.0.1 (Ollama, LM Studio, "
-                    "llama.cpp). Start one and run ctxchat again, or enter its address.",
+                    f"llama.cpp). {what_next}",
                     classes="setup--prose",
                     markup=False,
                 )
@@ -303,8 +353,9 @@ class SetupScreen(Screen[SetupChoice | None]):
             yield Static(id="setup-warning")
             yield Static(id="setup-errors")
             with Horizontal(id="setup-buttons"):
-                yield Button("Quit", id="quit")
-                yield Button("Save and start", id="save", variant="primary")
+                yield Button("Quit" if purpose is None else "Cancel", id="quit")
+                save = "Save and start" if purpose is None else purpose.button
+                yield Button(save, id="save", variant="primary")
         yield KeyFooter()
 
     def on_mount(self) -> None:
@@ -318,6 +369,11 @@ class SetupScreen(Screen[SetupChoice | None]):
             first = names.index(ENGINE_CHOICE)
         else:
             first = names.index("openai")
+        fixing = self.purpose.profile if self.purpose is not None else None
+        if fixing is not None:
+            first = names.index(
+                "openai" if fixing.base_url == OPENAI_DEFAULT_BASE_URL else "custom"
+            )
         buttons[first].value = True
         self._cursor = first
         self._fill(buttons[first].name or "openai")
@@ -392,6 +448,13 @@ class SetupScreen(Screen[SetupChoice | None]):
                 "Any OpenAI-compatible server: vLLM, llama.cpp, OpenRouter… The base URL "
                 "usually ends in /v1; it is asked what it serves as you type."
             )
+        fixing = self.purpose.profile if self.purpose is not None else None
+        if fixing is not None and provider in ("custom", "openai"):
+            # The profile fixed, as it is: its server is "another server" (or OpenAI's).
+            if provider == "custom":
+                url.value = clean(fixing.base_url)
+            model.value = clean(fixing.model)
+            env.value = clean(fixing.api_key_env or "")
         url.disabled = provider != "custom"
         self.query_one("#setup-hint", Static).update(plain(hint))
         self.query_one("#setup-warning", Static).update(plain(warning))
@@ -553,4 +616,11 @@ class SetupScreen(Screen[SetupChoice | None]):
 
     @on(Button.Pressed, "#quit")
     def _quit(self) -> None:
+        self.dismiss(None)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Escape cancels the form F4 opened; at first run there is nothing to go back to.
+        return action != "cancel" or self.purpose is not None
+
+    def action_cancel(self) -> None:
         self.dismiss(None)

@@ -42,9 +42,10 @@ def _megabytes(size: int) -> str:
     return f"{size / 1024**2:.0f} MB"
 
 
-def offered_files(found: Sequence[FoundModel]) -> list[FoundModel]:
-    """The found files the screen offers: those that fit first, smallest first."""
-    return sorted(found, key=lambda model: (not model.fits, model.size))[:MOST_OFFERED]
+def offered_files(found: Sequence[FoundModel], most: int = MOST_OFFERED) -> list[FoundModel]:
+    """The found files a screen offers (`most` of them): those that fit first, smallest
+    first."""
+    return sorted(found, key=lambda model: (not model.fits, model.size))[:most]
 
 
 def file_label(model: FoundModel) -> Text:

@@ -1,6 +1,6 @@
 """Writes every binding id with its shipped keys into `ctxchat/config/shipped_keys.py` (the
-config template lists them) and into README.md's id table; `--check` only says whether
-both are current (tests/app/test_binding_ids.py runs the same comparison)."""
+config template lists them) and into the id table of docs/keys.md; `--check` only says
+whether both are current (tests/app/test_binding_ids.py runs the same comparison)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ sys.path.insert(0, str(ROOT))
 from ctxchat.tui.actions import shipped_bindings  # noqa: E402
 
 MODULE = ROOT / "ctxchat" / "config" / "shipped_keys.py"
-README = ROOT / "README.md"
+DOC = ROOT / "docs" / "keys.md"
 START, END = "<!-- binding ids: start -->", "<!-- binding ids: end -->"
 
 
@@ -31,7 +31,7 @@ def module_text(bindings: dict[str, tuple[str, str]]) -> str:
     return "\n".join(lines)
 
 
-def readme_table(bindings: dict[str, tuple[str, str]]) -> str:
+def doc_table(bindings: dict[str, tuple[str, str]]) -> str:
     rows = [
         "| id | keys | what it does |",
         "|---|---|---|",
@@ -43,8 +43,8 @@ def readme_table(bindings: dict[str, tuple[str, str]]) -> str:
     return "\n".join([START, *rows, END])
 
 
-def readme_with(table: str, readme: str) -> str:
-    before, _, rest = readme.partition(START)
+def doc_with(table: str, doc: str) -> str:
+    before, _, rest = doc.partition(START)
     _, _, after = rest.partition(END)
     return before + table + after
 
@@ -55,18 +55,18 @@ def main() -> int:
     args = parser.parse_args()
     bindings = shipped_bindings()
     module = module_text(bindings)
-    readme = README.read_text(encoding="utf-8")
-    if START not in readme:
-        print(f"README.md has no {START} … {END} block", file=sys.stderr)
+    doc = DOC.read_text(encoding="utf-8")
+    if START not in doc:
+        print(f"{DOC.relative_to(ROOT)} has no {START} … {END} block", file=sys.stderr)
         return 1
-    new_readme = readme_with(readme_table(bindings), readme)
+    new_doc = doc_with(doc_table(bindings), doc)
     stale = MODULE.read_text(encoding="utf-8") != module if MODULE.exists() else True
-    stale = stale or new_readme != readme
+    stale = stale or new_doc != doc
     if args.check:
         print("stale" if stale else "current")
         return 1 if stale else 0
     MODULE.write_text(module, encoding="utf-8")
-    README.write_text(new_readme, encoding="utf-8")
+    DOC.write_text(new_doc, encoding="utf-8")
     return 0
 
 

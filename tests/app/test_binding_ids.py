@@ -1,4 +1,4 @@
-"""Every binding id is listed where a user looks for it: the README's id table and the
+"""Every binding id is listed where a user looks for it: the id table of docs/keys.md and the
 config `ctxchat config init` writes, each with the keys it ships with; every key and
 palette command comes from the action table."""
 
@@ -24,11 +24,11 @@ def test_the_shipped_keys_are_the_apps_bindings() -> None:
     assert {name: keys for name, (keys, _) in shipped_bindings().items()} == SHIPPED_KEYS
 
 
-def test_the_readme_lists_every_id_with_its_keys() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_keys_doc_lists_every_id_with_its_keys() -> None:
+    doc = (ROOT / "docs" / "keys.md").read_text(encoding="utf-8")
     for name, (keys, _) in shipped_bindings().items():
         shown = "`, `".join(keys.split(","))
-        assert f"| `{name}` | `{shown}` |" in readme, name
+        assert f"| `{name}` | `{shown}` |" in doc, name
 
 
 def test_the_config_template_lists_every_id_and_uncommented_each_line_is_a_remap(
@@ -61,7 +61,7 @@ def classes_with_bindings() -> list[type]:
 
 
 def test_every_key_is_the_action_tables() -> None:
-    """A key bound by hand, outside `tui/actions.py`, would be missing from the README, the
+    """A key bound by hand, outside `tui/actions.py`, would be missing from docs/keys.md, the
     config template and the screen's check of where it applies."""
     for module_info in pkgutil.walk_packages(tui.__path__, f"{tui.__name__}."):
         if module_info.name == "ctxchat.tui.actions":

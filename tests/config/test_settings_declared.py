@@ -1,5 +1,6 @@
 """Every setting is declared once: the reader, the template `config init` writes and the
-README's table all follow from the declaration, and the core's defaults agree with it."""
+table in docs/configuration.md all follow from the declaration, and the core's defaults agree
+with it."""
 
 from __future__ import annotations
 
@@ -48,15 +49,15 @@ def _values(cls: type, prefix: str = "") -> Iterator[tuple[str, Declaration]]:
             yield from _values(item.of, f"{key}.NAME.")
 
 
-def test_the_readme_holds_the_current_settings_table() -> None:
+def test_the_configuration_doc_holds_the_current_settings_table() -> None:
     """Stale after a setting changes: `python scripts/settings_table.py` writes it."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert START in readme and END in readme
-    shown = readme[readme.index(START) + len(START) : readme.index(END)].strip("\n")
+    doc = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    assert START in doc and END in doc
+    shown = doc[doc.index(START) + len(START) : doc.index(END)].strip("\n")
     assert shown == settings_table()
 
 
-def test_the_script_says_whether_the_readme_is_current() -> None:
+def test_the_script_says_whether_the_configuration_doc_is_current() -> None:
     done = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "settings_table.py"), "--check"],
         capture_output=True,

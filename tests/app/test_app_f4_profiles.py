@@ -98,7 +98,9 @@ async def test_a_server_added_in_f4_is_written_as_its_own_profile_and_gets_the_n
             assert "Now talking to other-model (server)." in notes.messages
             await send(pilot, "Which server are you?")
             assert other.requests[-1]["model"] == "other-model"
-            assert all(r["messages"][-1]["content"] != "Which server are you?" for r in server.requests)
+            assert all(
+                r["messages"][-1]["content"] != "Which server are you?" for r in server.requests
+            )
 
 
 async def test_fixing_the_profile_in_use_changes_its_model_and_the_next_request(
@@ -211,15 +213,22 @@ async def test_a_model_file_listed_in_f4_loads_as_a_job_and_the_conversation_tal
             picker, listed = await open_picker(pilot)
             assert "f:0" in listed
             options = picker.query_one(OptionList)
-            shown = str(options.get_option(f"f:0").prompt)
+            shown = str(options.get_option("f:0").prompt)
             assert "file my-model  (94 MB, your folder)" in shown
             await highlight(pilot, picker, "f:0")
             await pilot.press("enter")
             await until(pilot, lambda: jobs_text(app).startswith("Loading my-model (94 MB)"))
-            await until(pilot, lambda: app.conversation_screen.session.profile.name == "my-model", timeout=120)
+            await until(
+                pilot,
+                lambda: app.conversation_screen.session.profile.name == "my-model",
+                timeout=120,
+            )
             await settle(pilot)
 
-            assert config_of(app)["profiles"]["my-model"] == {"engine": str(mine), "model": "my-model"}
+            assert config_of(app)["profiles"]["my-model"] == {
+                "engine": str(mine),
+                "model": "my-model",
+            }
             session = app.conversation_screen.session
             assert isinstance(session.backend, EngineBackend)
             state = running_engine(engine)

@@ -557,7 +557,7 @@ class TestFirstRunSetup:
         self, build_first_run: Callable[..., CtxChatApp], snap_compare: SnapCompare
     ) -> None:
         """As narrow, the column 96 wide in the middle; the buttons Quit / Save and start in
-        full; the footer holds only `^s Save and start`, `^q Quit` and the palette: the
+        full; the footer holds only `^s Save`, `^q Quit` and the palette: the
         conversation keys are hidden until there is a conversation."""
         app = build_first_run(FOUND)
         assert snap_compare(app, run_before=then(), terminal_size=WIDE)

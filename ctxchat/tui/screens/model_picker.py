@@ -133,10 +133,11 @@ class ModelPicker(ResultDialog[PickerResult | None]):
         with Vertical():
             yield Static("Switch profile or model", classes="dialog--title")
             yield OptionList(*options, id="model-options")
-            note = self._note or (
+            keys = (
                 "Enter picks (a file loads in ctxchat's engine); on a profile, ctrl+e fixes "
                 "it and delete removes it. Esc keeps the current one."
             )
+            note = f"{self._note}\n{keys}" if self._note else keys
             yield Static(content(note), classes="dialog--note")
         yield KeyFooter()
 

@@ -319,7 +319,7 @@ class SetupScreen(Screen[SetupChoice | None]):
                     name="custom",
                     id="provider-custom",
                 )
-            if not self._servers and self._engine is None:
+            if not self._servers and self._engine is None and not self._fixing:
                 what_next = (
                     "Start one and run ctxchat again, or enter its address."
                     if purpose is None
@@ -378,6 +378,11 @@ class SetupScreen(Screen[SetupChoice | None]):
         self._cursor = first
         self._fill(buttons[first].name or "openai")
         self.query_one(RadioSet).focus()
+
+    @property
+    def _fixing(self) -> bool:
+        """Whether the form fixes a profile (no servers were looked for then)."""
+        return self.purpose is not None and self.purpose.profile is not None
 
     @property
     def provider(self) -> str:

@@ -117,6 +117,8 @@ def profile_for_choice(session: ChatSession, name: str, model: str | None) -> Pr
 def given_server(session: ChatSession) -> str | None:
     """The server the session talks to, when it is not the one its profile's config names
     (a `--base-url`): the screen then names it."""
+    if session.profile.engine:
+        return None  # the engine's address of the moment, not a server given to the run
     configured = session.settings.profiles.get(session.profile.name)
     if configured is not None and configured.base_url == session.profile.base_url:
         return None

@@ -157,6 +157,15 @@ def remove_profile(path: Path, name: str) -> None:
     """Take profile `name` out of the config at `path`. Raises ProfileEditError (the file
     untouched) when it is not there as a table of its own."""
     text, before = _read(path)
+    summary = before.get("summary")
+    for key, named in (
+        ("default_profile", before.get("default_profile")),
+        ("[summary] profile", summary.get("profile") if isinstance(summary, dict) else None),
+    ):
+        if named == name:
+            raise ProfileEditError(
+                f"{key} in {path} names {name}: name another profile there first."
+            )
     lines = text.splitlines(keepends=True)
     table = _find(lines, name)
     if table is None:
@@ -171,7 +180,17 @@ def remove_profile(path: Path, name: str) -> None:
         start = table.start  # the file's own opening comment, not the table's
     elif not lines[start - 1].strip():
         start -= 1
-    del lines[start : table.end]
+    end = table.end
+    # Its sub-tables ([profiles.<name>.headers]) go with it.
+    for at in range(len(lines) - 1, table.end - 1, -1):
+        named = _header_path(lines[at])
+        if named is not None and named[:2] == ("profiles", name) and len(named) > 2:
+            after = next((i for i in range(at + 1, len(lines)) if _is_header(lines[i])), len(lines))
+            if at == end or not "".join(lines[end:at]).strip():
+                end = after  # right after the table: one block
+            else:
+                del lines[at:after]
+    del lines[start:end]
     profiles = {k: v for k, v in _profiles(before).items() if k != name}
     expected = {**before, "profiles": profiles}
     if not profiles:

@@ -184,6 +184,21 @@ async def test_a_profile_is_removed_once_confirmed_and_the_one_in_use_is_refused
         assert "p:lab" not in listed
 
 
+async def test_a_profile_of_the_engine_is_not_fixed_in_the_servers_form(make_app: MakeApp) -> None:
+    app, notes = make_app(extra='[profiles.mine]\nengine = "smollm2"\n')
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        picker, _ = await open_picker(pilot)
+        await highlight(pilot, picker, "p:mine")
+        await pilot.press("ctrl+e")
+        await settle(pilot)
+        assert app.screen is app.conversation_screen
+        assert (
+            "Profile mine runs a model file in ctxchat's engine: pick another file in F4 to "
+            "run that one, or add a server." in notes.messages
+        )
+
+
 WHY = skip_reason()
 needs_engine = pytest.mark.skipif(WHY is not None, reason=WHY or "")
 
@@ -234,6 +249,8 @@ async def test_a_model_file_listed_in_f4_loads_as_a_job_and_the_conversation_tal
             state = running_engine(engine)
             assert state is not None and state.model_path == str(mine)
             assert "Now talking to my-model (my-model)." in notes.messages
+            # The engine's address of the moment is no server the run was given.
+            assert app.conversation_screen.sub_title.startswith("my-model · my-model · mode")
     finally:
         stop_engine(engine)
 

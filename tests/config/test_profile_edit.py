@@ -148,3 +148,23 @@ def test_no_config_file_yet_gets_one_with_the_profile(tmp_path: Path) -> None:
         "profiles": {"lab": {"base_url": "http://l/v1", "model": "m"}}
     }
     assert os.stat(path).st_mode & 0o777 == 0o600
+
+
+def test_removing_a_profile_ctxchat_wrote_takes_its_headers_table_too(tmp_path: Path) -> None:
+    path = write_initial_config(
+        tmp_path / "config.toml",
+        profile=ProviderProfile(name="local", base_url="http://127.0.0.1:8080/v1", model="m"),
+    )
+    save_profile(path, "lab", {"base_url": "http://l/v1", "model": "m"})
+    with pytest.raises(ProfileEditError, match=r"default_profile in .* names local"):
+        remove_profile(path, "local")
+    path.write_text(
+        path.read_text(encoding="utf-8").replace(
+            'default_profile = "local"', 'default_profile = "lab"'
+        )
+    )
+    remove_profile(path, "local")
+    text = path.read_text(encoding="utf-8")
+    assert "[profiles.local" not in text
+    assert set(load_settings(path, {}).settings.profiles) == {"lab"}
+    assert "[context]" in text  # the tables after it stay

@@ -120,7 +120,7 @@ class ModelFlow(Flow):
             # Marked as things are when it opens (it may have waited).
             now = self._now(session)
             return ModelPicker(
-                [(p.name, p.base_url, p.model) for p in offered_profiles(now)],
+                [(p.name, "" if p.engine else p.base_url, p.model) for p in offered_profiles(now)],
                 models,
                 current_profile=now.profile.name,
                 current_model=now.model,
@@ -285,6 +285,14 @@ class ModelFlow(Flow):
             self.notify(
                 f"Profile {name} is not in the config (it was given on the command line): "
                 "add a server instead.",
+                severity="warning",
+                markup=False,
+            )
+            return
+        if fixing is not None and fixing.engine:
+            self.notify(
+                f"Profile {name} runs a model file in ctxchat's engine: pick another file in "
+                "F4 to run that one, or add a server.",
                 severity="warning",
                 markup=False,
             )

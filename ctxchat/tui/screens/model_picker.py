@@ -99,7 +99,8 @@ class ModelPicker(ResultDialog[PickerResult | None]):
         files: Sequence[FoundModel] = (),
         current_file: str = "",
     ) -> None:
-        """`profiles` are (name, base URL, model); `models` the current server's model ids;
+        """`profiles` are (name, base URL, model), the URL "" for a model in ctxchat's engine
+        (its address changes with each start); `models` the current server's model ids;
         `files` the model files found on this machine (`current_file`: the one in use);
         `unasked`: opened when the list came, not at a keypress."""
         super().__init__(unasked=unasked)
@@ -115,7 +116,8 @@ class ModelPicker(ResultDialog[PickerResult | None]):
         options: list[Option | None] = []
         for name, base_url, model in self._profiles:
             mark = "● " if name == self._current_profile else "  "
-            shown = f"{mark}profile {name} — {model} at {shown_url(base_url)}"
+            where = f"at {shown_url(base_url)}" if base_url else "in ctxchat's engine"
+            shown = f"{mark}profile {name} — {model} {where}"
             options.append(Option(content(shown), id=f"p:{name}"))
         if self._models:
             options.append(None)

@@ -7,7 +7,7 @@ annotation is its type and `setting(...)` gives the rest::
     share: float = setting(0.10, "The share recall takes.", ge=0, le=1)
 
 The reader (`schema.py`), the template (`template.py`), `config show` (`report.py`) and
-the README's table (`reference.py`) walk these declarations with `declarations(cls)`.
+docs/configuration.md's table (`reference.py`) walk these declarations with `declarations(cls)`.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ class Declared:
     """What a field's annotation and default do not say about its key."""
 
     help: str
-    """One line for the template, the README and whoever reads the code."""
+    """One line for the template, docs/configuration.md and whoever reads the code."""
     key: str | None = None
     """The key in the file when it is not the field's name."""
     ge: float | None = None
@@ -45,7 +45,7 @@ class Declared:
     gt: float | None = None
     """A value must be above this."""
     unit: str | None = None
-    """What a number counts, e.g. "seconds" (named in messages and the README)."""
+    """What a number counts, e.g. "seconds" (named in messages and the docs)."""
     what: str | None = None
     """A good value as messages name it, when the type and bounds do not say it well."""
     example: object = None
@@ -174,7 +174,7 @@ class Declaration:
         return []
 
     def expects(self) -> str:
-        """A good value, as error messages and the README name it."""
+        """A good value, as error messages and the docs name it."""
         declared = self.declared
         if declared.what:
             return declared.what

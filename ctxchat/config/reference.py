@@ -1,7 +1,7 @@
-"""Every setting as a row of a Markdown table (key, value, default, help), for the README.
+"""Every setting as a row of a Markdown table (key, value, default, help), for docs/configuration.md.
 
 Made from the declarations in `ctxchat.config.settings`; `scripts/settings_table.py` writes
-it into README.md and a test checks that the README holds the current one.
+it into docs/configuration.md and a test checks that it holds the current one.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ Each setting is a field of one of the dataclasses below; its annotation is its t
 
 To add a setting, add such a field to the dataclass of its table (`[summary]` is
 `SummarySettings`), with its default, its bounds (`ge`/`le`/`gt`, `unit="seconds"`) and one
-line of help, then run `python scripts/settings_table.py` for the README's table. The
+line of help, then run `python scripts/settings_table.py` for docs/configuration.md's table. The
 reader's key list and checks (`schema.py`), the template `config init` writes
 (`template.py`) and `config show` (`report.py`) follow from the declaration. A new table is
 a new dataclass of settings, added to `Settings` with `section(ItsClass, help)`. Only a

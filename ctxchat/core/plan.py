@@ -198,7 +198,7 @@ class ContextPlan:
         return [item for layer in self.layers for item in layer.left_out]
 
     def to_dict(self) -> dict[str, Any]:
-        """The plan as JSON-ready data (the shape is documented in README)."""
+        """The plan as JSON-ready data (the shape is documented in docs/context.md, "The context plan (JSON)")."""
         return {
             "format": PLAN_FORMAT,
             "status": self.status.value,

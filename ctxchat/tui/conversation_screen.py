@@ -32,10 +32,9 @@ from ctxchat.core.counts import counted
 from ctxchat.core.memory import Mode
 from ctxchat.core.plan import ContextPlan
 from ctxchat.store import NotFound
+from ctxchat.tui.action import Action, Needs
 from ctxchat.tui.actions import (
     BY_ID,
-    Action,
-    Needs,
     bindings_for,
     given_in_composer,
     key_for,

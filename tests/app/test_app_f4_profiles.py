@@ -250,7 +250,7 @@ async def test_a_model_file_listed_in_f4_loads_as_a_job_and_the_conversation_tal
             assert state is not None and state.model_path == str(mine)
             assert "Now talking to my-model (my-model)." in notes.messages
             # The engine's address of the moment is no server the run was given.
-            assert app.conversation_screen.sub_title.startswith("my-model · my-model · mode")
+            assert str(app.conversation_screen.sub_title).startswith("my-model · my-model · mode")
     finally:
         stop_engine(engine)
 

@@ -85,7 +85,6 @@ def engine_hint(offer: EngineOffer, config_path: str) -> str:
     where = config_path or "the config file"
     return (
         f"{offer.name} runs here, in ctxchat's own engine: no server, key or network. It is "
-        "for trying ctxchat and short tasks, not for knowledge. For a bigger model, pick its "
-        ".gguf file in F4 (the files found on this machine are listed there), or set "
-        f'engine = "/path/to/model.gguf" in [profiles.local] of {where}.'
+        "for trying ctxchat and short tasks, not for knowledge. For a bigger model, pick a "
+        f".gguf file in F4 or set engine in [profiles.local] of {where}."
     )

@@ -347,7 +347,7 @@ class ReplyMarkdown(ArrangedByWidth, HookedMarkdown):
         differently (`streams_as_rendered`), or differs from it (a control sequence split
         across two writes is cleaned only in the whole text). Otherwise what streamed
         stays: building a long reply's blocks again is a pause the user sees after every
-        long reply (figures in README.md, "Benchmarks").
+        long reply (figures in docs/performance.md).
         """
         # A stream's stop does not wait for an append it had begun (it shields it).
         await self._appends_done.wait()

@@ -49,6 +49,19 @@ async def highlight(pilot: Pilot[Any], picker: ModelPicker, option: str) -> None
     await pilot.pause()
 
 
+async def open_form(pilot: Pilot[Any], option: str, key: str, title: str) -> SetupScreen:
+    """F4, `key` on `option`: the setup's form it opens, titled `title`."""
+    picker, _ = await open_picker(pilot)
+    await highlight(pilot, picker, option)
+    await pilot.press(key)
+    await until(pilot, lambda: isinstance(pilot.app.screen, SetupScreen))
+    await settle(pilot)
+    form = pilot.app.screen
+    assert isinstance(form, SetupScreen)
+    assert str(form.query_one("#setup-title").render()) == title
+    return form
+
+
 def config_of(app: CtxChatApp) -> dict[str, Any]:
     path = app.workspace.loaded.path
     assert path is not None
@@ -70,15 +83,7 @@ async def test_a_server_added_in_f4_is_written_as_its_own_profile_and_gets_the_n
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             before = app.workspace.loaded.path.read_text(encoding="utf-8")  # type: ignore[union-attr]
-            picker, listed = await open_picker(pilot)
-            assert listed[-1] == "add"
-            await highlight(pilot, picker, "add")
-            await pilot.press("enter")
-            await until(pilot, lambda: isinstance(app.screen, SetupScreen))
-            await settle(pilot)
-            form = app.screen
-            assert isinstance(form, SetupScreen)
-            assert str(form.query_one("#setup-title").render()) == "Add a server"
+            form = await open_form(pilot, "add", "enter", "Add a server")
             custom = next(b for b in form.query(RadioButton) if b.name == "custom")
             custom.value = True
             await pilot.pause()
@@ -110,14 +115,7 @@ async def test_fixing_the_profile_in_use_changes_its_model_and_the_next_request(
     server.script("Answered as the mini model.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        picker, _ = await open_picker(pilot)
-        await highlight(pilot, picker, "p:test")
-        await pilot.press("ctrl+e")
-        await until(pilot, lambda: isinstance(app.screen, SetupScreen))
-        await settle(pilot)
-        form = app.screen
-        assert isinstance(form, SetupScreen)
-        assert str(form.query_one("#setup-title").render()) == "Fix profile test"
+        form = await open_form(pilot, "p:test", "ctrl+e", "Fix profile test")
         assert form.query_one("#setup-url", Input).value == server.base_url
         assert form.query_one("#setup-env", Input).value == "CTXCHAT_TEST_KEY"
         model = form.query_one("#setup-model", Input)
@@ -141,12 +139,8 @@ async def test_escape_closes_the_form_and_the_config_stays_as_it_was(make_app: M
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         before = app.workspace.loaded.path.read_text(encoding="utf-8")  # type: ignore[union-attr]
-        picker, _ = await open_picker(pilot)
-        await highlight(pilot, picker, "p:test")
-        await pilot.press("ctrl+e")
-        await until(pilot, lambda: isinstance(app.screen, SetupScreen))
-        await settle(pilot)
-        app.screen.query_one("#setup-model", Input).value = "something-else"
+        form = await open_form(pilot, "p:test", "ctrl+e", "Fix profile test")
+        form.query_one("#setup-model", Input).value = "something-else"
         await pilot.press("escape")
         await settle(pilot)
         assert app.screen is app.conversation_screen

@@ -170,19 +170,18 @@ class ModelPicker(ResultDialog[PickerResult | None]):
 
     def action_fix(self) -> None:
         """Fix the highlighted profile: its server, model and key, in the setup's form."""
-        name = self._highlighted_profile()
-        if name is None:
-            self.notify("Highlight a profile to fix it.", severity="warning", markup=False)
-            return
-        self.dismiss(ServerEdit(name))
+        self._on_profile("fix", ServerEdit)
 
     def action_remove(self) -> None:
         """Take the highlighted profile out of the config (asked first)."""
+        self._on_profile("remove", ProfileRemoval)
+
+    def _on_profile(self, verb: str, result: type[ServerEdit | ProfileRemoval]) -> None:
         name = self._highlighted_profile()
         if name is None:
-            self.notify("Highlight a profile to remove it.", severity="warning", markup=False)
+            self.notify(f"Highlight a profile to {verb} it.", severity="warning", markup=False)
             return
-        self.dismiss(ProfileRemoval(name))
+        self.dismiss(result(name))
 
     def action_pick(self) -> None:
         self.query_one(OptionList).action_select()

@@ -273,6 +273,13 @@ async def learn_server(
     window = await _ask_server(session, workspace, refresh=refresh, listing=listing)
     if several is not None:
         session.server.note(several)
+    from ctxchat.engine.backend import EngineBackend
+
+    if isinstance(session.backend, EngineBackend):
+        state = session.backend.state
+        if state is not None and state.window_note:
+            # Less than the model was trained for: every plan says why.
+            session.server.note(state.window_note)
     return window
 
 

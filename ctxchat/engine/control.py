@@ -17,14 +17,13 @@ from ctxchat.engine.errors import EngineError, EngineLoadCancelled
 from ctxchat.engine.files import (
     BUNDLED,
     INSTALL_HINT,
-    LARGEST_DEFAULT_WINDOW,
     check_fits,
     check_gguf,
     engine_installed,
     free_memory,
     model_name,
     model_path,
-    trained_window,
+    window_to_serve,
 )
 from ctxchat.engine.state import (
     FAILURE_FILE,
@@ -122,13 +121,14 @@ def _start(
 ) -> EngineState:
     if not engine_installed():
         raise EngineError(f"The engine (xllamacpp) is not installed: {INSTALL_HINT}.")
-    check_fits(check_gguf(path), free_memory())
+    model = check_gguf(path)
+    free = free_memory()
+    check_fits(model, free)
     with contextlib.suppress(FileNotFoundError):
         (directory / FAILURE_FILE).unlink()
     command = [sys.executable, "-m", "ctxchat.engine", "serve", str(directory), str(path)]
-    trained = trained_window(path) or 0
-    n_ctx = options.n_ctx or min(trained, LARGEST_DEFAULT_WINDOW)
-    command += [options.name, str(options.port), str(n_ctx), str(idle)]
+    n_ctx, note = window_to_serve(model, options.name, options.n_ctx, free)
+    command += [options.name, str(options.port), str(n_ctx), str(idle), note]
     log_fd = os.open(directory / LOG_FILE, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, 0o600)
     with os.fdopen(log_fd, "wb") as log:
         # Its own session: the terminal's hangup or Ctrl+C never reaches it, and its log

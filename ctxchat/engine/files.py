@@ -132,6 +132,52 @@ def check_fits(model: GgufFile, free: int | None) -> None:
         )
 
 
+SMALLEST_WINDOW = 1_024
+"""The least window the engine serves when memory is short: a model whose cache for it does
+not fit is refused before loading (it would be of no use for a conversation)."""
+
+
+def window_to_serve(model: GgufFile, name: str, asked: int, free: int | None) -> tuple[int, str]:
+    """The window the engine serves `model` with, and what to say of it ("" when nothing
+    needs saying): `asked` (a profile's context_window) when set; else what the model was
+    trained for, at most LARGEST_DEFAULT_WINDOW, and no more than the cache of which fits
+    in the memory `free` beside the model."""
+    if asked > 0:
+        return asked, ""
+    shape = model_shape(model.path)
+    trained = shape.context_length if shape is not None else 0
+    if not trained:
+        return 0, ""  # llama.cpp's own choice: the file says nothing
+    window = min(trained, LARGEST_DEFAULT_WINDOW)
+    per_token = shape.cache_bytes_per_token if shape is not None else 0
+    if free is not None and per_token:
+        fits = (free - needed_memory(model)) // per_token // 256 * 256
+        if fits < SMALLEST_WINDOW:
+            least = needed_memory(model) + per_token * SMALLEST_WINDOW
+            raise EngineError(
+                f"{model.path.name} needs about {gigabytes(least)} of memory with a "
+                f"{SMALLEST_WINDOW:,}-token window and only {gigabytes(free)} is free: close "
+                "other programs or choose a smaller model."
+            )
+        if fits < window:
+            window = fits
+            return window, (
+                f"ctxchat's engine serves {window:,} of the {trained:,} tokens {name} was "
+                f"trained for: the cache for more would not fit in the {gigabytes(free)} of "
+                "memory free (context_window in its profile asks for another size)."
+            )
+    if window < trained:
+        return window, (
+            f"ctxchat's engine serves {window:,} of the {trained:,} tokens {name} was trained "
+            f"for, the most it serves unless asked (context_window in its profile): each "
+            f"token of window takes {per_token / 1024:,.0f} KB of memory."
+            if per_token
+            else f"ctxchat's engine serves {window:,} of the {trained:,} tokens {name} was "
+            "trained for, the most it serves unless asked (context_window in its profile)."
+        )
+    return window, ""
+
+
 _SCALARS = {
     0: "<B",
     1: "<b",
@@ -150,15 +196,62 @@ _MOST_READ = 64 * 1024 * 1024
 """Bytes of metadata read at most (a tokenizer's vocabulary is a few megabytes)."""
 
 
-def trained_window(path: Path) -> int | None:
-    """The context length the model was trained for (`<architecture>.context_length` in
-    the GGUF metadata); None when the file does not say or cannot be read."""
-    # The key comes before the tokenizer's vocabulary in the files llama.cpp writes: the
-    # first megabyte holds it, else more is read.
+@dataclass(frozen=True, slots=True)
+class ModelShape:
+    """What a GGUF file's metadata says of the model's size: the window it was trained for
+    and what its attention cache takes per token (0 where the file does not say)."""
+
+    context_length: int = 0
+    layers: int = 0
+    embedding: int = 0
+    heads: int = 0
+    kv_heads: int = 0
+    key_length: int = 0
+    value_length: int = 0
+
+    @property
+    def cache_bytes_per_token(self) -> int:
+        """Bytes the engine's cache (keys and values, 16-bit) takes per token of window;
+        0 when the file does not say enough to tell."""
+        if not (self.layers and (self.key_length or (self.embedding and self.heads))):
+            return 0
+        head = self.embedding // self.heads if self.heads else 0
+        keys = self.key_length or head
+        values = self.value_length or head
+        kv_heads = self.kv_heads or self.heads
+        return self.layers * kv_heads * (keys + values) * 2
+
+
+_SHAPE_KEYS = {
+    "context_length": "context_length",
+    "block_count": "layers",
+    "embedding_length": "embedding",
+    "attention.head_count": "heads",
+    "attention.head_count_kv": "kv_heads",
+    "attention.key_length": "key_length",
+    "attention.value_length": "value_length",
+}
+
+
+_USUAL_KEYS = (
+    "context_length",
+    "block_count",
+    "embedding_length",
+    "attention.head_count",
+    "attention.head_count_kv",
+)
+"""The keys every model llama.cpp writes has (key and value lengths are there only where
+they differ from the embedding's share of a head)."""
+
+
+def model_shape(path: Path) -> ModelShape | None:
+    """The model's shape from the GGUF metadata; None when the file cannot be read as one."""
+    # The keys come before the tokenizer's vocabulary in the files llama.cpp writes: the
+    # first megabyte holds them, else more is read.
     for size in (1024 * 1024, _MOST_READ):
         try:
             with path.open("rb") as file:
-                return _context_length(file.read(size))
+                return _shape(file.read(size))
         except struct.error:
             continue  # the metadata goes on past what was read
         except (OSError, UnicodeDecodeError, ValueError):
@@ -166,13 +259,20 @@ def trained_window(path: Path) -> int | None:
     return None
 
 
-def _context_length(data: bytes) -> int | None:
+def trained_window(path: Path) -> int | None:
+    """The context length the model was trained for (`<architecture>.context_length` in
+    the GGUF metadata); None when the file does not say or cannot be read."""
+    shape = model_shape(path)
+    return shape.context_length or None if shape is not None else None
+
+
+def _shape(data: bytes) -> ModelShape | None:
     if data[:4] != GGUF_MAGIC:
         return None
     _, _, keys = struct.unpack_from("<IQQ", data, 4)
     offset = 24
     architecture = ""
-    lengths: dict[str, int] = {}
+    found: dict[str, int] = {}
     for _ in range(min(keys, _MOST_KEYS)):
         (size,) = struct.unpack_from("<Q", data, offset)
         name = data[offset + 8 : offset + 8 + size].decode("utf-8")
@@ -182,11 +282,13 @@ def _context_length(data: bytes) -> int | None:
         value, offset = _value(data, offset, kind)
         if name == "general.architecture" and isinstance(value, str):
             architecture = value
-        elif name.endswith(".context_length") and isinstance(value, int):
-            lengths[name] = value
-        if architecture and f"{architecture}.context_length" in lengths:
-            return lengths[f"{architecture}.context_length"]
-    return None
+        elif isinstance(value, int) and not isinstance(value, bool):
+            found[name] = value
+        if architecture and all(f"{architecture}.{key}" in found for key in _USUAL_KEYS):
+            break  # the rest is mostly the tokenizer's vocabulary
+    return ModelShape(
+        **{field: found.get(f"{architecture}.{key}", 0) for key, field in _SHAPE_KEYS.items()}
+    )
 
 
 def _value(data: bytes, offset: int, kind: int) -> tuple[object, int]:

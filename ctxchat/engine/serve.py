@@ -43,6 +43,8 @@ class ServeOptions:
     """0: the model's own (what it was trained for)."""
     idle: float
     """Seconds without a client before the engine stops."""
+    window_note: str = ""
+    """Why the window is what it is, when that needs saying."""
 
 
 def port_free(port: int) -> bool:
@@ -136,7 +138,7 @@ def serve(options: ServeOptions) -> None:
         )
     started = time.time()
     state = EngineState(os.getpid(), port, key, str(options.model_path), options.model, 0, started)
-    state = dataclasses.replace(state, n_ctx=served_window(state))
+    state = dataclasses.replace(state, n_ctx=served_window(state), window_note=options.window_note)
     write_state(directory, state)
     print(f"listening on {state.root} ({server!r})", file=sys.stderr, flush=True)
     watch(options, state)

@@ -39,6 +39,9 @@ class EngineState:
     """The name it serves the model as."""
     n_ctx: int
     started: float
+    window_note: str = ""
+    """Why the engine serves the window it does, when that needs saying (less than the
+    model was trained for)."""
 
     @property
     def root(self) -> str:

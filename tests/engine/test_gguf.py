@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 
 from ctxchat.engine.errors import EngineError
-from ctxchat.engine.files import GgufFile, check_fits, check_gguf, trained_window
+from ctxchat.engine.files import (
+    GgufFile,
+    check_fits,
+    check_gguf,
+    model_shape,
+    trained_window,
+    window_to_serve,
+)
 
 
 def text(value: str) -> bytes:
@@ -64,3 +71,71 @@ def test_a_model_larger_than_the_memory_free_is_refused_with_both_figures() -> N
         "big.gguf needs about 5.1 GB of memory and only 3.0 GB is free: close other "
         "programs or choose a smaller model."
     )
+
+
+def number(key: str, value: int) -> bytes:
+    return text(f"llama.{key}") + struct.pack("<II", 4, value)
+
+
+# A Llama 3.1 8B: 32 layers, 8 of its 32 heads for keys and values, 4,096 wide: 128 KB of
+# cache a token.
+LLAMA_8B = (
+    ARCHITECTURE,
+    WINDOW,
+    number("block_count", 32),
+    number("embedding_length", 4096),
+    number("attention.head_count", 32),
+    number("attention.head_count_kv", 8),
+    VOCABULARY,
+)
+GB = 1024**3
+
+
+def llama(tmp_path: Path) -> GgufFile:
+    path = tmp_path / "llama-8b.gguf"
+    path.write_bytes(gguf(*LLAMA_8B))
+    return GgufFile(path, int(4.6 * GB))
+
+
+def test_the_cache_a_token_takes_is_read_from_the_models_shape(tmp_path: Path) -> None:
+    shape = model_shape(llama(tmp_path).path)
+    assert shape is not None
+    assert shape.context_length == 131_072
+    assert shape.cache_bytes_per_token == 128 * 1024
+
+
+def test_the_window_is_what_the_model_was_trained_for_at_most_16k_and_said_so(
+    tmp_path: Path,
+) -> None:
+    model = llama(tmp_path)
+    assert window_to_serve(model, "llama-8b", 0, 16 * GB) == (
+        16_384,
+        "ctxchat's engine serves 16,384 of the 131,072 tokens llama-8b was trained for, the "
+        "most it serves unless asked (context_window in its profile): each token of window "
+        "takes 128 KB of memory.",
+    )
+    assert window_to_serve(model, "llama-8b", 32_768, 6 * GB) == (32_768, "")
+
+
+def test_memory_caps_the_window_and_too_little_refuses_the_model(tmp_path: Path) -> None:
+    model = llama(tmp_path)
+    # 5 GB free: the model and the engine take 4.7 GB, 0.3 GB leaves room for 2,304 tokens.
+    window, note = window_to_serve(model, "llama-8b", 0, 5 * GB)
+    assert window == 2_304
+    assert note == (
+        "ctxchat's engine serves 2,304 of the 131,072 tokens llama-8b was trained for: the "
+        "cache for more would not fit in the 5.0 GB of memory free (context_window in its "
+        "profile asks for another size)."
+    )
+    with pytest.raises(EngineError) as refused:
+        window_to_serve(model, "llama-8b", 0, int(4.7 * GB))
+    assert str(refused.value) == (
+        "llama-8b.gguf needs about 4.8 GB of memory with a 1,024-token window and only 4.7 GB "
+        "is free: close other programs or choose a smaller model."
+    )
+
+
+def test_a_model_that_says_nothing_of_its_window_gets_llamas_own(tmp_path: Path) -> None:
+    path = tmp_path / "m.gguf"
+    path.write_bytes(gguf(ARCHITECTURE, VOCABULARY))
+    assert window_to_serve(GgufFile(path, GB), "m", 0, 2 * GB) == (0, "")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -341,8 +340,3 @@ def complete_path(partial: str, cwd: str | None = None, limit: int = 50) -> list
         if len(found) == limit:
             break
     return found
-
-
-def changed_files(statuses: Sequence[FileStatus]) -> list[FileStatus]:
-    """Those of `statuses` whose file changed on disk since attached."""
-    return [status for status in statuses if status.disk is DiskState.CHANGED]

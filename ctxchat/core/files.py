@@ -10,7 +10,6 @@ since is found around the core (by content hash) and only told here.
 from __future__ import annotations
 
 import bisect
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -382,8 +381,3 @@ def _disk_note(file: AttachedFile) -> str | None:
     if file.disk is DiskState.GONE:
         return f"{file.name} is no longer readable on disk; the attached copy is sent"
     return None
-
-
-def share_of(tokens: int, total: int) -> float:
-    """`tokens` as a share of `total`, rounded to four places (for JSON)."""
-    return 0.0 if total <= 0 else math.floor(tokens / total * 10_000 + 0.5) / 10_000

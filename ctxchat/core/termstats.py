@@ -34,11 +34,6 @@ def words_of(text: str) -> list[str]:
     return _WORD.findall(text.casefold())
 
 
-def term_matches(term: str, word: str) -> bool:
-    """Whether `word` counts as `term` (the same word, or for long terms one it begins)."""
-    return word == term or (len(term) >= PREFIX_LENGTH and word.startswith(term))
-
-
 def spaced(text: str) -> str:
     """The words of `text` between single spaces, for `occurrences`."""
     return " " + " ".join(words_of(text)) + " "

@@ -67,11 +67,6 @@ class JsonItems:
         if self._peek() != "":
             raise self._error("more follows the end of the JSON value", self._at)
 
-    @property
-    def bytes_read(self) -> int:
-        """How many bytes of the file were read so far."""
-        return self._bytes_read
-
     def _array(self) -> Iterator[Any]:
         """The items of an array whose `[` was read."""
         if self._peek() == "]":

@@ -225,11 +225,6 @@ class ScriptedModelServer:
         """Forget queued replies, faults and recorded requests."""
         self.script_log.reset()
 
-    @property
-    def aborted_streams(self) -> int:
-        """How many streamed replies the client abandoned before the end."""
-        return self.script_log.aborted
-
     def wait_for_abort(self, count: int = 1, timeout: float = 5.0) -> bool:
         """Block until `count` streams were abandoned by the client; False on timeout."""
         return self.script_log.wait_for_abort(count, timeout)

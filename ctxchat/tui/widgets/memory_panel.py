@@ -332,11 +332,6 @@ class MemoryPanel(Vertical):
         return "" if entry is None else entry_detail(entry, self._notes)
 
     @property
-    def hiding_left_out(self) -> bool:
-        """True while superseded and excluded entries (and those off here) are hidden."""
-        return self._hide_left_out
-
-    @property
     def hidden_count(self) -> int:
         """How many entries are hidden (0 while every entry is on show)."""
         return self._hidden

@@ -55,3 +55,19 @@ def test_the_app_imports_markdown_only_to_draw_a_turn() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "[] True"
+
+
+@pytest.mark.perf
+def test_the_app_imports_the_setup_form_and_f4s_changes_only_when_used() -> None:
+    """Protects the first frame: the first-run form (also F4's server form), the local
+    server probe and the config editor load when a user opens them, not with the app."""
+    later = ("ctxchat.tui.screens.setup", "ctxchat.model.discovery", "ctxchat.config.profile_edit")
+    code = (
+        "import sys\n"
+        "import ctxchat.tui.app\n"
+        f"print(sorted(m for m in {later!r} if m in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"

@@ -24,14 +24,7 @@ from ctxchat.chat.session_factory import (
 )
 from ctxchat.chat.workspace import Workspace
 from ctxchat.config.errors import ConfigError, MissingApiKey
-from ctxchat.config.profile_edit import (
-    ProfileEditError,
-    ProfileValues,
-    remove_profile,
-    save_profile,
-)
 from ctxchat.engine.errors import EngineError, EngineLoadCancelled
-from ctxchat.engine.found import FoundModel
 from ctxchat.model.errors import ProviderError
 from ctxchat.tui.parts.part import Flow, Job
 from ctxchat.tui.parts.profile_changes import (
@@ -46,7 +39,9 @@ from ctxchat.tui.parts.profile_changes import (
 from ctxchat.tui.results_in_waiting import Asked, ResultReady
 
 if TYPE_CHECKING:
+    from ctxchat.config.profile_edit import ProfileValues
     from ctxchat.config.settings import ProviderProfile
+    from ctxchat.engine.found import FoundModel
     from ctxchat.model.backend import ModelBackend
     from ctxchat.tui.screens.model_picker import ModelChoice, ModelPicker, PickerResult
     from ctxchat.tui.screens.setup import SetupChoice
@@ -337,6 +332,8 @@ class ModelFlow(Flow):
     def _saved(self, name: str, values: ProfileValues, fixed: str | None = None) -> bool:
         """Write profile `name`'s `values` to the config and take the profiles in again;
         False (and said) when that could not be done."""
+        from ctxchat.config.profile_edit import ProfileEditError, save_profile
+
         path = config_file(self.workspace)
         try:
             changed = save_profile(path, name, values)
@@ -364,6 +361,7 @@ class ModelFlow(Flow):
         if refusal is not None:
             self.notify(refusal, severity="warning", markup=False)
             return
+        from ctxchat.config.profile_edit import ProfileEditError, remove_profile
         from ctxchat.tui.screens.confirm import ConfirmScreen
 
         path = config_file(self.workspace)

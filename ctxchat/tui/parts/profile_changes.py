@@ -7,16 +7,19 @@ import dataclasses
 import re
 from collections.abc import Collection
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ctxchat.chat.session import ChatSession
-from ctxchat.chat.workspace import Workspace
 from ctxchat.config.loader import load_settings
-from ctxchat.config.profile_edit import ProfileValues
 from ctxchat.config.schema import OPENAI_DEFAULT_BASE_URL
 from ctxchat.config.settings import ProviderProfile, engine_model_name
-from ctxchat.engine.found import FoundModel
-from ctxchat.tui.screens.setup import SetupChoice
 from ctxchat.tui.views import ServerView
+
+if TYPE_CHECKING:  # F4's changes load when made, not with the app
+    from ctxchat.chat.session import ChatSession
+    from ctxchat.chat.workspace import Workspace
+    from ctxchat.config.profile_edit import ProfileValues
+    from ctxchat.engine.found import FoundModel
+    from ctxchat.tui.screens.setup import SetupChoice
 
 
 async def found_servers() -> list[ServerView]:

@@ -239,7 +239,7 @@ class ChatSession:
         self.backend = backend
         self.mode = mode or settings.default_mode
         self.server = ServerKnowledge(
-            window or WindowInfo.without_server(profile.model, settings.context_window(profile))
+            window or WindowInfo.for_profile(profile, settings.context_window(profile))
         )
         """What is known of the server: its window, facts, own counts and notes."""
         self.server.keep_in(store, profile.base_url, profile.model)
@@ -1156,7 +1156,7 @@ class ChatSession:
         self.profile = profile
         self.backend = backend
         # What was learned was the other model's (or the other server's).
-        window = WindowInfo.without_server(profile.model, self.settings.context_window(profile))
+        window = WindowInfo.for_profile(profile, self.settings.context_window(profile))
         self.server.forget(window, kept_in=(self.store, profile.base_url, profile.model))
         self.counter = self._counter_for(profile.model)
         self.forget_history()

@@ -18,6 +18,7 @@ from ctxchat.engine.found import MODELS_DIR_ENV
 from ctxchat.testing.harness import open_test_workspace
 from ctxchat.tui.app import build_app
 from ctxchat.tui.screens.setup import SetupScreen
+from ctxchat.tui.widgets.budget_bar import BudgetBar
 
 from ..engine_server import skip_reason
 from .app_harness import SIZE, settle, status_line, typed, until
@@ -80,3 +81,20 @@ async def test_a_model_file_the_engine_cannot_run_is_one_line_and_the_app_stays_
 
         await typed(pilot, "Still here?")
         assert app.conversation_screen.composer.text == "Still here?"
+
+
+async def test_before_the_engine_answers_the_window_is_read_from_the_model_file(
+    tmp_path: Path, workspaces: list[Workspace]
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[profiles.local]\nengine = "smollm2"\n')
+    workspace = open_test_workspace(tmp_path, config)
+    workspaces.append(workspace)
+    # Offline: the engine is not started, so what the panel says comes from the file.
+    app = build_app(workspace, SessionOptions(offline=True))
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        window = app.conversation_screen.session.window
+        assert (window.context_window, window.source) == (8_192, "model file")
+        shown = str(app.query_one(BudgetBar).render())
+        assert "window 8,192 (read from the model file)" in shown

@@ -10,7 +10,15 @@ from dataclasses import dataclass
 from typing import Any
 
 # Where the context window came from, in the words the budget panel shows.
-WINDOW_SOURCES = ("server", "probed", "learned from an error", "config", "table", "default")
+WINDOW_SOURCES = (
+    "server",
+    "probed",
+    "learned from an error",
+    "config",
+    "model file",
+    "table",
+    "default",
+)
 
 
 @dataclass(frozen=True)

@@ -267,6 +267,7 @@ _WINDOW_SOURCES = {
     "server": "from the server",
     "table": "known for the model",
     "config": "from the config",
+    "model file": "read from the model file",
     "probed": "measured at the server",
     "default": "a guess: unknown model",
 }

@@ -37,10 +37,13 @@ def config_command(args: argparse.Namespace, options: SessionOptions) -> int:
     loaded = load_settings(
         locations.config_file, dict(os.environ), required=options.config is not None
     )
-    report = settings_report(loaded, dict(os.environ))
+    from ctxchat.config.state import load_state
+
+    state = load_state(locations.state_file)
+    report = settings_report(loaded, dict(os.environ), state.state)
     names = _check_names(loaded, locations)
-    if names:
-        report["warnings"] = [*loaded.warnings, *names]
+    if names or state.warnings:
+        report["warnings"] = [*loaded.warnings, *state.warnings, *names]
     for line in names:
         warn(f"warning: {line}")
     print_json(report)

@@ -9,6 +9,7 @@ from enum import StrEnum
 from ctxchat.config.declare import declarations
 from ctxchat.config.loader import LoadedSettings
 from ctxchat.config.settings import ProviderProfile, Settings
+from ctxchat.config.state import AppState
 from ctxchat.core.budget import BudgetShares
 from ctxchat.redaction import mask_secret, redact
 
@@ -108,20 +109,33 @@ def _redacted(value: ReportValue, secrets: list[str]) -> ReportValue:
     return value
 
 
-def settings_report(
-    loaded: LoadedSettings, env: Mapping[str, str] | None = None
-) -> dict[str, ReportValue]:
-    """`config show`'s data: the config file, the effective settings, sources and warnings.
+STATE_SOURCE = "state: last chosen in the app"
+"""The source of a setting the app's state file overrides (a theme picked with the
+palette, the mode last switched to)."""
 
-    Keys appear only masked (`sk-…abcd`); `api_key_source` says where each comes from.
+
+def settings_report(
+    loaded: LoadedSettings, env: Mapping[str, str] | None = None, state: AppState | None = None
+) -> dict[str, ReportValue]:
+    """`config show`'s data: the config file, the settings in force, sources and warnings.
+
+    A theme picked in the app and the mode last chosen there (`state`) are in force over
+    the config's, and shown as such. Keys appear only masked (`sk-…abcd`);
+    `api_key_source` says where each comes from.
     """
     env = os.environ if env is None else env
     settings = _settings(loaded.settings, env)
+    sources = _sources(loaded)
+    if state is not None:
+        for key, chosen in (("theme", state.theme), ("default_mode", state.last_mode)):
+            if chosen is not None:
+                settings[key] = str(chosen)
+                sources[key] = STATE_SOURCE
     report: dict[str, ReportValue] = {
         "config_file": str(loaded.path) if loaded.path is not None else None,
         "needs_setup": loaded.settings.needs_setup,
         "settings": settings,
-        "sources": dict(_sources(loaded)),
+        "sources": dict(sources),
         "warnings": list(loaded.warnings),
     }
     # Masked keys survive this pass (they no longer contain the key); it catches a key

@@ -350,3 +350,22 @@ def test_memory_supersession_and_restore(run: Run) -> None:
     run("memory", "add", "Deploys on Fridays.")
     code, out, _ = run("memory", "add", "Deploys on Mondays.", "--replaces", "3")
     assert "Memory entry 3 is kept as superseded by 4." in out
+
+
+def test_config_show_gives_the_theme_and_mode_in_force_and_that_the_app_chose_them(
+    run: Run, home: Path
+) -> None:
+    code, out, _ = run("config", "show")
+    shown = json.loads(out)
+    assert (shown["settings"]["theme"], shown["sources"]["theme"]) == ("textual-dark", "default")
+    data = home / "data"
+    data.mkdir(exist_ok=True)
+    # What the app writes when a theme is picked in the palette and the mode switched.
+    (data / "state.toml").write_text('version = 1\ntheme = "nord"\nlast_mode = "objective"\n')
+    code, out, _ = run("config", "show")
+    assert code == 0
+    shown = json.loads(out)
+    assert shown["settings"]["theme"] == "nord"
+    assert shown["settings"]["default_mode"] == "objective"
+    assert shown["sources"]["theme"] == "state: last chosen in the app"
+    assert shown["sources"]["default_mode"] == "state: last chosen in the app"

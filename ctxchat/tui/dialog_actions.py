@@ -409,16 +409,16 @@ DIALOG_ACTIONS: tuple[Action, ...] = (
         help="Close without saving",
     ),
     # --- ModelPicker ---
-    # Priority, over the list's own enter; off until the picker has been seen (an enter
-    # typed before then goes back to the composer).
+    # The list's own Enter, named for the footer: an arrow and Enter typed in one burst pick
+    # where the arrow moved to. Off until the picker has been seen (an Enter typed before
+    # then goes back to the composer).
     Action(
         "model_picker.pick",
-        "ModelPicker",
-        "pick",
+        "ModelList",
+        "select",
         keys="enter",
         label="Pick",
-        help="Use the highlighted profile or model",
-        priority=True,
+        help="Use the highlighted profile, model or file",
     ),
     Action(
         "model_picker.fix",

@@ -26,6 +26,7 @@ from ctxchat.tui.screens.setup import SetupScreen
 
 from ..engine_server import skip_reason
 from .app_harness import SIZE, MakeApp, Notes, settle, typed, until
+from .test_app_editing_keys import keys
 from .test_app_jobs import jobs_text
 
 LAB = '[profiles.lab]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "lab-model"\n'
@@ -191,6 +192,19 @@ async def test_a_profile_of_the_engine_is_not_fixed_in_the_servers_form(make_app
             "Profile mine runs a model file in ctxchat's engine: pick another file in F4 to "
             "run that one, or add a server." in notes.messages
         )
+
+
+async def test_arrows_and_enter_in_one_burst_pick_where_the_arrows_moved_to(
+    make_app: MakeApp,
+) -> None:
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_picker(pilot)
+        keys(pilot, "home", "down", "down", "enter")  # as a terminal sends them, at once
+        await until(pilot, lambda: app.screen is app.conversation_screen)
+        await settle(pilot)
+        assert app.conversation_screen.session.model == "gpt-4o-mini"
 
 
 WHY = skip_reason()

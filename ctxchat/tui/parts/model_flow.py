@@ -388,6 +388,10 @@ class ModelFlow(Flow):
         )
 
     async def on_unmount(self) -> None:
+        if self._loading is not None:
+            # The app is ending: a model still loading stops with it (the thread loading it
+            # would keep the process alive until the model was in).
+            self._loading[1].set()
         for backend in self._left_behind:
             await backend.aclose()
         self._left_behind.clear()

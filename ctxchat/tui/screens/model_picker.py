@@ -57,6 +57,18 @@ ADD_SERVER = "add"
 """The option that adds a server."""
 
 
+class ModelList(OptionList):
+    """What the picker offers: Enter picks the highlighted entry (the list's own key, so
+    one typed right after an arrow key picks where the arrow moved to), once the picker has
+    been seen."""
+
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("ModelList")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        screen = self.screen
+        return action != "select" or not isinstance(screen, ResultDialog) or screen.seen
+
+
 class ModelPicker(ResultDialog[PickerResult | None]):
     """Profiles from the config first, then the models the current server offers, the model
     files found on this machine, and a way to add a server.
@@ -134,7 +146,7 @@ class ModelPicker(ResultDialog[PickerResult | None]):
         options.append(Option(content("  + add a server…"), id=ADD_SERVER))
         with Vertical():
             yield Static("Switch profile or model", classes="dialog--title")
-            yield OptionList(*options, id="model-options")
+            yield ModelList(*options, id="model-options")
             keys = (
                 "Enter picks (a file loads in ctxchat's engine); on a profile, ctrl+e fixes "
                 "it and delete removes it. Esc keeps the current one."
@@ -165,8 +177,8 @@ class ModelPicker(ResultDialog[PickerResult | None]):
         return value if kind == "p" else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Before it is seen, an enter was meant for the composer (see `ResultDialog`).
-        return self.seen or action not in ("pick", "fix", "remove")
+        # Before it is seen, a key was meant for the composer (see `ResultDialog`).
+        return self.seen or action not in ("fix", "remove")
 
     def action_fix(self) -> None:
         """Fix the highlighted profile: its server, model and key, in the setup's form."""
@@ -182,9 +194,6 @@ class ModelPicker(ResultDialog[PickerResult | None]):
             self.notify(f"Highlight a profile to {verb} it.", severity="warning", markup=False)
             return
         self.dismiss(result(name))
-
-    def action_pick(self) -> None:
-        self.query_one(OptionList).action_select()
 
     def action_cancel(self) -> None:
         self.dismiss(None)

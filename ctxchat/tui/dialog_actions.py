@@ -58,15 +58,16 @@ DIALOG_ACTIONS: tuple[Action, ...] = (
         help="Answer yes (the confirm button)",
     ),
     # --- ConversationSwitcher ---
-    # Priority, over the search box's and the list's own enter (which do the same).
+    # The search box's and the list's own Enter, named for the footer: keys typed in one
+    # burst after Ctrl+L (a search, an arrow) are in before it opens what they chose.
     Action(
         "conversations.open",
-        "ConversationSwitcher",
-        "open",
+        "SwitcherSearch",
+        "submit",
         keys="enter",
         label="Open",
         help="Open the highlighted conversation (at the message found)",
-        priority=True,
+        also_on=("SwitcherList",),
     ),
     Action(
         "conversations.close",

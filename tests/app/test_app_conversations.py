@@ -27,6 +27,7 @@ from ctxchat.tui.widgets.queued_messages import QueuedRow
 from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
 
 from .app_harness import SIZE, MakeApp, seed, settle, shown_messages, status_line, typed, until
+from .test_app_editing_keys import keys as burst_keys
 
 DATABASE = [("user", "Which database?"), ("assistant", "PostgreSQL 16.")]
 BACKUPS = [("user", "How often do backups run?"), ("assistant", "Every night at two.")]
@@ -594,3 +595,31 @@ async def test_a_branch_sends_the_summary_the_original_had(
         assert [i.ref for i in app.conversation_screen.last_plan.layer(Layer.SUMMARY).items] == [
             "summary:v1"
         ]
+
+
+@pytest.mark.parametrize("by", ["search", "arrow"])
+async def test_keys_typed_in_one_burst_after_ctrl_l_open_what_they_chose(
+    make_app: MakeApp, by: str
+) -> None:
+    """Keys after Ctrl+L as a terminal sends them, at once: a search then Enter opens what
+    the search found; Tab, an arrow, Enter opens where the arrow moved to."""
+    app, _ = make_app()
+    first, second = two_conversations(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+l")
+        switcher = app.screen
+        assert isinstance(switcher, ConversationSwitcher)
+        await settle(pilot)
+        listed = switcher.visible_ids
+        start = listed.index(first)  # the open one is highlighted
+        if by == "search":
+            burst_keys(pilot, *"back", "enter")
+            expected = second
+        else:
+            arrow = "down" if start == 0 else "up"
+            burst_keys(pilot, "tab", arrow, "enter")
+            expected = listed[start + 1 if start == 0 else start - 1]
+        await until(pilot, lambda: app.screen is app.conversation_screen)
+        await settle(pilot)
+        assert app.conversation_screen.session.conversation == expected

@@ -89,6 +89,23 @@ def row_prompt(
     return Group(prompt, line)
 
 
+class SwitcherSearch(Input):
+    """The switcher's search box: Enter opens the highlighted conversation once the letters
+    typed before it have searched (its own key, in the order typed)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("SwitcherSearch")
+
+
+class SwitcherList(OptionList):
+    """The conversations found: Enter opens the highlighted one (its own key, so one typed
+    right after an arrow opens where the arrow moved to)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("SwitcherList")
+
+    def action_submit(self) -> None:
+        self.action_select()
+
+
 class ConversationSwitcher(Dialog[SwitcherResult | None]):
     """Searchable list of conversations; dismisses with a `SwitcherResult` or None.
 
@@ -149,13 +166,13 @@ class ConversationSwitcher(Dialog[SwitcherResult | None]):
         with Vertical() as dialog:
             dialog.border_title = "Conversations"
             searched = "Titles and messages" if self._find_messages else "Search by title"
-            yield Input(
+            yield SwitcherSearch(
                 self._initial_query,
                 placeholder=f"{searched}…   (↑↓ pick, enter opens)",
                 id="switcher-search",
             )
             yield Static("", id="switcher-empty")
-            yield OptionList(id="switcher-list")
+            yield SwitcherList(id="switcher-list")
         yield KeyFooter()
 
     def on_mount(self) -> None:
@@ -249,7 +266,7 @@ class ConversationSwitcher(Dialog[SwitcherResult | None]):
 
     @on(Input.Submitted, "#switcher-search")
     @on(OptionList.OptionSelected)
-    def action_open(self) -> None:
+    def _open(self) -> None:
         row = self._highlighted()
         if row is not None:
             hit = self._hits.get(row.id)

@@ -679,14 +679,15 @@ DIALOG_ACTIONS: tuple[Action, ...] = (
         label="Close",
         help="Close the list",
     ),
+    # The list's own Enter, named for the footer: one typed right after an arrow opens
+    # where the arrow moved to.
     Action(
         "variants.open",
-        "VariantList",
-        "open",
+        "VariantOptions",
+        "select",
         keys="enter",
         label="Open",
         help="Show the highlighted variant beside the reply, with the request diff",
-        priority=True,
     ),
     # Not the letter: a key typed here by someone still typing must keep nothing.
     Action(

@@ -15,6 +15,7 @@ from ctxchat.tui.screens.variant_list import VariantList
 from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
 
 from .app_harness import SIZE, MakeApp, settle, shown_messages, typed, until
+from .test_app_editing_keys import keys as burst_keys
 
 
 async def test_regenerate_keeps_the_old_reply_with_its_reasoning_plan_and_usage(
@@ -160,3 +161,32 @@ async def test_retrying_an_empty_failed_reply_keeps_no_variant_and_f7_says_so(
         assert notes.messages[-1].startswith("This reply has no variants")
         titles = [command.title for command in ctxchat_commands(app.conversation_screen)]
         assert "reply: variants" in titles
+
+
+async def test_an_arrow_and_enter_in_one_burst_open_the_variant_the_arrow_moved_to(
+    make_app: MakeApp, server: ScriptedModelServer
+) -> None:
+    app, _ = make_app()
+    server.script("First answer.", "Second answer.", "Third answer.")
+    async with app.run_test(size=SIZE) as pilot:
+        await typed(pilot, "Pick a number.")
+        await pilot.press("enter")
+        await settle(pilot)
+        for _ in range(2):
+            app.conversation_screen.action_regenerate()
+            await settle(pilot)
+        app.conversation_screen.action_variants()
+        await until(pilot, lambda: isinstance(app.screen, VariantList))
+        await settle(pilot)
+        listed = app.screen.query_one(OptionList)
+        assert listed.option_count == 2
+        second = str(listed.get_option_at_index(1).id)
+        burst_keys(pilot, "down", "enter")  # as a terminal sends them, at once
+        await until(pilot, lambda: isinstance(app.screen, VariantComparison))
+        await settle(pilot)
+        compare = app.screen
+        assert isinstance(compare, VariantComparison)
+        session = app.conversation_screen.session
+        reply = session.store.messages(session.conversation)[-1].id
+        (stored,) = [v for v in session.store.variants(reply) if str(v.id) == second]
+        assert compare.query_one("#variant-text", ReplyMarkdown).source == stored.content

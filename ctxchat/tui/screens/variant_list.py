@@ -48,6 +48,13 @@ def variant_label(variant: ReplyVariant) -> Content:
     )
 
 
+class VariantOptions(OptionList):
+    """The variants: Enter opens the highlighted one (the list's own key, so one typed
+    right after an arrow key opens where the arrow moved to)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("VariantOptions")
+
+
 class VariantList(Dialog[VariantChoice | None]):
     """A reply's variants, oldest first; dismisses with a `VariantChoice` or None."""
 
@@ -85,7 +92,7 @@ class VariantList(Dialog[VariantChoice | None]):
                 content(f"Reply {self._reply_id}: {count} variant{'s' if count != 1 else ''}"),
                 classes="dialog--title",
             )
-            yield OptionList(
+            yield VariantOptions(
                 *(Option(variant_label(v), id=str(v.id)) for v in self._variants),
                 id="variant-options",
             )
@@ -109,11 +116,6 @@ class VariantList(Dialog[VariantChoice | None]):
     def _selected(self, event: OptionList.OptionSelected) -> None:
         if event.option.id is not None:
             self.dismiss(VariantChoice(int(event.option.id)))
-
-    def action_open(self) -> None:
-        chosen = self._highlighted()
-        if chosen is not None:
-            self.dismiss(VariantChoice(chosen))
 
     def action_keep(self) -> None:
         chosen = self._highlighted()

@@ -90,7 +90,13 @@ class PtyProcess:
         return repr(self.output[-1500:])
 
     def write(self, data: bytes) -> None:
-        os.write(self._master, data)
+        """Write all of `data` (a write to a terminal may take less than it was given: a
+        long paste, a signal meanwhile), reading what the app draws between the parts."""
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._master, view) :]
+            if view:
+                self._read(0)
 
     def press(self, keys: bytes, *shown: bytes) -> None:
         """Type `keys`, then read until each of `shown` has been drawn since."""

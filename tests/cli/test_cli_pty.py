@@ -75,8 +75,11 @@ class Terminal:
         return text in self.output[mark:]
 
     def write(self, data: bytes) -> None:
-        """Write `data` in one go: the app gets the whole burst at once."""
-        os.write(self.master, data)
+        """Write `data` in one go: the app gets the whole burst at once (all of it: a write
+        to a terminal may take less than it was given)."""
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self.master, view) :]
 
     def close(self) -> None:
         if self.process.poll() is None:

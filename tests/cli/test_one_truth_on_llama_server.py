@@ -102,6 +102,13 @@ def ctxchat(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def is_turn(body: dict[str, Any]) -> bool:
+    """Whether a chat request is a turn of the test's (its new message one of `turn_text`'s),
+    not a summary's or an extraction's."""
+    last = body.get("messages", [{}])[-1]
+    return last.get("role") == "user" and str(last.get("content", "")).startswith("Note ")
+
+
 def chat_requests(proxy: RecordingProxy) -> list[tuple[int, dict[str, Any]]]:
     """(status, body) of every chat request the server answered."""
     return [
@@ -145,10 +152,12 @@ def test_thirty_turns_never_go_over_the_window_by_the_servers_count(
     requests = chat_requests(proxy)
     refused = [status for status, _ in requests if status != 200]
     assert not refused, f"the server refused {len(refused)} requests: {refused}"
-    turns = [body for _, body in requests if body.get("stream")]
-    assert len(turns) >= TURNS  # the summaries' requests besides
+    streamed = [body for _, body in requests if body.get("stream")]
+    # The turns: what `send` asked (the summaries' requests, streamed too, besides).
+    turns = [body for body in streamed if is_turn(body)]
+    assert len(turns) >= TURNS
     over = []
-    for body in turns:
+    for body in streamed:
         prompt = server_count(server_root, body)
         if prompt + int(body["max_tokens"]) > WINDOW:
             over.append((prompt, body["max_tokens"]))

@@ -87,7 +87,9 @@ class AppTerminal:
             raise AssertionError(f"{error}; it drew last: {screen!r}") from None
 
     def type(self, data: bytes) -> None:
-        os.write(self._master, data)
+        view = memoryview(data)  # all of it: a terminal may take less than it is given
+        while view:
+            view = view[os.write(self._master, view) :]
 
     def kill(self) -> None:
         """SIGKILL: nothing of the app runs after it (no exit handler, no checkpoint)."""

@@ -30,7 +30,7 @@ from ctxchat.tui.actions import bindings_for, shipped_bindings
 from ctxchat.tui.collector import freeze_long_lived, thaw
 from ctxchat.tui.commands import ctxchat_commands
 from ctxchat.tui.conversation_screen import ConversationScreen
-from ctxchat.tui.focus_keys import move_focus_now
+from ctxchat.tui.focus_keys import move_focus_now, opened_at_once
 from ctxchat.tui.hangup import TerminalWatch
 from ctxchat.tui.text import clean
 from ctxchat.tui.textual_compat.output import drop_output_to_a_gone_terminal
@@ -146,7 +146,10 @@ class CtxChatApp(App[int]):
             await screen.mounted.wait()
             if screen.typing_goes_to_composer(event):
                 screen.set_focus(screen.composer)
-            elif move_focus_now(self.screen, event):
+            elif move_focus_now(self.screen, event) or (
+                self.screen is screen
+                and await opened_at_once(screen, self.workspace.settings.keymap, event)
+            ):
                 return
         await super().on_event(event)
 

@@ -1,9 +1,37 @@
-"""Tab and Shift+Tab move focus in the app's own queue, on every screen."""
+"""Keys acted on in the app's own queue, before the keys typed after them are delivered: Tab
+and Shift+Tab move focus (on every screen); Ctrl+L opens the switcher's search box."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from textual import events
 from textual.screen import Screen
+
+from ctxchat.tui.actions import BY_ID, keys_in
+
+OPEN_AT_ONCE = ("conversation.switch",)
+"""The conversation screen's keys whose action opens a search box: the keys typed right
+after them search; they are never sent as a message."""
+
+
+async def opened_at_once(
+    screen: Screen[Any], keymap: Mapping[str, str], event: events.Event
+) -> bool:
+    """Run the action of a key of `OPEN_AT_ONCE` typed on `screen` (the conversation screen,
+    `keymap` the user's remaps) at once; True if it ran."""
+    if not isinstance(event, events.Key):
+        return False
+    for binding_id in OPEN_AT_ONCE:
+        if event.key in keys_in(keymap, binding_id):
+            action = BY_ID[binding_id].action
+            if not screen.check_action(action, ()):
+                return False
+            await screen.run_action(action)
+            return True
+    return False
+
 
 FOCUS_MOVES = {"tab": "app.focus_next", "shift+tab": "app.focus_previous"}
 """Textual's screen bindings that move focus, by key."""

@@ -623,3 +623,24 @@ async def test_keys_typed_in_one_burst_after_ctrl_l_open_what_they_chose(
         await until(pilot, lambda: app.screen is app.conversation_screen)
         await settle(pilot)
         assert app.conversation_screen.session.conversation == expected
+
+
+@pytest.mark.parametrize("from_view", [False, True])
+async def test_a_search_typed_in_the_same_burst_as_ctrl_l_searches_and_sends_nothing(
+    make_app: MakeApp, server: ScriptedModelServer, from_view: bool
+) -> None:
+    """Ctrl+L, a search and Enter as a terminal sends them, at once, from the composer or
+    the conversation: the switcher opens what the search found; nothing is sent."""
+    app, _ = make_app()
+    _, second = two_conversations(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        if from_view:
+            app.conversation_screen.conversation_view.focus()
+            await pilot.pause()
+        burst_keys(pilot, "ctrl+l", *"back", "enter")
+        await until(pilot, lambda: app.conversation_screen.session.conversation == second)
+        await settle(pilot)
+        assert app.screen is app.conversation_screen
+        assert server.requests == []
+        assert shown_messages(app) == BACKUPS

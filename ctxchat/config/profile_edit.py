@@ -51,13 +51,18 @@ def _is_header(line: str) -> bool:
     return line.lstrip().startswith("[")
 
 
+def _next_header(lines: list[str], after: int) -> int:
+    """The index of the first table header after line `after` (the end when none)."""
+    return next((i for i in range(after + 1, len(lines)) if _is_header(lines[i])), len(lines))
+
+
 def _find(lines: list[str], name: str) -> _Table | None:
     start = next(
         (i for i, line in enumerate(lines) if _header_path(line) == ("profiles", name)), None
     )
     if start is None:
         return None
-    end = next((i for i in range(start + 1, len(lines)) if _is_header(lines[i])), len(lines))
+    end = _next_header(lines, start)
     # The blank lines and comments just above the next table are that table's.
     while end - 1 > start and (
         not lines[end - 1].strip() or lines[end - 1].lstrip().startswith("#")
@@ -185,7 +190,7 @@ def remove_profile(path: Path, name: str) -> None:
     for at in range(len(lines) - 1, table.end - 1, -1):
         named = _header_path(lines[at])
         if named is not None and named[:2] == ("profiles", name) and len(named) > 2:
-            after = next((i for i in range(at + 1, len(lines)) if _is_header(lines[i])), len(lines))
+            after = _next_header(lines, at)
             if at == end or not "".join(lines[end:at]).strip():
                 end = after  # right after the table: one block
             else:
@@ -217,9 +222,7 @@ def _write(path: Path, text: str, expected: Mapping[str, object], why: Callable[
     write_private_file(path, text, overwrite=True)
     if mode != 0o600 and os.name == "posix":
         # A file the user made readable to others stays so unless it now holds a key.
-        holds_key = "api_key" in text and any(
-            isinstance(p, dict) and p.get("api_key") for p in _profiles(after).values()
-        )
+        holds_key = any(isinstance(p, dict) and p.get("api_key") for p in _profiles(after).values())
         if not holds_key:
             os.chmod(path, mode)
     return True

@@ -145,15 +145,16 @@ def window_to_serve(model: GgufFile, name: str, asked: int, free: int | None) ->
     if asked > 0:
         return asked, ""
     shape = model_shape(model.path)
-    trained = shape.context_length if shape is not None else 0
-    if not trained:
+    if shape is None or not shape.context_length:
         return 0, ""  # llama.cpp's own choice: the file says nothing
+    trained = shape.context_length
     window = min(trained, LARGEST_DEFAULT_WINDOW)
-    per_token = shape.cache_bytes_per_token if shape is not None else 0
+    per_token = shape.cache_bytes_per_token
     if free is not None and per_token:
-        fits = (free - needed_memory(model)) // per_token // 256 * 256
+        beside = needed_memory(model)
+        fits = (free - beside) // per_token // 256 * 256
         if fits < SMALLEST_WINDOW:
-            least = needed_memory(model) + per_token * SMALLEST_WINDOW
+            least = beside + per_token * SMALLEST_WINDOW
             raise EngineError(
                 f"{model.path.name} needs about {gigabytes(least)} of memory with a "
                 f"{SMALLEST_WINDOW:,}-token window and only {gigabytes(free)} is free: close "

@@ -256,9 +256,7 @@ class CtxChatApp(App[int]):
                 api_key=choice.api_key if choice.store_key else None,
             )
         )
-        if choice.api_key and not choice.store_key and choice.api_key_env:
-            # For this run only, as if it had been exported; the config names the variable.
-            self.workspace.env[choice.api_key_env] = choice.api_key
+        choice.lend_key(self.workspace.env)
         path = self.workspace.locations.config_file
         if path.exists():
             self.notify(

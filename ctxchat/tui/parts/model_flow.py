@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -320,9 +320,7 @@ class ModelFlow(Flow):
         self, session: ChatSession, choice: SetupChoice, fixing: ProviderProfile | None
     ) -> None:
         name = server_name(choice, fixing, self.workspace.settings.profiles)
-        if choice.api_key and not choice.store_key and choice.api_key_env:
-            # For this run only, as if it had been exported; the config names the variable.
-            self.workspace.env[choice.api_key_env] = choice.api_key
+        choice.lend_key(self.workspace.env)
         if not self._saved(name, server_values(choice, fixing), fixed=name if fixing else None):
             return
         now = self._now(session)
@@ -332,18 +330,26 @@ class ModelFlow(Flow):
     def _saved(self, name: str, values: ProfileValues, fixed: str | None = None) -> bool:
         """Write profile `name`'s `values` to the config and take the profiles in again;
         False (and said) when that could not be done."""
-        from ctxchat.config.profile_edit import ProfileEditError, save_profile
+        from ctxchat.config.profile_edit import save_profile
 
         path = config_file(self.workspace)
+        changed = self._changed_config(lambda: save_profile(path, name, values), fixed)
+        if changed:
+            self.notify(f"Saved profile {name} in {path}.", markup=False)
+        return changed is not None
+
+    def _changed_config(self, change: Callable[[], bool], fixed: str | None) -> bool | None:
+        """Make `change` to the config file and take its profiles in again: what `change`
+        returned (whether the file changed); None, said, when that could not be done."""
+        from ctxchat.config.profile_edit import ProfileEditError
+
         try:
-            changed = save_profile(path, name, values)
+            changed = change()
             take_in_profiles(self.workspace, self.session, fixed)
         except (ProfileEditError, ConfigError, OSError) as error:
             self.notify(str(error), severity="error", markup=False, timeout=15)
-            return False
-        if changed:
-            self.notify(f"Saved profile {name} in {path}.", markup=False)
-        return True
+            return None
+        return changed
 
     def drop_profile(self, name: str) -> None:
         """Take profile `name` out of the config, once the user says so; never the default
@@ -361,21 +367,18 @@ class ModelFlow(Flow):
         if refusal is not None:
             self.notify(refusal, severity="warning", markup=False)
             return
-        from ctxchat.config.profile_edit import ProfileEditError, remove_profile
+        from ctxchat.config.profile_edit import remove_profile
         from ctxchat.tui.screens.confirm import ConfirmScreen
 
         path = config_file(self.workspace)
 
+        def removed() -> bool:
+            remove_profile(path, name)
+            return True
+
         def answered(remove: bool | None) -> None:
-            if not remove:
-                return
-            try:
-                remove_profile(path, name)
-                take_in_profiles(self.workspace, self.session, None)
-            except (ProfileEditError, ConfigError, OSError) as error:
-                self.notify(str(error), severity="error", markup=False, timeout=15)
-                return
-            self.notify(f"Removed profile {name} from {path}.", markup=False)
+            if remove and self._changed_config(removed, None):
+                self.notify(f"Removed profile {name} from {path}.", markup=False)
 
         self.app.push_screen(
             ConfirmScreen(

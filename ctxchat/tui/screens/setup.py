@@ -88,6 +88,12 @@ class SetupChoice:
     api_key: str | None = field(default=None, repr=False)
     store_key: bool = False
 
+    def lend_key(self, env: dict[str, str]) -> None:
+        """A key typed but not stored: put it in `env` for this run only, as if it had been
+        exported (the config names the variable)."""
+        if self.api_key and not self.store_key and self.api_key_env:
+            env[self.api_key_env] = self.api_key
+
 
 @dataclass(frozen=True, slots=True)
 class SetupPurpose:

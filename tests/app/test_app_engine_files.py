@@ -90,11 +90,15 @@ async def test_before_the_engine_answers_the_window_is_read_from_the_model_file(
     config.write_text('[profiles.local]\nengine = "smollm2"\n')
     workspace = open_test_workspace(tmp_path, config)
     workspaces.append(workspace)
-    # Offline: the engine is not started, so what the panel says comes from the file.
+    # Offline: the engine is not asked about itself, so what the panel says comes from the
+    # file (the app still starts the engine, for the first message to go at once).
     app = build_app(workspace, SessionOptions(offline=True))
-    async with app.run_test(size=(160, 45)) as pilot:
-        await settle(pilot)
-        window = app.conversation_screen.session.window
-        assert (window.context_window, window.source) == (8_192, "model file")
-        shown = str(app.query_one(BudgetBar).render())
-        assert "window 8,192 (read from the model file)" in shown
+    try:
+        async with app.run_test(size=(160, 45)) as pilot:
+            await settle(pilot)
+            window = app.conversation_screen.session.window
+            assert (window.context_window, window.source) == (8_192, "model file")
+            shown = str(app.query_one(BudgetBar).render())
+            assert "window 8,192 (read from the model file)" in shown
+    finally:
+        stop_engine(tmp_path / "data" / "engine")

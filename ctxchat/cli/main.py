@@ -454,6 +454,7 @@ class _Commands:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    keep_compiled_code()
     if args.command is None:
         # Starting the TUI allocates a great many objects that all live on; the cycle
         # collector would scan them again and again. The app turns it back on (and moves
@@ -468,6 +469,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ctxchat.cli.run import run
 
     return run(args)
+
+
+def keep_compiled_code() -> None:
+    """Read the methods dataclasses generate from the cache instead of compiling them on
+    every start (`ctxchat.cli.dataclass_code`); a command's first import of a dataclass
+    comes after this."""
+    from ctxchat.cli.dataclass_code import keep_dataclass_code
+    from ctxchat.config.locations import cache_dir
+
+    keep_dataclass_code(cache_dir())
 
 
 if __name__ == "__main__":  # pragma: no cover

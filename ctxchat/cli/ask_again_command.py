@@ -5,7 +5,6 @@ continues from it."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import dataclasses
 import sys
 import time
@@ -25,7 +24,7 @@ from ctxchat.chat.session import ChatSession
 from ctxchat.chat.session_factory import Connect, follows_choice
 from ctxchat.chat.turn import ReplyDelta
 from ctxchat.chat.workspace import Workspace
-from ctxchat.cli.common import make_session, print_json, workspace
+from ctxchat.cli.common import make_session, print_json, run_async, workspace
 from ctxchat.cli.exits import EXIT_PROVIDER, EXIT_USAGE, CliError
 from ctxchat.cli.output import say, warn, write_out
 from ctxchat.core.counterfactual import Change, CounterfactualError, parse_without
@@ -58,7 +57,7 @@ def ask_again_command(args: argparse.Namespace, options: SessionOptions) -> int:
             prepared = prepare_variant(session, args.reply_id, change)
         except AskAgainError as error:
             raise CliError(str(error), EXIT_USAGE) from None
-        return asyncio.run(_send(session, prepared, args))
+        return run_async(_send(session, prepared, args))
 
 
 def keep_variant_command(args: argparse.Namespace, options: SessionOptions) -> int:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 from ctxchat.chat.options import SessionOptions
 from ctxchat.chat.reachability import unreachable_notice
@@ -14,6 +15,24 @@ from ctxchat.chat.session_factory import Connect, NoServer, open_session
 from ctxchat.chat.workspace import Workspace, open_workspace
 from ctxchat.cli.exits import EXIT_PROVIDER, EXIT_USAGE, CliError
 from ctxchat.cli.output import warn, write_out
+
+_T = TypeVar("_T")
+
+
+def run_async(coroutine: Coroutine[Any, Any, _T]) -> _T:
+    """`asyncio.run(coroutine)`, with the result kept out of the main task.
+
+    On exit, Python 3.11's `asyncio.run` checks its SIGINT handler in a way that formats the
+    main task's repr, result included (a `ValueError` message it then drops): the plan of a
+    20,000-message conversation took longer to format for nothing than to assemble.
+    """
+    results: list[_T] = []
+
+    async def main() -> None:
+        results.append(await coroutine)
+
+    asyncio.run(main())
+    return results[0]
 
 
 @contextmanager

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -23,7 +22,7 @@ from ctxchat.chat.session_factory import (
     unembedded_notice,
 )
 from ctxchat.chat.workspace import Workspace
-from ctxchat.cli.common import conversation_id, make_session, print_json, workspace
+from ctxchat.cli.common import conversation_id, make_session, print_json, run_async, workspace
 from ctxchat.cli.output import warn
 from ctxchat.cli.tables import cell, console, table
 from ctxchat.core.budget import Layer
@@ -45,7 +44,7 @@ def show_context(args: argparse.Namespace, options: SessionOptions) -> int:
         )
         if left:
             warn(unembedded_notice(left))
-        plan, rendered = asyncio.run(
+        plan, rendered = run_async(
             _plan(session, space, args.message, offline=options.offline, render=args.json)
         )
         window = session.window

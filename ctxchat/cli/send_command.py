@@ -41,6 +41,7 @@ from ctxchat.cli.common import (
     make_session,
     print_json,
     require_server,
+    run_async,
     workspace,
 )
 from ctxchat.cli.ctrl_c import CtrlC
@@ -88,7 +89,7 @@ def send(args: argparse.Namespace, options: SessionOptions) -> int:
         if left:
             warn(unembedded_notice(left))
         try:
-            code = asyncio.run(_send(session, space, text, args, offline=options.offline))
+            code = run_async(_send(session, space, text, args, offline=options.offline))
         except BaseException:
             # A refused message (over the budget, a server that cannot be reached) must not
             # leave the new conversation behind, empty.

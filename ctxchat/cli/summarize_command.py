@@ -14,7 +14,14 @@ from ctxchat.chat.session_factory import Connect, learn_server
 from ctxchat.chat.summarizer import Summarizer, SummaryFailed, SummaryInProgress
 from ctxchat.chat.summary_job import SummaryBusy, SummaryJob, current_job, wait_for_job
 from ctxchat.chat.workspace import Workspace
-from ctxchat.cli.common import conversation_id, make_session, print_json, require_server, workspace
+from ctxchat.cli.common import (
+    conversation_id,
+    make_session,
+    print_json,
+    require_server,
+    run_async,
+    workspace,
+)
 from ctxchat.cli.ctrl_c import CtrlC
 from ctxchat.cli.exits import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_PROVIDER, EXIT_USAGE, CliError
 from ctxchat.cli.output import warn
@@ -84,7 +91,7 @@ def summarize(args: argparse.Namespace, options: SessionOptions) -> int:
         if conversation is None:
             raise CliError("there is no conversation to summarize", EXIT_USAGE)
         session = make_session(space, options, conversation, connect=Connect.MUST)
-        return asyncio.run(_summarize(session, space, args, offline=options.offline))
+        return run_async(_summarize(session, space, args, offline=options.offline))
 
 
 def _waiting(job: SummaryJob) -> None:

@@ -68,10 +68,11 @@ class ConversationTerms:
     def add(self, text: str, message_id: int | None = None) -> None:
         """Count one more message (the newest: ids grow with time); with its id, its rare
         words tie it to the earlier message it refers back to (see `refers_back_to`)."""
-        words = set(words_of(text))
+        every = words_of(text)
+        words = set(every)
         self._documents.update(words)
         self.messages += 1
-        self.words += len(words_of(text))
+        self.words += len(every)
         self._vocabulary = None
         self._prefixes.clear()
         self._refers.clear()

@@ -1,7 +1,8 @@
 """Benchmark of the TUI: first paint of a real process, a 4,000-chunk reply streamed at full
-speed and at a model's speed, and opening a 10,000-message conversation.
+speed and at a model's speed, opening a 10,000-message conversation, and `ctxchat context`
+on a 20,000-message one.
 
-Run: python bench/ui.py [--only paint|stream|model|open]
+Run: python bench/ui.py [--only paint|stream|model|open|context]
 
 Every figure is printed next to a baseline measured in the same run: a bare `python -c pass`
 under the same pseudo-terminal, and the bare `openai` client reading the same stream from the
@@ -14,6 +15,7 @@ import argparse
 import asyncio
 import contextlib
 import fcntl
+import json
 import os
 import re
 import select
@@ -24,6 +26,7 @@ import sys
 import tempfile
 import termios
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,7 +49,7 @@ from ctxchat.tui.widgets.reply_markdown import ReplyMarkdown
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _corpus import synthetic_texts
+from _corpus import synthetic_texts, varied_texts
 
 COLUMNS, ROWS = 160, 50
 PAINT_RUNS = 5
@@ -255,6 +258,22 @@ def app_env(root: Path, config: Path) -> dict[str, str]:
 
 APP = [sys.executable, "-m", "ctxchat.cli.main"]
 
+TEXTUAL_FLOOR = """
+from textual.app import App
+from textual.widgets import Footer, Static
+
+class Floor(App):
+    BINDINGS = [("ctrl+q", "quit", "Quit")]
+
+    def compose(self):
+        yield Static("Write a message")
+        yield Static("used 1,234 of 128,000")
+        yield Footer()
+
+Floor().run()
+"""
+"""The floor for any Textual app: one static screen with the markers of a full frame."""
+
 
 def first_paint() -> None:
     print(
@@ -271,14 +290,22 @@ def first_paint() -> None:
         bare = median([run_in_pty([python, "-c", "pass"], env, {})[1] for _ in range(PAINT_RUNS)])
         version = median([run_in_pty([*APP, "--version"], env, {})[1] for _ in range(PAINT_RUNS)])
         first, full = paint_times(APP, env)
+        _, floor = paint_times([python, "-c", TEXTUAL_FLOOR], env)
         harness.write_config(root, server.base_url, model=MODEL, extra=NO_SEMANTIC)
         _, full_no_semantic = paint_times(APP, env)
 
     print(f"bare `python -c pass`, spawn to exit: {ms(bare)}")
     print(f"`ctxchat --version` (argparse only), spawn to exit: {ms(version)}")
+    print(
+        f"the floor: a Textual app that draws one static screen with the same text, "
+        f"first full frame: {ms(floor)}"
+    )
     print(f"first frame (composer and context plan drawn): {ms(first)}")
-    print(f"first full frame (… and the footer's keys; target < 500 ms): {ms(full)}")
-    print(f"  ratio: {full / bare:.0f}x a bare interpreter start")
+    print(f"first full frame (… and the footer's keys; target ≤ 500 ms): {ms(full)}")
+    print(
+        f"  ratio: {full / bare:.0f}x a bare interpreter start, {full / floor:.1f}x the "
+        f"Textual floor (+{ms(full - floor)})"
+    )
     print(
         f"first full frame with semantic recall off (no encoder loading in a thread): "
         f"{ms(full_no_semantic)}"
@@ -571,13 +598,14 @@ NEWEST = "Turn {n:,}."
 """How the newest message of the benchmark's conversation starts: the marker of its frame."""
 
 
-def build_conversation(root: Path, messages: int = MESSAGES) -> int:
-    """A database in `root` holding one conversation of `messages` messages; its id."""
+def build_conversation(root: Path, messages: int = MESSAGES, texts: list[str] | None = None) -> int:
+    """A database in `root` holding one conversation of `messages` messages (`texts`, else
+    synthetic ones); its id. Message ids count from 1 in the order of the texts."""
     workspace = harness.open_test_workspace(root, root / "config.toml")
     counter = CachingCounter(counter_for_model(MODEL))
     store = workspace.store
-    texts = synthetic_texts(messages)
-    texts[-1] = f"{NEWEST.format(n=messages)} {texts[-1]}"
+    texts = list(texts) if texts is not None else synthetic_texts(messages)
+    texts[-1] = f"{NEWEST.format(n=len(texts))} {texts[-1]}"
     try:
         conversation = store.create_conversation("Sync service: storage", model=MODEL).id
         with store.transaction():  # one commit for the whole setup
@@ -702,12 +730,79 @@ async def opening() -> None:
         )
 
 
+# --- 5. `ctxchat context` on a long conversation -----------------------------------------
+
+CONTEXT_MESSAGES = 20_000
+CONTEXT_RUNS = 5
+ASKED_ABOUT = 1_000
+"""The index of the old message the question asks about: recall must bring it back."""
+
+
+def question_about(texts: Sequence[str], index: int) -> str:
+    """A question in the words of `texts[index]` that the fewest other messages hold."""
+    held = Counter(word for text in texts for word in set(re.findall(r"\w+", text.lower())))
+    words = sorted(set(re.findall(r"\w{5,}", texts[index].lower())), key=lambda w: held[w])
+    return f"What did we say about {', '.join(words[:3])}?"
+
+
+def context_run(env: dict[str, str], question: str, *, json_out: bool = False) -> tuple[float, str]:
+    """Seconds from spawning `ctxchat context` to its exit; what it printed."""
+    argv = [*APP, "context", "--offline", "--message", question, *(["--json"] if json_out else [])]
+    started = time.perf_counter()
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=True)
+    return time.perf_counter() - started, done.stdout
+
+
+def recalled(output: str) -> list[str]:
+    layers = {layer["layer"]: layer for layer in json.loads(output)["layers"]}
+    return [item["ref"] for item in layers["recall"]["items"]]
+
+
+def context_timing() -> None:
+    print(
+        f"== `ctxchat context` on a {CONTEXT_MESSAGES:,}-message conversation (median of "
+        f"{CONTEXT_RUNS}, after one start that keeps the counts)"
+    )
+    texts = varied_texts(CONTEXT_MESSAGES)
+    question = question_about(texts, ASKED_ABOUT)
+    wanted = f"message:{ASKED_ABOUT + 1}"
+    with tempfile.TemporaryDirectory() as directory:
+        root = Path(directory)
+        config = root / "config.toml"
+        env = app_env(root, config)
+        bare = median([context_bare(env) for _ in range(CONTEXT_RUNS)])
+        for label, extra in (("by words (`[recall] semantic = false`)", NO_SEMANTIC), ("", "")):
+            harness.write_config(
+                root, "http://127.0.0.1:9/v1", model=MODEL, context_window=128_000, extra=extra
+            )
+            if not (root / "data").exists():
+                build_conversation(root, CONTEXT_MESSAGES, texts)
+            _, output = context_run(env, question, json_out=True)
+            refs = recalled(output)
+            times = [context_run(env, question)[0] for _ in range(CONTEXT_RUNS)]
+            label = label or "by meaning too (the default: loads the encoder, embeds ~1 s a run)"
+            found = "recalled" if wanted in refs else "NOT recalled"
+            print(
+                f"recall {label}: {ms(median(times))} (target ≤ 1 s by words); the message "
+                f"asked about {found} ({len(refs)} recall items)"
+            )
+    print(f"  bare `python -c pass` in the same run: {ms(bare)}")
+
+
+def context_bare(env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "pass"], env=env, check=True)
+    return time.perf_counter() - started
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=("paint", "stream", "model", "open"))
+    parser.add_argument("--only", choices=("paint", "stream", "model", "open", "context"))
     only = parser.parse_args().only
     if only in (None, "paint"):
         first_paint()
+    if only in (None, "context"):
+        context_timing()
     if only in (None, "stream"):
         asyncio.run(streaming())
     if only in (None, "stream", "model"):

@@ -1,13 +1,21 @@
 """Recaller: which earlier messages (and memory entries) recall brings for a session's new
-message. The ranking is core/recall.py's; this part gathers what it ranks."""
+message, searched in its conversation and, as `[recall] across` says, in the others of its
+project or in all of them. The ranking is core/recall.py's; this part gathers what it ranks.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING
 
+from ctxchat.chat.changes import ChangeLog
 from ctxchat.chat.semantic import SemanticRecall
+from ctxchat.core.across import RecallAcross
 from ctxchat.core.history import HistoryMessage
 from ctxchat.core.next_message import NEXT_MESSAGE
+from ctxchat.core.plan import OtherConversation
 from ctxchat.core.recall import (
     ConversationTerms,
     RecallCandidate,
@@ -25,6 +33,7 @@ from ctxchat.core.recall import (
     with_references,
 )
 from ctxchat.embeddings import EmbeddingsUnavailable, missing_packages
+from ctxchat.store.search import OtherHit
 
 if TYPE_CHECKING:
     from ctxchat.chat.session import ChatSession
@@ -49,6 +58,12 @@ def words_only_note(missing: list[str]) -> str:
     return f"{WORDS_ONLY} {EmbeddingsUnavailable(missing)}"
 
 
+def other_conversation(hit: OtherHit) -> OtherConversation:
+    """Where a hit of another conversation was said, as the plan names it."""
+    day = datetime.fromtimestamp(hit.created_at).astimezone().date().isoformat()
+    return OtherConversation(hit.conversation_id, hit.title or f"#{hit.conversation_id}", day)
+
+
 class Recaller:
     """Recall for one session (`ChatSession.recaller`): its results by draft and the word
     statistics of the history they are weighed by, kept until the session says they changed.
@@ -56,6 +71,8 @@ class Recaller:
 
     def __init__(self, session: ChatSession) -> None:
         self._session = session
+        self.across: RecallAcross = session.settings.recall.across
+        """Where recall looks besides the conversation (the config's, switched for the run)."""
         self.semantic: SemanticRecall | None = None
         """Recall by meaning, once the embeddings extra has loaded (see chat/semantic.py)."""
         self.unembedded = 0
@@ -64,8 +81,16 @@ class Recaller:
         self.embedding_note = ""
         """The plan's note about those messages ("" when there are none)."""
         self._missing_note: str | None = None
-        self._results: dict[str, tuple[RecallHit, ...]] = {}
+        self._results: dict[tuple[RecallAcross, str], tuple[RecallHit, ...]] = {}
+        """Results by where recall looked and the draft."""
         self._terms: ConversationTerms | None = None
+        self._changes = ChangeLog.of(session.store)
+        self._seen_changes = self._changes.total()
+
+    def use_semantic(self, semantic: SemanticRecall | None) -> None:
+        """Recall by meaning with `semantic` from now on (None: by words): results change."""
+        self.semantic = semantic
+        self.forget()
 
     def forget(self) -> None:
         """Results may change (new vectors, memory, a message)."""
@@ -85,6 +110,11 @@ class Recaller:
                 self._terms.add(message.content, message.id)
             elif not new:
                 self._terms = None
+
+    def switch_across(self) -> RecallAcross:
+        """Search the next choice of other conversations (project → all → off), for the run."""
+        self.across = self.across.following()  # results are kept by it: none to forget
+        return self.across
 
     def terms(self) -> ConversationTerms:
         if self._terms is None:
@@ -112,7 +142,12 @@ class Recaller:
             or not session.conversation_id
         ):
             return ()
-        cached = self._results.get(draft) if upto is None else None
+        across = self.across
+        if across is not RecallAcross.OFF and self._changes.total() != self._seen_changes:
+            # Another session of the run wrote to a conversation this one may recall from.
+            self._seen_changes = self._changes.total()
+            self._results.clear()
+        cached = self._results.get((across, draft)) if upto is None else None
         if cached is not None:
             return cached
         terms = query_terms(draft)
@@ -138,6 +173,7 @@ class Recaller:
             return history[position] if position is not None else None
 
         candidates: list[RecallCandidate] = []
+        sources: dict[str, OtherConversation] = {}
         if kept:
             found = session.store.search_messages(
                 session.conversation,
@@ -147,6 +183,9 @@ class Recaller:
                 age_of=age_of,
             )
             candidates = local_relevance(found, kept, stats)
+            others = self._other_conversations(across, kept, history)
+            candidates.extend(hit.candidate for hit in others)
+            sources = {hit.candidate.ref: other_conversation(hit) for hit in others}
         self.unembedded, self.embedding_note = 0, ""
         semantic = self.semantic
         if semantic is not None and settings.semantic and semantic.ready:
@@ -170,10 +209,40 @@ class Recaller:
         if candidates or kept:
             candidates.extend(memory_candidates(session.memory(), kept, candidates, session.count))
             ranked = rank_recall(candidates, kept, settings.half_life)
+            if sources:
+                ranked = [
+                    dataclasses.replace(hit, source=sources[hit.ref]) if hit.ref in sources else hit
+                    for hit in ranked
+                ]
             later = with_references(ranked, history, positions, stats)
             hits = tuple(with_neighbours(later, history, positions))
         if len(self._results) > CACHED_DRAFTS:
             self._results.clear()
         if upto is None:
-            self._results[draft] = hits
+            self._results[across, draft] = hits
         return hits
+
+    def _other_conversations(
+        self, across: RecallAcross, kept: Sequence[str], history: Sequence[HistoryMessage]
+    ) -> list[OtherHit]:
+        """What full-text search finds in the other conversations `across` names, but a
+        text this conversation holds already (a branch copies its conversation's turns) or
+        another hit said first."""
+        session = self._session
+        project_id = session.project_id()
+        if not across.searches(project_id):
+            return []
+        found = session.store.search_other_conversations(
+            session.conversation,
+            fts_query(kept),
+            project_id=project_id if across is RecallAcross.PROJECT else None,
+            limit=session.settings.recall.limit,
+            newer=len(history),
+        )
+        said = {m.content for m in history}
+        kept_hits: list[OtherHit] = []
+        for hit in found:
+            if hit.candidate.content not in said:
+                said.add(hit.candidate.content)
+                kept_hits.append(hit)
+        return kept_hits

@@ -254,10 +254,8 @@ class ChatSession:
 
     @semantic.setter
     def semantic(self, semantic: SemanticRecall | None) -> None:
-        # Set from the worker that loaded the encoder: recall results may change.
-        with self._lock:
-            self.recaller.semantic = semantic
-            self.recaller.forget()
+        with self._lock:  # set from the worker that loaded the encoder
+            self.recaller.use_semantic(semantic)
 
     @property
     def budget(self) -> Budget:
@@ -1054,6 +1052,7 @@ class ChatSession:
         other.default_profile = self.default_profile
         other.given_preset = self.given_preset
         other.model_given = self.model_given
+        other.recaller.across = self.recaller.across
         return other
 
     def summary_profile(self) -> ProviderProfile:

@@ -23,6 +23,7 @@ from ctxchat.core.recall import (
     distinctive_terms,
     fts_query,
     history_terms,
+    is_question,
     local_relevance,
     meaning_query,
     memory_candidates,
@@ -62,6 +63,11 @@ def other_conversation(hit: OtherHit) -> OtherConversation:
     """Where a hit of another conversation was said, as the plan names it."""
     day = datetime.fromtimestamp(hit.created_at).astimezone().date().isoformat()
     return OtherConversation(hit.conversation_id, hit.title or f"#{hit.conversation_id}", day)
+
+
+def asks(message: OtherHit) -> bool:
+    """Whether the message is the user's question (its answer may be a hit)."""
+    return message.candidate.role == "user" and is_question(message.candidate.content)
 
 
 class Recaller:
@@ -173,7 +179,7 @@ class Recaller:
             return history[position] if position is not None else None
 
         candidates: list[RecallCandidate] = []
-        sources: dict[str, OtherConversation] = {}
+        others: list[OtherHit] = []
         if kept:
             found = session.store.search_messages(
                 session.conversation,
@@ -185,7 +191,6 @@ class Recaller:
             candidates = local_relevance(found, kept, stats)
             others = self._other_conversations(across, kept, history)
             candidates.extend(hit.candidate for hit in others)
-            sources = {hit.candidate.ref: other_conversation(hit) for hit in others}
         self.unembedded, self.embedding_note = 0, ""
         semantic = self.semantic
         if semantic is not None and settings.semantic and semantic.ready:
@@ -209,18 +214,69 @@ class Recaller:
         if candidates or kept:
             candidates.extend(memory_candidates(session.memory(), kept, candidates, session.count))
             ranked = rank_recall(candidates, kept, settings.half_life)
-            if sources:
-                ranked = [
-                    dataclasses.replace(hit, source=sources[hit.ref]) if hit.ref in sources else hit
-                    for hit in ranked
-                ]
             later = with_references(ranked, history, positions, stats)
             hits = tuple(with_neighbours(later, history, positions))
+            if others:
+                hits = self._placed_elsewhere(hits, others, history)
         if len(self._results) > CACHED_DRAFTS:
             self._results.clear()
         if upto is None:
             self._results[across, draft] = hits
         return hits
+
+    def _placed_elsewhere(
+        self,
+        hits: Sequence[RecallHit],
+        others: Sequence[OtherHit],
+        history: Sequence[HistoryMessage],
+    ) -> tuple[RecallHit, ...]:
+        """The hits, those of other conversations named by their conversation, each with its
+        question or answer there beside it, as `with_neighbours` brings them here: a
+        question is followed by the message after it, an answer preceded by its question."""
+        by_ref = {hit.candidate.ref: hit for hit in others}
+        found = {hit.ref for hit in hits}
+        said = {m.content for m in history}
+        store = self._session.store
+        placed: list[RecallHit] = []
+        for hit in hits:
+            other = by_ref.get(hit.ref)
+            if other is None:
+                placed.append(hit)
+                continue
+            hit = dataclasses.replace(hit, source=other_conversation(other))
+            before, after = store.around_other(other)
+            if hit.role == "assistant" and before is not None and asks(before):
+                placed.extend(self._beside(before, hit, found, said))
+            placed.append(hit)
+            if hit.role == "user" and is_question(hit.content) and after is not None:
+                placed.extend(self._beside(after, hit, found, said))
+        return tuple(placed)
+
+    @staticmethod
+    def _beside(
+        message: OtherHit, of: RecallHit, found: set[str], said: set[str]
+    ) -> list[RecallHit]:
+        """`message` as a hit brought beside `of`, ranked as it is (none when found already,
+        or when this conversation says the same)."""
+        candidate = message.candidate
+        if candidate.ref in found or candidate.content in said:
+            return []
+        found.add(candidate.ref)
+        return [
+            RecallHit(
+                ref=candidate.ref,
+                role=candidate.role,
+                content=candidate.content,
+                tokens=candidate.tokens,
+                score=of.score,
+                relevance=of.relevance,
+                recency=of.recency,
+                terms=(),
+                age=candidate.age,
+                neighbour_of=message.message_id,
+                source=other_conversation(message),
+            )
+        ]
 
     def _other_conversations(
         self, across: RecallAcross, kept: Sequence[str], history: Sequence[HistoryMessage]

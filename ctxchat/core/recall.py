@@ -207,6 +207,11 @@ class RecallHit:
 
     @property
     def why(self) -> str:
+        if self.source is not None and self.neighbour_of is not None:
+            return (
+                f"from “{self.source.title}” ({self.source.date}): the question or answer "
+                "beside a match there"
+            )
         if self.neighbour_of is not None:
             return (
                 f"neighbour of #{self.neighbour_of} (question and answer); {self.age} messages ago"

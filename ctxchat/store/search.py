@@ -34,6 +34,7 @@ class OtherHit:
 
     candidate: RecallCandidate
     conversation_id: int
+    message_id: int
     title: str
     created_at: float
 
@@ -166,11 +167,39 @@ class SearchStore(TransferStore):
                     newer + newest - message_id,
                 ),
                 other,
+                message_id,
                 title,
                 created_at,
             )
             for message_id, other, title, role, content, tokens, created_at, score in rows
         ]
+
+    def around_other(self, hit: OtherHit) -> tuple[OtherHit | None, OtherHit | None]:
+        """The messages just before and just after `hit` in its conversation, when they may
+        be recalled (complete or interrupted, not excluded); ages one more and one less."""
+        query = (
+            "SELECT m.id, m.role, m.content, m.tokens, m.created_at FROM messages AS m "
+            "WHERE m.conversation_id = ? AND m.id {} ? "
+            "AND m.status IN ('complete', 'interrupted') AND m.excluded = 0 "
+            "ORDER BY m.id {} LIMIT 1"
+        )
+        found: list[OtherHit | None] = []
+        with self.reading() as conn:
+            for sign, order, step in (("<", "DESC", 1), (">", "ASC", -1)):
+                row = conn.execute(
+                    query.format(sign, order), (hit.conversation_id, hit.message_id)
+                ).fetchone()
+                if row is None:
+                    found.append(None)
+                    continue
+                message_id, role, content, tokens, created_at = row
+                ref = other_ref(hit.conversation_id, message_id)
+                age = max(0, hit.candidate.age + step)
+                candidate = RecallCandidate(ref, role, content, tokens, 0.0, age)
+                found.append(
+                    OtherHit(candidate, hit.conversation_id, message_id, hit.title, created_at)
+                )
+        return found[0], found[1]
 
     # --- finding messages by the words typed (the switcher, the find bar) ------------------
 

@@ -175,3 +175,21 @@ def test_what_the_user_excluded_there_or_this_conversation_holds_is_not_brought(
     add_turn(b, FACT, "Yes, cedar.")  # this conversation says it itself now
     b.forget_history()
     assert not any(ref.startswith("conversation:") for ref in recalled(b.plan(QUESTION)))
+
+
+def test_a_question_found_there_brings_its_answer(session: ChatSession) -> None:
+    project = session.store.create_project("Garden").id
+    a = other(session, "Birdhouse plan", project)
+    add_turn(a, "What wood should the birdhouse be?", "Cedar planks, 19 mm thick.")
+    question, answer = (m.id for m in a.history())
+    b = other(session, "Shopping list", project)
+
+    items = b.plan(QUESTION).layer(Layer.RECALL).items
+
+    assert [item.ref for item in items] == [
+        f"conversation:{a.conversation}/message:{question}",
+        f"conversation:{a.conversation}/message:{answer}",
+    ]
+    assert items[1].label == (
+        f"from “Birdhouse plan” ({today()}): the question or answer beside a match there"
+    )

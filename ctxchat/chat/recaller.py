@@ -62,7 +62,7 @@ def words_only_note(missing: list[str]) -> str:
 def other_conversation(hit: OtherHit) -> OtherConversation:
     """Where a hit of another conversation was said, as the plan names it."""
     day = datetime.fromtimestamp(hit.created_at).astimezone().date().isoformat()
-    return OtherConversation(hit.conversation_id, hit.title or f"#{hit.conversation_id}", day)
+    return OtherConversation(hit.conversation_id, hit.title, day)
 
 
 def asks(message: OtherHit) -> bool:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ctxchat.core.recall import PREFIX_LENGTH, RecallCandidate
-from ctxchat.store.records import MessageHit
+from ctxchat.store.records import MessageHit, conversation_name
 from ctxchat.store.transfer import TransferStore
 
 # A word as the index's tokenizer (unicode61) cuts one: letters and digits; `_` separates.
@@ -36,6 +36,7 @@ class OtherHit:
     conversation_id: int
     message_id: int
     title: str
+    """What the conversation is called everywhere: its title, else `conversation N`."""
     created_at: float
 
 
@@ -168,7 +169,7 @@ class SearchStore(TransferStore):
                 ),
                 other,
                 message_id,
-                title,
+                conversation_name(other, title),
                 created_at,
             )
             for message_id, other, title, role, content, tokens, created_at, score in rows

@@ -183,3 +183,11 @@ def test_vectors_stored_before_they_were_keyed_by_model_are_kept(
         assert store.load_embeddings(conversation, "a") == [(first, b"\x01")]
         assert store.save_embeddings("b", [(first, "first", b"\x02")]) == [first]
         assert store.load_embeddings(conversation, "a") == [(first, b"\x01")]
+
+
+def test_a_conversation_without_a_title_is_named_as_everywhere(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "s.db") as store:
+        here, there = store.create_conversation().id, store.create_conversation().id
+        add(store, there, "The birdhouse is cedar.")
+        (hit,) = store.search_other_conversations(here, fts_query(["birdhouse"]), project_id=None)
+        assert hit.title == f"conversation {there}"

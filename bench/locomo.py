@@ -18,7 +18,15 @@ Each conversation has a store of its own (the store's full-text ranking weighs w
 the conversations it holds). Evidence ids that name no turn (`D`, a turn a session lacks)
 are not counted.
 
-Run: python bench/locomo.py PATH [--window 8192] [--no-semantic] [--keep DIR] [--dump FILE]
+With `--across`, recall across conversations is measured instead: each LoCoMo conversation
+becomes one ctxchat conversation per session, all in one project, and each question is
+planned as the first message of a new conversation of that project (`[recall] across` at
+its default), so every evidence turn can only come from another conversation. Recall
+across conversations searches by words (by meaning it searches the conversation itself),
+so `--across` goes with `--no-semantic`.
+
+Run: python bench/locomo.py PATH [--window 8192] [--no-semantic] [--across] [--keep DIR]
+[--dump FILE]
 `--keep` keeps the stores (and their vectors) in DIR across runs, for quicker iterations.
 """
 
@@ -75,6 +83,8 @@ class Conversation:
     name: str
     messages: tuple[tuple[str, str], ...]  # (role, content)
     questions: tuple[Question, ...]
+    sessions: tuple[tuple[int, int], ...] = ()
+    """Each session's messages, as (first, end) indexes into `messages`."""
 
 
 def dialog_key(session: int, turn: int) -> str:
@@ -92,7 +102,9 @@ def read_conversation(sample: dict[str, Any]) -> Conversation:
     )
     messages: list[tuple[str, str]] = []
     position: dict[str, int] = {}
+    spans: list[tuple[int, int]] = []
     for number, key in sessions:
+        spans.append((len(messages), len(messages) + len(conversation[key])))
         date = conversation[f"{key}_date_time"]
         for turn in conversation[key]:
             text = f"[{date}] {turn['speaker']}: {turn['text']}"
@@ -113,7 +125,7 @@ def read_conversation(sample: dict[str, Any]) -> Conversation:
             if (key := dialog_key(int(session), int(turn))) in position
         ]
         questions.append(Question(qa["question"], qa["category"], tuple(dict.fromkeys(evidence))))
-    return Conversation(sample["sample_id"], tuple(messages), tuple(questions))
+    return Conversation(sample["sample_id"], tuple(messages), tuple(questions), tuple(spans))
 
 
 @dataclass
@@ -145,6 +157,38 @@ def stored_conversation(store: Store, conversation: Conversation) -> int:
         if held.title == conversation.name:
             return held.id
     return store_messages(store, conversation.name, list(conversation.messages))
+
+
+def stored_across(store: Store, conversation: Conversation) -> int:
+    """The conversation's sessions stored as conversations of one project, and the empty
+    conversation of that project the questions are asked from (its id); those of a kept
+    store when it holds them."""
+    asking = f"{conversation.name} questions"
+    for held in store.list_conversations():
+        if held.title == asking:
+            return held.id
+    project = store.create_project(conversation.name).id
+    for number, (first, end) in enumerate(conversation.sessions, start=1):
+        title = f"{conversation.name} session {number}"
+        session_id = store_messages(store, title, list(conversation.messages[first:end]))
+        store.move_to_project(session_id, project)
+    asking_id = store.create_conversation(asking).id
+    store.move_to_project(asking_id, project)
+    return asking_id
+
+
+def run_across(
+    store: Store,
+    conversation: Conversation,
+    windows: tuple[int, ...],
+    tally: Tally,
+    dump: list[dict[str, Any]] | None,
+) -> None:
+    """Each question asked from a new conversation of the project the sessions are in."""
+    asking = stored_across(store, conversation)
+    for window in windows:
+        session = planner(store, "full-text", asking, window, None)
+        plan_questions(session, conversation, window, tally, dump)
 
 
 def run_conversation(
@@ -278,6 +322,11 @@ def main() -> None:
     parser.add_argument("--window", type=int, action="append", choices=WINDOWS)
     parser.add_argument("--no-semantic", action="store_true", help="recall by words only")
     parser.add_argument(
+        "--across",
+        action="store_true",
+        help="one conversation per session in a project; ask from a new conversation of it",
+    )
+    parser.add_argument(
         "--keep", type=Path, help="keep the stores in this directory, and reuse them"
     )
     parser.add_argument("--only", action="append", help="a conversation's sample_id")
@@ -288,6 +337,8 @@ def main() -> None:
     mode = "full-text" if arguments.no_semantic else "semantic"
     if mode == "semantic" and not SemanticRecall.possible():
         parser.error("the embeddings extra is not installed: pass --no-semantic")
+    if arguments.across and mode == "semantic":
+        parser.error("recall across conversations searches by words: pass --no-semantic")
     samples = json.loads(arguments.path.read_text(encoding="utf-8"))
     conversations = [
         read_conversation(s)
@@ -300,6 +351,11 @@ def main() -> None:
         directory = arguments.keep or Path(temporary)
         directory.mkdir(parents=True, exist_ok=True)
         for conversation in conversations:
+            if arguments.across:
+                store = Store.open(directory / f"{conversation.name}-across.db")
+                run_across(store, conversation, windows, tally, dump)
+                store.close()
+                continue
             store = Store.open(directory / f"{conversation.name}.db")
             run_conversation(
                 store,
@@ -317,7 +373,13 @@ def main() -> None:
         tally,
         windows,
         f"{len(conversations)} conversations, {messages:,} messages, {questions} questions, "
-        + ("words and meaning" if mode == "semantic" else "words only"),
+        + ("words and meaning" if mode == "semantic" else "words only")
+        + (
+            f", across conversations ({sum(len(c.sessions) for c in conversations)} "
+            "sessions, each asked from a new conversation)"
+            if arguments.across
+            else ""
+        ),
     )
     if arguments.dump and dump is not None:
         arguments.dump.write_text(json.dumps(dump, indent=1), encoding="utf-8")

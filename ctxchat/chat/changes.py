@@ -34,16 +34,22 @@ class ChangeLog:
 
     def __init__(self) -> None:
         self._counts: dict[int | str, int] = {}
+        self._total = 0
         self._lock = threading.Lock()
 
     def count(self, key: int | str) -> int:
         """How many changes were made to `key` (a conversation's id, or MEMORY)."""
         return self._counts.get(key, 0)
 
+    def total(self) -> int:
+        """How many changes were made to anything (recall across conversations reads again)."""
+        return self._total
+
     def changed(self, key: int | str) -> int:
         """Note one more change to `key`; the count after it."""
         with self._lock:
             count = self._counts[key] = self._counts.get(key, 0) + 1
+            self._total += 1
             return count
 
 

@@ -8,7 +8,7 @@ import dataclasses
 import functools
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 from typing import Concatenate, ParamSpec, TypeVar
 
@@ -16,6 +16,7 @@ from ctxchat.chat.attachments import FileAttachments
 from ctxchat.chat.changes import MEMORY, ChangeLog
 from ctxchat.chat.connection import make_backend, same_server
 from ctxchat.chat.memory_book import MemoryBook
+from ctxchat.chat.recaller import Recaller
 from ctxchat.chat.rendered import render_request
 from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.server_counts import ServerCounts
@@ -32,26 +33,10 @@ from ctxchat.core.budget import Budget, Layer
 from ctxchat.core.files import sendable_text, split_into_parts
 from ctxchat.core.history import HistoryMessage, SummaryState, preview
 from ctxchat.core.memory import MemoryDates, MemoryEntry, Mode, day
-from ctxchat.core.next_message import NEXT_MESSAGE
 from ctxchat.core.placement import place_system_content
 from ctxchat.core.plan import ContextPlan
 from ctxchat.core.prefix import shared_prefix
-from ctxchat.core.recall import (
-    ConversationTerms,
-    RecallCandidate,
-    RecallHit,
-    distinctive_terms,
-    fts_query,
-    history_terms,
-    local_relevance,
-    meaning_query,
-    memory_candidates,
-    query_terms,
-    rank_recall,
-    uncommon_terms,
-    with_neighbours,
-    with_references,
-)
+from ctxchat.core.recall import RecallHit
 from ctxchat.core.server_count import TemplateCost
 from ctxchat.core.summary import FoldRange, SummaryRun, SummaryStrategy, pending_fold
 from ctxchat.core.summary_loss import LostDetail
@@ -62,7 +47,6 @@ from ctxchat.core.tokens import (
     TokenCounter,
     count_message,
 )
-from ctxchat.embeddings import EmbeddingsUnavailable, missing_packages
 from ctxchat.model.backend import ModelBackend, ModelListing
 from ctxchat.model.errors import ProviderError
 from ctxchat.model.request import ChatRequest, Sampling, build_chat_request
@@ -78,23 +62,6 @@ from ctxchat.store import (
 from ctxchat.store.attachments import Attachment
 from ctxchat.store.memory import UNSET, Unset
 from ctxchat.store.projects import project_name
-
-WORDS_ONLY = "Recall by words only, not by meaning."
-
-
-def unembedded_note(missing: int, searched: int) -> str:
-    """The plan's note while some earlier messages have no vector yet: recall by meaning
-    searched only the others (they are embedded in the background, or by the next command)."""
-    return (
-        f"Recall by meaning searched {searched - missing:,} of {searched:,} earlier messages; "
-        f"{missing:,} are not embedded yet."
-    )
-
-
-def words_only_note(missing: list[str]) -> str:
-    """The plan's warning when semantic recall is on in the config but `missing` (packages
-    of the embeddings extra) are not installed: what to install to have it."""
-    return f"{WORDS_ONLY} {EmbeddingsUnavailable(missing)}"
 
 
 class OverBudget(Exception):
@@ -162,9 +129,6 @@ class SessionCache:
     turns: int | None = None
     all_turns: int | None = None
     """User turns over every conversation: the clock unconfirmed hypotheses wait by."""
-    recall: dict[str, tuple[RecallHit, ...]] = field(default_factory=dict)
-    terms: ConversationTerms | None = None
-    """Word statistics of the history, for recall's term weights."""
     counted_as: str = ""
     """The counter's name when `history` was read (a failed tokenizer turns it to estimate)."""
     task: TaskState | None = None
@@ -257,14 +221,10 @@ class ChatSession:
         """The conversation's task state, to read and to change."""
         self.files = FileAttachments(self)
         """The files attached to the conversation: attach, refresh, detach, compare with disk."""
-        self._semantic: SemanticRecall | None = None
+        self.recaller = Recaller(self)
+        """Recall: what it finds for a draft here and in other conversations, and its switch."""
         # The summarizer's own server, when `[summary] profile` names another one.
         self._summary_backend: ModelBackend | None = None
-        self._semantic_missing: str | None = None
-        self.unembedded = 0
-        """Earlier messages recall by meaning could not search (no vector yet), as of the
-        newest recall worked out with it."""
-        self._embedding_note = ""
 
     # --- what the session knows -------------------------------------------------------
 
@@ -290,14 +250,12 @@ class ChatSession:
     @property
     def semantic(self) -> SemanticRecall | None:
         """Recall by meaning, once the embeddings extra has loaded (see chat/semantic.py)."""
-        return self._semantic
+        return self.recaller.semantic
 
     @semantic.setter
     def semantic(self, semantic: SemanticRecall | None) -> None:
-        # Set from the worker that loaded the encoder: recall results may change.
-        with self._lock:
-            self._semantic = semantic
-            self._cache.recall.clear()
+        with self._lock:  # set from the worker that loaded the encoder
+            self.recaller.use_semantic(semantic)
 
     @property
     def budget(self) -> Budget:
@@ -375,6 +333,7 @@ class ChatSession:
     def invalidate(self) -> None:
         """Forget what was read; the next plan reads the store again (after outside changes)."""
         self._cache = SessionCache()
+        self.recaller.forget_history()
 
     @_locked
     def catch_up(self) -> bool:
@@ -577,7 +536,8 @@ class ChatSession:
         job = self.store.summary_job(self.conversation_id)
         return None if job is None else job.run()
 
-    def _positions(self) -> dict[int, int]:
+    def positions(self) -> dict[int, int]:
+        """Each history message's index in the history, by id."""
         if self._cache.positions is None:
             self._cache.positions = {m.id: i for i, m in enumerate(self.history())}
         return self._cache.positions
@@ -587,83 +547,10 @@ class ChatSession:
             self._cache.turns = sum(1 for m in self.history() if m.role == "user")
         return self._cache.turns
 
-    def _terms(self) -> ConversationTerms:
-        if self._cache.terms is None:
-            self._cache.terms = history_terms(self.history())
-        return self._cache.terms
-
     @_locked
     def recall(self, draft: str | None, upto: int | None = None) -> tuple[RecallHit, ...]:
-        """Earlier messages (and memory entries) relevant to `draft`, best first; among the
-        first `upto` messages only when given, as if the history ended there (see `plan`)."""
-        settings = self.settings.recall
-        if not draft or draft == NEXT_MESSAGE or not settings.enabled or not self.conversation_id:
-            return ()
-        cached = self._cache.recall.get(draft) if upto is None else None
-        if cached is not None:
-            return cached
-        terms = query_terms(draft)
-        kept, _skipped = distinctive_terms(terms, self.store.term_documents(terms))
-        full = self.history()
-        history = full[:upto]
-        stats = self._terms() if upto is None else history_terms(history)
-        # Words most of this conversation holds (names, greetings) tell nothing apart here.
-        kept, _common = uncommon_terms(kept, stats)
-        positions = self._positions()
-        newest = len(history) - 1
-        recent = self.settings.context.min_recent
-        # The newest messages are always in working memory: no need to find them.
-        before = history[-recent].id if recent and len(history) >= recent else None
-        if before is None and upto is not None and upto < len(full):
-            before = full[upto].id  # nothing from the message answered on
-
-        def age_of(message_id: int) -> int:
-            return newest - positions.get(message_id, newest)
-
-        def known(message_id: int) -> HistoryMessage | None:
-            position = positions.get(message_id)
-            return history[position] if position is not None else None
-
-        candidates: list[RecallCandidate] = []
-        if kept:
-            found = self.store.search_messages(
-                self.conversation,
-                fts_query(kept),
-                limit=settings.limit,
-                before_id=before,
-                age_of=age_of,
-            )
-            candidates = local_relevance(found, kept, stats)
-        self.unembedded, self._embedding_note = 0, ""
-        semantic = self.semantic
-        if semantic is not None and settings.semantic and semantic.ready:
-            from ctxchat.embeddings import fuse
-
-            # Meaning finds what shares no words with the draft ("which DB did we pick?").
-            # What full-text search found but has no vector yet is embedded first.
-            semantic.want([c.message_id for c in candidates if c.message_id is not None])
-            query = meaning_query(draft, stats)
-            # Twice as deep as by words: on long everyday conversations the answers that
-            # share no word with the message lie far down this list, and full-text search
-            # that deep only brings noise (measured with bench/locomo.py, bench/recall_quality.py).
-            candidates = fuse(
-                candidates, semantic.candidates(query, 2 * settings.limit, before, age_of, known)
-            )
-            self.unembedded, searched = semantic.unembedded(history, recent, stats)
-            self._embedding_note = (
-                unembedded_note(self.unembedded, searched) if self.unembedded else ""
-            )
-        hits: tuple[RecallHit, ...] = ()
-        if candidates or kept:
-            candidates.extend(memory_candidates(self.memory(), kept, candidates, self.count))
-            ranked = rank_recall(candidates, kept, settings.half_life)
-            later = with_references(ranked, history, positions, stats)
-            hits = tuple(with_neighbours(later, history, positions))
-        if len(self._cache.recall) > 16:
-            self._cache.recall.clear()
-        if upto is None:
-            self._cache.recall[draft] = hits
-        return hits
+        """Earlier messages (and memory entries) relevant to `draft` (see `Recaller.recall`)."""
+        return self.recaller.recall(draft, upto)
 
     @_locked
     def last_request(self) -> ContextPlan | None:
@@ -684,9 +571,9 @@ class ChatSession:
         (a `ctxchat send` to this conversation) is read first, so the plan never leaves it out.
         """
         self.catch_up()
-        plan = self._assemble(draft, upto=None if before is None else self._positions()[before])
+        plan = self._assemble(draft, upto=None if before is None else self.positions()[before])
         plan = with_summary_notices(plan, self.store, self.conversation_id, self.active_summary())
-        notes = [self._recall_note(), self._embedding_note if draft else ""]
+        notes = [self.recaller.missing_note(), self.recaller.embedding_note if draft else ""]
         if any(notes):
             plan = dataclasses.replace(plan, warnings=(*plan.warnings, *filter(None, notes)))
         previous = self.last_request()
@@ -722,15 +609,6 @@ class ChatSession:
         if plan.request is not None:
             return plan
         return dataclasses.replace(plan, request=self.request_for(plan).shown())
-
-    def _recall_note(self) -> str:
-        """What the plan says when semantic recall is configured but cannot run (packages of
-        the embeddings extra are missing); empty when it can, or is off."""
-        if self._semantic_missing is None:
-            recall = self.settings.recall
-            missing = missing_packages() if recall.enabled and recall.semantic else []
-            self._semantic_missing = words_only_note(missing) if missing else ""
-        return self._semantic_missing
 
     @_locked
     def remember_request(self, plan: ContextPlan) -> None:
@@ -936,13 +814,8 @@ class ChatSession:
         self._cache.positions = None
         self._cache.excluded = None
         self._cache.turns = None
-        self._cache.recall.clear()
-        history, terms = self._cache.history, self._cache.terms
-        if terms is not None:
-            if history and history[-1].id < message.id and message.to_history().sendable:
-                terms.add(message.content, message.id)  # a new message
-            else:
-                self._cache.terms = None  # an edit: counted again when next asked
+        history = self._cache.history
+        self.recaller.took(message.to_history(), new=bool(history and history[-1].id < message.id))
         if history is not None:
             # Built whole, then put in place: a worker may be reading the old list.
             kept = [m for m in history if m.id != message.id]
@@ -1129,12 +1002,12 @@ class ChatSession:
     @_locked
     def forget_recall(self) -> None:
         """New vectors arrived: recall results may change."""
-        self._cache.recall.clear()
+        self.recaller.forget()
 
     @_locked
     def forget_memory(self) -> None:
         self._cache.memory = None
-        self._cache.recall.clear()
+        self.recaller.forget()
 
     @_locked
     def forget_summary(self) -> None:
@@ -1149,6 +1022,7 @@ class ChatSession:
             last_request=self._cache.last_request,
             last_request_loaded=self._cache.last_request_loaded,
         )
+        self.recaller.forget_history()
 
     @_locked
     def switch_model(self, profile: ProviderProfile, backend: ModelBackend | None) -> None:
@@ -1178,6 +1052,7 @@ class ChatSession:
         other.default_profile = self.default_profile
         other.given_preset = self.given_preset
         other.model_given = self.model_given
+        other.recaller.across = self.recaller.across
         return other
 
     def summary_profile(self) -> ProviderProfile:

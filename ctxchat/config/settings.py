@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from ctxchat.config.declare import required, section, setting
 from ctxchat.config.errors import MissingApiKey, UnknownPreset, UnknownProfile, UnusableApiKey
 from ctxchat.config.shipped_keys import SHIPPED_KEYS
+from ctxchat.core.across import RecallAcross
 from ctxchat.core.adaptive import AdaptivePolicy
 from ctxchat.core.budget import Budget, BudgetShares
 from ctxchat.core.memory import Mode
@@ -388,6 +389,12 @@ class RecallSettings:
         "memory holds.",
     )
     semantic: bool = setting(True, "Also search by meaning when the embeddings extra is installed.")
+    across: RecallAcross = setting(
+        RecallAcross.PROJECT,
+        'Also search other conversations, by words: "project" (the other conversations of '
+        'the project a conversation is in; none outside a project), "all" (every other '
+        'conversation) or "off".',
+    )
     long_after_turns: int = setting(
         20, "Past this many user turns, working memory yields long_shift to summary and recall."
     )

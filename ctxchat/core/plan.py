@@ -59,12 +59,33 @@ class SentMessage(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class OtherConversation:
+    """The conversation a recalled message comes from when it is not the request's own
+    (recall across conversations): its id, its title and the day the message was written."""
+
+    id: int
+    title: str
+    date: str
+    """The message's day, `YYYY-MM-DD` in the machine's time zone."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"conversation": self.id, "title": self.title, "date": self.date}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> OtherConversation:
+        return cls(int(data["conversation"]), str(data["title"]), str(data["date"]))
+
+
+@dataclass(frozen=True, slots=True)
 class PlanItem:
-    """One thing included in a layer: `ref` names it (`memory:4`, `message:17`, `summary:v3`)."""
+    """One thing included in a layer: `ref` names it (`memory:4`, `message:17`, `summary:v3`,
+    `conversation:4/message:17` for a message recalled from another conversation, which
+    `source` then names)."""
 
     ref: str
     tokens: int
     label: str = ""
+    source: OtherConversation | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,9 +245,7 @@ class ContextPlan:
                     "budget": lp.budget,
                     "share": lp.share,
                     "tokens": lp.tokens,
-                    "items": [
-                        {"ref": i.ref, "tokens": i.tokens, "label": i.label} for i in lp.items
-                    ],
+                    "items": [_item_dict(i) for i in lp.items],
                     "left_out": [
                         {
                             "ref": o.ref,
@@ -281,7 +300,7 @@ class ContextPlan:
                     budget=lp["budget"],
                     share=lp["share"],
                     tokens=lp["tokens"],
-                    items=tuple(PlanItem(i["ref"], i["tokens"], i["label"]) for i in lp["items"]),
+                    items=tuple(_item(i) for i in lp["items"]),
                     left_out=tuple(
                         LeftOut(o["ref"], o["tokens"], Reason(o["reason"]), o["detail"], o["label"])
                         for o in lp["left_out"]
@@ -295,6 +314,24 @@ class ContextPlan:
             system_placement=SystemPlacement(data.get("system_placement", "system")),
             server_tokens=data.get("server_tokens"),
         )
+
+
+def _item_dict(item: Item) -> dict[str, Any]:
+    data: dict[str, Any] = {"ref": item.ref, "tokens": item.tokens, "label": item.label}
+    source = getattr(item, "source", None)
+    if source is not None:  # only a message recalled from another conversation has one
+        data["from"] = source.to_dict()
+    return data
+
+
+def _item(data: Mapping[str, Any]) -> PlanItem:
+    source = data.get("from")
+    return PlanItem(
+        data["ref"],
+        data["tokens"],
+        data["label"],
+        None if source is None else OtherConversation.from_dict(source),
+    )
 
 
 def _message_dict(message: SentMessage) -> dict[str, Any]:

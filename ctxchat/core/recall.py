@@ -18,7 +18,7 @@ from ctxchat.core.adaptive import RecallDemand
 from ctxchat.core.budget import Budget, Layer
 from ctxchat.core.history import HistoryMessage, preview
 from ctxchat.core.memory import MemoryEntry
-from ctxchat.core.plan import LayerPlan, LeftOut, PlanItem, Reason
+from ctxchat.core.plan import LayerPlan, LeftOut, OtherConversation, PlanItem, Reason
 from ctxchat.core.summary_recall import SummaryCover
 from ctxchat.core.termstats import (
     PREFIX_LENGTH,
@@ -201,9 +201,17 @@ class RecallHit:
     """The recalled message this later one refers back to (see `with_references`)."""
     referred_by: int | None = None
     """The recalled message that refers back to this earlier one."""
+    source: OtherConversation | None = None
+    """The other conversation it was said in (recall across conversations; `message_id` is
+    then None: it is no message of this conversation)."""
 
     @property
     def why(self) -> str:
+        if self.source is not None and self.neighbour_of is not None:
+            return (
+                f"from “{self.source.title}” ({self.source.date}): the question or answer "
+                "beside a match there"
+            )
         if self.neighbour_of is not None:
             return (
                 f"neighbour of #{self.neighbour_of} (question and answer); {self.age} messages ago"
@@ -229,6 +237,12 @@ class RecallHit:
         elif self.cosine is not None:
             reasons.append(f"similar in meaning (cosine {self.cosine:.2f})")
         found = "; ".join(reasons) or "matched no exact term"
+        if self.source is not None:
+            return (
+                f"from “{self.source.title}” ({self.source.date}): {found}; "
+                f"score {self.score:.2f} (relevance {self.relevance:.2f} × "
+                f"recency {self.recency:.2f})"
+            )
         return (
             f"{found}; score {self.score:.2f} (relevance {self.relevance:.2f} × "
             f"recency {self.recency:.2f}, {self.age} messages ago)"
@@ -546,6 +560,9 @@ def render_hit(hit: RecallHit) -> str:
     text exactly as stored."""
     if hit.message_id is not None:
         return f"[#{hit.message_id} {hit.role}, {hit.age} ago] {hit.content}\n"
+    if hit.source is not None:
+        where = f"“{hit.source.title}”, {hit.source.date}"
+        return f"[{hit.role} in another conversation, {where}] {hit.content}\n"
     return f"[{hit.ref.replace(':', ' ')}] {hit.content}\n"
 
 
@@ -626,7 +643,7 @@ def plan_recall(
         ):
             used += line
             chosen.append(hit)
-            items.append(PlanItem(hit.ref, line, label))
+            items.append(PlanItem(hit.ref, line, label, hit.source))
             said.setdefault(hit.content, hit.ref)
         else:
             # Too big to fit whatever its tag costs: its stored count says so.

@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from ctxchat.core.recall import PREFIX_LENGTH, RecallCandidate
-from ctxchat.store.records import MessageHit
+from ctxchat.store.records import MessageHit, conversation_name
 from ctxchat.store.transfer import TransferStore
 
 # A word as the index's tokenizer (unicode61) cuts one: letters and digits; `_` separates.
@@ -23,6 +24,26 @@ def find_expression(text: str) -> str:
     """An FTS5 MATCH expression finding messages with every word of `text`, each as a
     prefix ("" when `text` has no word)."""
     return " AND ".join(f'"{word}"*' for word in find_words(text))
+
+
+@dataclass(frozen=True, slots=True)
+class OtherHit:
+    """A message of another conversation that full-text search found for recall: the
+    candidate (ref `conversation:C/message:M`, no `message_id`: it is no message of the
+    conversation recalling it), its conversation and when it was written."""
+
+    candidate: RecallCandidate
+    conversation_id: int
+    message_id: int
+    title: str
+    """What the conversation is called everywhere: its title, else `conversation N`."""
+    created_at: float
+
+
+def other_ref(conversation_id: int, message_id: int) -> str:
+    """How a message of another conversation is named in a plan: never `message:N`, which
+    names a message of the plan's own conversation (to exclude, edit, leave out)."""
+    return f"conversation:{conversation_id}/message:{message_id}"
 
 
 class SearchStore(TransferStore):
@@ -98,6 +119,88 @@ class SearchStore(TransferStore):
                     )
                 )
         return candidates
+
+    def search_other_conversations(
+        self,
+        conversation_id: int,
+        match: str,
+        *,
+        project_id: int | None,
+        limit: int = 20,
+        newer: int = 0,
+    ) -> list[OtherHit]:
+        """Messages of the conversations other than `conversation_id` matching the FTS5
+        expression `match`, best BM25 first: those of project `project_id`, or of every
+        conversation when it is None. Only complete and interrupted messages the user has
+        not excluded. A hit's age is `newer` (the messages of the conversation asking) plus
+        how many messages were stored after it anywhere: all of them are older than the
+        conversation's own, and the newer of two still ranks first on a near-tie."""
+        if not match.strip():
+            return []
+        query = (
+            "SELECT m.id, m.conversation_id, c.title, m.role, m.content, m.tokens, "
+            "m.created_at, bm25(messages_fts) AS score "
+            "FROM messages_fts JOIN messages AS m ON m.id = messages_fts.rowid "
+            "JOIN conversations AS c ON c.id = m.conversation_id "
+            "WHERE messages_fts MATCH ? AND m.conversation_id != ? "
+            "AND m.status IN ('complete', 'interrupted') AND m.excluded = 0 "
+        )
+        parameters: list[object] = [match, conversation_id]
+        if project_id is not None:
+            query += "AND c.project_id = ? "
+            parameters.append(project_id)
+        query += "ORDER BY score LIMIT ?"
+        parameters.append(limit)
+        with self.reading() as conn:
+            try:
+                rows = conn.execute(query, parameters).fetchall()
+            except sqlite3.OperationalError:
+                return []  # a query FTS5 cannot parse finds nothing
+            newest = conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()[0]
+        return [
+            OtherHit(
+                RecallCandidate(
+                    other_ref(other, message_id),
+                    role,
+                    content,
+                    tokens,
+                    score,
+                    newer + newest - message_id,
+                ),
+                other,
+                message_id,
+                conversation_name(other, title),
+                created_at,
+            )
+            for message_id, other, title, role, content, tokens, created_at, score in rows
+        ]
+
+    def around_other(self, hit: OtherHit) -> tuple[OtherHit | None, OtherHit | None]:
+        """The messages just before and just after `hit` in its conversation, when they may
+        be recalled (complete or interrupted, not excluded); ages one more and one less."""
+        query = (
+            "SELECT m.id, m.role, m.content, m.tokens, m.created_at FROM messages AS m "
+            "WHERE m.conversation_id = ? AND m.id {} ? "
+            "AND m.status IN ('complete', 'interrupted') AND m.excluded = 0 "
+            "ORDER BY m.id {} LIMIT 1"
+        )
+        found: list[OtherHit | None] = []
+        with self.reading() as conn:
+            for sign, order, step in (("<", "DESC", 1), (">", "ASC", -1)):
+                row = conn.execute(
+                    query.format(sign, order), (hit.conversation_id, hit.message_id)
+                ).fetchone()
+                if row is None:
+                    found.append(None)
+                    continue
+                message_id, role, content, tokens, created_at = row
+                ref = other_ref(hit.conversation_id, message_id)
+                age = max(0, hit.candidate.age + step)
+                candidate = RecallCandidate(ref, role, content, tokens, 0.0, age)
+                found.append(
+                    OtherHit(candidate, hit.conversation_id, message_id, hit.title, created_at)
+                )
+        return found[0], found[1]
 
     # --- finding messages by the words typed (the switcher, the find bar) ------------------
 

@@ -14,6 +14,7 @@ from textual.binding import BindingType
 from ctxchat.config.names_check import key_problem, typing_problem
 from ctxchat.tui.action import Action, Needs
 from ctxchat.tui.dialog_actions import DIALOG_ACTIONS
+from ctxchat.tui.palette_only_actions import PALETTE_ONLY_ACTIONS
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -264,36 +265,7 @@ ACTIONS: tuple[Action, ...] = (
         palette_help="Attach a file by its path, see what each sends, detach it",
         first_on=("Composer",),
     ),
-    # Only in the command palette.
-    Action(
-        "conversation.rename",
-        "ConversationScreen",
-        "rename",
-        help="Rename this conversation",
-        palette="conversation: rename",
-    ),
-    Action(
-        "conversation.project",
-        "ConversationScreen",
-        "move_to_project",
-        help="Put this conversation in a project (its conversations share memory), or none",
-        palette="project: move this conversation…",
-        needs=Needs.SESSION,
-    ),
-    Action(
-        "conversation.export_markdown",
-        "ConversationScreen",
-        "export('markdown')",
-        help="Write this conversation to a Markdown file",
-        palette="conversation: export markdown",
-    ),
-    Action(
-        "conversation.export_json",
-        "ConversationScreen",
-        "export('json')",
-        help="Write this conversation to a JSON file",
-        palette="conversation: export json",
-    ),
+    *PALETTE_ONLY_ACTIONS,
     *DIALOG_ACTIONS,
     # --- Composer ---
     # Shown in the footer and named for `[keys]`; the keys themselves are handled in the
@@ -858,7 +830,7 @@ ACTIONS: tuple[Action, ...] = (
         help="Hide the superseded and excluded entries (and those off here), or show them again",
         palette="memory: hide or show superseded and excluded entries",
         palette_help="Hide the entries left out by you or superseded, or show them again",
-        palette_action="hide_left_out_memory",
+        palette_action="memory_panel('hide_left_out')",
     ),
     Action(
         "memory.order",
@@ -869,7 +841,7 @@ ACTIONS: tuple[Action, ...] = (
         help="Sort the entries no recent reply used first (an estimate), or as stored",
         palette="memory: sort by use",
         palette_help="Entries no recent reply used first (an estimate), or back to stored order",
-        palette_action="order_memory",
+        palette_action="memory_panel('order')",
     ),
 )
 

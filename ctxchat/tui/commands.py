@@ -43,7 +43,15 @@ def ctxchat_commands(screen: ConversationScreen) -> Iterator[SystemCommand]:
 
     for action in palette_actions():
         run_it = run(action.palette_action or action.action)
-        if action.id != "mode.toggle":
+        if action.id == "recall.across":
+            if screen.has_session:  # named for the choice it switches to
+                following = screen.session.recaller.across.following()
+                yield SystemCommand(
+                    action.palette.format(next=following.value),
+                    f"From now on in this run, {following.describe()}",
+                    run_it,
+                )
+        elif action.id != "mode.toggle":
             words = with_key(screen, action, action.palette_help or action.help)
             yield SystemCommand(action.palette, words, run_it)
         elif screen.has_session:  # named for the mode it switches to

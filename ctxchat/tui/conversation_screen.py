@@ -678,6 +678,9 @@ class ConversationScreen(Screen[None]):
         if self.app.screen is self:
             self.context_control.edit_files(self.session)
 
+    def action_switch_recall_across(self) -> None:
+        self.context_control.switch_recall_across()
+
     def action_exclude_message(self) -> None:
         self.conversation_view.action_exclude()
 
@@ -723,11 +726,8 @@ class ConversationScreen(Screen[None]):
     def action_restore_memory(self) -> None:
         self.side.restore_memory()
 
-    def action_order_memory(self) -> None:
-        self.side.order_memory()
-
-    def action_hide_left_out_memory(self) -> None:
-        self.side.memory_panel.action_hide_left_out()
+    async def action_memory_panel(self, action: str) -> None:
+        await self.side.memory_panel.run_action(action)
 
     # --- state that outlives the run ------------------------------------------------------
 

@@ -41,3 +41,20 @@ async def test_a_remapped_key_is_the_one_named(make_app: MakeApp) -> None:
         lines = await palette_lines(pilot, "copy code block")
         found = next(line for line in lines if "message: copy code block" in line)
         assert found.endswith("· f7 on a selected message")
+
+
+async def test_the_memory_panels_commands_run_from_the_palette(make_app: MakeApp) -> None:
+    app, _ = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        panel = app.conversation_screen.side.memory_panel
+        for search, flag in (("sort by use", "_by_use"), ("hide or show", "_hide_left_out")):
+            before: bool = getattr(panel, flag)
+
+            def switched(flag: str = flag, before: bool = before) -> bool:
+                return bool(getattr(panel, flag) != before)
+
+            lines = await palette_lines(pilot, search)
+            assert lines and search in lines[0]
+            await pilot.press("enter")
+            await until(pilot, switched)

@@ -7,8 +7,9 @@ import random
 
 import pytest
 
+from ctxchat.chat.recaller import unembedded_note
 from ctxchat.chat.semantic import SemanticRecall
-from ctxchat.chat.session import ChatSession, unembedded_note
+from ctxchat.chat.session import ChatSession
 from ctxchat.chat.session_factory import prepare_recall
 from ctxchat.chat.turn import send_message
 from ctxchat.chat.window import WindowInfo

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxchat.chat.session import WORDS_ONLY
+from ctxchat.chat.recaller import WORDS_ONLY
 from ctxchat.store import Store
 from ctxchat.testing.server import ScriptedModelServer
 

@@ -18,6 +18,32 @@ def add(store: Store, conversation: int, text: str, role: str = "user") -> int:
     return store.add_message(conversation, role, text, tokens=5, exact=False, encoding="e").id
 
 
+def test_other_conversations_are_searched_in_the_project_or_all(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "s.db") as store:
+        garden = store.create_project("Garden").id
+        here, there, outside = (store.create_conversation(t).id for t in ("here", "there", "out"))
+        store.move_to_project(here, garden)
+        store.move_to_project(there, garden)
+        add(store, here, "The birdhouse needs a roof.")
+        said = add(store, there, "The birdhouse is cedar.")
+        excluded = add(store, there, "The birdhouse is pine, scratch that.")
+        store.set_excluded([excluded], True)
+        away = add(store, outside, "A birdhouse for the neighbours.")
+        query = fts_query(["birdhouse"])
+
+        found = store.search_other_conversations(here, query, project_id=garden, newer=1)
+        assert [(h.conversation_id, h.title) for h in found] == [(there, "there")]
+        (hit,) = found
+        assert hit.candidate.ref == f"conversation:{there}/message:{said}"
+        assert hit.candidate.message_id is None  # no message of the conversation asking
+        assert hit.candidate.age == 1 + away - said  # what was stored since, and `newer`
+        everywhere = store.search_other_conversations(here, query, project_id=None)
+        assert {h.candidate.ref for h in everywhere} == {
+            f"conversation:{there}/message:{said}",
+            f"conversation:{outside}/message:{away}",
+        }
+
+
 def test_search_ranks_by_bm25_within_one_conversation(tmp_path: Path) -> None:
     with Store.open(tmp_path / "s.db") as store:
         one = store.create_conversation("one").id
@@ -157,3 +183,11 @@ def test_vectors_stored_before_they_were_keyed_by_model_are_kept(
         assert store.load_embeddings(conversation, "a") == [(first, b"\x01")]
         assert store.save_embeddings("b", [(first, "first", b"\x02")]) == [first]
         assert store.load_embeddings(conversation, "a") == [(first, b"\x01")]
+
+
+def test_a_conversation_without_a_title_is_named_as_everywhere(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "s.db") as store:
+        here, there = store.create_conversation().id, store.create_conversation().id
+        add(store, there, "The birdhouse is cedar.")
+        (hit,) = store.search_other_conversations(here, fts_query(["birdhouse"]), project_id=None)
+        assert hit.title == f"conversation {there}"

@@ -15,9 +15,9 @@ MODULE_LINES = 800
 # What is over the budget today, each capped at its size when the budget was set: new code
 # goes into parts of their own, and splitting these is the architecture work still to do.
 OVER_BUDGET: dict[str, tuple[int, str]] = {
-    "chat/session.py": (1227, "the session facade still holds planning, recall and writes"),
-    "chat/session.py:ChatSession": (1026, "to become a facade over parts it owns"),
-    "tui/actions.py": (961, "the action table: one declaration per key, rows of one shape"),
+    "chat/session.py": (1102, "the session facade still holds planning and writes"),
+    "chat/session.py:ChatSession": (937, "to become a facade over parts it owns"),
+    "tui/actions.py": (933, "the action table: one declaration per key, rows of one shape"),
     "tui/conversation_screen.py:ConversationScreen": (675, "its one-line forwarding actions"),
     "tui/widgets/conversation.py:ConversationView": (641, "paging, reveal and selection together"),
 }

@@ -1,5 +1,5 @@
 """ContextControl: what the user leaves out of the requests or adds to them besides memory:
-a turn left out, the task state, attached files."""
+a turn left out, the task state, attached files, recall across conversations."""
 
 from __future__ import annotations
 
@@ -55,6 +55,16 @@ class ContextControl(Part):
         """Open the files dialog: attach, detach, what each file sends."""
         if session.conversation_id is not None:
             self.app.push_screen(FilesDialog(session, lambda: self._changed(session)))
+
+    def switch_recall_across(self) -> None:
+        """Switch where recall looks besides the conversation (project → all → off) for the
+        rest of the run, in every conversation opened from this one; a line says so."""
+        session = self.session
+        if session is None:
+            return
+        across = session.recaller.switch_across()
+        self.notify(f"Recall across conversations: {across.value} ({across.describe()})")
+        self._changed(session)
 
     def _changed(self, session: ChatSession) -> None:
         self.post_up(lambda: self.Changed(session))

@@ -1,0 +1,195 @@
+"""Recall across conversations: what was said in another conversation of the project (or of
+any, when asked) comes back as a recall item that names where it was said."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime
+
+from ctxchat.chat.session import ChatSession
+from ctxchat.chat.turn import send_message
+from ctxchat.config.settings import RecallSettings
+from ctxchat.core.across import RecallAcross
+from ctxchat.core.budget import Layer
+from ctxchat.core.plan import ContextPlan, OtherConversation, PlanItem
+from ctxchat.store import Store
+
+from .test_session_recall import add_turn
+
+FACT = "For the birdhouse we settled on cedar planks, 19 mm thick, and brass screws."
+QUESTION = "Which wood did we pick for the birdhouse?"
+
+
+def other(session: ChatSession, title: str, project: int | None) -> ChatSession:
+    """A session on a new conversation called `title` (in `project`), as the app opens one."""
+    conversation = session.store.create_conversation(title)
+    if project is not None:
+        session.store.move_to_project(conversation.id, project)
+    return session.for_conversation(conversation.id)
+
+
+def said_in(session: ChatSession, title: str, project: int | None, user: str) -> ChatSession:
+    """A conversation called `title` (in `project`) where the user said `user`."""
+    where = other(session, title, project)
+    add_turn(where, user, "Noted.")
+    return where
+
+
+def today() -> str:
+    return datetime.now().astimezone().date().isoformat()
+
+
+def recalled(plan: ContextPlan) -> list[str]:
+    return [item.ref for item in plan.layer(Layer.RECALL).items]
+
+
+def test_a_fact_from_another_conversation_of_the_project_is_recalled(
+    session: ChatSession,
+) -> None:
+    project = session.store.create_project("Garden").id
+    a = said_in(session, "Birdhouse plan", project, FACT)
+    fact_id = a.history()[0].id
+    b = other(session, "Shopping list", project)
+
+    plan = b.plan(QUESTION)
+
+    ref = f"conversation:{a.conversation}/message:{fact_id}"
+    assert recalled(plan) == [ref]
+    item = plan.layer(Layer.RECALL).items[0]
+    assert isinstance(item, PlanItem)
+    assert item.source == OtherConversation(a.conversation, "Birdhouse plan", today())
+    assert item.label.startswith(f"from “Birdhouse plan” ({today()}): matched birdhouse")
+    assert "; score " in item.label
+    # The model reads where it was said, beside the words themselves.
+    recall_message = next(m for m in plan.messages if m.layer is Layer.RECALL)
+    assert f"[user in another conversation, “Birdhouse plan”, {today()}] {FACT}" in (
+        recall_message.content
+    )
+    # The JSON names the conversation; a stored plan keeps it.
+    data = plan.to_dict()
+    (recall_layer,) = [layer for layer in data["layers"] if layer["layer"] == "recall"]
+    assert recall_layer["items"][0]["ref"] == ref
+    assert recall_layer["items"][0]["from"] == {
+        "conversation": a.conversation,
+        "title": "Birdhouse plan",
+        "date": today(),
+    }
+    assert ContextPlan.from_dict(data) == plan
+
+
+async def test_the_plan_a_reply_was_made_from_keeps_where_recall_found_it(
+    session: ChatSession,
+) -> None:
+    project = session.store.create_project("Garden").id
+    a = said_in(session, "Birdhouse plan", project, FACT)
+    b = other(session, "Shopping list", project)
+
+    [event async for event in send_message(b, QUESTION)]
+
+    reply = b.history()[-1]
+    stored = b.store.load_plan(reply.id)
+    assert stored is not None
+    (item,) = stored.layer(Layer.RECALL).items
+    assert isinstance(item, PlanItem)
+    assert item.source is not None and item.source.id == a.conversation
+    assert not item.ref.startswith("message:")  # never taken for a message of this one
+
+
+def test_a_conversation_outside_the_project_is_searched_only_with_all(
+    session: ChatSession,
+) -> None:
+    project = session.store.create_project("Garden").id
+    elsewhere = said_in(session, "Birdhouse, another one", None, FACT)
+    b = other(session, "Shopping list", project)
+
+    assert recalled(b.plan(QUESTION)) == []
+
+    b.recaller.across = RecallAcross.ALL
+    refs = recalled(b.plan(QUESTION))
+    assert len(refs) == 1 and refs[0].startswith(f"conversation:{elsewhere.conversation}/")
+
+
+def test_outside_a_project_recall_stays_in_the_conversation_by_default(
+    session: ChatSession,
+) -> None:
+    said_in(session, "Birdhouse plan", None, FACT)
+    b = other(session, "Shopping list", None)
+
+    assert b.recaller.across is RecallAcross.PROJECT  # the default
+    assert recalled(b.plan(QUESTION)) == []
+
+
+def test_off_searches_no_other_conversation(session: ChatSession) -> None:
+    project = session.store.create_project("Garden").id
+    said_in(session, "Birdhouse plan", project, FACT)
+    settings = dataclasses.replace(session.settings, recall=RecallSettings(across=RecallAcross.OFF))
+    conversation = session.store.create_conversation("Shopping list")
+    session.store.move_to_project(conversation.id, project)
+    b = ChatSession(session.store, settings, session.profile, conversation.id)
+
+    assert b.recaller.across is RecallAcross.OFF
+    assert recalled(b.plan(QUESTION)) == []
+
+
+def test_the_palette_switch_goes_round_and_sessions_opened_after_keep_it(
+    session: ChatSession,
+) -> None:
+    project = session.store.create_project("Garden").id
+    said_in(session, "Birdhouse plan", project, FACT)
+    b = other(session, "Shopping list", project)
+    assert len(recalled(b.plan(QUESTION))) == 1
+
+    assert b.recaller.switch_across() is RecallAcross.ALL
+    assert b.recaller.switch_across() is RecallAcross.OFF
+    assert recalled(b.plan(QUESTION)) == []  # not the result worked out before the switch
+    assert b.for_conversation(session.conversation).recaller.across is RecallAcross.OFF
+    assert b.recaller.switch_across() is RecallAcross.PROJECT
+    assert len(recalled(b.plan(QUESTION))) == 1
+
+
+def test_objective_mode_keeps_recall_across_conversations(session: ChatSession) -> None:
+    project = session.store.create_project("Garden").id
+    said_in(session, "Birdhouse plan", project, FACT)
+    b = other(session, "Shopping list", project)
+    b.toggle_mode()
+
+    assert b.plan(QUESTION).mode == "objective"
+    assert len(recalled(b.plan(QUESTION))) == 1
+
+
+def test_what_the_user_excluded_there_or_this_conversation_holds_is_not_brought(
+    session: ChatSession, store: Store
+) -> None:
+    project = store.create_project("Garden").id
+    a = said_in(session, "Birdhouse plan", project, FACT)
+    branch = said_in(session, "Birdhouse plan (branch)", project, FACT)  # the same words
+    b = other(session, "Shopping list", project)
+    assert len(recalled(b.plan(QUESTION))) == 1  # the same text is brought once
+
+    store.set_excluded([a.history()[0].id], True)
+    store.set_excluded([branch.history()[0].id], True)
+    b.invalidate()
+    assert recalled(b.plan(QUESTION)) == []
+
+    store.set_excluded([a.history()[0].id], False)
+    add_turn(b, FACT, "Yes, cedar.")  # this conversation says it itself now
+    b.forget_history()
+    assert not any(ref.startswith("conversation:") for ref in recalled(b.plan(QUESTION)))
+
+
+def test_a_question_found_there_brings_its_answer(session: ChatSession) -> None:
+    project = session.store.create_project("Garden").id
+    a = other(session, "Birdhouse plan", project)
+    add_turn(a, "What wood should the birdhouse be?", "Cedar planks, 19 mm thick.")
+    question, answer = (m.id for m in a.history())
+    b = other(session, "Shopping list", project)
+
+    items = b.plan(QUESTION).layer(Layer.RECALL).items
+
+    assert [item.ref for item in items] == [
+        f"conversation:{a.conversation}/message:{question}",
+        f"conversation:{a.conversation}/message:{answer}",
+    ]
+    assert items[1].label == (
+        f"from “Birdhouse plan” ({today()}): the question or answer beside a match there"
+    )

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from ctxchat.chat.changes import ChangeLog
 from ctxchat.chat.semantic import SemanticRecall
+from ctxchat.chat.term_files import conversation_terms
 from ctxchat.core.across import RecallAcross
 from ctxchat.core.history import HistoryMessage
 from ctxchat.core.next_message import NEXT_MESSAGE
@@ -124,7 +125,10 @@ class Recaller:
 
     def terms(self) -> ConversationTerms:
         if self._terms is None:
-            self._terms = history_terms(self._session.history())
+            session = self._session
+            self._terms = conversation_terms(
+                session.store.path, session.conversation_id, session.history()
+            )
         return self._terms
 
     def missing_note(self) -> str:

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ctxchat.chat import term_files
 from ctxchat.config.loader import LoadedSettings, load_settings
 from ctxchat.config.locations import ENGINE_DIR_ENV, Locations
 from ctxchat.config.settings import ProviderProfile, Settings
@@ -79,6 +80,7 @@ def open_workspace(
     # Backends made from this env find the engine of this data directory (`make_backend`).
     environment.setdefault(ENGINE_DIR_ENV, str(locations.engine_dir))
     encodings.use_cache_dir(locations.cache_dir)
+    term_files.use_directory(locations.cache_dir)
     loaded = load_settings(locations.config_file, environment, required=config is not None)
     store = Store.open(locations.database)
     state: LoadedState = load_state(locations.state_file)

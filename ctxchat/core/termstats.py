@@ -85,6 +85,33 @@ class ConversationTerms:
                 if len(held) <= TOPIC_POSTINGS:
                     held.append(message_id)
 
+    STATE_VERSION = 1
+    """Of `state()`'s shape: a state of another version is not read back."""
+
+    def state(self) -> tuple[int, int, int, dict[str, int], dict[str, list[int]]]:
+        """What the statistics are, in builtins (kept between runs by `chat/term_files.py`);
+        `from_state` makes them again."""
+        return (self.STATE_VERSION, self.messages, self.words, dict(self._documents), self._holders)
+
+    @classmethod
+    def from_state(cls, state: object) -> ConversationTerms | None:
+        """The statistics `state()` gave (None: not a state of this version)."""
+        if not (isinstance(state, tuple) and len(state) == 5 and state[0] == cls.STATE_VERSION):
+            return None
+        _, messages, words, documents, holders = state
+        if not (
+            isinstance(messages, int)
+            and isinstance(words, int)
+            and isinstance(documents, dict)
+            and isinstance(holders, dict)
+        ):
+            return None
+        terms = cls()
+        terms.messages, terms.words = messages, words
+        terms._documents = Counter(documents)
+        terms._holders = holders
+        return terms
+
     def topic_words(self, text: str) -> list[str]:
         """The words of `text` that at most TOPIC_SHARE of the messages hold (and at least
         one other message does): names of places, products, people said in passing."""

@@ -206,7 +206,7 @@ def test_bytes_typed_into_the_app_that_are_not_utf8_arrive_as_replacements(
 ) -> None:
     server.script("Noted.")
     with PtyProcess([], columns=120, rows=30) as tui:
-        tui.read_until(lambda out: b"Model" in out)  # the footer: the app is up
+        tui.read_until(lambda out: b"Quit" in out)  # the footer: the app is up
         tui.press(b"hi \xff\xfe there", "hi \ufffd\ufffd there".encode())
         tui.press(b"\r", b"Noted.")
         assert tui.process.poll() is None, tui.tail()

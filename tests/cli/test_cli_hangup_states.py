@@ -57,7 +57,7 @@ def test_a_summary_being_made(run: Run, home: Path, server: ScriptedModelServer)
     asked = len(server.requests)
     try:
         with PtyProcess([], columns=120, rows=30) as app:
-            app.read_until(lambda output: b"Model" in output)  # the footer: the app is up
+            app.read_until(lambda output: b"Quit" in output)  # the footer: the app is up
             app.press(CTRL_S, b"Summarize 6")  # the preview
             app.write(b"\r")
             assert server.wait_for_requests(asked + 1, timeout=60)  # its request is held

@@ -174,7 +174,7 @@ def test_summarize_waits_for_the_summary_the_app_makes_and_goes_on_once_cancelle
     asked = len(server.requests)
     try:
         with PtyProcess([], columns=120, rows=30) as app:
-            app.read_until(lambda out: b"Model" in out)  # the footer: the app is up
+            app.read_until(lambda out: b"Quit" in out)  # the footer: the app is up
             app.press(b"\x13", b"Summarize 6")  # ctrl+s: the preview
             app.write(b"\r")
             assert server.wait_for_requests(asked + 1, timeout=60)  # its request is held

@@ -159,7 +159,7 @@ def history_embedding() -> None:
         conversation = imported_history(store, 600, 5_000)
         session = ChatSession(store, settings, profile, conversation)
         start, start_cpu = time.perf_counter(), time.process_time()
-        left = prepare_recall(session, "What did we say about the schema?")
+        left = prepare_recall(session, "What did we say about the schema?").left
         session.plan("What did we say about the schema?")
         print(
             f"a command's first plan of 600 messages of 5,000 characters, none embedded: "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import time
 from collections.abc import Callable, Sequence
 from enum import StrEnum
 
@@ -28,6 +29,7 @@ from ctxchat.store.records import Conversation
 __all__ = [
     "Connect",
     "NoServer",
+    "RecallPrepared",
     "SessionOptions",
     "conversation_profile",
     "given_server",
@@ -357,27 +359,58 @@ EMBEDDING_WAIT = 1.0
 """About how long a command embeds messages that have no vector yet before it plans (seconds)."""
 
 
+@dataclasses.dataclass(frozen=True)
+class RecallPrepared:
+    """What a command did for recall by meaning before it planned, and what it left."""
+
+    left: int = 0
+    """The conversation's messages still without a vector."""
+    loading: float = 0.0
+    """Seconds loading the encoder's weights and the stored vectors (0: not loaded)."""
+    embedding: float = 0.0
+    """Seconds embedding messages that had no vector."""
+    embedded: int = 0
+
+    def timing_note(self) -> str:
+        """What a command says of the time recall by meaning took before it planned ("" when
+        it was not loaded)."""
+        if not self.loading:
+            return ""
+        spent = f"{self.loading:.1f} s loading its encoder"
+        if self.embedded:
+            spent += f", {self.embedding:.1f} s embedding {self.embedded:,} messages"
+        return (
+            f"note: recall by meaning took {self.loading + self.embedding:.1f} s before planning "
+            f"({spent}); `[recall] semantic = false` plans by words alone."
+        )
+
+
 def prepare_recall(
     session: ChatSession, draft: str | None = None, *, wait: float | None = EMBEDDING_WAIT
-) -> int:
+) -> RecallPrepared:
     """Load semantic recall and embed what has no vector yet, for about `wait` seconds (None:
     all of it): what the draft's full-text search finds first, then the newest. For commands,
-    which plan once; the TUI does this in a worker thread. Returns how many of the
+    which plan once; the TUI does this in a worker thread. Says how many of the
     conversation's messages are left without a vector (they are embedded by the next
-    command, or in the app). Without the extra, recall goes by words."""
+    command, or in the app) and what it took. Without the extra, recall goes by words."""
     semantic = semantic_recall_for(session)
     if semantic is None:
-        return 0
+        return RecallPrepared()
     from ctxchat.embeddings import EmbeddingsUnavailable
 
+    started = time.perf_counter()
     try:
         semantic.prepare()
+        loaded = time.perf_counter()
         session.semantic = semantic
         if draft:
             session.recall(draft)  # asks for what its full-text search found to be embedded
-        semantic.embed_for(wait)
+        embedding_started = time.perf_counter()
+        embedded = semantic.embed_for(wait)
     except (EmbeddingsUnavailable, OSError, ValueError):
         session.semantic = None
-        return 0
+        return RecallPrepared()
+    embedding = time.perf_counter() - embedding_started
     session.forget_recall()  # worked out again with the vectors there are now
-    return semantic.missing(m.id for m in session.history() if m.sendable)
+    left = semantic.missing(m.id for m in session.history() if m.sendable)
+    return RecallPrepared(left, loaded - started, embedding, embedded)

@@ -39,11 +39,13 @@ def show_context(args: argparse.Namespace, options: SessionOptions) -> int:
     with workspace(options) as space:
         conversation = conversation_id(space, options)
         session = make_session(space, options, conversation, connect=Connect.TRY)
-        left = prepare_recall(
+        prepared = prepare_recall(
             session, args.message, wait=None if args.embed_all else EMBEDDING_WAIT
         )
-        if left:
-            warn(unembedded_notice(left))
+        if prepared.left:
+            warn(unembedded_notice(prepared.left))
+        if prepared.timing_note():
+            warn(prepared.timing_note())
         plan, rendered = run_async(
             _plan(session, space, args.message, offline=options.offline, render=args.json)
         )

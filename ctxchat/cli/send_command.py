@@ -85,9 +85,11 @@ def send(args: argparse.Namespace, options: SessionOptions) -> int:
             session = session.for_conversation(conversation)
         if options.preset is not None:
             session.choose_preset(options.preset)  # remembered with the conversation
-        left = prepare_recall(session, text, wait=None if args.embed_all else EMBEDDING_WAIT)
-        if left:
-            warn(unembedded_notice(left))
+        prepared = prepare_recall(session, text, wait=None if args.embed_all else EMBEDDING_WAIT)
+        if prepared.left:
+            warn(unembedded_notice(prepared.left))
+        if prepared.timing_note():
+            warn(prepared.timing_note())
         try:
             code = run_async(_send(session, space, text, args, offline=options.offline))
         except BaseException:

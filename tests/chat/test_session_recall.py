@@ -297,14 +297,17 @@ def test_a_command_plans_with_what_is_embedded_and_says_how_much_is_not(
     long_conversation(session, 100, {10: "We decided to use PostgreSQL for the main database."})
     draft = "What did we decide about the database?"
     # No time to embed anything: recall by meaning searches nothing yet, and says so.
-    left = prepare_recall(session, draft, wait=0.0)
-    assert left == 200
+    prepared = prepare_recall(session, draft, wait=0.0)
+    assert (prepared.left, prepared.embedded) == (200, 0)
+    assert prepared.loading > 0 and "loading its encoder" in prepared.timing_note()
     plan = session.plan(draft)
     earlier = 200 - session.settings.context.min_recent
     assert unembedded_note(earlier, earlier) in plan.warnings
     assert any(item.ref == "message:19" for item in plan.layer(Layer.RECALL).items)  # by words
     # Asked to wait for all, it embeds every message: nothing left to say.
-    assert prepare_recall(session, draft, wait=None) == 0
+    prepared = prepare_recall(session, draft, wait=None)
+    assert (prepared.left, prepared.embedded) == (0, 200)
+    assert "embedding 200 messages" in prepared.timing_note()
     assert not any("not embedded" in warning for warning in session.plan(draft).warnings)
 
 

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from ctxchat.testing.harness import open_test_workspace, test_env, write_config
+from ctxchat.testing import harness
+from ctxchat.testing.harness import open_test_workspace, write_config
 from ctxchat.testing.server import ScriptedModelServer
 from ctxchat.tui.app import CtxChatApp
 
@@ -73,7 +74,8 @@ main([])
 
 # What the first frame does not need: the model client, the encoder for recall by meaning,
 # the tokenizer's tables (the plan is drawn from kept counts), the local server probe and
-# the setup form, the config editor, and what reading an installed package's files costs.
+# the setup form, the config editor, the readers of other tools' histories, and what
+# reading an installed package's files costs.
 LATER = (
     "openai",
     "httpx",
@@ -84,6 +86,8 @@ LATER = (
     "ctxchat.model.discovery",
     "ctxchat.tui.screens.setup",
     "ctxchat.config.profile_edit",
+    "ctxchat.store.importers.chatgpt",
+    "ctxchat.store.importers.llm_logs",
     "importlib.metadata",
     "zipfile",
 )
@@ -91,7 +95,7 @@ LATER = (
 
 def first_frame_modules(home: Path, config: Path) -> set[str]:
     out = home / "modules.json"
-    env = {**os.environ, **test_env(home, config), "HOME": str(home)}
+    env = {**os.environ, **harness.test_env(home, config), "HOME": str(home)}
     subprocess.run(
         [sys.executable, "-c", FIRST_FRAME_MODULES, str(out)],
         env=env,

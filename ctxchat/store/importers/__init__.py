@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ctxchat.store.importers import chatgpt, claude, llm_logs, open_webui
 from ctxchat.store.importers.fields import HistoryFormatError, NotJson
 from ctxchat.store.importers.json_stream import JsonItems
+from ctxchat.store.importers.labels import LABELS
 from ctxchat.store.importers.records import ImportedAnswer, ImportedConversation, ImportedMessage
 
 __all__ = [
@@ -47,19 +47,31 @@ class HistorySource:
 SOURCES: dict[str, HistorySource] = {
     source.name: source
     for source in (
-        HistorySource("chatgpt", chatgpt.LABEL, "ChatGPT's data export (conversations.json)"),
-        HistorySource("claude", claude.LABEL, "Claude.ai's data export (conversations.json)"),
-        HistorySource("llm", llm_logs.LABEL, "simonw/llm's logs.db"),
-        HistorySource("open-webui", open_webui.LABEL, "an Open WebUI chat export (JSON)"),
+        HistorySource("chatgpt", LABELS["chatgpt"], "ChatGPT's data export (conversations.json)"),
+        HistorySource("claude", LABELS["claude"], "Claude.ai's data export (conversations.json)"),
+        HistorySource("llm", LABELS["llm"], "simonw/llm's logs.db"),
+        HistorySource("open-webui", LABELS["open-webui"], "an Open WebUI chat export (JSON)"),
         HistorySource(CTXCHAT, "ctxchat", "a ctxchat JSON export of one conversation"),
     )
 }
 
-_READERS: dict[str, Callable[[Any], Iterator[ImportedConversation]]] = {
-    "chatgpt": chatgpt.conversations,
-    "claude": claude.conversations,
-    "open-webui": open_webui.conversations,
-}
+
+def _reader(source: str) -> Callable[[Any], Iterator[ImportedConversation]]:
+    """The reader of a JSON history (its module is imported when an import needs it: the
+    app and the commands that import nothing do not pay for the four readers)."""
+    if source == "chatgpt":
+        from ctxchat.store.importers import chatgpt
+
+        return chatgpt.conversations
+    if source == "claude":
+        from ctxchat.store.importers import claude
+
+        return claude.conversations
+    if source == "open-webui":
+        from ctxchat.store.importers import open_webui
+
+        return open_webui.conversations
+    raise KeyError(source)
 
 
 _KNOWN = (
@@ -91,6 +103,8 @@ def detect_source(path: Path) -> str | None:
             return "chatgpt"
         if "chat_messages" in first:
             return "claude"
+        from ctxchat.store.importers import open_webui
+
         if open_webui.is_chat(first):
             return "open-webui"
         keys = ", ".join(list(first)[:6]) or "none"
@@ -104,6 +118,8 @@ def detect_source(path: Path) -> str | None:
 
 
 def _detect_database(path: Path) -> str:
+    from ctxchat.store.importers import llm_logs
+
     try:
         with closing(llm_logs.open_read_only(path)) as conn:
             tables = llm_logs.tables_of(conn)
@@ -125,8 +141,10 @@ def read_history(path: Path, source: str) -> Iterator[ImportedConversation]:
         with path.open("rb") as file:
             if file.read(len(_SQLITE)) != _SQLITE:
                 raise HistoryFormatError("it is not an SQLite database, so not llm's logs.db")
+        from ctxchat.store.importers import llm_logs
+
         yield from llm_logs.conversations(path)
         return
-    reader = _READERS[source]
+    reader = _reader(source)
     with path.open("rb") as file:
         yield from reader(JsonItems(file))

@@ -371,6 +371,17 @@ class RecallPrepared:
     """Seconds embedding messages that had no vector."""
     embedded: int = 0
 
+    def to_dict(self) -> dict[str, float | int] | None:
+        """The figures for a command's JSON (None: recall by meaning was not loaded)."""
+        if not self.loading:
+            return None
+        return {
+            "loading_seconds": round(self.loading, 3),
+            "embedding_seconds": round(self.embedding, 3),
+            "embedded": self.embedded,
+            "left": self.left,
+        }
+
     def timing_note(self) -> str:
         """What a command says of the time recall by meaning took before it planned ("" when
         it was not loaded)."""

@@ -44,7 +44,7 @@ def show_context(args: argparse.Namespace, options: SessionOptions) -> int:
         )
         if prepared.left:
             warn(unembedded_notice(prepared.left))
-        if prepared.timing_note():
+        if prepared.timing_note() and not args.json:
             warn(prepared.timing_note())
         plan, rendered = run_async(
             _plan(session, space, args.message, offline=options.offline, render=args.json)
@@ -58,6 +58,7 @@ def show_context(args: argparse.Namespace, options: SessionOptions) -> int:
         data["prompt_tokens"] = plan.prompt_tokens
         data["figure"] = figure_words(plan)
         data["conversation_id"] = conversation
+        data["recall_by_meaning"] = prepared.to_dict()
         data["sampling"] = sampling
         data["window_source"] = window.source
         facts = session.facts

@@ -17,6 +17,7 @@ from ctxchat.chat.session import ChatSession
 from ctxchat.chat.session_factory import (
     EMBEDDING_WAIT,
     Connect,
+    RecallPrepared,
     learn_server,
     prepare_recall,
     unembedded_notice,
@@ -88,10 +89,10 @@ def send(args: argparse.Namespace, options: SessionOptions) -> int:
         prepared = prepare_recall(session, text, wait=None if args.embed_all else EMBEDDING_WAIT)
         if prepared.left:
             warn(unembedded_notice(prepared.left))
-        if prepared.timing_note():
-            warn(prepared.timing_note())
         try:
-            code = run_async(_send(session, space, text, args, offline=options.offline))
+            code = run_async(
+                _send(session, space, text, args, offline=options.offline, prepared=prepared)
+            )
         except BaseException:
             # A refused message (over the budget, a server that cannot be reached) must not
             # leave the new conversation behind, empty.
@@ -103,10 +104,19 @@ def send(args: argparse.Namespace, options: SessionOptions) -> int:
 
 
 async def _send(
-    session: ChatSession, space: Workspace, text: str, args: argparse.Namespace, *, offline: bool
+    session: ChatSession,
+    space: Workspace,
+    text: str,
+    args: argparse.Namespace,
+    *,
+    offline: bool,
+    prepared: RecallPrepared,
 ) -> int:
     assert session.backend is not None
-    result: dict[str, Any] = {"conversation_id": session.conversation_id}
+    result: dict[str, Any] = {
+        "conversation_id": session.conversation_id,
+        "recall_by_meaning": prepared.to_dict(),
+    }
     code = 0
     with CtrlC() as ctrl_c:
         try:

@@ -66,6 +66,13 @@ def test_text_on_a_terminal_is_cleaned(seeded: int, args: list[str]) -> None:
     assert b"<osc52>" in output, output[-1500:]
 
 
+def without_timing(data: object) -> object:
+    """The JSON but the seconds recall by meaning took, which are each run's own."""
+    if isinstance(data, dict):
+        return {key: value for key, value in data.items() if key != "recall_by_meaning"}
+    return data
+
+
 @pytest.mark.parametrize(
     "args",
     [
@@ -76,13 +83,6 @@ def test_text_on_a_terminal_is_cleaned(seeded: int, args: list[str]) -> None:
     ],
     ids=" ".join,
 )
-def without_timing(data: object) -> object:
-    """The JSON but the seconds recall by meaning took, which are each run's own."""
-    if isinstance(data, dict):
-        return {key: value for key, value in data.items() if key != "recall_by_meaning"}
-    return data
-
-
 def test_json_on_a_terminal_is_cleaned_and_still_exact(
     seeded: int, run: Run, args: list[str]
 ) -> None:

@@ -1,8 +1,8 @@
 """Every key and command of the app, declared once (`ACTIONS`, with the dialogs' rows of
 `tui/dialog_actions.py` and the widgets' of `tui/widget_actions.py`): the classes' bindings,
-the command palette, the screen's check of where each applies, and the lists users read (the
-id table in docs/keys.md and the config template, written by `scripts/binding_ids.py`) are
-made from it."""
+the command palette, the screen's check of where each applies and its routes to the part or
+widget that runs an action (`Action.target`), and the lists users read (the id table in
+docs/keys.md and the config template, written by `scripts/binding_ids.py`) are made from it."""
 
 from __future__ import annotations
 
@@ -56,6 +56,7 @@ ACTIONS: tuple[Action, ...] = (
         help="Stop the reply being written",
         needs=Needs.STREAMING,
         palette="reply: stop",
+        target="TurnRunner.stop",
     ),
     # Not escape: escape stops a reply, and a second press must not stop a minute's summary.
     Action(
@@ -67,6 +68,7 @@ ACTIONS: tuple[Action, ...] = (
         help="Stop the summary, extraction, model list or import running in the background",
         needs=Needs.JOB,
         palette="jobs: cancel",
+        target="JobsLine.cancel_jobs",
     ),
     # Not in the footer: the status line says "Ctrl+R retries" when there is a failure.
     Action(
@@ -80,6 +82,7 @@ ACTIONS: tuple[Action, ...] = (
         needs=Needs.SESSION,
         palette="reply: retry",
         palette_help="Ask again for the newest reply if it failed or stopped",
+        target="ChatPane.retry",
     ),
     Action(
         "queued.cancel_all",
@@ -88,6 +91,7 @@ ACTIONS: tuple[Action, ...] = (
         help="Cancel the messages queued in this conversation: they are not sent",
         needs=Needs.SESSION,
         palette="reply: cancel queued messages",
+        target="ChatPane.cancel_queued",
     ),
     Action(
         "context.inspect",
@@ -110,6 +114,7 @@ ACTIONS: tuple[Action, ...] = (
         needs=Needs.SESSION,
         palette="context: summarize now",
         palette_help="Fold older turns into the summary (shows them first)",
+        target="SummaryFlow.summarize",
     ),
     Action(
         "context.summaries",
@@ -121,6 +126,7 @@ ACTIONS: tuple[Action, ...] = (
         needs=Needs.SESSION,
         palette="context: summary versions",
         palette_help="Roll back, edit or rebuild the summary",
+        target="SummaryFlow.show_versions",
     ),
     Action(
         "memory.extract",
@@ -155,6 +161,7 @@ ACTIONS: tuple[Action, ...] = (
         needs=Needs.SESSION,
         palette="conversation: switch",
         palette_help="Search and switch conversations",
+        target="ConversationDialogs.switch",
     ),
     Action(
         "conversation.new",
@@ -186,6 +193,7 @@ ACTIONS: tuple[Action, ...] = (
         needs=Needs.SESSION,
         palette="context: show or hide panels",
         palette_help="Toggle the context side",
+        target="ContextSide.toggle",
     ),
     # Priority, so the keys typed right after it reach the conversation (a binding that is
     # not runs after them); beside f6. In the memory panel f5 sorts (the screen's
@@ -213,6 +221,7 @@ ACTIONS: tuple[Action, ...] = (
         show=False,
         palette="conversation: find",
         palette_help="Find words in this conversation and step through the messages holding them",
+        target="ChatPane.find",
     ),
     Action(
         "reply.ask_again",
@@ -273,6 +282,7 @@ ACTIONS: tuple[Action, ...] = (
         "rename",
         help="Rename this conversation",
         palette="conversation: rename",
+        target="ConversationDialogs.rename",
     ),
     Action(
         "conversation.project",
@@ -281,6 +291,7 @@ ACTIONS: tuple[Action, ...] = (
         help="Put this conversation in a project (its conversations share memory), or none",
         palette="project: move this conversation…",
         needs=Needs.SESSION,
+        target="ConversationDialogs.move_to_project",
     ),
     Action(
         "conversation.export_markdown",
@@ -288,6 +299,7 @@ ACTIONS: tuple[Action, ...] = (
         "export('markdown')",
         help="Write this conversation to a Markdown file",
         palette="conversation: export markdown",
+        target="ConversationDialogs.export_shown",
     ),
     Action(
         "conversation.export_json",
@@ -295,6 +307,7 @@ ACTIONS: tuple[Action, ...] = (
         "export('json')",
         help="Write this conversation to a JSON file",
         palette="conversation: export json",
+        target="ConversationDialogs.export_shown",
     ),
     *DIALOG_ACTIONS,
     *WIDGET_ACTIONS,
@@ -315,8 +328,9 @@ def bindings_for(where: str) -> list[BindingType]:
 
 
 def screen_actions() -> dict[str, Action]:
-    """The conversation screen's actions, by the name its `check_action` is asked."""
-    return {a.action: a for a in ACTIONS if a.where == "ConversationScreen"}
+    """The conversation screen's own actions (not routed: `Action.target`), by the name its
+    `check_action` is asked."""
+    return {a.action: a for a in ACTIONS if a.where == "ConversationScreen" and not a.target}
 
 
 def palette_actions() -> list[Action]:
@@ -371,8 +385,9 @@ def given_in_composer(keymap: Mapping[str, str]) -> dict[str, str]:
             continue
         if key_problem(keys) or typing_problem(binding_id, keys):
             continue  # told at start, and not applied
+        run = action.screen_action if action.where == "ConversationScreen" else action.action
         for key in keys_of(keys, ()):
-            given[key] = prefix[action.where] + action.action
+            given[key] = prefix[action.where] + run
     return given
 
 

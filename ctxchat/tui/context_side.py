@@ -98,10 +98,6 @@ class ContextSide(Vertical):
         if self.shown is not None:
             self.memory_curation.restore_latest(self.shown.session, self.memory_panel)
 
-    def order_memory(self) -> None:
-        """Sort the entries no recent reply used first, or back to the stored order."""
-        self.memory_panel.action_order()
-
     @on(PanelMessage)
     def _memory_request(self, event: PanelMessage) -> None:
         if self.shown is not None:

@@ -187,7 +187,7 @@ WIDGET_ACTIONS: tuple[Action, ...] = (
         label="Copy",
         help="Copy the selected message (or the newest) to the clipboard",
         palette="message: copy",
-        palette_action="copy_message",
+        target="ConversationView.action_copy",
     ),
     Action(
         "message.copy_code",
@@ -198,7 +198,7 @@ WIDGET_ACTIONS: tuple[Action, ...] = (
         show=False,
         help="Copy a code block of the selected message (or the newest); asks which when there are several",
         palette="message: copy code block",
-        palette_action="copy_code",
+        target="ConversationView.action_copy_code",
     ),
     Action(
         "message.pin",
@@ -209,7 +209,7 @@ WIDGET_ACTIONS: tuple[Action, ...] = (
         help="Pin the selected message, or the text selected in it, as a memory entry",
         palette="memory: pin message",
         palette_help="Pin the selected message (or the newest) as a memory entry",
-        palette_action="pin_message",
+        target="ConversationView.action_pin",
     ),
     Action(
         "message.edit",
@@ -227,7 +227,7 @@ WIDGET_ACTIONS: tuple[Action, ...] = (
         label="Regenerate",
         help="A new answer to the last message; the reply it replaces is kept as a variant",
         palette="reply: regenerate",
-        palette_action="regenerate",
+        target="ChatPane.again",
     ),
     Action(
         "message.details",
@@ -246,7 +246,7 @@ WIDGET_ACTIONS: tuple[Action, ...] = (
         help="Leave the selected message out of the requests (kept, still found), or include it again",
         palette="context: leave message out or include it",
         palette_help="Leave the selected message (or the newest) out of the requests, or include it again",
-        palette_action="exclude_message",
+        target="ConversationView.action_exclude",
     ),
     # Not in the footer, which is full: the palette and docs/keys.md name it.
     Action(
@@ -259,7 +259,7 @@ WIDGET_ACTIONS: tuple[Action, ...] = (
         help="Leave the selected question and the answer to it out of the requests together, or include them again",
         palette="context: leave question and answer out or include them",
         palette_help="The selected message's question and answer (or the newest pair), together",
-        palette_action="exclude_pair",
+        target="ConversationView.action_exclude_pair",
     ),
     # --- FindBar ---
     Action(
@@ -376,7 +376,7 @@ WIDGET_ACTIONS: tuple[Action, ...] = (
         label="Preset",
         help="Choose this conversation's preset: its system prompt, model and sampling",
         palette="preset: choose",
-        palette_action="choose_preset",
+        target="PresetDialogs.choose",
     ),
     Action(
         "system_prompt.edit",
@@ -386,7 +386,7 @@ WIDGET_ACTIONS: tuple[Action, ...] = (
         label="Edit prompt",
         help="Edit this conversation's system prompt (its token count shown as you type)",
         palette="system prompt: edit",
-        palette_action="edit_system_prompt",
+        target="PresetDialogs.edit_prompt",
     ),
     Action(
         "layer.scroll_down",
@@ -443,7 +443,7 @@ WIDGET_ACTIONS: tuple[Action, ...] = (
         help="Add a memory entry",
         palette="memory: add entry",
         palette_help="Write a new memory entry",
-        palette_action="add_memory",
+        target="ContextSide.add_memory",
     ),
     Action(
         "memory.edit",
@@ -535,7 +535,7 @@ WIDGET_ACTIONS: tuple[Action, ...] = (
         help="Make a superseded entry current again (its replacement is kept)",
         palette="memory: restore superseded entry",
         palette_help="Make the highlighted (or the last) superseded entry current again",
-        palette_action="restore_memory",
+        target="ContextSide.restore_memory",
     ),
     Action(
         "memory.confirm",
@@ -570,7 +570,7 @@ WIDGET_ACTIONS: tuple[Action, ...] = (
         help="Hide the superseded and excluded entries (and those off here), or show them again",
         palette="memory: hide or show superseded and excluded entries",
         palette_help="Hide the entries left out by you or superseded, or show them again",
-        palette_action="hide_left_out_memory",
+        target="MemoryPanel.action_hide_left_out",
     ),
     Action(
         "memory.order",
@@ -581,6 +581,6 @@ WIDGET_ACTIONS: tuple[Action, ...] = (
         help="Sort the entries no recent reply used first (an estimate), or as stored",
         palette="memory: sort by use",
         palette_help="Entries no recent reply used first (an estimate), or back to stored order",
-        palette_action="order_memory",
+        target="MemoryPanel.action_order",
     ),
 )

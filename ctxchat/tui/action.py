@@ -25,7 +25,8 @@ class Needs(Enum):
 @dataclass(frozen=True, slots=True)
 class Action:
     """One thing the user can do: its id (what `[keys]` remaps), where it is bound (a
-    class name: `ConversationScreen`, `MemoryPanel`, a dialog…), the action it runs there,
+    class name: `ConversationScreen`, `MemoryPanel`, a dialog…), the action it runs there
+    or the part or widget that runs it (`target`, as harlequin's `Action(target=...)`),
     its keys (comma-separated; none for an action only the palette offers), the footer's
     word for it, what it does (the tooltip and docs/keys.md), and its entry in the command
     palette, if it has one."""
@@ -45,8 +46,14 @@ class Action:
     palette_help: str = ""
     """The palette's line about it, when it says more than `help`."""
     palette_action: str = ""
-    """The conversation screen's action the palette runs, when not `action` (an action of a
-    widget, which the palette cannot reach)."""
+    """The conversation screen's action the palette runs, when neither `action` nor
+    `target` (the composer's: focused first, `ConversationScreen.action_composer`)."""
+    target: str = ""
+    """What runs it from the conversation screen (its key there, the palette), when not
+    `action` on the class it is bound on: a part or widget of the screen and its method,
+    `"SummaryFlow.summarize"`, called with `action`'s parameters. The screen's binding and
+    the palette route to it (`ConversationScreen.action_route`), and its `check_action` is
+    asked about it by id."""
     also_on: tuple[str, ...] = ()
     """Other classes it is bound on too (the app's quit on the screen, for the footer)."""
     first_on: tuple[str, ...] = ()
@@ -61,6 +68,8 @@ class Action:
             action = f"app.{action}"
         if where is not None and where in self.first_on:
             action = f"screen.at_once({self.id!r})"
+        elif self.where == "ConversationScreen":
+            action = self.screen_action
         return Binding(
             self.keys,
             action,
@@ -72,3 +81,11 @@ class Action:
             tooltip=self.help,
             id=self.id,
         )
+
+    @property
+    def screen_action(self) -> str:
+        """The conversation screen's action that runs it (its key there, the palette): the
+        route to its `target`, else its own."""
+        if self.target:
+            return f"route({self.id!r})"
+        return self.palette_action or self.action

@@ -1,7 +1,8 @@
-"""Every key and command of the app, declared once (`ACTIONS`): the classes' bindings, the
-command palette, the screen's check of where each applies, and the lists users read (the
-id table in docs/keys.md and the config template, written by `scripts/binding_ids.py`) are made
-from it."""
+"""Every key and command of the app, declared once (`ACTIONS`, with the dialogs' rows of
+`tui/dialog_actions.py` and the widgets' of `tui/widget_actions.py`): the classes' bindings,
+the command palette, the screen's check of where each applies and its routes to the part or
+widget that runs an action (`Action.target`), and the lists users read (the id table in
+docs/keys.md and the config template, written by `scripts/binding_ids.py`) are made from it."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from ctxchat.config.names_check import key_problem, typing_problem
 from ctxchat.tui.action import Action, Needs
 from ctxchat.tui.dialog_actions import DIALOG_ACTIONS
 from ctxchat.tui.palette_only_actions import PALETTE_ONLY_ACTIONS
+from ctxchat.tui.widget_actions import WIDGET_ACTIONS
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -55,6 +57,7 @@ ACTIONS: tuple[Action, ...] = (
         help="Stop the reply being written",
         needs=Needs.STREAMING,
         palette="reply: stop",
+        target="TurnRunner.stop",
     ),
     # Not escape: escape stops a reply, and a second press must not stop a minute's summary.
     Action(
@@ -66,6 +69,7 @@ ACTIONS: tuple[Action, ...] = (
         help="Stop the summary, extraction, model list or import running in the background",
         needs=Needs.JOB,
         palette="jobs: cancel",
+        target="JobsLine.cancel_jobs",
     ),
     # Not in the footer: the status line says "Ctrl+R retries" when there is a failure.
     Action(
@@ -79,6 +83,7 @@ ACTIONS: tuple[Action, ...] = (
         needs=Needs.SESSION,
         palette="reply: retry",
         palette_help="Ask again for the newest reply if it failed or stopped",
+        target="ChatPane.retry",
     ),
     Action(
         "queued.cancel_all",
@@ -87,6 +92,7 @@ ACTIONS: tuple[Action, ...] = (
         help="Cancel the messages queued in this conversation: they are not sent",
         needs=Needs.SESSION,
         palette="reply: cancel queued messages",
+        target="ChatPane.cancel_queued",
     ),
     Action(
         "context.inspect",
@@ -109,6 +115,7 @@ ACTIONS: tuple[Action, ...] = (
         needs=Needs.SESSION,
         palette="context: summarize now",
         palette_help="Fold older turns into the summary (shows them first)",
+        target="SummaryFlow.summarize",
     ),
     Action(
         "context.summaries",
@@ -120,6 +127,7 @@ ACTIONS: tuple[Action, ...] = (
         needs=Needs.SESSION,
         palette="context: summary versions",
         palette_help="Roll back, edit or rebuild the summary",
+        target="SummaryFlow.show_versions",
     ),
     Action(
         "memory.extract",
@@ -154,6 +162,7 @@ ACTIONS: tuple[Action, ...] = (
         needs=Needs.SESSION,
         palette="conversation: switch",
         palette_help="Search and switch conversations",
+        target="ConversationDialogs.switch",
     ),
     Action(
         "conversation.new",
@@ -185,6 +194,7 @@ ACTIONS: tuple[Action, ...] = (
         needs=Needs.SESSION,
         palette="context: show or hide panels",
         palette_help="Toggle the context side",
+        target="ContextSide.toggle",
     ),
     # Priority, so the keys typed right after it reach the conversation (a binding that is
     # not runs after them); beside f6. In the memory panel f5 sorts (the screen's
@@ -212,6 +222,7 @@ ACTIONS: tuple[Action, ...] = (
         show=False,
         palette="conversation: find",
         palette_help="Find words in this conversation and step through the messages holding them",
+        target="ChatPane.find",
     ),
     Action(
         "reply.ask_again",
@@ -267,582 +278,7 @@ ACTIONS: tuple[Action, ...] = (
     ),
     *PALETTE_ONLY_ACTIONS,
     *DIALOG_ACTIONS,
-    # --- Composer ---
-    # Shown in the footer and named for `[keys]`; the keys themselves are handled in the
-    # composer's `on_key`, in order with the typing.
-    Action(
-        "composer.send",
-        "Composer",
-        "submit",
-        keys="enter",
-        label="Send",
-        help="Send the message",
-        palette="composer: send",
-        palette_action="composer('submit')",
-    ),
-    # The same Enter while a reply is written: the footer says what it will do then.
-    Action(
-        "composer.queue",
-        "Composer",
-        "queue",
-        keys="enter",
-        label="Queue",
-        help="Queue the message: it is sent once the reply being written ends",
-        palette="composer: queue",
-        palette_action="composer('queue')",
-    ),
-    Action(
-        "composer.newline",
-        "Composer",
-        "newline",
-        keys="shift+enter,ctrl+j",
-        label="New line",
-        help="Start a new line in the message",
-        show=False,
-        palette="composer: new line",
-        palette_action="composer('newline')",
-    ),
-    # ctrl+u, as in a shell where it kills the line before the cursor: here the whole draft,
-    # which undo brings back (f9 cancels a job). The new composer keys are not in the
-    # footer, which is full: the palette names them.
-    Action(
-        "composer.clear",
-        "Composer",
-        "clear_draft",
-        keys="ctrl+u",
-        label="Clear",
-        show=False,
-        help="Clear the whole draft (undo brings it back)",
-        palette="composer: clear draft",
-        palette_action="composer('clear_draft')",
-    ),
-    Action(
-        "composer.undo",
-        "Composer",
-        "undo",
-        keys="ctrl+z",
-        label="Undo",
-        help="Undo the last change to the draft (a clear, a paste, the editor's text)",
-        show=False,
-        palette="composer: undo",
-        palette_action="composer('undo')",
-    ),
-    # Handled with the keys, in the composer's own queue, and only in an empty composer:
-    # with text, ↑ moves the cursor.
-    Action(
-        "composer.edit_last",
-        "Composer",
-        "edit_last",
-        keys="up",
-        label="Edit last",
-        help="In an empty composer: edit your last message and send it again",
-        show=False,
-        palette="composer: edit last message",
-        palette_help="Edit your last message and send it again (its reply is kept as a branch, or replaced)",
-        palette_action="composer('edit_last')",
-    ),
-    Action(
-        "composer.editor",
-        "Composer",
-        "open_in_editor",
-        keys="ctrl+g",
-        label="Editor",
-        show=False,
-        help="Write the draft in $VISUAL or $EDITOR; it comes back when the editor exits",
-        palette="composer: open draft in $EDITOR",
-        palette_action="composer('open_in_editor')",
-    ),
-    # --- QueuedRow ---
-    Action(
-        "queued.edit",
-        "QueuedRow",
-        "edit",
-        keys="enter",
-        label="Edit",
-        help="Take the queued message back into the composer (Enter there queues it again, last)",
-    ),
-    Action(
-        "queued.cancel",
-        "QueuedRow",
-        "cancel",
-        keys="delete,backspace",
-        label="Cancel",
-        help="Cancel the queued message: it is not sent",
-    ),
-    # The composer's own page keys would move its cursor a page: a draft is rarely that long,
-    # the conversation above it often is.
-    Action(
-        "composer.page_up",
-        "Composer",
-        "page(-1)",
-        keys="pageup",
-        label="Page up",
-        help="Scroll the conversation a page up, from the composer",
-        show=False,
-        palette="composer: scroll the conversation a page up",
-        palette_action="composer('page(-1)')",
-    ),
-    Action(
-        "composer.page_down",
-        "Composer",
-        "page(1)",
-        keys="pagedown",
-        label="Page down",
-        help="Scroll the conversation a page down, from the composer",
-        show=False,
-        palette="composer: scroll the conversation a page down",
-        palette_action="composer('page(1)')",
-    ),
-    # --- ConversationView ---
-    Action(
-        "message.previous",
-        "ConversationView",
-        "select_previous",
-        keys="up",
-        label="Previous",
-        help="Select the message before the selected one",
-        show=False,
-    ),
-    Action(
-        "message.next",
-        "ConversationView",
-        "select_next",
-        keys="down",
-        label="Next",
-        help="Select the message after the selected one",
-        show=False,
-    ),
-    Action(
-        "message.oldest",
-        "ConversationView",
-        "select_first",
-        keys="home",
-        label="Oldest",
-        help="Jump to the very first message and select it",
-        show=False,
-    ),
-    Action(
-        "message.newest",
-        "ConversationView",
-        "select_last",
-        keys="end",
-        label="Newest",
-        help="Jump to the newest message and select it",
-        show=False,
-    ),
-    Action(
-        "message.unselect",
-        "ConversationView",
-        "leave",
-        keys="escape",
-        label="Back",
-        help="Clear the selection and go back to the composer",
-        show=False,
-    ),
-    Action(
-        "message.copy",
-        "ConversationView",
-        "copy",
-        keys="ctrl+c",
-        label="Copy",
-        help="Copy the selected message (or the newest) to the clipboard",
-        palette="message: copy",
-        palette_action="copy_message",
-    ),
-    Action(
-        "message.copy_code",
-        "ConversationView",
-        "copy_code",
-        keys="ctrl+y",
-        label="Copy code",
-        show=False,
-        help="Copy a code block of the selected message (or the newest); asks which when there are several",
-        palette="message: copy code block",
-        palette_action="copy_code",
-    ),
-    Action(
-        "message.pin",
-        "ConversationView",
-        "pin",
-        keys="ctrl+k",
-        label="Pin",
-        help="Pin the selected message, or the text selected in it, as a memory entry",
-        palette="memory: pin message",
-        palette_help="Pin the selected message (or the newest) as a memory entry",
-        palette_action="pin_message",
-    ),
-    Action(
-        "message.edit",
-        "ConversationView",
-        "edit",
-        keys="ctrl+e",
-        label="Edit",
-        help="Edit the selected message of yours and send it again",
-    ),
-    Action(
-        "message.regenerate",
-        "ConversationView",
-        "regenerate",
-        keys="ctrl+g",
-        label="Regenerate",
-        help="A new answer to the last message; the reply it replaces is kept as a variant",
-        palette="reply: regenerate",
-        palette_action="regenerate",
-    ),
-    Action(
-        "message.details",
-        "ConversationView",
-        "details",
-        keys="ctrl+d",
-        label="Details",
-        help="Show why the selected reply failed or stopped, in the server's own words",
-    ),
-    Action(
-        "message.exclude",
-        "ConversationView",
-        "exclude",
-        keys="ctrl+x",
-        label="Leave out",
-        help="Leave the selected message out of the requests (kept, still found), or include it again",
-        palette="context: leave message out or include it",
-        palette_help="Leave the selected message (or the newest) out of the requests, or include it again",
-        palette_action="exclude_message",
-    ),
-    # Not in the footer, which is full: the palette and docs/keys.md name it.
-    Action(
-        "message.exclude_pair",
-        "ConversationView",
-        "exclude_pair",
-        keys="alt+x",
-        label="Leave out Q&A",
-        show=False,
-        help="Leave the selected question and the answer to it out of the requests together, or include them again",
-        palette="context: leave question and answer out or include them",
-        palette_help="The selected message's question and answer (or the newest pair), together",
-        palette_action="exclude_pair",
-    ),
-    # --- FindBar ---
-    Action(
-        "find.next",
-        "FindBar",
-        "step(1)",
-        keys="up,f3",
-        label="Next",
-        help="Go to the next message up (older) holding the words; enter does too",
-        key_display="↑ f3",
-    ),
-    # Most terminals send shift+enter as enter, and shift+F3 as a sequence Textual reads as
-    # a cursor position report (F15 in some): ↓ always works.
-    Action(
-        "find.previous",
-        "FindBar",
-        "step(-1)",
-        keys="down,shift+enter,shift+f3,f15",
-        label="Previous",
-        help="Go to the previous message, down (newer), holding the words",
-        key_display="↓",
-    ),
-    Action(
-        "find.close",
-        "FindBar",
-        "close",
-        keys="escape",
-        label="Close",
-        help="Close the find bar and go back to the composer",
-    ),
-    # --- TaskDialog ---
-    Action(
-        "task.close",
-        "TaskDialog",
-        "close",
-        keys="escape",
-        label="Close",
-        help="Close the task dialog (a goal or step typed is kept)",
-    ),
-    Action(
-        "task.done",
-        "TaskDialog",
-        "done",
-        keys="ctrl+s",
-        label="Done",
-        help="Close the task dialog, saving a goal or step typed",
-    ),
-    Action(
-        "task.step_done",
-        "TaskSteps",
-        "toggle_done",
-        keys="space",
-        label="Done",
-        help="Mark the highlighted step done, or pending again (Enter does too)",
-    ),
-    Action(
-        "task.step_remove",
-        "TaskSteps",
-        "remove",
-        keys="delete",
-        label="Remove",
-        help="Remove the highlighted step",
-        key_display="del",
-    ),
-    # --- FilesDialog ---
-    Action(
-        "files.close",
-        "FilesDialog",
-        "close",
-        keys="escape",
-        label="Close",
-        help="Close the files dialog",
-    ),
-    Action(
-        "files.attach",
-        "FilesDialog",
-        "attach",
-        keys="ctrl+s",
-        label="Attach",
-        help="Attach the file whose path is typed in the box (Enter there does too)",
-    ),
-    Action(
-        "files.detach",
-        "AttachedFiles",
-        "detach",
-        keys="delete",
-        label="Detach",
-        help="Detach the highlighted file: the next request no longer sends it",
-        key_display="del",
-    ),
-    Action(
-        "files.refresh",
-        "AttachedFiles",
-        "refresh",
-        keys="ctrl+r",
-        label="Read anew",
-        help="Read the highlighted file again from disk (after it changed)",
-    ),
-    # --- LayerPanel ---
-    Action(
-        "layer.toggle",
-        "LayerPanel",
-        "toggle_collapsed",
-        keys="enter,space",
-        label="Fold",
-        help="Fold or unfold this layer's content",
-    ),
-    # On the system layer's panel (the others leave them off), and in the palette.
-    Action(
-        "preset.choose",
-        "LayerPanel",
-        "choose_preset",
-        keys="ctrl+k",
-        label="Preset",
-        help="Choose this conversation's preset: its system prompt, model and sampling",
-        palette="preset: choose",
-        palette_action="choose_preset",
-    ),
-    Action(
-        "system_prompt.edit",
-        "LayerPanel",
-        "edit_prompt",
-        keys="ctrl+e",
-        label="Edit prompt",
-        help="Edit this conversation's system prompt (its token count shown as you type)",
-        palette="system prompt: edit",
-        palette_action="edit_system_prompt",
-    ),
-    Action(
-        "layer.scroll_down",
-        "LayerPanel",
-        "scroll_body(1)",
-        keys="down",
-        label="Scroll",
-        help="Scroll this layer's items down a line (a long layer scrolls on its own)",
-        show=False,
-    ),
-    Action(
-        "layer.scroll_up",
-        "LayerPanel",
-        "scroll_body(-1)",
-        keys="up",
-        label="Scroll up",
-        help="Scroll this layer's items up a line",
-        show=False,
-    ),
-    Action(
-        "layer.page_down",
-        "LayerPanel",
-        "page_body(1)",
-        keys="pagedown",
-        label="Page down",
-        help="Scroll this layer's items down a page",
-        show=False,
-    ),
-    Action(
-        "layer.page_up",
-        "LayerPanel",
-        "page_body(-1)",
-        keys="pageup",
-        label="Page up",
-        help="Scroll this layer's items up a page",
-        show=False,
-    ),
-    # --- MemoryPanel ---
-    Action(
-        "memory.back",
-        "MemoryPanel",
-        "leave",
-        keys="escape",
-        label="Back",
-        help="Go back to the composer",
-        show=False,
-    ),
-    Action(
-        "memory.add",
-        "MemoryPanel",
-        "add",
-        keys="ctrl+a,insert",
-        label="Add",
-        help="Add a memory entry",
-        palette="memory: add entry",
-        palette_help="Write a new memory entry",
-        palette_action="add_memory",
-    ),
-    Action(
-        "memory.edit",
-        "MemoryPanel",
-        "edit",
-        keys="ctrl+e",
-        label="Edit",
-        help="Edit the highlighted entry (Enter does too)",
-    ),
-    Action(
-        "memory.delete",
-        "MemoryPanel",
-        "delete",
-        keys="delete",
-        label="Delete",
-        help="Delete the entry (asks first)",
-        key_display="del",
-    ),
-    Action(
-        "memory.pin",
-        "MemoryPanel",
-        "pin",
-        keys="ctrl+k",
-        label="Pin",
-        help="Pin or unpin the entry",
-    ),
-    Action(
-        "memory.kind",
-        "MemoryPanel",
-        "kind",
-        keys="shift+right",
-        label="Kind",
-        help="Change the entry's kind (fact → constraint → preference → hypothesis)",
-    ),
-    Action(
-        "memory.scope",
-        "MemoryPanel",
-        "scope",
-        keys="ctrl+g",
-        label="Scope",
-        help="Make the entry global, its project's (when this conversation is in one) or this conversation's only",
-    ),
-    Action(
-        "memory.toggle",
-        "MemoryPanel",
-        "include",
-        keys="ctrl+x",
-        label="In/out",
-        help="Include the entry in the context or exclude it",
-    ),
-    Action(
-        "memory.switch_here",
-        "MemoryPanel",
-        "switch_here",
-        keys="ctrl+d",
-        label="Off/on here",
-        help="Switch a shared entry off for this conversation only, or on again here",
-    ),
-    Action(
-        "memory.importance_up",
-        "MemoryPanel",
-        "importance(1)",
-        keys="shift+up",
-        label="Importance +",
-        help="Raise the entry's importance",
-    ),
-    Action(
-        "memory.importance_down",
-        "MemoryPanel",
-        "importance(-1)",
-        keys="shift+down",
-        label="Importance −",
-        help="Lower the entry's importance",
-    ),
-    Action(
-        "memory.new_version",
-        "MemoryPanel",
-        "new_version",
-        keys="ctrl+u",
-        label="New version",
-        help="Write a new version of the entry; the old one is kept as superseded",
-    ),
-    Action(
-        "memory.restore",
-        "MemoryPanel",
-        "restore",
-        keys="ctrl+z",
-        label="Restore",
-        help="Make a superseded entry current again (its replacement is kept)",
-        palette="memory: restore superseded entry",
-        palette_help="Make the highlighted (or the last) superseded entry current again",
-        palette_action="restore_memory",
-    ),
-    Action(
-        "memory.confirm",
-        "MemoryPanel",
-        "confirm",
-        keys="ctrl+y",
-        label="Confirm as fact",
-        help="The hypothesis is confirmed: make it a fact",
-    ),
-    Action(
-        "memory.keep",
-        "MemoryPanel",
-        "keep",
-        keys="ctrl+w",
-        label="Keep waiting",
-        help="Keep the hypothesis unconfirmed; its count of turns starts again",
-    ),
-    Action(
-        "memory.source",
-        "MemoryPanel",
-        "source",
-        keys="ctrl+j",
-        label="Go to source",
-        help="Show the message the entry came from",
-    ),
-    Action(
-        "memory.hide_left_out",
-        "MemoryPanel",
-        "hide_left_out",
-        keys="shift+left",
-        label="Hide/show left out",
-        help="Hide the superseded and excluded entries (and those off here), or show them again",
-        palette="memory: hide or show superseded and excluded entries",
-        palette_help="Hide the entries left out by you or superseded, or show them again",
-        palette_action="memory_panel('hide_left_out')",
-    ),
-    Action(
-        "memory.order",
-        "MemoryPanel",
-        "order",
-        keys="f5",
-        label="Order",
-        help="Sort the entries no recent reply used first (an estimate), or as stored",
-        palette="memory: sort by use",
-        palette_help="Entries no recent reply used first (an estimate), or back to stored order",
-        palette_action="memory_panel('order')",
-    ),
+    *WIDGET_ACTIONS,
 )
 
 
@@ -860,8 +296,9 @@ def bindings_for(where: str) -> list[BindingType]:
 
 
 def screen_actions() -> dict[str, Action]:
-    """The conversation screen's actions, by the name its `check_action` is asked."""
-    return {a.action: a for a in ACTIONS if a.where == "ConversationScreen"}
+    """The conversation screen's own actions (not routed: `Action.target`), by the name its
+    `check_action` is asked."""
+    return {a.action: a for a in ACTIONS if a.where == "ConversationScreen" and not a.target}
 
 
 def palette_actions() -> list[Action]:
@@ -916,8 +353,9 @@ def given_in_composer(keymap: Mapping[str, str]) -> dict[str, str]:
             continue
         if key_problem(keys) or typing_problem(binding_id, keys):
             continue  # told at start, and not applied
+        run = action.screen_action if action.where == "ConversationScreen" else action.action
         for key in keys_of(keys, ()):
-            given[key] = prefix[action.where] + action.action
+            given[key] = prefix[action.where] + run
     return given
 
 

@@ -36,13 +36,14 @@ def with_key(screen: ConversationScreen, action: Action, words: str) -> str:
 
 
 def ctxchat_commands(screen: ConversationScreen) -> Iterator[SystemCommand]:
-    """The app's own palette commands, each an action of the conversation screen."""
+    """The app's own palette commands, each run by the conversation screen (routed to the
+    part or widget that runs it: `Action.target`)."""
 
     def run(action: str) -> Callable[[], Any]:
         return lambda: screen.run_action(action)
 
     for action in palette_actions():
-        run_it = run(action.palette_action or action.action)
+        run_it = run(action.screen_action)
         if action.id == "recall.across":
             if screen.has_session:  # named for the choice it switches to
                 following = screen.session.recaller.across.following()

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import sys
 from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 from textual import events, getters, on
-from textual.actions import SkipAction
+from textual.actions import SkipAction, parse
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal
@@ -29,7 +30,6 @@ from ctxchat.chat.turn import TurnFinished
 from ctxchat.chat.workspace import Workspace
 from ctxchat.config.state import load_state
 from ctxchat.core.counts import counted
-from ctxchat.core.memory import Mode
 from ctxchat.core.plan import ContextPlan
 from ctxchat.store import NotFound
 from ctxchat.tui.action import Action, Needs
@@ -58,7 +58,7 @@ from ctxchat.tui.parts.part import Flow
 from ctxchat.tui.parts.planner import Planner
 from ctxchat.tui.parts.preset_dialogs import PresetDialogs
 from ctxchat.tui.parts.summary_flow import SummaryFlow
-from ctxchat.tui.parts.turn_runner import TurnDrawn, TurnEvents, TurnRunner
+from ctxchat.tui.parts.turn_runner import TurnDrawn, TurnRunner
 from ctxchat.tui.results_in_waiting import Asked, ResultReady, ResultsInWaiting
 from ctxchat.tui.stored_views import session_message_view, stored_loader
 from ctxchat.tui.text import clean
@@ -143,8 +143,6 @@ class ConversationScreen(Screen[None]):
         self._plan_timer: Timer | None = None
         self._first_frame_shown = False
         self._after_first_frame: list[Callable[[], object]] = []
-        self._jobs_running = False
-        """Whether a job of this app runs (its cancel key means something)."""
         self.waiting = ResultsInWaiting(
             self, where=self.asked, name_of=self._name_of, key_for=self.key_for
         )
@@ -202,7 +200,6 @@ class ConversationScreen(Screen[None]):
     async def on_mount(self) -> None:
         self.watch(self.planner, "plan", self._draw_plan, init=False)
         self.watch(self.turn_runner, "drawn", self._turn_drawn, init=False)
-        self.watch(self.jobs_line, "running", self._jobs_changed, init=False)
         self.jobs_line.follow(self.query(Flow).results(Flow))
         # Keys typed before the conversation is drawn land in the composer: focused now, not
         # through the app's queue, which holds those keys until this screen is mounted.
@@ -335,7 +332,7 @@ class ConversationScreen(Screen[None]):
                 notes=lambda note: self.notify(note, severity="warning", markup=False),
             )
         )
-        self.remember(conversation=conversation_id)
+        self.workspace.update_state(last_conversation_id=conversation_id)  # for the next start
         await self.show_conversation()
 
     async def reload_conversation(self) -> None:
@@ -380,10 +377,6 @@ class ConversationScreen(Screen[None]):
 
     # --- what the columns and the parts say -----------------------------------------------
 
-    def run_turn(self, session: ChatSession, events: TurnEvents, draft: str | None = None) -> None:
-        """Run one turn in `session` (see `ChatPane.run_turn`)."""
-        self.chat.run_turn(session, events, draft)
-
     def _turn_drawn(self, drawn: TurnDrawn | None) -> None:
         """A turn's start or end is being drawn (`TurnRunner.drawn`): the plan and the
         context side follow, in the same frame."""
@@ -425,7 +418,7 @@ class ConversationScreen(Screen[None]):
         else:
             await self.reload_conversation()
         why = Resend.EDIT if event.branch_id is None else Resend.BRANCH
-        self.run_turn(self.session, lambda session: regenerate_counted(session, why))
+        self.chat.run_turn(self.session, lambda session: regenerate_counted(session, why))
 
     @on(ConversationView.PinRequested)
     def _pin_message(self, event: ConversationView.PinRequested) -> None:
@@ -528,9 +521,9 @@ class ConversationScreen(Screen[None]):
     @on(LayerPanel.PromptAsked)
     def _prompt_asked(self, event: LayerPanel.PromptAsked) -> None:
         if event.what == "preset":
-            self.action_choose_preset()
+            self.preset_dialogs.choose()
         else:
-            self.action_edit_system_prompt()
+            self.preset_dialogs.edit_prompt()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR and event.worker.error is not None:
@@ -556,47 +549,38 @@ class ConversationScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "focus_conversation" and self.in_memory_panel:
             return False  # f5 sorts there
-        needs = self.ACTIONS[action].needs if action in self.ACTIONS else Needs.NOTHING
+        row = BY_ID.get(str(parameters[0])) if action == "route" else self.ACTIONS.get(action)
+        needs = Needs.NOTHING if row is None else row.needs
         if needs is Needs.STREAMING:
             return self.streaming
         if needs is Needs.JOB:
-            return self._jobs_running
+            with contextlib.suppress(NoMatches):  # none before the columns are mounted
+                return self.jobs_line.running
+            return False
         # Before the first-run setup opens a conversation only quitting (and the palette)
         # means anything: hide the rest from the footer.
         return self.has_session or needs is not Needs.SESSION
 
-    def action_stop(self) -> None:
-        self.turn_runner.stop()
-
-    def action_cancel_queued(self) -> None:
-        self.chat.cancel_queued()
+    async def action_route(self, action_id: str) -> None:
+        """Run the action `action_id` where its `target` says (a part's or a widget's
+        method): the screen's keys and the palette reach the parts through here."""
+        action = BY_ID[action_id]
+        where, method = action.target.split(".")
+        _, _, parameters = parse(action.action)
+        result = getattr(self.query_one(where), method)(*parameters)
+        if inspect.isawaitable(result):
+            await result
 
     @property
     def queued_count(self) -> int:
         """How many messages wait to be sent, in every conversation."""
         return len(self.turn_runner.waiting.messages)
 
-    def _jobs_changed(self, running: bool) -> None:
-        self._jobs_running = running
-        self.refresh_bindings()  # the footer shows the cancel key only while a job runs
-
-    def action_cancel_jobs(self) -> None:
-        """Stop every job this app runs in the background (each says so)."""
-        for flow in self.query(Flow).results(Flow):
-            flow.cancel_job()
-
-    def action_retry(self) -> None:
-        """Ask again for the newest reply if it failed or stopped, wherever focus is."""
-        self.chat.retry()
-
-    def action_regenerate(self) -> None:
-        self.chat.again()
-
     def action_toggle_mode(self) -> None:
         if not self.has_session:
             return
         mode = self.session.toggle_mode()
-        self.remember(mode=mode)
+        self.workspace.update_state(last_mode=mode)  # for the next start
         self.refresh_plan()
         self.notify(f"Mode: {mode.value}", markup=False, timeout=2)
 
@@ -604,15 +588,13 @@ class ConversationScreen(Screen[None]):
         """A key that opens a text box, read in the composer (`Action.first_on`): the box
         opens before the keys typed after it arrive. A key `[keys]` gave to another action
         is left to that one."""
-        action = BY_ID[binding_id].action
+        action = BY_ID[binding_id].screen_action
+        _, name, parameters = parse(action)
         if remapped_away(self.workspace.settings.keymap, binding_id) or not self.check_action(
-            action, ()
+            name, parameters
         ):
             raise SkipAction()
         await self.run_action(action)
-
-    def action_toggle_context(self) -> None:
-        self.side.toggle()
 
     @on(ConversationDialogs.NewRequested)
     async def action_new_conversation(self) -> None:
@@ -623,30 +605,9 @@ class ConversationScreen(Screen[None]):
         await self.open_conversation(conversation.id)
         self.composer.focus()
 
-    def action_conversations(self) -> None:
-        self.conversation_dialogs.switch()
-
-    def action_rename(self) -> None:
-        self.conversation_dialogs.rename()
-
-    def action_move_to_project(self) -> None:
-        self.conversation_dialogs.move_to_project()
-
-    def action_export(self, export_format: str) -> None:
-        self.conversation_dialogs.export_shown(export_format)
-
-    async def action_find(self) -> None:
-        await self.chat.find()
-
     def action_inspect(self) -> None:
         """The next request; or, with a reply selected in the conversation, its request."""
         self.message_dialogs.inspect(self.conversation_view.selected_id, self.draft())
-
-    def action_summarize(self) -> None:
-        self.summary_flow.summarize()
-
-    def action_summaries(self) -> None:
-        self.summary_flow.show_versions()
 
     # What came while the user was busy (proposals, the model list) opens on its key,
     # rather than asking again.
@@ -678,37 +639,10 @@ class ConversationScreen(Screen[None]):
         if self.app.screen is self:
             self.context_control.edit_files(self.session)
 
-    def action_switch_recall_across(self) -> None:
-        self.context_control.switch_recall_across()
-
-    def action_exclude_message(self) -> None:
-        self.conversation_view.action_exclude()
-
-    def action_exclude_pair(self) -> None:
-        self.conversation_view.action_exclude_pair()
-
-    def action_choose_preset(self) -> None:
-        self.preset_dialogs.choose()
-
-    def action_edit_system_prompt(self) -> None:
-        self.preset_dialogs.edit_prompt()
-
     def action_focus_memory(self) -> None:
         # Never from under a dialog: the key would steer a list the user cannot see.
         if self.app.screen is self:
             self.side.focus_memory()
-
-    def action_add_memory(self) -> None:
-        self.side.add_memory()
-
-    def action_pin_message(self) -> None:
-        self.conversation_view.action_pin()
-
-    def action_copy_message(self) -> None:
-        self.conversation_view.action_copy()
-
-    def action_copy_code(self) -> None:
-        self.conversation_view.action_copy_code()
 
     async def action_composer(self, action: str) -> None:
         """Run the composer's `action` (from the palette): the draft is what it acts on."""
@@ -723,18 +657,7 @@ class ConversationScreen(Screen[None]):
             markup=False,
         )
 
-    def action_restore_memory(self) -> None:
-        self.side.restore_memory()
-
-    async def action_memory_panel(self, action: str) -> None:
-        await self.side.memory_panel.run_action(action)
-
     # --- state that outlives the run ------------------------------------------------------
-
-    def remember(self, *, mode: Mode | None = None, conversation: int | None = None) -> None:
-        """Keep the mode or the conversation in the state file for the next start."""
-        changes = {"last_mode": mode, "last_conversation_id": conversation}
-        self.workspace.update_state(**{k: v for k, v in changes.items() if v is not None})
 
     @property
     def _shown_id(self) -> int | None:

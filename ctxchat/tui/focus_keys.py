@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from textual import events
+from textual.actions import parse
 from textual.screen import Screen
 
 from ctxchat.tui.actions import BY_ID, keys_in
@@ -25,8 +26,9 @@ async def opened_at_once(
         return False
     for binding_id in OPEN_AT_ONCE:
         if event.key in keys_in(keymap, binding_id):
-            action = BY_ID[binding_id].action
-            if not screen.check_action(action, ()):
+            action = BY_ID[binding_id].screen_action
+            _, name, parameters = parse(action)
+            if not screen.check_action(name, parameters):
                 return False
             await screen.run_action(action)
             return True

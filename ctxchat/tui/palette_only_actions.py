@@ -13,6 +13,7 @@ PALETTE_ONLY_ACTIONS: tuple[Action, ...] = (
         "rename",
         help="Rename this conversation",
         palette="conversation: rename",
+        target="ConversationDialogs.rename",
     ),
     Action(
         "conversation.project",
@@ -21,6 +22,7 @@ PALETTE_ONLY_ACTIONS: tuple[Action, ...] = (
         help="Put this conversation in a project (its conversations share memory), or none",
         palette="project: move this conversation…",
         needs=Needs.SESSION,
+        target="ConversationDialogs.move_to_project",
     ),
     Action(
         "conversation.export_markdown",
@@ -28,6 +30,7 @@ PALETTE_ONLY_ACTIONS: tuple[Action, ...] = (
         "export('markdown')",
         help="Write this conversation to a Markdown file",
         palette="conversation: export markdown",
+        target="ConversationDialogs.export_shown",
     ),
     Action(
         "conversation.export_json",
@@ -35,6 +38,7 @@ PALETTE_ONLY_ACTIONS: tuple[Action, ...] = (
         "export('json')",
         help="Write this conversation to a JSON file",
         palette="conversation: export json",
+        target="ConversationDialogs.export_shown",
     ),
     Action(
         "recall.across",
@@ -43,5 +47,6 @@ PALETTE_ONLY_ACTIONS: tuple[Action, ...] = (
         help="Switch where recall looks besides this conversation: its project's, all, none",
         needs=Needs.SESSION,
         palette="recall: across conversations → {next}",
+        target="ContextControl.switch_recall_across",
     ),
 )

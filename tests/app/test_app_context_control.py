@@ -86,7 +86,7 @@ async def test_ctrl_x_leaves_the_selected_turn_out_of_the_request_and_back_in(
         # In again, through the palette's action, on the same selected message.
         view.focus()
         view.select(first_answer.id)
-        screen.action_exclude_message()
+        screen.conversation_view.action_exclude()
         await settle(pilot)
         assert f"Included message #{first_answer.id} again" in notes.messages[-1]
         assert EXCLUDED_WORDS not in header(item) and not item.has_class("-excluded")

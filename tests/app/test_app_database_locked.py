@@ -87,7 +87,7 @@ async def test_a_new_answer_asked_while_locked_waits_too(
         await until(pilot, lambda: stored(app) == [("user", "ping"), ("assistant", "first")])
         await settle(pilot)
         with write_lock_held(app.workspace.store.path) as other:
-            app.conversation_screen.action_regenerate()
+            app.conversation_screen.chat.again()
             await until(pilot, lambda: status_line(app) == LOCKED_NOTICE)
             assert len(server.requests) == 1
             other.execute("COMMIT")

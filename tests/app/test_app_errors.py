@@ -242,7 +242,7 @@ async def test_a_reply_failing_in_a_conversation_not_on_screen_is_notified_once(
         await settle(pilot)
         # The turn of the first conversation ends while the other one is on screen (as
         # when the user switches away mid-reply).
-        app.conversation_screen.run_turn(
+        app.conversation_screen.chat.run_turn(
             session, lambda session: send_message(session, "Hello there")
         )
         await settle(pilot)

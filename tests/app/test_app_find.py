@@ -217,7 +217,7 @@ async def test_find_is_in_the_command_palette(make_app: MakeApp) -> None:
         await settle(pilot)
         titles = [command.title for command in app.get_system_commands(app.screen)]
         assert "conversation: find" in titles
-        await app.conversation_screen.run_action("find")
+        await app.conversation_screen.run_action("route('conversation.find')")
         box = find_bar(app).query_one(Input)
         await until(pilot, lambda: app.focused is box)
         assert find_bar(app).is_open

@@ -85,7 +85,7 @@ async def test_r_restores_a_superseded_entry_into_the_request(make_app: MakeApp)
         ) in notes.messages
         # From the palette too: the one superseded last comes back.
         app.conversation_screen.composer.focus()
-        await app.conversation_screen.run_action("restore_memory")
+        await app.conversation_screen.run_action("route('memory.restore')")
         await settle(pilot)
         assert memory_refs(app.conversation_screen.last_plan) == [new.ref]
 

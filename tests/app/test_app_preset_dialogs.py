@@ -72,7 +72,7 @@ def last_messages(server: ScriptedModelServer) -> list[dict[str, Any]]:
 
 async def open_editor(pilot: Pilot[Any], app: CtxChatApp) -> SystemPromptEditor:
     """The system prompt editor, opened as the palette opens it."""
-    app.conversation_screen.action_edit_system_prompt()
+    app.conversation_screen.preset_dialogs.edit_prompt()
     await settle(pilot)
     editor = app.screen
     assert isinstance(editor, SystemPromptEditor)
@@ -130,7 +130,7 @@ async def test_no_preset_again_sends_the_configs_prompt_and_the_servers_sampling
     app, _ = make_app(extra=CONFIG, preset="poet")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.conversation_screen.action_choose_preset()
+        app.conversation_screen.preset_dialogs.choose()
         await settle(pilot)
         assert option_texts(app)[1].startswith("● poet")
         await pilot.press("down", "enter")
@@ -281,7 +281,7 @@ async def test_markup_and_escape_sequences_in_a_prompt_are_shown_as_typed(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert "[bold red]Loud[/] red $var" in panel_text(app)
-        app.conversation_screen.action_choose_preset()
+        app.conversation_screen.preset_dialogs.choose()
         await settle(pilot)
         first = option_texts(app)[0]
         assert "“[bold red]Loud[/] red $var”" in first

@@ -137,7 +137,7 @@ async def test_queued_messages_cancelled_by_key_or_palette_are_never_sent(
         await pilot.press("delete")
         await until(pilot, lambda: rows(app) == ["queued · 1  third", "queued · 2  fourth"])
         assert "Cancelled the queued message: it is not sent." in notes.messages
-        await app.conversation_screen.run_action("cancel_queued")
+        await app.conversation_screen.run_action("route('queued.cancel_all')")
         await until(pilot, lambda: rows(app) == [])
         assert "Cancelled 2 queued messages: not sent." in notes.messages
         release.set()

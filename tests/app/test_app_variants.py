@@ -65,7 +65,7 @@ async def test_f7_lists_the_variants_and_k_brings_the_regenerated_reply_back(
         await typed(pilot, "Pick a number.")
         await pilot.press("enter")
         await settle(pilot)
-        app.conversation_screen.action_regenerate()
+        app.conversation_screen.chat.again()
         await settle(pilot)
         reply_id = app.conversation_screen.session.store.messages(
             app.conversation_screen.session.conversation
@@ -111,7 +111,7 @@ async def test_enter_opens_a_stored_variant_beside_the_reply_as_markdown(
         await typed(pilot, "Which journal mode?")
         await pilot.press("enter")
         await settle(pilot)
-        app.conversation_screen.action_regenerate()
+        app.conversation_screen.chat.again()
         await settle(pilot)
 
         app.conversation_screen.action_variants()
@@ -173,7 +173,7 @@ async def test_an_arrow_and_enter_in_one_burst_open_the_variant_the_arrow_moved_
         await pilot.press("enter")
         await settle(pilot)
         for _ in range(2):
-            app.conversation_screen.action_regenerate()
+            app.conversation_screen.chat.again()
             await settle(pilot)
         app.conversation_screen.action_variants()
         await until(pilot, lambda: isinstance(app.screen, VariantList))

@@ -13,7 +13,7 @@ from pathlib import Path
 from ctxchat import tui
 from ctxchat.config.shipped_keys import SHIPPED_KEYS
 from ctxchat.config.template import write_initial_config
-from ctxchat.tui.actions import ACTIONS, bindings_for, palette_actions, shipped_bindings
+from ctxchat.tui.actions import ACTIONS, bindings_for, shipped_bindings
 from ctxchat.tui.conversation_screen import ConversationScreen
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -84,7 +84,27 @@ def test_every_key_is_the_action_tables() -> None:
     assert bound_on == {cls.__name__ for cls in classes}
 
 
-def test_the_palette_runs_actions_the_screen_has() -> None:
-    actions = {action.palette_action or action.action for action in palette_actions()}
-    for action in actions:
-        assert callable(getattr(ConversationScreen, f"action_{action.split('(')[0]}")), action
+def tui_classes() -> dict[str, type]:
+    """Every class of the app's own (`ctxchat.tui`), by name."""
+    found: dict[str, type] = {}
+    for module_info in pkgutil.walk_packages(tui.__path__, f"{tui.__name__}."):
+        module = importlib.import_module(module_info.name)
+        found.update(
+            (name, value)
+            for name, value in vars(module).items()
+            if isinstance(value, type) and value.__module__ == module.__name__
+        )
+    return found
+
+
+def test_the_palette_and_the_screens_keys_run_what_their_owner_has() -> None:
+    """Each palette command and key of the conversation screen runs an action the screen
+    has, or the method its `target` names on the part or widget that owns it."""
+    classes = tui_classes()
+    for action in [action for action in ACTIONS if action.target]:
+        where, method = action.target.split(".")
+        assert callable(getattr(classes[where], method, None)), action.id
+    for action in ACTIONS:
+        if action.palette or action.where == "ConversationScreen":
+            name = action.screen_action.split("(")[0]
+            assert callable(getattr(ConversationScreen, f"action_{name}", None)), action.id

@@ -59,7 +59,7 @@ async def choose_dialog(pilot: Pilot[Any]) -> None:
     assert isinstance(app, CtxChatApp)
     app.conversation_screen.session.choose_preset("poet")
     await steady(pilot)
-    app.conversation_screen.action_choose_preset()
+    app.conversation_screen.preset_dialogs.choose()
     await until(pilot, lambda: isinstance(app.screen, PresetPicker))
     await steady(pilot)
 
@@ -70,7 +70,7 @@ async def editing(pilot: Pilot[Any]) -> None:
     assert isinstance(app, CtxChatApp)
     app.conversation_screen.session.choose_preset("precise")
     await steady(pilot)
-    app.conversation_screen.action_edit_system_prompt()
+    app.conversation_screen.preset_dialogs.edit_prompt()
     await until(pilot, lambda: isinstance(app.screen, SystemPromptEditor))
     await pilot.press(*" Be kind.")
     area = app.screen.query_one(TextArea)
@@ -83,11 +83,11 @@ async def chosen_with_own_prompt(pilot: Pilot[Any]) -> None:
     app = pilot.app
     assert isinstance(app, CtxChatApp)
     await steady(pilot)
-    app.conversation_screen.action_choose_preset()
+    app.conversation_screen.preset_dialogs.choose()
     await until(pilot, lambda: isinstance(app.screen, PresetPicker))
     await pilot.press("home", "enter")
     await until(pilot, lambda: app.conversation_screen.session.preset_name == "precise")
-    app.conversation_screen.action_edit_system_prompt()
+    app.conversation_screen.preset_dialogs.edit_prompt()
     await until(pilot, lambda: isinstance(app.screen, SystemPromptEditor))
     await pilot.press(*" Be kind.", "ctrl+s")
     await until(pilot, lambda: app.conversation_screen.session.own_system_prompt is not None)
@@ -121,7 +121,7 @@ class TestNoPresets:
 
         async def run(pilot: Pilot[Any]) -> None:
             await steady(pilot)
-            app.conversation_screen.action_choose_preset()
+            app.conversation_screen.preset_dialogs.choose()
             await until(pilot, lambda: isinstance(app.screen, PresetPicker))
             await steady(pilot)
 

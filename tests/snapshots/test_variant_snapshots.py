@@ -148,7 +148,7 @@ def regenerate_twice_and_list(clock: Clock) -> RunBefore:
         app = await ask_once(pilot, "Pick a database.")
         for _ in range(2):
             clock.now += HOUR
-            app.conversation_screen.action_regenerate()
+            app.conversation_screen.chat.again()
             await steady(pilot)
         await pilot.press("f7")
         await until(pilot, lambda: isinstance(app.screen, VariantList))

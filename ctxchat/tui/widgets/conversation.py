@@ -5,15 +5,13 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Concatenate, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Concatenate, ParamSpec, TypeAlias, TypeVar
 
 from textual import events
 from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.css.query import NoMatches
 from textual.geometry import Size
-from textual.message import Message
 from textual.widget import Widget
 
 from ctxchat.core.history import MessageStatus
@@ -21,6 +19,17 @@ from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.live_turn import LiveTurn
 from ctxchat.tui.outside import OutsideMarks
 from ctxchat.tui.views import MessageView
+from ctxchat.tui.widgets.conversation_messages import (
+    CopyCodeRequested,
+    CopyRequested,
+    DetailsRequested,
+    EditRequested,
+    ExcludeRequested,
+    Highlighted,
+    Left,
+    PinRequested,
+    RegenerateRequested,
+)
 
 if TYPE_CHECKING:
     from ctxchat.tui.widgets.message_item import MessageItem
@@ -124,61 +133,16 @@ class ConversationView(VerticalScroll, can_focus=True):
     EDGE = 2
     """How close (in lines) to the top or bottom the view must be to load the next page."""
 
-    @dataclass
-    class CopyRequested(Message):
-        """Copy a message's text to the clipboard."""
-
-        message_id: int
-        text: str
-
-    @dataclass
-    class CopyCodeRequested(Message):
-        """Copy a code block of a message's text (which one, asked when it has several)."""
-
-        message_id: int
-        text: str
-
-    @dataclass
-    class PinRequested(Message):
-        """Pin a message (or the part of it the user selected) as a memory entry."""
-
-        message_id: int
-        text: str
-
-    @dataclass
-    class EditRequested(Message):
-        """Edit one of the user's messages and send it again."""
-
-        message_id: int
-
-    @dataclass
-    class DetailsRequested(Message):
-        """Show in full why the interrupted or failed reply `message_id` ended."""
-
-        message_id: int
-
-    @dataclass
-    class ExcludeRequested(Message):
-        """Leave the message out of the requests (`excluded`), or include it again; with
-        `pair`, the question and the answer to it together."""
-
-        message_id: int
-        excluded: bool
-        pair: bool = False
-
-    @dataclass
-    class RegenerateRequested(Message):
-        """Replace the last reply with a new one."""
-
-    @dataclass
-    class Left(Message):
-        """The user pressed Esc here: back to the composer."""
-
-    @dataclass
-    class Highlighted(Message):
-        """The selected message changed (None: nothing is selected)."""
-
-        message_id: int | None
+    # Its messages (`tui/widgets/conversation_messages.py`).
+    CopyRequested: TypeAlias = CopyRequested
+    CopyCodeRequested: TypeAlias = CopyCodeRequested
+    PinRequested: TypeAlias = PinRequested
+    EditRequested: TypeAlias = EditRequested
+    DetailsRequested: TypeAlias = DetailsRequested
+    ExcludeRequested: TypeAlias = ExcludeRequested
+    RegenerateRequested: TypeAlias = RegenerateRequested
+    Left: TypeAlias = Left
+    Highlighted: TypeAlias = Highlighted
 
     def __init__(
         self,

@@ -41,8 +41,8 @@ class JobsLine(Static):
 
     shown: var[OnScreen | None] = var(None)
     """The conversation on screen (bound to the screen's)."""
-    running: var[bool] = var(False)
-    """Whether a job of this app runs."""
+    running: var[bool] = var(False, bindings=True)
+    """Whether a job of this app runs (the screen's cancel key shows only while it does)."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, markup=False)
@@ -55,6 +55,11 @@ class JobsLine(Static):
         for flow in self._flows:
             self.watch(flow, "job", self.look_again, init=False)
         self.look_again()
+
+    def cancel_jobs(self) -> None:
+        """Stop every job of the flows it follows (each says so)."""
+        for flow in self._flows:
+            flow.cancel_job()
 
     def watch_shown(self) -> None:
         self.look_again()

@@ -656,7 +656,7 @@ class ChatSession:
         hits: tuple[RecallHit, ...] = ()
         if candidates or kept:
             candidates.extend(memory_candidates(self.memory(), kept, candidates, self.count))
-            ranked = rank_recall(candidates, kept, settings.half_life)
+            ranked = rank_recall(candidates, kept, settings.half_life, asked=draft)
             later = with_references(ranked, history, positions, stats)
             hits = tuple(with_neighbours(later, history, positions))
         if len(self._cache.recall) > 16:

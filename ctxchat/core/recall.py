@@ -325,7 +325,8 @@ def recency_factor(age: int, half_life: float) -> float:
 # much more; its words and meaning still rank it among the others so dated.
 DATE_WEIGHT = 0.5
 # A message that holds none of the names the question asks about weighs this share of its
-# relevance, when some candidate holds one: "what did Maya paint?" is about Maya's turns.
+# relevance, when some candidate holds one: "what did Maya paint?" is about Maya's turns,
+# even where most turns hold "Maya" (a speaker's name, too common to search for).
 NAME_MISS = 0.7
 # Capitalised words of a question that are not names.
 _NOT_NAMES = frozenset(
@@ -365,11 +366,13 @@ def rank_recall(
 
     With the question (`asked`): a message dated when it asks about weighs 1 + DATE_WEIGHT
     times as much (see `ctxchat.core.when`), and one holding none of the names it asks
-    about NAME_MISS times (when another candidate holds one).
+    about that are not among `terms` NAME_MISS times (when another candidate holds one).
     """
     candidates = list(candidates)
     when = dates_in(asked) if asked else ()
-    names = asked_names(asked) if asked else ()
+    # A name searched for ranks by its own weight already (and an answer in other words
+    # need not hold it); a name too common to search for (a speaker's) is what this adds.
+    names = tuple(n for n in asked_names(asked) if stem(n) not in terms) if asked else ()
     holders = _name_holders(candidates, names)
     hits = []
     for candidate in candidates:

@@ -601,3 +601,6 @@ def test_turns_holding_the_name_asked_about_outrank_those_that_do_not() -> None:
     # A name every candidate holds (or none does) tells none apart: the order is as before.
     both = rank_recall([other, theirs], ["painted"], asked="What has Lee painted?")
     assert [hit.ref for hit in both] == ["message:2", "message:1"]
+    # A name searched for weighs by its own terms already: an answer need not hold it.
+    searched = rank_recall([other, theirs], ["maya", "painted"], asked="What has Maya painted?")
+    assert [hit.ref for hit in searched] == ["message:2", "message:1"]

@@ -217,7 +217,7 @@ class Recaller:
         hits: tuple[RecallHit, ...] = ()
         if candidates or kept:
             candidates.extend(memory_candidates(session.memory(), kept, candidates, session.count))
-            ranked = rank_recall(candidates, kept, settings.half_life)
+            ranked = rank_recall(candidates, kept, settings.half_life, asked=draft)
             later = with_references(ranked, history, positions, stats)
             hits = tuple(with_neighbours(later, history, positions))
             if others:

@@ -28,6 +28,7 @@ from ctxchat.core.termstats import (
     words_of,
 )
 from ctxchat.core.tokens import MESSAGE_OVERHEAD, TokenCounter, count_message
+from ctxchat.core.when import dated_within, dates_in
 
 __all__ = ["PREFIX_LENGTH", "ConversationTerms"]
 
@@ -196,6 +197,8 @@ class RecallHit:
     cosine: float | None = None
     near: float | None = None
     """The cosine with the draft widened by its best matches in meaning (what ranked it)."""
+    dated: bool = False
+    """Dated when the question asks about (which weighed it more)."""
     neighbour_of: int | None = None
     follows: int | None = None
     """The recalled message this later one refers back to (see `with_references`)."""
@@ -236,6 +239,8 @@ class RecallHit:
             )
         elif self.cosine is not None:
             reasons.append(f"similar in meaning (cosine {self.cosine:.2f})")
+        if self.dated:
+            reasons.append("dated when asked about")
         found = "; ".join(reasons) or "matched no exact term"
         if self.source is not None:
             return (
@@ -330,18 +335,67 @@ def recency_factor(age: int, half_life: float) -> float:
     return 1.0 - RECENCY_WEIGHT * (1.0 - math.pow(0.5, age / half_life))
 
 
+# A message dated when the question asks about ("in June 2023", "on 3 June") weighs this
+# much more; its words and meaning still rank it among the others so dated.
+DATE_WEIGHT = 0.5
+# A message that holds none of the names the question asks about weighs this share of its
+# relevance, when some candidate holds one: "what did Maya paint?" is about Maya's turns,
+# even where most turns hold "Maya" (a speaker's name, too common to search for).
+NAME_MISS = 0.7
+# Capitalised words of a question that are not names.
+_NOT_NAMES = frozenset(
+    """
+    i what when where who whom whose which why how did does do is are was were will would
+    could should can has have had the a an in on at of for to and or but if
+    monday tuesday wednesday thursday friday saturday sunday
+    january february march april may june july august september october november december
+    """.split()  # noqa: SIM905 - a word list reads better as text
+)
+_CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z]\w*)(?:'s\b)?", re.UNICODE)
+
+
+def asked_names(draft: str) -> tuple[str, ...]:
+    """The names `draft` asks about, lower-cased: its capitalised words that do not start it
+    (or a sentence of it), less question words and calendar names."""
+    names = []
+    for match in _CAPITALISED.finditer(draft.strip()):
+        word = match.group(1).casefold()
+        if len(word) >= 2 and word not in _NOT_NAMES and word not in names:
+            names.append(word)
+    return tuple(names)
+
+
 def rank_recall(
-    candidates: Iterable[RecallCandidate], terms: list[str], half_life: float = 150.0
+    candidates: Iterable[RecallCandidate],
+    terms: list[str],
+    half_life: float = 150.0,
+    *,
+    asked: str = "",
 ) -> list[RecallHit]:
     """Order search results by relevance, recency breaking near-ties, best first.
 
     The recency factor falls from 1 to 1 − RECENCY_WEIGHT, halving its distance every
     `half_life` messages: between two about equally relevant messages the newer one wins,
     while a better match from long ago still outranks a weaker new one.
+
+    With the question (`asked`): a message dated when it asks about weighs 1 + DATE_WEIGHT
+    times as much (see `ctxchat.core.when`), and one holding none of the names it asks
+    about that are not among `terms` NAME_MISS times (when another candidate holds one).
     """
+    candidates = list(candidates)
+    when = dates_in(asked) if asked else ()
+    # A name searched for ranks by its own weight already (and an answer in other words
+    # need not hold it); a name too common to search for (a speaker's) is what this adds.
+    names = tuple(n for n in asked_names(asked) if stem(n) not in terms) if asked else ()
+    holders = _name_holders(candidates, names)
     hits = []
     for candidate in candidates:
         relevance = max(0.0, -candidate.bm25)
+        dated = bool(when) and dated_within(candidate.content, when)
+        if dated:
+            relevance *= 1.0 + DATE_WEIGHT
+        if holders and candidate.ref not in holders:
+            relevance *= NAME_MISS
         recency = recency_factor(candidate.age, half_life)
         hits.append(
             RecallHit(
@@ -363,10 +417,24 @@ def rank_recall(
                 message_id=candidate.message_id,
                 cosine=candidate.cosine,
                 near=candidate.near,
+                dated=dated,
             )
         )
     hits.sort(key=lambda hit: (-hit.score, hit.age, hit.ref))
     return hits
+
+
+def _name_holders(candidates: Sequence[RecallCandidate], names: Sequence[str]) -> set[str]:
+    """The refs of the candidates holding one of `names`: empty when none or all do (then
+    the names tell none apart)."""
+    if not names:
+        return set()
+    holders = set()
+    for candidate in candidates:
+        words = spaced(candidate.content)
+        if any(occurrences(name, words) for name in names):
+            holders.add(candidate.ref)
+    return holders if 0 < len(holders) < len(candidates) else set()
 
 
 # How far recall follows later messages that refer back: to a decision, to its change, to
@@ -488,7 +556,9 @@ def is_question(text: str) -> bool:
 
 
 def with_neighbours(
-    hits: Sequence[RecallHit], history: Sequence[HistoryMessage], positions: dict[int, int]
+    hits: Sequence[RecallHit],
+    history: Sequence[HistoryMessage],
+    positions: dict[int, int],
 ) -> list[RecallHit]:
     """The hits, each question followed by the message that answers it, and each answer
     preceded by the question it answers (when those are not hits already)."""

@@ -19,6 +19,7 @@ from ctxchat.core.recall import (
     TAG_TOKENS,
     ConversationTerms,
     RecallCandidate,
+    asked_names,
     fts_query,
     local_relevance,
     meaning_query,
@@ -32,6 +33,7 @@ from ctxchat.core.recall import (
     with_references,
 )
 from ctxchat.core.tokens import TokenCounter
+from ctxchat.core.when import Date, dates_in
 
 History = Callable[[list[str]], list[HistoryMessage]]
 
@@ -548,3 +550,57 @@ def test_only_the_best_hits_bring_their_references_first(make_history: History) 
     hits = with_references(ranked, history, positions, _terms_of(history))
     assert [hit.ref for hit in hits][-3:] == ["message:11", "message:31", "message:61"]
     assert hits[-1].follows == 11
+
+
+# --- what the question names: a date, a person; and a hit's neighbours ----------------------
+
+
+def _candidate(message_id: int, content: str, bm25: float = -3.0, age: int = 10) -> RecallCandidate:
+    return RecallCandidate(f"message:{message_id}", "user", content, 10, bm25, age, message_id)
+
+
+def test_a_question_naming_last_june_ranks_a_june_turn_above_one_of_another_month() -> None:
+    may = _candidate(1, "[8 May, 2023] We went camping by the lake.", age=5)
+    june = _candidate(2, "[20 June, 2023] We went camping by the lake.", age=50)
+    ranked = rank_recall([may, june], ["camping"], asked="Where did we go camping last June?")
+    assert [hit.ref for hit in ranked] == ["message:2", "message:1"]
+    assert ranked[0].dated and not ranked[1].dated
+    assert "dated when asked about" in ranked[0].why
+    # Without a date in the question, the newer one wins the tie, as before.
+    plain = rank_recall([may, june], ["camping"], asked="Where did we go camping?")
+    assert [hit.ref for hit in plain] == ["message:1", "message:2"]
+
+
+def test_a_year_or_a_day_the_question_names_matches_dates_written_other_ways() -> None:
+    old = _candidate(1, "Painted a sunrise on 2022-03-14, my first one.", age=5)
+    new = _candidate(2, "Painted a sunrise on March 3, 2023, my best one.", age=5)
+    in_2022 = rank_recall([new, old], ["sunrise"], asked="When did she paint a sunrise in 2022?")
+    assert [hit.ref for hit in in_2022] == ["message:1", "message:2"]
+    on_day = rank_recall([old, new], ["sunrise"], asked="What did she paint on 3 March, 2023?")
+    assert [hit.ref for hit in on_day] == ["message:2", "message:1"]
+
+
+def test_dates_in_reads_calendar_dates_and_leaves_may_the_verb_alone() -> None:
+    assert dates_in("[1:56 pm on 8 May, 2023] Caroline: Hey!") == (Date(2023, 5, 8),)
+    assert dates_in("on December 1,2023 and 8th December, 2023") == (
+        Date(2023, 12, 1),
+        Date(2023, 12, 8),
+    )
+    assert dates_in("the trip in May") == (Date(None, 5, None),)
+    assert dates_in("You may go, and march on.") == ()
+    assert dates_in("in summer 2021, and since 2019") == (Date(2021), Date(2019))
+    assert dates_in("at 10:30 on May 8: lunch") == ()  # a time, not the 8th of May
+
+
+def test_turns_holding_the_name_asked_about_outrank_those_that_do_not() -> None:
+    theirs = _candidate(1, "Maya: I painted a horse last week.", bm25=-3.0, age=40)
+    other = _candidate(2, "Sam: I painted a boat last week.", bm25=-3.4, age=5)
+    ranked = rank_recall([other, theirs], ["painted"], asked="What has Maya painted?")
+    assert [hit.ref for hit in ranked] == ["message:1", "message:2"]
+    assert asked_names("What has Maya painted? Did Sam's boat sink?") == ("maya", "sam")
+    # A name every candidate holds (or none does) tells none apart: the order is as before.
+    both = rank_recall([other, theirs], ["painted"], asked="What has Lee painted?")
+    assert [hit.ref for hit in both] == ["message:2", "message:1"]
+    # A name searched for weighs by its own terms already: an answer need not hold it.
+    searched = rank_recall([other, theirs], ["maya", "painted"], asked="What has Maya painted?")
+    assert [hit.ref for hit in searched] == ["message:2", "message:1"]

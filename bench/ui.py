@@ -253,6 +253,7 @@ def app_env(root: Path, config: Path) -> dict[str, str]:
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "LANG": "C.UTF-8",
         "TERM": "xterm-256color",
+        "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
     }
 
 

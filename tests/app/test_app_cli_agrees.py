@@ -104,6 +104,9 @@ async def test_the_cli_and_the_tui_plan_a_conversation_alike(tmp_path: Path, cli
             "top_p": None,
             "max_tokens": tui["budget"]["output_reserve"],
         }
+        # What recall by meaning took in the command (the app loads it in a worker).
+        meaning = cli_plan.pop("recall_by_meaning")
+        assert meaning is None or (meaning["left"] == 0 and meaning["loading_seconds"] > 0)
         assert cli_plan == tui
         assert tui["budget"]["context_window"] == 6_144
         refs = [m["ref"] for m in tui["messages"]]

@@ -17,6 +17,7 @@ import marshal
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from ctxchat.core.history import HistoryMessage
 from ctxchat.core.termstats import ConversationTerms
@@ -35,13 +36,16 @@ def use_directory(directory: Path | None) -> None:
     _directory = directory
 
 
-def _fingerprint(messages: Sequence[HistoryMessage]) -> bytes:
-    digest = hashlib.blake2b(digest_size=16)
+def _fingerprinted(messages: Sequence[HistoryMessage], digest: Any = None) -> Any:
+    """`digest` (a new one when None) fed with `messages`' ids and texts: a fingerprint read
+    back is checked on the kept messages, then the same digest goes on over the rest."""
+    if digest is None:
+        digest = hashlib.blake2b(digest_size=16)
     for message in messages:
         digest.update(message.id.to_bytes(8, "little", signed=True))
         digest.update(message.content.encode("utf-8", "surrogatepass"))
         digest.update(b"\x00")
-    return digest.digest()
+    return digest
 
 
 def _file(database: Path, conversation_id: int) -> Path | None:
@@ -81,13 +85,16 @@ def conversation_terms(
     sendable = [message for message in history if message.sendable]
     path = None if conversation_id is None else _file(database, conversation_id)
     kept = None if path is None else _read(path)
-    start, terms = 0, ConversationTerms()
+    start, terms, digest = 0, ConversationTerms(), None
     if kept is not None:
         count, fingerprint, kept_terms = kept
-        if count <= len(sendable) and _fingerprint(sendable[:count]) == fingerprint:
-            start, terms = count, kept_terms
+        if count <= len(sendable):
+            checked = _fingerprinted(sendable[:count])
+            if checked.digest() == fingerprint:
+                start, terms, digest = count, kept_terms, checked
     for message in sendable[start:]:
         terms.add(message.content, message.id)
     if path is not None and len(sendable) - start >= KEEP_AFTER:
-        _write(path, len(sendable), _fingerprint(sendable), terms)
+        whole = _fingerprinted(sendable[start:], digest)  # the kept part is not read again
+        _write(path, len(sendable), whole.digest(), terms)
     return terms

@@ -107,3 +107,16 @@ def test_short_histories_and_no_directory_write_nothing(kept: Path) -> None:
     long = history(KEEP_AFTER + 5)
     same(conversation_terms(DATABASE, 7, long), long)
     assert files(kept) == []
+
+
+def test_statistics_written_again_after_many_new_messages_are_read_back(kept: Path) -> None:
+    """The fingerprint written after counting on top of kept statistics is that of the whole
+    history: the next run reads them back rather than counting everything again."""
+    messages = history(KEEP_AFTER + 10)
+    conversation_terms(DATABASE, 7, messages)
+    longer = messages + history(KEEP_AFTER, start=len(messages) + 1)
+    same(conversation_terms(DATABASE, 7, longer), longer)
+    (written,) = files(kept)
+    stamp = written.stat().st_mtime_ns
+    same(conversation_terms(DATABASE, 7, longer), longer)
+    assert written.stat().st_mtime_ns == stamp

@@ -44,8 +44,9 @@ def show_context(args: argparse.Namespace, options: SessionOptions) -> int:
         )
         if prepared.left:
             warn(unembedded_notice(prepared.left))
-        if prepared.timing_note() and not args.json:
-            warn(prepared.timing_note())
+        note = prepared.timing_note()
+        if note and not args.json:
+            warn(note)
         plan, rendered = run_async(
             _plan(session, space, args.message, offline=options.offline, render=args.json)
         )

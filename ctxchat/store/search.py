@@ -6,6 +6,7 @@ import re
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ctxchat.core.recall import PREFIX_LENGTH, RecallCandidate
 from ctxchat.store.records import MessageHit, conversation_name
@@ -99,11 +100,7 @@ class SearchStore(TransferStore):
         query += "ORDER BY score LIMIT ?"
         parameters.append(limit)
         with self.reading() as conn:
-            try:
-                rows = conn.execute(query, parameters).fetchall()
-            except sqlite3.OperationalError:
-                # A query FTS5 cannot parse finds nothing rather than failing the plan.
-                return []
+            rows = _fts_rows(conn, query, parameters)
             candidates = []
             for message_id, role, content, tokens, score in rows:
                 if age_of is not None:
@@ -152,10 +149,9 @@ class SearchStore(TransferStore):
         query += "ORDER BY score LIMIT ?"
         parameters.append(limit)
         with self.reading() as conn:
-            try:
-                rows = conn.execute(query, parameters).fetchall()
-            except sqlite3.OperationalError:
-                return []  # a query FTS5 cannot parse finds nothing
+            rows = _fts_rows(conn, query, parameters)
+            if not rows:
+                return []
             newest = conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()[0]
         return [
             OtherHit(
@@ -321,3 +317,12 @@ class SearchStore(TransferStore):
                 (conversation_id, model),
             ).fetchall()
         return [(int(message_id), bytes(vector)) for message_id, vector in rows]
+
+
+def _fts_rows(conn: sqlite3.Connection, query: str, parameters: list[object]) -> list[Any]:
+    """The rows of a full-text query; none for an expression FTS5 cannot parse, which finds
+    nothing rather than failing the plan."""
+    try:
+        return conn.execute(query, parameters).fetchall()
+    except sqlite3.OperationalError:
+        return []

@@ -11,8 +11,6 @@ from ctxchat.chat.exclusions import change_exclusion
 from ctxchat.chat.session import ChatSession
 from ctxchat.store import StoredMessage, StoreError
 from ctxchat.tui.parts.part import Part
-from ctxchat.tui.screens.files_dialog import FilesDialog
-from ctxchat.tui.screens.task_dialog import TaskDialog
 
 
 class ContextControl(Part):
@@ -48,11 +46,15 @@ class ContextControl(Part):
 
     def edit_task(self, session: ChatSession) -> None:
         """Open the task dialog; each edit is stored as it is made."""
+        from ctxchat.tui.screens.task_dialog import TaskDialog  # loaded when first opened
+
         if session.conversation_id is not None:
             self.app.push_screen(TaskDialog(session.task_book, lambda: self._changed(session)))
 
     def edit_files(self, session: ChatSession) -> None:
         """Open the files dialog: attach, detach, what each file sends."""
+        from ctxchat.tui.screens.files_dialog import FilesDialog  # loaded when first opened
+
         if session.conversation_id is not None:
             self.app.push_screen(FilesDialog(session, lambda: self._changed(session)))
 

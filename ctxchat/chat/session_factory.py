@@ -412,6 +412,7 @@ def prepare_recall(
     started = time.perf_counter()
     try:
         semantic.prepare()
+        semantic.prepare_others(session.recaller.others())
         loaded = time.perf_counter()
         session.semantic = semantic
         if draft:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from textual import on
 from textual.message import Message
 
 from ctxchat.chat.exclusions import change_exclusion
@@ -67,6 +68,24 @@ class ContextControl(Part):
         across = session.recaller.switch_across()
         self.notify(f"Recall across conversations: {across.value} ({across.describe()})")
         self._changed(session)
+        semantic, others = session.semantic, session.recaller.others()
+        if semantic is not None and others is not None:
+            # Recall by meaning searches those conversations once their vectors are loaded.
+            def load() -> None:
+                semantic.prepare_others(others)
+                self.post_message(self._OthersLoaded(session))
+
+            self.run_worker(load, thread=True, group="others", exclusive=True, exit_on_error=False)
+
+    @dataclass
+    class _OthersLoaded(Message):
+        session: ChatSession
+
+    @on(_OthersLoaded)
+    def _others_loaded(self, event: _OthersLoaded) -> None:
+        event.stop()
+        event.session.forget_recall()  # worked out again, with those vectors
+        self._changed(event.session)
 
     def _changed(self, session: ChatSession) -> None:
         self.post_up(lambda: self.Changed(session))

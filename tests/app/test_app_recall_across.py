@@ -97,3 +97,38 @@ async def test_recall_by_meaning_brings_from_another_conversation_once_it_is_emb
         await until(pilot, lambda: ref in recalled(), timeout=120)
         assert "similar in meaning" in recalled()[ref]
         await until(pilot, lambda: "from “Renovation”" in recall_panel_text(app))
+
+
+async def test_switching_to_all_conversations_searches_them_by_meaning_too(
+    make_app: MakeApp,
+) -> None:
+    """Outside a project recall stays in the conversation; switched to every conversation
+    from the palette, it loads and embeds theirs in the background and finds by meaning."""
+    if not SemanticRecall.possible():
+        pytest.skip("the embeddings extra is not installed")
+    app, _ = make_app()
+    store = app.workspace.store
+    elsewhere = store.create_conversation("Renovation").id
+    (paid, _) = seed(store, [("user", PAID), ("assistant", "Noted.")], conversation_id=elsewhere)
+    ref = f"conversation:{elsewhere}/message:{paid.id}"
+
+    def recalled() -> dict[str, str]:
+        plan = app.query_one(ContextPanels).plan
+        items = plan.layer(Layer.RECALL).items if plan is not None else ()
+        return {item.ref: item.label for item in items}
+
+    async with app.run_test(size=SIZE) as pilot:
+        await until(
+            pilot, lambda: app.conversation_screen.session.semantic is not None, timeout=120
+        )
+        app.conversation_screen.composer.insert(ASKED_BY_MEANING)
+        await settle(pilot)
+        assert ref not in recalled()  # outside a project: this conversation only
+
+        await palette_lines(pilot, "across")  # project → all
+        await pilot.press("enter")
+        await until(pilot, lambda: ref in recalled(), timeout=120)
+        assert "similar in meaning" in recalled()[ref]
+        plan = app.query_one(ContextPanels).plan
+        assert plan is not None
+        assert not any("other conversations yet" in warning for warning in plan.warnings)

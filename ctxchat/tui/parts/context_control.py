@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from textual import on
 from textual.message import Message
+from textual.worker import get_current_worker
 
 from ctxchat.chat.exclusions import change_exclusion
 from ctxchat.chat.session import ChatSession
@@ -70,10 +71,16 @@ class ContextControl(Part):
         self._changed(session)
         semantic, others = session.semantic, session.recaller.others()
         if semantic is not None and others is not None:
-            # Recall by meaning searches those conversations once their vectors are loaded.
+            # Recall by meaning searches those conversations once their vectors are loaded,
+            # and what of them has none yet once it is embedded (at a low priority).
             def load() -> None:
+                worker = get_current_worker()
                 semantic.prepare_others(others)
                 self.post_message(self._OthersLoaded(session))
+                if semantic.catch_up_others(
+                    others, cancelled=lambda: worker.is_cancelled or not self.shows(session)
+                ):
+                    self.post_message(self._OthersLoaded(session))
 
             self.run_worker(load, thread=True, group="others", exclusive=True, exit_on_error=False)
 

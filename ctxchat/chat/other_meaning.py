@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -121,21 +120,9 @@ class OtherMeaning:
         found = [(i, cosine) for i, cosine in index.search(query, limit) if cosine > min_cosine]
         if not found:
             return []
-        cosines = dict(found)
-        hits = self.store.other_messages(
+        return self.store.other_messages(
             [message_id for message_id, _ in found],
             [-cosine_relevance(cosine, min_cosine) for _, cosine in found],
+            [cosine for _, cosine in found],
             newer=newer,
         )
-        return [
-            dataclasses.replace(
-                hit,
-                candidate=dataclasses.replace(
-                    hit.candidate,
-                    cosine=cosines[hit.message_id],
-                    near=cosines[hit.message_id],
-                    matched=False,
-                ),
-            )
-            for hit in hits
-        ]

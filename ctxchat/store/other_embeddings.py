@@ -58,11 +58,17 @@ class OtherEmbeddingStore(Database):
         return [(int(message_id), str(content)) for message_id, content in rows]
 
     def other_messages(
-        self, message_ids: Sequence[int], bm25: Sequence[float], *, newer: int = 0
+        self,
+        message_ids: Sequence[int],
+        bm25: Sequence[float],
+        cosines: Sequence[float],
+        *,
+        newer: int = 0,
     ) -> list[OtherHit]:
-        """The messages `message_ids` of other conversations as recall hits, each with its
-        `bm25` (lower is better), in that order; those no longer recallable (deleted, left
-        out, an edit under way) are dropped. Ages count as `search_other_conversations`'s."""
+        """The messages `message_ids` of other conversations as recall hits found by
+        meaning, each with its `bm25` (lower is better) and cosine, in that order; those no
+        longer recallable (deleted, left out, an edit under way) are dropped. Ages count
+        as `search_other_conversations`'s."""
         if not message_ids:
             return []
         marks = ", ".join("?" * len(message_ids))
@@ -77,7 +83,7 @@ class OtherEmbeddingStore(Database):
             newest = conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()[0]
         found = {row[0]: row for row in rows}
         return [
-            other_hit(found[message_id], score, newer + newest)
-            for message_id, score in zip(message_ids, bm25, strict=True)
+            other_hit(found[message_id], score, newer + newest, cosine)
+            for message_id, score, cosine in zip(message_ids, bm25, cosines, strict=True)
             if message_id in found
         ]

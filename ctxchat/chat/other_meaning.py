@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -13,6 +14,14 @@ if TYPE_CHECKING:
     from ctxchat.embeddings.index import Floats
     from ctxchat.store import Store
     from ctxchat.store.search import OtherHit
+
+
+def rest_after(started: float, pause: float, cancelled: Callable[[], bool]) -> None:
+    """Sleep `pause` times as long as the batch begun at `started` (monotonic) took, in
+    short naps, so that a cancel is heard at once."""
+    resume = time.monotonic() + (time.monotonic() - started) * pause
+    while not cancelled() and (left := resume - time.monotonic()) > 0:
+        time.sleep(min(left, 0.1))
 
 
 class OtherMeaning:
@@ -74,16 +83,20 @@ class OtherMeaning:
         others: Others,
         batch: int = 16,
         *,
+        pause: float = 0.0,
         cancelled: Callable[[], bool] = lambda: False,
         embedded: Callable[[], None] = lambda: None,
     ) -> int:
         """Embed the messages of `others` that have no vector yet, newest first, until
         none is left or `cancelled()` (in a worker); `embedded()` after each batch. How
-        many. Their vectors are kept in the store, as a conversation's own are."""
+        many. Their vectors are kept in the store, as a conversation's own are. Between
+        batches it sleeps `pause` times as long as the batch took (the app's worker leaves
+        the interpreter to the UI that way, as `SemanticRecall.catch_up` does)."""
         from ctxchat.embeddings.index import vector_blob
 
         total = 0
         while not cancelled():
+            started = time.monotonic()
             with self._lock:
                 index = self._index if self._others == others else None
             if index is None:
@@ -104,6 +117,7 @@ class OtherMeaning:
             index.add([pending[row][0] for row in kept], vectors[kept])
             total += len(pending)
             embedded()
+            rest_after(started, pause, cancelled)
         return total
 
     def search(

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from ctxchat.chat.other_meaning import OtherMeaning
+from ctxchat.chat.other_meaning import OtherMeaning, rest_after
 from ctxchat.core.across import Others
 from ctxchat.core.attribution import Source
 from ctxchat.core.history import HistoryMessage
@@ -175,9 +175,7 @@ class SemanticRecall:
             if done == 0:
                 break
             embedded(bool(wanted))
-            resume = time.monotonic() + (time.monotonic() - started) * pause
-            while not cancelled() and (left := resume - time.monotonic()) > 0:
-                time.sleep(min(left, 0.1))  # short naps, so a cancel is heard at once
+            rest_after(started, pause, cancelled)
         return total
 
     def candidates(
@@ -216,17 +214,19 @@ class SemanticRecall:
         self,
         others: Others | None,
         *,
+        pause: float = 0.0,
         cancelled: Callable[[], bool] = lambda: False,
         embedded: Callable[[], None] = lambda: None,
     ) -> int:
         """Embed the messages of `others` that have no vector yet (in a worker, at a low
-        priority, after the conversation's own: see `catch_up`); how many."""
+        priority and with `pause`, after the conversation's own: see `catch_up`); how
+        many."""
         encoder = self._encoder
         if encoder is None or others is None:
             return 0
         _lower_this_threads_priority()
         return self.other_conversations.catch_up(
-            encoder, others, cancelled=cancelled, embedded=embedded
+            encoder, others, pause=pause, cancelled=cancelled, embedded=embedded
         )
 
     def other_candidates(

@@ -74,7 +74,7 @@ class SemanticCatchUp:
         self.semantic.prepare_others(self.others)
         self._ready(worker)
         if self.semantic.catch_up_others(
-            self.others, cancelled=stopped, embedded=lambda: embedded(False)
+            self.others, pause=1.0, cancelled=stopped, embedded=lambda: embedded(False)
         ):
             self._ready(worker)
 

@@ -78,7 +78,9 @@ class ContextControl(Part):
                 semantic.prepare_others(others)
                 self.post_message(self._OthersLoaded(session))
                 if semantic.catch_up_others(
-                    others, cancelled=lambda: worker.is_cancelled or not self.shows(session)
+                    others,
+                    pause=1.0,  # half the interpreter's time left to the UI
+                    cancelled=lambda: worker.is_cancelled or not self.shows(session),
                 ):
                     self.post_message(self._OthersLoaded(session))
 

@@ -195,7 +195,7 @@ def run_across(
         others = planner(store, mode, asking, windows[0], semantic).recaller.others()
         semantic.prepare_others(others)
         started = time.perf_counter()
-        done = semantic.catch_up_others(others)
+        done = semantic.embed_others(others)
         if done:
             tally.embedded += done
             tally.embedding_seconds += time.perf_counter() - started
@@ -220,7 +220,7 @@ def run_conversation(
         semantic = SemanticRecall(store, conversation_id)
         semantic.prepare()
         started = time.perf_counter()
-        done = semantic.catch_up(batch=64, pause=0.0)
+        done = semantic.embed_rest(batch=64, pause=0.0)
         if done:
             tally.embedded += done
             tally.embedding_seconds += time.perf_counter() - started

@@ -79,7 +79,7 @@ def session_planning(semantic: bool) -> None:
             prepared = SemanticRecall(store, conversation)
             start = time.perf_counter()
             prepared.prepare()
-            embedded = prepared.catch_up(batch=64, pause=0.0)
+            embedded = prepared.embed_rest(batch=64, pause=0.0)
             print(f"  embedded {embedded:,} messages in {time.perf_counter() - start:.0f} s")
             modes.append(("semantic recall (fused)", "semantic"))
         baseline = 0.0

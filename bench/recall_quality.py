@@ -123,7 +123,7 @@ def semantic_for(store: Store, conversation_id: int) -> SemanticRecall | None:
         return None
     semantic = SemanticRecall(store, conversation_id)
     semantic.prepare()
-    semantic.catch_up(pause=0.0)
+    semantic.embed_rest(pause=0.0)
     return semantic
 
 

@@ -148,7 +148,7 @@ def history_embedding() -> None:
             semantic = SemanticRecall(store, conversation)
             semantic.prepare()
             start, start_cpu = time.perf_counter(), time.process_time()
-            done = semantic.catch_up(16, pause=0.0)
+            done = semantic.embed_rest(16, pause=0.0)
             wall, cpu = time.perf_counter() - start, time.process_time() - start_cpu
             print(
                 f"embed a history of {count} messages of {size:,} characters: "

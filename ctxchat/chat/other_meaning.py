@@ -81,7 +81,7 @@ class OtherMeaning:
             self._index, self._others = index, others
             self.changes += 1
 
-    def catch_up(
+    def embed_rest(
         self,
         encoder: MiniLMEncoder,
         others: Others,
@@ -95,7 +95,7 @@ class OtherMeaning:
         none is left or `cancelled()` (in a worker); `embedded()` after each batch. How
         many. Their vectors are kept in the store, as a conversation's own are. Between
         batches it sleeps `pause` times as long as the batch took (the app's worker leaves
-        the interpreter to the UI that way, as `SemanticRecall.catch_up` does)."""
+        the interpreter to the UI that way, as `SemanticRecall.embed_rest` does)."""
         from ctxchat.embeddings.index import vector_blob
 
         total = 0

@@ -1,7 +1,7 @@
 """Semantic recall for a session, when the `embeddings` extra is installed.
 
 Loading the encoder and the conversation's vectors, and embedding new messages, are slow
-enough to belong in a worker thread: `prepare` and `catch_up` are meant to run there, the
+enough to belong in a worker thread: `prepare` and `embed_rest` are meant to run there, the
 latter at a low priority, newest messages first, in small batches, and first of all the
 messages a query wanted (`want`). Until `prepare` has run, recall is full-text only.
 """
@@ -96,7 +96,7 @@ class SemanticRecall:
         (at most `batch`), so long messages or a busy machine overrun by one message at most.
         """
         if seconds is None:
-            return self.catch_up(batch, pause=0.0)
+            return self.embed_rest(batch, pause=0.0)
         from ctxchat.embeddings import embed_pending
 
         encoder, index = self._encoder, self._index
@@ -137,7 +137,7 @@ class SemanticRecall:
             self._wanted = dict.fromkeys(wanted[count:])
         return wanted[:count]
 
-    def catch_up(
+    def embed_rest(
         self,
         batch: int = 16,
         *,
@@ -210,7 +210,7 @@ class SemanticRecall:
         if encoder is not None and others is not None:
             self.other_conversations.load(encoder, others)
 
-    def catch_up_others(
+    def embed_others(
         self,
         others: Others | None,
         *,
@@ -219,13 +219,13 @@ class SemanticRecall:
         embedded: Callable[[], None] = lambda: None,
     ) -> int:
         """Embed the messages of `others` that have no vector yet (in a worker, at a low
-        priority and with `pause`, after the conversation's own: see `catch_up`); how
+        priority and with `pause`, after the conversation's own: see `embed_rest`); how
         many."""
         encoder = self._encoder
         if encoder is None or others is None:
             return 0
         _lower_this_threads_priority()
-        return self.other_conversations.catch_up(
+        return self.other_conversations.embed_rest(
             encoder, others, pause=pause, cancelled=cancelled, embedded=embedded
         )
 

@@ -423,7 +423,7 @@ def prepare_recall(
         embedded = semantic.embed_for(wait)
         # What time is left goes to the other conversations recall searches, newest first.
         ends = None if wait is None else embedding_started + wait
-        embedded += semantic.catch_up_others(
+        embedded += semantic.embed_others(
             others, cancelled=lambda: ends is not None and time.perf_counter() >= ends
         )
     except (EmbeddingsUnavailable, OSError, ValueError):

@@ -103,7 +103,7 @@ class ChatPane(Vertical):
 
     # --- the conversation shown ------------------------------------------------------------
 
-    async def catch_up(self) -> None:
+    async def follow_redraw(self) -> None:
         """The conversation on screen is drawn afresh: the find bar counts its hits, and a
         reply streaming in it is caught up at once (the store's copy is a quarter second
         old), not at its next delta."""
@@ -114,7 +114,7 @@ class ChatPane(Vertical):
         if bar is not None:
             bar.look_in(finder(session))
         if self.turn_runner.live_in(session.conversation_id) is not None:
-            await self.turn_runner.catch_up(self.view)
+            await self.turn_runner.live_item(self.view)
 
     def show_status(self) -> None:
         """Draw the conversation's own status line: who is writing, or its newest reply's

@@ -240,9 +240,9 @@ class ConversationScreen(Screen[None]):
         waiting, self._after_first_frame = self._after_first_frame, []
         for callback in waiting:
             callback()
-        self.set_interval(OTHERS_POLL_SECONDS, self.catch_up_with_others)
+        self.set_interval(OTHERS_POLL_SECONDS, self.show_other_writes)
 
-    async def catch_up_with_others(self) -> None:
+    async def show_other_writes(self) -> None:
         """Draw the conversation again when another process wrote to the database."""
         if self.shown is None or self.session.store.data_version() == self.shown.shown_version:
             return
@@ -315,8 +315,8 @@ class ConversationScreen(Screen[None]):
         else:
             total = session.store.count_messages(session.conversation_id)
             await view.replace_all(total, stored_loader(session))
-        self.after_first_frame(lambda: self.embedder.catch_up(session))
-        await self.chat.catch_up()
+        self.after_first_frame(lambda: self.embedder.embed(session))
+        await self.chat.follow_redraw()
         self.refresh_bindings()  # the footer's hints are this conversation's
 
     async def open_conversation(self, conversation_id: int) -> None:
@@ -402,7 +402,7 @@ class ConversationScreen(Screen[None]):
             if self.server_notice is not None and self.has_session:
                 self.server_notice = None
                 self.model_flow.detect_window(self.session)  # the server is up now: ask it
-            self.embedder.catch_up(event.request.session)
+            self.embedder.embed(event.request.session)
             self.summary_flow.fold_pending(event.request.session)
 
     @on(TurnRunner.ServerCounted)

@@ -67,13 +67,13 @@ class SemanticCatchUp:
             if wanted or time.monotonic() - self._told >= VECTORS_SHOWN_EVERY:
                 self._ready(worker)
 
-        if self.semantic.catch_up(cancelled=stopped, embedded=embedded):
+        if self.semantic.embed_rest(cancelled=stopped, embedded=embedded):
             self._ready(worker)
         if self.others is None or stopped():
             return
         self.semantic.prepare_others(self.others)
         self._ready(worker)
-        if self.semantic.catch_up_others(
+        if self.semantic.embed_others(
             self.others, pause=1.0, cancelled=stopped, embedded=lambda: embedded(False)
         ):
             self._ready(worker)

@@ -230,7 +230,7 @@ def test_recall_by_meaning_finds_in_another_conversation_what_shares_no_word(
     before = b.plan(ASKED_BY_MEANING)
     assert recalled(before) == []
     assert OTHERS_UNEMBEDDED in " ".join(before.warnings)  # the plan says what it missed
-    assert semantic.catch_up_others(b.recaller.others()) == 2
+    assert semantic.embed_others(b.recaller.others()) == 2
     b.forget_recall()
 
     plan = b.plan(ASKED_BY_MEANING)
@@ -247,7 +247,7 @@ def test_recall_by_meaning_finds_in_another_conversation_what_shares_no_word(
     )
     # The vectors were kept: another session (a command) finds it without embedding again.
     again = b.for_conversation(b.conversation)
-    assert meaning_on(again).catch_up_others(again.recaller.others()) == 0
+    assert meaning_on(again).embed_others(again.recaller.others()) == 0
     assert ref in recalled(again.plan(ASKED_BY_MEANING))
 
 
@@ -258,13 +258,13 @@ def test_recall_by_meaning_keeps_to_the_conversations_recall_across_names(
     outside = said_in(session, "Renovation", None, PAID)
     b = other(session, "Chores", project)
     semantic = meaning_on(b)
-    assert semantic.catch_up_others(b.recaller.others()) == 0  # nothing in the project
+    assert semantic.embed_others(b.recaller.others()) == 0  # nothing in the project
     assert recalled(b.plan(ASKED_BY_MEANING)) == []
 
     b.recaller.switch_across()  # project -> all
     assert b.recaller.across is RecallAcross.ALL
     semantic.prepare_others(b.recaller.others())
-    assert semantic.catch_up_others(b.recaller.others()) == 2
+    assert semantic.embed_others(b.recaller.others()) == 2
     b.forget_recall()
     paid_id = outside.history()[0].id
     assert f"conversation:{outside.conversation}/message:{paid_id}" in recalled(

@@ -172,8 +172,8 @@ def test_semantic_recall_finds_what_shares_no_words(session: ChatSession) -> Non
     session.server.use_window(WindowInfo(4_000, "config"))
     long_conversation(session, 120, {8: "We chose Postgres as our DB."})
     semantic = prepared_semantic(session)
-    assert semantic.catch_up() == 240
-    assert semantic.catch_up() == 0
+    assert semantic.embed_rest() == 240
+    assert semantic.embed_rest() == 0
     session.semantic = semantic
     plan = session.plan("Which data store did we pick?")
     recall = plan.layer(Layer.RECALL)
@@ -189,11 +189,11 @@ def test_catching_up_pauses_between_batches_and_stops_when_asked(
     pauses: list[float] = []
     monkeypatch.setattr("ctxchat.chat.semantic.time.sleep", pauses.append)
     # Stopped during the pause after the first batch: 16 of the 80 messages are embedded.
-    assert semantic.catch_up(batch=16, cancelled=lambda: len(pauses) >= 1) == 16
+    assert semantic.embed_rest(batch=16, cancelled=lambda: len(pauses) >= 1) == 16
     assert len(pauses) == 1 and 0 < pauses[0] <= 0.1
     # Resumed: the other 64, in four batches, pausing after each.
     pauses.clear()
-    assert semantic.catch_up(batch=16) == 64
+    assert semantic.embed_rest(batch=16) == 64
     assert pauses and all(0 < pause <= 0.1 for pause in pauses)
 
 
@@ -264,7 +264,7 @@ def test_semantic_recall_looks_past_the_speakers_names(session: ChatSession) -> 
             add_turn(session, user, filler(rng))
     session.forget_history()
     semantic = prepared_semantic(session)
-    semantic.catch_up(pause=0.0)
+    semantic.embed_rest(pause=0.0)
     session.semantic = semantic
     plan = session.plan("What is Jon's new position at the company?")
     recall = plan.layer(Layer.RECALL)
@@ -282,7 +282,7 @@ def test_what_a_query_finds_is_embedded_before_the_rest(
     session.plan("What caused the invoice bug?")  # full-text finds message 5
     pauses: list[float] = []
     monkeypatch.setattr("ctxchat.chat.semantic.time.sleep", pauses.append)
-    assert semantic.catch_up(batch=2, cancelled=lambda: len(pauses) >= 1) == 2
+    assert semantic.embed_rest(batch=2, cancelled=lambda: len(pauses) >= 1) == 2
     rows = session.store.load_embeddings(session.conversation, "all-MiniLM-L6-v2")
     # The message the query wanted, then the newest one.
     assert [message_id for message_id, _ in rows] == [5, 120]
@@ -320,6 +320,6 @@ def test_a_draft_has_the_messages_its_words_find_embedded_first(session: ChatSes
     semantic = session.semantic
     assert semantic is not None
     # One message embedded: the one full-text search found comes before the newest.
-    semantic.catch_up(1, pause=0.0, cancelled=lambda: semantic.embedded >= 1)
+    semantic.embed_rest(1, pause=0.0, cancelled=lambda: semantic.embedded >= 1)
     assert semantic.missing([19]) == 0
     assert semantic.missing(m.id for m in session.history()) == 199

@@ -77,7 +77,7 @@ class ContextControl(Part):
                 worker = get_current_worker()
                 semantic.prepare_others(others)
                 self.post_message(self._OthersLoaded(session))
-                if semantic.catch_up_others(
+                if semantic.embed_others(
                     others,
                     pause=1.0,  # half the interpreter's time left to the UI
                     cancelled=lambda: worker.is_cancelled or not self.shows(session),

@@ -24,7 +24,7 @@ class Embedder(Part):
 
         session: ChatSession
 
-    def catch_up(self, session: ChatSession) -> None:
+    def embed(self, session: ChatSession) -> None:
         """Embed `session`'s conversation, off the UI thread (nothing without the extra)."""
         # The same recall the commands get (see chat/session_factory.py).
         semantic = session.semantic or semantic_recall_for(session)

@@ -354,9 +354,9 @@ class TurnRunner(Part):
         if turn.item is not None and turn.item.is_attached:
             await turn.item.arrived()
         else:
-            await self.catch_up(view)  # drawn again: catches up with everything so far
+            await self.live_item(view)  # drawn again: catches up with everything so far
 
-    async def catch_up(self, view: ConversationView) -> MessageItem | None:
+    async def live_item(self, view: ConversationView) -> MessageItem | None:
         """The item the reply streams into, in `view`; one drawn afresh (its conversation
         opened again, or paged back in) is first brought up to date."""
         turn = self.live

@@ -10,6 +10,7 @@ from ctxchat.store.branches import BranchStore
 from ctxchat.store.connection import connect
 from ctxchat.store.counts import CountStore
 from ctxchat.store.history_import import HistoryImportStore
+from ctxchat.store.other_embeddings import OtherEmbeddingStore
 from ctxchat.store.search import SearchStore
 from ctxchat.store.server_counts import ServerCountStore
 from ctxchat.store.server_learning import ServerLearningStore
@@ -18,6 +19,7 @@ from ctxchat.store.summary_jobs import SummaryJobStore
 
 class Store(
     SearchStore,
+    OtherEmbeddingStore,
     BranchStore,
     CountStore,
     ServerCountStore,

@@ -36,6 +36,9 @@ class OtherMeaning:
         self._index: SemanticIndex | None = None
         self._others: Others | None = None
         """What `_index` holds the vectors of."""
+        self.changes = 0
+        """Bumped each time the vectors held change (loaded, more embedded): recall's kept
+        results from before are stale."""
         self.pending = True
         """Whether some of their messages have no vector yet (as of the load or the last
         catch-up): recall by meaning does not find those."""
@@ -76,6 +79,7 @@ class OtherMeaning:
                 )
             )
             self._index, self._others = index, others
+            self.changes += 1
 
     def catch_up(
         self,
@@ -115,6 +119,7 @@ class OtherMeaning:
             saved = set(self.store.save_embeddings(encoder.model_name, rows))
             kept = [row for row, (message_id, _) in enumerate(pending) if message_id in saved]
             index.add([pending[row][0] for row in kept], vectors[kept])
+            self.changes += 1
             total += len(pending)
             embedded()
             rest_after(started, pause, cancelled)

@@ -127,6 +127,8 @@ class Recaller:
         self._terms: ConversationTerms | None = None
         self._changes = ChangeLog.of(session.store)
         self._seen_changes = self._changes.total()
+        self._seen_others = 0
+        """The other conversations' vectors the kept results were worked out with."""
 
     def use_semantic(self, semantic: SemanticRecall | None) -> None:
         """Recall by meaning with `semantic` from now on (None: by words): results change."""
@@ -191,6 +193,11 @@ class Recaller:
             # Another session of the run wrote to a conversation this one may recall from.
             self._seen_changes = self._changes.total()
             self._results.clear()
+        semantic = self.semantic
+        if semantic is not None and semantic.other_conversations.changes != self._seen_others:
+            # The other conversations' vectors were loaded, or more embedded, since.
+            self._seen_others = semantic.other_conversations.changes
+            self._results.clear()
         cached = self._results.get((across, draft)) if upto is None else None
         if cached is not None:
             return cached
@@ -230,7 +237,6 @@ class Recaller:
             others = self._other_conversations(across, kept, history)
             candidates.extend(hit.candidate for hit in others)
         self.unembedded, self.embedding_note = 0, ""
-        semantic = self.semantic
         if semantic is not None and settings.semantic and semantic.ready:
             from ctxchat.embeddings import fuse
 

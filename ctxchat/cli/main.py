@@ -407,6 +407,22 @@ def _context_control(commands: _Commands) -> None:
         steps.add_parser(name, help=text).add_argument("number", type=int, metavar="N")
     steps.add_parser("clear", help="forget the goal and every step")
 
+    summary = commands.add_parser(
+        "summary",
+        help="the summary in force and one held for review, with what each lost",
+        parents=[json_option],
+        description="Review the conversation's summary: without an action, show the one in "
+        "force and one held for review (an automatic summary its check found something in), "
+        "with what each lost.",
+    )
+    reviews = _Commands(
+        summary.add_subparsers(dest="summary_command", metavar="ACTION", required=False),
+        commands.shared_with(json_option),
+    )
+    reviews.add_parser("accept", help="put the summary held for review in force")
+    reviews.add_parser("reject", help="delete the summary held for review")
+    reviews.add_parser("keep", help="keep the summary in force as it is: plans no longer flag it")
+
     attach = commands.add_parser(
         "attach",
         help="attach a file to the conversation (read now; sent in every request)",

@@ -108,6 +108,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from ctxchat.cli.send_command import send
 
         return send(args, options)
+    if command == "summary":
+        from ctxchat.cli.summary_command import summary_command
+
+        return summary_command(args, options)
     if command == "summarize":
         from ctxchat.cli.summarize_command import summarize
 

@@ -49,6 +49,7 @@ from ctxchat.cli.ctrl_c import CtrlC
 from ctxchat.cli.exits import EXIT_INTERRUPTED, EXIT_PROVIDER, EXIT_USAGE, CliError
 from ctxchat.cli.output import warn, write_out
 from ctxchat.cli.summarize_command import summary_result, summary_warnings
+from ctxchat.cli.summary_command import REVIEW_HINT
 from ctxchat.cli.utf8 import utf8_text
 from ctxchat.core.history import preview
 
@@ -195,6 +196,7 @@ async def _auto_summarize(session: ChatSession) -> dict[str, Any] | None:
         return {"skipped": str(busy)}
     except (SummaryHeld, SummaryWaits) as held:
         warn(str(held))
+        warn(REVIEW_HINT)
         return {"held": summary_result(held.version)}
     except SummaryFailed as error:
         warn(f"{error} The previous summary stays in force.")

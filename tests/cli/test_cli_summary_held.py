@@ -104,3 +104,65 @@ def test_accepted_as_they_come_the_plan_says_it_was_not_reviewed_and_what_it_los
     assert len(said) == 1
     assert "it lost " in said[0] and "repeats its own instructions" in said[0]
     assert summary["notes"] == said
+
+
+def test_a_held_summary_is_reviewed_from_the_shell_accepted_or_rejected(
+    run: Run, server: ScriptedModelServer
+) -> None:
+    server.default_reply = answer
+    notes = chat(run)
+    assert any("`ctxchat summary`" in n for n in notes if "waits for your review" in n)
+
+    code, out, err = run("summary")
+    assert code == 0, err
+    assert out.startswith("Held for your review, not in force: summary v1, messages ")
+    assert "Zorblax Industries" in out  # its text, to read before deciding
+    assert "Its check: it lost 2 details (name “Rotterdam”, name “Dijk Logistics”)" in out
+    assert "`ctxchat summary accept` puts it in force; `reject` deletes it." in out
+
+    code, out, err = run("summary", "reject")
+    assert code == 0, err
+    assert out.startswith("Summary v1 is deleted;")
+    data = context(run)
+    assert not any("waits for your review" in w for w in data["warnings"])
+    summary = next(layer for layer in data["layers"] if layer["layer"] == "summary")
+    assert summary["items"] == []
+    code, _out, err = run("summary", "accept")
+    assert code == 2 and "No summary waits for review" in err
+
+    # The next turn folds them again; this time the held one is accepted.
+    code, _out, err = run("send", "One more question about the pallets.")
+    assert code == 0 and "waits for your review" in err
+    code, out, err = run("summary", "accept", "--json")
+    assert code == 0, err
+    shown = json.loads(out)
+    assert shown["done"].endswith("is in force.")
+    assert shown["held"] is None
+    assert shown["in_force"]["version"]["waiting"] is False
+    data = context(run)
+    summary = next(layer for layer in data["layers"] if layer["layer"] == "summary")
+    assert summary["items"][0]["ref"] == f"summary:v{shown['in_force']['version']['version']}"
+    assert not any("waits for your review" in w for w in data["warnings"])
+
+
+def test_a_summary_in_force_nobody_reviewed_is_kept_from_the_shell(
+    run: Run, server: ScriptedModelServer, home: Path
+) -> None:
+    config = home / "config.toml"
+    config.write_text(
+        config.read_text(encoding="utf-8") + "accept_unreviewed = true\n", encoding="utf-8"
+    )
+    server.default_reply = answer
+    chat(run)
+    code, out, err = run("summary")
+    assert code == 0, err
+    assert out.startswith("In force: summary v1")
+    assert "`ctxchat summary keep` keeps it as it is" in out
+
+    code, out, err = run("summary", "keep")
+    assert code == 0, err
+    assert out.startswith("Summary v1 is kept as it is")
+    data = context(run)
+    assert not any(w.startswith("The summary in force (v1) was not") for w in data["warnings"])
+    code, _out, err = run("summary", "keep")
+    assert code == 2 and "nothing to review" in err

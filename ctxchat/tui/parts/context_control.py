@@ -93,8 +93,7 @@ class ContextControl(Part):
     @on(_OthersLoaded)
     def _others_loaded(self, event: _OthersLoaded) -> None:
         event.stop()
-        event.session.cache.forget_recall()  # worked out again, with those vectors
-        self._changed(event.session)
+        self._changed(event.session)  # recall is worked out again with those vectors
 
     def _changed(self, session: ChatSession) -> None:
         self.post_up(lambda: self.Changed(session))

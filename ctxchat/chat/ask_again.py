@@ -243,7 +243,7 @@ def _mode_lines(session: ChatSession, plan: ContextPlan) -> dict[str, str]:
     wanted = {o.ref for layer in plan.layers for o in layer.left_out if o.reason is Reason.MODE}
     if not wanted:
         return {}
-    dates = session.memory_dates()
+    dates = session.planning.memory_dates()
     return {e.ref: render_entry(e, dates) for e in session.memory() if e.ref in wanted}
 
 

@@ -13,8 +13,9 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
+from ctxchat.chat.session_part import PartOwner
 from ctxchat.core.budget import Layer
 from ctxchat.core.files import (
     AttachedFile,
@@ -28,7 +29,7 @@ from ctxchat.store.attachments import Attachment
 from ctxchat.store.connection import is_database_file
 
 if TYPE_CHECKING:
-    from ctxchat.chat.session import ChatSession
+    from ctxchat.core.tokens import CachingCounter
 
 __all__ = [
     "AttachRefused",
@@ -194,10 +195,20 @@ class FileStatus:
         }
 
 
+class FilesOwner(PartOwner, Protocol):
+    """What the files part reads of its session: the conversation, its files as the
+    session keeps them, the counter and the `[files]` settings."""
+
+    @property
+    def counter(self) -> CachingCounter: ...
+    def attachments(self) -> list[Attachment]: ...
+    def attachments_changed(self) -> None: ...
+
+
 class FileAttachments:
     """The files attached to one session's conversation (`ChatSession.files`)."""
 
-    def __init__(self, session: ChatSession) -> None:
+    def __init__(self, session: FilesOwner) -> None:
         self._session = session
         # What the disk held the last time a file's size or time differed from its copy's.
         self._seen: dict[int, tuple[int, int, DiskState]] = {}

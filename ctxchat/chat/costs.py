@@ -13,7 +13,8 @@ from datetime import datetime, timedelta, tzinfo
 from typing import Any
 from urllib.parse import urlsplit
 
-from ctxchat.chat.session import ChatSession, local_zone
+from ctxchat.chat.context_planning import local_zone
+from ctxchat.chat.session import ChatSession
 from ctxchat.config.settings import ProviderProfile, Settings
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.prices import (

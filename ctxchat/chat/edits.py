@@ -21,4 +21,4 @@ def branch_from(session: ChatSession, message_id: int, text: str) -> int:
     edited = session.store.get_message(message_id)
     if edited.role != "user" or edited.conversation_id != session.conversation:
         raise ValueError("Only your own messages can be edited and sent again.")
-    return session.branch_at(message_id, text)
+    return session.writer.branch_at(message_id, text)

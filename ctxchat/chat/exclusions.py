@@ -70,7 +70,9 @@ def exclusion_difference(
     request (with `draft` as its new message): nothing is changed or sent."""
     ids = targets(session, message_id, pair=pair)
     before = session.plan(draft)
-    after = session.plan_with_history(with_exclusions(session.history(), ids, excluded), draft)
+    after = session.planning.plan_with_history(
+        with_exclusions(session.history(), ids, excluded), draft
+    )
     return TokenDifference.between(before, after)
 
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ctxchat.chat.changes import ChangeLog
 from ctxchat.chat.semantic import SemanticRecall
+from ctxchat.chat.session_part import PartOwner
 from ctxchat.chat.term_files import conversation_terms
 from ctxchat.core.across import Others, RecallAcross
 from ctxchat.core.history import HistoryMessage
@@ -38,7 +39,7 @@ from ctxchat.embeddings import EmbeddingsUnavailable, missing_packages
 from ctxchat.store.search import OtherHit
 
 if TYPE_CHECKING:
-    from ctxchat.chat.session import ChatSession
+    from ctxchat.core.memory import MemoryEntry
 
 WORDS_ONLY = "Recall by words only, not by meaning."
 CACHED_DRAFTS = 16
@@ -93,14 +94,25 @@ def asks(message: OtherHit) -> bool:
     return message.candidate.role == "user" and is_question(message.candidate.content)
 
 
+class RecallSource(PartOwner, Protocol):
+    """What recall reads of its session: the conversation, its history and memory as
+    the session keeps them, and its counter."""
+
+    def history(self) -> list[HistoryMessage]: ...
+    def positions(self) -> dict[int, int]: ...
+    def memory(self) -> list[MemoryEntry]: ...
+    def project_id(self) -> int | None: ...
+    def count(self, role: str, content: str) -> int: ...
+
+
 class Recaller:
     """Recall for one session (`ChatSession.recaller`): its results by draft and the word
     statistics of the history they are weighed by, kept until the session says they changed.
     Called under the session's lock (the session's `recall` and plans take it)."""
 
-    def __init__(self, session: ChatSession) -> None:
+    def __init__(self, session: RecallSource, *, across: RecallAcross | None = None) -> None:
         self._session = session
-        self.across: RecallAcross = session.settings.recall.across
+        self.across: RecallAcross = session.settings.recall.across if across is None else across
         """Where recall looks besides the conversation (the config's, switched for the run)."""
         self.semantic: SemanticRecall | None = None
         """Recall by meaning, once the embeddings extra has loaded (see chat/semantic.py)."""

@@ -4,17 +4,16 @@ tokens, which messages the template left out, and how many tokens the template a
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ctxchat.core.tokens import text_key
 from ctxchat.model.errors import ProviderError
 from ctxchat.model.rendering import NotRendered, RenderedPrompt
 
 if TYPE_CHECKING:
-    from ctxchat.chat.server_counts import ServerCounts
-    from ctxchat.chat.session import ChatSession
+    from ctxchat.model.backend import ModelBackend
 
 __all__ = ["NotRendered", "RenderedRequest", "render_request", "rendered_parts", "request_key"]
 
@@ -62,6 +61,26 @@ class RenderedRequest:
         }
 
 
+class RenderingCounts(Protocol):
+    """The server's own counts (`chat/server_counts.py: ServerCounts`): they count the
+    contents of a rendering and keep it for the panels."""
+
+    async def count(self, texts: Iterable[str]) -> int: ...
+    def counted(self, text: str) -> int | None: ...
+    def keep_rendering(self, key: bytes, rendered: RenderedRequest) -> None: ...
+
+
+class RenderingSession(Protocol):
+    """What rendering a request reads of its session: its server, model and counts."""
+
+    @property
+    def backend(self) -> ModelBackend | None: ...
+    @property
+    def model(self) -> str: ...
+    @property
+    def server_counts(self) -> RenderingCounts | None: ...
+
+
 def left_out_of(text: str, messages: Sequence[Mapping[str, str]]) -> tuple[int, ...]:
     """The messages whose content (trimmed, as templates trim it) is not in `text`."""
     return tuple(
@@ -72,7 +91,7 @@ def left_out_of(text: str, messages: Sequence[Mapping[str, str]]) -> tuple[int, 
 
 
 async def content_tokens(
-    counts: ServerCounts | None, messages: Sequence[Mapping[str, str]], left_out: Sequence[int]
+    counts: RenderingCounts | None, messages: Sequence[Mapping[str, str]], left_out: Sequence[int]
 ) -> int | None:
     """The server's counts of the contents the rendering holds, summed (None: not all known)."""
     if counts is None:
@@ -84,7 +103,7 @@ async def content_tokens(
 
 
 async def render_request(
-    session: ChatSession, messages: Sequence[Mapping[str, str]]
+    session: RenderingSession, messages: Sequence[Mapping[str, str]]
 ) -> RenderedRequest | NotRendered:
     """Ask the server to render a request of `messages`; kept for the panels when it counts."""
     backend = session.backend

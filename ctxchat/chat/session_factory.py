@@ -14,8 +14,9 @@ from enum import StrEnum
 
 from ctxchat.chat.connection import make_backend, same_server
 from ctxchat.chat.options import SessionOptions
+from ctxchat.chat.profile_choice import conversation_profile, with_preset_model
 from ctxchat.chat.semantic import SemanticRecall
-from ctxchat.chat.session import ChatSession, conversation_profile, with_preset_model
+from ctxchat.chat.session import ChatSession
 from ctxchat.chat.window import WindowInfo
 from ctxchat.chat.workspace import Workspace
 from ctxchat.config.errors import MissingApiKey
@@ -197,10 +198,10 @@ def open_session(
         window=cached_window(workspace, profile),
         secrets=workspace.secrets,
         env=workspace.env,
+        default_profile=default,
+        given_preset=options.preset,
+        model_given=bool(options.model),
     )
-    session.default_profile = default
-    session.given_preset = options.preset
-    session.model_given = bool(options.model)
     session.use_facts(workspace.state.facts_for(profile.base_url, profile.model))
     return session
 
@@ -222,8 +223,8 @@ def session_on(
         other.default_profile,
         workspace.settings,
         conversation,
-        preset=other.given_preset,
-        model_given=other.model_given,
+        preset=other.choice.given_preset,
+        model_given=other.choice.model_given,
     )
     wanted = with_engine_url(workspace.locations.engine_dir, wanted)
     if wanted == other.profile:
@@ -320,7 +321,7 @@ def adopt_only_model(
         )
     profile = dataclasses.replace(session.profile, model=models[0])
     if session.default_profile == session.profile:
-        session.default_profile = profile  # other conversations with no choice use it too
+        session.choice.default_profile = profile  # other conversations with no choice use it too
     session.switch_model(profile, session.backend)
     window = cached_window(workspace, profile)
     if window is not None:
@@ -430,6 +431,6 @@ def prepare_recall(
         session.semantic = None
         return RecallPrepared()
     embedding = time.perf_counter() - embedding_started
-    session.forget_recall()  # worked out again with the vectors there are now
+    session.cache.forget_recall()  # worked out again with the vectors there are now
     left = semantic.missing(m.id for m in session.history() if m.sendable)
     return RecallPrepared(left, loaded - started, embedding, embedded)

@@ -102,8 +102,8 @@ class Summarizer:
         """The summarizer the settings ask for (by default the chat server and model): the
         summary profile's server, key and headers when `[summary] profile` names another."""
         try:
-            profile = session.summary_profile()
-            chosen = backend or session.summary_backend()
+            profile = session.choice.summary_profile()
+            chosen = backend or session.choice.summary_backend()
         except (MissingApiKey, UnknownProfile) as error:
             raise SummaryFailed(f"Cannot summarize: {error}") from error
         if chosen is None:

@@ -85,7 +85,7 @@ def accept(
     if edited:
         note = "edited by you before it went into force" if not note else f"{note}, then edited"
     try:
-        return session.add_summary(
+        return session.writer.add_summary(
             final,
             first_message_id=proposal.first_message_id,
             last_message_id=proposal.last_message_id,
@@ -153,7 +153,7 @@ def edit_summary(session: ChatSession, text: str) -> SummaryVersion:
     if not text.strip():
         raise SummaryFailed("An empty summary cannot be saved; roll back instead.")
     covered = [m for m in session.history() if m.id <= active.last_message_id]
-    return session.add_summary(
+    return session.writer.add_summary(
         text.strip(),
         first_message_id=active.first_message_id,
         last_message_id=active.last_message_id,

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ctxchat.core.task import TaskError, TaskProposal, TaskState
-
-if TYPE_CHECKING:
-    from ctxchat.chat.session import ChatSession
 
 __all__ = ["TaskBook", "TaskDecision", "TaskError"]
 
@@ -24,6 +21,13 @@ class TaskDecision:
     text: str | None = None
 
 
+class TaskKeeper(Protocol):
+    """Where the task state is read and saved: the session, which keeps it cached."""
+
+    def task(self) -> TaskState: ...
+    def save_task(self, task: TaskState) -> TaskState: ...
+
+
 class TaskBook:
     """The task state of one session's conversation (`ChatSession.task_book`).
 
@@ -31,7 +35,7 @@ class TaskBook:
     one line for a change that cannot be made (a step that is not there, no text).
     """
 
-    def __init__(self, session: ChatSession) -> None:
+    def __init__(self, session: TaskKeeper) -> None:
         self._session = session
 
     @property

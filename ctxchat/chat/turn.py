@@ -144,7 +144,7 @@ def _begin(session: ChatSession, plan: ContextPlan) -> _Begun:
         estimated_prompt_tokens=plan.tokens,
     )
     session.store.save_plan(writer.message_id, plan)
-    session.remember_request(plan)
+    session.cache.remember_request(plan)
     return _Begun(request, plan, writer)
 
 
@@ -208,7 +208,7 @@ async def _stream(
     if retried is None:
         reply = _close(session, writer, usage, finish, None)
         session.server.count_texts([reply.content])  # the next plan sends it
-        session.render_with_server()
+        session.talk.render_with_server()
         yield TurnFinished(reply, describe_finish(finish))
         return
     # The refused reply leaves; the turn starts again as a retry does.

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ctxchat.chat.context_planning import local_zone
 from ctxchat.chat.costs import day_costs, message_cost
 from ctxchat.chat.options import SessionOptions
-from ctxchat.chat.session import local_zone
 from ctxchat.cli.common import conversation_id, print_json, workspace
 from ctxchat.cli.exits import EXIT_USAGE, CliError
 from ctxchat.cli.tables import cell, console, table

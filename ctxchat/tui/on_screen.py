@@ -5,8 +5,9 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from ctxchat.chat.context_planning import local_zone
 from ctxchat.chat.costs import cost_summary
-from ctxchat.chat.session import ChatSession, local_zone
+from ctxchat.chat.session import ChatSession
 from ctxchat.chat.session_factory import given_server
 from ctxchat.core.history import MessageStatus
 from ctxchat.store import StoredMessage

@@ -66,7 +66,7 @@ def stored_loader(session: ChatSession) -> Loader:
         messages = store.messages(conversation, offset=offset, limit=limit)
         # The reasoning's counts are kept too: a start that shows a reasoning reply
         # then draws it without waiting for the tokenizer.
-        with session.keeping():
+        with session.counting.keeping():
             setting = output_limit_setting(session)
             return [message_view(m, session.counter, session.settings, setting) for m in messages]
 

@@ -152,7 +152,7 @@ async def test_a_proposal_overtaken_by_another_version_stores_nothing(
         await settle(pilot)
         await review_of_summarize_now(app, pilot)
         session = app.conversation_screen.session
-        session.add_summary(  # another summary goes into force meanwhile
+        session.writer.add_summary(  # another summary goes into force meanwhile
             "Written elsewhere.",
             first_message_id=turns[0].id,
             last_message_id=turns[1].id,

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from ctxchat.chat.edits import branch_from
-from ctxchat.chat.session import ChatSession, conversation_profile
+from ctxchat.chat.profile_choice import conversation_profile
+from ctxchat.chat.session import ChatSession
 from ctxchat.chat.turn import regenerate, send_message
 from ctxchat.config.settings import Preset, Settings
 from ctxchat.core.budget import Layer
@@ -97,7 +98,7 @@ async def test_the_own_system_prompt_and_the_chosen_model_go_with_the_branch(
 ) -> None:
     chat.set_system_prompt("Speak like a pirate.")
     chat.profile = dataclasses.replace(chat.profile, model="other")
-    chat.remember_model()
+    chat.choice.remember_model()
     edited = await two_turns(chat, server)
     branch_id = branch_from(chat, edited, "Q2 other")
     record = chat.store.get_conversation(branch_id)

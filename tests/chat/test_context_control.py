@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 
 from ctxchat.chat.attachments import AttachRefused, complete_path, shown_name
+from ctxchat.chat.context_planning import local_zone
 from ctxchat.chat.costs import billing_for, cost_status_text, cost_summary, day_costs
 from ctxchat.chat.exclusions import change_exclusion, exclusion_difference
 from ctxchat.chat.extractor import extract_facts
-from ctxchat.chat.session import ChatSession, local_zone
+from ctxchat.chat.session import ChatSession
 from ctxchat.chat.task_book import TaskDecision
 from ctxchat.chat.turn import TurnEvent, TurnFinished, send_message
 from ctxchat.chat.window import WindowInfo

@@ -231,7 +231,6 @@ def test_recall_by_meaning_finds_in_another_conversation_what_shares_no_word(
     assert recalled(before) == []
     assert OTHERS_UNEMBEDDED in " ".join(before.warnings)  # the plan says what it missed
     assert semantic.embed_others(b.recaller.others()) == 2
-    b.forget_recall()
 
     plan = b.plan(ASKED_BY_MEANING)
     assert OTHERS_UNEMBEDDED not in " ".join(plan.warnings)
@@ -265,12 +264,11 @@ def test_recall_by_meaning_keeps_to_the_conversations_recall_across_names(
     assert b.recaller.across is RecallAcross.ALL
     semantic.prepare_others(b.recaller.others())
     assert semantic.embed_others(b.recaller.others()) == 2
-    b.forget_recall()
     paid_id = outside.history()[0].id
     assert f"conversation:{outside.conversation}/message:{paid_id}" in recalled(
         b.plan(ASKED_BY_MEANING)
     )
 
     b.recaller.switch_across()  # all -> off
-    b.forget_recall()
+    b.cache.forget_recall()
     assert recalled(b.plan(ASKED_BY_MEANING)) == []

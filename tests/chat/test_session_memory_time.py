@@ -5,7 +5,8 @@ from __future__ import annotations
 import dataclasses
 from datetime import date
 
-from ctxchat.chat.session import ChatSession, local_zone
+from ctxchat.chat.context_planning import local_zone
+from ctxchat.chat.session import ChatSession
 from ctxchat.chat.turn import send_message
 from ctxchat.config.settings import MemorySettings
 from ctxchat.core.budget import Layer

@@ -118,7 +118,7 @@ def test_choosing_a_preset_switches_its_model_and_back(chat: ChatSession) -> Non
 
 
 def test_a_model_named_for_the_run_wins_over_the_presets(chat: ChatSession) -> None:
-    chat.model_given = True
+    chat.choice.model_given = True
     assert chat.choose_preset("precise") is False
     assert chat.model == "gpt-4o"
     assert chat.request_for(chat.plan("Hi")).body["temperature"] == 0.2

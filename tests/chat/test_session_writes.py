@@ -95,7 +95,7 @@ def test_a_summary_added_and_rolled_back(session: ChatSession) -> None:
     talk(session, "Use MySQL.", "Noted.", "Anything else?", "No.")
     assert session.plan().layer(Layer.SUMMARY).items == ()
     first, second = session.history()[0].id, session.history()[1].id
-    version = session.add_summary(
+    version = session.writer.add_summary(
         "The user picked MySQL.",
         first_message_id=first,
         last_message_id=second,
@@ -137,7 +137,7 @@ def test_another_session_on_the_conversation_sees_what_this_one_wrote(
     assert "Noted." in sent(again.plan())  # read, and kept
     talk(session, "And the cache?", "Redis.")
     assert "Redis." in sent(again.plan())
-    session.add_summary(
+    session.writer.add_summary(
         "The user picked MySQL.",
         first_message_id=session.history()[0].id,
         last_message_id=session.history()[1].id,

@@ -21,7 +21,7 @@ def summarized(session: ChatSession) -> None:
     staging host's name."""
     session.server.use_window(WindowInfo(2_000, "config"))
     long_conversation(session, 60, {10: DECISION, 12: STAGING})
-    session.add_summary(
+    session.writer.add_summary(
         "We decided on PostgreSQL for the main database. A staging host exists.",
         first_message_id=1,
         last_message_id=60,

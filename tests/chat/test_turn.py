@@ -351,14 +351,14 @@ async def test_a_branch_keeps_the_summary_that_covers_the_turns_it_copies(
     for question in ("Q1", "Q2", "Q3"):
         await collect(send_message(session, question))
     q1, a1, q2, a2, q3, _a3 = session.store.messages(session.conversation)
-    session.add_summary(
+    session.writer.add_summary(
         "Q1 asked; A1 said.",
         first_message_id=q1.id,
         last_message_id=a1.id,
         strategy="semantic",
         model="gpt-4o",
     )
-    session.add_summary(
+    session.writer.add_summary(
         "Q1, Q2 asked; A1, A2 said.",
         first_message_id=q1.id,
         last_message_id=a2.id,

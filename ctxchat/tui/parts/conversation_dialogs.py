@@ -129,7 +129,7 @@ class ConversationDialogs(Flow):
         elif result.action == "switch" and target is not None:
             self.post_up(lambda: self.OpenRequested(target, result.message_id))
         elif result.action == "rename" and target is not None and result.title:
-            session.rename_conversation(target, result.title)
+            session.writer.rename_conversation(target, result.title)
             self.post_up(lambda: self.Renamed(target))
             self.notify("Renamed.", markup=False)
         elif result.action == "delete" and target is not None:
@@ -155,7 +155,7 @@ class ConversationDialogs(Flow):
 
         def renamed(title: str | None) -> None:
             if title:
-                session.rename_conversation(conversation.id, title)
+                session.writer.rename_conversation(conversation.id, title)
                 self.post_up(lambda: self.Renamed(conversation.id))
 
         from ctxchat.tui.screens.rename import RenameScreen

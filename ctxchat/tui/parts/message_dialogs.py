@@ -155,7 +155,7 @@ class MessageDialogs(Part):
             RequestInspector(
                 plan.request["body"],
                 plan,
-                previous=session.last_request(),
+                previous=session.cache.last_request(),
                 title="Next request",
                 render=rendering(session),
                 placeholder=placeholder,

@@ -202,7 +202,7 @@ class ModelFlow(Flow):
                 self.notify(str(error), severity="error", markup=False)
                 return
         session.switch_model(profile, backend)
-        session.remember_model()
+        session.choice.remember_model()
         self.post_up(lambda: self.Switched(session))
         if old is not None and old is not backend:
             # Sessions of other conversations may share it: a reply streaming there, or a

@@ -98,7 +98,7 @@ def take_in_profiles(workspace: Workspace, session: ChatSession | None, fixed: s
         return
     session.settings = dataclasses.replace(session.settings, profiles=profiles)
     if fixed is not None and fixed == session.default_profile.name and fixed in profiles:
-        session.default_profile = configured(workspace, fixed)
+        session.choice.default_profile = configured(workspace, fixed)
 
 
 def configured(workspace: Workspace, name: str) -> ProviderProfile:

@@ -422,7 +422,7 @@ class MemoryPanel(Vertical):
     def _draw(self, session: ChatSession, plan: ContextPlan | None) -> None:
         view = self._usage.view
         notes = EntryNotes(
-            turns_now=session.user_turns(),
+            turns_now=session.cache.user_turns(),
             hypothesis_turns=session.settings.memory.hypothesis_turns,
             used=view.used,
             idle=view.idle,

@@ -40,16 +40,16 @@ def main() -> None:
     corpus, questions = corpus_messages_and_questions()
     with tempfile.TemporaryDirectory() as directory:
         store = Store.open(Path(directory) / "across.db")
-        project = store.create_project("bench").id
+        project = store.projects.create_project("bench").id
         started = time.perf_counter()
         held: list[int] = []
         for number in range(arguments.conversations):
             first = number * arguments.messages % max(1, len(corpus) - arguments.messages)
             part = corpus[first : first + arguments.messages]
             held.append(store_messages(store, f"conversation {number + 1}", part))
-            store.move_to_project(held[-1], project)
-        new = store.create_conversation("new").id
-        store.move_to_project(new, project)
+            store.projects.move_to_project(held[-1], project)
+        new = store.conversations.create_conversation("new").id
+        store.projects.move_to_project(new, project)
         print(
             f"project: {arguments.conversations} conversations of {arguments.messages} messages "
             f"(stored in {time.perf_counter() - started:.0f} s); {len(questions)} questions, "

@@ -271,7 +271,9 @@ class ChatSession:
         self._catch_up_with_sessions()
         if self._cache.conversation is None:
             try:
-                self._cache.conversation = self.store.get_conversation(self.conversation_id)
+                self._cache.conversation = self.store.conversations.get_conversation(
+                    self.conversation_id
+                )
             except NotFound:
                 return None  # deleted by another process: the plan goes on without its choices
         return self._cache.conversation
@@ -385,7 +387,7 @@ class ChatSession:
             self._cache.history = []
         if self._cache.history is None:
             counter = self.counter
-            self._cache.history = self.store.history(
+            self._cache.history = self.store.messages.history(
                 self.conversation,
                 counter.name,
                 self.count,
@@ -397,8 +399,8 @@ class ChatSession:
     def memory(self) -> list[MemoryEntry]:
         self._catch_up_with_sessions()
         if self._cache.memory is None:
-            self._cache.project_id = self.store.conversation_project(self.conversation_id)
-            self._cache.memory = self.store.list_memory(conversation_id=self.conversation_id)
+            self._cache.project_id = self.store.projects.conversation_project(self.conversation_id)
+            self._cache.memory = self.store.memory.list_memory(conversation_id=self.conversation_id)
         return self._cache.memory
 
     @_locked
@@ -413,18 +415,18 @@ class ChatSession:
         if self.conversation_id is None:
             raise InvalidValue("Send a first message: a new conversation is in no project yet.")
         if isinstance(project, str):
-            named = {p.name.casefold(): p.id for p in self.store.projects()}
+            named = {p.name.casefold(): p.id for p in self.store.projects.projects()}
             project = named.get(project_name(project).casefold()) or (
-                self.store.create_project(project).id
+                self.store.projects.create_project(project).id
             )
-        self.store.move_to_project(self.conversation_id, project)
+        self.store.projects.move_to_project(self.conversation_id, project)
         self._memory_changed()
 
     @_locked
     def user_turns(self) -> int:
         """User turns over every conversation (memory entries record the one they came in)."""
         if self._cache.all_turns is None:
-            self._cache.all_turns = self.store.user_turns()
+            self._cache.all_turns = self.store.memory.user_turns()
         return self._cache.all_turns
 
     def memory_dates(self) -> MemoryDates | None:
@@ -442,7 +444,7 @@ class ChatSession:
             self._cache.summary = (
                 None
                 if self.conversation_id is None
-                else self.store.active_summary(self.conversation_id)
+                else self.store.summaries.active_summary(self.conversation_id)
             )
             self._cache.summary_loaded = True
         return self._cache.summary
@@ -459,14 +461,14 @@ class ChatSession:
             self._cache.task = (
                 TaskState()
                 if self.conversation_id is None
-                else self.store.task(self.conversation_id)
+                else self.store.tasks.task(self.conversation_id)
             )
         return self._cache.task
 
     @_locked
     def save_task(self, task: TaskState) -> TaskState:
         """Store `task` as the conversation's task state (see `task_book` for the changes)."""
-        saved = self.store.save_task(self.conversation, task)
+        saved = self.store.tasks.save_task(self.conversation, task)
         self._cache.task = saved
         self._conversation_changed()
         return saved
@@ -479,7 +481,9 @@ class ChatSession:
         self._catch_up_with_sessions()
         if self._cache.attachments is None:
             found = (
-                [] if self.conversation_id is None else self.store.attachments(self.conversation_id)
+                []
+                if self.conversation_id is None
+                else self.store.attachments.attachments(self.conversation_id)
             )
             self._cache.attachments = [self._counted(attachment) for attachment in found]
         return self._cache.attachments
@@ -492,7 +496,7 @@ class ChatSession:
         tokens = counter.count_text(text)
         parts = split_into_parts(text, counter, part_tokens)
         with contextlib.suppress(StoreError):  # counted again next time
-            self.store.recount_attachment(
+            self.store.attachments.recount_attachment(
                 attachment.id,
                 tokens=tokens,
                 encoding=counter.name,
@@ -518,7 +522,7 @@ class ChatSession:
     @_locked
     def set_excluded(self, message_ids: Sequence[int], excluded: bool) -> list[StoredMessage]:
         """Exclude messages from the requests (or include them again): see `chat/exclusions.py`."""
-        changed = self.store.set_excluded(message_ids, excluded)
+        changed = self.store.exclusions.set_excluded(message_ids, excluded)
         self.forget_history()
         self._conversation_changed()
         return changed
@@ -533,7 +537,7 @@ class ChatSession:
         or the last one failed: the plan says so of the turns waiting for it."""
         if self.conversation_id is None:
             return None
-        job = self.store.summary_job(self.conversation_id)
+        job = self.store.summary_jobs.summary_job(self.conversation_id)
         return None if job is None else job.run()
 
     def positions(self) -> dict[int, int]:
@@ -557,7 +561,9 @@ class ChatSession:
         """The plan of the newest reply: what the previous request sent."""
         if not self._cache.last_request_loaded:
             reply = next((m for m in reversed(self.history()) if m.role == "assistant"), None)
-            self._cache.last_request = self.store.load_plan(reply.id) if reply is not None else None
+            self._cache.last_request = (
+                self.store.plans.load_plan(reply.id) if reply is not None else None
+            )
             self._cache.last_request_loaded = True
         return self._cache.last_request
 
@@ -718,7 +724,7 @@ class ChatSession:
             return CachingCounter(counter)
         deferred = DeferredCounter(model)
         self._keeps_as = deferred.name
-        return CachingCounter(deferred, kept=self.store.kept_counts(deferred.name))
+        return CachingCounter(deferred, kept=self.store.counts.kept_counts(deferred.name))
 
     @contextlib.contextmanager
     def keeping(self) -> Iterator[None]:
@@ -737,7 +743,7 @@ class ChatSession:
         # Only counts of the tokenizer the kept ones belong to (not of an estimate).
         if counted and counter.name == encoding:
             try:
-                self.store.keep_counts(encoding, counted)
+                self.store.counts.keep_counts(encoding, counted)
             except StoreError:
                 return  # kept counts only save time: the plan stands without them
             counter.keep(counted)
@@ -784,7 +790,7 @@ class ChatSession:
 
     @_locked
     def add_user_message(self, text: str, *, parent_id: int | None = None) -> StoredMessage:
-        message = self.store.add_message(
+        message = self.store.messages.add_message(
             self.conversation,
             "user",
             text,
@@ -801,13 +807,13 @@ class ChatSession:
     def _title_from_first(self, message: StoredMessage) -> None:
         """An untitled conversation is named after its first message (no model call; the
         user renames it at will)."""
-        conversation = self.store.get_conversation(self.conversation)
-        if conversation.title or self.store.count_messages(self.conversation) != 1:
+        conversation = self.store.conversations.get_conversation(self.conversation)
+        if conversation.title or self.store.messages.count_messages(self.conversation) != 1:
             return
         title = preview(message.content, TITLE_WIDTH)
         if title.endswith("…"):  # cut at a word, not inside one
             title = title[:-1].rsplit(" ", 1)[0].rstrip() + "…"
-        self.store.rename_conversation(self.conversation, title)
+        self.store.conversations.rename_conversation(self.conversation, title)
 
     def _remember(self, message: StoredMessage) -> None:
         self._catch_up_with_sessions()  # what another session changed is read again
@@ -832,7 +838,7 @@ class ChatSession:
     @_locked
     def edit_message(self, message_id: int, text: str) -> StoredMessage:
         """Rewrite one of the conversation's messages with `text` (counted again)."""
-        message = self.store.update_message_content(
+        message = self.store.messages.update_message_content(
             message_id,
             text,
             tokens=self.count("user", text),
@@ -846,14 +852,14 @@ class ChatSession:
     @_locked
     def delete_after(self, message_id: int) -> None:
         """Delete the conversation's messages after `message_id` (and what summed them up)."""
-        self.store.delete_messages_after(self.conversation, message_id)
+        self.store.messages.delete_messages_after(self.conversation, message_id)
         self.forget_history()  # the summary is read again too
         self._conversation_changed()
 
     def branch_at(self, message_id: int, text: str) -> int:
         """A branch of this conversation: its turns before `message_id`, then `text` (see
-        `Store.branch_conversation`); returns the branch's id."""
-        branch = self.store.branch_conversation(
+        `Branches.branch_conversation`); returns the branch's id."""
+        branch = self.store.branches.branch_conversation(
             self.conversation,
             message_id,
             text,
@@ -867,8 +873,8 @@ class ChatSession:
 
     @_locked
     def keep_variant(self, variant_id: int) -> StoredMessage:
-        """Make a variant the reply that continues the conversation (see `Store.keep_variant`)."""
-        reply = self.store.keep_variant(variant_id)
+        """Make a variant the reply that continues the conversation (see `Variants.keep_variant`)."""
+        reply = self.store.variants.keep_variant(variant_id)
         self.forget_history()  # the reply's text, count and plan traded places
         self._conversation_changed()
         return reply
@@ -891,8 +897,8 @@ class ChatSession:
         waiting: bool = False,
     ) -> SummaryVersion:
         """Store `text`, counted, as the next summary version and put it in force, or hold
-        it for review (see `Store.add_summary` for `cut`, `lost`, `in_force`, `waiting`)."""
-        version = self.store.add_summary(
+        it for review (see `Summaries.add_summary` for `cut`, `lost`, `in_force`, `waiting`)."""
+        version = self.store.summaries.add_summary(
             self.conversation,
             text=text,
             first_message_id=first_message_id,
@@ -915,7 +921,7 @@ class ChatSession:
     @_locked
     def activate_summary(self, summary_id: int | None) -> None:
         """Put an earlier summary version (or none) in force again."""
-        self.store.activate_summary(self.conversation, summary_id)
+        self.store.summaries.activate_summary(self.conversation, summary_id)
         self.forget_summary()
         self._conversation_changed()
 
@@ -924,10 +930,12 @@ class ChatSession:
         for one conversation belongs to that conversation), with the preset named for this
         run if any."""
         default = self.default_profile
-        created = self.store.create_conversation(title, model=default.model, profile=default.name)
+        created = self.store.conversations.create_conversation(
+            title, model=default.model, profile=default.name
+        )
         if self.given_preset is None:
             return created
-        return self.store.choose_preset(created.id, self.given_preset)
+        return self.store.conversations.choose_preset(created.id, self.given_preset)
 
     def remember_model(self) -> None:
         """Remember the profile and model in use for this conversation; the default one
@@ -937,7 +945,7 @@ class ChatSession:
         profile = self.profile
         unchosen = self._with_preset(self.default_profile)
         chosen = (None, None) if profile == unchosen else (profile.name, profile.model)
-        self.store.choose_model(self.conversation_id, *chosen)
+        self.store.conversations.choose_model(self.conversation_id, *chosen)
         self.forget_conversation()
 
     def _with_preset(self, profile: ProviderProfile) -> ProviderProfile:
@@ -956,9 +964,11 @@ class ChatSession:
         """
         preset = None if name is None else self.settings.preset(name)
         conversation = self.conversation
-        record = self.store.choose_preset(conversation, name)
+        record = self.store.conversations.choose_preset(conversation, name)
         if preset is not None and preset.model and record.chosen_model is not None:
-            record = self.store.choose_model(conversation, record.chosen_profile, None)
+            record = self.store.conversations.choose_model(
+                conversation, record.chosen_profile, None
+            )
         self.given_preset = None  # chosen for the conversation now: its own choice applies
         self.forget_conversation()
         self._conversation_changed()
@@ -977,17 +987,17 @@ class ChatSession:
     def set_system_prompt(self, text: str | None) -> None:
         """Give the conversation its own system prompt ("" sends none), remembered with it;
         None goes back to its preset's, else the config's. The next plan sends it."""
-        self.store.set_system_prompt(self.conversation, text)
+        self.store.conversations.set_system_prompt(self.conversation, text)
         self.forget_conversation()
         self._conversation_changed()
 
     def rename_conversation(self, conversation_id: int, title: str) -> Conversation:
-        return self.store.rename_conversation(conversation_id, title)
+        return self.store.conversations.rename_conversation(conversation_id, title)
 
     def delete_conversation(self, conversation_id: int, *, with_memory: bool = False) -> None:
         """Delete a conversation and everything in it. Its own memory entries are kept, as
         global entries left out until the user includes them; `with_memory` deletes them."""
-        self.store.delete_conversation(conversation_id, with_memory=with_memory)
+        self.store.conversations.delete_conversation(conversation_id, with_memory=with_memory)
         self._changes.changed(conversation_id)
         self._memory_changed()
 

@@ -30,8 +30,8 @@ async def test_the_recall_panel_names_the_conversation_and_the_palette_switches_
     store = app.workspace.store
     session = app.conversation_screen.session
     session.move_to_project("Garden")
-    earlier = store.create_conversation("Birdhouse plan").id
-    store.move_to_project(earlier, session.project_id())
+    earlier = store.conversations.create_conversation("Birdhouse plan").id
+    store.projects.move_to_project(earlier, session.project_id())
     (fact, _) = seed(
         store, [("user", FACT), ("assistant", "Cedar it is.")], conversation_id=earlier
     )

@@ -128,8 +128,8 @@ class Memory:
             if conversation_id is not None:
                 require_conversation(conn, conversation_id)
             if project_id is not None:
-                require_project(conn, project_id, conversation_id)
-            if replaces is not None and not read_memory(conn, replaces).enabled:
+                _require_project(conn, project_id, conversation_id)
+            if replaces is not None and not _read_memory(conn, replaces).enabled:
                 enabled = False  # a new version of an entry left out is left out too
             values = (
                 valid_kind(kind).value,
@@ -156,7 +156,7 @@ class Memory:
                     )
                 ]
             for old_id in replaced:
-                supersede(conn, old_id, new_id, now)
+                _supersede(conn, old_id, new_id, now)
             if replaces is not None:
                 # A new version of an entry switched off somewhere is off there too.
                 conn.execute(
@@ -164,7 +164,7 @@ class Memory:
                     "SELECT ?, conversation_id FROM memory_off WHERE memory_id = ?",
                     (new_id, replaces),
                 )
-            return read_memory(conn, new_id)
+            return _read_memory(conn, new_id)
 
     def user_turns(self) -> int:
         """How many user turns the store holds, over every conversation (a hypothesis's clock)."""
@@ -175,7 +175,7 @@ class Memory:
         """Make a superseded entry current again; the entry that replaced it, if still
         current, is superseded by it in turn (nothing is lost either way)."""
         with self._db.transaction() as conn:
-            entry = read_memory(conn, memory_id)
+            entry = _read_memory(conn, memory_id)
             if entry.superseded_by is None:
                 raise InvalidValue(
                     f"Memory entry {memory_id} is not superseded; nothing to restore."
@@ -189,8 +189,8 @@ class Memory:
                 (entry.superseded_by,),
             ).fetchone()
             if newer is not None:
-                supersede(conn, newer[0], memory_id, self._db.now())
-            return read_memory(conn, memory_id)
+                _supersede(conn, newer[0], memory_id, self._db.now())
+            return _read_memory(conn, memory_id)
 
     def switch_memory(self, memory_id: int, conversation_id: int, *, on: bool) -> MemoryEntry:
         """Switch an entry off in one conversation (it stays on in the others), or on again.
@@ -198,7 +198,7 @@ class Memory:
         Only an entry shared with other conversations: one of the conversation's own is
         excluded instead."""
         with self._db.transaction() as conn:
-            entry = read_memory(conn, memory_id)
+            entry = _read_memory(conn, memory_id)
             require_conversation(conn, conversation_id)
             if entry.conversation_id == conversation_id:
                 raise InvalidValue(
@@ -212,16 +212,16 @@ class Memory:
                 )
             else:
                 switch_off(conn, memory_id, conversation_id)
-            return read_memory(conn, memory_id)
+            return _read_memory(conn, memory_id)
 
     def keep_hypothesis(self, memory_id: int) -> MemoryEntry:
         """The user keeps an unconfirmed hypothesis: its clock starts again from this turn."""
         with self._db.transaction() as conn:
-            read_memory(conn, memory_id)
+            _read_memory(conn, memory_id)
             conn.execute(
                 "UPDATE memory SET turn = ? WHERE id = ?", (count_user_turns(conn), memory_id)
             )
-            return read_memory(conn, memory_id)
+            return _read_memory(conn, memory_id)
 
     def update_memory(
         self,
@@ -267,9 +267,9 @@ class Memory:
         if not isinstance(tags, Unset):
             changes["tags"] = stored_tags(tags)
         with self._db.transaction() as conn:
-            before = read_memory(conn, memory_id)
+            before = _read_memory(conn, memory_id)
             if isinstance(project_id, int):
-                require_project(conn, project_id)
+                _require_project(conn, project_id)
             if isinstance(conversation_id, int):
                 require_conversation(conn, conversation_id)
                 # Its own conversation's entry is in or out there by `enabled` alone.
@@ -286,16 +286,16 @@ class Memory:
             conn.execute(
                 f"UPDATE memory SET {assignments} WHERE id = ?", (*changes.values(), memory_id)
             )
-            return read_memory(conn, memory_id)
+            return _read_memory(conn, memory_id)
 
     def delete_memory(self, memory_id: int) -> None:
         with self._db.transaction() as conn:
-            read_memory(conn, memory_id)
+            _read_memory(conn, memory_id)
             conn.execute("DELETE FROM memory WHERE id = ?", (memory_id,))
 
     def get_memory(self, memory_id: int) -> MemoryEntry:
         with self._db.reading() as conn:
-            return read_memory(conn, memory_id)
+            return _read_memory(conn, memory_id)
 
     def list_memory(
         self, *, conversation_id: int | None = None, include_all_scopes: bool = False
@@ -326,14 +326,14 @@ class Memory:
         return [_entry(row) for row in rows]
 
 
-def supersede(conn: sqlite3.Connection, old_id: int, new_id: int, when: float) -> None:
+def _supersede(conn: sqlite3.Connection, old_id: int, new_id: int, when: float) -> None:
     conn.execute(
         "UPDATE memory SET superseded_by = ?, superseded_at = ? WHERE id = ?",
         (new_id, when, old_id),
     )
 
 
-def require_project(
+def _require_project(
     conn: sqlite3.Connection, project_id: int, conversation_id: int | None = None
 ) -> None:
     if conversation_id is not None:
@@ -372,7 +372,7 @@ def switch_off(conn: sqlite3.Connection, memory_id: int, conversation_id: int) -
     )
 
 
-def read_memory(conn: sqlite3.Connection, memory_id: int) -> MemoryEntry:
+def _read_memory(conn: sqlite3.Connection, memory_id: int) -> MemoryEntry:
     row = conn.execute(f"SELECT {_COLUMNS} FROM memory WHERE id = ?", (memory_id,)).fetchone()
     if row is None:
         raise NotFound("memory entry", memory_id)

@@ -144,7 +144,7 @@ class Messages:
         """Edit a message's text (with its new count).
 
         Summary versions covering this message or later ones are deleted: they were made from
-        the old text (see `_drop_summaries_beyond`). Plans of earlier replies keep the text
+        the old text (see `drop_summaries_beyond`). Plans of earlier replies keep the text
         as it was sent; they hold their own copy.
         """
         now = self._db.now()

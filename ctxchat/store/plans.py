@@ -45,7 +45,7 @@ class Plans:
                 raise NotFound("message", message_id)
             release_plans(conn, [message_id])
             texts = [storable(message.content) for message in plan.messages]
-            blob_for = hold_blobs(conn, row[0], texts)
+            blob_for = _hold_blobs(conn, row[0], texts)
             packed = pack(plan, [blob_for[text] for text in texts])
             conn.execute(
                 "INSERT INTO reply_plans (message_id, packed) VALUES (?, ?)", (message_id, packed)
@@ -71,7 +71,7 @@ class Plans:
         return rebuild(packed, texts)
 
 
-def hold_blobs(
+def _hold_blobs(
     conn: sqlite3.Connection, conversation_id: int, texts: Iterable[str]
 ) -> dict[str, int]:
     """The blob id of each distinct text, stored if new; each counts one more plan."""

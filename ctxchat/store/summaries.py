@@ -145,11 +145,11 @@ class Summaries:
                 "UPDATE conversations SET active_summary_id = ?, updated_at = ? WHERE id = ?",
                 (conversation.active_summary_id if waiting else summary_id, now, conversation_id),
             )
-            return read_summary(conn, summary_id)
+            return _read_summary(conn, summary_id)
 
     def get_summary(self, summary_id: int) -> SummaryVersion:
         with self._db.reading() as conn:
-            return read_summary(conn, summary_id)
+            return _read_summary(conn, summary_id)
 
     def summaries(self, conversation_id: int) -> list[SummaryVersion]:
         """Every version kept for the conversation, oldest first."""
@@ -165,14 +165,14 @@ class Summaries:
         """The version in force, or None (no summary yet, or rolled back to none)."""
         with self._db.reading() as conn:
             active = read_conversation(conn, conversation_id).active_summary_id
-            return None if active is None else read_summary(conn, active)
+            return None if active is None else _read_summary(conn, active)
 
     def activate_summary(self, conversation_id: int, summary_id: int | None) -> None:
         """Put another version in force (rollback), or none at all with None."""
         with self._db.transaction() as conn:
             require_conversation(conn, conversation_id)
             if summary_id is not None:
-                summary = read_summary(conn, summary_id)
+                summary = _read_summary(conn, summary_id)
                 if summary.conversation_id != conversation_id:
                     raise InvalidValue(
                         f"Summary {summary_id} belongs to conversation "
@@ -199,7 +199,7 @@ class Summaries:
         """The user reviewed a held summary: accepted, it goes into force (reviewed); else
         it is deleted, never having been in force. Returns the one accepted."""
         with self._db.transaction() as conn:
-            summary = read_summary(conn, summary_id)
+            summary = _read_summary(conn, summary_id)
             if not summary.waiting:
                 raise InvalidValue(f"Summary {summary_id} is not waiting for review.")
             if not accepted:
@@ -212,14 +212,14 @@ class Summaries:
                 "UPDATE conversations SET active_summary_id = ?, updated_at = ? WHERE id = ?",
                 (summary_id, self._db.now(), summary.conversation_id),
             )
-            return read_summary(conn, summary_id)
+            return _read_summary(conn, summary_id)
 
     def mark_summary_reviewed(self, summary_id: int) -> SummaryVersion:
         """The user looked at what a version lost and keeps it as it is: no longer flagged."""
         with self._db.transaction() as conn:
-            read_summary(conn, summary_id)
+            _read_summary(conn, summary_id)
             conn.execute("UPDATE summaries SET reviewed = 1 WHERE id = ?", (summary_id,))
-            return read_summary(conn, summary_id)
+            return _read_summary(conn, summary_id)
 
 
 def insert_summary(
@@ -270,7 +270,7 @@ def insert_summary(
     return cursor.lastrowid
 
 
-def read_summary(conn: sqlite3.Connection, summary_id: int) -> SummaryVersion:
+def _read_summary(conn: sqlite3.Connection, summary_id: int) -> SummaryVersion:
     row = conn.execute(f"SELECT {_COLUMNS} FROM summaries WHERE id = ?", (summary_id,)).fetchone()
     if row is None:
         raise NotFound("summary", summary_id)

@@ -43,7 +43,7 @@ class Tasks:
     def task(self, conversation_id: int) -> TaskState:
         with self._db.reading() as conn:
             require_conversation(conn, conversation_id)
-            return read_task(conn, conversation_id)
+            return _read_task(conn, conversation_id)
 
     def save_task(self, conversation_id: int, task: TaskState) -> TaskState:
         """Store `task` as the conversation's whole task state; an empty one removes the row."""
@@ -63,10 +63,10 @@ class Tasks:
                         self._db.now(),
                     ),
                 )
-            return read_task(conn, conversation_id)
+            return _read_task(conn, conversation_id)
 
 
-def read_task(conn: sqlite3.Connection, conversation_id: int) -> TaskState:
+def _read_task(conn: sqlite3.Connection, conversation_id: int) -> TaskState:
     row = conn.execute(
         "SELECT goal, steps FROM tasks WHERE conversation_id = ?", (conversation_id,)
     ).fetchone()

@@ -136,7 +136,7 @@ class Variants:
                 ),
             )
             assert cursor.lastrowid is not None
-            return read_variant(conn, cursor.lastrowid)
+            return _read_variant(conn, cursor.lastrowid)
 
     def finish_variant(self, variant_id: int, ending: ReplyEnding) -> ReplyVariant:
         """Store the whole variant answer, as `Replies.finish_reply` does for a reply."""
@@ -147,9 +147,9 @@ class Variants:
                 (*ending.values(), self._db.now(), variant_id),
             )
             if cursor.rowcount == 0:
-                variant = read_variant(conn, variant_id)
+                variant = _read_variant(conn, variant_id)
                 raise StoreError(f"Variant {variant.id} is already finished.")
-            return read_variant(conn, variant_id)
+            return _read_variant(conn, variant_id)
 
     def interrupt_abandoned_variants(self) -> int:
         """Mark variants a dead process left streaming as interrupted (see
@@ -186,13 +186,13 @@ class Variants:
 
     def get_variant(self, variant_id: int) -> ReplyVariant:
         with self._db.reading() as conn:
-            return read_variant(conn, variant_id)
+            return _read_variant(conn, variant_id)
 
     def load_variant_plan(self, variant_id: int) -> ContextPlan | None:
         """The plan (with its request) a variant was sent as; None for a former reply that
         had none (one imported from an export made before plans were kept)."""
         with self._db.reading() as conn:
-            return read_variant_plan(conn, variant_id)
+            return _read_variant_plan(conn, variant_id)
 
     def keep_variant(self, variant_id: int) -> StoredMessage:
         """Make a variant the reply that continues the conversation.
@@ -202,12 +202,12 @@ class Variants:
         lost. Keeping it again brings the former answer back.
         """
         with self._db.transaction() as conn:
-            variant = read_variant(conn, variant_id)
+            variant = _read_variant(conn, variant_id)
             reply = read_message(conn, variant.reply_id)
             for status, what in ((variant.status, "variant"), (reply.status, "reply")):
                 if status is MessageStatus.STREAMING:
                     raise StoreError(f"The {what} is still streaming; keep it once it is done.")
-            variant_plan = read_variant_plan(conn, variant_id)
+            variant_plan = _read_variant_plan(conn, variant_id)
             reply_plan = self._plans.load_plan(reply.id)
             assignments = ", ".join(f"{name} = ?" for name in ANSWER_FIELDS)
             conn.execute(
@@ -247,7 +247,7 @@ class Variants:
             for reply_id in ids:
                 reply = read_message(conn, reply_id)
                 variants = tuple(
-                    (variant, read_variant_plan(conn, variant.id))
+                    (variant, _read_variant_plan(conn, variant.id))
                     for variant in self.variants(reply_id)
                 )
                 if reply.status is MessageStatus.STREAMING:
@@ -273,7 +273,7 @@ class Variants:
             for change, answer, plan in answers:
                 new_id = self._insert_answer(conn, reply_id, change, answer, plan)
                 if isinstance(answer, StoredMessage):
-                    kept.append(read_variant(conn, new_id))
+                    kept.append(_read_variant(conn, new_id))
         return kept
 
     @staticmethod
@@ -319,7 +319,7 @@ def _plan_json(plan: ContextPlan | None) -> str:
     return json.dumps(None if plan is None else plan.to_dict(), ensure_ascii=False)
 
 
-def read_variant_plan(conn: sqlite3.Connection, variant_id: int) -> ContextPlan | None:
+def _read_variant_plan(conn: sqlite3.Connection, variant_id: int) -> ContextPlan | None:
     row = conn.execute("SELECT plan FROM reply_variants WHERE id = ?", (variant_id,)).fetchone()
     if row is None:
         raise NotFound("variant", variant_id)
@@ -327,7 +327,7 @@ def read_variant_plan(conn: sqlite3.Connection, variant_id: int) -> ContextPlan 
     return None if data is None else ContextPlan.from_dict(data)
 
 
-def read_variant(conn: sqlite3.Connection, variant_id: int) -> ReplyVariant:
+def _read_variant(conn: sqlite3.Connection, variant_id: int) -> ReplyVariant:
     row = conn.execute(
         f"SELECT {_VARIANT_COLUMNS} FROM reply_variants WHERE id = ?", (variant_id,)
     ).fetchone()

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from ctxchat.chat.changes import ChangeLog
 from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.term_files import conversation_terms
-from ctxchat.core.across import RecallAcross
+from ctxchat.core.across import Others, RecallAcross
 from ctxchat.core.history import HistoryMessage
 from ctxchat.core.next_message import NEXT_MESSAGE
 from ctxchat.core.plan import OtherConversation
@@ -54,6 +54,14 @@ def unembedded_note(missing: int, searched: int) -> str:
     )
 
 
+OTHERS_UNEMBEDDED = (
+    "Recall by meaning did not search every message of the other conversations yet: "
+    "they are embedded in the background."
+)
+"""The plan's note while some messages of the other conversations recall searches have
+no vector (or their vectors are still loading): by words it searched them all."""
+
+
 def words_only_note(missing: list[str]) -> str:
     """The plan's warning when semantic recall is on in the config but `missing` (packages
     of the embeddings extra) are not installed: what to install to have it."""
@@ -64,6 +72,20 @@ def other_conversation(hit: OtherHit) -> OtherConversation:
     """Where a hit of another conversation was said, as the plan names it."""
     day = datetime.fromtimestamp(hit.created_at).astimezone().date().isoformat()
     return OtherConversation(hit.conversation_id, hit.title, day)
+
+
+def unsaid(
+    found: Sequence[OtherHit], history: Sequence[HistoryMessage], before: Sequence[OtherHit]
+) -> list[OtherHit]:
+    """The hits of other conversations but a text this conversation holds already (a
+    branch copies its conversation's turns), one of `before` holds, or a hit said first."""
+    said = {m.content for m in history} | {hit.candidate.content for hit in before}
+    kept: list[OtherHit] = []
+    for hit in found:
+        if hit.candidate.content not in said:
+            said.add(hit.candidate.content)
+            kept.append(hit)
+    return kept
 
 
 def asks(message: OtherHit) -> bool:
@@ -207,13 +229,17 @@ class Recaller:
             # Twice as deep as by words: on long everyday conversations the answers that
             # share no word with the message lie far down this list, and full-text search
             # that deep only brings noise (measured with bench/locomo.py, bench/recall_quality.py).
-            candidates = fuse(
-                candidates, semantic.candidates(query, 2 * settings.limit, before, age_of, known)
-            )
+            meaning = semantic.candidates(query, 2 * settings.limit, before, age_of, known)
+            found_elsewhere = self._others_by_meaning(semantic, query, others, history)
+            others.extend(found_elsewhere)
+            meaning.extend(hit.candidate for hit in found_elsewhere)
+            candidates = fuse(candidates, meaning)
             self.unembedded, searched = semantic.unembedded(history, recent, stats)
-            self.embedding_note = (
-                unembedded_note(self.unembedded, searched) if self.unembedded else ""
-            )
+            notes = [unembedded_note(self.unembedded, searched)] if self.unembedded else []
+            scope = self.others()
+            if scope is not None and not semantic.other_conversations.holds_all(scope):
+                notes.append(OTHERS_UNEMBEDDED)
+            self.embedding_note = " ".join(notes)
         hits: tuple[RecallHit, ...] = ()
         if candidates or kept:
             candidates.extend(memory_candidates(session.memory(), kept, candidates, session.count))
@@ -282,6 +308,10 @@ class Recaller:
             )
         ]
 
+    def others(self) -> Others | None:
+        """The other conversations recall searches besides this one (None: none)."""
+        return self.across.others(self._session.project_id())
+
     def _other_conversations(
         self, across: RecallAcross, kept: Sequence[str], history: Sequence[HistoryMessage]
     ) -> list[OtherHit]:
@@ -289,20 +319,32 @@ class Recaller:
         text this conversation holds already (a branch copies its conversation's turns) or
         another hit said first."""
         session = self._session
-        project_id = session.project_id()
-        if not across.searches(project_id):
+        others = across.others(session.project_id())
+        if others is None:
             return []
         found = session.store.search.search_other_conversations(
             session.conversation,
             fts_query(kept),
-            project_id=project_id if across is RecallAcross.PROJECT else None,
+            project_id=others.project_id,
             limit=session.settings.recall.limit,
             newer=len(history),
         )
-        said = {m.content for m in history}
-        kept_hits: list[OtherHit] = []
-        for hit in found:
-            if hit.candidate.content not in said:
-                said.add(hit.candidate.content)
-                kept_hits.append(hit)
-        return kept_hits
+        return unsaid(found, history, ())
+
+    def _others_by_meaning(
+        self,
+        semantic: SemanticRecall,
+        query: str,
+        by_words: Sequence[OtherHit],
+        history: Sequence[HistoryMessage],
+    ) -> list[OtherHit]:
+        """What recall by meaning finds in the other conversations, but what full-text
+        search found there already or this conversation says (none until their vectors
+        are loaded, which the app does in a worker)."""
+        others = self.others()
+        if others is None:
+            return []
+        found = semantic.other_candidates(
+            query, others, 2 * self._session.settings.recall.limit, newer=len(history)
+        )
+        return unsaid(found, history, by_words)

@@ -15,6 +15,8 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from ctxchat.chat.other_meaning import OtherMeaning, rest_after
+from ctxchat.core.across import Others
 from ctxchat.core.attribution import Source
 from ctxchat.core.history import HistoryMessage
 from ctxchat.core.recall import ConversationTerms, RecallCandidate
@@ -22,7 +24,9 @@ from ctxchat.embeddings import available
 
 if TYPE_CHECKING:
     from ctxchat.embeddings import MiniLMEncoder, SemanticIndex
+    from ctxchat.embeddings.index import Floats
     from ctxchat.store import Store
+    from ctxchat.store.search import OtherHit
 
 
 class SemanticRecall:
@@ -36,6 +40,9 @@ class SemanticRecall:
         self._lock = threading.Lock()
         self._wanted: dict[int, None] = {}  # ordered, newest wish first
         self._wanted_lock = threading.Lock()
+        self.other_conversations = OtherMeaning(store, conversation_id)
+        """The vectors of the other conversations recall searches (`[recall] across`)."""
+        self._query: tuple[str, Floats] | None = None
 
     @staticmethod
     def possible() -> bool:
@@ -168,9 +175,7 @@ class SemanticRecall:
             if done == 0:
                 break
             embedded(bool(wanted))
-            resume = time.monotonic() + (time.monotonic() - started) * pause
-            while not cancelled() and (left := resume - time.monotonic()) > 0:
-                time.sleep(min(left, 0.1))  # short naps, so a cancel is heard at once
+            rest_after(started, pause, cancelled)
         return total
 
     def candidates(
@@ -187,8 +192,65 @@ class SemanticRecall:
         from ctxchat.embeddings import semantic_candidates
 
         return semantic_candidates(
-            self._index, self._encoder, self.store, draft, limit, before_id, age_of, known
+            self._index,
+            self._encoder,
+            self.store,
+            draft,
+            limit,
+            before_id,
+            age_of,
+            known,
+            vector=self._vector_of(self._encoder, draft) if draft.strip() else None,
         )
+
+    def prepare_others(self, others: Others | None) -> None:
+        """Load the vectors of the other conversations `others` names (in a worker, after
+        `prepare`); nothing for None or before the encoder is loaded."""
+        encoder = self._encoder
+        if encoder is not None and others is not None:
+            self.other_conversations.load(encoder, others)
+
+    def catch_up_others(
+        self,
+        others: Others | None,
+        *,
+        pause: float = 0.0,
+        cancelled: Callable[[], bool] = lambda: False,
+        embedded: Callable[[], None] = lambda: None,
+    ) -> int:
+        """Embed the messages of `others` that have no vector yet (in a worker, at a low
+        priority and with `pause`, after the conversation's own: see `catch_up`); how
+        many."""
+        encoder = self._encoder
+        if encoder is None or others is None:
+            return 0
+        _lower_this_threads_priority()
+        return self.other_conversations.catch_up(
+            encoder, others, pause=pause, cancelled=cancelled, embedded=embedded
+        )
+
+    def other_candidates(
+        self, draft: str, others: Others, limit: int, *, newer: int
+    ) -> list[OtherHit]:
+        """The messages of `others` nearest to `draft` in meaning, best first (none until
+        their vectors are loaded). `newer`: the messages of this conversation."""
+        encoder = self._encoder
+        if encoder is None or not draft.strip() or not self.other_conversations.holds(others):
+            return []
+        from ctxchat.embeddings.candidates import MIN_COSINE
+
+        return self.other_conversations.search(
+            self._vector_of(encoder, draft), others, limit, newer=newer, min_cosine=MIN_COSINE
+        )
+
+    def _vector_of(self, encoder: MiniLMEncoder, text: str) -> Floats:
+        """The draft's vector: the last one is kept (a plan asks for it again)."""
+        kept = self._query
+        if kept is not None and kept[0] == text:
+            return kept[1]
+        vector: Floats = encoder.encode([text])[0]
+        self._query = (text, vector)
+        return vector
 
     def closeness(self, text: str, sources: Sequence[Source]) -> dict[str, float]:
         """How close in meaning `text` is to each source (cosine), by ref; empty until

@@ -403,7 +403,8 @@ def prepare_recall(
     all of it): what the draft's full-text search finds first, then the newest. For commands,
     which plan once; the TUI does this in a worker thread. Says how many of the
     conversation's messages are left without a vector (they are embedded by the next
-    command, or in the app) and what it took. Without the extra, recall goes by words."""
+    command, or in the app) and what it took. Time left goes to the messages of the other
+    conversations recall searches (`[recall] across`). Without the extra, recall goes by words."""
     semantic = semantic_recall_for(session)
     if semantic is None:
         return RecallPrepared()
@@ -412,12 +413,19 @@ def prepare_recall(
     started = time.perf_counter()
     try:
         semantic.prepare()
+        others = session.recaller.others()
+        semantic.prepare_others(others)
         loaded = time.perf_counter()
         session.semantic = semantic
         if draft:
             session.recall(draft)  # asks for what its full-text search found to be embedded
         embedding_started = time.perf_counter()
         embedded = semantic.embed_for(wait)
+        # What time is left goes to the other conversations recall searches, newest first.
+        ends = None if wait is None else embedding_started + wait
+        embedded += semantic.catch_up_others(
+            others, cancelled=lambda: ends is not None and time.perf_counter() >= ends
+        )
     except (EmbeddingsUnavailable, OSError, ValueError):
         session.semantic = None
         return RecallPrepared()

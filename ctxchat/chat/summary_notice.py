@@ -17,6 +17,12 @@ REVIEW_KEY = "f3"
 """Where the app reviews it (the summary versions)."""
 
 
+def loss_flag(lost: int, key: str) -> str:
+    """The flag on a summary that lost details (or that its check found faults in) nobody
+    reviewed yet."""
+    return f"⚑ {lost} detail{'s' if lost != 1 else ''} lost — {key} to review"
+
+
 def what_it_lost(lost: Sequence[LostDetail], faults: Sequence[str], shown: int = 3) -> str:
     """What a summary's check found, in one sentence part: the details it lost (the first
     `shown` of them, what matters most first) and its faults; "" for nothing."""

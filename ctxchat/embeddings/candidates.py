@@ -74,6 +74,7 @@ def semantic_candidates(
     known: Callable[[int], HistoryMessage | None] | None = None,
     *,
     min_cosine: float = MIN_COSINE,
+    vector: Floats | None = None,
 ) -> list[RecallCandidate]:
     """Messages nearest to `draft` in meaning, as recall candidates, best first.
 
@@ -84,14 +85,19 @@ def semantic_candidates(
     `before_id` and `age_of` mean what they do for `Search.search_messages` (without
     `age_of`, age counts the index's newer vectors: a close guess). Encoding the draft takes
     a few milliseconds. `known(message_id)` gives a message the caller holds already (no
-    store read). A message deleted since it was indexed is dropped from the index.
+    store read). A message deleted since it was indexed is dropped from the index. `vector`:
+    the draft's, when the caller has it already.
     """
     if not draft.strip() or limit <= 0:
         return []
-    query = encoder.encode([draft])[0]
+    query: Floats = encoder.encode([draft])[0] if vector is None else vector
     widened = widened_query(index, query, before_id, min_cosine=min_cosine)
     found = index.search(widened, limit, before_id)
-    own = index.vectors_of([message_id for message_id, _ in found]) @ query if found else []
+    own: Floats = (
+        index.vectors_of([message_id for message_id, _ in found]) @ query
+        if found
+        else np.zeros(0, dtype=np.float32)
+    )
     candidates = []
     gone = []
     for (message_id, near), cosine in zip(found, own, strict=True):

@@ -47,6 +47,28 @@ def other_ref(conversation_id: int, message_id: int) -> str:
     return f"conversation:{conversation_id}/message:{message_id}"
 
 
+def other_hit(
+    row: Sequence[Any], bm25: float, age_base: int, cosine: float | None = None
+) -> OtherHit:
+    """A message of another conversation as a recall hit: `row` is its id, conversation's
+    id and title, role, content, tokens and time written; its age `age_base` less its id
+    (messages stored after it anywhere, plus what `age_base` adds). With a `cosine`, search
+    by meaning found it (full-text search did not)."""
+    message_id, other, title, role, content, tokens, created_at = row
+    candidate = RecallCandidate(
+        other_ref(other, message_id),
+        role,
+        content,
+        tokens,
+        bm25,
+        age_base - message_id,
+        cosine=cosine,
+        matched=cosine is None,
+        near=cosine,
+    )
+    return OtherHit(candidate, other, message_id, conversation_name(other, title), created_at)
+
+
 class Search:
     """Search; the index is kept in step with the messages table by triggers."""
 
@@ -156,23 +178,7 @@ class Search:
             if not rows:
                 return []
             newest = conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()[0]
-        return [
-            OtherHit(
-                RecallCandidate(
-                    other_ref(other, message_id),
-                    role,
-                    content,
-                    tokens,
-                    score,
-                    newer + newest - message_id,
-                ),
-                other,
-                message_id,
-                conversation_name(other, title),
-                created_at,
-            )
-            for message_id, other, title, role, content, tokens, created_at, score in rows
-        ]
+        return [other_hit(row[:7], row[7], newer + newest) for row in rows]
 
     def around_other(self, hit: OtherHit) -> tuple[OtherHit | None, OtherHit | None]:
         """The messages just before and just after `hit` in its conversation, when they may

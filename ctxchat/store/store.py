@@ -18,6 +18,7 @@ from ctxchat.store.exclusions import Exclusions
 from ctxchat.store.history_import import HistoryImports
 from ctxchat.store.memory import Memory
 from ctxchat.store.messages import Messages
+from ctxchat.store.other_embeddings import OtherEmbeddings
 from ctxchat.store.plans import Plans
 from ctxchat.store.projects import Projects
 from ctxchat.store.replies import Replies
@@ -60,6 +61,7 @@ class Store(Database):
     branches: Branches
     transfer: Transfer
     search: Search
+    other_embeddings: OtherEmbeddings
     counts: KeptCounts
     server_counts: ServerCounts
     server_learning: ServerLearning
@@ -100,6 +102,7 @@ class Store(Database):
             attachments=self.attachments,
         )
         self.search = Search(self)
+        self.other_embeddings = OtherEmbeddings(self)
         self.counts = KeptCounts(self)
         self.server_counts = ServerCounts(self)
         self.server_learning = ServerLearning(self)

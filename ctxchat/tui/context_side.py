@@ -7,12 +7,12 @@ from textual.containers import Vertical
 from textual.reactive import var
 
 from ctxchat.chat.session import ChatSession
+from ctxchat.chat.summary_notice import loss_flag
 from ctxchat.core.budget import Layer
 from ctxchat.core.plan import ContextPlan
 from ctxchat.tui.actions import key_for
 from ctxchat.tui.on_screen import OnScreen
 from ctxchat.tui.parts.memory_curation import MemoryCuration
-from ctxchat.tui.screens.summary_versions import loss_flag
 from ctxchat.tui.widgets.layer_panel import ContextPanels
 from ctxchat.tui.widgets.memory_panel import MemoryPanel, PanelMessage
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
 
-from ctxchat.tui.screens.result_dialog import ResultDialog
+if TYPE_CHECKING:
+    from ctxchat.tui.screens.result_dialog import ResultDialog
 
 
 @dataclass(frozen=True, slots=True)

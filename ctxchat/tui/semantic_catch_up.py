@@ -12,6 +12,7 @@ from textual.worker import Worker, get_current_worker
 
 from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.session import ChatSession
+from ctxchat.core.across import Others
 
 VECTORS_SHOWN_EVERY = 1.0
 """How often (seconds) the plan is drawn again while a long history's vectors come in."""
@@ -19,7 +20,8 @@ VECTORS_SHOWN_EVERY = 1.0
 
 class SemanticCatchUp:
     """Loads the encoder, then embeds what of `session`'s conversation has no vector yet,
-    newest first, in a thread (`run`). Recall searches by meaning from the moment the
+    newest first, in a thread (`run`); then the same for the `others` conversations recall
+    searches besides it. Recall searches by meaning from the moment the
     encoder is loaded, among the vectors there are: each time it is worth drawing the plan
     again (at once for what a query wanted, else once in a while) `Ready` goes to `tell`.
     It stops when the worker is cancelled (the app is quitting) or the user has moved to
@@ -39,9 +41,13 @@ class SemanticCatchUp:
         *,
         tell: MessagePump,
         still_shown: Callable[[], bool],
+        others: Others | None = None,
     ) -> None:
         self.session = session
         self.semantic = semantic
+        self.others = others
+        """The other conversations recall searches (their vectors load and catch up after
+        the conversation's own)."""
         self._tell = tell
         self._still_shown = still_shown
         self._told = 0.0
@@ -62,6 +68,14 @@ class SemanticCatchUp:
                 self._ready(worker)
 
         if self.semantic.catch_up(cancelled=stopped, embedded=embedded):
+            self._ready(worker)
+        if self.others is None or stopped():
+            return
+        self.semantic.prepare_others(self.others)
+        self._ready(worker)
+        if self.semantic.catch_up_others(
+            self.others, pause=1.0, cancelled=stopped, embedded=lambda: embedded(False)
+        ):
             self._ready(worker)
 
     def _ready(self, worker: Worker[None]) -> None:

@@ -125,3 +125,5 @@ def test_the_first_frame_imports_only_what_it_draws(
     modules = first_frame_modules(tmp_path, config)
     assert "ctxchat.tui.conversation_screen" in modules  # the frame was the app's
     assert sorted(set(LATER) & modules) == []
+    # Every dialog loads when it is first opened: none is on the first frame.
+    assert sorted(name for name in modules if name.startswith("ctxchat.tui.screens.")) == []

@@ -6,6 +6,10 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime
 
+import pytest
+
+from ctxchat.chat.recaller import OTHERS_UNEMBEDDED
+from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.turn import send_message
 from ctxchat.config.settings import RecallSettings
@@ -193,3 +197,80 @@ def test_a_question_found_there_brings_its_answer(session: ChatSession) -> None:
     assert items[1].label == (
         f"from “Birdhouse plan” ({today()}): the question or answer beside a match there"
     )
+
+
+def meaning_on(session: ChatSession) -> SemanticRecall:
+    """The session's recall by meaning, loaded as a command loads it (skips without the
+    extra): the encoder, the conversation's vectors and the other conversations'."""
+    if not SemanticRecall.possible():
+        pytest.skip("the embeddings extra is not installed")
+    semantic = SemanticRecall(session.store, session.conversation)
+    semantic.prepare()
+    semantic.prepare_others(session.recaller.others())
+    session.semantic = semantic
+    return semantic
+
+
+PAID = "The quote from the roofer came to 4,200 euros, tiles and labour included."
+ASKED_BY_MEANING = "How expensive was fixing the top of the house?"
+
+
+def test_recall_by_meaning_finds_in_another_conversation_what_shares_no_word(
+    session: ChatSession,
+) -> None:
+    project = session.store.projects.create_project("House").id
+    a = said_in(session, "Renovation", project, PAID)
+    paid_id = a.history()[0].id
+    b = other(session, "Chores", project)
+    add_turn(b, "Remind me to water the plants.", "Noted.")
+    assert recalled(b.plan(ASKED_BY_MEANING)) == []  # by words: no word in common
+    # The other conversation's messages have no vector yet: the app embeds them after the
+    # conversation's own, in the worker that loads the encoder.
+    semantic = meaning_on(b)
+    before = b.plan(ASKED_BY_MEANING)
+    assert recalled(before) == []
+    assert OTHERS_UNEMBEDDED in " ".join(before.warnings)  # the plan says what it missed
+    assert semantic.catch_up_others(b.recaller.others()) == 2
+    b.forget_recall()
+
+    plan = b.plan(ASKED_BY_MEANING)
+    assert OTHERS_UNEMBEDDED not in " ".join(plan.warnings)
+
+    ref = f"conversation:{a.conversation}/message:{paid_id}"
+    assert ref in recalled(plan)
+    item = next(i for i in plan.layer(Layer.RECALL).items if i.ref == ref)
+    assert isinstance(item, PlanItem)
+    assert item.source == OtherConversation(a.conversation, "Renovation", today())
+    assert "similar in meaning" in item.label
+    assert f"“Renovation”, {today()}] {PAID}" in next(
+        m.content for m in plan.messages if m.layer is Layer.RECALL
+    )
+    # The vectors were kept: another session (a command) finds it without embedding again.
+    again = b.for_conversation(b.conversation)
+    assert meaning_on(again).catch_up_others(again.recaller.others()) == 0
+    assert ref in recalled(again.plan(ASKED_BY_MEANING))
+
+
+def test_recall_by_meaning_keeps_to_the_conversations_recall_across_names(
+    session: ChatSession,
+) -> None:
+    project = session.store.projects.create_project("House").id
+    outside = said_in(session, "Renovation", None, PAID)
+    b = other(session, "Chores", project)
+    semantic = meaning_on(b)
+    assert semantic.catch_up_others(b.recaller.others()) == 0  # nothing in the project
+    assert recalled(b.plan(ASKED_BY_MEANING)) == []
+
+    b.recaller.switch_across()  # project -> all
+    assert b.recaller.across is RecallAcross.ALL
+    semantic.prepare_others(b.recaller.others())
+    assert semantic.catch_up_others(b.recaller.others()) == 2
+    b.forget_recall()
+    paid_id = outside.history()[0].id
+    assert f"conversation:{outside.conversation}/message:{paid_id}" in recalled(
+        b.plan(ASKED_BY_MEANING)
+    )
+
+    b.recaller.switch_across()  # all -> off
+    b.forget_recall()
+    assert recalled(b.plan(ASKED_BY_MEANING)) == []

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from textual import on
 from textual.message import Message
+from textual.worker import get_current_worker
 
 from ctxchat.chat.exclusions import change_exclusion
 from ctxchat.chat.session import ChatSession
 from ctxchat.store import StoredMessage, StoreError
 from ctxchat.tui.parts.part import Part
-from ctxchat.tui.screens.files_dialog import FilesDialog
-from ctxchat.tui.screens.task_dialog import TaskDialog
 
 
 class ContextControl(Part):
@@ -48,11 +48,15 @@ class ContextControl(Part):
 
     def edit_task(self, session: ChatSession) -> None:
         """Open the task dialog; each edit is stored as it is made."""
+        from ctxchat.tui.screens.task_dialog import TaskDialog  # loaded when first opened
+
         if session.conversation_id is not None:
             self.app.push_screen(TaskDialog(session.task_book, lambda: self._changed(session)))
 
     def edit_files(self, session: ChatSession) -> None:
         """Open the files dialog: attach, detach, what each file sends."""
+        from ctxchat.tui.screens.files_dialog import FilesDialog  # loaded when first opened
+
         if session.conversation_id is not None:
             self.app.push_screen(FilesDialog(session, lambda: self._changed(session)))
 
@@ -65,6 +69,32 @@ class ContextControl(Part):
         across = session.recaller.switch_across()
         self.notify(f"Recall across conversations: {across.value} ({across.describe()})")
         self._changed(session)
+        semantic, others = session.semantic, session.recaller.others()
+        if semantic is not None and others is not None:
+            # Recall by meaning searches those conversations once their vectors are loaded,
+            # and what of them has none yet once it is embedded (at a low priority).
+            def load() -> None:
+                worker = get_current_worker()
+                semantic.prepare_others(others)
+                self.post_message(self._OthersLoaded(session))
+                if semantic.catch_up_others(
+                    others,
+                    pause=1.0,  # half the interpreter's time left to the UI
+                    cancelled=lambda: worker.is_cancelled or not self.shows(session),
+                ):
+                    self.post_message(self._OthersLoaded(session))
+
+            self.run_worker(load, thread=True, group="others", exclusive=True, exit_on_error=False)
+
+    @dataclass
+    class _OthersLoaded(Message):
+        session: ChatSession
+
+    @on(_OthersLoaded)
+    def _others_loaded(self, event: _OthersLoaded) -> None:
+        event.stop()
+        event.session.forget_recall()  # worked out again, with those vectors
+        self._changed(event.session)
 
     def _changed(self, session: ChatSession) -> None:
         self.post_up(lambda: self.Changed(session))

@@ -30,7 +30,13 @@ class Embedder(Part):
         semantic = session.semantic or semantic_recall_for(session)
         if semantic is None:
             return
-        job = SemanticCatchUp(session, semantic, tell=self, still_shown=lambda: self.shows(session))
+        job = SemanticCatchUp(
+            session,
+            semantic,
+            tell=self,
+            still_shown=lambda: self.shows(session),
+            others=session.recaller.others(),
+        )
         group = f"semantic-{session.conversation}"
         self.run_worker(job.run, thread=True, group=group, exclusive=True, exit_on_error=False)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
@@ -10,8 +11,10 @@ from ctxchat.chat.session import ChatSession
 from ctxchat.chat.workspace import Workspace
 from ctxchat.config.errors import UnknownPreset
 from ctxchat.tui.parts.part import Part
-from ctxchat.tui.screens.preset_picker import PresetChoice, PresetPicker
-from ctxchat.tui.screens.system_prompt_editor import PromptEdit, PromptInForce, SystemPromptEditor
+
+if TYPE_CHECKING:  # the dialogs load when first opened, not before the first frame
+    from ctxchat.tui.screens.preset_picker import PresetChoice
+    from ctxchat.tui.screens.system_prompt_editor import PromptEdit
 
 
 class PresetDialogs(Part):
@@ -34,6 +37,8 @@ class PresetDialogs(Part):
 
     def choose(self) -> None:
         """Offer the config's presets (or say how to add one); the choice is kept."""
+        from ctxchat.tui.screens.preset_picker import PresetPicker
+
         session = self.session
         if session is None or session.conversation_id is None:
             return
@@ -64,6 +69,8 @@ class PresetDialogs(Part):
 
     def edit_prompt(self) -> None:
         """Edit the system prompt in force; saved, it is the conversation's own."""
+        from ctxchat.tui.screens.system_prompt_editor import PromptInForce, SystemPromptEditor
+
         session = self.session
         if session is None or session.conversation_id is None:
             return

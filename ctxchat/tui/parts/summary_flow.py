@@ -31,7 +31,6 @@ from ctxchat.store import SummaryVersion
 from ctxchat.tui.actions import key_for
 from ctxchat.tui.job_words import CANCEL, InProgress, job_line, steps, summary_progress
 from ctxchat.tui.parts.part import Flow, Job
-from ctxchat.tui.screens.summary_review import SummaryReview
 from ctxchat.tui.views import MessageView, SummaryVersionView
 
 if TYPE_CHECKING:
@@ -157,6 +156,8 @@ class SummaryFlow(Flow):
             self.notify(f"Summary v{version.version} is in force.", markup=False)
             self.post_up(lambda: self.Changed(session))
 
+        from ctxchat.tui.screens.summary_review import SummaryReview  # loaded when opened
+
         self.app.push_screen(
             SummaryReview(
                 proposal.text,
@@ -221,6 +222,8 @@ class SummaryFlow(Flow):
             except SummaryFailed as error:
                 self.notify(str(error), severity="error", markup=False)
             self.post_up(lambda: self.Changed(session))
+
+        from ctxchat.tui.screens.summary_review import SummaryReview  # loaded when opened
 
         self.app.push_screen(
             SummaryReview(

@@ -16,6 +16,7 @@ from textual.timer import Timer
 from textual.widgets import OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
+from ctxchat.chat.summary_notice import loss_flag
 from ctxchat.tui.actions import bindings_for
 from ctxchat.tui.job_words import InProgress
 from ctxchat.tui.screens.dialog import Dialog
@@ -73,12 +74,6 @@ def version_details(view: SummaryVersionView) -> Text:
     details.append(f"v{view.version}", style="bold")
     details.append("  " + " · ".join(part for part in parts if part), style="dim")
     return details
-
-
-def loss_flag(lost: int, key: str) -> str:
-    """The flag on a summary that lost details (or that its check found faults in) nobody
-    reviewed yet."""
-    return f"⚑ {lost} detail{'s' if lost != 1 else ''} lost — {key} to review"
 
 
 class SummaryScreen(Dialog[SummaryAction | None]):

@@ -1,0 +1,142 @@
+"""OtherMeaning: recall by meaning in the other conversations `[recall] across` names."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ctxchat.core.across import Others
+
+if TYPE_CHECKING:
+    from ctxchat.embeddings import MiniLMEncoder, SemanticIndex
+    from ctxchat.embeddings.index import Floats
+    from ctxchat.store import Store
+    from ctxchat.store.search import OtherHit
+
+
+def rest_after(started: float, pause: float, cancelled: Callable[[], bool]) -> None:
+    """Sleep `pause` times as long as the batch begun at `started` (monotonic) took, in
+    short naps, so that a cancel is heard at once."""
+    resume = time.monotonic() + (time.monotonic() - started) * pause
+    while not cancelled() and (left := resume - time.monotonic()) > 0:
+        time.sleep(min(left, 0.1))
+
+
+class OtherMeaning:
+    """The vectors of the other conversations' messages in one index: loaded (in a worker)
+    for the conversations an `Others` names, kept current by embedding what they lack,
+    newest first, and searched with the draft's vector. Until it is loaded for the `Others`
+    a search asks about, that search finds nothing here (full-text search still does)."""
+
+    def __init__(self, store: Store, conversation_id: int) -> None:
+        self.store = store
+        self.conversation_id = conversation_id
+        self._index: SemanticIndex | None = None
+        self._others: Others | None = None
+        """What `_index` holds the vectors of."""
+        self.pending = True
+        """Whether some of their messages have no vector yet (as of the load or the last
+        catch-up): recall by meaning does not find those."""
+        self._lock = threading.Lock()
+
+    def holds(self, others: Others) -> bool:
+        """Whether the vectors of `others` are loaded (a search of them can find)."""
+        return self._index is not None and self._others == others
+
+    def holds_all(self, others: Others) -> bool:
+        """Whether the vectors of every message of `others` are loaded."""
+        return self.holds(others) and not self.pending
+
+    def load(self, encoder: MiniLMEncoder, others: Others) -> None:
+        """Load the stored vectors of `others` (in a worker); nothing when they are loaded."""
+        from ctxchat.embeddings import SemanticIndex
+        from ctxchat.embeddings.index import vectors_from_blobs
+
+        with self._lock:
+            if self.holds(others):
+                return
+            size = encoder.dimensions * 4  # float32, as SemanticIndex.load reads them
+            rows = [
+                (message_id, blob)
+                for message_id, blob in self.store.other_embeddings.load_other_embeddings(
+                    self.conversation_id, encoder.model_name, others.project_id
+                )
+                if len(blob) == size
+            ]
+            index = SemanticIndex(encoder.dimensions)
+            index.add(
+                [message_id for message_id, _ in rows],
+                vectors_from_blobs([blob for _, blob in rows], encoder.dimensions),
+            )
+            self.pending = bool(
+                self.store.other_embeddings.other_messages_to_embed(
+                    self.conversation_id, encoder.model_name, others.project_id, limit=1
+                )
+            )
+            self._index, self._others = index, others
+
+    def catch_up(
+        self,
+        encoder: MiniLMEncoder,
+        others: Others,
+        batch: int = 16,
+        *,
+        pause: float = 0.0,
+        cancelled: Callable[[], bool] = lambda: False,
+        embedded: Callable[[], None] = lambda: None,
+    ) -> int:
+        """Embed the messages of `others` that have no vector yet, newest first, until
+        none is left or `cancelled()` (in a worker); `embedded()` after each batch. How
+        many. Their vectors are kept in the store, as a conversation's own are. Between
+        batches it sleeps `pause` times as long as the batch took (the app's worker leaves
+        the interpreter to the UI that way, as `SemanticRecall.catch_up` does)."""
+        from ctxchat.embeddings.index import vector_blob
+
+        total = 0
+        while not cancelled():
+            started = time.monotonic()
+            with self._lock:
+                index = self._index if self._others == others else None
+            if index is None:
+                break  # loaded for other conversations since: the next catch-up does these
+            pending = self.store.other_embeddings.other_messages_to_embed(
+                self.conversation_id, encoder.model_name, others.project_id, batch
+            )
+            if not pending:
+                self.pending = False
+                break
+            vectors = encoder.encode([content for _, content in pending])
+            rows = [
+                (message_id, content, vector_blob(vector))
+                for (message_id, content), vector in zip(pending, vectors, strict=True)
+            ]
+            saved = set(self.store.search.save_embeddings(encoder.model_name, rows))
+            kept = [row for row, (message_id, _) in enumerate(pending) if message_id in saved]
+            index.add([pending[row][0] for row in kept], vectors[kept])
+            total += len(pending)
+            embedded()
+            rest_after(started, pause, cancelled)
+        return total
+
+    def search(
+        self, query: Floats, others: Others, limit: int, *, newer: int, min_cosine: float
+    ) -> list[OtherHit]:
+        """The messages of `others` nearest to `query` (a normalised vector), best first,
+        as recall hits ranked on BM25's scale (see `cosine_relevance`): none until their
+        vectors are loaded. `newer`: how many messages the recalling conversation holds."""
+        from ctxchat.embeddings.candidates import cosine_relevance
+
+        index = self._index
+        if index is None or self._others != others or limit <= 0:
+            return []
+        found = [(i, cosine) for i, cosine in index.search(query, limit) if cosine > min_cosine]
+        if not found:
+            return []
+        return self.store.other_embeddings.other_messages(
+            [message_id for message_id, _ in found],
+            [-cosine_relevance(cosine, min_cosine) for _, cosine in found],
+            [cosine for _, cosine in found],
+            newer=newer,
+        )

@@ -28,17 +28,17 @@ def read_and_look(store: Store, conversation_id: int, query: str) -> list[int]:
     words = find_words(query)
     return [
         message.id
-        for message in store.messages(conversation_id)
+        for message in store.messages.messages(conversation_id)
         if all(word in message.content.casefold() for word in words)
     ]
 
 
 def fill(store: Store, conversations: int) -> list[int]:
     rng = random.Random(11)
-    ids = [store.create_conversation(f"talk {n}").id for n in range(conversations)]
+    ids = [store.conversations.create_conversation(f"talk {n}").id for n in range(conversations)]
     with store.transaction():
         for index in range(MESSAGES):
-            store.add_message(
+            store.messages.add_message(
                 ids[index % conversations],
                 "user" if index % 2 == 0 else "assistant",
                 text_for(rng, index),
@@ -54,20 +54,20 @@ def measure(store: Store, conversation_id: int) -> None:
     for query in QUERIES:
 
         def scanning(q: str = query) -> object:
-            return store.list_conversations(search=q)
+            return store.conversations.list_conversations(search=q)
 
         def switching(q: str = query) -> object:
-            return store.find_conversations(q)
+            return store.search.find_conversations(q)
 
         def reading(q: str = query) -> object:
             return read_and_look(store, conversation_id, q)
 
         def finding(q: str = query) -> object:
-            return store.find_in_conversation(conversation_id, q)
+            return store.search.find_in_conversation(conversation_id, q)
 
         scan, switcher = timed(scanning, RUNS), timed(switching, RUNS)
         read, find_bar = timed(reading, RUNS), timed(finding, RUNS)
-        hits = len(store.find_in_conversation(conversation_id, query))
+        hits = len(store.search.find_in_conversation(conversation_id, query))
         print(
             f"  {query!r:22} switcher {switcher * 1000:6.2f} ms "
             f"({switcher / scan:4.2f} × scanning); find bar {find_bar * 1000:6.2f} ms "

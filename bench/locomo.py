@@ -153,7 +153,7 @@ class Tally:
 
 def stored_conversation(store: Store, conversation: Conversation) -> int:
     """The conversation's id in `store`, storing it first unless a kept store holds it."""
-    for held in store.list_conversations():
+    for held in store.conversations.list_conversations():
         if held.title == conversation.name:
             return held.id
     return store_messages(store, conversation.name, list(conversation.messages))
@@ -164,16 +164,16 @@ def stored_across(store: Store, conversation: Conversation) -> int:
     conversation of that project the questions are asked from (its id); those of a kept
     store when it holds them."""
     asking = f"{conversation.name} questions"
-    for held in store.list_conversations():
+    for held in store.conversations.list_conversations():
         if held.title == asking:
             return held.id
-    project = store.create_project(conversation.name).id
+    project = store.projects.create_project(conversation.name).id
     for number, (first, end) in enumerate(conversation.sessions, start=1):
         title = f"{conversation.name} session {number}"
         session_id = store_messages(store, title, list(conversation.messages[first:end]))
-        store.move_to_project(session_id, project)
-    asking_id = store.create_conversation(asking).id
-    store.move_to_project(asking_id, project)
+        store.projects.move_to_project(session_id, project)
+    asking_id = store.conversations.create_conversation(asking).id
+    store.projects.move_to_project(asking_id, project)
     return asking_id
 
 
@@ -275,7 +275,7 @@ def retrieval_ranks(
     """Rank every turn for each question without a budget: the evidence in the top TOP by
     the full-text query (as recall builds it) and by cosine (of the question as asked, and
     of recall's query for meaning)."""
-    stored = store.messages(conversation_id)
+    stored = store.messages.messages(conversation_id)
     ids = [message.id for message in stored]
     newest = len(ids) - 1
     position = {message_id: index for index, message_id in enumerate(ids)}
@@ -286,10 +286,10 @@ def retrieval_ranks(
         wanted = {ids[i] for i in question.evidence}
         tally.ranked += len(question.evidence)
         terms = query_terms(question.text)
-        kept, _ = distinctive_terms(terms, store.term_documents(terms))
+        kept, _ = distinctive_terms(terms, store.search.term_documents(terms))
         kept, _ = uncommon_terms(kept, stats)
         if kept:
-            found = store.search_messages(
+            found = store.search.search_messages(
                 conversation_id,
                 fts_query(kept),
                 limit=len(ids),

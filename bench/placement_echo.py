@@ -251,9 +251,11 @@ async def run_frame(
         workspace = harness.open_test_workspace(root, config)
         try:
             for scenario in scenarios:
-                conversation = workspace.store.create_conversation(scenario.first).id
+                conversation = workspace.store.conversations.create_conversation(scenario.first).id
                 for fact in scenario.memory:
-                    workspace.store.add_memory(MemoryKind.FACT, fact, conversation_id=conversation)
+                    workspace.store.memory.add_memory(
+                        MemoryKind.FACT, fact, conversation_id=conversation
+                    )
                 session = open_session(
                     workspace, SessionOptions(), conversation, connect=Connect.MUST
                 )

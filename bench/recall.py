@@ -100,14 +100,14 @@ def store_search() -> None:
     texts = varied_texts(SEARCHED_MESSAGES)
     with tempfile.TemporaryDirectory() as directory:
         store = Store.open(Path(directory) / "search.db")
-        conversation = store.create_conversation("bench").id
+        conversation = store.conversations.create_conversation("bench").id
         with store.transaction():
             for index, text in enumerate(texts):
                 role = "user" if index % 2 == 0 else "assistant"
-                store.add_message(
+                store.messages.add_message(
                     conversation, role, text, tokens=len(text) // 4, exact=False, encoding="e"
                 )
-        ids = [m.id for m in store.messages(conversation)]
+        ids = [m.id for m in store.messages.messages(conversation)]
         position = {message_id: index for index, message_id in enumerate(ids)}
         newest = len(ids) - 1
         documents = Counter(w for text in texts for w in set(text.rstrip(".").lower().split()))
@@ -121,8 +121,8 @@ def store_search() -> None:
             hits = []
             for _ in range(7):
                 start = time.perf_counter()
-                kept, _skipped = distinctive_terms(terms, store.term_documents(terms))
-                candidates = store.search_messages(
+                kept, _skipped = distinctive_terms(terms, store.search.term_documents(terms))
+                candidates = store.search.search_messages(
                     conversation,
                     fts_query(kept),
                     limit=100,

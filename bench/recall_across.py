@@ -40,12 +40,14 @@ def embed_all(store: Store) -> None:
     from ctxchat.embeddings.index import vector_blob
 
     encoder = MiniLMEncoder.load()
-    messages = [m for c in store.list_conversations() for m in store.messages(c.id)]
+    messages = [
+        m for c in store.conversations.list_conversations() for m in store.messages.messages(c.id)
+    ]
     texts = sorted({m.content for m in messages})
     vectors = dict(zip(texts, encoder.encode(texts), strict=True))
     rows = [(m.id, m.content, vector_blob(vectors[m.content])) for m in messages]
     for start in range(0, len(rows), 5_000):
-        store.save_embeddings(encoder.model_name, rows[start : start + 5_000])
+        store.search.save_embeddings(encoder.model_name, rows[start : start + 5_000])
 
 
 def main() -> None:
@@ -57,16 +59,16 @@ def main() -> None:
     corpus, questions = corpus_messages_and_questions()
     with tempfile.TemporaryDirectory() as directory:
         store = Store.open(Path(directory) / "across.db")
-        project = store.create_project("bench").id
+        project = store.projects.create_project("bench").id
         started = time.perf_counter()
         held: list[int] = []
         for number in range(arguments.conversations):
             first = number * arguments.messages % max(1, len(corpus) - arguments.messages)
             part = corpus[first : first + arguments.messages]
             held.append(store_messages(store, f"conversation {number + 1}", part))
-            store.move_to_project(held[-1], project)
-        new = store.create_conversation("new").id
-        store.move_to_project(new, project)
+            store.projects.move_to_project(held[-1], project)
+        new = store.conversations.create_conversation("new").id
+        store.projects.move_to_project(new, project)
         mode = "semantic" if arguments.meaning else "full-text"
         if arguments.meaning:
             embed_all(store)

@@ -82,11 +82,11 @@ def settings_for(mode: str) -> Settings:
 def store_messages(store: Store, title: str, messages: list[tuple[str, str]]) -> int:
     """A new conversation holding (role, text) messages, counted as the app counts them."""
     settings = settings_for("off")
-    conversation_id = store.create_conversation(title).id
+    conversation_id = store.conversations.create_conversation(title).id
     session = ChatSession(store, settings, settings.profiles["bench"], conversation_id)
     with store.transaction():
         for role, text in messages:
-            store.add_message(
+            store.messages.add_message(
                 conversation_id,
                 role,
                 text,

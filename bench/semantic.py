@@ -93,25 +93,27 @@ def searching() -> None:
 def loading(encoder: MiniLMEncoder) -> None:
     with tempfile.TemporaryDirectory() as directory:
         store = Store.open(Path(directory) / "semantic.db")
-        conversation = store.create_conversation("bench").id
+        conversation = store.conversations.create_conversation("bench").id
         texts = varied_texts(STORED, seed=3)
         with store.transaction():
             ids = [
-                store.add_message(
+                store.messages.add_message(
                     conversation, "user", text, tokens=10, exact=False, encoding="estimate"
                 ).id
                 for text in texts
             ]
         vectors = unit_vectors(STORED, seed=3)
         rows = [(i, t, vector_blob(v)) for i, t, v in zip(ids, texts, vectors, strict=True)]
-        store.save_embeddings(encoder.model_name, rows)
+        store.search.save_embeddings(encoder.model_name, rows)
         load = median_ms(
             lambda: SemanticIndex.load(store, conversation, encoder.model_name, DIMENSIONS), 7
         )
         print(f"load {STORED:,} stored vectors into an index: {load:.0f} ms (median of 7)")
         # The background path for real: new messages embedded a batch of 32 at a time.
         fresh = [
-            store.add_message(conversation, "user", t, tokens=10, exact=False, encoding="e").id
+            store.messages.add_message(
+                conversation, "user", t, tokens=10, exact=False, encoding="e"
+            ).id
             for t in synthetic_texts(96, seed=4)
         ]
         index = SemanticIndex.load(store, conversation, encoder.model_name, DIMENSIONS)
@@ -127,14 +129,16 @@ def loading(encoder: MiniLMEncoder) -> None:
 
 def imported_history(store: Store, count: int, size: int) -> int:
     """A conversation of `count` messages of about `size` characters, none embedded."""
-    conversation = store.create_conversation(f"{count} x {size}").id
+    conversation = store.conversations.create_conversation(f"{count} x {size}").id
     texts = synthetic_texts(count * max(1, size // 120), seed=9)
     per = max(1, size // 120)
     with store.transaction():
         for index in range(count):
             text = " ".join(texts[index * per : (index + 1) * per])[:size]
             role = "user" if index % 2 == 0 else "assistant"
-            store.add_message(conversation, role, text, tokens=size // 4, exact=False, encoding="e")
+            store.messages.add_message(
+                conversation, role, text, tokens=size // 4, exact=False, encoding="e"
+            )
     return conversation
 
 

@@ -105,13 +105,13 @@ def main() -> None:
         path = Path(directory) / "ctxchat.db"
         started = time.perf_counter()
         with Store.open(path) as store:
-            conversation = store.create_conversation("benchmark", model="gpt-4o").id
+            conversation = store.conversations.create_conversation("benchmark", model="gpt-4o").id
             with store.transaction():  # one commit for the whole setup
                 for index in range(MESSAGES):
                     role = "user" if index % 2 == 0 else "assistant"
                     text = text_for(rng, index)
                     count = count_message(counter, role, text)  # counted once, when stored
-                    store.add_message(
+                    store.messages.add_message(
                         conversation,
                         role,
                         text,
@@ -128,10 +128,10 @@ def main() -> None:
         print(f"open (checks, migrations, recovery): {open_time * 1000:.1f} ms")
 
         with Store.open(path) as store:
-            memory = store.list_memory(conversation_id=conversation)
+            memory = store.memory.list_memory(conversation_id=conversation)
 
             def history() -> list[HistoryMessage]:
-                return store.history(conversation, counter.name)
+                return store.messages.history(conversation, counter.name)
 
             def assemble() -> ContextPlan:
                 return assemble_context(
@@ -141,7 +141,7 @@ def main() -> None:
                     system_prompt="You are a helpful assistant.",
                     memory=memory,
                     summary=None,
-                    history=store.history(conversation, counter.name),
+                    history=store.messages.history(conversation, counter.name),
                     new_input="What did we decide about the migration?",
                     conversation_id=conversation,
                 )
@@ -158,9 +158,9 @@ def main() -> None:
             def reply(interval: float) -> Callable[[], object]:
                 def run() -> object:
                     writer = ReplyWriter.start(
-                        store, conversation, model="gpt-4o", interval=interval
+                        store.replies, conversation, model="gpt-4o", interval=interval
                     )
-                    store.save_plan(writer.message_id, plan)
+                    store.plans.save_plan(writer.message_id, plan)
                     for index in range(DELTAS):
                         writer.append(f"token{index} ")
                     return writer.close(
@@ -185,9 +185,9 @@ def main() -> None:
                 f"streamed reply, {DELTAS:,} deltas + plan, saved on every delta: "
                 f"{every_delta * 1000:.1f} ms ({every_delta / DELTAS * 1e6:.0f} µs a save)"
             )
-            last = store.messages(conversation)[-1].id
-            save_plan_time = timed(lambda: store.save_plan(last, plan))
-            load_plan_time = timed(lambda: store.load_plan(last))
+            last = store.messages.messages(conversation)[-1].id
+            save_plan_time = timed(lambda: store.plans.save_plan(last, plan))
+            load_plan_time = timed(lambda: store.plans.load_plan(last))
             with store.reading() as conn:
                 packed = conn.execute(
                     "SELECT length(packed) FROM reply_plans WHERE message_id = ?", (last,)
@@ -202,7 +202,7 @@ def main() -> None:
 
             def keep_while_locked() -> None:
                 try:
-                    store.keep_counts(counter.name, {b"k" * 16: 1})
+                    store.counts.keep_counts(counter.name, {b"k" * 16: 1})
                 except StoreError:
                     return
                 raise AssertionError("kept counts while another writer held the database")
@@ -215,10 +215,10 @@ def main() -> None:
                 f"{given_up * 1000:.0f} ms ({given_up * 1000 / BUSY_TIMEOUT_MS:.3f}x the "
                 f"{BUSY_TIMEOUT_MS:,} ms other writes wait)"
             )
-            export_time = timed(lambda: store.export_conversation(conversation), runs=3)
+            export_time = timed(lambda: store.transfer.export_conversation(conversation), runs=3)
             print(f"export_conversation: {export_time * 1000:.0f} ms")
             started = time.perf_counter()
-            store.delete_conversation(conversation)
+            store.conversations.delete_conversation(conversation)
             print(
                 f"delete_conversation (secure delete, vacuum, log emptied): "
                 f"{(time.perf_counter() - started) * 1000:.0f} ms, file now "

@@ -48,7 +48,7 @@ async def run(root: Path) -> tuple[int, int, int, float]:
         workspace = harness.open_test_workspace(root, config)
         settings = workspace.settings
         store = workspace.store
-        conversation = store.create_conversation("bench").id
+        conversation = store.conversations.create_conversation("bench").id
         session = open_session(workspace, SessionOptions(), conversation, connect=Connect.MUST)
         summarizer = Summarizer.for_session(session)
         texts = synthetic_texts(TURNS * 2, seed=11)
@@ -57,7 +57,7 @@ async def run(root: Path) -> tuple[int, int, int, float]:
         started = time.perf_counter()
         for turn in range(TURNS):
             for role, text in (("user", texts[2 * turn]), ("assistant", texts[2 * turn + 1])):
-                store.add_message(
+                store.messages.add_message(
                     conversation,
                     role,
                     text,

@@ -608,12 +608,14 @@ def build_conversation(root: Path, messages: int = MESSAGES, texts: list[str] | 
     texts = list(texts) if texts is not None else synthetic_texts(messages)
     texts[-1] = f"{NEWEST.format(n=len(texts))} {texts[-1]}"
     try:
-        conversation = store.create_conversation("Sync service: storage", model=MODEL).id
+        conversation = store.conversations.create_conversation(
+            "Sync service: storage", model=MODEL
+        ).id
         with store.transaction():  # one commit for the whole setup
             for index, text in enumerate(texts):
                 role = "user" if index % 2 == 0 else "assistant"
                 count = count_message(counter, role, text)  # counted once, as when stored
-                store.add_message(
+                store.messages.add_message(
                     conversation,
                     role,
                     text,
@@ -622,8 +624,10 @@ def build_conversation(root: Path, messages: int = MESSAGES, texts: list[str] | 
                     encoding=counter.name,
                     model=MODEL if role == "assistant" else None,
                 )
-        store.add_memory("constraint", "The service must run on a single small VM.", pinned=True)
-        store.add_memory("preference", "Prefers short answers with a code example.")
+        store.memory.add_memory(
+            "constraint", "The service must run on a single small VM.", pinned=True
+        )
+        store.memory.add_memory("preference", "Prefers short answers with a code example.")
         store.checkpoint()
     finally:
         workspace.close()

@@ -235,11 +235,11 @@ def populate(workspace: Workspace) -> int:
     """Store the conversation, its memory and its summary versions; the conversation's id."""
     store = workspace.store
     counter = counter_for_model(MODEL)
-    conversation = store.create_conversation(TITLE, model=MODEL, profile="local").id
+    conversation = store.conversations.create_conversation(TITLE, model=MODEL, profile="local").id
     ids = []
     for role, text in [*EARLIER, *RECENT]:
         count = count_message(counter, role, text)
-        message = store.add_message(
+        message = store.messages.add_message(
             conversation,
             role,
             text,
@@ -250,7 +250,7 @@ def populate(workspace: Workspace) -> int:
         )
         ids.append(message.id)
     for text, covered, edited in SUMMARIES:
-        store.add_summary(
+        store.summaries.add_summary(
             conversation,
             text=text,
             first_message_id=ids[0],
@@ -261,7 +261,7 @@ def populate(workspace: Workspace) -> int:
             edited=edited,
         )
     for entry in MEMORY:
-        store.add_memory(
+        store.memory.add_memory(
             entry.kind,
             entry.text,
             key=entry.key,

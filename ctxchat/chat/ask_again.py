@@ -97,9 +97,9 @@ class Comparison:
 
 def stored_comparison(store: Store, variant: ReplyVariant) -> Comparison:
     """A stored variant beside its reply, as the side-by-side view shows it."""
-    reply = store.get_message(variant.reply_id)
-    original = store.load_plan(reply.id)
-    plan = store.load_variant_plan(variant.id)
+    reply = store.messages.get_message(variant.reply_id)
+    original = store.plans.load_plan(reply.id)
+    plan = store.variants.load_variant_plan(variant.id)
     return Comparison(
         reply, original, plan, _stored_body(plan), _stored_body(original), variant.change
     )
@@ -167,12 +167,12 @@ def prepare_variant(session: ChatSession, reply_id: int, change: Change) -> Prep
     NotFound.
     """
     store = session.store
-    reply = store.get_message(reply_id)
+    reply = store.messages.get_message(reply_id)
     if reply.role != "assistant":
         raise AskAgainError(f"message {reply_id} is not a reply; ask again from a reply")
     if reply.status is MessageStatus.STREAMING:
         raise AskAgainError(f"reply {reply_id} is still streaming")
-    original = store.load_plan(reply_id)
+    original = store.plans.load_plan(reply_id)
     if original is None:
         raise AskAgainError(f"reply {reply_id} has no stored plan, so its request is unknown")
     if change.mode is not None and change.mode.value == original.mode:
@@ -256,7 +256,7 @@ async def ask_again(
     if backend is None:
         raise NoBackend("No model server is configured.")
     store = session.store
-    variant = store.start_variant(
+    variant = store.variants.start_variant(
         prepared.reply.id,
         change=prepared.change.describe(),
         model=str(prepared.request.body.get("model") or session.model),
@@ -302,4 +302,4 @@ def _finish(
     error: ProviderError | None,
 ) -> ReplyVariant:
     ending = answer_ending(session, "".join(parts), "".join(reasoning), usage, finish, error)
-    return session.store.finish_variant(variant_id, ending)
+    return session.store.variants.finish_variant(variant_id, ending)

@@ -236,7 +236,7 @@ class FileAttachments:
         read = _read_regular(full, session.settings.files.max_bytes, name)
         text = sendable_text(_text_of(read.data, name))
         counter, part_tokens = session.counter, session.settings.files.part_tokens
-        attachment = session.store.attach_file(
+        attachment = session.store.attachments.attach_file(
             session.conversation,
             path=full,
             name=name,
@@ -256,7 +256,7 @@ class FileAttachments:
     def detach(self, path: str | Path) -> Attachment:
         """Detach the file attached from `path` (InvalidValue when none is); nothing is read."""
         session = self._session
-        removed = session.store.detach_file(session.conversation, attached_path(path))
+        removed = session.store.attachments.detach_file(session.conversation, attached_path(path))
         self._seen.pop(removed.id, None)
         session.attachments_changed()
         return removed

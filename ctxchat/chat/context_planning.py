@@ -173,7 +173,7 @@ class ContextPlanning:
         session = self._session
         if session.conversation_id is None:
             return None
-        job = session.store.summary_job(session.conversation_id)
+        job = session.store.summary_jobs.summary_job(session.conversation_id)
         return None if job is None else job.run()
 
     @locked

@@ -140,7 +140,9 @@ class ConversationCache:
         self.catch_up_with_sessions()
         if self._cache.conversation is None:
             try:
-                self._cache.conversation = self._session.store.get_conversation(conversation_id)
+                self._cache.conversation = self._session.store.conversations.get_conversation(
+                    conversation_id
+                )
             except NotFound:
                 return None  # deleted by another process: the plan goes on without its choices
         return self._cache.conversation
@@ -156,7 +158,7 @@ class ConversationCache:
             self._cache.history = []
         if self._cache.history is None:
             counter = session.counter
-            self._cache.history = session.store.history(
+            self._cache.history = session.store.messages.history(
                 session.conversation,
                 counter.name,
                 session.count,
@@ -169,8 +171,12 @@ class ConversationCache:
         session = self._session
         self.catch_up_with_sessions()
         if self._cache.memory is None:
-            self._cache.project_id = session.store.conversation_project(session.conversation_id)
-            self._cache.memory = session.store.list_memory(conversation_id=session.conversation_id)
+            self._cache.project_id = session.store.projects.conversation_project(
+                session.conversation_id
+            )
+            self._cache.memory = session.store.memory.list_memory(
+                conversation_id=session.conversation_id
+            )
         return self._cache.memory
 
     @locked
@@ -183,7 +189,7 @@ class ConversationCache:
     def user_turns(self) -> int:
         """User turns over every conversation (memory entries record the one they came in)."""
         if self._cache.all_turns is None:
-            self._cache.all_turns = self._session.store.user_turns()
+            self._cache.all_turns = self._session.store.memory.user_turns()
         return self._cache.all_turns
 
     @locked
@@ -194,7 +200,7 @@ class ConversationCache:
             self._cache.summary = (
                 None
                 if conversation_id is None
-                else self._session.store.active_summary(conversation_id)
+                else self._session.store.summaries.active_summary(conversation_id)
             )
             self._cache.summary_loaded = True
         return self._cache.summary
@@ -212,7 +218,7 @@ class ConversationCache:
             self._cache.task = (
                 TaskState()
                 if conversation_id is None
-                else self._session.store.task(conversation_id)
+                else self._session.store.tasks.task(conversation_id)
             )
         return self._cache.task
 
@@ -231,7 +237,9 @@ class ConversationCache:
         self.catch_up_with_sessions()
         if self._cache.attachments is None:
             found = (
-                [] if conversation_id is None else self._session.store.attachments(conversation_id)
+                []
+                if conversation_id is None
+                else self._session.store.attachments.attachments(conversation_id)
             )
             self._cache.attachments = [self._counted(attachment) for attachment in found]
         return self._cache.attachments
@@ -245,7 +253,7 @@ class ConversationCache:
         tokens = counter.count_text(text)
         parts = split_into_parts(text, counter, part_tokens)
         with contextlib.suppress(StoreError):  # counted again next time
-            session.store.recount_attachment(
+            session.store.attachments.recount_attachment(
                 attachment.id,
                 tokens=tokens,
                 encoding=counter.name,
@@ -291,7 +299,7 @@ class ConversationCache:
         if not self._cache.last_request_loaded:
             reply = next((m for m in reversed(self.history()) if m.role == "assistant"), None)
             self._cache.last_request = (
-                self._session.store.load_plan(reply.id) if reply is not None else None
+                self._session.store.plans.load_plan(reply.id) if reply is not None else None
             )
             self._cache.last_request_loaded = True
         return self._cache.last_request

@@ -49,7 +49,7 @@ class ConversationWriter:
     def add_user_message(self, text: str, *, parent_id: int | None = None) -> StoredMessage:
         session = self._session
         counter = session.counter
-        message = session.store.add_message(
+        message = session.store.messages.add_message(
             session.conversation,
             "user",
             text,
@@ -67,19 +67,19 @@ class ConversationWriter:
         """An untitled conversation is named after its first message (no model call; the
         user renames it at will)."""
         session = self._session
-        conversation = session.store.get_conversation(session.conversation)
-        if conversation.title or session.store.count_messages(session.conversation) != 1:
+        conversation = session.store.conversations.get_conversation(session.conversation)
+        if conversation.title or session.store.messages.count_messages(session.conversation) != 1:
             return
         title = preview(message.content, TITLE_WIDTH)
         if title.endswith("…"):  # cut at a word, not inside one
             title = title[:-1].rsplit(" ", 1)[0].rstrip() + "…"
-        session.store.rename_conversation(session.conversation, title)
+        session.store.conversations.rename_conversation(session.conversation, title)
 
     @locked
     def edit_message(self, message_id: int, text: str) -> StoredMessage:
         """Rewrite one of the conversation's messages with `text` (counted again)."""
         session = self._session
-        message = session.store.update_message_content(
+        message = session.store.messages.update_message_content(
             message_id,
             text,
             tokens=session.count("user", text),
@@ -94,15 +94,15 @@ class ConversationWriter:
     def delete_after(self, message_id: int) -> None:
         """Delete the conversation's messages after `message_id` (and what summed them up)."""
         session = self._session
-        session.store.delete_messages_after(session.conversation, message_id)
+        session.store.messages.delete_messages_after(session.conversation, message_id)
         session.cache.forget_history()  # the summary is read again too
         session.cache.conversation_changed()
 
     def branch_at(self, message_id: int, text: str) -> int:
         """A branch of this conversation: its turns before `message_id`, then `text` (see
-        `Store.branch_conversation`); returns the branch's id."""
+        `Branches.branch_conversation`); returns the branch's id."""
         session = self._session
-        branch = session.store.branch_conversation(
+        branch = session.store.branches.branch_conversation(
             session.conversation,
             message_id,
             text,
@@ -116,9 +116,9 @@ class ConversationWriter:
 
     @locked
     def keep_variant(self, variant_id: int) -> StoredMessage:
-        """Make a variant the reply that continues the conversation (see `Store.keep_variant`)."""
+        """Make a variant the reply that continues the conversation (see `Variants.keep_variant`)."""
         session = self._session
-        reply = session.store.keep_variant(variant_id)
+        reply = session.store.variants.keep_variant(variant_id)
         session.cache.forget_history()  # the reply's text, count and plan traded places
         session.cache.conversation_changed()
         return reply
@@ -141,9 +141,9 @@ class ConversationWriter:
         waiting: bool = False,
     ) -> SummaryVersion:
         """Store `text`, counted, as the next summary version and put it in force, or hold
-        it for review (see `Store.add_summary` for `cut`, `lost`, `in_force`, `waiting`)."""
+        it for review (see `Summaries.add_summary` for `cut`, `lost`, `in_force`, `waiting`)."""
         session = self._session
-        version = session.store.add_summary(
+        version = session.store.summaries.add_summary(
             session.conversation,
             text=text,
             first_message_id=first_message_id,
@@ -167,7 +167,7 @@ class ConversationWriter:
     def activate_summary(self, summary_id: int | None) -> None:
         """Put an earlier summary version (or none) in force again."""
         session = self._session
-        session.store.activate_summary(session.conversation, summary_id)
+        session.store.summaries.activate_summary(session.conversation, summary_id)
         session.cache.forget_summary()
         session.cache.conversation_changed()
 
@@ -175,7 +175,7 @@ class ConversationWriter:
     def save_task(self, task: TaskState) -> TaskState:
         """Store `task` as the conversation's task state (see `task_book` for the changes)."""
         session = self._session
-        saved = session.store.save_task(session.conversation, task)
+        saved = session.store.tasks.save_task(session.conversation, task)
         session.cache.task_saved(saved)
         return saved
 
@@ -183,7 +183,7 @@ class ConversationWriter:
     def set_excluded(self, message_ids: Sequence[int], excluded: bool) -> list[StoredMessage]:
         """Exclude messages from the requests (or include them again): see `chat/exclusions.py`."""
         session = self._session
-        changed = session.store.set_excluded(message_ids, excluded)
+        changed = session.store.exclusions.set_excluded(message_ids, excluded)
         session.cache.forget_history()
         session.cache.conversation_changed()
         return changed
@@ -193,7 +193,7 @@ class ConversationWriter:
         """Give the conversation its own system prompt ("" sends none), remembered with it;
         None goes back to its preset's, else the config's. The next plan sends it."""
         session = self._session
-        session.store.set_system_prompt(session.conversation, text)
+        session.store.conversations.set_system_prompt(session.conversation, text)
         session.cache.forget_conversation()
         session.cache.conversation_changed()
 
@@ -203,21 +203,21 @@ class ConversationWriter:
         run if any."""
         session = self._session
         default, preset = session.choice.default_profile, session.choice.given_preset
-        created = session.store.create_conversation(
+        created = session.store.conversations.create_conversation(
             title, model=default.model, profile=default.name
         )
         if preset is None:
             return created
-        return session.store.choose_preset(created.id, preset)
+        return session.store.conversations.choose_preset(created.id, preset)
 
     def rename_conversation(self, conversation_id: int, title: str) -> Conversation:
-        return self._session.store.rename_conversation(conversation_id, title)
+        return self._session.store.conversations.rename_conversation(conversation_id, title)
 
     def delete_conversation(self, conversation_id: int, *, with_memory: bool = False) -> None:
         """Delete a conversation and everything in it. Its own memory entries are kept, as
         global entries left out until the user includes them; `with_memory` deletes them."""
         session = self._session
-        session.store.delete_conversation(conversation_id, with_memory=with_memory)
+        session.store.conversations.delete_conversation(conversation_id, with_memory=with_memory)
         session.cache.changed_elsewhere(conversation_id)
         session.cache.memory_changed()
 
@@ -228,9 +228,9 @@ class ConversationWriter:
         if session.conversation_id is None:
             raise InvalidValue("Send a first message: a new conversation is in no project yet.")
         if isinstance(project, str):
-            named = {p.name.casefold(): p.id for p in session.store.projects()}
+            named = {p.name.casefold(): p.id for p in session.store.projects.projects()}
             project = named.get(project_name(project).casefold()) or (
-                session.store.create_project(project).id
+                session.store.projects.create_project(project).id
             )
-        session.store.move_to_project(session.conversation_id, project)
+        session.store.projects.move_to_project(session.conversation_id, project)
         session.cache.memory_changed()

@@ -93,7 +93,7 @@ def usage_of(message: StoredMessage) -> ReplyUsage:
 
 def reply_cost_of(session: ChatSession, message_id: int) -> Cost:
     """What the stored reply `message_id` cost (`ctxchat send --json`, the reply's details)."""
-    return message_cost(session.settings, usage_of(session.store.get_message(message_id)))
+    return message_cost(session.settings, usage_of(session.store.messages.get_message(message_id)))
 
 
 def conversation_costs(
@@ -102,7 +102,7 @@ def conversation_costs(
     """What each conversation's answers cost (or only one conversation's), by its id."""
     table = settings.price_table()
     grouped: dict[int, list[Cost]] = defaultdict(list)
-    for answer in store.billed_answers(conversation_id):
+    for answer in store.costs.billed_answers(conversation_id):
         grouped[answer.conversation_id].append(reply_cost(answer.usage, table))
     return {key: total_of(costs) for key, costs in grouped.items()}
 
@@ -129,7 +129,7 @@ def day_costs(
     start = datetime(first.year, first.month, first.day, tzinfo=zone).timestamp()
     table = settings.price_table()
     grouped: dict[str, list[Cost]] = defaultdict(list)
-    for answer in store.billed_answers(since=start):
+    for answer in store.costs.billed_answers(since=start):
         day = datetime.fromtimestamp(answer.created_at, zone).date().isoformat()
         grouped[day].append(reply_cost(answer.usage, table))
     listed = [(first + timedelta(days=n)).isoformat() for n in range((today - first).days + 1)]
@@ -174,7 +174,7 @@ def cost_summary(
     """What the newest answer of the conversation, the conversation and today cost."""
     table = settings.price_table()
     answers: list[BilledAnswer] = (
-        [] if conversation_id is None else store.billed_answers(conversation_id)
+        [] if conversation_id is None else store.costs.billed_answers(conversation_id)
     )
     costs = [reply_cost(answer.usage, table) for answer in answers]
     (today,) = day_costs(store, settings, zone, days=1)

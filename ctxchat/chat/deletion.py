@@ -28,12 +28,12 @@ class ConversationDeletion:
     @classmethod
     def of(cls, store: Store, conversation_id: int) -> ConversationDeletion:
         """What deleting `conversation_id` would touch (raises NotFound)."""
-        conversation = store.get_conversation(conversation_id)
+        conversation = store.conversations.get_conversation(conversation_id)
         return cls(
             conversation_id,
             conversation.name,
-            store.count_messages(conversation_id),
-            tuple(store.conversation_memory(conversation_id)),
+            store.messages.count_messages(conversation_id),
+            tuple(store.memory.conversation_memory(conversation_id)),
         )
 
     def question(self) -> str:

@@ -114,7 +114,7 @@ def import_file(
     if name == CTXCHAT:
         return _ctxchat_export(store, path, chosen, dry_run)
     try:
-        report = store.import_history(
+        report = store.imports.import_history(
             read_history(path, name), name, counter, dry_run=dry_run, progress=progress
         )
     except HistoryFormatError as error:
@@ -143,7 +143,7 @@ def _ctxchat_export(store: Store, path: Path, source: HistorySource, dry_run: bo
     if not isinstance(data, dict):
         raise HistoryFormatError(f"{path} is not a ctxchat JSON export")
     if not dry_run:
-        return FileImport(path, source, conversation_id=store.import_conversation(data))
+        return FileImport(path, source, conversation_id=store.transfer.import_conversation(data))
     problems = export_problems(data)
     if problems:
         raise HistoryFormatError(

@@ -21,7 +21,7 @@ class MemoryBook:
         self._changed = changed
 
     def get(self, entry_id: int) -> MemoryEntry:
-        return self._store.get_memory(entry_id)
+        return self._store.memory.get_memory(entry_id)
 
     def add(
         self,
@@ -40,7 +40,7 @@ class MemoryBook:
         """Store a new entry (global with `conversation_id` None, or `project_id`'s);
         `replaces` supersedes one."""
         try:
-            return self._store.add_memory(
+            return self._store.memory.add_memory(
                 kind,
                 text,
                 key=key,
@@ -56,35 +56,35 @@ class MemoryBook:
             self._changed()
 
     def update(self, entry_id: int, **changes: Any) -> MemoryEntry:
-        """Change an entry's fields (those `Store.update_memory` takes)."""
+        """Change an entry's fields (those `Memory.update_memory` takes)."""
         try:
-            return self._store.update_memory(entry_id, **changes)
+            return self._store.memory.update_memory(entry_id, **changes)
         finally:
             self._changed()
 
     def delete(self, entry_id: int) -> None:
         try:
-            self._store.delete_memory(entry_id)
+            self._store.memory.delete_memory(entry_id)
         finally:
             self._changed()
 
     def restore(self, entry_id: int) -> MemoryEntry:
         """Make a superseded entry current again."""
         try:
-            return self._store.restore_memory(entry_id)
+            return self._store.memory.restore_memory(entry_id)
         finally:
             self._changed()
 
     def switch(self, entry_id: int, conversation_id: int, *, on: bool) -> MemoryEntry:
         """Switch a shared entry off in one conversation only, or on again there."""
         try:
-            return self._store.switch_memory(entry_id, conversation_id, on=on)
+            return self._store.memory.switch_memory(entry_id, conversation_id, on=on)
         finally:
             self._changed()
 
     def keep_hypothesis(self, entry_id: int) -> MemoryEntry:
         """Start an unconfirmed hypothesis's waiting time again from now."""
         try:
-            return self._store.keep_hypothesis(entry_id)
+            return self._store.memory.keep_hypothesis(entry_id)
         finally:
             self._changed()

@@ -63,7 +63,7 @@ class OtherMeaning:
             size = encoder.dimensions * 4  # float32, as SemanticIndex.load reads them
             rows = [
                 (message_id, blob)
-                for message_id, blob in self.store.load_other_embeddings(
+                for message_id, blob in self.store.other_embeddings.load_other_embeddings(
                     self.conversation_id, encoder.model_name, others.project_id
                 )
                 if len(blob) == size
@@ -74,7 +74,7 @@ class OtherMeaning:
                 vectors_from_blobs([blob for _, blob in rows], encoder.dimensions),
             )
             self.pending = bool(
-                self.store.other_messages_to_embed(
+                self.store.other_embeddings.other_messages_to_embed(
                     self.conversation_id, encoder.model_name, others.project_id, limit=1
                 )
             )
@@ -105,7 +105,7 @@ class OtherMeaning:
                 index = self._index if self._others == others else None
             if index is None:
                 break  # loaded for other conversations since: the next catch-up does these
-            pending = self.store.other_messages_to_embed(
+            pending = self.store.other_embeddings.other_messages_to_embed(
                 self.conversation_id, encoder.model_name, others.project_id, batch
             )
             if not pending:
@@ -116,7 +116,7 @@ class OtherMeaning:
                 (message_id, content, vector_blob(vector))
                 for (message_id, content), vector in zip(pending, vectors, strict=True)
             ]
-            saved = set(self.store.save_embeddings(encoder.model_name, rows))
+            saved = set(self.store.search.save_embeddings(encoder.model_name, rows))
             kept = [row for row, (message_id, _) in enumerate(pending) if message_id in saved]
             index.add([pending[row][0] for row in kept], vectors[kept])
             self.changes += 1
@@ -139,7 +139,7 @@ class OtherMeaning:
         found = [(i, cosine) for i, cosine in index.search(query, limit) if cosine > min_cosine]
         if not found:
             return []
-        return self.store.other_messages(
+        return self.store.other_embeddings.other_messages(
             [message_id for message_id, _ in found],
             [-cosine_relevance(cosine, min_cosine) for _, cosine in found],
             [cosine for _, cosine in found],

@@ -150,7 +150,7 @@ class ProfileChoice:
         profile = session.profile
         unchosen = self.with_preset(self.default_profile)
         chosen = (None, None) if profile == unchosen else (profile.name, profile.model)
-        session.store.choose_model(session.conversation_id, *chosen)
+        session.store.conversations.choose_model(session.conversation_id, *chosen)
         session.cache.forget_conversation()
 
     def with_preset(self, profile: ProviderProfile) -> ProviderProfile:
@@ -168,9 +168,11 @@ class ProfileChoice:
         settings = session.settings
         preset = None if name is None else settings.preset(name)
         conversation = session.conversation
-        record = session.store.choose_preset(conversation, name)
+        record = session.store.conversations.choose_preset(conversation, name)
         if preset is not None and preset.model and record.chosen_model is not None:
-            record = session.store.choose_model(conversation, record.chosen_profile, None)
+            record = session.store.conversations.choose_model(
+                conversation, record.chosen_profile, None
+            )
         self.given_preset = None  # chosen for the conversation now: its own choice applies
         session.cache.forget_conversation()
         session.cache.conversation_changed()

@@ -202,7 +202,7 @@ class Recaller:
         if cached is not None:
             return cached
         terms = query_terms(draft)
-        kept, _skipped = distinctive_terms(terms, session.store.term_documents(terms))
+        kept, _skipped = distinctive_terms(terms, session.store.search.term_documents(terms))
         full = session.history()
         history = full[:upto]
         stats = self.terms() if upto is None else history_terms(history)
@@ -226,7 +226,7 @@ class Recaller:
         candidates: list[RecallCandidate] = []
         others: list[OtherHit] = []
         if kept:
-            found = session.store.search_messages(
+            found = session.store.search.search_messages(
                 session.conversation,
                 fts_query(kept),
                 limit=settings.limit,
@@ -292,7 +292,7 @@ class Recaller:
                 placed.append(hit)
                 continue
             hit = dataclasses.replace(hit, source=other_conversation(other))
-            before, after = store.around_other(other)
+            before, after = store.search.around_other(other)
             if hit.role == "assistant" and before is not None and asks(before):
                 placed.extend(self._beside(before, hit, found, said))
             placed.append(hit)
@@ -340,7 +340,7 @@ class Recaller:
         others = across.others(session.project_id())
         if others is None:
             return []
-        found = session.store.search_other_conversations(
+        found = session.store.search.search_other_conversations(
             session.conversation,
             fts_query(kept),
             project_id=others.project_id,

@@ -34,7 +34,7 @@ class ServerCounts:
         """Why counting stopped (a tokenizer that failed); the estimate stands in."""
         self._store = store
         self._backend = backend
-        self._counts = store.server_counts(key)
+        self._counts = store.server_counts.server_counts(key)
         self._base: int | None = None
         self._lock = asyncio.Lock()
         self._rendered: dict[bytes, RenderedRequest] = {}
@@ -100,7 +100,7 @@ class ServerCounts:
             self._counts.update(new)
             # Kept in memory for this run all the same when the store is busy.
             with contextlib.suppress(StoreError):
-                self._store.keep_server_counts(self.key, new)
+                self._store.server_counts.keep_server_counts(self.key, new)
             return len(new)
 
     async def _ask(self, text: str) -> int | None:

@@ -93,7 +93,7 @@ class ServerKnowledge:
             return
         store, where = self._kept_in
         with contextlib.suppress(StoreError):  # what was learned only makes plans safer
-            kept = store.server_learning(where)
+            kept = store.server_learning.server_learning(where)
             if kept is not None:
                 self._adopt(kept)
 
@@ -120,7 +120,7 @@ class ServerKnowledge:
         if learned is not None and window_note is None:
             window_note = self.window.warnings[0] if self.window.warnings else ""
         with contextlib.suppress(StoreError):
-            kept = store.keep_server_learning(
+            kept = store.server_learning.keep_server_learning(
                 where,
                 LearnedServer(self.undercount, self.gap, learned, window_note or ""),
             )

@@ -304,7 +304,7 @@ class ChatSession:
         self.writer.delete_after(message_id)
 
     def keep_variant(self, variant_id: int) -> StoredMessage:
-        """Make a variant the reply that continues the conversation (see `Store.keep_variant`)."""
+        """Make a variant the reply that continues the conversation (see `Variants.keep_variant`)."""
         return self.writer.keep_variant(variant_id)
 
     def activate_summary(self, summary_id: int | None) -> None:

@@ -33,7 +33,7 @@ class SessionCounting:
             return CachingCounter(counter)
         deferred = DeferredCounter(model)
         self._keeps_as = deferred.name
-        return CachingCounter(deferred, kept=self.store.kept_counts(deferred.name))
+        return CachingCounter(deferred, kept=self.store.counts.kept_counts(deferred.name))
 
     @contextlib.contextmanager
     def keeping(self) -> Iterator[None]:
@@ -52,7 +52,7 @@ class SessionCounting:
         # Only counts of the tokenizer the kept ones belong to (not of an estimate).
         if counted and counter.name == encoding:
             try:
-                self.store.keep_counts(encoding, counted)
+                self.store.counts.keep_counts(encoding, counted)
             except StoreError:
                 return  # kept counts only save time: the plan stands without them
             counter.keep(counted)

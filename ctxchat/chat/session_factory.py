@@ -168,7 +168,7 @@ def open_session(
         settings.preset(options.preset)  # UnknownPreset: one line naming the configured ones
     profile = default
     if conversation_id is not None and default.base_url:
-        conversation = workspace.store.get_conversation(conversation_id)
+        conversation = workspace.store.conversations.get_conversation(conversation_id)
         if not _given_on_command_line(options):
             profile = conversation_profile(default, settings, conversation, preset=options.preset)
         elif not options.model:
@@ -218,7 +218,7 @@ def session_on(
     other = session.for_conversation(conversation_id)
     if not other.default_profile.base_url:
         return other
-    conversation = workspace.store.get_conversation(conversation_id)
+    conversation = workspace.store.conversations.get_conversation(conversation_id)
     wanted = conversation_profile(
         other.default_profile,
         workspace.settings,

@@ -349,7 +349,7 @@ class Summarizer:
         SummaryHeld; see `put_automatic`). While one is held no other is made (raises
         SummaryWaits): it would fold the same turns."""
         session = self.session
-        waiting = session.store.waiting_summary(session.conversation)
+        waiting = session.store.summaries.waiting_summary(session.conversation)
         if waiting is not None:
             raise SummaryWaits(waiting)
         return put_automatic(session, await self.propose(fold))

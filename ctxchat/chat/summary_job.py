@@ -34,7 +34,7 @@ class JobProgress:
         self.job = job
 
     def step(self, step: int, steps: int) -> None:
-        self.job = self._store.advance_summary_job(self.job, step, steps)
+        self.job = self._store.summary_jobs.advance_summary_job(self.job, step, steps)
 
 
 @contextmanager
@@ -48,7 +48,7 @@ def summarizing(
     marked failed, with the exception's text, for the plan to tell until the next job.
     """
     store = session.store
-    job = store.start_summary_job(
+    job = store.summary_jobs.start_summary_job(
         session.conversation,
         kind,
         first_message_id=messages[0].id if messages else None,
@@ -59,12 +59,12 @@ def summarizing(
     try:
         yield progress
     except Exception as error:
-        store.end_summary_job(progress.job, str(error) or type(error).__name__)
+        store.summary_jobs.end_summary_job(progress.job, str(error) or type(error).__name__)
         raise
     except BaseException:  # cancelled (the user stopped it, the app quit): nothing failed
-        store.end_summary_job(progress.job)
+        store.summary_jobs.end_summary_job(progress.job)
         raise
-    store.end_summary_job(progress.job)
+    store.summary_jobs.end_summary_job(progress.job)
 
 
 def current_job(session: ChatSession) -> SummaryJob | None:
@@ -72,13 +72,13 @@ def current_job(session: ChatSession) -> SummaryJob | None:
     None. A job whose process died is not running (`alive` False) and reads as None."""
     if session.conversation_id is None:
         return None
-    job = session.store.summary_job(session.conversation_id)
+    job = session.store.summary_jobs.summary_job(session.conversation_id)
     return job if job is not None and (job.running or job.failed) else None
 
 
 def running_jobs(store: Store) -> list[SummaryJob]:
     """Every conversation being summarized now, by any process, oldest first."""
-    return store.summary_jobs()
+    return store.summary_jobs.summary_jobs()
 
 
 async def wait_for_job(

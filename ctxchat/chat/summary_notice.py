@@ -58,7 +58,7 @@ def with_summary_notices(
     """`plan` with what it should say of a summary waiting for review, or of the one in force
     that was not reviewed (unchanged when there is neither)."""
     notes: list[str] = []
-    waiting = None if conversation_id is None else store.waiting_summary(conversation_id)
+    waiting = None if conversation_id is None else store.summaries.waiting_summary(conversation_id)
     if waiting is not None:
         notes.append(waiting_words(waiting))
     if active is not None and active.flagged and not active.edited:

@@ -105,14 +105,14 @@ async def regenerate(
     store = session.store
     try:
         with store.transaction():
-            former = store.replies_after(session.conversation, last_user.id)
+            former = store.variants.replies_after(session.conversation, last_user.id)
             if history[-1].id != last_user.id:
                 session.delete_after(last_user.id)
             plan = plan_answer(session, last_user, why)
             if plan.status is PlanStatus.OVER_BUDGET:
                 raise OverBudget(plan)
             begun = _begin(session, plan)
-            kept = store.keep_former_replies(begun.writer.message_id, former)
+            kept = store.variants.keep_former_replies(begun.writer.message_id, former)
     except BaseException:
         session.invalidate()  # it read the replies the rollback brought back
         raise
@@ -138,12 +138,12 @@ def _begin(session: ChatSession, plan: ContextPlan) -> _Begun:
     request = session.request_for(plan)
     plan = dataclasses.replace(plan, request=request.shown())
     writer = ReplyWriter.start(
-        session.store,
+        session.store.replies,
         session.conversation,
         model=session.model,
         estimated_prompt_tokens=plan.tokens,
     )
-    session.store.save_plan(writer.message_id, plan)
+    session.store.plans.save_plan(writer.message_id, plan)
     session.cache.remember_request(plan)
     return _Begun(request, plan, writer)
 
@@ -252,7 +252,7 @@ def _keep_what_was_sent(
         return
     body = {name: value for name, value in request.body.items() if name != "stream_options"}
     sent = dataclasses.replace(request, body=body)
-    session.store.save_plan(message_id, dataclasses.replace(plan, request=sent.shown()))
+    session.store.plans.save_plan(message_id, dataclasses.replace(plan, request=sent.shown()))
 
 
 class _EarlyStream:

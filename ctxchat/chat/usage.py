@@ -57,7 +57,7 @@ class UsageTracker:
         for reply in replies:
             if reply.id in self._uses and (meaning is None or reply.id in self._semantic):
                 continue
-            plan = session.store.load_plan(reply.id)
+            plan = session.store.plans.load_plan(reply.id)
             sources = request_sources(plan, texts) if plan is not None else []
             close = meaning(reply.content, sources) if meaning is not None and sources else None
             self._uses[reply.id] = tuple(estimate_use(reply.content, sources, close))

@@ -50,13 +50,13 @@ class Workspace:
         last = self.state.last_conversation_id
         if last is not None:
             with contextlib.suppress(LookupError):
-                return self.store.get_conversation(last).id
-        latest = self.store.latest_conversation()
+                return self.store.conversations.get_conversation(last).id
+        latest = self.store.conversations.latest_conversation()
         return None if latest is None else latest.id
 
     def start_conversation(self, profile: ProviderProfile | None = None) -> int:
         """A new, empty conversation with `profile`'s model (None: no server chosen yet)."""
-        conversation = self.store.create_conversation(
+        conversation = self.store.conversations.create_conversation(
             model=profile.model if profile else None, profile=profile.name if profile else None
         )
         return conversation.id

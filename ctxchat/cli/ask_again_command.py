@@ -40,8 +40,8 @@ def ask_again_command(args: argparse.Namespace, options: SessionOptions) -> int:
         raise CliError(str(error), EXIT_USAGE) from None
     replay = args.command == "replay"
     with workspace(options) as space:
-        reply = space.store.get_message(args.reply_id)  # NotFound: one clear line
-        conversation = space.store.get_conversation(reply.conversation_id)
+        reply = space.store.messages.get_message(args.reply_id)  # NotFound: one clear line
+        conversation = space.store.conversations.get_conversation(reply.conversation_id)
         chosen = _follows_choice(space, options, conversation)
         session = _session_for_reply(space, options, conversation, chosen=chosen)
         # The model chosen for the conversation is a change from the reply's own, said so.
@@ -63,7 +63,7 @@ def ask_again_command(args: argparse.Namespace, options: SessionOptions) -> int:
 def keep_variant_command(args: argparse.Namespace, options: SessionOptions) -> int:
     """`keep-variant VARIANT_ID`: the variant becomes the reply, the reply a variant."""
     with workspace(options) as space:
-        reply = space.store.keep_variant(args.variant_id)
+        reply = space.store.variants.keep_variant(args.variant_id)
         if args.json:
             print_json({"reply_id": reply.id, "content": reply.content, "model": reply.model})
         else:
@@ -77,8 +77,8 @@ def keep_variant_command(args: argparse.Namespace, options: SessionOptions) -> i
 def variants_command(args: argparse.Namespace, options: SessionOptions) -> int:
     """`variants REPLY_ID`: what changed, model, tokens and when, oldest first."""
     with workspace(options) as space:
-        space.store.get_message(args.reply_id)  # NotFound: one clear line
-        variants = space.store.variants(args.reply_id)
+        space.store.messages.get_message(args.reply_id)  # NotFound: one clear line
+        variants = space.store.variants.variants(args.reply_id)
         if args.json:
             listed = [v.to_dict() | {"length": v.length.to_dict()} for v in variants]
             print_json({"reply_id": args.reply_id, "variants": listed})

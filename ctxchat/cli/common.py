@@ -49,7 +49,7 @@ def workspace(options: SessionOptions) -> Iterator[Workspace]:
 def conversation_id(space: Workspace, options: SessionOptions) -> int | None:
     """--conversation, else the last one used, else the newest (None if there are none)."""
     if options.conversation is not None:
-        return space.store.get_conversation(options.conversation).id
+        return space.store.conversations.get_conversation(options.conversation).id
     return space.last_or_latest()
 
 

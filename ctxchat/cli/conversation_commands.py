@@ -18,7 +18,7 @@ from ctxchat.store.markdown import when
 
 def list_conversations(args: argparse.Namespace, options: SessionOptions) -> int:
     with workspace(options) as space:
-        rows = space.store.list_conversations(args.search)
+        rows = space.store.conversations.list_conversations(args.search)
         costs = conversation_costs(space.store, space.settings) if args.json else {}
     if args.json:
         print_json(
@@ -73,7 +73,7 @@ def export_conversation(args: argparse.Namespace, options: SessionOptions) -> in
     from ctxchat.store import export_text
 
     with workspace(options) as space:
-        data = space.store.export_conversation(args.id)
+        data = space.store.transfer.export_conversation(args.id)
         if args.output and is_database_file(args.output, space.store.path):
             raise CliError(
                 f"{args.output} is ctxchat's own database; choose another file", EXIT_USAGE

@@ -22,7 +22,7 @@ def cost_command(args: argparse.Namespace, options: SessionOptions) -> int:
         settings, store = space.settings, space.store
         days = day_costs(store, settings, local_zone(), days=args.days)
         conversation = conversation_id(space, options)
-        answers = [] if conversation is None else store.billed_answers(conversation)
+        answers = [] if conversation is None else store.costs.billed_answers(conversation)
     costs = [message_cost(settings, answer.usage) for answer in answers]
     report: dict[str, Any] = {
         "currency": CURRENCY,

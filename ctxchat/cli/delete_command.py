@@ -32,7 +32,7 @@ def delete_conversation(args: argparse.Namespace, options: SessionOptions) -> in
             if not confirm(deletion.question()):
                 warn("Nothing was deleted.")
                 return 0
-        space.store.delete_conversation(args.id, with_memory=args.with_memory)
+        space.store.conversations.delete_conversation(args.id, with_memory=args.with_memory)
     if args.json:
         ids = [entry.id for entry in deletion.memory]
         print_json(

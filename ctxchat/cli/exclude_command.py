@@ -14,7 +14,7 @@ from ctxchat.cli.common import make_session, print_json, workspace
 def exclude_command(args: argparse.Namespace, options: SessionOptions) -> int:
     with workspace(options) as space:
         # The message names its conversation.
-        conversation = space.store.get_message(args.message_id).conversation_id
+        conversation = space.store.messages.get_message(args.message_id).conversation_id
         session = make_session(space, options, conversation, connect=Connect.NO)
         change = change_exclusion(
             session, args.message_id, excluded=args.command == "exclude", pair=args.pair

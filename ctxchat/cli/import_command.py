@@ -19,7 +19,7 @@ def import_history(args: argparse.Namespace, options: SessionOptions) -> int:
     with workspace(options) as space:
         profile = resolve_profile(space.settings, options)
         # Counted once, as the model a conversation starts on counts it; another model
-        # counts again when it first plans (see Store.history).
+        # counts again when it first plans (see Messages.history).
         counter = DeferredCounter(profile.model if profile else options.model or "")
         try:
             done = import_file(

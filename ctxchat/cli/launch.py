@@ -36,7 +36,7 @@ def preload_tokenizer_if_needed(workspace: Workspace, model: str) -> bool:
     """
     from ctxchat.core.tokens import encoding_for_model, preload_counter
 
-    if workspace.store.has_kept_counts(encoding_for_model(model).encoding):
+    if workspace.store.counts.has_kept_counts(encoding_for_model(model).encoding):
         return False
     preload_counter(model)
     return True

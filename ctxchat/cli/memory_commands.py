@@ -53,7 +53,9 @@ def memory_command(args: argparse.Namespace, options: SessionOptions) -> int:
         store = space.store
         if action == "list":
             conversation = None if args.all else conversation_id(space, options)
-            entries = store.list_memory(conversation_id=conversation, include_all_scopes=args.all)
+            entries = store.memory.list_memory(
+                conversation_id=conversation, include_all_scopes=args.all
+            )
             if args.json:
                 print_json([entry_dict(e) for e in entries])
                 return 0
@@ -83,13 +85,15 @@ def memory_command(args: argparse.Namespace, options: SessionOptions) -> int:
             return 0
         if action == "add":
             scope_id = None
-            project_id = None if args.project is None else store.project_named(args.project).id
+            project_id = (
+                None if args.project is None else store.projects.project_named(args.project).id
+            )
             if args.scope == "conversation" and project_id is None:
                 scope_id = require(
                     conversation_id(space, options),
                     "a conversation-scoped entry needs a conversation: pass --conversation ID",
                 )
-            entry = store.add_memory(
+            entry = store.memory.add_memory(
                 args.kind,
                 args.text,
                 key=args.key,
@@ -100,12 +104,12 @@ def memory_command(args: argparse.Namespace, options: SessionOptions) -> int:
                 project_id=project_id,
             )
             print(f"Added memory entry {entry.id} ({entry.kind.value}, {entry.scope_words}).")
-            for old in store.list_memory(include_all_scopes=True):
+            for old in store.memory.list_memory(include_all_scopes=True):
                 if old.superseded_by == entry.id:
                     print(f"Memory entry {old.id} is kept as superseded by {entry.id}.")
             return 0
         if action == "edit":
-            entry = store.update_memory(
+            entry = store.memory.update_memory(
                 args.id,
                 text=args.text if args.text is not None else UNSET,
                 key=args.key if args.key is not None else UNSET,
@@ -114,17 +118,17 @@ def memory_command(args: argparse.Namespace, options: SessionOptions) -> int:
             print(f"Updated memory entry {entry.id}.")
             return 0
         if action == "rm":
-            store.delete_memory(args.id)
+            store.memory.delete_memory(args.id)
             print(f"Deleted memory entry {args.id}.")
             return 0
         if action == "restore":
-            entry = store.restore_memory(args.id)
+            entry = store.memory.restore_memory(args.id)
             mode = options.mode or space.state.last_mode or space.settings.default_mode
             print(restored_note(entry, mode))
             return 0
         if action in ("off", "on"):
             here = require_conversation(space, options)
-            entry = store.switch_memory(args.id, here, on=action == "on")
+            entry = store.memory.switch_memory(args.id, here, on=action == "on")
             if args.json:
                 print_json(entry_dict(entry))
             elif action == "off":
@@ -133,7 +137,7 @@ def memory_command(args: argparse.Namespace, options: SessionOptions) -> int:
                 print(f"Memory entry {entry.id} is on again in conversation {here}.")
             return 0
         if action in ("pin", "unpin"):
-            store.update_memory(args.id, pinned=action == "pin")
+            store.memory.update_memory(args.id, pinned=action == "pin")
             print(f"{'Pinned' if action == 'pin' else 'Unpinned'} memory entry {args.id}.")
             return 0
         # tag: kind, scope, inclusion
@@ -150,7 +154,7 @@ def memory_command(args: argparse.Namespace, options: SessionOptions) -> int:
         if args.enabled is not None:
             changes["enabled"] = args.enabled
         require(changes or None, "say what to change: a kind, --scope, --include or --exclude")
-        entry = store.update_memory(args.id, **changes)  # type: ignore[arg-type]
+        entry = store.memory.update_memory(args.id, **changes)  # type: ignore[arg-type]
         print(
             f"Memory entry {entry.id} is now {entry.kind.value}, {entry.scope}"
             f"{'' if entry.enabled else ', excluded'}."

@@ -25,7 +25,7 @@ def list_presets(args: argparse.Namespace, options: SessionOptions) -> int:
         chosen = (
             options.preset
             if options.preset is not None or conversation is None
-            else space.store.get_conversation(conversation).preset
+            else space.store.conversations.get_conversation(conversation).preset
         )
     if args.json:
         print_json(

@@ -26,7 +26,7 @@ def project_command(args: argparse.Namespace, options: SessionOptions) -> int:
     with workspace(options) as space:
         store = space.store
         if action == "list":
-            projects = store.projects()
+            projects = store.projects.projects()
             if args.json:
                 print_json([project_dict(p) for p in projects])
             elif not projects:
@@ -38,12 +38,12 @@ def project_command(args: argparse.Namespace, options: SessionOptions) -> int:
                 console().print(grid)
             return 0
         if action == "create":
-            project = store.create_project(args.name)
+            project = store.projects.create_project(args.name)
             print(f"Created project “{project.name}”.")
             return 0
         if action == "delete":
-            project = store.project_named(args.name)
-            store.delete_project(project.id, entries=args.entries)
+            project = store.projects.project_named(args.name)
+            store.projects.delete_project(project.id, entries=args.entries)
             what = "made global" if args.entries == "global" else "deleted"
             print(
                 f"Deleted project “{project.name}”: its "
@@ -53,11 +53,11 @@ def project_command(args: argparse.Namespace, options: SessionOptions) -> int:
             return 0
         conversation = require_conversation(space, options)
         if action == "add":
-            project = store.project_named(args.name)
-            store.move_to_project(conversation, project.id)
+            project = store.projects.project_named(args.name)
+            store.projects.move_to_project(conversation, project.id)
             print(f"Conversation {conversation} is in project “{project.name}”.")
             return 0
         # remove
-        store.move_to_project(conversation, None)
+        store.projects.move_to_project(conversation, None)
         print(f"Conversation {conversation} is in no project.")
         return 0

@@ -83,7 +83,9 @@ def send(args: argparse.Namespace, options: SessionOptions) -> int:
         session = make_session(space, options, existing, connect=Connect.MUST)
         conversation = existing
         if conversation is None:
-            conversation = space.store.create_conversation(args.title or preview(text)).id
+            conversation = space.store.conversations.create_conversation(
+                args.title or preview(text)
+            ).id
             session = session.for_conversation(conversation)
         if options.preset is not None:
             session.choose_preset(options.preset)  # remembered with the conversation
@@ -97,8 +99,8 @@ def send(args: argparse.Namespace, options: SessionOptions) -> int:
         except BaseException:
             # A refused message (over the budget, a server that cannot be reached) must not
             # leave the new conversation behind, empty.
-            if existing is None and not space.store.count_messages(conversation):
-                space.store.delete_conversation(conversation)
+            if existing is None and not space.store.messages.count_messages(conversation):
+                space.store.conversations.delete_conversation(conversation)
             raise
         space.update_state(last_conversation_id=conversation)
         return code

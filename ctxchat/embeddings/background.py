@@ -29,7 +29,9 @@ def embed_pending(
     worker thread until it returns 0; an edit deletes a message's vector, so the message comes
     back here.
     """
-    pending = store.messages_to_embed(conversation_id, encoder.model_name, limit=batch, first=first)
+    pending = store.search.messages_to_embed(
+        conversation_id, encoder.model_name, limit=batch, first=first
+    )
     if not pending:
         return 0
     vectors = encoder.encode([content for _, content in pending])
@@ -37,7 +39,7 @@ def embed_pending(
         (message_id, content, vector_blob(vector))
         for (message_id, content), vector in zip(pending, vectors, strict=True)
     ]
-    saved = set(store.save_embeddings(encoder.model_name, rows))
+    saved = set(store.search.save_embeddings(encoder.model_name, rows))
     if index is not None and saved:
         # A message edited while it was encoded keeps no vector of its old text; the edit
         # brings it back to the next batch.

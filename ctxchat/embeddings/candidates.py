@@ -82,7 +82,7 @@ def semantic_candidates(
     cosine, `cosine` the one with the draft alone. Only those with a `near` above
     `min_cosine`; `bm25` carries −cosine_relevance(near),
     so the list ranks with `rank_recall` alone or merges with full-text hits by `fuse`.
-    `before_id` and `age_of` mean what they do for `Store.search_messages` (without
+    `before_id` and `age_of` mean what they do for `Search.search_messages` (without
     `age_of`, age counts the index's newer vectors: a close guess). Encoding the draft takes
     a few milliseconds. `known(message_id)` gives a message the caller holds already (no
     store read). A message deleted since it was indexed is dropped from the index. `vector`:
@@ -106,7 +106,7 @@ def semantic_candidates(
         message: HistoryMessage | None = known(message_id) if known is not None else None
         if message is None:
             try:
-                message = store.get_message(message_id).to_history()
+                message = store.messages.get_message(message_id).to_history()
             except LookupError:
                 gone.append(message_id)
                 continue

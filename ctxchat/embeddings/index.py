@@ -59,7 +59,7 @@ class SemanticIndex:
         size = dimensions * _BLOB_DTYPE.itemsize
         rows = [
             (i, blob)
-            for i, blob in store.load_embeddings(conversation_id, model)
+            for i, blob in store.search.load_embeddings(conversation_id, model)
             if len(blob) == size
         ]
         index.add([i for i, _ in rows], vectors_from_blobs([blob for _, blob in rows], dimensions))

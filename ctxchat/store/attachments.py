@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ctxchat.core.files import AttachedFile, DiskState, FilePart, PartIndex
-from ctxchat.store.conversations import ConversationStore
+from ctxchat.store.conversations import require_conversation
+from ctxchat.store.database import Database
 from ctxchat.store.errors import InvalidValue
 
 _COLUMNS = (
@@ -70,8 +71,11 @@ def _attachment(row: Any) -> Attachment:
     return Attachment(**values)
 
 
-class AttachmentStore(ConversationStore):
+class Attachments:
     """The attachments table."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
 
     def attach_file(
         self,
@@ -90,9 +94,9 @@ class AttachmentStore(ConversationStore):
     ) -> Attachment:
         """Attach a file read just now; a file attached already (same path) takes the new copy
         (it is read anew) and keeps its id and when it was first attached."""
-        now = self.now()
-        with self.transaction() as conn:
-            self._require_conversation(conn, conversation_id)
+        now = self._db.now()
+        with self._db.transaction() as conn:
+            require_conversation(conn, conversation_id)
             conn.execute(
                 "INSERT INTO attachments (conversation_id, path, name, content, digest, size, "
                 "mtime, tokens, encoding, parts, attached_at, read_at) "
@@ -134,7 +138,7 @@ class AttachmentStore(ConversationStore):
     ) -> None:
         """Keep a count made again (another model's encoding, another part size); skipped when
         the copy changed meanwhile (`digest` is the one counted)."""
-        with self.transaction() as conn:
+        with self._db.transaction() as conn:
             conn.execute(
                 "UPDATE attachments SET tokens = ?, encoding = ?, parts = ? "
                 "WHERE id = ? AND digest = ?",
@@ -143,8 +147,8 @@ class AttachmentStore(ConversationStore):
 
     def attachments(self, conversation_id: int) -> list[Attachment]:
         """The conversation's files, in the order they were first attached."""
-        with self.reading() as conn:
-            self._require_conversation(conn, conversation_id)
+        with self._db.reading() as conn:
+            require_conversation(conn, conversation_id)
             rows = conn.execute(
                 f"SELECT {_COLUMNS} FROM attachments WHERE conversation_id = ? ORDER BY id",
                 (conversation_id,),
@@ -153,13 +157,13 @@ class AttachmentStore(ConversationStore):
 
     def detach_file(self, conversation_id: int, path: str) -> Attachment:
         """Detach the file attached from `path` (InvalidValue when none is)."""
-        with self.transaction() as conn:
+        with self._db.transaction() as conn:
             found = self._attached(conn, conversation_id, path)
             conn.execute("DELETE FROM attachments WHERE id = ?", (found.id,))
             return found
 
     def _attached(self, conn: sqlite3.Connection, conversation_id: int, path: str) -> Attachment:
-        self._require_conversation(conn, conversation_id)
+        require_conversation(conn, conversation_id)
         row = conn.execute(
             f"SELECT {_COLUMNS} FROM attachments WHERE conversation_id = ? AND path = ?",
             (conversation_id, path),

@@ -5,11 +5,13 @@ from __future__ import annotations
 import sqlite3
 
 from ctxchat.core.history import MessageStatus
-from ctxchat.store.attachments import AttachmentStore
-from ctxchat.store.exclusions import ExclusionStore
-from ctxchat.store.messages import MessageStore
+from ctxchat.store.conversations import Conversations
+from ctxchat.store.database import Database
+from ctxchat.store.exclusions import Exclusions
+from ctxchat.store.messages import Messages
 from ctxchat.store.records import SummaryVersion
-from ctxchat.store.tasks import TaskStore
+from ctxchat.store.summaries import Summaries
+from ctxchat.store.tasks import Tasks
 from ctxchat.store.transfer import IdMap
 
 _ATTACHMENT_COPIED = (
@@ -25,9 +27,26 @@ _REPLY_KEPT = (
 marked so), besides its text and count."""
 
 
-class BranchStore(ExclusionStore, TaskStore, AttachmentStore, MessageStore):
+class Branches:
     """Copies a conversation's turns (and the summary covering them, its task and its
     attached files) into a branch."""
+
+    def __init__(
+        self,
+        db: Database,
+        *,
+        conversations: Conversations,
+        messages: Messages,
+        exclusions: Exclusions,
+        tasks: Tasks,
+        summaries: Summaries,
+    ) -> None:
+        self._db = db
+        self._conversations = conversations
+        self._messages = messages
+        self._exclusions = exclusions
+        self._tasks = tasks
+        self._summaries = summaries
 
     def branch_conversation(
         self,
@@ -51,10 +70,12 @@ class BranchStore(ExclusionStore, TaskStore, AttachmentStore, MessageStore):
         (cut at the output limit, failed, what they cost), and the turns the user left out
         stay out. The original conversation is left whole.
         """
-        original = self.get_conversation(conversation_id)
+        original = self._conversations.get_conversation(conversation_id)
         title = f"{original.title or 'Conversation'} (branch)"
-        with self.transaction() as conn:
-            branch = self.create_conversation(title, model=original.model, profile=original.profile)
+        with self._db.transaction() as conn:
+            branch = self._conversations.create_conversation(
+                title, model=original.model, profile=original.profile
+            )
             conn.execute(
                 f"UPDATE conversations SET ({_CONVERSATION_KEPT}) = "
                 f"(SELECT {_CONVERSATION_KEPT} FROM conversations WHERE id = ?) WHERE id = ?",
@@ -67,12 +88,12 @@ class BranchStore(ExclusionStore, TaskStore, AttachmentStore, MessageStore):
             )
             copies = IdMap()
             excluded: list[int] = []
-            for message in self.messages(original.id):
+            for message in self._messages.messages(original.id):
                 if message.id >= message_id:
                     break
                 if message.status is MessageStatus.STREAMING:
                     continue
-                copy = self.add_message(
+                copy = self._messages.add_message(
                     branch.id,
                     message.role,
                     message.content,
@@ -86,8 +107,8 @@ class BranchStore(ExclusionStore, TaskStore, AttachmentStore, MessageStore):
                 self._copy_ending(conn, message.id, copy.id)
                 if message.excluded:
                     excluded.append(copy.id)
-            self.set_excluded(excluded, True)
-            self.save_task(branch.id, self.task(original.id))
+            self._exclusions.set_excluded(excluded, True)
+            self._tasks.save_task(branch.id, self._tasks.task(original.id))
             conn.execute(
                 f"INSERT INTO attachments (conversation_id, {_ATTACHMENT_COPIED}) "
                 f"SELECT ?, {_ATTACHMENT_COPIED} FROM attachments WHERE conversation_id = ? "
@@ -97,7 +118,7 @@ class BranchStore(ExclusionStore, TaskStore, AttachmentStore, MessageStore):
             summary = self.covering_summary(original.id, message_id)
             if summary is not None:
                 self._copy_summary(summary, branch.id, copies)
-            self.add_message(
+            self._messages.add_message(
                 branch.id, "user", text, tokens=tokens, exact=exact, encoding=encoding, model=model
             )
         return branch.id
@@ -116,14 +137,14 @@ class BranchStore(ExclusionStore, TaskStore, AttachmentStore, MessageStore):
         only turns before `message_id`; if it covers later turns too, the newest earlier
         version that covers only turns before it (incremental folds make it the same
         summary, shorter). None when no summary is in force."""
-        active = self.active_summary(conversation_id)
+        active = self._summaries.active_summary(conversation_id)
         if active is None:
             return None
         if active.last_message_id < message_id:
             return active
         earlier = [
             version
-            for version in self.summaries(conversation_id)
+            for version in self._summaries.summaries(conversation_id)
             if version.version < active.version
             and version.last_message_id < message_id
             and not version.waiting
@@ -135,7 +156,7 @@ class BranchStore(ExclusionStore, TaskStore, AttachmentStore, MessageStore):
         first, last = copies.span(summary.first_message_id, summary.last_message_id)
         if first not in copies.ids.values() or last not in copies.ids.values():
             return  # none of the turns it covers was copied
-        copied = self.add_summary(
+        copied = self._summaries.add_summary(
             branch_id,
             text=summary.text,
             first_message_id=first,
@@ -150,4 +171,4 @@ class BranchStore(ExclusionStore, TaskStore, AttachmentStore, MessageStore):
             lost=summary.lost,
         )
         if summary.reviewed:
-            self.mark_summary_reviewed(copied.id)
+            self._summaries.mark_summary_reviewed(copied.id)

@@ -24,14 +24,17 @@ def clean_title(title: str | None) -> str:
     return " ".join((title or "").split())
 
 
-class ConversationStore(Database):
+class Conversations:
     """The conversations table."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
 
     def create_conversation(
         self, title: str | None = None, *, model: str | None = None, profile: str | None = None
     ) -> Conversation:
-        now = self.now()
-        with self.transaction() as conn:
+        now = self._db.now()
+        with self._db.transaction() as conn:
             cursor = conn.execute(
                 "INSERT INTO conversations (title, model, profile, created_at, updated_at) "
                 "VALUES (?, ?, ?, ?, ?)",
@@ -42,12 +45,12 @@ class ConversationStore(Database):
         return Conversation(cursor.lastrowid, clean_title(title), model, profile, None, now, now)
 
     def get_conversation(self, conversation_id: int) -> Conversation:
-        with self.reading() as conn:
-            return self._get_conversation(conn, conversation_id)
+        with self._db.reading() as conn:
+            return read_conversation(conn, conversation_id)
 
     def latest_conversation(self) -> Conversation | None:
         """The conversation changed most recently, or None when there is none."""
-        with self.reading() as conn:
+        with self._db.reading() as conn:
             row = conn.execute(
                 f"SELECT {_COLUMNS} FROM conversations ORDER BY updated_at DESC, id DESC LIMIT 1"
             ).fetchone()
@@ -60,7 +63,7 @@ class ConversationStore(Database):
         (in any script: `ПРИВЕТ` finds `привет`).
         """
         needle = search.strip().casefold() if search and search.strip() else None
-        with self.reading() as conn:
+        with self._db.reading() as conn:
             rows = conn.execute(
                 """
                 SELECT c.id, c.title, c.created_at, c.updated_at,
@@ -81,26 +84,26 @@ class ConversationStore(Database):
         return [ConversationInfo(*row) for row in rows]
 
     def rename_conversation(self, conversation_id: int, title: str) -> Conversation:
-        with self.transaction() as conn:
-            self._require_conversation(conn, conversation_id)
+        with self._db.transaction() as conn:
+            require_conversation(conn, conversation_id)
             conn.execute(
                 "UPDATE conversations SET title = ?, updated_at = ? WHERE id = ?",
-                (clean_title(title), self.now(), conversation_id),
+                (clean_title(title), self._db.now(), conversation_id),
             )
-            return self._get_conversation(conn, conversation_id)
+            return read_conversation(conn, conversation_id)
 
     def choose_model(
         self, conversation_id: int, profile: str | None, model: str | None
     ) -> Conversation:
         """Remember the profile and model chosen for a conversation (None, None: forget the
         choice, so the configured one applies again)."""
-        with self.transaction() as conn:
-            self._require_conversation(conn, conversation_id)
+        with self._db.transaction() as conn:
+            require_conversation(conn, conversation_id)
             conn.execute(
                 "UPDATE conversations SET chosen_profile = ?, chosen_model = ? WHERE id = ?",
                 (profile, model, conversation_id),
             )
-            return self._get_conversation(conn, conversation_id)
+            return read_conversation(conn, conversation_id)
 
     def choose_preset(self, conversation_id: int, preset: str | None) -> Conversation:
         """Remember the preset chosen for a conversation (None: none)."""
@@ -113,12 +116,12 @@ class ConversationStore(Database):
     def _set_conversation(
         self, conversation_id: int, column: str, value: str | None
     ) -> Conversation:
-        with self.transaction() as conn:
-            self._require_conversation(conn, conversation_id)
+        with self._db.transaction() as conn:
+            require_conversation(conn, conversation_id)
             conn.execute(
                 f"UPDATE conversations SET {column} = ? WHERE id = ?", (value, conversation_id)
             )
-            return self._get_conversation(conn, conversation_id)
+            return read_conversation(conn, conversation_id)
 
     def delete_conversation(self, conversation_id: int, *, with_memory: bool = False) -> None:
         """Delete a conversation with its messages, summaries and plans.
@@ -129,13 +132,13 @@ class ConversationStore(Database):
         (secure_delete), the freed pages are given back and the write-ahead log is emptied,
         so the text is not left on disk.
         """
-        with self.transaction() as conn:
-            name = self._get_conversation(conn, conversation_id).name
+        with self._db.transaction() as conn:
+            name = read_conversation(conn, conversation_id).name
             if not with_memory:
                 conn.execute(
                     "UPDATE memory SET conversation_id = NULL, enabled = 0, kept_from = ?, "
                     "updated_at = ? WHERE conversation_id = ?",
-                    (name, self.now(), conversation_id),
+                    (name, self._db.now(), conversation_id),
                 )
             # Break the conversation ↔ summary cycle before the cascades run.
             conn.execute(
@@ -145,22 +148,25 @@ class ConversationStore(Database):
             conn.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
             # Merging the search index drops the deleted messages' words from it for good.
             conn.execute("INSERT INTO messages_fts (messages_fts) VALUES ('optimize')")
-        self.reclaim_space()
-        self.checkpoint()
+        self._db.reclaim_space()
+        self._db.checkpoint()
 
-    def _get_conversation(self, conn: sqlite3.Connection, conversation_id: int) -> Conversation:
-        row = conn.execute(
-            f"SELECT {_COLUMNS} FROM conversations WHERE id = ?", (conversation_id,)
-        ).fetchone()
-        if row is None:
-            raise NotFound("conversation", conversation_id)
-        return _conversation(row)
 
-    def _require_conversation(self, conn: sqlite3.Connection, conversation_id: int) -> None:
-        if conn.execute("SELECT 1 FROM conversations WHERE id = ?", (conversation_id,)).fetchone():
-            return
+def read_conversation(conn: sqlite3.Connection, conversation_id: int) -> Conversation:
+    row = conn.execute(
+        f"SELECT {_COLUMNS} FROM conversations WHERE id = ?", (conversation_id,)
+    ).fetchone()
+    if row is None:
         raise NotFound("conversation", conversation_id)
+    return _conversation(row)
 
-    def _touch(self, conn: sqlite3.Connection, conversation_id: int, now: float) -> None:
-        """Mark the conversation changed, so it comes first in the list."""
-        conn.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id))
+
+def require_conversation(conn: sqlite3.Connection, conversation_id: int) -> None:
+    if conn.execute("SELECT 1 FROM conversations WHERE id = ?", (conversation_id,)).fetchone():
+        return
+    raise NotFound("conversation", conversation_id)
+
+
+def touch(conn: sqlite3.Connection, conversation_id: int, now: float) -> None:
+    """Mark the conversation changed, so it comes first in the list."""
+    conn.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id))

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.prices import Billing, ReplyUsage
-from ctxchat.store.variants import VariantStore
+from ctxchat.store.database import Database
 
 # Each answer is a request ctxchat made: a reply (its `estimated_prompt_tokens` is set when
 # it starts), or a variant of one. A reply copied into a branch made no request.
@@ -38,8 +38,11 @@ class BilledAnswer:
     created_at: float
 
 
-class CostStore(VariantStore):
+class Costs:
     """Reads what the cost of replies is made from."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
 
     def billed_answers(
         self,
@@ -61,7 +64,7 @@ class CostStore(VariantStore):
                 values.append(bound)
         where = " ".join(conditions)
         query = _ANSWERS.format(messages=where.format(table="m"), variants=where.format(table="v"))
-        with self.reading() as conn:
+        with self._db.reading() as conn:
             rows = conn.execute(query, (*values, *values)).fetchall()
         return [_answer(row) for row in rows]
 

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 
-from ctxchat.store.connection import BUSY_TIMEOUT_MS
 from ctxchat.store.database import Database
 
 KEPT_COUNTS = 4096
@@ -16,22 +14,25 @@ KEEP_WAIT_MS = 50
 """How long keeping counts waits for another process's write to end."""
 
 
-class CountStore(Database):
+class KeptCounts:
     """Token counts by encoding and text digest (`ctxchat.core.tokens.text_key`).
 
     Counting the system prompt and the memory entries needs the tokenizer, which takes a
     few tenths of a second to load; with these counts kept, a start can draw its plan first.
     """
 
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
     def kept_counts(self, encoding: str) -> dict[bytes, int]:
-        with self.reading() as conn:
+        with self._db.reading() as conn:
             rows = conn.execute(
                 "SELECT digest, tokens FROM kept_counts WHERE encoding = ?", (encoding,)
             ).fetchall()
         return {bytes(digest): tokens for digest, tokens in rows}
 
     def has_kept_counts(self, encoding: str) -> bool:
-        with self.reading() as conn:
+        with self._db.reading() as conn:
             row = conn.execute(
                 "SELECT 1 FROM kept_counts WHERE encoding = ? LIMIT 1", (encoding,)
             ).fetchone()
@@ -45,7 +46,7 @@ class CountStore(Database):
         """
         if not counts:
             return
-        with self._lock, self._briefly_busy(), self.transaction() as conn:
+        with self._db.waiting_briefly(KEEP_WAIT_MS), self._db.transaction() as conn:
             # `used` grows with each write: a count kept again is as new as one kept first.
             (used,) = conn.execute(
                 "SELECT coalesce(max(used), 0) + 1 FROM kept_counts WHERE encoding = ?",
@@ -63,12 +64,3 @@ class CountStore(Database):
                 "LIMIT -1 OFFSET ?)",
                 (encoding, encoding, KEPT_COUNTS),
             )
-
-    @contextmanager
-    def _briefly_busy(self) -> Iterator[None]:
-        conn = self._conn
-        conn.execute(f"PRAGMA busy_timeout = {KEEP_WAIT_MS}")
-        try:
-            yield
-        finally:
-            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")

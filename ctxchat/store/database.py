@@ -111,6 +111,18 @@ class Database:
                 raise
             raise error from exc
 
+    @contextmanager
+    def waiting_briefly(self, wait_ms: int) -> Iterator[None]:
+        """Inside it, a statement waits at most `wait_ms` for another process's write to
+        end (StoreError then), instead of the usual seconds."""
+        with self._lock:
+            conn = self._conn
+            conn.execute(f"PRAGMA busy_timeout = {wait_ms}")
+            try:
+                yield
+            finally:
+                conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+
     def data_version(self) -> int:
         """A number that changes whenever another connection (another process: a `ctxchat
         send` beside the TUI) commits to the database; this connection's own writes leave it.

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.tokens import TokenCounter, count_message
-from ctxchat.store.conversations import ConversationStore, clean_title
+from ctxchat.store.conversations import clean_title
+from ctxchat.store.database import Database
 from ctxchat.store.importers.records import ImportedAnswer, ImportedConversation, ImportedMessage
 from ctxchat.store.records import storable
 
@@ -56,8 +57,11 @@ class ImportReport:
 Progress = Callable[[ImportOutcome], None]
 
 
-class HistoryImportStore(ConversationStore):
+class HistoryImports:
     """Conversations of other tools, stored as ctxchat's own."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
 
     def import_history(
         self,
@@ -73,7 +77,7 @@ class HistoryImportStore(ConversationStore):
         `conversations` fails part way (a damaged file), nothing is stored. In a dry run
         nothing is written; the report says what would be."""
         report = ImportReport(origin)
-        with self.reading() if dry_run else self.transaction() as conn:
+        with self._db.reading() if dry_run else self._db.transaction() as conn:
             for conversation in conversations:
                 if not conversation.messages:
                     report.empty += 1
@@ -109,7 +113,7 @@ class HistoryImportStore(ConversationStore):
         origin: str,
         counter: TokenCounter,
     ) -> int:
-        now = self.now()
+        now = self._db.now()
         times = [m.created_at for m in conversation.messages if m.created_at is not None]
         created = conversation.created_at or (min(times) if times else now)
         updated = conversation.updated_at or (max(times) if times else created)

@@ -9,7 +9,8 @@ from enum import Enum
 from typing import Any
 
 from ctxchat.core.memory import MemoryEntry, MemoryKind
-from ctxchat.store.conversations import ConversationStore
+from ctxchat.store.conversations import require_conversation
+from ctxchat.store.database import Database
 from ctxchat.store.errors import InvalidValue, NotFound
 from ctxchat.store.records import storable
 
@@ -94,8 +95,11 @@ def stored_tags(tags: Iterable[str]) -> str:
     return json.dumps(valid_tags(tags), ensure_ascii=False)
 
 
-class MemoryStore(ConversationStore):
+class Memory:
     """The memory table."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
 
     def add_memory(
         self,
@@ -119,13 +123,13 @@ class MemoryStore(ConversationStore):
         `replaces` when given: they are kept, marked as replaced by the new one. A new version
         of an excluded entry is excluded too.
         """
-        now = self.now()
-        with self.transaction() as conn:
+        now = self._db.now()
+        with self._db.transaction() as conn:
             if conversation_id is not None:
-                self._require_conversation(conn, conversation_id)
+                require_conversation(conn, conversation_id)
             if project_id is not None:
-                self._require_project(conn, project_id, conversation_id)
-            if replaces is not None and not self._get_memory(conn, replaces).enabled:
+                _require_project(conn, project_id, conversation_id)
+            if replaces is not None and not _read_memory(conn, replaces).enabled:
                 enabled = False  # a new version of an entry left out is left out too
             values = (
                 valid_kind(kind).value,
@@ -138,7 +142,7 @@ class MemoryStore(ConversationStore):
                 int(enabled),
                 stored_tags(tags),
             )
-            new_id = self._insert_memory(conn, values, now, now, self._user_turns(conn))
+            new_id = insert_memory(conn, values, now, now, count_user_turns(conn))
             if project_id is not None:
                 conn.execute("UPDATE memory SET project_id = ? WHERE id = ?", (project_id, new_id))
             replaced = [] if replaces is None else [replaces]
@@ -152,7 +156,7 @@ class MemoryStore(ConversationStore):
                     )
                 ]
             for old_id in replaced:
-                self._supersede(conn, old_id, new_id, now)
+                _supersede(conn, old_id, new_id, now)
             if replaces is not None:
                 # A new version of an entry switched off somewhere is off there too.
                 conn.execute(
@@ -160,57 +164,18 @@ class MemoryStore(ConversationStore):
                     "SELECT ?, conversation_id FROM memory_off WHERE memory_id = ?",
                     (new_id, replaces),
                 )
-            return self._get_memory(conn, new_id)
-
-    @staticmethod
-    def _supersede(conn: sqlite3.Connection, old_id: int, new_id: int, when: float) -> None:
-        conn.execute(
-            "UPDATE memory SET superseded_by = ?, superseded_at = ? WHERE id = ?",
-            (new_id, when, old_id),
-        )
-
-    @staticmethod
-    def _require_project(
-        conn: sqlite3.Connection, project_id: int, conversation_id: int | None = None
-    ) -> None:
-        if conversation_id is not None:
-            raise InvalidValue("An entry is a project's or one conversation's, not both.")
-        if conn.execute("SELECT 1 FROM projects WHERE id = ?", (project_id,)).fetchone() is None:
-            raise NotFound("project", project_id)
-
-    @staticmethod
-    def _user_turns(conn: sqlite3.Connection) -> int:
-        count: int = conn.execute("SELECT count(*) FROM messages WHERE role = 'user'").fetchone()[0]
-        return count
+            return _read_memory(conn, new_id)
 
     def user_turns(self) -> int:
         """How many user turns the store holds, over every conversation (a hypothesis's clock)."""
-        with self.reading() as conn:
-            return self._user_turns(conn)
-
-    @staticmethod
-    def _insert_memory(
-        conn: sqlite3.Connection,
-        values: tuple[Any, ...],
-        created_at: float,
-        updated_at: float,
-        turn: int,
-    ) -> int:
-        """Insert one entry: `values` are its columns from kind to tags, stored as given."""
-        cursor = conn.execute(
-            "INSERT INTO memory (kind, text, key, pinned, importance, conversation_id, "
-            "source, enabled, tags, created_at, updated_at, turn) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (*values, created_at, updated_at, turn),
-        )
-        assert cursor.lastrowid is not None
-        return cursor.lastrowid
+        with self._db.reading() as conn:
+            return count_user_turns(conn)
 
     def restore_memory(self, memory_id: int) -> MemoryEntry:
         """Make a superseded entry current again; the entry that replaced it, if still
         current, is superseded by it in turn (nothing is lost either way)."""
-        with self.transaction() as conn:
-            entry = self._get_memory(conn, memory_id)
+        with self._db.transaction() as conn:
+            entry = _read_memory(conn, memory_id)
             if entry.superseded_by is None:
                 raise InvalidValue(
                     f"Memory entry {memory_id} is not superseded; nothing to restore."
@@ -224,17 +189,17 @@ class MemoryStore(ConversationStore):
                 (entry.superseded_by,),
             ).fetchone()
             if newer is not None:
-                self._supersede(conn, newer[0], memory_id, self.now())
-            return self._get_memory(conn, memory_id)
+                _supersede(conn, newer[0], memory_id, self._db.now())
+            return _read_memory(conn, memory_id)
 
     def switch_memory(self, memory_id: int, conversation_id: int, *, on: bool) -> MemoryEntry:
         """Switch an entry off in one conversation (it stays on in the others), or on again.
 
         Only an entry shared with other conversations: one of the conversation's own is
         excluded instead."""
-        with self.transaction() as conn:
-            entry = self._get_memory(conn, memory_id)
-            self._require_conversation(conn, conversation_id)
+        with self._db.transaction() as conn:
+            entry = _read_memory(conn, memory_id)
+            require_conversation(conn, conversation_id)
             if entry.conversation_id == conversation_id:
                 raise InvalidValue(
                     f"Memory entry {memory_id} belongs to conversation {conversation_id} "
@@ -246,24 +211,17 @@ class MemoryStore(ConversationStore):
                     (memory_id, conversation_id),
                 )
             else:
-                self._switch_off(conn, memory_id, conversation_id)
-            return self._get_memory(conn, memory_id)
-
-    @staticmethod
-    def _switch_off(conn: sqlite3.Connection, memory_id: int, conversation_id: int) -> None:
-        conn.execute(
-            "INSERT OR IGNORE INTO memory_off (memory_id, conversation_id) VALUES (?, ?)",
-            (memory_id, conversation_id),
-        )
+                switch_off(conn, memory_id, conversation_id)
+            return _read_memory(conn, memory_id)
 
     def keep_hypothesis(self, memory_id: int) -> MemoryEntry:
         """The user keeps an unconfirmed hypothesis: its clock starts again from this turn."""
-        with self.transaction() as conn:
-            self._get_memory(conn, memory_id)
+        with self._db.transaction() as conn:
+            _read_memory(conn, memory_id)
             conn.execute(
-                "UPDATE memory SET turn = ? WHERE id = ?", (self._user_turns(conn), memory_id)
+                "UPDATE memory SET turn = ? WHERE id = ?", (count_user_turns(conn), memory_id)
             )
-            return self._get_memory(conn, memory_id)
+            return _read_memory(conn, memory_id)
 
     def update_memory(
         self,
@@ -308,12 +266,12 @@ class MemoryStore(ConversationStore):
             changes["enabled"] = int(enabled)
         if not isinstance(tags, Unset):
             changes["tags"] = stored_tags(tags)
-        with self.transaction() as conn:
-            before = self._get_memory(conn, memory_id)
+        with self._db.transaction() as conn:
+            before = _read_memory(conn, memory_id)
             if isinstance(project_id, int):
-                self._require_project(conn, project_id)
+                _require_project(conn, project_id)
             if isinstance(conversation_id, int):
-                self._require_conversation(conn, conversation_id)
+                require_conversation(conn, conversation_id)
                 # Its own conversation's entry is in or out there by `enabled` alone.
                 conn.execute(
                     "DELETE FROM memory_off WHERE memory_id = ? AND conversation_id = ?",
@@ -321,30 +279,30 @@ class MemoryStore(ConversationStore):
                 )
             if changes.get("kind") == MemoryKind.HYPOTHESIS.value != before.kind.value:
                 # A guess waits for confirmation from the turn it became one.
-                changes["turn"] = self._user_turns(conn)
-            changes["updated_at"] = self.now()
+                changes["turn"] = count_user_turns(conn)
+            changes["updated_at"] = self._db.now()
             # Column names come from the fixed set above, never from the caller.
             assignments = ", ".join(f"{column} = ?" for column in changes)
             conn.execute(
                 f"UPDATE memory SET {assignments} WHERE id = ?", (*changes.values(), memory_id)
             )
-            return self._get_memory(conn, memory_id)
+            return _read_memory(conn, memory_id)
 
     def delete_memory(self, memory_id: int) -> None:
-        with self.transaction() as conn:
-            self._get_memory(conn, memory_id)
+        with self._db.transaction() as conn:
+            _read_memory(conn, memory_id)
             conn.execute("DELETE FROM memory WHERE id = ?", (memory_id,))
 
     def get_memory(self, memory_id: int) -> MemoryEntry:
-        with self.reading() as conn:
-            return self._get_memory(conn, memory_id)
+        with self._db.reading() as conn:
+            return _read_memory(conn, memory_id)
 
     def list_memory(
         self, *, conversation_id: int | None = None, include_all_scopes: bool = False
     ) -> list[MemoryEntry]:
         """Global entries plus those of `conversation_id` and of its project (every entry
         with `include_all_scopes`), oldest first."""
-        with self.reading() as conn:
+        with self._db.reading() as conn:
             if include_all_scopes:
                 rows = conn.execute(f"SELECT {_COLUMNS} FROM memory ORDER BY id").fetchall()
             else:
@@ -360,15 +318,62 @@ class MemoryStore(ConversationStore):
     def conversation_memory(self, conversation_id: int) -> list[MemoryEntry]:
         """The entries scoped to `conversation_id` alone (what deleting it with its memory
         deletes), oldest first."""
-        with self.reading() as conn:
+        with self._db.reading() as conn:
             rows = conn.execute(
                 f"SELECT {_COLUMNS} FROM memory WHERE conversation_id = ? ORDER BY id",
                 (conversation_id,),
             ).fetchall()
         return [_entry(row) for row in rows]
 
-    def _get_memory(self, conn: sqlite3.Connection, memory_id: int) -> MemoryEntry:
-        row = conn.execute(f"SELECT {_COLUMNS} FROM memory WHERE id = ?", (memory_id,)).fetchone()
-        if row is None:
-            raise NotFound("memory entry", memory_id)
-        return _entry(row)
+
+def _supersede(conn: sqlite3.Connection, old_id: int, new_id: int, when: float) -> None:
+    conn.execute(
+        "UPDATE memory SET superseded_by = ?, superseded_at = ? WHERE id = ?",
+        (new_id, when, old_id),
+    )
+
+
+def _require_project(
+    conn: sqlite3.Connection, project_id: int, conversation_id: int | None = None
+) -> None:
+    if conversation_id is not None:
+        raise InvalidValue("An entry is a project's or one conversation's, not both.")
+    if conn.execute("SELECT 1 FROM projects WHERE id = ?", (project_id,)).fetchone() is None:
+        raise NotFound("project", project_id)
+
+
+def count_user_turns(conn: sqlite3.Connection) -> int:
+    count: int = conn.execute("SELECT count(*) FROM messages WHERE role = 'user'").fetchone()[0]
+    return count
+
+
+def insert_memory(
+    conn: sqlite3.Connection,
+    values: tuple[Any, ...],
+    created_at: float,
+    updated_at: float,
+    turn: int,
+) -> int:
+    """Insert one entry: `values` are its columns from kind to tags, stored as given."""
+    cursor = conn.execute(
+        "INSERT INTO memory (kind, text, key, pinned, importance, conversation_id, "
+        "source, enabled, tags, created_at, updated_at, turn) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (*values, created_at, updated_at, turn),
+    )
+    assert cursor.lastrowid is not None
+    return cursor.lastrowid
+
+
+def switch_off(conn: sqlite3.Connection, memory_id: int, conversation_id: int) -> None:
+    conn.execute(
+        "INSERT OR IGNORE INTO memory_off (memory_id, conversation_id) VALUES (?, ?)",
+        (memory_id, conversation_id),
+    )
+
+
+def _read_memory(conn: sqlite3.Connection, memory_id: int) -> MemoryEntry:
+    row = conn.execute(f"SELECT {_COLUMNS} FROM memory WHERE id = ?", (memory_id,)).fetchone()
+    if row is None:
+        raise NotFound("memory entry", memory_id)
+    return _entry(row)

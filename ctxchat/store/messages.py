@@ -7,10 +7,12 @@ from collections.abc import Callable
 from typing import Any
 
 from ctxchat.core.history import HistoryMessage, MessageStatus
+from ctxchat.store.conversations import require_conversation, touch
+from ctxchat.store.database import Database
 from ctxchat.store.errors import InvalidValue, NotFound
-from ctxchat.store.plans import PlanStore
+from ctxchat.store.plans import release_plans
 from ctxchat.store.records import ROLES, StoredMessage, storable
-from ctxchat.store.summaries import SummaryStore
+from ctxchat.store.summaries import drop_summaries_beyond
 
 # Each status by its stored value: a dictionary look-up per row where calling the enum costs
 # several times more (20,000 rows are read for a 20,000-message conversation's plan).
@@ -46,8 +48,11 @@ def check_role(role: str) -> None:
         raise InvalidValue(f"Unknown role {role!r}; a message is from {', '.join(ROLES)}.")
 
 
-class MessageStore(SummaryStore, PlanStore):
-    """The messages table, apart from replies being streamed (see ReplyStore)."""
+class Messages:
+    """The messages table, apart from replies being streamed (see `Replies`)."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
 
     def add_message(
         self,
@@ -67,10 +72,10 @@ class MessageStore(SummaryStore, PlanStore):
         status = MessageStatus(status)
         if status is MessageStatus.STREAMING:
             raise InvalidValue("A reply being streamed is started with start_reply.")
-        now = self.now()
-        with self.transaction() as conn:
-            self._require_conversation(conn, conversation_id)
-            self._check_parent(conn, conversation_id, parent_id)
+        now = self._db.now()
+        with self._db.transaction() as conn:
+            require_conversation(conn, conversation_id)
+            check_parent(conn, conversation_id, parent_id)
             cursor = conn.execute(
                 "INSERT INTO messages (conversation_id, parent_id, role, content, tokens, exact, "
                 "encoding, model, status, created_at, updated_at) "
@@ -89,19 +94,19 @@ class MessageStore(SummaryStore, PlanStore):
                     now,
                 ),
             )
-            self._touch(conn, conversation_id, now)
+            touch(conn, conversation_id, now)
             assert cursor.lastrowid is not None
-            return self._get_message(conn, cursor.lastrowid)
+            return read_message(conn, cursor.lastrowid)
 
     def get_message(self, message_id: int) -> StoredMessage:
-        with self.reading() as conn:
-            return self._get_message(conn, message_id)
+        with self._db.reading() as conn:
+            return read_message(conn, message_id)
 
     def newest_message(
         self, conversation_id: int, *, role: str | None = None
     ) -> StoredMessage | None:
         """The conversation's last message (of `role`, if given), if it has any."""
-        with self.reading() as conn:
+        with self._db.reading() as conn:
             row = conn.execute(
                 f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? "
                 "AND (? IS NULL OR role = ?) ORDER BY id DESC LIMIT 1",
@@ -113,8 +118,8 @@ class MessageStore(SummaryStore, PlanStore):
         self, conversation_id: int, *, offset: int = 0, limit: int | None = None
     ) -> list[StoredMessage]:
         """Messages in the order they were written; `offset`/`limit` page through them."""
-        with self.reading() as conn:
-            self._require_conversation(conn, conversation_id)
+        with self._db.reading() as conn:
+            require_conversation(conn, conversation_id)
             rows = conn.execute(
                 f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? "
                 "ORDER BY id LIMIT ? OFFSET ?",
@@ -125,8 +130,8 @@ class MessageStore(SummaryStore, PlanStore):
     def count_messages(self, conversation_id: int, *, after: int | None = None) -> int:
         """How many messages the conversation holds (only those written after the message
         `after`, when given)."""
-        with self.reading() as conn:
-            self._require_conversation(conn, conversation_id)
+        with self._db.reading() as conn:
+            require_conversation(conn, conversation_id)
             count: int = conn.execute(
                 "SELECT count(*) FROM messages WHERE conversation_id = ? AND id > ?",
                 (conversation_id, -1 if after is None else after),
@@ -139,12 +144,12 @@ class MessageStore(SummaryStore, PlanStore):
         """Edit a message's text (with its new count).
 
         Summary versions covering this message or later ones are deleted: they were made from
-        the old text (see `_drop_summaries_beyond`). Plans of earlier replies keep the text
+        the old text (see `drop_summaries_beyond`). Plans of earlier replies keep the text
         as it was sent; they hold their own copy.
         """
-        now = self.now()
-        with self.transaction() as conn:
-            message = self._get_message(conn, message_id)
+        now = self._db.now()
+        with self._db.transaction() as conn:
+            message = read_message(conn, message_id)
             if message.status is MessageStatus.STREAMING:
                 raise InvalidValue(f"Message {message_id} is still being streamed.")
             conn.execute(
@@ -152,9 +157,9 @@ class MessageStore(SummaryStore, PlanStore):
                 "updated_at = ? WHERE id = ?",
                 (storable(content), tokens, int(exact), encoding, now, message_id),
             )
-            self._drop_summaries_beyond(conn, message.conversation_id, message_id - 1)
-            self._touch(conn, message.conversation_id, now)
-            return self._get_message(conn, message_id)
+            drop_summaries_beyond(conn, message.conversation_id, message_id - 1)
+            touch(conn, message.conversation_id, now)
+            return read_message(conn, message_id)
 
     def delete_messages_after(self, conversation_id: int, message_id: int) -> int:
         """Delete every message of the conversation after `message_id` (edit-and-resend
@@ -163,8 +168,8 @@ class MessageStore(SummaryStore, PlanStore):
         Their plans go with them, and so do the summary versions that covered any of them;
         if the version in force was one, the newest remaining version takes its place.
         """
-        with self.transaction() as conn:
-            kept = self._get_message(conn, message_id)
+        with self._db.transaction() as conn:
+            kept = read_message(conn, message_id)
             if kept.conversation_id != conversation_id:
                 raise InvalidValue(
                     f"Message {message_id} is not in conversation {conversation_id}."
@@ -178,13 +183,13 @@ class MessageStore(SummaryStore, PlanStore):
             ]
             if not doomed:
                 return 0
-            self._release_plans(conn, doomed)
-            self._drop_summaries_beyond(conn, conversation_id, message_id)
+            release_plans(conn, doomed)
+            drop_summaries_beyond(conn, conversation_id, message_id)
             conn.execute(
                 "DELETE FROM messages WHERE conversation_id = ? AND id > ?",
                 (conversation_id, message_id),
             )
-            self._touch(conn, conversation_id, self.now())
+            touch(conn, conversation_id, self._db.now())
         return len(doomed)
 
     def history(
@@ -201,8 +206,8 @@ class MessageStore(SummaryStore, PlanStore):
         counted again with `recount(role, content)` when it is given, and the new count is
         stored (with `exact`), so this happens once per message, not on every request.
         """
-        with self.reading() as conn:
-            self._require_conversation(conn, conversation_id)
+        with self._db.reading() as conn:
+            require_conversation(conn, conversation_id)
             rows = conn.execute(
                 "SELECT id, role, content, tokens, status, encoding, excluded FROM messages "
                 "WHERE conversation_id = ? ORDER BY id",
@@ -222,7 +227,7 @@ class MessageStore(SummaryStore, PlanStore):
         if updates:
             # Counting happened outside the lock (it can take a while); the WHERE clause
             # skips a message another process changed in the meantime.
-            with self.transaction() as conn:
+            with self._db.transaction() as conn:
                 conn.executemany(
                     "UPDATE messages SET tokens = ?, encoding = ?, exact = ? "
                     "WHERE id = ? AND encoding = ? AND content = ?",
@@ -230,18 +235,18 @@ class MessageStore(SummaryStore, PlanStore):
                 )
         return history
 
-    def _get_message(self, conn: sqlite3.Connection, message_id: int) -> StoredMessage:
-        row = conn.execute(
-            f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE id = ?", (message_id,)
-        ).fetchone()
-        if row is None:
-            raise NotFound("message", message_id)
-        return message_from_row(row)
 
-    def _check_parent(
-        self, conn: sqlite3.Connection, conversation_id: int, parent_id: int | None
-    ) -> None:
-        if parent_id is None:
-            return
-        if self._get_message(conn, parent_id).conversation_id != conversation_id:
-            raise InvalidValue(f"Message {parent_id} is not in conversation {conversation_id}.")
+def read_message(conn: sqlite3.Connection, message_id: int) -> StoredMessage:
+    row = conn.execute(
+        f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE id = ?", (message_id,)
+    ).fetchone()
+    if row is None:
+        raise NotFound("message", message_id)
+    return message_from_row(row)
+
+
+def check_parent(conn: sqlite3.Connection, conversation_id: int, parent_id: int | None) -> None:
+    if parent_id is None:
+        return
+    if read_message(conn, parent_id).conversation_id != conversation_id:
+        raise InvalidValue(f"Message {parent_id} is not in conversation {conversation_id}.")

@@ -23,8 +23,11 @@ def _others(conversation_id: int, project_id: int | None) -> tuple[str, list[obj
     return where, parameters
 
 
-class OtherEmbeddingStore(Database):
+class OtherEmbeddings:
     """Vectors of the messages of conversations other than the one recalling."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
 
     def load_other_embeddings(
         self, conversation_id: int, model: str, project_id: int | None
@@ -32,7 +35,7 @@ class OtherEmbeddingStore(Database):
         """(message id, vector bytes) by `model` of the recallable messages of the other
         conversations (of project `project_id`, or all when None), oldest first."""
         where, parameters = _others(conversation_id, project_id)
-        with self.reading() as conn:
+        with self._db.reading() as conn:
             rows = conn.execute(
                 "SELECT e.message_id, e.vector FROM message_embeddings AS e "
                 "JOIN messages AS m ON m.id = e.message_id "
@@ -47,7 +50,7 @@ class OtherEmbeddingStore(Database):
         """(id, content) of the other conversations' recallable messages with no vector by
         `model` yet, newest first (as `messages_to_embed` for the conversation's own)."""
         where, parameters = _others(conversation_id, project_id)
-        with self.reading() as conn:
+        with self._db.reading() as conn:
             rows = conn.execute(
                 "SELECT m.id, m.content FROM messages AS m "
                 "LEFT JOIN message_embeddings AS e ON e.message_id = m.id AND e.model = ? "
@@ -72,7 +75,7 @@ class OtherEmbeddingStore(Database):
         if not message_ids:
             return []
         marks = ", ".join("?" * len(message_ids))
-        with self.reading() as conn:
+        with self._db.reading() as conn:
             rows = conn.execute(
                 "SELECT m.id, m.conversation_id, c.title, m.role, m.content, m.tokens, "
                 "m.created_at FROM messages AS m "

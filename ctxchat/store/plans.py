@@ -8,7 +8,7 @@ from collections.abc import Collection, Iterable
 from typing import TypeVar
 
 from ctxchat.core.plan import ContextPlan
-from ctxchat.store.conversations import ConversationStore
+from ctxchat.store.database import Database
 from ctxchat.store.errors import NotFound
 from ctxchat.store.plancodec import pack, rebuild, unpack
 from ctxchat.store.records import storable
@@ -26,23 +26,26 @@ def _chunks(ids: Collection[_Key]) -> Iterable[list[_Key]]:
         yield ordered[start : start + _CHUNK]
 
 
-class PlanStore(ConversationStore):
+class Plans:
     """The reply_plans table and the plan_blobs texts they point to."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
 
     def save_plan(self, message_id: int, plan: ContextPlan) -> None:
         """Keep the plan a reply was produced from (replacing one saved before).
 
         Save it when the reply starts, so an interrupted reply keeps its plan too.
         """
-        with self.transaction() as conn:
+        with self._db.transaction() as conn:
             row = conn.execute(
                 "SELECT conversation_id FROM messages WHERE id = ?", (message_id,)
             ).fetchone()
             if row is None:
                 raise NotFound("message", message_id)
-            self._release_plans(conn, [message_id])
+            release_plans(conn, [message_id])
             texts = [storable(message.content) for message in plan.messages]
-            blob_for = self._hold_blobs(conn, row[0], texts)
+            blob_for = _hold_blobs(conn, row[0], texts)
             packed = pack(plan, [blob_for[text] for text in texts])
             conn.execute(
                 "INSERT INTO reply_plans (message_id, packed) VALUES (?, ?)", (message_id, packed)
@@ -50,7 +53,7 @@ class PlanStore(ConversationStore):
 
     def load_plan(self, message_id: int) -> ContextPlan | None:
         """The plan a reply was produced from, or None if none was saved."""
-        with self.reading() as conn:
+        with self._db.reading() as conn:
             row = conn.execute(
                 "SELECT packed FROM reply_plans WHERE message_id = ?", (message_id,)
             ).fetchone()
@@ -67,54 +70,54 @@ class PlanStore(ConversationStore):
                 )
         return rebuild(packed, texts)
 
-    def _hold_blobs(
-        self, conn: sqlite3.Connection, conversation_id: int, texts: Iterable[str]
-    ) -> dict[str, int]:
-        """The blob id of each distinct text, stored if new; each counts one more plan."""
-        digests = {text: hashlib.sha256(text.encode("utf-8")).digest() for text in texts}
-        found: dict[bytes, int] = {}
-        for chunk in _chunks(list(digests.values())):
-            marks = ",".join("?" * len(chunk))
-            found.update(
-                (digest, blob_id)
-                for blob_id, digest in conn.execute(
-                    f"SELECT id, hash FROM plan_blobs WHERE conversation_id = ? "
-                    f"AND hash IN ({marks})",
-                    (conversation_id, *chunk),
-                )
-            )
-        conn.executemany(
-            "UPDATE plan_blobs SET refs = refs + 1 WHERE id = ?", [(i,) for i in found.values()]
-        )
-        blob_for: dict[str, int] = {}
-        for text, digest in digests.items():
-            if digest not in found:
-                cursor = conn.execute(
-                    "INSERT INTO plan_blobs (conversation_id, hash, content, refs) "
-                    "VALUES (?, ?, ?, 1)",
-                    (conversation_id, digest, text),
-                )
-                assert cursor.lastrowid is not None
-                found[digest] = cursor.lastrowid
-            blob_for[text] = found[digest]
-        return blob_for
 
-    def _release_plans(self, conn: sqlite3.Connection, message_ids: Collection[int]) -> None:
-        """Delete these replies' plans and every text no remaining plan uses."""
-        released: dict[int, int] = {}
-        for chunk in _chunks(message_ids):
-            marks = ",".join("?" * len(chunk))
-            rows = conn.execute(
-                f"SELECT packed FROM reply_plans WHERE message_id IN ({marks})", chunk
-            ).fetchall()
-            for (packed,) in rows:
-                for blob_id in set(unpack(packed).blob_ids):
-                    released[blob_id] = released.get(blob_id, 0) + 1
-            conn.execute(f"DELETE FROM reply_plans WHERE message_id IN ({marks})", chunk)
-        conn.executemany(
-            "UPDATE plan_blobs SET refs = refs - ? WHERE id = ?",
-            [(count, blob_id) for blob_id, count in released.items()],
+def _hold_blobs(
+    conn: sqlite3.Connection, conversation_id: int, texts: Iterable[str]
+) -> dict[str, int]:
+    """The blob id of each distinct text, stored if new; each counts one more plan."""
+    digests = {text: hashlib.sha256(text.encode("utf-8")).digest() for text in texts}
+    found: dict[bytes, int] = {}
+    for chunk in _chunks(list(digests.values())):
+        marks = ",".join("?" * len(chunk))
+        found.update(
+            (digest, blob_id)
+            for blob_id, digest in conn.execute(
+                f"SELECT id, hash FROM plan_blobs WHERE conversation_id = ? AND hash IN ({marks})",
+                (conversation_id, *chunk),
+            )
         )
-        for chunk in _chunks(released):
-            marks = ",".join("?" * len(chunk))
-            conn.execute(f"DELETE FROM plan_blobs WHERE refs <= 0 AND id IN ({marks})", chunk)
+    conn.executemany(
+        "UPDATE plan_blobs SET refs = refs + 1 WHERE id = ?", [(i,) for i in found.values()]
+    )
+    blob_for: dict[str, int] = {}
+    for text, digest in digests.items():
+        if digest not in found:
+            cursor = conn.execute(
+                "INSERT INTO plan_blobs (conversation_id, hash, content, refs) VALUES (?, ?, ?, 1)",
+                (conversation_id, digest, text),
+            )
+            assert cursor.lastrowid is not None
+            found[digest] = cursor.lastrowid
+        blob_for[text] = found[digest]
+    return blob_for
+
+
+def release_plans(conn: sqlite3.Connection, message_ids: Collection[int]) -> None:
+    """Delete these replies' plans and every text no remaining plan uses."""
+    released: dict[int, int] = {}
+    for chunk in _chunks(message_ids):
+        marks = ",".join("?" * len(chunk))
+        rows = conn.execute(
+            f"SELECT packed FROM reply_plans WHERE message_id IN ({marks})", chunk
+        ).fetchall()
+        for (packed,) in rows:
+            for blob_id in set(unpack(packed).blob_ids):
+                released[blob_id] = released.get(blob_id, 0) + 1
+        conn.execute(f"DELETE FROM reply_plans WHERE message_id IN ({marks})", chunk)
+    conn.executemany(
+        "UPDATE plan_blobs SET refs = refs - ? WHERE id = ?",
+        [(count, blob_id) for blob_id, count in released.items()],
+    )
+    for chunk in _chunks(released):
+        marks = ",".join("?" * len(chunk))
+        conn.execute(f"DELETE FROM plan_blobs WHERE refs <= 0 AND id IN ({marks})", chunk)

@@ -7,9 +7,11 @@ import socket
 from typing import NoReturn
 
 from ctxchat.core.history import MessageStatus
+from ctxchat.store.conversations import require_conversation, touch
+from ctxchat.store.database import Database
 from ctxchat.store.ending import ReplyEnding
 from ctxchat.store.errors import StoreError
-from ctxchat.store.messages import MessageStore
+from ctxchat.store.messages import check_parent, read_message
 from ctxchat.store.records import StoredMessage, storable
 
 # A reply whose writer cannot be checked (another host, or no way to test a process id)
@@ -52,8 +54,11 @@ def writer_alive(owner: str | None, updated_at: float, now: float) -> bool:
     return now - updated_at < STALE_AFTER
 
 
-class ReplyStore(MessageStore):
+class Replies:
     """Streaming replies: start_reply → save_partial … → finish_reply."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
 
     def start_reply(
         self,
@@ -64,10 +69,10 @@ class ReplyStore(MessageStore):
         parent_id: int | None = None,
     ) -> StoredMessage:
         """An empty assistant message marked streaming, saved before the first token."""
-        now = self.now()
-        with self.transaction() as conn:
-            self._require_conversation(conn, conversation_id)
-            self._check_parent(conn, conversation_id, parent_id)
+        now = self._db.now()
+        with self._db.transaction() as conn:
+            require_conversation(conn, conversation_id)
+            check_parent(conn, conversation_id, parent_id)
             cursor = conn.execute(
                 "INSERT INTO messages (conversation_id, parent_id, role, content, model, status, "
                 "estimated_prompt_tokens, stream_owner, created_at, updated_at) "
@@ -83,13 +88,13 @@ class ReplyStore(MessageStore):
                     now,
                 ),
             )
-            self._touch(conn, conversation_id, now)
+            touch(conn, conversation_id, now)
             assert cursor.lastrowid is not None
-            return self._get_message(conn, cursor.lastrowid)
+            return read_message(conn, cursor.lastrowid)
 
     def save_partial(self, message_id: int, content: str, reasoning: str = "") -> None:
         """Save the text received so far: one UPDATE. Callers throttle (see ReplyWriter)."""
-        with self.transaction() as conn:
+        with self._db.transaction() as conn:
             cursor = conn.execute(
                 "UPDATE messages SET content = ?, reasoning = ?, status = ?, stream_owner = ?, "
                 f"updated_at = ? WHERE id = ? AND {_OPEN}",
@@ -98,20 +103,20 @@ class ReplyStore(MessageStore):
                     storable(reasoning),
                     MessageStatus.STREAMING.value,
                     this_writer(),
-                    self.now(),
+                    self._db.now(),
                     message_id,
                 ),
             )
             if cursor.rowcount == 0:
-                self._refuse_finished(self._get_message(conn, message_id))
+                self._refuse_finished(read_message(conn, message_id))
 
     def finish_reply(self, message_id: int, ending: ReplyEnding) -> StoredMessage:
         """Store the whole reply with its count and the server's usage; `ending.status` says
         how it ended: complete, interrupted (stopped or cut off) or failed (`error` says why,
         and `error_detail` what the server said)."""
-        now = self.now()
-        with self.transaction() as conn:
-            message = self._get_message(conn, message_id)
+        now = self._db.now()
+        with self._db.transaction() as conn:
+            message = read_message(conn, message_id)
             cursor = conn.execute(
                 f"UPDATE messages SET {ending.assignments()}, stream_owner = NULL, "
                 f"updated_at = ? WHERE id = ? AND {_OPEN}",
@@ -119,8 +124,8 @@ class ReplyStore(MessageStore):
             )
             if cursor.rowcount == 0:
                 self._refuse_finished(message)
-            self._touch(conn, message.conversation_id, now)
-            return self._get_message(conn, message_id)
+            touch(conn, message.conversation_id, now)
+            return read_message(conn, message_id)
 
     def _refuse_finished(self, message: StoredMessage) -> NoReturn:
         raise StoreError(f"Reply {message.id} is already finished ({message.status.value}).")
@@ -133,16 +138,16 @@ class ReplyStore(MessageStore):
         dead by mistake, its next save marks it streaming again. The time of the last saved
         text is kept as the message's `updated_at`.
         """
-        with self.reading() as conn:
+        with self._db.reading() as conn:
             # Served by the partial index of streaming rows: cheap on every open.
             rows = conn.execute(
                 "SELECT id, stream_owner, updated_at FROM messages WHERE status = 'streaming'"
             ).fetchall()
-        now = self.now() if rows else 0.0
+        now = self._db.now() if rows else 0.0
         abandoned = [(row[0],) for row in rows if not writer_alive(row[1], row[2], now)]
         if not abandoned:
             return 0
-        with self.transaction() as conn:
+        with self._db.transaction() as conn:
             conn.executemany(
                 "UPDATE messages SET status = 'interrupted' WHERE id = ? AND status = 'streaming'",
                 abandoned,

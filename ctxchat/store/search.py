@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ctxchat.core.recall import PREFIX_LENGTH, RecallCandidate
+from ctxchat.store.database import Database
 from ctxchat.store.records import MessageHit, conversation_name
-from ctxchat.store.transfer import TransferStore
 
 # A word as the index's tokenizer (unicode61) cuts one: letters and digits; `_` separates.
 _INDEX_WORD = re.compile(r"[^\W_]+")
@@ -69,14 +69,17 @@ def other_hit(
     return OtherHit(candidate, other, message_id, conversation_name(other, title), created_at)
 
 
-class SearchStore(TransferStore):
+class Search:
     """Search; the index is kept in step with the messages table by triggers."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
 
     def term_documents(self, terms: Sequence[str]) -> dict[str, int]:
         """How many messages (in all conversations) hold each term — as a prefix when the
         recall query will use it as one."""
         documents: dict[str, int] = {}
-        with self.reading() as conn:
+        with self._db.reading() as conn:
             for term in terms:
                 if len(term) >= PREFIX_LENGTH:
                     row = conn.execute(
@@ -121,7 +124,7 @@ class SearchStore(TransferStore):
             parameters.append(before_id)
         query += "ORDER BY score LIMIT ?"
         parameters.append(limit)
-        with self.reading() as conn:
+        with self._db.reading() as conn:
             rows = _fts_rows(conn, query, parameters)
             candidates = []
             for message_id, role, content, tokens, score in rows:
@@ -170,7 +173,7 @@ class SearchStore(TransferStore):
             parameters.append(project_id)
         query += "ORDER BY score LIMIT ?"
         parameters.append(limit)
-        with self.reading() as conn:
+        with self._db.reading() as conn:
             rows = _fts_rows(conn, query, parameters)
             if not rows:
                 return []
@@ -187,7 +190,7 @@ class SearchStore(TransferStore):
             "ORDER BY m.id {} LIMIT 1"
         )
         found: list[OtherHit | None] = []
-        with self.reading() as conn:
+        with self._db.reading() as conn:
             for sign, order, step in (("<", "DESC", 1), (">", "ASC", -1)):
                 row = conn.execute(
                     query.format(sign, order), (hit.conversation_id, hit.message_id)
@@ -212,7 +215,7 @@ class SearchStore(TransferStore):
         match = find_expression(text)
         if not match:
             return {}
-        with self.reading() as conn:
+        with self._db.reading() as conn:
             try:
                 rows = conn.execute(
                     "SELECT h.conversation_id, h.message_id, m.content, h.hits FROM ("
@@ -234,7 +237,7 @@ class SearchStore(TransferStore):
         match = find_expression(text)
         if not match:
             return []
-        with self.reading() as conn:
+        with self._db.reading() as conn:
             try:
                 # The index is asked once; joined row by row, it would be asked per message.
                 rows = conn.execute(
@@ -249,7 +252,7 @@ class SearchStore(TransferStore):
     def message_position(self, conversation_id: int, message_id: int) -> int:
         """How many of the conversation's messages come before `message_id` (its offset
         from the oldest, as the conversation pane pages)."""
-        with self.reading() as conn:
+        with self._db.reading() as conn:
             count: int = conn.execute(
                 "SELECT count(*) FROM messages WHERE conversation_id = ? AND id < ?",
                 (conversation_id, message_id),
@@ -273,7 +276,7 @@ class SearchStore(TransferStore):
             "AND e.message_id IS NULL "
         )
         rows: list[tuple[int, str]] = []
-        with self.reading() as conn:
+        with self._db.reading() as conn:
             wanted = list(dict.fromkeys(first))[:limit]
             if wanted:
                 marks = ", ".join("?" * len(wanted))
@@ -300,7 +303,7 @@ class SearchStore(TransferStore):
         stand for text it no longer holds (an edit brings it back to `messages_to_embed`).
         """
         saved: list[int] = []
-        with self.transaction() as conn:
+        with self._db.transaction() as conn:
             for message_id, content, vector in rows:
                 cursor = conn.execute(
                     "INSERT INTO message_embeddings (message_id, model, vector) "
@@ -315,7 +318,7 @@ class SearchStore(TransferStore):
 
     def load_embeddings(self, conversation_id: int, model: str) -> list[tuple[int, bytes]]:
         """(message id, vector bytes) of the conversation's embedded messages, oldest first."""
-        with self.reading() as conn:
+        with self._db.reading() as conn:
             rows = conn.execute(
                 "SELECT e.message_id, e.vector FROM message_embeddings AS e "
                 "JOIN messages AS m ON m.id = e.message_id "

@@ -7,12 +7,15 @@ from collections.abc import Mapping
 from ctxchat.store.database import Database
 
 
-class ServerCountStore(Database):
+class ServerCounts:
     """Counts by tokenizer key (server kind, address and model) and text digest
     (`ctxchat.core.tokens.text_key`): the text itself is not stored again."""
 
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
     def server_counts(self, tokenizer: str) -> dict[bytes, int]:
-        with self.reading() as conn:
+        with self._db.reading() as conn:
             rows = conn.execute(
                 "SELECT digest, tokens FROM server_counts WHERE tokenizer = ?", (tokenizer,)
             ).fetchall()
@@ -21,7 +24,7 @@ class ServerCountStore(Database):
     def keep_server_counts(self, tokenizer: str, counts: Mapping[bytes, int]) -> None:
         if not counts:
             return
-        with self.transaction() as conn:
+        with self._db.transaction() as conn:
             conn.executemany(
                 "INSERT OR REPLACE INTO server_counts (tokenizer, digest, tokens) VALUES (?, ?, ?)",
                 [(tokenizer, digest, tokens) for digest, tokens in counts.items()],

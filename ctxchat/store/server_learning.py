@@ -21,11 +21,14 @@ class LearnedServer:
     """What was told when that window was learned."""
 
 
-class ServerLearningStore(Database):
+class ServerLearning:
     """`LearnedServer` by server key ("<base URL> <model>")."""
 
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
     def server_learning(self, server: str) -> LearnedServer | None:
-        with self.reading() as conn:
+        with self._db.reading() as conn:
             row = conn.execute(
                 "SELECT undercount, gap, window, window_note FROM server_learning WHERE server = ?",
                 (server,),
@@ -38,7 +41,7 @@ class ServerLearningStore(Database):
     def keep_server_learning(self, server: str, learned: LearnedServer) -> LearnedServer:
         """Keep `learned`, merged with what another process kept meanwhile (the larger
         ratio and gap; the newer window); returns what is kept now."""
-        with self.transaction() as conn:
+        with self._db.transaction() as conn:
             row = conn.execute(
                 "SELECT undercount, gap FROM server_learning WHERE server = ?", (server,)
             ).fetchone()
@@ -49,6 +52,6 @@ class ServerLearningStore(Database):
                 "INSERT OR REPLACE INTO server_learning "
                 "(server, undercount, gap, window, window_note, updated_at) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
-                (server, undercount, gap, learned.window, learned.window_note, self.now()),
+                (server, undercount, gap, learned.window, learned.window_note, self._db.now()),
             )
         return LearnedServer(undercount, gap, learned.window, learned.window_note)

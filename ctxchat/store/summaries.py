@@ -9,7 +9,8 @@ from typing import Any
 
 from ctxchat.core.summary import SummaryStrategy
 from ctxchat.core.summary_loss import LostDetail
-from ctxchat.store.conversations import ConversationStore
+from ctxchat.store.conversations import read_conversation, require_conversation
+from ctxchat.store.database import Database
 from ctxchat.store.errors import InvalidValue, NotFound, StoreError
 from ctxchat.store.memory import UNSET, Unset
 from ctxchat.store.records import SummaryVersion
@@ -56,8 +57,11 @@ class SummaryChanged(StoreError):
     a rollback): storing it would fold the same turns twice."""
 
 
-class SummaryStore(ConversationStore):
+class Summaries:
     """The summaries table and the conversation's active summary."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
 
     def add_summary(
         self,
@@ -93,8 +97,8 @@ class SummaryStore(ConversationStore):
                 f"A summary cannot cover messages {first_message_id} to {last_message_id}: "
                 "the first comes after the last."
             )
-        with self.transaction() as conn:
-            conversation = self._get_conversation(conn, conversation_id)
+        with self._db.transaction() as conn:
+            conversation = read_conversation(conn, conversation_id)
             if not isinstance(in_force, Unset) and conversation.active_summary_id != in_force:
                 raise SummaryChanged(
                     "The summary changed while this one was being made (another process "
@@ -112,8 +116,8 @@ class SummaryStore(ConversationStore):
                 "SELECT coalesce(max(version), 0) + 1 FROM summaries WHERE conversation_id = ?",
                 (conversation_id,),
             ).fetchone()[0]
-            now = self.now()
-            summary_id = self._insert_summary(
+            now = self._db.now()
+            summary_id = insert_summary(
                 conn,
                 conversation_id,
                 version,
@@ -141,64 +145,16 @@ class SummaryStore(ConversationStore):
                 "UPDATE conversations SET active_summary_id = ?, updated_at = ? WHERE id = ?",
                 (conversation.active_summary_id if waiting else summary_id, now, conversation_id),
             )
-            return self._get_summary(conn, summary_id)
-
-    @staticmethod
-    def _insert_summary(
-        conn: sqlite3.Connection,
-        conversation_id: int,
-        version: int,
-        text: str,
-        first_message_id: int,
-        last_message_id: int,
-        strategy: str,
-        model: str | None,
-        tokens: int,
-        edited: bool,
-        note: str,
-        created_at: float,
-        *,
-        cut: bool = False,
-        lost: Sequence[LostDetail] = (),
-        reviewed: bool = False,
-        faults: Sequence[str] = (),
-        waiting: bool = False,
-    ) -> int:
-        """Insert one summary row as given (no checks: the callers made them); its id."""
-        cursor = conn.execute(
-            "INSERT INTO summaries (conversation_id, version, text, first_message_id, "
-            "last_message_id, strategy, model, tokens, edited, note, created_at, cut, lost, "
-            "reviewed, faults, waiting) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                conversation_id,
-                version,
-                text,
-                first_message_id,
-                last_message_id,
-                strategy,
-                model,
-                tokens,
-                int(edited),
-                note,
-                created_at,
-                int(cut),
-                lost_to_json(lost),
-                int(reviewed),
-                json.dumps(list(faults), ensure_ascii=False),
-                int(waiting),
-            ),
-        )
-        assert cursor.lastrowid is not None
-        return cursor.lastrowid
+            return _read_summary(conn, summary_id)
 
     def get_summary(self, summary_id: int) -> SummaryVersion:
-        with self.reading() as conn:
-            return self._get_summary(conn, summary_id)
+        with self._db.reading() as conn:
+            return _read_summary(conn, summary_id)
 
     def summaries(self, conversation_id: int) -> list[SummaryVersion]:
         """Every version kept for the conversation, oldest first."""
-        with self.reading() as conn:
-            self._require_conversation(conn, conversation_id)
+        with self._db.reading() as conn:
+            require_conversation(conn, conversation_id)
             rows = conn.execute(
                 f"SELECT {_COLUMNS} FROM summaries WHERE conversation_id = ? ORDER BY version",
                 (conversation_id,),
@@ -207,16 +163,16 @@ class SummaryStore(ConversationStore):
 
     def active_summary(self, conversation_id: int) -> SummaryVersion | None:
         """The version in force, or None (no summary yet, or rolled back to none)."""
-        with self.reading() as conn:
-            active = self._get_conversation(conn, conversation_id).active_summary_id
-            return None if active is None else self._get_summary(conn, active)
+        with self._db.reading() as conn:
+            active = read_conversation(conn, conversation_id).active_summary_id
+            return None if active is None else _read_summary(conn, active)
 
     def activate_summary(self, conversation_id: int, summary_id: int | None) -> None:
         """Put another version in force (rollback), or none at all with None."""
-        with self.transaction() as conn:
-            self._require_conversation(conn, conversation_id)
+        with self._db.transaction() as conn:
+            require_conversation(conn, conversation_id)
             if summary_id is not None:
-                summary = self._get_summary(conn, summary_id)
+                summary = _read_summary(conn, summary_id)
                 if summary.conversation_id != conversation_id:
                     raise InvalidValue(
                         f"Summary {summary_id} belongs to conversation "
@@ -226,12 +182,12 @@ class SummaryStore(ConversationStore):
                 conn.execute("UPDATE summaries SET waiting = 0 WHERE id = ?", (summary_id,))
             conn.execute(
                 "UPDATE conversations SET active_summary_id = ?, updated_at = ? WHERE id = ?",
-                (summary_id, self.now(), conversation_id),
+                (summary_id, self._db.now(), conversation_id),
             )
 
     def waiting_summary(self, conversation_id: int) -> SummaryVersion | None:
         """The automatic summary held for the user's review, not in force (None: none)."""
-        with self.reading() as conn:
+        with self._db.reading() as conn:
             row = conn.execute(
                 f"SELECT {_COLUMNS} FROM summaries WHERE conversation_id = ? AND waiting = 1 "
                 "ORDER BY version DESC LIMIT 1",
@@ -242,8 +198,8 @@ class SummaryStore(ConversationStore):
     def settle_waiting(self, summary_id: int, *, accepted: bool) -> SummaryVersion | None:
         """The user reviewed a held summary: accepted, it goes into force (reviewed); else
         it is deleted, never having been in force. Returns the one accepted."""
-        with self.transaction() as conn:
-            summary = self._get_summary(conn, summary_id)
+        with self._db.transaction() as conn:
+            summary = _read_summary(conn, summary_id)
             if not summary.waiting:
                 raise InvalidValue(f"Summary {summary_id} is not waiting for review.")
             if not accepted:
@@ -254,56 +210,104 @@ class SummaryStore(ConversationStore):
             )
             conn.execute(
                 "UPDATE conversations SET active_summary_id = ?, updated_at = ? WHERE id = ?",
-                (summary_id, self.now(), summary.conversation_id),
+                (summary_id, self._db.now(), summary.conversation_id),
             )
-            return self._get_summary(conn, summary_id)
+            return _read_summary(conn, summary_id)
 
     def mark_summary_reviewed(self, summary_id: int) -> SummaryVersion:
         """The user looked at what a version lost and keeps it as it is: no longer flagged."""
-        with self.transaction() as conn:
-            self._get_summary(conn, summary_id)
+        with self._db.transaction() as conn:
+            _read_summary(conn, summary_id)
             conn.execute("UPDATE summaries SET reviewed = 1 WHERE id = ?", (summary_id,))
-            return self._get_summary(conn, summary_id)
+            return _read_summary(conn, summary_id)
 
-    def _get_summary(self, conn: sqlite3.Connection, summary_id: int) -> SummaryVersion:
-        row = conn.execute(
-            f"SELECT {_COLUMNS} FROM summaries WHERE id = ?", (summary_id,)
-        ).fetchone()
-        if row is None:
-            raise NotFound("summary", summary_id)
-        return _summary(row)
 
-    def _drop_summaries_beyond(
-        self, conn: sqlite3.Connection, conversation_id: int, last_valid_id: int
-    ) -> None:
-        """Delete the versions that cover any message after `last_valid_id`.
+def insert_summary(
+    conn: sqlite3.Connection,
+    conversation_id: int,
+    version: int,
+    text: str,
+    first_message_id: int,
+    last_message_id: int,
+    strategy: str,
+    model: str | None,
+    tokens: int,
+    edited: bool,
+    note: str,
+    created_at: float,
+    *,
+    cut: bool = False,
+    lost: Sequence[LostDetail] = (),
+    reviewed: bool = False,
+    faults: Sequence[str] = (),
+    waiting: bool = False,
+) -> int:
+    """Insert one summary row as given (no checks: the callers made them); its id."""
+    cursor = conn.execute(
+        "INSERT INTO summaries (conversation_id, version, text, first_message_id, "
+        "last_message_id, strategy, model, tokens, edited, note, created_at, cut, lost, "
+        "reviewed, faults, waiting) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            conversation_id,
+            version,
+            text,
+            first_message_id,
+            last_message_id,
+            strategy,
+            model,
+            tokens,
+            int(edited),
+            note,
+            created_at,
+            int(cut),
+            lost_to_json(lost),
+            int(reviewed),
+            json.dumps(list(faults), ensure_ascii=False),
+            int(waiting),
+        ),
+    )
+    assert cursor.lastrowid is not None
+    return cursor.lastrowid
 
-        Used when later messages are deleted or an earlier one is edited: those versions
-        describe text that is no longer in the conversation. If the version in force goes,
-        the newest remaining one takes its place (incremental folds make it a correct,
-        shorter summary); the messages after it are simply not summarized yet.
-        """
-        stale = {
-            row[0]
-            for row in conn.execute(
-                "SELECT id FROM summaries WHERE conversation_id = ? AND last_message_id > ?",
-                (conversation_id, last_valid_id),
-            )
-        }
-        if not stale:
-            return
-        active = self._get_conversation(conn, conversation_id).active_summary_id
-        if active in stale:
-            row = conn.execute(
-                "SELECT id FROM summaries WHERE conversation_id = ? AND last_message_id <= ? "
-                "ORDER BY version DESC LIMIT 1",
-                (conversation_id, last_valid_id),
-            ).fetchone()
-            conn.execute(
-                "UPDATE conversations SET active_summary_id = ? WHERE id = ?",
-                (None if row is None else row[0], conversation_id),
-            )
-        conn.execute(
-            "DELETE FROM summaries WHERE conversation_id = ? AND last_message_id > ?",
+
+def _read_summary(conn: sqlite3.Connection, summary_id: int) -> SummaryVersion:
+    row = conn.execute(f"SELECT {_COLUMNS} FROM summaries WHERE id = ?", (summary_id,)).fetchone()
+    if row is None:
+        raise NotFound("summary", summary_id)
+    return _summary(row)
+
+
+def drop_summaries_beyond(
+    conn: sqlite3.Connection, conversation_id: int, last_valid_id: int
+) -> None:
+    """Delete the versions that cover any message after `last_valid_id`.
+
+    Used when later messages are deleted or an earlier one is edited: those versions
+    describe text that is no longer in the conversation. If the version in force goes,
+    the newest remaining one takes its place (incremental folds make it a correct,
+    shorter summary); the messages after it are simply not summarized yet.
+    """
+    stale = {
+        row[0]
+        for row in conn.execute(
+            "SELECT id FROM summaries WHERE conversation_id = ? AND last_message_id > ?",
             (conversation_id, last_valid_id),
         )
+    }
+    if not stale:
+        return
+    active = read_conversation(conn, conversation_id).active_summary_id
+    if active in stale:
+        row = conn.execute(
+            "SELECT id FROM summaries WHERE conversation_id = ? AND last_message_id <= ? "
+            "ORDER BY version DESC LIMIT 1",
+            (conversation_id, last_valid_id),
+        ).fetchone()
+        conn.execute(
+            "UPDATE conversations SET active_summary_id = ? WHERE id = ?",
+            (None if row is None else row[0], conversation_id),
+        )
+    conn.execute(
+        "DELETE FROM summaries WHERE conversation_id = ? AND last_message_id > ?",
+        (conversation_id, last_valid_id),
+    )

@@ -16,7 +16,8 @@ from enum import StrEnum
 from typing import Any
 
 from ctxchat.core.summary import SummaryRun
-from ctxchat.store.conversations import ConversationStore
+from ctxchat.store.conversations import require_conversation
+from ctxchat.store.database import Database
 from ctxchat.store.errors import StoreError
 from ctxchat.store.replies import this_writer, writer_alive
 
@@ -146,8 +147,11 @@ def _job(row: Any, now: float) -> SummaryJob:
     )
 
 
-class SummaryJobStore(ConversationStore):
+class SummaryJobs:
     """The summary_jobs table: start, advance, end and look at summary jobs."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
 
     def start_summary_job(
         self,
@@ -164,9 +168,9 @@ class SummaryJobStore(ConversationStore):
         The check and the write are one transaction, so two processes starting at once
         cannot both get the conversation.
         """
-        now = self.now()
-        with self.transaction() as conn:
-            self._require_conversation(conn, conversation_id)
+        now = self._db.now()
+        with self._db.transaction() as conn:
+            require_conversation(conn, conversation_id)
             row = conn.execute(
                 f"SELECT {_COLUMNS} FROM summary_jobs WHERE conversation_id = ?",
                 (conversation_id,),
@@ -196,8 +200,8 @@ class SummaryJobStore(ConversationStore):
 
     def advance_summary_job(self, job: SummaryJob, step: int, steps: int) -> SummaryJob:
         """Say the job is at request `step` of `steps` (also a sign of life)."""
-        now = self.now()
-        with self.transaction() as conn:
+        now = self._db.now()
+        with self._db.transaction() as conn:
             conn.execute(
                 "UPDATE summary_jobs SET step = ?, steps = ?, updated_at = ? "
                 "WHERE conversation_id = ? AND job = ?",
@@ -208,7 +212,7 @@ class SummaryJobStore(ConversationStore):
     def end_summary_job(self, job: SummaryJob, error: str | None = None) -> None:
         """The job is over: done or cancelled (None), its row goes; failed, the row keeps
         the failure for the plan to tell, until the next job."""
-        with self.transaction() as conn:
+        with self._db.transaction() as conn:
             if error is None:
                 conn.execute(
                     "DELETE FROM summary_jobs WHERE conversation_id = ? AND job = ?",
@@ -218,24 +222,24 @@ class SummaryJobStore(ConversationStore):
                 conn.execute(
                     "UPDATE summary_jobs SET state = ?, error = ?, updated_at = ? "
                     "WHERE conversation_id = ? AND job = ?",
-                    (JobState.FAILED.value, error, self.now(), job.conversation_id, job.job),
+                    (JobState.FAILED.value, error, self._db.now(), job.conversation_id, job.job),
                 )
 
     def summary_job(self, conversation_id: int) -> SummaryJob | None:
         """The conversation's job: running, failed, or stale (`alive` False); None if none."""
-        with self.reading() as conn:
+        with self._db.reading() as conn:
             row = conn.execute(
                 f"SELECT {_COLUMNS} FROM summary_jobs WHERE conversation_id = ?",
                 (conversation_id,),
             ).fetchone()
-        return None if row is None else _job(row, self.now())
+        return None if row is None else _job(row, self._db.now())
 
     def summary_jobs(self) -> list[SummaryJob]:
         """Every conversation's job that is running now, oldest first."""
-        with self.reading() as conn:
+        with self._db.reading() as conn:
             rows = conn.execute(
                 f"SELECT {_COLUMNS} FROM summary_jobs WHERE state = ? ORDER BY started_at",
                 (JobState.RUNNING.value,),
             ).fetchall()
-        now = self.now()
+        now = self._db.now()
         return [job for job in (_job(row, now) for row in rows) if job.running]

@@ -7,7 +7,8 @@ import sqlite3
 from typing import Any
 
 from ctxchat.core.task import TaskItem, TaskState, one_line
-from ctxchat.store.conversations import ConversationStore
+from ctxchat.store.conversations import require_conversation
+from ctxchat.store.database import Database
 from ctxchat.store.records import storable
 
 
@@ -33,18 +34,21 @@ def steps_json(task: TaskState) -> str:
     )
 
 
-class TaskStore(ConversationStore):
+class Tasks:
     """The tasks table: one task state per conversation (none stored is an empty task)."""
 
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
     def task(self, conversation_id: int) -> TaskState:
-        with self.reading() as conn:
-            self._require_conversation(conn, conversation_id)
-            return self._task(conn, conversation_id)
+        with self._db.reading() as conn:
+            require_conversation(conn, conversation_id)
+            return _read_task(conn, conversation_id)
 
     def save_task(self, conversation_id: int, task: TaskState) -> TaskState:
         """Store `task` as the conversation's whole task state; an empty one removes the row."""
-        with self.transaction() as conn:
-            self._require_conversation(conn, conversation_id)
+        with self._db.transaction() as conn:
+            require_conversation(conn, conversation_id)
             if task.empty:
                 conn.execute("DELETE FROM tasks WHERE conversation_id = ?", (conversation_id,))
             else:
@@ -52,13 +56,18 @@ class TaskStore(ConversationStore):
                     "INSERT INTO tasks (conversation_id, goal, steps, updated_at) "
                     "VALUES (?, ?, ?, ?) ON CONFLICT (conversation_id) DO UPDATE SET "
                     "goal = excluded.goal, steps = excluded.steps, updated_at = excluded.updated_at",
-                    (conversation_id, storable(task.goal), storable(steps_json(task)), self.now()),
+                    (
+                        conversation_id,
+                        storable(task.goal),
+                        storable(steps_json(task)),
+                        self._db.now(),
+                    ),
                 )
-            return self._task(conn, conversation_id)
+            return _read_task(conn, conversation_id)
 
-    @staticmethod
-    def _task(conn: sqlite3.Connection, conversation_id: int) -> TaskState:
-        row = conn.execute(
-            "SELECT goal, steps FROM tasks WHERE conversation_id = ?", (conversation_id,)
-        ).fetchone()
-        return TaskState() if row is None else task_from_row(*row)
+
+def _read_task(conn: sqlite3.Connection, conversation_id: int) -> TaskState:
+    row = conn.execute(
+        "SELECT goal, steps FROM tasks WHERE conversation_id = ?", (conversation_id,)
+    ).fetchone()
+    return TaskState() if row is None else task_from_row(*row)

@@ -14,18 +14,25 @@ from ctxchat.core.history import MessageStatus
 from ctxchat.core.memory import MemoryEntry
 from ctxchat.core.plan import ContextPlan
 from ctxchat.core.summary_loss import LostDetail
-from ctxchat.store.attachments import Attachment, AttachmentStore, parts_json
-from ctxchat.store.costs import CostStore
+from ctxchat.store.attachments import Attachment, Attachments, parts_json
+from ctxchat.store.conversations import Conversations
+from ctxchat.store.database import Database
 from ctxchat.store.errors import StoreError
-from ctxchat.store.exclusions import ExclusionStore
 from ctxchat.store.export_check import describe_problems, export_problems
-from ctxchat.store.memory import valid_kind
-from ctxchat.store.messages import check_role
-from ctxchat.store.projects import ProjectStore, project_name
+from ctxchat.store.memory import (
+    Memory,
+    count_user_turns,
+    insert_memory,
+    switch_off,
+    valid_kind,
+)
+from ctxchat.store.messages import Messages, check_role
+from ctxchat.store.plans import Plans
+from ctxchat.store.projects import find_project, insert_project, project_name, read_project
 from ctxchat.store.records import StoredMessage, SummaryVersion
-from ctxchat.store.replies import ReplyStore
-from ctxchat.store.tasks import TaskStore, steps_json, task_from_row
-from ctxchat.store.variants import ANSWER_FIELDS, ReplyVariant, VariantStore
+from ctxchat.store.summaries import Summaries, insert_summary
+from ctxchat.store.tasks import Tasks, steps_json, task_from_row
+from ctxchat.store.variants import ANSWER_FIELDS, ReplyVariant, Variants
 
 EXPORT_FORMAT = "ctxchat-conversation"
 EXPORT_VERSION = 1
@@ -225,24 +232,39 @@ def _remap_source(source: str, messages: IdMap) -> str:
     return source
 
 
-class TransferStore(
-    CostStore,
-    ExclusionStore,
-    TaskStore,
-    AttachmentStore,
-    ReplyStore,
-    VariantStore,
-    ProjectStore,
-):
+class Transfer:
     """Whole conversations in and out."""
+
+    def __init__(
+        self,
+        db: Database,
+        *,
+        conversations: Conversations,
+        messages: Messages,
+        summaries: Summaries,
+        plans: Plans,
+        variants: Variants,
+        memory: Memory,
+        tasks: Tasks,
+        attachments: Attachments,
+    ) -> None:
+        self._db = db
+        self._conversations = conversations
+        self._messages = messages
+        self._summaries = summaries
+        self._plans = plans
+        self._variants = variants
+        self._memory = memory
+        self._tasks = tasks
+        self._attachments = attachments
 
     def export_conversation(self, conversation_id: int) -> dict[str, Any]:
         """Everything about one conversation as JSON-ready data: its messages with all their
         fields, summary versions, reply plans, its own memory and (apart) the global memory."""
-        with self.reading() as conn:
-            conversation = self.get_conversation(conversation_id)
-            active = self.active_summary(conversation_id)
-            messages = self.messages(conversation_id)
+        with self._db.reading() as conn:
+            conversation = self._conversations.get_conversation(conversation_id)
+            active = self._summaries.active_summary(conversation_id)
+            messages = self._messages.messages(conversation_id)
             # Only replies have plans: look up which, rather than asking for every message.
             planned = {
                 row[0]
@@ -254,25 +276,25 @@ class TransferStore(
             }
             plans = []
             for message in messages:
-                plan = self.load_plan(message.id) if message.id in planned else None
+                plan = self._plans.load_plan(message.id) if message.id in planned else None
                 if plan is not None:
                     plans.append({"message_id": message.id, "plan": plan.to_dict()})
             variants = [
-                _variant_dict(variant, self.load_variant_plan(variant.id))
+                _variant_dict(variant, self._variants.load_variant_plan(variant.id))
                 for message in messages
                 if message.role == "assistant"
-                for variant in self.variants(message.id)
+                for variant in self._variants.variants(message.id)
             ]
-            memory = self.list_memory(conversation_id=conversation_id)
+            memory = self._memory.list_memory(conversation_id=conversation_id)
             project = (
                 None
                 if conversation.project_id is None
-                else self._project(conn, conversation.project_id)
+                else read_project(conn, conversation.project_id)
             )
-            turns = self._user_turns(conn)
-            summaries = self.summaries(conversation_id)
-            task = self.task(conversation_id)
-            attachments = self.attachments(conversation_id)
+            turns = count_user_turns(conn)
+            summaries = self._summaries.summaries(conversation_id)
+            task = self._tasks.task(conversation_id)
+            attachments = self._attachments.attachments(conversation_id)
         return {
             "format": EXPORT_FORMAT,
             "version": EXPORT_VERSION,
@@ -333,7 +355,7 @@ class TransferStore(
                 f"{describe_problems(problems)}."
             )
         try:
-            with self.transaction() as conn:
+            with self._db.transaction() as conn:
                 return self._import(conn, data)
         except (KeyError, TypeError, ValueError, AttributeError, sqlite3.IntegrityError) as exc:
             if isinstance(exc, StoreError):
@@ -383,7 +405,7 @@ class TransferStore(
             messages.add(int(message["id"]), cursor.lastrowid)
 
         memory: dict[int, int] = {}
-        turns = self._user_turns(conn)
+        turns = count_user_turns(conn)
         # Absent from exports made before projects: the conversation is in none.
         project_id = self._import_project(conn, conversation_id, source.get("project"))
         shared: list[tuple[Any, int | None]] = [(entry, None) for entry in data["global_memory"]]
@@ -393,7 +415,7 @@ class TransferStore(
                 conn, entry, None, messages, turns, project_id=project
             )
             if entry.get("off_here"):
-                self._switch_off(conn, memory[entry["id"]], conversation_id)
+                switch_off(conn, memory[entry["id"]], conversation_id)
         for entry in data["memory"]:
             memory[entry["id"]] = self._import_memory(conn, entry, conversation_id, messages, turns)
         for entry in (*(entry for entry, _ in shared), *data["memory"]):
@@ -402,7 +424,7 @@ class TransferStore(
         active_version = source["active_summary_version"]
         for summary in sorted(data["summaries"], key=lambda s: int(s["version"])):
             first, last = messages.span(summary["first_message_id"], summary["last_message_id"])
-            summary_id = self._insert_summary(
+            summary_id = insert_summary(
                 conn,
                 conversation_id,
                 summary["version"],
@@ -430,7 +452,7 @@ class TransferStore(
         # Absent from exports made before conversations had tasks and attached files.
         task = data.get("task")
         if isinstance(task, Mapping) and (task.get("goal") or task.get("steps")):
-            self.save_task(
+            self._tasks.save_task(
                 conversation_id, task_from_row(task.get("goal", ""), json.dumps(task["steps"]))
             )
         files = {
@@ -439,7 +461,7 @@ class TransferStore(
         }
         for stored in data["plans"]:
             new_id = messages.ids[int(stored["message_id"])]
-            self.save_plan(new_id, _remap_plan(stored["plan"], messages, memory, files))
+            self._plans.save_plan(new_id, _remap_plan(stored["plan"], messages, memory, files))
         # Absent from exports made before replies had variants.
         for variant in data.get("variants", ()):
             self._import_variant(conn, variant, messages, memory, files)
@@ -506,7 +528,7 @@ class TransferStore(
             if row is not None:
                 existing: int = row[0]
                 return existing
-        new_id = self._insert_memory(
+        new_id = insert_memory(
             conn,
             (
                 kind,
@@ -534,8 +556,10 @@ class TransferStore(
         """Put the imported conversation in the project of that name (made if missing)."""
         if not isinstance(name, str) or not name.strip():
             return None
-        found = self._find_project(conn, project_name(name))
-        project_id = self._insert_project(conn, project_name(name)) if found is None else found.id
+        found = find_project(conn, project_name(name))
+        project_id = (
+            insert_project(conn, project_name(name), self._db.now()) if found is None else found.id
+        )
         conn.execute(
             "UPDATE conversations SET project_id = ? WHERE id = ?", (project_id, conversation_id)
         )

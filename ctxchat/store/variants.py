@@ -10,9 +10,11 @@ from typing import Any
 
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.plan import ContextPlan
+from ctxchat.store.database import Database
 from ctxchat.store.ending import ReplyEnding
 from ctxchat.store.errors import InvalidValue, NotFound, StoreError
-from ctxchat.store.messages import MessageStore
+from ctxchat.store.messages import read_message
+from ctxchat.store.plans import Plans, release_plans
 from ctxchat.store.records import ReplyLength, StoredMessage, storable
 from ctxchat.store.replies import this_writer, writer_alive
 
@@ -99,16 +101,20 @@ class FormerReply:
     variants: tuple[tuple[ReplyVariant, ContextPlan | None], ...] = ()
 
 
-class VariantStore(MessageStore):
+class Variants:
     """The reply_variants table: start a variant, finish it, list them, keep one."""
+
+    def __init__(self, db: Database, plans: Plans) -> None:
+        self._db = db
+        self._plans = plans
 
     def start_variant(
         self, reply_id: int, *, change: str, model: str | None, plan: ContextPlan
     ) -> ReplyVariant:
         """A variant of `reply_id` about to stream, with the plan (and request) it is sent as."""
-        now = self.now()
-        with self.transaction() as conn:
-            reply = self._get_message(conn, reply_id)
+        now = self._db.now()
+        with self._db.transaction() as conn:
+            reply = read_message(conn, reply_id)
             if reply.role != "assistant":
                 raise InvalidValue(
                     f"Message {reply_id} is not a reply; only replies have variants."
@@ -130,26 +136,26 @@ class VariantStore(MessageStore):
                 ),
             )
             assert cursor.lastrowid is not None
-            return self._get_variant(conn, cursor.lastrowid)
+            return _read_variant(conn, cursor.lastrowid)
 
     def finish_variant(self, variant_id: int, ending: ReplyEnding) -> ReplyVariant:
-        """Store the whole variant answer, as `ReplyStore.finish_reply` does for a reply."""
-        with self.transaction() as conn:
+        """Store the whole variant answer, as `Replies.finish_reply` does for a reply."""
+        with self._db.transaction() as conn:
             cursor = conn.execute(
                 f"UPDATE reply_variants SET {ending.assignments()}, stream_owner = NULL, "
                 "updated_at = ? WHERE id = ? AND (status = 'streaming' OR stream_owner IS NOT NULL)",
-                (*ending.values(), self.now(), variant_id),
+                (*ending.values(), self._db.now(), variant_id),
             )
             if cursor.rowcount == 0:
-                variant = self._get_variant(conn, variant_id)
+                variant = _read_variant(conn, variant_id)
                 raise StoreError(f"Variant {variant.id} is already finished.")
-            return self._get_variant(conn, variant_id)
+            return _read_variant(conn, variant_id)
 
     def interrupt_abandoned_variants(self) -> int:
         """Mark variants a dead process left streaming as interrupted (see
-        `ReplyStore.interrupt_abandoned_replies`); returns how many. A variant's text
+        `Replies.interrupt_abandoned_replies`); returns how many. A variant's text
         arrives whole at its end, so an abandoned one is empty."""
-        with self.reading() as conn:
+        with self._db.reading() as conn:
             # Tests open databases migrated only part of the way (an older ctxchat's).
             if not conn.execute(
                 "SELECT 1 FROM sqlite_master WHERE name = 'reply_variants'"
@@ -158,10 +164,10 @@ class VariantStore(MessageStore):
             rows = conn.execute(
                 "SELECT id, stream_owner, updated_at FROM reply_variants WHERE status = 'streaming'"
             ).fetchall()
-        now = self.now() if rows else 0.0
+        now = self._db.now() if rows else 0.0
         abandoned = [(row[0],) for row in rows if not writer_alive(row[1], row[2], now)]
         if abandoned:
-            with self.transaction() as conn:
+            with self._db.transaction() as conn:
                 conn.executemany(
                     "UPDATE reply_variants SET status = 'interrupted' "
                     "WHERE id = ? AND status = 'streaming'",
@@ -171,7 +177,7 @@ class VariantStore(MessageStore):
 
     def variants(self, reply_id: int) -> list[ReplyVariant]:
         """The variants of a reply, oldest first."""
-        with self.reading() as conn:
+        with self._db.reading() as conn:
             rows = conn.execute(
                 f"SELECT {_VARIANT_COLUMNS} FROM reply_variants WHERE reply_id = ? ORDER BY id",
                 (reply_id,),
@@ -179,14 +185,14 @@ class VariantStore(MessageStore):
         return [_variant_from_row(row) for row in rows]
 
     def get_variant(self, variant_id: int) -> ReplyVariant:
-        with self.reading() as conn:
-            return self._get_variant(conn, variant_id)
+        with self._db.reading() as conn:
+            return _read_variant(conn, variant_id)
 
     def load_variant_plan(self, variant_id: int) -> ContextPlan | None:
         """The plan (with its request) a variant was sent as; None for a former reply that
         had none (one imported from an export made before plans were kept)."""
-        with self.reading() as conn:
-            return self._variant_plan(conn, variant_id)
+        with self._db.reading() as conn:
+            return _read_variant_plan(conn, variant_id)
 
     def keep_variant(self, variant_id: int) -> StoredMessage:
         """Make a variant the reply that continues the conversation.
@@ -195,18 +201,18 @@ class VariantStore(MessageStore):
         places with the variant's, so the former answer stays as a variant and nothing is
         lost. Keeping it again brings the former answer back.
         """
-        with self.transaction() as conn:
-            variant = self._get_variant(conn, variant_id)
-            reply = self._get_message(conn, variant.reply_id)
+        with self._db.transaction() as conn:
+            variant = _read_variant(conn, variant_id)
+            reply = read_message(conn, variant.reply_id)
             for status, what in ((variant.status, "variant"), (reply.status, "reply")):
                 if status is MessageStatus.STREAMING:
                     raise StoreError(f"The {what} is still streaming; keep it once it is done.")
-            variant_plan = self._variant_plan(conn, variant_id)
-            reply_plan = self.load_plan(reply.id)
+            variant_plan = _read_variant_plan(conn, variant_id)
+            reply_plan = self._plans.load_plan(reply.id)
             assignments = ", ".join(f"{name} = ?" for name in ANSWER_FIELDS)
             conn.execute(
                 f"UPDATE messages SET {assignments}, updated_at = ? WHERE id = ?",
-                (*_answer(variant), self.now(), reply.id),
+                (*_answer(variant), self._db.now(), reply.id),
             )
             conn.execute(
                 f"UPDATE reply_variants SET {assignments}, change = ?, plan = ?, updated_at = ? "
@@ -215,20 +221,20 @@ class VariantStore(MessageStore):
                     *_answer(reply),
                     _former_change(variant),
                     _plan_json(reply_plan),
-                    self.now(),
+                    self._db.now(),
                     variant_id,
                 ),
             )
             if variant_plan is not None:
-                self.save_plan(reply.id, variant_plan)
+                self._plans.save_plan(reply.id, variant_plan)
             else:
-                self._release_plans(conn, [reply.id])
-            return self._get_message(conn, reply.id)
+                release_plans(conn, [reply.id])
+            return read_message(conn, reply.id)
 
     def replies_after(self, conversation_id: int, message_id: int) -> list[FormerReply]:
         """The replies after `message_id` that hold something (text, reasoning or variants),
         read before they are replaced; see `keep_former_replies`."""
-        with self.reading() as conn:
+        with self._db.reading() as conn:
             ids = [
                 row[0]
                 for row in conn.execute(
@@ -239,15 +245,15 @@ class VariantStore(MessageStore):
             ]
             former = []
             for reply_id in ids:
-                reply = self._get_message(conn, reply_id)
+                reply = read_message(conn, reply_id)
                 variants = tuple(
-                    (variant, self._variant_plan(conn, variant.id))
+                    (variant, _read_variant_plan(conn, variant.id))
                     for variant in self.variants(reply_id)
                 )
                 if reply.status is MessageStatus.STREAMING:
                     continue  # another writer's reply, still arriving
                 if reply.content.strip() or reply.reasoning.strip() or variants:
-                    former.append(FormerReply(reply, self.load_plan(reply_id), variants))
+                    former.append(FormerReply(reply, self._plans.load_plan(reply_id), variants))
             return former
 
     def keep_former_replies(
@@ -263,11 +269,11 @@ class VariantStore(MessageStore):
             answers.extend((variant.change, variant, plan) for variant, plan in old.variants)
         answers.sort(key=lambda answer: answer[1].created_at)  # listed in the order written
         kept: list[ReplyVariant] = []
-        with self.transaction() as conn:
+        with self._db.transaction() as conn:
             for change, answer, plan in answers:
                 new_id = self._insert_answer(conn, reply_id, change, answer, plan)
                 if isinstance(answer, StoredMessage):
-                    kept.append(self._get_variant(conn, new_id))
+                    kept.append(_read_variant(conn, new_id))
         return kept
 
     @staticmethod
@@ -295,21 +301,6 @@ class VariantStore(MessageStore):
         assert cursor.lastrowid is not None
         return cursor.lastrowid
 
-    def _variant_plan(self, conn: sqlite3.Connection, variant_id: int) -> ContextPlan | None:
-        row = conn.execute("SELECT plan FROM reply_variants WHERE id = ?", (variant_id,)).fetchone()
-        if row is None:
-            raise NotFound("variant", variant_id)
-        data = json.loads(row[0])
-        return None if data is None else ContextPlan.from_dict(data)
-
-    def _get_variant(self, conn: sqlite3.Connection, variant_id: int) -> ReplyVariant:
-        row = conn.execute(
-            f"SELECT {_VARIANT_COLUMNS} FROM reply_variants WHERE id = ?", (variant_id,)
-        ).fetchone()
-        if row is None:
-            raise NotFound("variant", variant_id)
-        return _variant_from_row(row)
-
 
 def _answer(answer: StoredMessage | ReplyVariant) -> tuple[Any, ...]:
     values = [getattr(answer, name) for name in ANSWER_FIELDS]
@@ -326,3 +317,20 @@ def _former_change(variant: ReplyVariant) -> str:
 
 def _plan_json(plan: ContextPlan | None) -> str:
     return json.dumps(None if plan is None else plan.to_dict(), ensure_ascii=False)
+
+
+def _read_variant_plan(conn: sqlite3.Connection, variant_id: int) -> ContextPlan | None:
+    row = conn.execute("SELECT plan FROM reply_variants WHERE id = ?", (variant_id,)).fetchone()
+    if row is None:
+        raise NotFound("variant", variant_id)
+    data = json.loads(row[0])
+    return None if data is None else ContextPlan.from_dict(data)
+
+
+def _read_variant(conn: sqlite3.Connection, variant_id: int) -> ReplyVariant:
+    row = conn.execute(
+        f"SELECT {_VARIANT_COLUMNS} FROM reply_variants WHERE id = ?", (variant_id,)
+    ).fetchone()
+    if row is None:
+        raise NotFound("variant", variant_id)
+    return _variant_from_row(row)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from ctxchat.store.ending import ReplyEnding
 from ctxchat.store.errors import StoreError
 from ctxchat.store.records import StoredMessage
-from ctxchat.store.replies import ReplyStore
+from ctxchat.store.replies import Replies
 
 DEFAULT_INTERVAL = 0.25
 
@@ -23,13 +23,13 @@ class ReplyWriter:
 
     def __init__(
         self,
-        store: ReplyStore,
+        replies: Replies,
         message_id: int,
         *,
         interval: float = DEFAULT_INTERVAL,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._store = store
+        self._replies = replies
         self.message_id = message_id
         self.interval = interval
         self._clock = clock
@@ -43,7 +43,7 @@ class ReplyWriter:
     @classmethod
     def start(
         cls,
-        store: ReplyStore,
+        replies: Replies,
         conversation_id: int,
         *,
         model: str | None,
@@ -52,13 +52,13 @@ class ReplyWriter:
         interval: float = DEFAULT_INTERVAL,
     ) -> ReplyWriter:
         """Start a reply in the store and a writer for it."""
-        reply = store.start_reply(
+        reply = replies.start_reply(
             conversation_id,
             model=model,
             estimated_prompt_tokens=estimated_prompt_tokens,
             parent_id=parent_id,
         )
-        return cls(store, reply.id, interval=interval)
+        return cls(replies, reply.id, interval=interval)
 
     @property
     def content(self) -> str:
@@ -94,7 +94,7 @@ class ReplyWriter:
         if not self._dirty or self._closed:
             return
         content, reasoning = self.content, self.reasoning
-        self._store.save_partial(self.message_id, content, reasoning)
+        self._replies.save_partial(self.message_id, content, reasoning)
         self._parts, self._reasoning = [content], [reasoning]  # keeps the next join short
         self._saved = content
         self._dirty = False
@@ -104,7 +104,7 @@ class ReplyWriter:
         """Finish the reply as `ending` says; its text is the whole reply (`content`)."""
         if self._closed:
             raise StoreError(f"The writer of reply {self.message_id} is already closed.")
-        message = self._store.finish_reply(self.message_id, ending)
+        message = self._replies.finish_reply(self.message_id, ending)
         self._closed = True
         self._saved = message.content
         self._dirty = False

@@ -333,7 +333,7 @@ def open_tui_session(
     """The app's session: on the options' conversation, else the last one, else a new one."""
     conversation = options.conversation
     if conversation is not None:
-        workspace.store.get_conversation(conversation)  # NotFound: one clear line
+        workspace.store.conversations.get_conversation(conversation)  # NotFound: one clear line
     else:
         conversation = workspace.last_or_latest()
     if conversation is None:

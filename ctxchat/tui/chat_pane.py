@@ -47,7 +47,7 @@ def finder(session: ChatSession) -> Finder:
     def hits(query: str) -> list[int]:
         if conversation is None:
             return []
-        return store.find_in_conversation(conversation, query)[::-1]
+        return store.search.find_in_conversation(conversation, query)[::-1]
 
     return hits
 
@@ -155,7 +155,9 @@ class ChatPane(Vertical):
             )
             return
         conversation = session.conversation_id
-        newest = None if conversation is None else session.store.newest_message(conversation)
+        newest = (
+            None if conversation is None else session.store.messages.newest_message(conversation)
+        )
         if newest is None or newest.role != "assistant" or newest.status not in RETRYABLE:
             self.notify("Nothing to retry: the newest reply is complete.", markup=False)
             return
@@ -270,7 +272,7 @@ class ChatPane(Vertical):
     def _still_newest(self, session: ChatSession, message_id: int) -> bool:
         """Whether `message_id` is still the newest of `session`'s conversation, on screen,
         with nothing streaming: a reply that can be asked again."""
-        later = session.store.count_messages(session.conversation, after=message_id)
+        later = session.store.messages.count_messages(session.conversation, after=message_id)
         return later == 0 and not self.streaming and self.shows(session)
 
     @on(ConversationView.DetailsRequested)
@@ -324,7 +326,7 @@ class ChatPane(Vertical):
         session = self.session
         if self.streaming or session is None or session.conversation_id is None:
             return
-        last = session.store.newest_message(session.conversation_id, role="user")
+        last = session.store.messages.newest_message(session.conversation_id, role="user")
         if last is not None:
             self.message_dialogs.edit(session, last.id)
 
@@ -379,12 +381,12 @@ class ChatPane(Vertical):
         if session is None:
             return
         try:
-            message = session.store.get_message(message_id)
+            message = session.store.messages.get_message(message_id)
         except NotFound:
             self.notify(f"Message #{message_id} no longer exists.", markup=False)
             return
         if message.conversation_id != session.conversation_id:
-            title = session.store.get_conversation(message.conversation_id).title
+            title = session.store.conversations.get_conversation(message.conversation_id).title
             self.notify(
                 f"Message #{message.id} is in another conversation: {title or message.conversation_id}.",
                 markup=False,

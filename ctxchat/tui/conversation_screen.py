@@ -313,7 +313,7 @@ class ConversationScreen(Screen[None]):
         if session.conversation_id is None:
             await view.replace_all(0, lambda offset, limit: [])
         else:
-            total = session.store.count_messages(session.conversation_id)
+            total = session.store.messages.count_messages(session.conversation_id)
             await view.replace_all(total, stored_loader(session))
         self.after_first_frame(lambda: self.embedder.embed(session))
         await self.chat.follow_redraw()
@@ -467,7 +467,7 @@ class ConversationScreen(Screen[None]):
 
     def _name_of(self, conversation_id: int) -> str | None:
         try:
-            return self.session.store.get_conversation(conversation_id).name
+            return self.session.store.conversations.get_conversation(conversation_id).name
         except NotFound:
             return None
 

@@ -88,7 +88,7 @@ class OnScreen:
         session = self.session
         title = "new conversation"
         if session.conversation_id is not None:
-            title = session.store.get_conversation(session.conversation_id).name
+            title = session.store.conversations.get_conversation(session.conversation_id).name
         model = model_name(session.model)
         # A server given on the command line is named: the one the messages go to.
         server = given_server(session)
@@ -117,7 +117,7 @@ class OnScreen:
         session = self.session
         if session.conversation_id is None:
             return ReplyFacts()
-        newest = session.store.newest_message(session.conversation_id)
+        newest = session.store.messages.newest_message(session.conversation_id)
         facts = ReplyFacts.of(newest)
         counts = session.server_counts
         if newest is None or counts is None or facts.reply_tokens is None:

@@ -13,5 +13,5 @@ async def reveal_message(session: ChatSession, view: ConversationView, message_i
     conversation = session.conversation_id
     if conversation is None:
         return False
-    position = session.store.message_position(conversation, message_id)
+    position = session.store.search.message_position(conversation, message_id)
     return await view.reveal(message_id, position)

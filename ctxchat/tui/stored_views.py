@@ -63,7 +63,7 @@ def stored_loader(session: ChatSession) -> Loader:
     store, conversation = session.store, session.conversation
 
     def load(offset: int, limit: int) -> list[MessageView]:
-        messages = store.messages(conversation, offset=offset, limit=limit)
+        messages = store.messages.messages(conversation, offset=offset, limit=limit)
         # The reasoning's counts are kept too: a start that shows a reasoning reply
         # then draws it without waiting for the tokenizer.
         with session.counting.keeping():

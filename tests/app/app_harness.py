@@ -71,9 +71,11 @@ def seed(
 ) -> list[StoredMessage]:
     """Store (role, text) turns in a conversation (a new one unless given), counted for gpt-4o."""
     if conversation_id is None:
-        conversation_id = store.create_conversation(title, model="gpt-4o", profile="test").id
+        conversation_id = store.conversations.create_conversation(
+            title, model="gpt-4o", profile="test"
+        ).id
     return [
-        store.add_message(
+        store.messages.add_message(
             conversation_id,
             role,
             text,

@@ -22,7 +22,7 @@ async def test_f8_asks_the_reply_again_without_an_entry_and_k_keeps_the_variant(
     make_app: MakeApp, server: ScriptedModelServer
 ) -> None:
     app, notes = make_app()
-    app.conversation_screen.session.store.add_memory(
+    app.conversation_screen.session.store.memory.add_memory(
         MemoryKind.FACT, "The database is SQLite.", key="db"
     )
     app.conversation_screen.session.forget_memory()
@@ -31,7 +31,7 @@ async def test_f8_asks_the_reply_again_without_an_entry_and_k_keeps_the_variant(
         await typed(pilot, "Which database do we use?")
         await pilot.press("enter")
         await settle(pilot)
-        reply_id = app.conversation_screen.session.store.messages(
+        reply_id = app.conversation_screen.session.store.messages.messages(
             app.conversation_screen.session.conversation
         )[-1].id
 
@@ -67,7 +67,7 @@ async def test_f8_asks_the_reply_again_without_an_entry_and_k_keeps_the_variant(
         await until(pilot, lambda: app.conversation_screen.composer.text == "keep it")
         assert app.screen is app.conversation_screen
         store = app.conversation_screen.session.store
-        assert store.get_message(reply_id).content == "SQLite, as you told me."
+        assert store.messages.get_message(reply_id).content == "SQLite, as you told me."
         app.conversation_screen.composer.clear()
         await pilot.press("f7")  # the variant was kept as one: open it again
         await until(pilot, lambda: isinstance(app.screen, VariantList))
@@ -79,10 +79,10 @@ async def test_f8_asks_the_reply_again_without_an_entry_and_k_keeps_the_variant(
         )
         await settle(pilot)
         assert (
-            app.conversation_screen.session.store.get_message(reply_id).content
+            app.conversation_screen.session.store.messages.get_message(reply_id).content
             == "I cannot tell which database."
         )
-        (former,) = app.conversation_screen.session.store.variants(reply_id)
+        (former,) = app.conversation_screen.session.store.variants.variants(reply_id)
         assert former.content == "SQLite, as you told me."
         assert notes.of("error") == []
 
@@ -96,7 +96,7 @@ async def test_escape_keeps_the_reply_and_the_variant_stays_stored(
         await typed(pilot, "Hello")
         await pilot.press("enter")
         await settle(pilot)
-        reply_id = app.conversation_screen.session.store.messages(
+        reply_id = app.conversation_screen.session.store.messages.messages(
             app.conversation_screen.session.conversation
         )[-1].id
         app.conversation_screen.action_ask_again()
@@ -112,7 +112,7 @@ async def test_escape_keeps_the_reply_and_the_variant_stays_stored(
         await pilot.press("escape")
         await settle(pilot)
         assert shown_messages(app)[-1] == ("assistant", "First.")
-        (variant,) = app.conversation_screen.session.store.variants(reply_id)
+        (variant,) = app.conversation_screen.session.store.variants.variants(reply_id)
         assert (variant.content, variant.change) == ("Second.", "to model other")
 
 
@@ -128,7 +128,7 @@ async def test_the_model_chosen_for_the_conversation_is_the_one_asked_again(
         await pilot.press("enter")
         await settle(pilot)
         screen = app.conversation_screen
-        reply_id = screen.session.store.messages(screen.session.conversation)[-1].id
+        reply_id = screen.session.store.messages.messages(screen.session.conversation)[-1].id
         await pick_model(pilot, "gpt-4o-mini")
         await settle(pilot)
 
@@ -142,7 +142,7 @@ async def test_the_model_chosen_for_the_conversation_is_the_one_asked_again(
         assert isinstance(compare, VariantComparison)
         await until(pilot, lambda: compare.variant is not None)
         assert server.requests[-1]["model"] == "gpt-4o-mini"
-        (variant,) = screen.session.store.variants(reply_id)
+        (variant,) = screen.session.store.variants.variants(reply_id)
         assert (variant.model, variant.change) == ("gpt-4o-mini", "to model gpt-4o-mini")
 
 
@@ -177,7 +177,7 @@ async def test_another_profile_is_asked_on_its_own_server_with_its_headers_and_i
             await typed(pilot, "Hello")
             await pilot.press("enter")
             await settle(pilot)
-            reply_id = app.conversation_screen.session.store.messages(
+            reply_id = app.conversation_screen.session.store.messages.messages(
                 app.conversation_screen.session.conversation
             )[-1].id
             await pilot.press("f8")
@@ -198,7 +198,7 @@ async def test_another_profile_is_asked_on_its_own_server_with_its_headers_and_i
             assert {k.lower(): v for k, v in sent.headers.items()}["x-tenant"] == "acme"
             # The same context: the messages the reply was asked with.
             assert sent["messages"] == server.requests[0]["messages"]
-            (variant,) = app.conversation_screen.session.store.variants(reply_id)
+            (variant,) = app.conversation_screen.session.store.variants.variants(reply_id)
             assert (variant.change, variant.model) == ("to profile small", "tiny")
             text = compare.query_one("#variant-text", ReplyMarkdown)
             await until(pilot, lambda: text.source.startswith("From the **small** one"))
@@ -236,7 +236,7 @@ async def test_a_profile_without_its_key_is_one_line_and_nothing_is_sent(
         await typed(pilot, "Hello")
         await pilot.press("enter")
         await settle(pilot)
-        reply_id = app.conversation_screen.session.store.messages(
+        reply_id = app.conversation_screen.session.store.messages.messages(
             app.conversation_screen.session.conversation
         )[-1].id
         app.conversation_screen.action_ask_again()
@@ -248,14 +248,14 @@ async def test_a_profile_without_its_key_is_one_line_and_nothing_is_sent(
         (error,) = notes.of("error")
         assert "CTXCHAT_NO_SUCH_KEY" in error and "\n" not in error
         assert not isinstance(app.screen, VariantComparison)
-        assert app.conversation_screen.session.store.variants(reply_id) == []
+        assert app.conversation_screen.session.store.variants.variants(reply_id) == []
 
 
 async def test_the_dialog_shows_each_choice_by_shape_not_colour_alone(
     make_app: MakeApp, server: ScriptedModelServer
 ) -> None:
     app, _ = make_app()
-    app.conversation_screen.session.store.add_memory(
+    app.conversation_screen.session.store.memory.add_memory(
         MemoryKind.FACT, "The database is SQLite.", key="db"
     )
     app.conversation_screen.session.forget_memory()

@@ -35,7 +35,7 @@ def local_config(home: Path, server: ScriptedModelServer, extra: str = "") -> Pa
 
 
 def seed_conversation(store: Store) -> int:
-    conversation = store.create_conversation("Databases").id
+    conversation = store.conversations.create_conversation("Databases").id
     turns = [
         ("user", "We need a database for the billing service."),
         ("assistant", "PostgreSQL fits: transactions, mature tooling."),
@@ -43,9 +43,11 @@ def seed_conversation(store: Store) -> int:
         ("assistant", "Redis, with a short expiry."),
     ] * 3
     for role, text in turns:
-        store.add_message(conversation, role, text, tokens=0, exact=False, encoding="estimate")
-    store.add_memory(MemoryKind.FACT, "Billing runs on PostgreSQL 16.", pinned=True)
-    store.add_memory(MemoryKind.PREFERENCE, "Prefers managed services.")
+        store.messages.add_message(
+            conversation, role, text, tokens=0, exact=False, encoding="estimate"
+        )
+    store.memory.add_memory(MemoryKind.FACT, "Billing runs on PostgreSQL 16.", pinned=True)
+    store.memory.add_memory(MemoryKind.PREFERENCE, "Prefers managed services.")
     return conversation
 
 

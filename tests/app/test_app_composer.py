@@ -92,7 +92,7 @@ async def test_up_in_an_empty_composer_edits_the_last_message_and_sends_it(
         ]
         # The old turn stays in the conversation it was in.
         store = app.workspace.store
-        assert [m.content for m in store.messages(first)][-2:] == [
+        assert [m.content for m in store.messages.messages(first)][-2:] == [
             "And for a phone app?",
             "SQLite.",
         ]

@@ -285,7 +285,7 @@ async def test_a_priced_reply_shows_its_cost_and_the_status_line_the_conversatio
         await pilot.press("enter")
         await settle(pilot)
         store = screen.session.store
-        reply = store.messages(screen.session.conversation)[-1]
+        reply = store.messages.messages(screen.session.conversation)[-1]
         assert reply.prompt_tokens is not None and reply.completion_tokens is not None
         price = ModelPrice(1000.0, 500.0, 4000.0)
         cost = money(

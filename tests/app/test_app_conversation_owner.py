@@ -49,7 +49,7 @@ async def test_a_failed_replys_details_stay_with_its_conversation(
         first = app.conversation_screen.session.conversation
         assert await details(app, pilot) == SERVER_ERROR
 
-        other = app.conversation_screen.session.store.create_conversation(
+        other = app.conversation_screen.session.store.conversations.create_conversation(
             "Other", model="gpt-4o"
         ).id
         await app.conversation_screen.open_conversation(other)
@@ -73,7 +73,7 @@ async def test_the_used_estimate_is_the_shown_conversations_own(
 ) -> None:
     app, _ = make_app()
     store = app.workspace.store
-    database = store.add_memory(MemoryKind.FACT, "The service runs on PostgreSQL 16.")
+    database = store.memory.add_memory(MemoryKind.FACT, "The service runs on PostgreSQL 16.")
     server.script("Since production runs PostgreSQL 16, add a partial index.")
     async with app.run_test(size=SIZE) as pilot:
         await send(app, pilot, "How do I speed up the query?")

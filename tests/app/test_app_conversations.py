@@ -52,7 +52,7 @@ def two_conversations(app: CtxChatApp) -> tuple[int, int]:
     """The open conversation (titled "Database") and another ("Backups"), both with turns."""
     store = app.workspace.store
     first = app.conversation_screen.session.conversation
-    store.rename_conversation(first, "Database")
+    store.conversations.rename_conversation(first, "Database")
     seed(store, DATABASE, conversation_id=first)
     second = seed(store, BACKUPS, title="Backups")[0].conversation_id
     return first, second
@@ -68,7 +68,7 @@ async def test_new_conversation_from_the_switcher(make_app: MakeApp) -> None:
         await settle(pilot)
         newest = app.conversation_screen.session.conversation
         assert newest not in (first, None)
-        assert app.conversation_screen.session.store.count_messages(newest) == 0
+        assert app.conversation_screen.session.store.messages.count_messages(newest) == 0
         assert shown_messages(app) == []
         assert app.conversation_screen.title == f"conversation {newest}"
         assert app.focused is app.conversation_screen.composer
@@ -113,7 +113,8 @@ async def test_rename_from_the_switcher(make_app: MakeApp) -> None:
         await settle(pilot)
 
         assert (
-            app.conversation_screen.session.store.get_conversation(first).title == "Database notes"
+            app.conversation_screen.session.store.conversations.get_conversation(first).title
+            == "Database notes"
         )
         assert app.conversation_screen.title == "Database notes"
         assert "Renamed." in notes.messages
@@ -123,7 +124,7 @@ async def test_delete_asks_then_removes_everything(make_app: MakeApp) -> None:
     app, _ = make_app()
     first, second = two_conversations(app)
     store = app.workspace.store
-    backup_messages = [m.id for m in store.messages(second)]
+    backup_messages = [m.id for m in store.messages.messages(second)]
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await open_switcher(app, pilot, highlight=second)
@@ -132,17 +133,17 @@ async def test_delete_asks_then_removes_everything(make_app: MakeApp) -> None:
         assert isinstance(confirm, DeleteConversationScreen)
         await pilot.press("enter")  # Cancel has the focus: a stray enter deletes nothing
         await settle(pilot)
-        assert store.count_messages(second) == 2
+        assert store.messages.count_messages(second) == 2
         assert isinstance(app.screen, ConversationSwitcher)  # back in the list
 
         await pilot.press("delete", "tab", "enter")  # to the Delete button: y is typing
         await settle(pilot)
         with pytest.raises(NotFound):
-            store.get_conversation(second)
+            store.conversations.get_conversation(second)
         for message_id in backup_messages:
             with pytest.raises(NotFound):
-                store.get_message(message_id)
-        assert [c.id for c in store.list_conversations()] == [first]
+                store.messages.get_message(message_id)
+        assert [c.id for c in store.conversations.list_conversations()] == [first]
         assert app.conversation_screen.session.conversation == first
 
 
@@ -154,7 +155,7 @@ async def test_deleting_the_open_conversation_opens_another(make_app: MakeApp) -
         await open_switcher(app, pilot, highlight=first)
         await pilot.press("delete", "tab", "enter")
         await settle(pilot)
-        assert [c.id for c in app.workspace.store.list_conversations()] == [second]
+        assert [c.id for c in app.workspace.store.conversations.list_conversations()] == [second]
         assert app.conversation_screen.session.conversation == second
         assert shown_messages(app) == BACKUPS
 
@@ -278,11 +279,11 @@ async def test_enter_while_a_reply_streams_elsewhere_queues_the_message_in_its_o
         await until(pilot, lambda: len(server.requests) == 2 and not screen.streaming)
         await settle(pilot)
         store = screen.session.store
-        assert [m.content for m in store.messages(second)][-2:] == [
+        assert [m.content for m in store.messages.messages(second)][-2:] == [
             "And Postgres?",
             "Postgres, yes.",
         ]
-        assert [m.content for m in store.messages(first)][-2:] == [
+        assert [m.content for m in store.messages.messages(first)][-2:] == [
             "Why not MySQL?",
             "MySQL was never an option here.",
         ]
@@ -305,7 +306,7 @@ async def test_a_summary_made_after_a_reply_reaches_the_reopened_conversation(
         await app.conversation_screen.open_conversation(second)
         await app.conversation_screen.open_conversation(first)
         release.set()  # the reply ends after the switch back, and a summary follows it
-        await until(pilot, lambda: app.workspace.store.active_summary(first) is not None)
+        await until(pilot, lambda: app.workspace.store.summaries.active_summary(first) is not None)
         await settle(pilot)
 
         summary = app.conversation_screen.session.active_summary()
@@ -331,15 +332,17 @@ async def test_a_reply_streaming_during_a_switch_stays_in_its_own_conversation(
         await until(pilot, lambda: app.conversation_screen.session.conversation == second)
         release.set()  # the reply finishes while the other conversation is open
         store = app.workspace.store
-        await until(pilot, lambda: store.messages(first)[-1].status is MessageStatus.COMPLETE)
+        await until(
+            pilot, lambda: store.messages.messages(first)[-1].status is MessageStatus.COMPLETE
+        )
         await until(pilot, lambda: not app.conversation_screen.streaming)
         await settle(pilot)
 
-        assert [(m.role, m.content, m.status) for m in store.messages(first)][-2:] == [
+        assert [(m.role, m.content, m.status) for m in store.messages.messages(first)][-2:] == [
             ("user", "Why not MySQL?", MessageStatus.COMPLETE),
             ("assistant", "MySQL was never an option here.", MessageStatus.COMPLETE),
         ]
-        assert [(m.role, m.content) for m in store.messages(second)] == BACKUPS
+        assert [(m.role, m.content) for m in store.messages.messages(second)] == BACKUPS
         assert shown_messages(app) == BACKUPS
         assert app.conversation_screen.last_plan is not None
         assert "MySQL" not in json.dumps(app.conversation_screen.last_plan.request_messages())
@@ -388,7 +391,7 @@ async def test_edit_and_replace_drops_the_later_turns(
         await settle(pilot)
 
         store = app.workspace.store
-        assert [(m.role, m.content) for m in store.messages(first)] == [
+        assert [(m.role, m.content) for m in store.messages.messages(first)] == [
             ("user", "Which embedded database?"),
             ("assistant", "Use SQLite for this."),
         ]
@@ -421,12 +424,12 @@ async def test_edit_as_a_branch_keeps_the_original(
         store = app.workspace.store
         branch = app.conversation_screen.session.conversation
         assert branch != first
-        assert store.get_conversation(branch).title == "Database (branch)"
-        assert [(m.role, m.content) for m in store.messages(branch)] == [
+        assert store.conversations.get_conversation(branch).title == "Database (branch)"
+        assert [(m.role, m.content) for m in store.messages.messages(branch)] == [
             ("user", "Which embedded database?"),
             ("assistant", "Use SQLite for this."),
         ]
-        assert [(m.role, m.content) for m in store.messages(first)] == [
+        assert [(m.role, m.content) for m in store.messages.messages(first)] == [
             *DATABASE,
             ("user", "And its version?"),
             ("assistant", "16."),
@@ -446,7 +449,7 @@ async def test_a_branch_goes_out_with_the_conversations_preset(
         extra='[presets.brief]\nsystem_prompt = "Answer in one line."\nmax_output_tokens = 150\n'
     )
     first, _ = two_conversations(app)
-    app.workspace.store.choose_preset(first, "brief")
+    app.workspace.store.conversations.choose_preset(first, "brief")
     server.script("SQLite.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -455,7 +458,7 @@ async def test_a_branch_goes_out_with_the_conversations_preset(
         await settle(pilot)
         branch = app.conversation_screen.session.conversation
         assert branch != first
-        assert app.workspace.store.get_conversation(branch).preset == "brief"
+        assert app.workspace.store.conversations.get_conversation(branch).preset == "brief"
         sent = server.requests[-1]
         assert sent["max_tokens"] == 150
         assert sent["messages"][0] == {"role": "system", "content": "Answer in one line."}
@@ -480,7 +483,7 @@ async def test_nothing_of_one_conversation_shows_under_another(
         await pilot.press("enter")
         await settle(pilot)
         first = app.conversation_screen.session.conversation
-        reply = app.conversation_screen.session.store.messages(first)[-1]
+        reply = app.conversation_screen.session.store.messages.messages(first)[-1]
         assert reply.prompt_tokens is not None
         assert status_line(app).startswith(
             f"reply {reply.tokens:,} tokens (server counted {reply.completion_tokens:,}) · prompt "
@@ -521,7 +524,7 @@ async def test_a_new_conversation_is_named_after_its_first_message_everywhere(
         await pilot.press("enter")
         await settle(pilot)
         name = "How do I read a TOML file in Python 3.11? With…"
-        conversation = app.conversation_screen.session.store.get_conversation(
+        conversation = app.conversation_screen.session.store.conversations.get_conversation(
             app.conversation_screen.session.conversation
         )
         assert conversation.title == name
@@ -530,7 +533,7 @@ async def test_a_new_conversation_is_named_after_its_first_message_everywhere(
         await pilot.press("enter")
         await settle(pilot)
         assert (
-            app.conversation_screen.session.store.get_conversation(
+            app.conversation_screen.session.store.conversations.get_conversation(
                 app.conversation_screen.session.conversation
             ).title
             == name
@@ -559,8 +562,8 @@ async def test_a_branch_sends_the_summary_the_original_had(
         ],
         conversation_id=first,
     )
-    turns = store.messages(first)
-    store.add_summary(
+    turns = store.messages.messages(first)
+    store.summaries.add_summary(
         first,
         text="The database is PostgreSQL 16.",
         first_message_id=turns[0].id,
@@ -586,7 +589,7 @@ async def test_a_branch_sends_the_summary_the_original_had(
 
         branch = app.conversation_screen.session.conversation
         assert branch != first
-        (copied,) = store.summaries(branch)
+        (copied,) = store.summaries.summaries(branch)
         assert copied.text == "The database is PostgreSQL 16."
         sent = [m["content"] for m in server.requests[-1]["messages"]]
         assert any("The database is PostgreSQL 16." in text for text in sent)

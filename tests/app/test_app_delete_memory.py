@@ -22,7 +22,7 @@ def trip_with_a_pinned_fact(app: CtxChatApp) -> tuple[int, int, int]:
     one of its messages; their ids and the entry's."""
     store = app.workspace.store
     garden = app.conversation_screen.session.conversation
-    store.rename_conversation(garden, "Garden")
+    store.conversations.rename_conversation(garden, "Garden")
     seed(
         store,
         [("user", "When to plant tulips?"), ("assistant", "In autumn.")],
@@ -31,7 +31,7 @@ def trip_with_a_pinned_fact(app: CtxChatApp) -> tuple[int, int, int]:
     trip = seed(
         store, [("user", "We fly to Porto."), ("assistant", "Noted.")], title="Trip to Porto"
     )
-    entry = store.add_memory(
+    entry = store.memory.add_memory(
         MemoryKind.FACT,
         "Destination city is Porto.",
         pinned=True,
@@ -68,7 +68,7 @@ async def test_the_question_names_the_conversations_memory_and_keeps_it(
 
         await pilot.click("#keep-memory")
         await settle(pilot)
-        kept = app.workspace.store.get_memory(entry)
+        kept = app.workspace.store.memory.get_memory(entry)
         assert (kept.conversation_id, kept.enabled, kept.kept_from) == (
             None,
             False,
@@ -96,5 +96,5 @@ async def test_deleting_the_memory_too_is_a_choice(make_app: MakeApp) -> None:
         await ask_to_delete(app, pilot, trip)
         await pilot.click("#with-memory")
         await settle(pilot)
-        assert app.workspace.store.list_memory(include_all_scopes=True) == []
+        assert app.workspace.store.memory.list_memory(include_all_scopes=True) == []
         assert "Deleted “Trip to Porto” and its 1 memory entry." in notes.messages

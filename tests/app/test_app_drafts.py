@@ -36,8 +36,8 @@ async def test_a_draft_stays_with_its_conversation(
         await settle(pilot)
 
     store = app.workspace.store
-    assert [(m.role, m.content) for m in store.messages(second)] == [
+    assert [(m.role, m.content) for m in store.messages.messages(second)] == [
         ("user", "a question for B"),
         ("assistant", "Reply in B."),
     ]
-    assert [m.content for m in store.messages(first) if m.role == "user"] == []
+    assert [m.content for m in store.messages.messages(first) if m.role == "user"] == []

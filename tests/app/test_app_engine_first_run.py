@@ -61,11 +61,11 @@ async def test_one_enter_starts_a_conversation_with_the_model_on_this_machine(
             assert conversation is not None
 
             def answered() -> bool:
-                reply = session.store.newest_message(conversation, role="assistant")
+                reply = session.store.messages.newest_message(conversation, role="assistant")
                 return reply is not None and reply.status.value != "streaming"
 
             await until(pilot, answered, timeout=PATIENCE)
-            reply = session.store.newest_message(conversation, role="assistant")
+            reply = session.store.messages.newest_message(conversation, role="assistant")
             assert reply is not None and reply.status.value == "complete", reply
             assert reply.content.strip()
             assert reply.prompt_tokens  # the engine's own usage

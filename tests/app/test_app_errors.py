@@ -96,7 +96,7 @@ async def sent_reply(app: CtxChatApp, pilot: Any) -> StoredMessage:
     await typed(pilot, "Hello there")
     await pilot.press("enter")
     await settle(pilot)
-    return app.conversation_screen.session.store.messages(
+    return app.conversation_screen.session.store.messages.messages(
         app.conversation_screen.session.conversation
     )[-1]
 
@@ -128,7 +128,7 @@ async def test_a_provider_error_is_told_once_on_the_reply_and_the_message_kept(
         await settle(pilot)
 
         told_once(app, notes, f"{sentence} {action}")
-        user, reply = app.conversation_screen.session.store.messages(
+        user, reply = app.conversation_screen.session.store.messages.messages(
             app.conversation_screen.session.conversation
         )
         assert (user.role, user.content, user.status) == (
@@ -237,7 +237,7 @@ async def test_a_reply_failing_in_a_conversation_not_on_screen_is_notified_once(
         await settle(pilot)
         session = app.conversation_screen.session
         first = session.conversation
-        other = session.store.create_conversation("Other", model="gpt-4o").id
+        other = session.store.conversations.create_conversation("Other", model="gpt-4o").id
         await app.conversation_screen.open_conversation(other)
         await settle(pilot)
         # The turn of the first conversation ends while the other one is on screen (as
@@ -246,9 +246,9 @@ async def test_a_reply_failing_in_a_conversation_not_on_screen_is_notified_once(
             session, lambda session: send_message(session, "Hello there")
         )
         await settle(pilot)
-        reply = session.store.messages(first)[-1]
+        reply = session.store.messages.messages(first)[-1]
         assert reply.status is MessageStatus.FAILED
-        name = app.conversation_screen.session.store.get_conversation(first).name
+        name = app.conversation_screen.session.store.conversations.get_conversation(first).name
         assert notes.messages == [f"In “{name}”: {reply.error}"]
         assert status_line(app) == ""
         await app.conversation_screen.open_conversation(first)
@@ -327,7 +327,7 @@ async def test_retry_after_a_server_error_gets_the_whole_reply(
         await pilot.press("ctrl+r")
         await settle(pilot)
 
-        messages = app.conversation_screen.session.store.messages(
+        messages = app.conversation_screen.session.store.messages.messages(
             app.conversation_screen.session.conversation
         )
         assert [(m.role, m.content, m.status) for m in messages] == [
@@ -368,7 +368,7 @@ async def test_details_of_a_failed_reply_show_the_servers_words_and_can_retry(
         await pilot.click("#retry")
         await settle(pilot)
 
-        messages = app.conversation_screen.session.store.messages(
+        messages = app.conversation_screen.session.store.messages.messages(
             app.conversation_screen.session.conversation
         )
         assert [(m.content, m.status) for m in messages][-1] == (
@@ -416,7 +416,7 @@ async def test_retry_in_the_details_does_nothing_once_another_conversation_is_op
     async with app.run_test(size=SIZE) as pilot:
         await send_to_fail(app, pilot)
         store = app.conversation_screen.session.store
-        other = store.create_conversation("Other", model="gpt-4o").id
+        other = store.conversations.create_conversation("Other", model="gpt-4o").id
         kept = seed(store, [("user", "Hi"), ("assistant", "Good answer.")], conversation_id=other)
         await pilot.press("ctrl+d")
         await settle(pilot)
@@ -426,7 +426,7 @@ async def test_retry_in_the_details_does_nothing_once_another_conversation_is_op
         await settle(pilot)
         await pilot.click("#retry")
         await settle(pilot)
-        assert store.messages(other) == kept
+        assert store.messages.messages(other) == kept
         assert len(server.requests) == sent
 
 
@@ -439,7 +439,7 @@ async def test_retry_in_the_details_works_after_leaving_the_conversation_and_com
     async with app.run_test(size=SIZE) as pilot:
         await send_to_fail(app, pilot)
         first = app.conversation_screen.session.conversation
-        other = app.conversation_screen.session.store.create_conversation(
+        other = app.conversation_screen.session.store.conversations.create_conversation(
             "Other", model="gpt-4o"
         ).id
         await pilot.press("ctrl+d")
@@ -450,5 +450,5 @@ async def test_retry_in_the_details_works_after_leaving_the_conversation_and_com
         await settle(pilot)
         await pilot.click("#retry")
         await settle(pilot)
-        last = app.conversation_screen.session.store.messages(first)[-1]
+        last = app.conversation_screen.session.store.messages.messages(first)[-1]
         assert (last.content, last.status) == ("The whole reply.", MessageStatus.COMPLETE)

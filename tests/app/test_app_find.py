@@ -62,7 +62,9 @@ async def search_switcher(pilot: Pilot[Any], query: str) -> ConversationSwitcher
 async def test_the_switcher_finds_conversations_by_message_text(make_app: MakeApp) -> None:
     app, _ = make_app()
     store = app.workspace.store
-    store.rename_conversation(app.conversation_screen.session.conversation, "Ops notes")
+    store.conversations.rename_conversation(
+        app.conversation_screen.session.conversation, "Ops notes"
+    )
     cluster = seed(store, [("user", "Plan?"), ("assistant", HOSTILE)], title="Infra")
     titled = seed(store, [("user", "Nothing relevant")], title="Kubernetes reading list")
     seed(store, [("user", "Kubernetes? No: systemd.")], title="Other")[0]
@@ -203,7 +205,7 @@ async def test_typing_in_the_find_bar_reaches_only_the_bar(make_app: MakeApp) ->
         assert find_bar(app).query_text == words
         assert app.screen is screen and app.conversation_screen.composer.text == ""
         assert (
-            app.conversation_screen.session.store.count_messages(
+            app.conversation_screen.session.store.messages.count_messages(
                 app.conversation_screen.session.conversation
             )
             == 10

@@ -35,7 +35,9 @@ async def test_import_lists_the_conversations_that_came(make_app: MakeApp, tmp_p
         switcher = app.screen
         assert isinstance(switcher, ConversationSwitcher)
         store = app.workspace.store
-        imported = {c.id: c.title for c in store.list_conversations() if c.origin == "chatgpt"}
+        imported = {
+            c.id: c.title for c in store.conversations.list_conversations() if c.origin == "chatgpt"
+        }
         assert sorted(imported.values()) == ["Hello", "Trip to Oslo", "Trip to Oslo (branch 2)"]
         assert sorted(switcher.visible_ids) == sorted(imported)
         assert before not in switcher.visible_ids
@@ -65,7 +67,7 @@ async def test_a_damaged_file_is_one_notice_and_imports_nothing(
             f"{path} is not ChatGPT's data export (conversations.json) as ctxchat reads it: "
             "conversation 1: mapping: expected an object, found a list; nothing was imported"
         ]
-        assert all(c.origin is None for c in app.workspace.store.list_conversations())
+        assert all(c.origin is None for c in app.workspace.store.conversations.list_conversations())
 
 
 async def test_a_path_with_no_file_is_said_in_the_dialog(make_app: MakeApp, tmp_path: Path) -> None:

@@ -19,7 +19,9 @@ F9 = "f9"
 
 def imported_titles(app: CtxChatApp) -> list[str]:
     store = app.workspace.store
-    return sorted(c.title for c in store.list_conversations() if c.origin == "chatgpt")
+    return sorted(
+        c.title for c in store.conversations.list_conversations() if c.origin == "chatgpt"
+    )
 
 
 def start(app: CtxChatApp, held: HeldHistory) -> None:

@@ -43,7 +43,7 @@ def footer_keys(app: CtxChatApp) -> list[str]:
 
 def versions(app: CtxChatApp) -> list[str]:
     session = app.conversation_screen.session
-    return [v.text for v in session.store.summaries(session.conversation)]
+    return [v.text for v in session.store.summaries.summaries(session.conversation)]
 
 
 @dataclass
@@ -121,7 +121,7 @@ async def test_the_cancel_key_stops_a_summary_and_leaves_no_version(
         await settle(pilot)
         session = app.conversation_screen.session
         assert versions(app) == []
-        assert session.store.summary_job(session.conversation) is None
+        assert session.store.summary_jobs.summary_job(session.conversation) is None
         assert (
             "Cancelled: Summarizing 6 messages. The summary in force stays as it was."
             in running.notes.messages
@@ -180,13 +180,13 @@ import sys
 from ctxchat.store import Store
 from ctxchat.store.summary_jobs import JobKind
 with Store.open(sys.argv[1]) as store:
-    job = store.start_summary_job(
+    job = store.summary_jobs.start_summary_job(
         1, JobKind.FOLD, first_message_id=1, last_message_id=6, messages=6, steps=5
     )
-    job = store.advance_summary_job(job, 2, 5)
+    job = store.summary_jobs.advance_summary_job(job, 2, 5)
     print("ready", flush=True)
     sys.stdin.read()
-    store.end_summary_job(job)
+    store.summary_jobs.end_summary_job(job)
 """
 
 

@@ -21,7 +21,7 @@ async def test_a_fold_by_click_survives_typing_and_switching_conversations(
 ) -> None:
     app, _ = make_app()
     store = app.workspace.store
-    other = store.create_conversation("Other", model="gpt-4o").id
+    other = store.conversations.create_conversation("Other", model="gpt-4o").id
     seed(store, exchange(3), conversation_id=other)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

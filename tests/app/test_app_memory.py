@@ -22,7 +22,7 @@ def memory_message(plan: ContextPlan | None) -> str:
 
 async def test_f6_goes_to_the_memory_list_from_the_composer(make_app: MakeApp) -> None:
     app, _ = make_app()
-    app.workspace.store.add_memory(MemoryKind.FACT, "The service runs on PostgreSQL 16.")
+    app.workspace.store.memory.add_memory(MemoryKind.FACT, "The service runs on PostgreSQL 16.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert app.focused is app.conversation_screen.composer
@@ -46,7 +46,7 @@ async def test_add_an_entry_in_the_editor(make_app: MakeApp) -> None:
         await settle(pilot)
 
         assert not isinstance(app.screen, MemoryEditor)
-        (entry,) = app.conversation_screen.session.store.list_memory(
+        (entry,) = app.conversation_screen.session.store.memory.list_memory(
             conversation_id=app.conversation_screen.session.conversation_id
         )
         assert (entry.kind, entry.text, entry.importance, entry.conversation_id, entry.source) == (
@@ -66,25 +66,27 @@ async def test_add_an_entry_in_the_editor(make_app: MakeApp) -> None:
 async def test_pin_moves_an_entry_first_and_unpin_moves_it_back(make_app: MakeApp) -> None:
     app, _ = make_app()
     store = app.workspace.store
-    low = store.add_memory(MemoryKind.FACT, "Deploys happen on Fridays.", importance=2)
-    high = store.add_memory(MemoryKind.FACT, "The service runs on PostgreSQL 16.", importance=9)
+    low = store.memory.add_memory(MemoryKind.FACT, "Deploys happen on Fridays.", importance=2)
+    high = store.memory.add_memory(
+        MemoryKind.FACT, "The service runs on PostgreSQL 16.", importance=9
+    )
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert memory_refs(app.conversation_screen.last_plan) == [high.ref, low.ref]
         await pilot.press("f6", "ctrl+k")  # the first entry in the panel: the oldest, `low`
         await settle(pilot)
-        assert store.get_memory(low.id).pinned
+        assert store.memory.get_memory(low.id).pinned
         assert memory_refs(app.conversation_screen.last_plan) == [low.ref, high.ref]
         await pilot.press("ctrl+k")
         await settle(pilot)
-        assert not store.get_memory(low.id).pinned
+        assert not store.memory.get_memory(low.id).pinned
         assert memory_refs(app.conversation_screen.last_plan) == [high.ref, low.ref]
 
 
 async def test_kind_cycles_and_the_request_labels_it(make_app: MakeApp) -> None:
     app, _ = make_app()
     store = app.workspace.store
-    entry = store.add_memory(MemoryKind.FACT, "Deploys happen on Fridays.")
+    entry = store.memory.add_memory(MemoryKind.FACT, "Deploys happen on Fridays.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("f6")
@@ -92,7 +94,7 @@ async def test_kind_cycles_and_the_request_labels_it(make_app: MakeApp) -> None:
         for _ in range(4):
             await pilot.press("shift+right")
             await settle(pilot)
-            kind = store.get_memory(entry.id).kind
+            kind = store.memory.get_memory(entry.id).kind
             seen.append(kind)
             assert app.conversation_screen.last_plan is not None
             assert app.conversation_screen.last_plan.layer(Layer.MEMORY).items[0].ref == entry.ref
@@ -110,13 +112,13 @@ async def test_kind_cycles_and_the_request_labels_it(make_app: MakeApp) -> None:
 async def test_scope_makes_an_entry_this_conversations_only(make_app: MakeApp) -> None:
     app, _ = make_app()
     store = app.workspace.store
-    entry = store.add_memory(MemoryKind.FACT, "Deploys happen on Fridays.")
+    entry = store.memory.add_memory(MemoryKind.FACT, "Deploys happen on Fridays.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         first = app.conversation_screen.session.conversation
         await pilot.press("f6", "ctrl+g")
         await settle(pilot)
-        assert store.get_memory(entry.id).conversation_id == first
+        assert store.memory.get_memory(entry.id).conversation_id == first
         assert memory_refs(app.conversation_screen.last_plan) == [entry.ref]
 
         await pilot.press("ctrl+n")
@@ -129,7 +131,7 @@ async def test_scope_makes_an_entry_this_conversations_only(make_app: MakeApp) -
 async def test_scope_back_to_global(make_app: MakeApp) -> None:
     app, _ = make_app()
     store = app.workspace.store
-    entry = store.add_memory(
+    entry = store.memory.add_memory(
         MemoryKind.FACT,
         "Deploys happen on Fridays.",
         conversation_id=app.conversation_screen.session.conversation,
@@ -138,7 +140,7 @@ async def test_scope_back_to_global(make_app: MakeApp) -> None:
         await settle(pilot)
         await pilot.press("f6", "ctrl+g")
         await settle(pilot)
-        assert store.get_memory(entry.id).conversation_id is None
+        assert store.memory.get_memory(entry.id).conversation_id is None
         await pilot.press("ctrl+n")
         await settle(pilot)
         assert memory_refs(app.conversation_screen.last_plan) == [entry.ref]
@@ -147,12 +149,12 @@ async def test_scope_back_to_global(make_app: MakeApp) -> None:
 async def test_exclude_and_include_again(make_app: MakeApp) -> None:
     app, _ = make_app()
     store = app.workspace.store
-    entry = store.add_memory(MemoryKind.CONSTRAINT, "Never touch the billing tables.")
+    entry = store.memory.add_memory(MemoryKind.CONSTRAINT, "Never touch the billing tables.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("f6", "ctrl+x")
         await settle(pilot)
-        assert not store.get_memory(entry.id).enabled
+        assert not store.memory.get_memory(entry.id).enabled
         assert app.conversation_screen.last_plan is not None
         assert memory_refs(app.conversation_screen.last_plan) == []
         assert [
@@ -161,45 +163,47 @@ async def test_exclude_and_include_again(make_app: MakeApp) -> None:
         ] == [(entry.ref, Reason.DISABLED)]
         await pilot.press("ctrl+x")
         await settle(pilot)
-        assert store.get_memory(entry.id).enabled
+        assert store.memory.get_memory(entry.id).enabled
         assert memory_refs(app.conversation_screen.last_plan) == [entry.ref]
 
 
 async def test_importance_up_and_down_reorders_the_request(make_app: MakeApp) -> None:
     app, _ = make_app()
     store = app.workspace.store
-    first = store.add_memory(MemoryKind.FACT, "Deploys happen on Fridays.", importance=5)
-    second = store.add_memory(MemoryKind.FACT, "The service runs on PostgreSQL 16.", importance=6)
+    first = store.memory.add_memory(MemoryKind.FACT, "Deploys happen on Fridays.", importance=5)
+    second = store.memory.add_memory(
+        MemoryKind.FACT, "The service runs on PostgreSQL 16.", importance=6
+    )
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert memory_refs(app.conversation_screen.last_plan) == [second.ref, first.ref]
         await pilot.press("f6", "shift+up", "shift+up")
         await settle(pilot)
-        assert store.get_memory(first.id).importance == 7
+        assert store.memory.get_memory(first.id).importance == 7
         assert memory_refs(app.conversation_screen.last_plan) == [first.ref, second.ref]
         await pilot.press("shift+down", "shift+down", "shift+down")
         await settle(pilot)
-        assert store.get_memory(first.id).importance == 4
+        assert store.memory.get_memory(first.id).importance == 4
         assert memory_refs(app.conversation_screen.last_plan) == [second.ref, first.ref]
 
 
 async def test_delete_asks_first_and_then_removes_the_entry(make_app: MakeApp) -> None:
     app, _ = make_app()
     store = app.workspace.store
-    entry = store.add_memory(MemoryKind.FACT, "Deploys happen on Fridays.")
+    entry = store.memory.add_memory(MemoryKind.FACT, "Deploys happen on Fridays.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("f6", "delete")
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("escape")  # changed my mind
         await settle(pilot)
-        assert [e.id for e in store.list_memory()] == [entry.id]
+        assert [e.id for e in store.memory.list_memory()] == [entry.id]
 
         await pilot.press("delete")
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("tab", "enter")  # the red Delete button: a typed y is not yes
         await settle(pilot)
-        assert store.list_memory() == []
+        assert store.memory.list_memory() == []
         assert memory_refs(app.conversation_screen.last_plan) == []
         assert app.query_one("#memory", MemoryPanel).entries == []
 
@@ -226,7 +230,7 @@ async def test_pin_a_message_as_a_fact(make_app: MakeApp) -> None:
         await pilot.press("ctrl+s")
         await settle(pilot)
 
-        (entry,) = app.conversation_screen.session.store.list_memory(
+        (entry,) = app.conversation_screen.session.store.memory.list_memory(
             conversation_id=app.conversation_screen.session.conversation
         )
         fields = (entry.kind, entry.text, entry.source, entry.conversation_id, entry.importance)
@@ -246,7 +250,10 @@ async def test_pin_a_message_as_a_fact(make_app: MakeApp) -> None:
         assert editor.query_one("#memory-text", TextArea).text == user.content
         await pilot.press("escape")
         await settle(pilot)
-        assert len(app.conversation_screen.session.store.list_memory(include_all_scopes=True)) == 1
+        assert (
+            len(app.conversation_screen.session.store.memory.list_memory(include_all_scopes=True))
+            == 1
+        )
 
 
 async def test_the_memory_panel_takes_only_the_room_its_entries_need(make_app: MakeApp) -> None:
@@ -257,7 +264,7 @@ async def test_the_memory_panel_takes_only_the_room_its_entries_need(make_app: M
         context = app.query_one("#context")
         assert memory.outer_size.height == 2  # its border and the header line
         assert context.outer_size.height == app.query_one("#side").size.height - 2
-        app.conversation_screen.session.store.add_memory(
+        app.conversation_screen.session.store.memory.add_memory(
             MemoryKind.FACT, "The service runs on PostgreSQL 16."
         )
         app.conversation_screen.session.forget_memory()

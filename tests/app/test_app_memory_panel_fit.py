@@ -20,15 +20,15 @@ HYPOTHESIS = "The roses fail because of the north wind."
 def many_entries(store: Store, conversation_id: int | None) -> dict[str, int]:
     """25 entries: 22 current (the first a hypothesis, the last the conversation's own), 2
     superseded, 1 excluded."""
-    ids = {"hypothesis": store.add_memory(MemoryKind.HYPOTHESIS, HYPOTHESIS).id}
+    ids = {"hypothesis": store.memory.add_memory(MemoryKind.HYPOTHESIS, HYPOTHESIS).id}
     for number in range(18):
-        store.add_memory(MemoryKind.FACT, f"Bed {number} holds plants of kind {number}.")
-    ids["superseded"] = store.add_memory(MemoryKind.FACT, "Dug in spring.", key="dug").id
-    store.add_memory(MemoryKind.FACT, "Dug in autumn.", key="dug")
-    store.add_memory(MemoryKind.FACT, "Watered daily.", key="water")
-    store.add_memory(MemoryKind.FACT, "Watered weekly.", key="water")
-    ids["excluded"] = store.add_memory(MemoryKind.FACT, "Grows potatoes.", enabled=False).id
-    store.add_memory(MemoryKind.FACT, "Wants a pond.", conversation_id=conversation_id)
+        store.memory.add_memory(MemoryKind.FACT, f"Bed {number} holds plants of kind {number}.")
+    ids["superseded"] = store.memory.add_memory(MemoryKind.FACT, "Dug in spring.", key="dug").id
+    store.memory.add_memory(MemoryKind.FACT, "Dug in autumn.", key="dug")
+    store.memory.add_memory(MemoryKind.FACT, "Watered daily.", key="water")
+    store.memory.add_memory(MemoryKind.FACT, "Watered weekly.", key="water")
+    ids["excluded"] = store.memory.add_memory(MemoryKind.FACT, "Grows potatoes.", enabled=False).id
+    store.memory.add_memory(MemoryKind.FACT, "Wants a pond.", conversation_id=conversation_id)
     return ids
 
 

@@ -37,7 +37,7 @@ async def test_switched_off_here_stays_on_in_a_new_conversation(
 ) -> None:
     app, notes = make_app()
     store = app.workspace.store
-    entry = store.add_memory(MemoryKind.FACT, SOIL)
+    entry = store.memory.add_memory(MemoryKind.FACT, SOIL)
     server.script("Noted.", "Noted again.", "Sure.", "Back on.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -47,7 +47,7 @@ async def test_switched_off_here_stays_on_in_a_new_conversation(
 
         await pilot.press("f6", "ctrl+d")
         await settle(pilot)
-        assert store.get_memory(entry.id).off_in == {garden}
+        assert store.memory.get_memory(entry.id).off_in == {garden}
         panel = app.query_one("#memory", MemoryPanel)
         assert panel.notes.off_here(panel.entries[0])
         plan = app.conversation_screen.last_plan
@@ -58,20 +58,20 @@ async def test_switched_off_here_stays_on_in_a_new_conversation(
         ]
         assert SOIL not in await sent_memory(pilot, server, "And now?")
         # Still on everywhere else: excluding it (ctrl+x) is what leaves it out everywhere.
-        assert store.get_memory(entry.id).enabled
+        assert store.memory.get_memory(entry.id).enabled
 
         await pilot.press("ctrl+n")
         await settle(pilot)
         assert memory_refs(app.conversation_screen.last_plan) == [entry.ref]
         assert SOIL in await sent_memory(pilot, server, "A new garden: what soil?")
-        assert store.get_memory(entry.id).off_in == {garden}
+        assert store.memory.get_memory(entry.id).off_in == {garden}
 
         await app.conversation_screen.open_conversation(garden)
         await settle(pilot)
         assert memory_refs(app.conversation_screen.last_plan) == []
         await pilot.press("f6", "ctrl+d")
         await settle(pilot)
-        assert store.get_memory(entry.id).off_in == frozenset()
+        assert store.memory.get_memory(entry.id).off_in == frozenset()
         assert memory_refs(app.conversation_screen.last_plan) == [entry.ref]
         assert SOIL in await sent_memory(pilot, server, "Back in the garden.")
         assert notes.of("error") == []
@@ -80,7 +80,7 @@ async def test_switched_off_here_stays_on_in_a_new_conversation(
 async def test_a_conversations_own_entry_has_no_off_here_key(make_app: MakeApp) -> None:
     app, _ = make_app()
     store = app.workspace.store
-    entry = store.add_memory(
+    entry = store.memory.add_memory(
         MemoryKind.FACT, SOIL, conversation_id=app.conversation_screen.session.conversation_id
     )
     async with app.run_test(size=SIZE) as pilot:
@@ -89,7 +89,7 @@ async def test_a_conversations_own_entry_has_no_off_here_key(make_app: MakeApp) 
         await settle(pilot)
         panel = app.query_one("#memory", MemoryPanel)
         assert panel.check_action("switch_here", ()) is False
-        assert store.get_memory(entry.id).off_in == frozenset()
+        assert store.memory.get_memory(entry.id).off_in == frozenset()
         assert memory_refs(app.conversation_screen.last_plan) == [entry.ref]
 
 
@@ -129,9 +129,9 @@ async def test_a_projects_entries_go_only_to_its_conversations(
             await pilot.press(*"Allotment", "enter")
 
         await move_with_the_palette(pilot, new_name)
-        (project,) = store.projects()
+        (project,) = store.projects.projects()
         assert (project.name, project.conversations) == ("Allotment", 1)
-        entry = store.add_memory(MemoryKind.FACT, CLAY, project_id=project.id)
+        entry = store.memory.add_memory(MemoryKind.FACT, CLAY, project_id=project.id)
         app.conversation_screen.session.forget_memory()
         app.conversation_screen.refresh_plan()
         await settle(pilot)
@@ -154,7 +154,7 @@ async def test_a_projects_entries_go_only_to_its_conversations(
             await pilot.press("up", "enter")
 
         await move_with_the_palette(pilot, no_project)
-        assert store.conversation_project(beds) is None
+        assert store.projects.conversation_project(beds) is None
         assert memory_refs(app.conversation_screen.last_plan) == []
         assert CLAY not in await sent_memory(pilot, server, "And now?")
         assert notes.of("error") == []
@@ -163,11 +163,11 @@ async def test_a_projects_entries_go_only_to_its_conversations(
 def projects_entry(app: CtxChatApp, name: str) -> tuple[int, MemoryEntry]:
     """Project `name`, the open conversation moved into it, and an entry of that project."""
     store = app.workspace.store
-    project = store.create_project(name).id
+    project = store.projects.create_project(name).id
     garden = app.conversation_screen.session.conversation_id
     assert garden is not None
-    store.move_to_project(garden, project)
-    return project, store.add_memory(MemoryKind.FACT, CLAY, project_id=project)
+    store.projects.move_to_project(garden, project)
+    return project, store.memory.add_memory(MemoryKind.FACT, CLAY, project_id=project)
 
 
 async def test_a_new_version_of_a_projects_entry_stays_the_projects(make_app: MakeApp) -> None:
@@ -181,13 +181,13 @@ async def test_a_new_version_of_a_projects_entry_stays_the_projects(make_app: Ma
         app.screen.query_one("#memory-text", TextArea).text = "The allotment soil is loam."
         await pilot.press("ctrl+s")
         await settle(pilot)
-        new = store.get_memory(old.id + 1)
+        new = store.memory.get_memory(old.id + 1)
         assert (new.text, new.project_id, new.conversation_id) == (
             "The allotment soil is loam.",
             project,
             None,
         )
-        assert store.get_memory(old.id).superseded_by == new.id
+        assert store.memory.get_memory(old.id).superseded_by == new.id
         assert memory_refs(app.conversation_screen.last_plan) == [new.ref]
 
 
@@ -212,7 +212,7 @@ async def test_the_editor_names_a_projects_entrys_project_and_keeps_or_leaves_it
         await pilot.press("ctrl+s")  # saved as it is: still the project's
         await until(pilot, lambda: not isinstance(app.screen, MemoryEditor))
         await settle(pilot)
-        stored = store.get_memory(entry.id)
+        stored = store.memory.get_memory(entry.id)
         assert (stored.project_id, stored.conversation_id) == (project, None)
 
         await pilot.press("ctrl+e")
@@ -221,7 +221,7 @@ async def test_the_editor_names_a_projects_entrys_project_and_keeps_or_leaves_it
         await pilot.press("ctrl+s")  # every conversation: no longer the project's
         await until(pilot, lambda: not isinstance(app.screen, MemoryEditor))
         await settle(pilot)
-        stored = store.get_memory(entry.id)
+        stored = store.memory.get_memory(entry.id)
         assert (stored.project_id, stored.conversation_id) == (None, None)
 
 
@@ -232,11 +232,11 @@ async def test_ctrl_g_puts_an_entry_in_this_conversations_project_then_here_then
     this conversation's → global; outside a project, global ↔ this conversation."""
     app, _ = make_app()
     store = app.workspace.store
-    project = store.create_project("Allotment").id
+    project = store.projects.create_project("Allotment").id
     garden = app.conversation_screen.session.conversation_id
     assert garden is not None
-    store.move_to_project(garden, project)
-    entry = store.add_memory(MemoryKind.FACT, CLAY)
+    store.projects.move_to_project(garden, project)
+    entry = store.memory.add_memory(MemoryKind.FACT, CLAY)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         panel = app.query_one("#memory", MemoryPanel)
@@ -245,7 +245,7 @@ async def test_ctrl_g_puts_an_entry_in_this_conversations_project_then_here_then
         for _ in range(3):
             await pilot.press("ctrl+g")
             await settle(pilot)
-            stored = store.get_memory(entry.id)
+            stored = store.memory.get_memory(entry.id)
             seen.append((stored.project_id, stored.conversation_id, panel.entries[0].scope_words))
         assert seen == [
             (project, None, "project Allotment"),
@@ -253,8 +253,8 @@ async def test_ctrl_g_puts_an_entry_in_this_conversations_project_then_here_then
             (None, None, "global"),
         ]
         # Out of the project: straight from global to this conversation.
-        store.move_to_project(garden, None)
+        store.projects.move_to_project(garden, None)
         app.conversation_screen.session.forget_memory()
         await pilot.press("ctrl+g")
         await settle(pilot)
-        assert store.get_memory(entry.id).conversation_id == garden
+        assert store.memory.get_memory(entry.id).conversation_id == garden

@@ -25,8 +25,8 @@ async def test_the_reply_marks_the_entries_it_used_with_the_evidence(
 ) -> None:
     app, _ = make_app()
     store = app.workspace.store
-    database = store.add_memory(MemoryKind.FACT, "The service runs on PostgreSQL 16.")
-    store.add_memory(MemoryKind.FACT, "The frontend is written in Svelte.")
+    database = store.memory.add_memory(MemoryKind.FACT, "The service runs on PostgreSQL 16.")
+    store.memory.add_memory(MemoryKind.FACT, "The frontend is written in Svelte.")
     server.script("Since production runs PostgreSQL 16, add a partial index.")
     async with app.run_test(size=SIZE) as pilot:
         await typed(pilot, "How do I speed up the query?")
@@ -44,7 +44,7 @@ async def test_the_reply_marks_the_entries_it_used_with_the_evidence(
         assert not detail.display  # shown only while the list has focus
         await pilot.press("f6")
         assert detail.display
-        assert panel.highlighted_entry == store.get_memory(database.id)
+        assert panel.highlighted_entry == store.memory.get_memory(database.id)
         assert "used by the last reply (estimate): shares" in panel.detail_text
         assert '"postgresql"' in panel.detail_text
 
@@ -52,14 +52,14 @@ async def test_the_reply_marks_the_entries_it_used_with_the_evidence(
 async def test_restoring_an_excluded_entry_says_it_stays_out(make_app: MakeApp) -> None:
     app, notes = make_app()
     store = app.workspace.store
-    old = store.add_memory(MemoryKind.CONSTRAINT, "Budget is 5,000 EUR.", key="budget")
-    store.update_memory(old.id, enabled=False)
-    new = store.add_memory(MemoryKind.CONSTRAINT, "Budget is 6,000 EUR.", key="budget")
+    old = store.memory.add_memory(MemoryKind.CONSTRAINT, "Budget is 5,000 EUR.", key="budget")
+    store.memory.update_memory(old.id, enabled=False)
+    new = store.memory.add_memory(MemoryKind.CONSTRAINT, "Budget is 6,000 EUR.", key="budget")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("f6", "ctrl+z")  # the old, excluded one comes back
         await settle(pilot)
-        assert store.get_memory(new.id).superseded_by == old.id
+        assert store.memory.get_memory(new.id).superseded_by == old.id
         assert memory_refs(app.conversation_screen.last_plan) == []
         assert (
             f"Restored memory #{old.id}: it is current again, but left out of requests "
@@ -70,15 +70,17 @@ async def test_restoring_an_excluded_entry_says_it_stays_out(make_app: MakeApp) 
 async def test_r_restores_a_superseded_entry_into_the_request(make_app: MakeApp) -> None:
     app, notes = make_app()
     store = app.workspace.store
-    old = store.add_memory(MemoryKind.FACT, "The service runs on MySQL 8.", key="database")
-    new = store.add_memory(MemoryKind.FACT, "The service runs on PostgreSQL 16.", key="database")
+    old = store.memory.add_memory(MemoryKind.FACT, "The service runs on MySQL 8.", key="database")
+    new = store.memory.add_memory(
+        MemoryKind.FACT, "The service runs on PostgreSQL 16.", key="database"
+    )
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert memory_refs(app.conversation_screen.last_plan) == [new.ref]
         await pilot.press("f6", "ctrl+z")  # the first entry is the old, superseded one
         await settle(pilot)
         assert memory_refs(app.conversation_screen.last_plan) == [old.ref]
-        assert store.get_memory(new.id).superseded_by == old.id
+        assert store.memory.get_memory(new.id).superseded_by == old.id
         assert (
             f"Restored memory #{old.id}: it is current again and goes into requests while "
             "the memory budget has room."
@@ -93,7 +95,7 @@ async def test_r_restores_a_superseded_entry_into_the_request(make_app: MakeApp)
 async def test_n_writes_a_new_version_and_keeps_the_old_as_superseded(make_app: MakeApp) -> None:
     app, _ = make_app()
     store = app.workspace.store
-    old = store.add_memory(MemoryKind.FACT, "Deploys happen on Fridays.")
+    old = store.memory.add_memory(MemoryKind.FACT, "Deploys happen on Fridays.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("f6", "ctrl+u")
@@ -104,9 +106,9 @@ async def test_n_writes_a_new_version_and_keeps_the_old_as_superseded(make_app: 
         text.insert("Deploys happen on Mondays.")
         await pilot.press("ctrl+s")
         await settle(pilot)
-        newer = store.list_memory()[-1]
+        newer = store.memory.list_memory()[-1]
         assert newer.text == "Deploys happen on Mondays."
-        assert store.get_memory(old.id).superseded_by == newer.id
+        assert store.memory.get_memory(old.id).superseded_by == newer.id
         assert memory_refs(app.conversation_screen.last_plan) == [newer.ref]
 
 
@@ -115,8 +117,8 @@ async def test_a_hypothesis_waiting_too_long_is_flagged_then_confirmed_or_kept(
 ) -> None:
     app, _ = make_app(extra="[memory]\nhypothesis_turns = 2\n")
     store = app.workspace.store
-    first = store.add_memory(MemoryKind.HYPOTHESIS, "The slowdown comes from the ORM.")
-    second = store.add_memory(MemoryKind.HYPOTHESIS, "Deploys fail on Mondays.")
+    first = store.memory.add_memory(MemoryKind.HYPOTHESIS, "The slowdown comes from the ORM.")
+    second = store.memory.add_memory(MemoryKind.HYPOTHESIS, "Deploys fail on Mondays.")
     conversation = app.conversation_screen.session.conversation
     seed(
         store, [("user", "one"), ("assistant", "ok"), ("user", "two")], conversation_id=conversation
@@ -127,14 +129,14 @@ async def test_a_hypothesis_waiting_too_long_is_flagged_then_confirmed_or_kept(
         assert [panel.notes.flagged(e) for e in panel.entries] == [2, 2]
         await pilot.press("f6", "ctrl+y")  # confirm the first as a fact
         await settle(pilot)
-        assert store.get_memory(first.id).kind is MemoryKind.FACT
+        assert store.memory.get_memory(first.id).kind is MemoryKind.FACT
         await pilot.press("down", "ctrl+w")  # keep the second waiting: its clock starts again
         await settle(pilot)
-        kept = store.get_memory(second.id)
+        kept = store.memory.get_memory(second.id)
         assert (kept.kind, kept.turn) == (MemoryKind.HYPOTHESIS, 2)
         assert [panel.notes.flagged(e) for e in panel.entries] == [None, None]
         # Never promoted or deleted on its own.
-        assert len(store.list_memory()) == 2
+        assert len(store.memory.list_memory()) == 2
 
 
 async def test_ctrl_j_shows_the_message_an_entry_came_from(make_app: MakeApp) -> None:
@@ -143,7 +145,7 @@ async def test_ctrl_j_shows_the_message_an_entry_came_from(make_app: MakeApp) ->
     turns = [("user" if i % 2 == 0 else "assistant", f"turn {i} about the plan") for i in range(80)]
     messages = seed(store, turns, conversation_id=app.conversation_screen.session.conversation)
     source = messages[2]
-    store.add_memory(MemoryKind.FACT, "An early decision.", source=f"message:{source.id}")
+    store.memory.add_memory(MemoryKind.FACT, "An early decision.", source=f"message:{source.id}")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         view = app.query_one(ConversationView)
@@ -156,7 +158,7 @@ async def test_ctrl_j_shows_the_message_an_entry_came_from(make_app: MakeApp) ->
 
 async def test_the_editor_tells_where_the_entry_came_from(make_app: MakeApp) -> None:
     app, _ = make_app()
-    entry = app.workspace.store.add_memory(
+    entry = app.workspace.store.memory.add_memory(
         MemoryKind.FACT, "Deploys happen on Fridays.", source="messages:4-9"
     )
     async with app.run_test(size=SIZE) as pilot:

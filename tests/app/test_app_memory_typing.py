@@ -18,11 +18,11 @@ async def test_a_burst_typed_on_the_memory_panel_lands_in_the_composer_in_order(
 ) -> None:
     app, notes = make_app()
     store = app.workspace.store
-    store.add_memory(MemoryKind.FACT, "The service runs on PostgreSQL 16.", importance=5)
-    store.add_memory(MemoryKind.HYPOTHESIS, "The slowdown comes from the ORM.", importance=5)
+    store.memory.add_memory(MemoryKind.FACT, "The service runs on PostgreSQL 16.", importance=5)
+    store.memory.add_memory(MemoryKind.HYPOTHESIS, "The slowdown comes from the ORM.", importance=5)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        before = store.list_memory()
+        before = store.memory.list_memory()
         app.conversation_screen.composer.insert("Already typed: ")
         await pilot.press("f6")
         panel = app.query_one("#memory", MemoryPanel)
@@ -35,14 +35,14 @@ async def test_a_burst_typed_on_the_memory_panel_lands_in_the_composer_in_order(
         await settle(pilot)
         assert app.focused is app.conversation_screen.composer
         assert app.screen is app.screen_stack[0]  # no dialog opened (add, edit, delete)
-        assert store.list_memory() == before
+        assert store.memory.list_memory() == before
         assert not panel.sorted_by_use
         assert notes.messages == []
 
 
 async def test_a_paste_on_the_memory_panel_goes_into_the_composer(make_app: MakeApp) -> None:
     app, _ = make_app()
-    app.workspace.store.add_memory(MemoryKind.FACT, "Deploys happen on Fridays.")
+    app.workspace.store.memory.add_memory(MemoryKind.FACT, "Deploys happen on Fridays.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("f6")
@@ -59,12 +59,12 @@ async def test_a_paste_on_the_memory_panel_goes_into_the_composer(make_app: Make
 async def test_the_panels_keys_still_act_and_escape_goes_back(make_app: MakeApp) -> None:
     app, _ = make_app()
     store = app.workspace.store
-    entry = store.add_memory(MemoryKind.FACT, "Deploys happen on Fridays.")
+    entry = store.memory.add_memory(MemoryKind.FACT, "Deploys happen on Fridays.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("f6", "ctrl+k", "ctrl+x", "shift+up")
         await settle(pilot)
-        changed = store.get_memory(entry.id)
+        changed = store.memory.get_memory(entry.id)
         assert (changed.pinned, changed.enabled, changed.importance) == (
             True,
             False,

@@ -29,7 +29,7 @@ def every_kind(store: Store) -> dict[MemoryKind, str]:
         MemoryKind.PREFERENCE: "Prefers short answers.",
         MemoryKind.HYPOTHESIS: "The slowdown comes from the ORM.",
     }
-    return {kind: store.add_memory(kind, text).ref for kind, text in texts.items()}
+    return {kind: store.memory.add_memory(kind, text).ref for kind, text in texts.items()}
 
 
 async def test_objective_mode_leaves_preferences_and_hypotheses_out(
@@ -104,7 +104,7 @@ async def test_model_switch_lists_the_servers_models_and_uses_the_choice(
         await pilot.press("enter")
         await settle(pilot)
         assert server.requests[-1]["model"] == "gpt-4o-mini"
-        reply = app.conversation_screen.session.store.messages(
+        reply = app.conversation_screen.session.store.messages.messages(
             app.conversation_screen.session.conversation
         )[-1]
         assert reply.model == "gpt-4o-mini"
@@ -154,13 +154,13 @@ async def test_a_selected_reply_shows_the_request_it_came_from(
             await pilot.press("enter")
             await settle(pilot)
         store = app.workspace.store
-        first_reply = store.messages(app.conversation_screen.session.conversation)[1]
+        first_reply = store.messages.messages(app.conversation_screen.session.conversation)[1]
         assert first_reply.content == "First answer."
         app.conversation_screen.conversation_view.select(first_reply.id)
         await pilot.press("f2")
         inspector = app.screen
         assert isinstance(inspector, RequestInspector)
-        stored = store.load_plan(first_reply.id)
+        stored = store.plans.load_plan(first_reply.id)
         assert stored is not None
         assert (
             inspector.body["messages"]
@@ -253,7 +253,7 @@ async def test_the_model_chosen_with_f4_is_remembered_for_that_conversation(
 
         # Choosing the configured model again forgets the choice.
         await pick_model(pilot, "gpt-4o")
-        stored = again.conversation_screen.session.store.get_conversation(chosen)
+        stored = again.conversation_screen.session.store.conversations.get_conversation(chosen)
         assert (stored.chosen_profile, stored.chosen_model) == (None, None)
 
 

@@ -40,12 +40,12 @@ async def test_the_panel_the_inspector_the_rendered_tab_and_context_agree_and_th
     config = write_config(home, llama_server.base_url, model=MODEL, context_window=0)
     workspace = open_test_workspace(home, config)
     try:
-        conversation = workspace.store.create_conversation("Ports").id
+        conversation = workspace.store.conversations.create_conversation("Ports").id
         for role, text in [
             ("user", "Which port for the database?"),
             ("assistant", "Port 5432, PostgreSQL's default!!! (no clash here)."),
         ] * 4:
-            workspace.store.add_message(
+            workspace.store.messages.add_message(
                 conversation, role, text, tokens=0, exact=False, encoding="e"
             )
         app = build_app(workspace, SessionOptions(conversation=conversation))

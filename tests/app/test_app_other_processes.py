@@ -115,7 +115,7 @@ async def test_the_apps_turn_after_another_process_turn_goes_after_it(
         await pilot.press("enter")
         await until(pilot, lambda: shown_messages(app)[-1] == ("assistant", "TUI answer."))
         await settle(pilot)
-    stored = store.messages(conversation)
+    stored = store.messages.messages(conversation)
     assert [(m.role, m.content) for m in stored] == [
         *exchange(1),
         ("user", "From the shell"),
@@ -159,6 +159,6 @@ async def test_a_turn_stored_by_another_process_while_a_reply_streams_is_kept_an
             await settle(pilot)
     finally:
         held.set()
-    assert [(m.role, m.content, m.status) for m in store.messages(conversation)] == [
+    assert [(m.role, m.content, m.status) for m in store.messages.messages(conversation)] == [
         (role, text, "complete") for role, text in whole
     ]

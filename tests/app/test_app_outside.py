@@ -35,7 +35,7 @@ async def test_turns_in_the_summary_are_marked_with_one_divider_under_them(
     messages = seed(
         store, exchange(8), conversation_id=app.conversation_screen.session.conversation
     )
-    store.add_summary(
+    store.summaries.add_summary(
         app.conversation_screen.session.conversation,
         text="They talked about the database.",
         first_message_id=messages[0].id,

@@ -23,7 +23,7 @@ async def test_a_pasted_escape_sequence_shows_in_the_box_as_it_is_sent(
         await until(
             pilot,
             lambda: (
-                app.conversation_screen.session.store.count_messages(
+                app.conversation_screen.session.store.messages.count_messages(
                     app.conversation_screen.session.conversation
                 )
                 == 2
@@ -32,7 +32,7 @@ async def test_a_pasted_escape_sequence_shows_in_the_box_as_it_is_sent(
         await settle(pilot)
         sent = [
             m.content
-            for m in app.conversation_screen.session.store.messages(
+            for m in app.conversation_screen.session.store.messages.messages(
                 app.conversation_screen.session.conversation
             )
         ]

@@ -55,7 +55,7 @@ async def test_f2_then_ctrl_g_on_the_newest_reply_shows_the_regenerate_then_send
     async with app.run_test(size=SIZE) as pilot:
         await ask_the_question(pilot, server)
         session = app.conversation_screen.session
-        reply = session.store.newest_message(session.conversation)
+        reply = session.store.messages.newest_message(session.conversation)
         assert reply is not None
         app.conversation_screen.conversation_view.select(reply.id)
         await pilot.press("f2")
@@ -87,7 +87,7 @@ async def test_an_older_reply_offers_no_regenerate(
             await pilot.press("enter")
             await settle(pilot)
         session = app.conversation_screen.session
-        first_reply = session.store.messages(session.conversation)[1]
+        first_reply = session.store.messages.messages(session.conversation)[1]
         app.conversation_screen.conversation_view.select(first_reply.id)
         await pilot.press("f2")
         assert isinstance(app.screen, ReplyInspector)

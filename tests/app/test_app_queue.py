@@ -188,11 +188,11 @@ async def test_a_queued_message_goes_into_its_own_conversation_after_a_switch(
         await settle(pilot)
         store = screen.session.store
         assert first is not None and other is not None
-        assert [m.content for m in store.messages(first) if m.role == "user"] == [
+        assert [m.content for m in store.messages.messages(first) if m.role == "user"] == [
             "first",
             "second, for the first conversation",
         ]
-        assert list(store.messages(other)) == []
+        assert list(store.messages.messages(other)) == []
 
 
 async def test_quitting_with_messages_queued_asks_first(

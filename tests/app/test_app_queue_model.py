@@ -114,7 +114,9 @@ async def test_a_queue_keeps_its_conversations_server_when_another_conversation_
         await settle(pilot)
         assert models(server) == [("gpt-4o", "first"), ("gpt-4o", "second, for A")], notes.messages
         assert other_server.requests == []
-        replies = [m for m in screen.session.store.messages(first) if m.role == "assistant"]
+        replies = [
+            m for m in screen.session.store.messages.messages(first) if m.role == "assistant"
+        ]
         assert [m.status for m in replies] == [MessageStatus.COMPLETE] * 2, notes.messages
 
 

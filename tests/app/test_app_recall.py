@@ -48,7 +48,7 @@ async def test_typing_a_question_recalls_the_newer_decision_first(
         await settle(pilot)
         plan = await typed(pilot, "What did we decide about the database?")
         recall = plan.layer(Layer.RECALL)
-        stored = store.messages(app.conversation_screen.session.conversation)
+        stored = store.messages.messages(app.conversation_screen.session.conversation)
         newer = next(m for m in stored if "PostgreSQL" in m.content)
         older = next(m for m in stored if "MySQL" in m.content)
         assert [item.ref for item in recall.items] == [f"message:{newer.id}", f"message:{older.id}"]
@@ -86,7 +86,9 @@ async def test_recall_by_meaning_starts_before_a_long_history_is_embedded(
     with store.transaction():
         seed(store, turns, conversation_id=conversation)
     app.conversation_screen.session.invalidate()
-    answer = next(m for m in store.messages(conversation) if m.content.startswith("We chose"))
+    answer = next(
+        m for m in store.messages.messages(conversation) if m.content.startswith("We chose")
+    )
     async with app.run_test(size=SIZE) as pilot:
         # Loading the encoder and embedding the newest messages is slow on a busy machine.
         await until(
@@ -104,7 +106,7 @@ async def test_recall_by_meaning_starts_before_a_long_history_is_embedded(
         from ctxchat.embeddings import MiniLMEncoder
 
         # Older messages still wait for their vectors, and the plan says how many.
-        assert store.messages_to_embed(conversation, MiniLMEncoder.model_name, limit=1)
+        assert store.search.messages_to_embed(conversation, MiniLMEncoder.model_name, limit=1)
         plan = app.query_one(ContextPanels).plan
         assert plan is not None
         assert any(" are not embedded yet." in warning for warning in plan.warnings)

@@ -32,8 +32,8 @@ async def test_the_recall_panel_names_the_conversation_and_the_palette_switches_
     store = app.workspace.store
     session = app.conversation_screen.session
     session.move_to_project("Garden")
-    earlier = store.create_conversation("Birdhouse plan").id
-    store.move_to_project(earlier, session.project_id())
+    earlier = store.conversations.create_conversation("Birdhouse plan").id
+    store.projects.move_to_project(earlier, session.project_id())
     (fact, _) = seed(
         store, [("user", FACT), ("assistant", "Cedar it is.")], conversation_id=earlier
     )
@@ -80,8 +80,8 @@ async def test_recall_by_meaning_brings_from_another_conversation_once_it_is_emb
     store = app.workspace.store
     session = app.conversation_screen.session
     session.move_to_project("House")
-    earlier = store.create_conversation("Renovation").id
-    store.move_to_project(earlier, session.project_id())
+    earlier = store.conversations.create_conversation("Renovation").id
+    store.projects.move_to_project(earlier, session.project_id())
     (paid, _) = seed(store, [("user", PAID), ("assistant", "Noted.")], conversation_id=earlier)
     ref = f"conversation:{earlier}/message:{paid.id}"
     async with app.run_test(size=SIZE) as pilot:
@@ -108,7 +108,7 @@ async def test_switching_to_all_conversations_searches_them_by_meaning_too(
         pytest.skip("the embeddings extra is not installed")
     app, _ = make_app()
     store = app.workspace.store
-    elsewhere = store.create_conversation("Renovation").id
+    elsewhere = store.conversations.create_conversation("Renovation").id
     (paid, _) = seed(store, [("user", PAID), ("assistant", "Noted.")], conversation_id=elsewhere)
     ref = f"conversation:{elsewhere}/message:{paid.id}"
 

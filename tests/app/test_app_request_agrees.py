@@ -58,8 +58,10 @@ async def test_the_request_shown_everywhere_is_the_one_received(
             app = build_app(workspace, SessionOptions())
             async with app.run_test(size=SIZE) as pilot:
                 await settle(pilot)
-                reply = workspace.store.messages(app.conversation_screen.session.conversation)[-1]
-                stored = workspace.store.load_plan(reply.id)
+                reply = workspace.store.messages.messages(
+                    app.conversation_screen.session.conversation
+                )[-1]
+                stored = workspace.store.plans.load_plan(reply.id)
                 assert stored is not None and stored.request is not None
                 assert stored.request["body"] == json.loads(received.raw)
 

@@ -85,7 +85,9 @@ async def asked_again(pilot: Pilot[Any], server: ScriptedModelServer) -> None:
 
 def sent(app: CtxChatApp) -> list[str]:
     session = app.conversation_screen.session
-    return [m.content for m in session.store.messages(session.conversation) if m.role == "user"]
+    return [
+        m.content for m in session.store.messages.messages(session.conversation) if m.role == "user"
+    ]
 
 
 async def test_proposals_that_come_while_typing_wait_for_ctrl_t(
@@ -181,7 +183,7 @@ async def test_proposals_wait_in_their_own_conversation(
         await pilot.press("ctrl+n")  # another conversation before the model answers
         await until(pilot, lambda: screen.session.conversation != first)
         release.set()
-        title = app.workspace.store.get_conversation(first).name
+        title = app.workspace.store.conversations.get_conversation(first).name
         await until(pilot, lambda: f"In “{title}”: {PROPOSALS_READY}" in notes.messages)
         assert app.screen is screen
 
@@ -208,7 +210,7 @@ async def test_proposals_whose_messages_were_rewritten_are_asked_again(
         )
         # The messages the model read are gone (as an edit and resend replaces them).
         session = screen.session
-        first = session.store.messages(session.conversation)[0]
+        first = session.store.messages.messages(session.conversation)[0]
         replace_from(session, first.id, "We deploy on Mondays.")
         await screen.reload_conversation()
         await settle(pilot)

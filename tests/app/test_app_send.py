@@ -47,7 +47,7 @@ async def test_a_sent_message_and_its_streamed_reply_are_stored_as_planned(
         await settle(pilot)
 
         store = app.conversation_screen.session.store
-        user, reply = store.messages(app.conversation_screen.session.conversation)
+        user, reply = store.messages.messages(app.conversation_screen.session.conversation)
         assert (user.role, user.content, user.status) == (
             "user",
             "What is WAL mode?",
@@ -61,7 +61,7 @@ async def test_a_sent_message_and_its_streamed_reply_are_stored_as_planned(
         sent = server.requests[-1]
         assert sent["messages"] == [SYSTEM, {"role": "user", "content": "What is WAL mode?"}]
         assert sent["messages"] == planned.request_messages()
-        stored_plan = store.load_plan(reply.id)
+        stored_plan = store.plans.load_plan(reply.id)
         assert stored_plan is not None
         assert stored_plan.request_messages() == sent["messages"]
         assert (sent["model"], sent["max_tokens"], sent["stream"]) == ("gpt-4o", 2_000, True)
@@ -90,7 +90,7 @@ async def test_without_the_servers_usage_the_status_line_gives_ctxchats_counts(
         await pilot.press("enter")
         await settle(pilot)
         session = app.conversation_screen.session
-        reply = session.store.messages(session.conversation)[-1]
+        reply = session.store.messages.messages(session.conversation)[-1]
         assert (reply.completion_tokens, reply.prompt_tokens) == (None, None)
         assert status_line(app) == (
             f"reply {reply.tokens:,} tokens · prompt {reply.estimated_prompt_tokens:,} tokens"
@@ -122,7 +122,7 @@ async def test_escape_stops_the_reply_and_keeps_the_part_received(
         await pilot.press("escape")
         await settle(pilot)
 
-        user, reply = app.conversation_screen.session.store.messages(
+        user, reply = app.conversation_screen.session.store.messages.messages(
             app.conversation_screen.session.conversation
         )
         assert user.content == "Tell me everything."
@@ -147,7 +147,7 @@ async def test_retry_on_the_conversation_pane_replaces_an_interrupted_reply(
         await until(pilot, lambda: shown_messages(app)[-1:] == [("assistant", "Partial answ")])
         await pilot.press("escape")
         await settle(pilot)
-        interrupted = app.conversation_screen.session.store.messages(
+        interrupted = app.conversation_screen.session.store.messages.messages(
             app.conversation_screen.session.conversation
         )[-1]
 
@@ -155,7 +155,7 @@ async def test_retry_on_the_conversation_pane_replaces_an_interrupted_reply(
         await pilot.press("ctrl+r")
         await settle(pilot)
 
-        _, reply = app.conversation_screen.session.store.messages(
+        _, reply = app.conversation_screen.session.store.messages.messages(
             app.conversation_screen.session.conversation
         )
         assert reply.id != interrupted.id
@@ -179,7 +179,7 @@ async def test_regenerate_replaces_the_last_reply(
         await typed(pilot, "Pick a number.")
         await pilot.press("enter")
         await settle(pilot)
-        first = app.conversation_screen.session.store.messages(
+        first = app.conversation_screen.session.store.messages.messages(
             app.conversation_screen.session.conversation
         )[-1]
 
@@ -187,7 +187,7 @@ async def test_regenerate_replaces_the_last_reply(
         await pilot.press("ctrl+g")  # nothing is lost (the old reply becomes a variant): no asking
         await settle(pilot)
 
-        messages = app.conversation_screen.session.store.messages(
+        messages = app.conversation_screen.session.store.messages.messages(
             app.conversation_screen.session.conversation
         )
         assert [(m.role, m.content) for m in messages] == [
@@ -222,7 +222,7 @@ async def test_an_over_budget_draft_is_not_sent_and_stays_in_the_composer(
 
         assert server.requests == []
         assert (
-            app.conversation_screen.session.store.messages(
+            app.conversation_screen.session.store.messages.messages(
                 app.conversation_screen.session.conversation
             )
             == []
@@ -340,7 +340,7 @@ async def test_reasoning_shows_live_and_stays_when_the_reply_is_stopped(
         await pilot.press("escape")
         await settle(pilot)
 
-        reply = app.conversation_screen.session.store.messages(
+        reply = app.conversation_screen.session.store.messages.messages(
             app.conversation_screen.session.conversation
         )[-1]
         assert (reply.reasoning, reply.status) == (thought, MessageStatus.INTERRUPTED)
@@ -388,7 +388,7 @@ async def test_a_stop_while_the_turn_is_drawing_still_marks_the_reply_interrupte
         await pilot.press("escape")
         await settle(pilot)
 
-        reply = app.conversation_screen.session.store.messages(
+        reply = app.conversation_screen.session.store.messages.messages(
             app.conversation_screen.session.conversation
         )[-1]
         assert reply.status is MessageStatus.INTERRUPTED

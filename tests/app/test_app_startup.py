@@ -227,7 +227,7 @@ def fill(store: Store, conversation_id: int, count: int) -> int:
     with store.transaction():
         for index in range(count):
             role = "user" if index % 2 == 0 else "assistant"
-            last = store.add_message(
+            last = store.messages.add_message(
                 conversation_id,
                 role,
                 f"Message {index + 1} of a very long conversation.",
@@ -272,7 +272,7 @@ async def test_model_text_is_shown_literally_and_never_acts(
         await pilot.press("enter")
         await settle(pilot)
 
-        stored = app.conversation_screen.session.store.messages(
+        stored = app.conversation_screen.session.store.messages.messages(
             app.conversation_screen.session.conversation
         )[-1]
         assert stored.content == TRICKY  # storage keeps the bytes as received
@@ -373,7 +373,7 @@ async def test_with_counts_kept_the_tokenizer_loads_after_the_plan_is_drawn(
     first, _ = make_app()
     async with first.run_test(size=SIZE) as pilot:
         await settle(pilot)  # its plan keeps the counts of the system prompt and headers
-    assert first.workspace.store.has_kept_counts("o200k_base")
+    assert first.workspace.store.counts.has_kept_counts("o200k_base")
 
     builds: list[tuple[bool, bool]] = []  # (plan shown, in the main thread) at each build
     original = DeferredCounter.build
@@ -400,8 +400,8 @@ async def test_a_reasoning_reply_is_drawn_from_kept_counts_too(
     first, _ = make_app()
     store, conversation = first.workspace.store, first.conversation_screen.session.conversation
     seed(store, [("user", "Why?")], conversation_id=conversation)
-    reply = store.start_reply(conversation, model="gpt-4o")
-    store.finish_reply(
+    reply = store.replies.start_reply(conversation, model="gpt-4o")
+    store.replies.finish_reply(
         reply.id,
         ReplyEnding(
             content="Because.",
@@ -470,7 +470,7 @@ def test_the_tokenizer_preloads_only_when_no_counts_are_kept(
     workspace = open_test_workspace(tmp_path)
     workspaces.append(workspace)
     assert preload_tokenizer_if_needed(workspace, "gpt-4o")
-    workspace.store.keep_counts("o200k_base", {b"k" * 16: 1})
+    workspace.store.counts.keep_counts("o200k_base", {b"k" * 16: 1})
     assert not preload_tokenizer_if_needed(workspace, "gpt-4o")
     assert preload_tokenizer_if_needed(workspace, "gpt-4")  # no cl100k_base counts kept
     assert started == ["o200k_base", "cl100k_base"]

@@ -41,11 +41,12 @@ def working_left_out(plan: ContextPlan | None) -> list[tuple[Reason, str]]:
 def versions(app: CtxChatApp) -> list[tuple[int, str, bool, bool]]:
     """(version, text, edited, active) of the open conversation's summaries, oldest first."""
     store = app.conversation_screen.session.store
-    active = store.active_summary(app.conversation_screen.session.conversation)
+    active = store.summaries.active_summary(app.conversation_screen.session.conversation)
     return [
         (v.version, v.text, v.edited, active is not None and v.id == active.id)
         for v in sorted(
-            store.summaries(app.conversation_screen.session.conversation), key=lambda v: v.version
+            store.summaries.summaries(app.conversation_screen.session.conversation),
+            key=lambda v: v.version,
         )
     ]
 
@@ -258,7 +259,7 @@ async def test_extracted_facts_are_stored_only_when_accepted(
         await pilot.press("ctrl+s")
         await settle(pilot)
 
-        stored = app.conversation_screen.session.store.list_memory(include_all_scopes=True)
+        stored = app.conversation_screen.session.store.memory.list_memory(include_all_scopes=True)
         assert [(e.kind, e.text, e.importance, e.source, e.conversation_id) for e in stored] == [
             (
                 MemoryKind.FACT,
@@ -302,4 +303,6 @@ async def test_malformed_extraction_output_shows_the_problems(
         assert review.query_one(OptionList).option_count == 2
         await pilot.press("escape")
         await settle(pilot)
-        assert app.conversation_screen.session.store.list_memory(include_all_scopes=True) == []
+        assert (
+            app.conversation_screen.session.store.memory.list_memory(include_all_scopes=True) == []
+        )

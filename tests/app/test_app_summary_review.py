@@ -51,7 +51,9 @@ def stored(app: CtxChatApp) -> list[tuple[int, str, bool]]:
     session = app.conversation_screen.session
     return [
         (v.version, v.text, v.flagged)
-        for v in sorted(session.store.summaries(session.conversation), key=lambda v: v.version)
+        for v in sorted(
+            session.store.summaries.summaries(session.conversation), key=lambda v: v.version
+        )
     ]
 
 

@@ -14,7 +14,7 @@ async def test_a_letter_remapped_onto_the_memory_panel_is_told_and_typing_still_
 ) -> None:
     app, notes = make_app(extra='[keys]\n"memory.add" = "a"\n"mode.toggle" = "f9"\n')
     config = app.workspace.loaded.path
-    app.workspace.store.add_memory(MemoryKind.FACT, "Deploys happen on Fridays.")
+    app.workspace.store.memory.add_memory(MemoryKind.FACT, "Deploys happen on Fridays.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert notes.of("warning") == [

@@ -27,7 +27,7 @@ async def test_a_burst_with_enter_sends_the_whole_draft_and_keeps_what_follows(
         await settle(pilot)
         sent = [
             m.content
-            for m in app.conversation_screen.session.store.messages(
+            for m in app.conversation_screen.session.store.messages.messages(
                 app.conversation_screen.session.conversation
             )
         ]
@@ -52,7 +52,7 @@ async def test_enter_while_a_reply_streams_queues_the_message_and_keeps_every_ke
         await settle(pilot)
         sent = [
             m.content
-            for m in app.conversation_screen.session.store.messages(
+            for m in app.conversation_screen.session.store.messages.messages(
                 app.conversation_screen.session.conversation
             )
             if m.role == "user"
@@ -73,7 +73,7 @@ async def test_a_message_that_cannot_be_sent_goes_back_into_the_box(make_app: Ma
         await settle(pilot)
         await until(pilot, lambda: app.conversation_screen.composer.text == too_long)
         assert (
-            app.conversation_screen.session.store.count_messages(
+            app.conversation_screen.session.store.messages.count_messages(
                 app.conversation_screen.session.conversation
             )
             == 0
@@ -91,7 +91,7 @@ async def test_typing_into_the_conversation_types_into_the_composer_and_fires_no
         app.conversation_screen.composer.focus()
         burst(pilot, "first\r")
         await settle(pilot)
-        before = app.conversation_screen.session.store.messages(
+        before = app.conversation_screen.session.store.messages.messages(
             app.conversation_screen.session.conversation
         )
         await pilot.click("#conversation")
@@ -107,7 +107,7 @@ async def test_typing_into_the_conversation_types_into_the_composer_and_fires_no
         assert app.screen.focused is app.conversation_screen.composer
         assert app.screen is app.screen_stack[0]  # no dialog opened
         assert (
-            app.conversation_screen.session.store.messages(
+            app.conversation_screen.session.store.messages.messages(
                 app.conversation_screen.session.conversation
             )
             == before
@@ -147,7 +147,7 @@ async def test_ctrl_r_in_the_composer_retries_the_newest_failed_reply(
         # An older message selected does not matter: the newest reply is retried.
         await pilot.press("ctrl+r")
         await settle(pilot)
-        messages = app.conversation_screen.session.store.messages(
+        messages = app.conversation_screen.session.store.messages.messages(
             app.conversation_screen.session.conversation
         )
         assert [(m.content, m.status) for m in messages] == [
@@ -172,7 +172,7 @@ async def test_retry_is_in_the_palette(make_app: MakeApp, server: ScriptedModelS
         await until(pilot, lambda: "reply: retry" in app.screen.query_one("Input", Input).value)
         await pilot.press("enter")
         await settle(pilot)
-        newest = app.conversation_screen.session.store.messages(
+        newest = app.conversation_screen.session.store.messages.messages(
             app.conversation_screen.session.conversation
         )[-1]
         assert (newest.content, newest.status) == ("Second time lucky.", MessageStatus.COMPLETE)

@@ -70,7 +70,7 @@ async def test_a_server_not_running_is_named_once_and_the_app_stays_usable(
             await until(pilot, lambda: app.conversation_screen.session.window.source == "server")
             assert app.conversation_screen.server_notice is None
             assert "Cannot reach" not in status_line(app)
-            reply = app.conversation_screen.session.store.messages(
+            reply = app.conversation_screen.session.store.messages.messages(
                 app.conversation_screen.session.conversation
             )[-1]
             assert reply.content == "Yes, here."

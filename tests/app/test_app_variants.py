@@ -28,17 +28,17 @@ async def test_regenerate_keeps_the_old_reply_with_its_reasoning_plan_and_usage(
         await pilot.press("enter")
         await settle(pilot)
         store = app.conversation_screen.session.store
-        old = store.messages(app.conversation_screen.session.conversation)[-1]
-        old_plan = store.load_plan(old.id)
+        old = store.messages.messages(app.conversation_screen.session.conversation)[-1]
+        old_plan = store.plans.load_plan(old.id)
 
         app.conversation_screen.conversation_view.focus()
         await pilot.press("ctrl+g")  # no "are you sure?": nothing is destroyed
         await settle(pilot)
 
-        new = store.messages(app.conversation_screen.session.conversation)[-1]
+        new = store.messages.messages(app.conversation_screen.session.conversation)[-1]
         assert (new.content, new.id != old.id) == ("Use the rollback journal.", True)
         assert shown_messages(app)[-1] == ("assistant", "Use the rollback journal.")
-        (kept,) = store.variants(new.id)
+        (kept,) = store.variants.variants(new.id)
         assert (kept.change, kept.content, kept.reasoning) == (
             REGENERATED,
             "Use WAL mode.",
@@ -49,7 +49,7 @@ async def test_regenerate_keeps_the_old_reply_with_its_reasoning_plan_and_usage(
             old.completion_tokens,
         )
         assert kept.prompt_tokens is not None
-        assert store.load_variant_plan(kept.id) == old_plan
+        assert store.variants.load_variant_plan(kept.id) == old_plan
         assert (
             "The previous reply is kept as a variant: reply: variants (f7) brings it back."
             in notes.messages
@@ -67,7 +67,7 @@ async def test_f7_lists_the_variants_and_k_brings_the_regenerated_reply_back(
         await settle(pilot)
         app.conversation_screen.chat.again()
         await settle(pilot)
-        reply_id = app.conversation_screen.session.store.messages(
+        reply_id = app.conversation_screen.session.store.messages.messages(
             app.conversation_screen.session.conversation
         )[-1].id
 
@@ -88,8 +88,8 @@ async def test_f7_lists_the_variants_and_k_brings_the_regenerated_reply_back(
         await until(pilot, lambda: ("assistant", "First answer.") in shown_messages(app))
         await settle(pilot)
         store = app.conversation_screen.session.store
-        assert store.get_message(reply_id).content == "First answer."
-        (swapped,) = store.variants(reply_id)
+        assert store.messages.get_message(reply_id).content == "First answer."
+        (swapped,) = store.variants.variants(reply_id)
         assert swapped.content == "Second answer."
         # The next request continues from the reply kept.
         server.script("Third.")
@@ -145,17 +145,17 @@ async def test_retrying_an_empty_failed_reply_keeps_no_variant_and_f7_says_so(
         await typed(pilot, "Hello")
         await pilot.press("enter")
         await settle(pilot)
-        failed = app.conversation_screen.session.store.messages(
+        failed = app.conversation_screen.session.store.messages.messages(
             app.conversation_screen.session.conversation
         )[-1]
         assert failed.status is MessageStatus.FAILED
         await pilot.press("ctrl+r")
         await settle(pilot)
-        reply = app.conversation_screen.session.store.messages(
+        reply = app.conversation_screen.session.store.messages.messages(
             app.conversation_screen.session.conversation
         )[-1]
         assert reply.content == "Recovered."
-        assert app.conversation_screen.session.store.variants(reply.id) == []
+        assert app.conversation_screen.session.store.variants.variants(reply.id) == []
         app.conversation_screen.action_variants()
         await pilot.pause()
         assert notes.messages[-1].startswith("This reply has no variants")
@@ -187,6 +187,6 @@ async def test_an_arrow_and_enter_in_one_burst_open_the_variant_the_arrow_moved_
         compare = app.screen
         assert isinstance(compare, VariantComparison)
         session = app.conversation_screen.session
-        reply = session.store.messages(session.conversation)[-1].id
-        (stored,) = [v for v in session.store.variants(reply) if str(v.id) == second]
+        reply = session.store.messages.messages(session.conversation)[-1].id
+        (stored,) = [v for v in session.store.variants.variants(reply) if str(v.id) == second]
         assert compare.query_one("#variant-text", ReplyMarkdown).source == stored.content

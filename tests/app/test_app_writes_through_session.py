@@ -7,6 +7,7 @@ import ast
 import inspect
 import re
 from pathlib import Path
+from typing import get_type_hints
 
 from ctxchat.store import Store
 
@@ -16,22 +17,33 @@ TUI = Path(__file__).resolve().parents[2] / "ctxchat" / "tui"
 READS_THAT_KEEP_COUNTS = {"history"}
 FORGETTING = re.compile(r"\.(forget_(recall|memory|summary|history)|invalidate)\(")
 
+# The store's repositories by name (`store.memory`), as the Store class declares them.
+REPOSITORIES = {
+    name: kind
+    for name, kind in get_type_hints(Store).items()
+    if isinstance(kind, type) and kind.__module__.startswith("ctxchat.store.")
+}
+
 
 def store_writes() -> set[str]:
-    """The store's public methods that open a write transaction."""
+    """The repositories' public methods that open a write transaction."""
     return {
         name
-        for name, method in inspect.getmembers(Store, inspect.isfunction)
+        for repository in REPOSITORIES.values()
+        for name, method in inspect.getmembers(repository, inspect.isfunction)
         if not name.startswith("_")
-        and "self.transaction()" in inspect.getsource(method)
+        and "self._db.transaction()" in inspect.getsource(method)
         and name not in READS_THAT_KEEP_COUNTS
     }
 
 
 def _is_store(node: ast.expr, aliases: set[str]) -> bool:
-    """`x.store`, `store`, or a name bound to one of those in the module."""
+    """`x.store`, `store`, one of their repositories (`store.memory`), or a name bound to one
+    of those in the module."""
     if isinstance(node, ast.Attribute):
-        return node.attr == "store"
+        return node.attr == "store" or (
+            node.attr in REPOSITORIES and _is_store(node.value, aliases)
+        )
     return isinstance(node, ast.Name) and (node.id == "store" or node.id in aliases)
 
 
@@ -63,14 +75,14 @@ def test_the_check_knows_the_store_writes_and_finds_them() -> None:
     assert "get_memory" not in writes and "history" not in writes
     found = store_writes_in(
         "def f(self):\n"
-        "    self.session.store.update_memory(1, pinned=True)\n"
+        "    self.session.store.memory.update_memory(1, pinned=True)\n"
         "    store = self.session.store\n"
-        "    store.delete_memory(1)\n"
+        "    store.memory.delete_memory(1)\n"
         "    self.session.memory_book.delete(1)\n"
-        "    self.session.store.get_memory(1)\n",
+        "    self.session.store.memory.get_memory(1)\n",
         writes,
     )
-    assert found == ["2: self.session.store.update_memory", "4: store.delete_memory"]
+    assert found == ["2: self.session.store.memory.update_memory", "4: store.memory.delete_memory"]
 
 
 def test_no_tui_module_calls_a_store_write_method() -> None:

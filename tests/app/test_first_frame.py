@@ -35,8 +35,8 @@ async def test_the_first_frame_equals_the_settled_screen(
     store = first.workspace.store
     conversation = first.conversation_screen.session.conversation
     seed(store, exchange(6), conversation_id=conversation)
-    store.add_memory("constraint", "The service must run on a single small VM.", pinned=True)
-    store.add_memory("preference", "Prefers short answers with a code example.")
+    store.memory.add_memory("constraint", "The service must run on a single small VM.", pinned=True)
+    store.memory.add_memory("preference", "Prefers short answers with a code example.")
     async with first.run_test(size=SIZE) as pilot:
         if draft:
             first.conversation_screen.composer.insert(draft)
@@ -115,7 +115,9 @@ def test_the_first_frame_imports_only_what_it_draws(
     config = write_config(tmp_path, server.base_url, context_window=16_000)
     workspace = open_test_workspace(tmp_path, config)
     try:
-        conversation = workspace.store.create_conversation("t", model="gpt-4o", profile="test")
+        conversation = workspace.store.conversations.create_conversation(
+            "t", model="gpt-4o", profile="test"
+        )
         seed(workspace.store, exchange(4), conversation_id=conversation.id)
     finally:
         workspace.close()

@@ -62,7 +62,7 @@ def open_chat(
     store: Store, settings: Settings, backend: OpenAIBackend, *, window: int = 8_000
 ) -> ChatSession:
     """A session on a new conversation, with a configured window."""
-    conversation = store.create_conversation("Test")
+    conversation = store.conversations.create_conversation("Test")
     return ChatSession(
         store,
         settings,

@@ -25,8 +25,8 @@ from ctxchat.testing.server import Fault, ScriptedModelServer
 
 
 async def a_reply(session: ChatSession, server: ScriptedModelServer) -> int:
-    session.store.add_memory(MemoryKind.FACT, "The database is SQLite.", key="db")
-    session.store.add_memory(MemoryKind.PREFERENCE, "Likes short answers.")
+    session.store.memory.add_memory(MemoryKind.FACT, "The database is SQLite.", key="db")
+    session.store.memory.add_memory(MemoryKind.PREFERENCE, "Likes short answers.")
     session.forget_memory()
     server.script("SQLite, as you told me.")
     events = [event async for event in send_message(session, "Which database do we use?")]
@@ -68,9 +68,9 @@ async def test_without_a_memory_entry_the_request_sent_is_the_variant_plan(
     assert variant.prompt_tokens == server.prompt_tokens(sent["messages"])
     assert variant.estimated_prompt_tokens == prepared.plan.tokens
     # Stored with its request, fully inspectable; the reply is untouched.
-    stored = session.store.load_variant_plan(variant.id)
+    stored = session.store.variants.load_variant_plan(variant.id)
     assert stored is not None and stored.request == prepared.request.shown()
-    assert session.store.get_message(reply_id).content == "SQLite, as you told me."
+    assert session.store.messages.get_message(reply_id).content == "SQLite, as you told me."
     diff = prepared.diff()
     assert any(line.startswith("-") and "SQLite" in line for line in diff)
     assert not any(line.startswith("+") and "SQLite" in line for line in diff[2:])
@@ -85,9 +85,9 @@ async def test_objective_mode_and_another_model(
     sent = server.requests[-1]
     assert sent["model"] == "other"
     assert "Likes short answers." not in sent["messages"][1]["content"]
-    (variant,) = session.store.variants(reply_id)
+    (variant,) = session.store.variants.variants(reply_id)
     assert (variant.model, variant.change) == ("other", "in objective mode; to model other")
-    plan = session.store.load_variant_plan(variant.id)
+    plan = session.store.variants.load_variant_plan(variant.id)
     assert plan is not None and plan.mode == "objective"
 
 
@@ -106,7 +106,7 @@ async def test_replay_resends_the_stored_body_with_only_the_model_swapped(
     reply_id = await a_reply(session, server)
     original = dict(server.requests[-1])
     # Memory changed since: a replay still sends what was sent then.
-    session.store.add_memory(MemoryKind.FACT, "A new fact.")
+    session.store.memory.add_memory(MemoryKind.FACT, "A new fact.")
     session.forget_memory()
     server.script("Replayed.")
     await variant_events(session, reply_id, Change(replay=True, model="other"))
@@ -121,7 +121,7 @@ async def test_keeping_the_variant_continues_the_conversation_from_it(
     events = await variant_events(session, reply_id, Change(without=("memory",)))
     finished = events[-1]
     assert isinstance(finished, VariantFinished)
-    session.store.keep_variant(finished.variant.id)
+    session.store.variants.keep_variant(finished.variant.id)
     session.invalidate()
     server.script("Fine.")
     _ = [event async for event in send_message(session, "Why?")]
@@ -129,7 +129,7 @@ async def test_keeping_the_variant_continues_the_conversation_from_it(
         "role": "assistant",
         "content": "PostgreSQL, I guess.",
     }
-    (former,) = session.store.variants(reply_id)
+    (former,) = session.store.variants.variants(reply_id)
     assert former.content == "SQLite, as you told me."
 
 
@@ -143,7 +143,7 @@ async def test_a_failed_variant_is_stored_failed_and_the_reply_stays(
     assert isinstance(failed, VariantFailed)
     assert failed.error.kind is ErrorKind.SERVER
     assert failed.variant.status is MessageStatus.FAILED
-    assert session.store.get_message(reply_id).status is MessageStatus.COMPLETE
+    assert session.store.messages.get_message(reply_id).status is MessageStatus.COMPLETE
 
 
 async def test_what_cannot_be_asked_again_is_one_line(
@@ -180,7 +180,7 @@ async def test_stopping_a_variant_keeps_what_arrived_as_interrupted(
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    (variant,) = session.store.variants(reply_id)
+    (variant,) = session.store.variants.variants(reply_id)
     assert variant.status is MessageStatus.INTERRUPTED
     assert variant.content == "".join(received)
     assert variant.error == "You stopped the reply; the part received so far was kept."

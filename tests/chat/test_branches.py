@@ -46,12 +46,12 @@ async def two_turns(chat: ChatSession, server: ScriptedModelServer) -> int:
     server.script(Reply("A1 was going on and on", finish_reason="length"), "A2")
     await collect(send_message(chat, "Q1"))
     await collect(send_message(chat, "Q2"))
-    return chat.store.messages(chat.conversation)[2].id
+    return chat.store.messages.messages(chat.conversation)[2].id
 
 
 def opened(chat: ChatSession, conversation: int) -> ChatSession:
     """A session on `conversation` as the app opens it: its chosen profile and model."""
-    record = chat.store.get_conversation(conversation)
+    record = chat.store.conversations.get_conversation(conversation)
     session = chat.for_conversation(conversation)
     session.profile = conversation_profile(chat.default_profile, chat.settings, record, preset=None)
     return session
@@ -82,9 +82,9 @@ async def test_the_copied_replies_keep_their_markers(
 ) -> None:
     edited = await two_turns(chat, server)
     branch = branch_from(chat, edited, "Q2 other")
-    q1, a1, q2 = chat.store.messages(branch)
+    q1, a1, q2 = chat.store.messages.messages(branch)
     assert (q1.content, q2.content) == ("Q1", "Q2 other")
-    original = chat.store.messages(chat.conversation)[1]
+    original = chat.store.messages.messages(chat.conversation)[1]
     assert a1.finish_reason == original.finish_reason == "length"
     assert (a1.prompt_tokens, a1.completion_tokens, a1.billing) == (
         original.prompt_tokens,
@@ -101,7 +101,7 @@ async def test_the_own_system_prompt_and_the_chosen_model_go_with_the_branch(
     chat.choice.remember_model()
     edited = await two_turns(chat, server)
     branch_id = branch_from(chat, edited, "Q2 other")
-    record = chat.store.get_conversation(branch_id)
+    record = chat.store.conversations.get_conversation(branch_id)
     assert (record.system_prompt, record.chosen_profile, record.chosen_model) == (
         "Speak like a pirate.",
         "test",
@@ -115,8 +115,8 @@ async def test_the_own_system_prompt_and_the_chosen_model_go_with_the_branch(
 async def test_memory_switches_project_task_and_files_go_with_the_branch(
     chat: ChatSession, server: ScriptedModelServer, tmp_path: Path
 ) -> None:
-    entry = chat.store.add_memory(MemoryKind.FACT, "The office is in Lyon.")
-    kept = chat.store.add_memory(MemoryKind.FACT, "Deploys happen on Tuesdays.")
+    entry = chat.store.memory.add_memory(MemoryKind.FACT, "The office is in Lyon.")
+    kept = chat.store.memory.add_memory(MemoryKind.FACT, "Deploys happen on Tuesdays.")
     edited = await two_turns(chat, server)
     chat.memory_book.switch(entry.id, chat.conversation, on=False)
     chat.move_to_project("Travel")
@@ -127,8 +127,12 @@ async def test_memory_switches_project_task_and_files_go_with_the_branch(
 
     branch_id = branch_from(chat, edited, "Q2 other")
     branch = opened(chat, branch_id)
-    original = chat.store.get_conversation(chat.conversation)
-    assert chat.store.get_conversation(branch_id).project_id == original.project_id is not None
+    original = chat.store.conversations.get_conversation(chat.conversation)
+    assert (
+        chat.store.conversations.get_conversation(branch_id).project_id
+        == original.project_id
+        is not None
+    )
     assert branch.task().goal == "Plan the trip"
     assert [a.name for a in branch.attachments()] == [str(notes)]
     plan = branch.plan(None)

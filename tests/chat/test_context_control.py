@@ -56,7 +56,10 @@ async def test_an_excluded_pair_is_never_sent_yet_still_found(
 
     # The difference is told before anything changes or is sent.
     told = exclusion_difference(session, question, pair=True)
-    assert (len(server.requests), session.store.excluded_messages(session.conversation)) == (
+    assert (
+        len(server.requests),
+        session.store.exclusions.excluded_messages(session.conversation),
+    ) == (
         requests,
         [],
     )
@@ -75,7 +78,7 @@ async def test_an_excluded_pair_is_never_sent_yet_still_found(
     assert [(o.ref, o.detail) for o in plan.layer(Layer.RECALL).left_out][:1] == [
         (f"message:{question}", "excluded by you: recall found it and leaves it out")
     ]
-    assert session.conversation in session.store.find_conversations("zanzibar")
+    assert session.conversation in session.store.search.find_conversations("zanzibar")
     await collect(send_message(session, "Go on"))
     sent = json.dumps(server.requests[-1]["messages"])
     assert "zanzibar" not in sent and "What next?" in sent
@@ -96,8 +99,8 @@ def test_another_session_of_the_run_sees_an_exclusion(session: ChatSession) -> N
 
 
 def test_a_message_of_another_conversation_cannot_be_excluded(session: ChatSession) -> None:
-    elsewhere = session.store.create_conversation("other").id
-    stranger = session.store.add_message(
+    elsewhere = session.store.conversations.create_conversation("other").id
+    stranger = session.store.messages.add_message(
         elsewhere, "user", "x", tokens=4, exact=True, encoding="o200k_base"
     )
     with pytest.raises(InvalidValue, match=f"Message {stranger.id} is not in conversation"):
@@ -227,7 +230,7 @@ def files_session(
 ) -> ChatSession:
     """A planning session on a new conversation, with these `[files]` settings."""
     settings = dataclasses.replace(make_settings(server), files=files)
-    conversation = store.create_conversation("files").id
+    conversation = store.conversations.create_conversation("files").id
     return ChatSession(
         store, settings, settings.profile(), conversation, window=WindowInfo(window, "config")
     )
@@ -289,7 +292,7 @@ def test_what_cannot_be_attached_is_refused_with_one_line(
         session.files.attach(path)
     assert str(caught.value).endswith(refusal)
     assert "\n" not in str(caught.value)
-    assert store.attachments(session.conversation) == []
+    assert store.attachments.attachments(session.conversation) == []
 
 
 def test_a_path_with_control_characters_is_named_safely(
@@ -358,7 +361,7 @@ async def test_a_priced_reply_costs_its_usage_times_the_price(store: Store) -> N
                 store,
                 priced,
                 profile,
-                store.create_conversation("paid").id,
+                store.conversations.create_conversation("paid").id,
                 backend=client,
                 window=WindowInfo(8_000, "config"),
             )

@@ -22,7 +22,7 @@ from ctxchat.testing.server.script import Reply
 async def test_good_output_becomes_proposals_and_nothing_is_stored(
     session: ChatSession, server: ScriptedModelServer
 ) -> None:
-    existing = session.store.add_memory(MemoryKind.FACT, "The team deploys on Fridays.")
+    existing = session.store.memory.add_memory(MemoryKind.FACT, "The team deploys on Fridays.")
     session.forget_memory()
     question = session.add_user_message(
         "We deploy on Fridays now, and I think Rust would be nicer."
@@ -51,9 +51,9 @@ async def test_good_output_becomes_proposals_and_nothing_is_stored(
         (MemoryKind.PREFERENCE, None, question.id),
     ]
     assert result.problems == ()
-    assert [e.id for e in session.store.list_memory(conversation_id=session.conversation_id)] == [
-        existing.id
-    ]
+    assert [
+        e.id for e in session.store.memory.list_memory(conversation_id=session.conversation_id)
+    ] == [existing.id]
     sent = server.requests[-1]["messages"]
     assert f"[{question.id}] user: We deploy on Fridays now" in sent[1]["content"]
     assert "- (fact) The team deploys on Fridays." in sent[1]["content"]
@@ -88,7 +88,7 @@ async def test_nothing_to_extract_from(session: ChatSession) -> None:
 
 
 def test_apply_accept_update_reject(session: ChatSession) -> None:
-    old = session.store.add_memory(MemoryKind.HYPOTHESIS, "Maybe the cache is cold.")
+    old = session.store.memory.add_memory(MemoryKind.HYPOTHESIS, "Maybe the cache is cold.")
     written = apply_decisions(
         session,
         [
@@ -116,7 +116,7 @@ def test_apply_accept_update_reject(session: ChatSession) -> None:
     # An update keeps the old entry, superseded by the new one.
     current = sorted(e.text for e in session.memory() if not e.superseded)
     assert current == ["Port 5432.", "The cache is cold at start.", "Uses SQLite."]
-    assert session.store.get_memory(old.id).superseded_by == written[1].id
+    assert session.store.memory.get_memory(old.id).superseded_by == written[1].id
 
 
 async def test_a_cut_reply_offers_its_complete_entries_and_says_it_was_cut(

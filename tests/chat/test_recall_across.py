@@ -26,9 +26,9 @@ QUESTION = "Which wood did we pick for the birdhouse?"
 
 def other(session: ChatSession, title: str, project: int | None) -> ChatSession:
     """A session on a new conversation called `title` (in `project`), as the app opens one."""
-    conversation = session.store.create_conversation(title)
+    conversation = session.store.conversations.create_conversation(title)
     if project is not None:
-        session.store.move_to_project(conversation.id, project)
+        session.store.projects.move_to_project(conversation.id, project)
     return session.for_conversation(conversation.id)
 
 
@@ -50,7 +50,7 @@ def recalled(plan: ContextPlan) -> list[str]:
 def test_a_fact_from_another_conversation_of_the_project_is_recalled(
     session: ChatSession,
 ) -> None:
-    project = session.store.create_project("Garden").id
+    project = session.store.projects.create_project("Garden").id
     a = said_in(session, "Birdhouse plan", project, FACT)
     fact_id = a.history()[0].id
     b = other(session, "Shopping list", project)
@@ -84,14 +84,14 @@ def test_a_fact_from_another_conversation_of_the_project_is_recalled(
 async def test_the_plan_a_reply_was_made_from_keeps_where_recall_found_it(
     session: ChatSession,
 ) -> None:
-    project = session.store.create_project("Garden").id
+    project = session.store.projects.create_project("Garden").id
     a = said_in(session, "Birdhouse plan", project, FACT)
     b = other(session, "Shopping list", project)
 
     [event async for event in send_message(b, QUESTION)]
 
     reply = b.history()[-1]
-    stored = b.store.load_plan(reply.id)
+    stored = b.store.plans.load_plan(reply.id)
     assert stored is not None
     (item,) = stored.layer(Layer.RECALL).items
     assert isinstance(item, PlanItem)
@@ -102,7 +102,7 @@ async def test_the_plan_a_reply_was_made_from_keeps_where_recall_found_it(
 def test_a_conversation_outside_the_project_is_searched_only_with_all(
     session: ChatSession,
 ) -> None:
-    project = session.store.create_project("Garden").id
+    project = session.store.projects.create_project("Garden").id
     elsewhere = said_in(session, "Birdhouse, another one", None, FACT)
     b = other(session, "Shopping list", project)
 
@@ -124,11 +124,11 @@ def test_outside_a_project_recall_stays_in_the_conversation_by_default(
 
 
 def test_off_searches_no_other_conversation(session: ChatSession) -> None:
-    project = session.store.create_project("Garden").id
+    project = session.store.projects.create_project("Garden").id
     said_in(session, "Birdhouse plan", project, FACT)
     settings = dataclasses.replace(session.settings, recall=RecallSettings(across=RecallAcross.OFF))
-    conversation = session.store.create_conversation("Shopping list")
-    session.store.move_to_project(conversation.id, project)
+    conversation = session.store.conversations.create_conversation("Shopping list")
+    session.store.projects.move_to_project(conversation.id, project)
     b = ChatSession(session.store, settings, session.profile, conversation.id)
 
     assert b.recaller.across is RecallAcross.OFF
@@ -138,7 +138,7 @@ def test_off_searches_no_other_conversation(session: ChatSession) -> None:
 def test_the_palette_switch_goes_round_and_sessions_opened_after_keep_it(
     session: ChatSession,
 ) -> None:
-    project = session.store.create_project("Garden").id
+    project = session.store.projects.create_project("Garden").id
     said_in(session, "Birdhouse plan", project, FACT)
     b = other(session, "Shopping list", project)
     assert len(recalled(b.plan(QUESTION))) == 1
@@ -152,7 +152,7 @@ def test_the_palette_switch_goes_round_and_sessions_opened_after_keep_it(
 
 
 def test_objective_mode_keeps_recall_across_conversations(session: ChatSession) -> None:
-    project = session.store.create_project("Garden").id
+    project = session.store.projects.create_project("Garden").id
     said_in(session, "Birdhouse plan", project, FACT)
     b = other(session, "Shopping list", project)
     b.toggle_mode()
@@ -164,25 +164,25 @@ def test_objective_mode_keeps_recall_across_conversations(session: ChatSession) 
 def test_what_the_user_excluded_there_or_this_conversation_holds_is_not_brought(
     session: ChatSession, store: Store
 ) -> None:
-    project = store.create_project("Garden").id
+    project = store.projects.create_project("Garden").id
     a = said_in(session, "Birdhouse plan", project, FACT)
     branch = said_in(session, "Birdhouse plan (branch)", project, FACT)  # the same words
     b = other(session, "Shopping list", project)
     assert len(recalled(b.plan(QUESTION))) == 1  # the same text is brought once
 
-    store.set_excluded([a.history()[0].id], True)
-    store.set_excluded([branch.history()[0].id], True)
+    store.exclusions.set_excluded([a.history()[0].id], True)
+    store.exclusions.set_excluded([branch.history()[0].id], True)
     b.invalidate()
     assert recalled(b.plan(QUESTION)) == []
 
-    store.set_excluded([a.history()[0].id], False)
+    store.exclusions.set_excluded([a.history()[0].id], False)
     add_turn(b, FACT, "Yes, cedar.")  # this conversation says it itself now
     b.forget_history()
     assert not any(ref.startswith("conversation:") for ref in recalled(b.plan(QUESTION)))
 
 
 def test_a_question_found_there_brings_its_answer(session: ChatSession) -> None:
-    project = session.store.create_project("Garden").id
+    project = session.store.projects.create_project("Garden").id
     a = other(session, "Birdhouse plan", project)
     add_turn(a, "What wood should the birdhouse be?", "Cedar planks, 19 mm thick.")
     question, answer = (m.id for m in a.history())
@@ -218,7 +218,7 @@ ASKED_BY_MEANING = "How expensive was fixing the top of the house?"
 def test_recall_by_meaning_finds_in_another_conversation_what_shares_no_word(
     session: ChatSession,
 ) -> None:
-    project = session.store.create_project("House").id
+    project = session.store.projects.create_project("House").id
     a = said_in(session, "Renovation", project, PAID)
     paid_id = a.history()[0].id
     b = other(session, "Chores", project)
@@ -253,7 +253,7 @@ def test_recall_by_meaning_finds_in_another_conversation_what_shares_no_word(
 def test_recall_by_meaning_keeps_to_the_conversations_recall_across_names(
     session: ChatSession,
 ) -> None:
-    project = session.store.create_project("House").id
+    project = session.store.projects.create_project("House").id
     outside = said_in(session, "Renovation", None, PAID)
     b = other(session, "Chores", project)
     semantic = meaning_on(b)

@@ -52,7 +52,7 @@ async def open_session(
         default_profile="local",
         context=ContextSettings(system_prompt="You are terse.", system_placement=placement),
     )
-    conversation = store.create_conversation("rendered")
+    conversation = store.conversations.create_conversation("rendered")
     session = ChatSession(store, settings, profile, conversation.id, backend=backend)
     await session.detect_window()
     assert session.server_counts is not None
@@ -156,7 +156,7 @@ async def test_a_server_that_cannot_render_is_not_asked_after_a_turn(
 async def test_without_a_server_the_rendering_says_so(store: Store) -> None:
     profile = ProviderProfile(name="local", base_url="http://127.0.0.1:9/v1", model=MODEL)
     settings = Settings(profiles={"local": profile}, default_profile="local")
-    conversation = store.create_conversation("offline")
+    conversation = store.conversations.create_conversation("offline")
     session = ChatSession(store, settings, profile, conversation.id, backend=None)
 
     rendered = await render_request(session, session.plan("Hi").request_messages())

@@ -39,7 +39,7 @@ async def counting_session(
         default_profile="local",
         context=ContextSettings(system_prompt="You are terse."),
     )
-    conversation = store.create_conversation("counted")
+    conversation = store.conversations.create_conversation("counted")
     session = ChatSession(store, settings, profile, conversation.id, backend=backend)
     await session.probe_server()  # as a session a user opens learns its server
     yield session
@@ -65,7 +65,7 @@ async def test_an_edit_sent_again_is_rendered_by_the_server_before_it_is_sent(
     session = counting_session
     llama_server.script("Port 5432!!! (the default).", "Port 5433!!! then.")
     await started(send_counted(session, "Which port for the database???"))
-    question = session.store.newest_message(session.conversation, role="user")
+    question = session.store.messages.newest_message(session.conversation, role="user")
     assert question is not None
     replace_from(session, question.id, "Which port for the cache, then?!?!")
     turn = await started(regenerate_counted(session, Resend.EDIT))

@@ -53,7 +53,7 @@ def open_session(store: Store, server: ScriptedModelServer, backend: OpenAIBacke
         default_profile="local",
         context=ContextSettings(system_prompt="You are terse."),
     )
-    conversation = store.create_conversation("counts")
+    conversation = store.conversations.create_conversation("counts")
     return ChatSession(store, settings, profile, conversation.id, backend=backend)
 
 
@@ -87,7 +87,7 @@ async def test_a_turn_counts_what_it_sent_and_the_figure_matches_the_servers_usa
 
     finished = events[-1]
     assert isinstance(finished, TurnFinished)
-    sent = session.store.load_plan(finished.reply.id)
+    sent = session.store.plans.load_plan(finished.reply.id)
     assert sent is not None
     counts = session.server_counts
     assert counts is not None
@@ -106,8 +106,8 @@ async def test_kept_counts_need_no_server_and_never_mix_tokenizers(
     counts = session.server_counts
     assert counts is not None
 
-    kept = store.server_counts(counts.key)
-    other = store.server_counts(counts.key.replace(MODEL, "another-model"))
+    kept = store.server_counts.server_counts(counts.key)
+    other = store.server_counts.server_counts(counts.key.replace(MODEL, "another-model"))
 
     assert len(kept) == 2  # the system prompt and the message, by digest
     assert other == {}
@@ -196,7 +196,7 @@ async def test_a_prompt_the_server_counts_over_its_window_is_fitted_to_its_count
     for number in range(30):
         text = wows(number)
         session.add_user_message(text)
-        store.add_message(
+        store.messages.add_message(
             session.conversation,
             "assistant",
             f"You said: {text}",

@@ -57,7 +57,7 @@ async def test_a_fresh_session_plans_with_what_another_learned(
 ) -> None:
     path = tmp_path / "ctxchat.db"
     with Store.open(path) as store:
-        conversation = store.create_conversation("wows").id
+        conversation = store.conversations.create_conversation("wows").id
         learner = session_on(store, server, conversation, backend)
         for number in range(14):
             events = [event async for event in send_message(learner, wows(number))]

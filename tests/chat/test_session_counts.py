@@ -50,14 +50,14 @@ def no_tokenizer_data(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_later_session_plans_from_kept_counts_without_its_tokenizer(
     store: Store, session: ChatSession, loads: list[str]
 ) -> None:
-    store.add_memory("fact", "The service runs on one small VM.")
-    store.add_memory(
+    store.memory.add_memory("fact", "The service runs on one small VM.")
+    store.memory.add_memory(
         "preference", "Short answers, with code.", conversation_id=session.conversation
     )
     first = again(session)
     planned = first.plan(None)
     assert loads == ["o200k_base"]
-    assert len(store.kept_counts("o200k_base")) >= 3  # the prompt, memory lines, roles
+    assert len(store.counts.kept_counts("o200k_base")) >= 3  # the prompt, memory lines, roles
 
     second = again(session)
     assert second.plan(None) == planned
@@ -70,20 +70,20 @@ def test_a_plan_with_a_draft_keeps_nothing(
     store: Store, session: ChatSession, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     writes: list[int] = []
-    keep = store.keep_counts
+    keep = store.counts.keep_counts
 
     def watched(encoding: str, counts: Mapping[bytes, int]) -> None:
         writes.append(len(counts))
         keep(encoding, counts)
 
-    monkeypatch.setattr(store, "keep_counts", watched)
+    monkeypatch.setattr(store.counts, "keep_counts", watched)
     draft = "A draft the user is still typing"
     for end in range(1, len(draft) + 1):  # a plan a keystroke: no write while typing
         session.plan(draft[:end])
     assert writes == []
     session.plan(None)
     assert len(writes) == 1
-    kept = store.kept_counts("o200k_base")
+    kept = store.counts.kept_counts("o200k_base")
     assert text_key("You are terse.") in kept and text_key(draft) not in kept
 
 
@@ -95,11 +95,11 @@ def test_the_next_plan_keeps_again_what_an_edit_dropped(
     first.add_user_message("second")
     first.plan(None)
     first.delete_after(kept.id)  # a deletion drops every kept count
-    assert store.kept_counts("o200k_base") == {}
-    store.add_memory("fact", "A new fact.")
+    assert store.counts.kept_counts("o200k_base") == {}
+    store.memory.add_memory("fact", "A new fact.")
     first.forget_memory()
     first.plan(None)  # the prompt's count, remembered by this session, is kept again
-    assert text_key("You are terse.") in store.kept_counts("o200k_base")
+    assert text_key("You are terse.") in store.counts.kept_counts("o200k_base")
     built = len(loads)
     again(session).plan(None)
     assert len(loads) == built  # the next start plans without its tokenizer
@@ -110,23 +110,23 @@ def test_a_recount_of_the_history_is_kept_in_the_messages_not_here(
 ) -> None:
     first = again(session)
     for index in range(5):  # counted with another model's encoding
-        store.add_message(
+        store.messages.add_message(
             first.conversation, "user", f"message {index}", tokens=5, exact=False, encoding="x"
         )
     first.plan(None)
     assert [m.tokens for m in first.history()] == [first.count("user", "message 0")] + [
         first.count("user", f"message {index}") for index in range(1, 5)
     ]
-    kept = store.kept_counts("o200k_base")
+    kept = store.counts.kept_counts("o200k_base")
     assert text_key("message 0") not in kept and text_key("You are terse.") in kept
 
 
 def test_counts_outside_a_plan_are_not_kept(store: Store, session: ChatSession) -> None:
     session.plan(None)
-    before = store.kept_counts("o200k_base")
+    before = store.counts.kept_counts("o200k_base")
     session.add_user_message("A message is counted once and stored with its count.")
     session.plan(None)
-    assert store.kept_counts("o200k_base") == before
+    assert store.counts.kept_counts("o200k_base") == before
 
 
 def test_an_estimate_keeps_nothing(
@@ -138,7 +138,9 @@ def test_an_estimate_keeps_nothing(
     finally:
         encodings.forget_built()
     assert plan.counter == "estimate"
-    assert store.kept_counts("o200k_base") == {} and store.kept_counts("estimate") == {}
+    assert (
+        store.counts.kept_counts("o200k_base") == {} and store.counts.kept_counts("estimate") == {}
+    )
 
 
 def test_a_tokenizer_that_fails_after_kept_counts_replans_as_an_estimate(

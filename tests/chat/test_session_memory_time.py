@@ -18,7 +18,7 @@ from ctxchat.testing.server import ScriptedModelServer
 async def test_dates_on_send_todays_date_and_each_entrys_day(
     session: ChatSession, server: ScriptedModelServer
 ) -> None:
-    session.store.add_memory(MemoryKind.FACT, "The database is SQLite.")
+    session.store.memory.add_memory(MemoryKind.FACT, "The database is SQLite.")
     assert "Today's date" not in session.plan("Hi").messages[1].content
     session.settings = dataclasses.replace(session.settings, memory=MemorySettings(dates=True))
     session.forget_memory()
@@ -32,8 +32,12 @@ async def test_dates_on_send_todays_date_and_each_entrys_day(
 
 
 def test_a_superseded_entry_is_left_out_and_never_recalled(session: ChatSession) -> None:
-    old = session.store.add_memory(MemoryKind.FACT, "The database is MySQL 8.", key="database")
-    new = session.store.add_memory(MemoryKind.FACT, "The database is PostgreSQL.", key="database")
+    old = session.store.memory.add_memory(
+        MemoryKind.FACT, "The database is MySQL 8.", key="database"
+    )
+    new = session.store.memory.add_memory(
+        MemoryKind.FACT, "The database is PostgreSQL.", key="database"
+    )
     session.forget_memory()
     plan = session.plan("Which database? MySQL or PostgreSQL?")
     layer = plan.layer(Layer.MEMORY)

@@ -61,7 +61,7 @@ async def test_the_preset_reaches_the_server(
     assert (body["temperature"], body["top_p"], body["max_tokens"]) == (0.2, 0.5, 300)
     assert body["messages"][0] == {"role": "system", "content": PRECISE.system_prompt}
     # The stored plan keeps what was asked, as every surface shows it.
-    stored = chat.store.load_plan(events[-1].reply.id)
+    stored = chat.store.plans.load_plan(events[-1].reply.id)
     assert stored is not None and stored.request is not None
     assert stored.request["body"]["temperature"] == 0.2
     assert stored.output_reserve == 300
@@ -96,7 +96,7 @@ def test_choices_are_remembered_and_seen_by_a_new_session(
 ) -> None:
     chat.choose_preset("loose")
     chat.set_system_prompt("Speak plainly.")
-    conversation = store.get_conversation(chat.conversation)
+    conversation = store.conversations.get_conversation(chat.conversation)
     assert (conversation.preset, conversation.system_prompt) == ("loose", "Speak plainly.")
 
     again = ChatSession(store, chat.settings, chat.default_profile, chat.conversation)
@@ -125,9 +125,9 @@ def test_a_model_named_for_the_run_wins_over_the_presets(chat: ChatSession) -> N
 
 
 def test_a_preset_with_a_model_replaces_a_model_chosen_before(chat: ChatSession) -> None:
-    chat.store.choose_model(chat.conversation, "test", "gpt-4o-mini")
+    chat.store.conversations.choose_model(chat.conversation, "test", "gpt-4o-mini")
     chat.choose_preset("precise")
-    conversation = chat.store.get_conversation(chat.conversation)
+    conversation = chat.store.conversations.get_conversation(chat.conversation)
     assert (conversation.chosen_profile, conversation.chosen_model) == ("test", None)
 
 
@@ -153,7 +153,7 @@ def test_no_sampling_is_sent_unless_asked(chat: ChatSession) -> None:
 def test_an_unknown_preset_names_the_configured_ones(chat: ChatSession) -> None:
     with pytest.raises(UnknownPreset, match='no preset named "fast"; the configured presets are'):
         chat.choose_preset("fast")
-    assert chat.store.get_conversation(chat.conversation).preset is None
+    assert chat.store.conversations.get_conversation(chat.conversation).preset is None
 
 
 async def test_a_replay_asks_with_the_same_sampling(
@@ -165,7 +165,7 @@ async def test_a_replay_asks_with_the_same_sampling(
     finished = events[-1]
     assert isinstance(finished, TurnFinished)
     chat.choose_preset(None)
-    original = chat.store.load_plan(finished.reply.id)
+    original = chat.store.plans.load_plan(finished.reply.id)
     assert original is not None
     replayed = replay_request(chat, original, "gpt-4o").body
     assert (replayed["temperature"], replayed["top_p"], replayed["max_tokens"]) == (0.2, 0.5, 300)
@@ -177,6 +177,6 @@ def test_a_conversation_deleted_elsewhere_has_no_choices_left(
     chat.choose_preset("loose")
     chat.set_system_prompt("Be kind.")
     with Store.open(tmp_path / "ctxchat.db") as other:
-        other.delete_conversation(chat.conversation)
+        other.conversations.delete_conversation(chat.conversation)
     chat.catch_up()
     assert (chat.preset_name, chat.system_prompt) == (None, "You are terse.")

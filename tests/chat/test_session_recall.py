@@ -28,7 +28,7 @@ def filler(rng: random.Random) -> str:
 
 def add_turn(session: ChatSession, user: str, assistant: str) -> None:
     for role, text in (("user", user), ("assistant", assistant)):
-        session.store.add_message(
+        session.store.messages.add_message(
             session.conversation,
             role,
             text,
@@ -142,23 +142,29 @@ def test_recall_can_be_switched_off(session: ChatSession) -> None:
 async def test_prefix_stays_without_changes_and_shrinks_with_a_new_memory_entry(
     session: ChatSession, server: ScriptedModelServer
 ) -> None:
-    session.store.add_memory(MemoryKind.FACT, "The team uses Python 3.11.")
+    session.store.memory.add_memory(MemoryKind.FACT, "The team uses Python 3.11.")
     session.forget_memory()
     server.script("One.", "Two.", "Three.")
     [e async for e in send_message(session, "First question")]
-    first = session.store.load_plan(session.store.messages(session.conversation)[-1].id)
+    first = session.store.plans.load_plan(
+        session.store.messages.messages(session.conversation)[-1].id
+    )
     [e async for e in send_message(session, "Second question")]
-    second = session.store.load_plan(session.store.messages(session.conversation)[-1].id)
+    second = session.store.plans.load_plan(
+        session.store.messages.messages(session.conversation)[-1].id
+    )
     assert first is not None and second is not None
     # Nothing above the turns changed: the whole first request is the start of the second.
     assert (second.prefix_messages, second.prefix_tokens) == (
         len(first.messages),
         sum(m.tokens for m in first.messages),
     )
-    session.store.add_memory(MemoryKind.CONSTRAINT, "Everything must run offline.")
+    session.store.memory.add_memory(MemoryKind.CONSTRAINT, "Everything must run offline.")
     session.forget_memory()
     [e async for e in send_message(session, "Third question")]
-    third = session.store.load_plan(session.store.messages(session.conversation)[-1].id)
+    third = session.store.plans.load_plan(
+        session.store.messages.messages(session.conversation)[-1].id
+    )
     assert third is not None
     # The memory message changed, so only the system prompt is still shared.
     assert (third.prefix_messages, third.prefix_tokens) == (1, third.messages[0].tokens)
@@ -283,7 +289,7 @@ def test_what_a_query_finds_is_embedded_before_the_rest(
     pauses: list[float] = []
     monkeypatch.setattr("ctxchat.chat.semantic.time.sleep", pauses.append)
     assert semantic.embed_rest(batch=2, cancelled=lambda: len(pauses) >= 1) == 2
-    rows = session.store.load_embeddings(session.conversation, "all-MiniLM-L6-v2")
+    rows = session.store.search.load_embeddings(session.conversation, "all-MiniLM-L6-v2")
     # The message the query wanted, then the newest one.
     assert [message_id for message_id, _ in rows] == [5, 120]
 

@@ -28,7 +28,7 @@ def talk(session: ChatSession, *turns: str) -> None:
         if index % 2 == 0:
             session.add_user_message(text)
         else:
-            reply = session.store.add_message(
+            reply = session.store.messages.add_message(
                 session.conversation, "assistant", text, tokens=5, exact=False, encoding="x"
             )
             session.remember_message(reply)

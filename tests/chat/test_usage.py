@@ -15,11 +15,11 @@ async def test_each_reply_is_judged_by_the_request_it_came_from(
     session: ChatSession, server: ScriptedModelServer
 ) -> None:
     store = session.store
-    database = store.add_memory(MemoryKind.FACT, "The service runs on PostgreSQL 16.")
-    frontend = store.add_memory(MemoryKind.FACT, "The frontend is written in Svelte.")
-    offline = store.add_memory(MemoryKind.CONSTRAINT, "Everything must work offline.")
-    store.add_memory(MemoryKind.FACT, "Old news.", key="x")
-    news = store.add_memory(MemoryKind.FACT, "New news.", key="x")  # the old one superseded
+    database = store.memory.add_memory(MemoryKind.FACT, "The service runs on PostgreSQL 16.")
+    frontend = store.memory.add_memory(MemoryKind.FACT, "The frontend is written in Svelte.")
+    offline = store.memory.add_memory(MemoryKind.CONSTRAINT, "Everything must work offline.")
+    store.memory.add_memory(MemoryKind.FACT, "Old news.", key="x")
+    news = store.memory.add_memory(MemoryKind.FACT, "New news.", key="x")  # the old one superseded
     session.forget_memory()
     server.script("Production runs PostgreSQL 16: add an index.", "In Svelte, use bind:value.")
     for question in ("Slow query?", "A form field?"):

@@ -125,7 +125,7 @@ def test_variants_lists_what_changed_model_tokens_and_when(
 def choose(home: Path, profile: str | None, model: str | None) -> None:
     """What F4 stores for the first conversation."""
     with Store.open(home / "data" / "ctxchat.db") as store:
-        store.choose_model(1, profile, model)
+        store.conversations.choose_model(1, profile, model)
 
 
 def test_ask_again_and_replay_use_the_model_chosen_for_the_conversation(

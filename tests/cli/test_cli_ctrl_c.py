@@ -42,9 +42,9 @@ def test_ctrl_c_stops_the_reply_keeps_the_part_received_and_exits_130(
             b"ctxchat: interrupted; the part of the reply received so far was kept."
         )
         with Store.open(home / "data" / "ctxchat.db") as store:
-            conversation = store.latest_conversation()
+            conversation = store.conversations.latest_conversation()
             assert conversation is not None
-            user, reply = store.messages(conversation.id)
+            user, reply = store.messages.messages(conversation.id)
         assert user.content == f"attempt {attempt}"
         assert reply.status is MessageStatus.INTERRUPTED, (attempt, reply)
         assert FULL.startswith(reply.content)

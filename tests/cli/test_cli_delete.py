@@ -18,14 +18,14 @@ def porto(home: Path) -> tuple[int, int]:
     id and the entry's."""
     store = Store.open(home / "data" / "ctxchat.db")
     try:
-        conversation = store.create_conversation("Trip to Porto").id
-        user = store.add_message(
+        conversation = store.conversations.create_conversation("Trip to Porto").id
+        user = store.messages.add_message(
             conversation, "user", "We fly to Porto.", tokens=6, exact=True, encoding="o200k_base"
         )
-        store.add_message(
+        store.messages.add_message(
             conversation, "assistant", "Noted.", tokens=3, exact=True, encoding="o200k_base"
         )
-        entry = store.add_memory(
+        entry = store.memory.add_memory(
             "fact",
             "Destination city is Porto.",
             pinned=True,
@@ -40,7 +40,7 @@ def porto(home: Path) -> tuple[int, int]:
 def memory_row(home: Path, entry_id: int) -> dict[str, object] | None:
     store = Store.open(home / "data" / "ctxchat.db")
     try:
-        entries = {e.id: e for e in store.list_memory(include_all_scopes=True)}
+        entries = {e.id: e for e in store.memory.list_memory(include_all_scopes=True)}
         entry = entries.get(entry_id)
         if entry is None:
             return None

@@ -22,12 +22,14 @@ def imported(home: Path, count: int) -> None:
         pytest.skip("the embeddings extra is not installed")
     line = "We walked along the river and talked about the garden, the bees and the weather. "
     with Store.open(home / "data" / "ctxchat.db") as store:
-        conversation = store.create_conversation("imported").id
+        conversation = store.conversations.create_conversation("imported").id
         with store.transaction():
             for index in range(count):
                 role = "user" if index % 2 == 0 else "assistant"
                 text = f"Message {index}. " + line * 8
-                store.add_message(conversation, role, text, tokens=150, exact=False, encoding="e")
+                store.messages.add_message(
+                    conversation, role, text, tokens=150, exact=False, encoding="e"
+                )
 
 
 def test_a_long_unembedded_history_is_planned_at_once_with_a_note(run: Run, home: Path) -> None:

@@ -66,8 +66,8 @@ def test_a_summary_being_made(run: Run, home: Path, server: ScriptedModelServer)
     finally:
         held.set()
     with Store.open(home / "data" / "ctxchat.db") as store:
-        assert store.summaries(1) == []
-        assert store.summary_job(1) is None  # the app's job ended with it
+        assert store.summaries.summaries(1) == []
+        assert store.summary_jobs.summary_job(1) is None  # the app's job ended with it
 
 
 def test_an_import_running(home: Path) -> None:
@@ -85,4 +85,4 @@ def test_an_import_running(home: Path) -> None:
         app.read_until(lambda output: bool(re.search(rb"[1-9][\d,]* conversations read", output)))
         _ended(app)
     with Store.open(database) as store:
-        assert [c.origin for c in store.list_conversations()] == [None]
+        assert [c.origin for c in store.conversations.list_conversations()] == [None]

@@ -33,12 +33,12 @@ def seeded(home: Path) -> int:
     """One conversation whose title, messages and a memory entry all hold the whole corpus."""
     store = Store.open(home / "data" / "ctxchat.db")
     try:
-        conversation = store.create_conversation(HOSTILE_TEXT).id
+        conversation = store.conversations.create_conversation(HOSTILE_TEXT).id
         for role in ("user", "assistant"):
-            store.add_message(
+            store.messages.add_message(
                 conversation, role, HOSTILE_TEXT, tokens=9, exact=False, encoding="o200k_base"
             )
-        store.add_memory("fact", HOSTILE_TEXT, conversation_id=conversation)
+        store.memory.add_memory("fact", HOSTILE_TEXT, conversation_id=conversation)
     finally:
         store.close()
     return conversation
@@ -109,7 +109,7 @@ def test_a_streamed_reply_on_a_terminal_is_cleaned_and_stored_raw(
     assert all(label in output for label in LABELS), output[-1500:]
     store = Store.open(home / "data" / "ctxchat.db")
     try:
-        reply = store.messages(1)[-1]
+        reply = store.messages.messages(1)[-1]
     finally:
         store.close()
     assert reply.content == HOSTILE_TEXT

@@ -55,11 +55,13 @@ def run(
     monkeypatch.setenv("CTXCHAT_CONFIG", str(config))
     monkeypatch.setenv("CTXCHAT_DATA_DIR", str(tmp_path / "data"))
     with Store.open(tmp_path / "data" / "ctxchat.db") as store:
-        conversation = store.create_conversation("Wows").id
+        conversation = store.conversations.create_conversation("Wows").id
         for number in range(40):
             text = wows(number)
-            store.add_message(conversation, "user", text, tokens=0, exact=False, encoding="e")
-            store.add_message(
+            store.messages.add_message(
+                conversation, "user", text, tokens=0, exact=False, encoding="e"
+            )
+            store.messages.add_message(
                 conversation, "assistant", f"You said: {text}", tokens=0, exact=False, encoding="e"
             )
 

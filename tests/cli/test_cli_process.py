@@ -83,9 +83,9 @@ def test_killed_send_keeps_the_message_and_most_of_the_reply(
     store = Store.open(database)
     try:
         assert store.interrupted_on_open == 1
-        conversation = store.latest_conversation()
+        conversation = store.conversations.latest_conversation()
         assert conversation is not None
-        messages = store.messages(conversation.id)
+        messages = store.messages.messages(conversation.id)
     finally:
         store.close()
     assert [(m.role, m.content, m.status) for m in messages[:1]] == [

@@ -59,14 +59,14 @@ async def test_profile_headers_go_with_every_request(tmp_path: Path) -> None:
             context=ContextSettings(min_recent=2),
         )
         store = Store.open(tmp_path / "db")
-        conversation = store.create_conversation().id
+        conversation = store.conversations.create_conversation().id
         session = ChatSession(
             store, settings, profile, conversation, backend=make_backend(profile, {})
         )
         try:
             server.default_reply = "A reply."
             for role, text in [("user", "one"), ("assistant", "two")] * 3:
-                store.add_message(
+                store.messages.add_message(
                     conversation, role, text, tokens=4, exact=False, encoding="estimate"
                 )
             backend = session.backend

@@ -104,14 +104,16 @@ def long_conversation(home: Path) -> Path:
     counter = counter_for_model("gpt-4o")
     store = Store.open(database)
     try:
-        conversation = store.create_conversation("long", model="gpt-4o", profile="test").id
+        conversation = store.conversations.create_conversation(
+            "long", model="gpt-4o", profile="test"
+        ).id
         for number in range(1, 1_501):
             for role, text in (
                 ("user", f"Question {number} about the database?"),
                 ("assistant", f"Answer {number} about the database."),
             ):
                 tokens = count_message(counter, role, text).tokens
-                store.add_message(
+                store.messages.add_message(
                     conversation, role, text, tokens=tokens, exact=True, encoding=counter.name
                 )
     finally:

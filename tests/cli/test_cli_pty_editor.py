@@ -26,9 +26,13 @@ def database(home: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     store = Store.open(path)
     try:
-        conversation = store.create_conversation("notes", model="gpt-4o", profile="test").id
+        conversation = store.conversations.create_conversation(
+            "notes", model="gpt-4o", profile="test"
+        ).id
         for role, text in (("user", "Where were we?"), ("assistant", "At the editor.")):
-            store.add_message(conversation, role, text, tokens=5, exact=True, encoding="o200k_base")
+            store.messages.add_message(
+                conversation, role, text, tokens=5, exact=True, encoding="o200k_base"
+            )
     finally:
         store.close()
     return path

@@ -25,7 +25,7 @@ SENTENCE = b"a quick note: pinned, kept, deleted + restored - six words, go = do
 def memory(database: Path) -> list[MemoryEntry]:
     store = Store.open(database)
     try:
-        return store.list_memory()
+        return store.memory.list_memory()
     finally:
         store.close()
 
@@ -37,15 +37,17 @@ def database(home: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     store = Store.open(path)
     try:
-        conversation = store.create_conversation("short", model="gpt-4o", profile="test").id
+        conversation = store.conversations.create_conversation(
+            "short", model="gpt-4o", profile="test"
+        ).id
         counter = counter_for_model("gpt-4o")
         for role, text in (("user", "Question one?"), ("assistant", "Answer one.")):
             tokens = count_message(counter, role, text).tokens
-            store.add_message(
+            store.messages.add_message(
                 conversation, role, text, tokens=tokens, exact=True, encoding=counter.name
             )
-        store.add_memory(MemoryKind.FACT, "The service runs on PostgreSQL 16.", importance=5)
-        store.add_memory(MemoryKind.HYPOTHESIS, "The slowdown comes from the ORM.")
+        store.memory.add_memory(MemoryKind.FACT, "The service runs on PostgreSQL 16.", importance=5)
+        store.memory.add_memory(MemoryKind.HYPOTHESIS, "The slowdown comes from the ORM.")
     finally:
         store.close()
     return path

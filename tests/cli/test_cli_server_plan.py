@@ -54,9 +54,9 @@ def run(
     monkeypatch.setenv("CTXCHAT_CONFIG", str(config))
     monkeypatch.setenv("CTXCHAT_DATA_DIR", str(tmp_path / "data"))
     store = Store.open(tmp_path / "data" / "ctxchat.db")
-    conversation = store.create_conversation("Ports").id
+    conversation = store.conversations.create_conversation("Ports").id
     for role, text in [("user", "Which port?"), ("assistant", "Port 5432.")]:
-        store.add_message(conversation, role, text, tokens=5, exact=False, encoding="e")
+        store.messages.add_message(conversation, role, text, tokens=5, exact=False, encoding="e")
     store.close()
 
     def invoke(*args: str) -> tuple[int, str, str]:

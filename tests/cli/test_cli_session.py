@@ -47,10 +47,10 @@ def test_a_request_sent_again_without_stream_options_is_the_one_stored(
     assert "stream_options" in refused and "stream_options" not in accepted
     store = Store.open(home / "data" / "ctxchat.db")
     try:
-        latest = store.latest_conversation()
+        latest = store.conversations.latest_conversation()
         assert latest is not None
-        reply = store.messages(latest.id)[-1]
-        plan = store.load_plan(reply.id)
+        reply = store.messages.messages(latest.id)[-1]
+        plan = store.plans.load_plan(reply.id)
     finally:
         store.close()
     assert plan is not None and plan.request is not None

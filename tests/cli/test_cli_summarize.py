@@ -100,7 +100,7 @@ def test_send_does_not_fold_while_another_summary_runs(
 ) -> None:
     chat(run, server)
     with Store.open(home / "data" / "ctxchat.db") as store:
-        store.start_summary_job(1, JobKind.FOLD, first_message_id=1, last_message_id=4)
+        store.summary_jobs.start_summary_job(1, JobKind.FOLD, first_message_id=1, last_message_id=4)
     server.default_reply = "long " * 1200  # long replies push old turns out of working memory
     notes = ""
     for i in range(7):
@@ -157,8 +157,8 @@ def test_two_processes_never_fold_the_same_turns_twice(
     assert json.loads(out)["version"]["text"] == "Summary from the first process."
     assert len(server.requests) == asked + 1  # the others asked the model nothing
     with Store.open(home / "data" / "ctxchat.db") as store:
-        assert [v.text for v in store.summaries(1)] == ["Summary from the first process."]
-        assert store.summary_job(1) is None
+        assert [v.text for v in store.summaries.summaries(1)] == ["Summary from the first process."]
+        assert store.summary_jobs.summary_job(1) is None
 
 
 F9 = b"\x1b[20~"
@@ -199,5 +199,5 @@ def test_summarize_waits_for_the_summary_the_app_makes_and_goes_on_once_cancelle
     finally:
         held.set()
     with Store.open(home / "data" / "ctxchat.db") as store:
-        assert [v.text for v in store.summaries(1)] == ["Summary from the command."]
-        assert store.summary_job(1) is None
+        assert [v.text for v in store.summaries.summaries(1)] == ["Summary from the command."]
+        assert store.summary_jobs.summary_job(1) is None

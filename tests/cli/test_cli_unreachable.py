@@ -47,12 +47,12 @@ def test_send_says_in_one_line_that_nothing_answers_and_stores_nothing(
     code, out, err = run("send", "Hello?")
     assert (code, out, err) == (EXIT_PROVIDER, "", notice(dead_url))
     with Store.open(home / "data" / "ctxchat.db") as store:
-        assert store.list_conversations() == []
+        assert store.conversations.list_conversations() == []
 
 
 def test_summarize_says_it_too(run: Run, home: Path, dead_url: str) -> None:
     with Store.open(home / "data" / "ctxchat.db") as store:
-        store.create_conversation("kept")
+        store.conversations.create_conversation("kept")
     code, _, err = run("summarize")
     assert (code, err) == (EXIT_PROVIDER, notice(dead_url))
 
@@ -96,7 +96,7 @@ def test_the_app_on_a_terminal_names_the_dead_server_and_sends_once_it_is_up(
 
 def replies(database: Path) -> list[str]:
     with Store.open(database) as store:
-        latest = store.latest_conversation()
+        latest = store.conversations.latest_conversation()
         if latest is None:
             return []
-        return [m.content for m in store.messages(latest.id) if m.role == "assistant"]
+        return [m.content for m in store.messages.messages(latest.id) if m.role == "assistant"]

@@ -61,7 +61,7 @@ def test_nothing_listening_is_told_with_the_password_masked(
 ) -> None:
     if args == ["summarize"]:  # it needs a conversation to summarize
         store = Store.open(home / "data" / "ctxchat.db")
-        store.create_conversation("c")
+        store.conversations.create_conversation("c")
         store.close()
     code, out, err = run(*args)
     assert code == 3
@@ -99,7 +99,7 @@ def test_the_password_is_never_printed_stored_or_exported(
     # The server got the password (the user meant it to); nothing kept it.
     store = Store.open(home / "data" / "ctxchat.db")
     try:
-        plan = store.load_plan(2)
+        plan = store.plans.load_plan(2)
     finally:
         store.close()
     assert plan is not None and plan.request is not None
@@ -115,11 +115,11 @@ def test_a_plan_stored_with_the_password_is_exported_masked(
     assert run("send", "Hello")[0] == 0
     store = Store.open(home / "data" / "ctxchat.db")
     try:
-        plan = store.load_plan(2)
+        plan = store.plans.load_plan(2)
         assert plan is not None and plan.request is not None
         # As a plan stored before the URL was masked holds it.
         url = with_password(listening.base_url) + "/chat/completions"
-        store.save_plan(2, dataclasses.replace(plan, request={**plan.request, "url": url}))
+        store.plans.save_plan(2, dataclasses.replace(plan, request={**plan.request, "url": url}))
     finally:
         store.close()
     code, out, _ = run("export", "1", "--format", "json")

@@ -37,8 +37,8 @@ FILES = ("", "-wal", "-shm")
 @pytest.fixture
 def app_store(store: Store) -> Store:
     """The app's connection, with one message written (so the log exists)."""
-    conversation = store.create_conversation("between processes")
-    store.add_message(
+    conversation = store.conversations.create_conversation("between processes")
+    store.messages.add_message(
         conversation.id, "user", "alpha one", tokens=2, exact=True, encoding="o200k_base"
     )
     return store
@@ -50,8 +50,8 @@ def keeps_writes(store: Store) -> None:
     path = store.path
     subprocess.run([sys.executable, "-c", OPEN_AND_CLOSE, str(path)], check=True)
     assert Path(f"{path}-wal").exists(), "another process deleted the log the app has open"
-    conversation = store.list_conversations()[0]
-    store.add_message(
+    conversation = store.conversations.list_conversations()[0]
+    store.messages.add_message(
         conversation.id, "user", "bravo two", tokens=2, exact=True, encoding="o200k_base"
     )
     found = subprocess.run(
@@ -93,8 +93,8 @@ def test_an_export_is_never_written_over_the_database(
 ) -> None:
     database = tmp_path / "data" / "ctxchat.db"
     with Store.open(database) as store:
-        conversation = store.create_conversation("kept")
-        store.add_message(
+        conversation = store.conversations.create_conversation("kept")
+        store.messages.add_message(
             conversation.id, "user", "alpha one", tokens=2, exact=True, encoding="o200k_base"
         )
         # The log and shared memory exist while a connection is open: export meanwhile.
@@ -104,6 +104,6 @@ def test_an_export_is_never_written_over_the_database(
         code = main(["export", str(conversation.id), "-o", str(target)])
         assert code == EXIT_USAGE
         assert "is ctxchat's own database; choose another file" in capsys.readouterr().err
-        assert [m.content for m in store.messages(conversation.id)] == ["alpha one"]
+        assert [m.content for m in store.messages.messages(conversation.id)] == ["alpha one"]
     with Store.open(database) as again:
-        assert [m.content for m in again.messages(conversation.id)] == ["alpha one"]
+        assert [m.content for m in again.messages.messages(conversation.id)] == ["alpha one"]

@@ -68,7 +68,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: ScriptedModelS
 def test_acknowledged_writes_survive_processes_killed_side_by_side(home: Path) -> None:
     database = home / "data" / "ctxchat.db"
     with Store.open(database) as store:  # closed before any other process starts
-        main = store.create_conversation(TITLE, model="gpt-4o", profile="test").id
+        main = store.conversations.create_conversation(TITLE, model="gpt-4o", profile="test").id
     folder = home / "files"
     folder.mkdir()
     world = World(database, main, folder, Ledger(), Tally())

@@ -41,6 +41,8 @@ def add(store: Store) -> AddMessage:
     """Adds a complete message to a conversation and returns its id."""
 
     def add_message(conversation: int, text: str, role: str = "user") -> int:
-        return store.add_message(conversation, role, text, tokens=5, exact=False, encoding="e").id
+        return store.messages.add_message(
+            conversation, role, text, tokens=5, exact=False, encoding="e"
+        ).id
 
     return add_message

@@ -26,7 +26,7 @@ TEXTS = ["We chose Postgres as our DB.", "Sounds good.", "The cat sat on the mat
 
 
 def stored(store: Store, conversation: int, encoder: MiniLMEncoder) -> dict[int, np.ndarray]:
-    rows = store.load_embeddings(conversation, encoder.model_name)
+    rows = store.search.load_embeddings(conversation, encoder.model_name)
     vectors = vectors_from_blobs([blob for _, blob in rows], encoder.dimensions)
     return {message_id: vector for (message_id, _), vector in zip(rows, vectors, strict=True)}
 
@@ -34,9 +34,9 @@ def stored(store: Store, conversation: int, encoder: MiniLMEncoder) -> dict[int,
 def test_fills_the_store_in_batches_and_then_has_nothing_to_do(
     store: Store, add: Callable[..., int], encoder: MiniLMEncoder
 ) -> None:
-    conversation = store.create_conversation().id
+    conversation = store.conversations.create_conversation().id
     ids = [add(conversation, text) for text in TEXTS]
-    store.add_message(
+    store.messages.add_message(
         conversation, "assistant", "", tokens=0, exact=False, encoding="e",
         status=MessageStatus.FAILED,
     )  # fmt: skip
@@ -54,13 +54,13 @@ def test_fills_the_store_in_batches_and_then_has_nothing_to_do(
 def test_an_edited_message_is_embedded_again_and_replaced_in_the_index(
     store: Store, add: Callable[..., int], encoder: MiniLMEncoder
 ) -> None:
-    conversation = store.create_conversation().id
+    conversation = store.conversations.create_conversation().id
     ids = [add(conversation, text) for text in TEXTS]
     index = SemanticIndex(encoder.dimensions, conversation)
     assert embed_pending(store, encoder, conversation, index=index) == len(TEXTS)
     assert len(index) == len(TEXTS)
 
-    store.update_message_content(
+    store.messages.update_message_content(
         ids[2], "We use Kubernetes now.", tokens=5, exact=False, encoding="e"
     )
     assert ids[2] not in stored(store, conversation, encoder)
@@ -77,7 +77,7 @@ def test_an_edited_message_is_embedded_again_and_replaced_in_the_index(
 def test_a_message_edited_while_it_is_encoded_keeps_no_vector_of_its_old_text(
     store: Store, add: Callable[..., int], encoder: MiniLMEncoder
 ) -> None:
-    conversation = store.create_conversation().id
+    conversation = store.conversations.create_conversation().id
     ids = [add(conversation, text) for text in TEXTS]
     index = SemanticIndex(encoder.dimensions, conversation)
 
@@ -88,7 +88,7 @@ def test_a_message_edited_while_it_is_encoded_keeps_no_vector_of_its_old_text(
         dimensions = encoder.dimensions
 
         def encode(self, texts: list[str]) -> np.ndarray:
-            store.update_message_content(
+            store.messages.update_message_content(
                 ids[2], "We use Kubernetes now.", tokens=5, exact=False, encoding="e"
             )
             return encoder.encode(texts)

@@ -48,7 +48,7 @@ def test_cosine_relevance_stretches_the_range_above_the_floor() -> None:
 def test_a_paraphrase_is_found_and_an_unrelated_message_is_not(
     store: Store, add: Callable[..., int], encoder: MiniLMEncoder
 ) -> None:
-    conversation = store.create_conversation().id
+    conversation = store.conversations.create_conversation().id
     decision = add(conversation, "We chose Postgres as our DB.", "assistant")
     cat = add(conversation, "The cat sat on the mat.")
     add(conversation, "Thanks!")
@@ -78,13 +78,13 @@ def test_a_paraphrase_is_found_and_an_unrelated_message_is_not(
 def test_full_text_search_misses_it_and_fusion_keeps_it(
     store: Store, add: Callable[..., int], encoder: MiniLMEncoder
 ) -> None:
-    conversation = store.create_conversation().id
+    conversation = store.conversations.create_conversation().id
     decision = add(conversation, "We chose Postgres as our DB.")
     add(conversation, "The cat sat on the mat.")
     index = indexed(store, encoder, conversation)
     terms = query_terms(QUESTION)
-    kept, _ = distinctive_terms(terms, store.term_documents(terms))
-    fts = store.search_messages(conversation, fts_query(kept)) if kept else []
+    kept, _ = distinctive_terms(terms, store.search.term_documents(terms))
+    fts = store.search.search_messages(conversation, fts_query(kept)) if kept else []
     assert fts == []  # no message says "database" or "pick"
     hits = rank_recall(fuse(fts, semantic_candidates(index, encoder, store, QUESTION, 5)), kept)
     assert [hit.message_id for hit in hits] == [decision]
@@ -94,11 +94,11 @@ def test_full_text_search_misses_it_and_fusion_keeps_it(
 def test_a_deleted_message_is_dropped_from_the_index(
     store: Store, add: Callable[..., int], encoder: MiniLMEncoder
 ) -> None:
-    conversation = store.create_conversation().id
+    conversation = store.conversations.create_conversation().id
     kept = add(conversation, "Lunch was fine.")
     decision = add(conversation, "We chose Postgres as our DB.")
     index = indexed(store, encoder, conversation)
-    store.delete_messages_after(conversation, kept)
+    store.messages.delete_messages_after(conversation, kept)
     assert decision in index
     assert semantic_candidates(index, encoder, store, QUESTION, 5) == []
     assert decision not in index
@@ -107,7 +107,7 @@ def test_a_deleted_message_is_dropped_from_the_index(
 def test_the_widened_query_leans_towards_the_best_matches(
     store: Store, add: Callable[..., int], encoder: MiniLMEncoder
 ) -> None:
-    conversation = store.create_conversation().id
+    conversation = store.conversations.create_conversation().id
     add(conversation, "We chose Postgres as our DB.")
     add(conversation, "Postgres needs a vacuum job every night.")
     add(conversation, "The cat sat on the mat.")

@@ -145,19 +145,21 @@ def test_blobs_round_trip() -> None:
 def test_load_reads_the_conversations_vectors_of_that_model(
     store: Store, add: Callable[..., int]
 ) -> None:
-    conversation = store.create_conversation().id
-    other = store.create_conversation().id
+    conversation = store.conversations.create_conversation().id
+    other = store.conversations.create_conversation().id
     ids = [add(conversation, f"message {n}") for n in range(3)]
     elsewhere = add(other, "another conversation")
     vectors = unit_vectors(4)
     rows = [(i, f"message {n}", vector_blob(vectors[n])) for n, i in enumerate(ids)]
-    store.save_embeddings("m", rows)
-    store.save_embeddings("m", [(elsewhere, "another conversation", vector_blob(vectors[3]))])
-    store.save_embeddings("other-model", [(ids[0], "message 0", vector_blob(vectors[3]))])
+    store.search.save_embeddings("m", rows)
+    store.search.save_embeddings(
+        "m", [(elsewhere, "another conversation", vector_blob(vectors[3]))]
+    )
+    store.search.save_embeddings("other-model", [(ids[0], "message 0", vector_blob(vectors[3]))])
     index = SemanticIndex.load(store, conversation, "m", 8)
     assert len(index) == 3  # other-model's vector of ids[0] is kept beside m's, not in place
     assert index.conversation_id == conversation
     assert index.search(vectors[1], 1)[0][0] == ids[1]
     # A blob of the wrong size (another model under the same name) is skipped.
-    store.save_embeddings("m", [(ids[0], "message 0", b"\x00" * 12)])
+    store.search.save_embeddings("m", [(ids[0], "message 0", b"\x00" * 12)])
     assert len(SemanticIndex.load(store, conversation, "m", 8)) == 2

@@ -97,7 +97,7 @@ async def test_a_reply_stopped_is_kept_and_answered_again_by_retry(
             if isinstance(event, ReplyDelta):
                 break  # the user stops it
     assert started is not None
-    stopped = workspace.store.get_message(started.reply_id)
+    stopped = workspace.store.messages.get_message(started.reply_id)
     assert stopped.status is MessageStatus.INTERRUPTED and stopped.content
 
     again = [e async for e in regenerate(session)]

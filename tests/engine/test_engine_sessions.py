@@ -90,7 +90,7 @@ async def test_an_engine_killed_mid_reply_keeps_the_reply_and_starts_again(
     ended = events[-1]
     assert isinstance(ended, TurnFailed), ended
     assert ended.error.message == KILLED
-    stored = workspace.store.get_message(ended.reply.id)
+    stored = workspace.store.messages.get_message(ended.reply.id)
     assert stored.status is MessageStatus.INTERRUPTED
     assert stored.content and stored.content == ended.reply.content
     assert stored.error is not None and stored.error.startswith(KILLED)

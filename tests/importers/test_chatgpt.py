@@ -20,9 +20,9 @@ def test_the_branch_shown_last_is_the_conversation(
     store: Store, counter: TokenCounter, tmp_path: Path
 ) -> None:
     imported(store, counter, tmp_path, [trip()])
-    first = store.list_conversations()[-1]
+    first = store.conversations.list_conversations()[-1]
     assert (first.title, first.origin, first.origin_id) == ("Trip to Oslo", "chatgpt", "conv-trip")
-    messages = store.messages(first.id)
+    messages = store.messages.messages(first.id)
     assert [(m.role, m.content) for m in messages] == [
         ("system", "Custom instructions\nAbout me: I live in Bergen.\nHow to respond: Be brief."),
         ("user", "When should I visit Oslo?"),
@@ -39,13 +39,13 @@ def test_other_answers_are_variants_of_the_reply(
     store: Store, counter: TokenCounter, tmp_path: Path
 ) -> None:
     imported(store, counter, tmp_path, [trip()])
-    conversation = store.list_conversations()[-1].id
-    replies = [m for m in store.messages(conversation) if m.role == "assistant"]
-    assert [[v.content for v in store.variants(r.id)] for r in replies] == [
+    conversation = store.conversations.list_conversations()[-1].id
+    replies = [m for m in store.messages.messages(conversation) if m.role == "assistant"]
+    assert [[v.content for v in store.variants.variants(r.id)] for r in replies] == [
         ["Go in winter."],
         [f"{CODE}\n\nPack a raincoat."],
     ]
-    variant = store.variants(replies[0].id)[0]
+    variant = store.variants.variants(replies[0].id)[0]
     assert variant.change == "another answer in ChatGPT"
     assert variant.tokens == count_message(counter, "assistant", "Go in winter.").tokens
 
@@ -54,9 +54,9 @@ def test_an_edited_question_is_a_branch_conversation(
     store: Store, counter: TokenCounter, tmp_path: Path
 ) -> None:
     imported(store, counter, tmp_path, [trip()])
-    branch = store.list_conversations()[0]
+    branch = store.conversations.list_conversations()[0]
     assert (branch.title, branch.origin_id) == ("Trip to Oslo (branch 2)", "conv-trip#brunost")
-    assert [m.content for m in store.messages(branch.id)][1:] == [
+    assert [m.content for m in store.messages.messages(branch.id)][1:] == [
         "When should I visit Oslo?",
         "Go in summer.",
         "What should I eat there?",
@@ -68,7 +68,7 @@ def test_each_message_is_counted_once_when_imported(
     store: Store, counter: TokenCounter, tmp_path: Path
 ) -> None:
     imported(store, counter, tmp_path, [short("c1", "Hello there", "Hi!")])
-    messages = store.messages(store.list_conversations()[0].id)
+    messages = store.messages.messages(store.conversations.list_conversations()[0].id)
     assert [(m.tokens, m.encoding, m.exact) for m in messages] == [
         (count_message(counter, m.role, m.content).tokens, "o200k_base", True) for m in messages
     ]
@@ -76,7 +76,7 @@ def test_each_message_is_counted_once_when_imported(
     def never(role: str, content: str) -> int:
         raise AssertionError("an imported message was counted again")
 
-    history = store.history(messages[0].conversation_id, "o200k_base", never)
+    history = store.messages.history(messages[0].conversation_id, "o200k_base", never)
     assert [h.tokens for h in history] == [m.tokens for m in messages]
 
 
@@ -85,9 +85,9 @@ def test_importing_the_same_export_again_adds_nothing(
 ) -> None:
     path = write_json(tmp_path / "conversations.json", [trip(), short("c2", "Hi", "Hello")])
     first = import_file(store, path, counter=counter)
-    before = store.list_conversations()
+    before = store.conversations.list_conversations()
     again = import_file(store, path, counter=counter)
-    assert store.list_conversations() == before
+    assert store.conversations.list_conversations() == before
     assert (len(first.conversation_ids), again.conversation_ids) == (3, [])
     assert again.summary() == (
         "Nothing new to import from ChatGPT. 3 were imported before and are left as they are."
@@ -101,7 +101,7 @@ def test_a_part_that_is_null_and_a_message_without_content_hold_no_text(
     conversation["mapping"]["q"]["message"]["content"]["parts"] = [None, "Hello there"]
     conversation["mapping"]["a"]["message"]["content"] = {}
     done = imported(store, counter, tmp_path, [conversation])
-    assert [(m.role, m.content) for m in store.messages(done.conversation_ids[0])] == [
+    assert [(m.role, m.content) for m in store.messages.messages(done.conversation_ids[0])] == [
         ("user", "Hello there")
     ]
 
@@ -111,9 +111,9 @@ def test_imported_messages_are_found_and_recalled(
 ) -> None:
     done = imported(store, counter, tmp_path, [trip()])
     main, branch = done.conversation_ids[:2]
-    assert set(store.find_conversations("brunost")) == {branch}
-    assert set(store.find_conversations("visit oslo")) == {main, branch}
-    found = store.search_messages(main, find_expression("summer"))
+    assert set(store.search.find_conversations("brunost")) == {branch}
+    assert set(store.search.find_conversations("visit oslo")) == {main, branch}
+    found = store.search.search_messages(main, find_expression("summer"))
     assert [candidate.content for candidate in found] == ["Go in summer."]
 
 
@@ -121,7 +121,7 @@ def test_browsing_quotes_voice_and_images_are_text_or_placeholders(
     store: Store, counter: TokenCounter, tmp_path: Path
 ) -> None:
     done = imported(store, counter, tmp_path, [research()])
-    assert [(m.role, m.content) for m in store.messages(done.conversation_ids[0])] == [
+    assert [(m.role, m.content) for m in store.messages.messages(done.conversation_ids[0])] == [
         ("user", "Find me a source on fjords.\n\n[file not imported: report.pdf]"),
         (
             "assistant",

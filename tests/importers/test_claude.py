@@ -21,8 +21,10 @@ def test_the_newest_branch_is_the_conversation(
     store: Store, counter: TokenCounter, tmp_path: Path
 ) -> None:
     imported(store, counter, tmp_path, [recipe()])
-    main = next(c for c in store.list_conversations() if c.origin_id == "claude-recipe")
-    messages = store.messages(main.id)
+    main = next(
+        c for c in store.conversations.list_conversations() if c.origin_id == "claude-recipe"
+    )
+    messages = store.messages.messages(main.id)
     assert [(m.role, m.content) for m in messages] == [
         (
             "user",
@@ -34,7 +36,7 @@ def test_the_newest_branch_is_the_conversation(
         ("assistant", "40 minutes."),
     ]
     assert messages[1].reasoning == "Bread usually bakes hot."
-    assert [v.content for v in store.variants(messages[1].id)] == ["Bake it at 180 °C."]
+    assert [v.content for v in store.variants.variants(messages[1].id)] == ["Bake it at 180 °C."]
     assert main.origin == "claude"
 
 
@@ -42,9 +44,11 @@ def test_an_edited_question_is_a_branch_conversation(
     store: Store, counter: TokenCounter, tmp_path: Path
 ) -> None:
     imported(store, counter, tmp_path, [recipe()])
-    branch = next(c for c in store.list_conversations() if c.origin_id == "claude-recipe#rye")
+    branch = next(
+        c for c in store.conversations.list_conversations() if c.origin_id == "claude-recipe#rye"
+    )
     assert branch.title == "Baking bread (branch 2)"
-    assert [m.content for m in store.messages(branch.id)] == [
+    assert [m.content for m in store.messages.messages(branch.id)] == [
         "Which flour should I use?",
         "Use rye flour.",
     ]
@@ -54,9 +58,9 @@ def test_an_export_without_parents_is_read_in_order(
     store: Store, counter: TokenCounter, tmp_path: Path
 ) -> None:
     done = imported(store, counter, tmp_path, [linear()])
-    conversation = store.get_conversation(done.conversation_ids[0])
+    conversation = store.conversations.get_conversation(done.conversation_ids[0])
     assert (conversation.title, conversation.created_at) == ("Greeting", 1_709_294_400.0)
-    assert [(m.role, m.content) for m in store.messages(conversation.id)] == [
+    assert [(m.role, m.content) for m in store.messages.messages(conversation.id)] == [
         ("user", "Hello"),
         ("assistant", "Hello! How can I help?"),
     ]

@@ -38,9 +38,11 @@ def test_each_export_is_recognised(tmp_path: Path, data: Any, source: str | None
 
 def test_llm_and_ctxchat_files_are_recognised(store: Store, tmp_path: Path) -> None:
     assert detect_source(Path(shutil.copy(LEGACY, tmp_path / "logs.db"))) == "llm"
-    conversation = store.create_conversation("Mine")
+    conversation = store.conversations.create_conversation("Mine")
     exported = tmp_path / "mine.json"
-    exported.write_text(json.dumps(store.export_conversation(conversation.id)), encoding="utf-8")
+    exported.write_text(
+        json.dumps(store.transfer.export_conversation(conversation.id)), encoding="utf-8"
+    )
     assert detect_source(exported) == "ctxchat"
 
 

@@ -40,9 +40,9 @@ def test_threads_become_conversations_with_model_and_usage(
     before = digest(threads_db)
     done = import_file(store, threads_db, counter=counter)
     assert done.source is not None and done.source.name == "llm"
-    first, second = (store.get_conversation(i) for i in done.conversation_ids)
+    first, second = (store.conversations.get_conversation(i) for i in done.conversation_ids)
     assert (first.title, first.origin, first.model) == ("What is Oslo like?", "llm", "scripted")
-    messages = store.messages(first.id)
+    messages = store.messages.messages(first.id)
     assert [(m.role, m.content) for m in messages] == [
         ("system", "You are a travel agent."),
         ("user", "What is Oslo like?"),
@@ -58,7 +58,7 @@ def test_threads_become_conversations_with_model_and_usage(
         (37, 6),
         (54, 4),
     ]
-    assert [(m.role, m.content) for m in store.messages(second.id)] == [
+    assert [(m.role, m.content) for m in store.messages.messages(second.id)] == [
         ("user", "The meeting is on Tuesday at ten.\nWhen is the meeting?"),
         ("assistant", "Tuesday at ten, the notes say."),
         ("user", "What is in this picture?\n\n[image not imported: photo.png]"),
@@ -73,9 +73,9 @@ def test_the_older_tables_are_read_with_system_prompts_fragments_and_attachments
 ) -> None:
     before = digest(legacy_db)
     done = import_file(store, legacy_db, counter=counter)
-    first, second = (store.get_conversation(i) for i in done.conversation_ids)
+    first, second = (store.conversations.get_conversation(i) for i in done.conversation_ids)
     assert (first.origin_id, first.title) == ("01m8evf887bp8an76gqfzkxn8y", "What is Oslo like?")
-    assert [(m.role, m.content) for m in store.messages(first.id)] == [
+    assert [(m.role, m.content) for m in store.messages.messages(first.id)] == [
         ("system", "You are a travel agent."),
         ("user", "What is Oslo like?"),
         ("assistant", "Oslo is cold in winter."),
@@ -85,13 +85,13 @@ def test_the_older_tables_are_read_with_system_prompts_fragments_and_attachments
         ("user", "And for the rain?"),
         ("assistant", "Prenez des couches."),
     ]
-    assert [(m.role, m.content) for m in store.messages(second.id)] == [
+    assert [(m.role, m.content) for m in store.messages.messages(second.id)] == [
         ("user", "The meeting is on Tuesday at ten.\nWhen is the meeting?"),
         ("assistant", "Tuesday at ten, the notes say."),
         ("user", "What is in this picture?\n\n[image not imported: photo.png]"),
         ("assistant", "A red dot."),
     ]
-    replies = [m for m in store.messages(first.id) if m.role == "assistant"]
+    replies = [m for m in store.messages.messages(first.id) if m.role == "assistant"]
     assert [(m.model, m.prompt_tokens, m.completion_tokens) for m in replies] == [
         ("scripted", 20, 6),
         ("scripted", 37, 6),
@@ -104,6 +104,6 @@ def test_importing_the_database_again_adds_nothing(
     store: Store, counter: TokenCounter, legacy_db: Path
 ) -> None:
     import_file(store, legacy_db, counter=counter)
-    before = store.list_conversations()
+    before = store.conversations.list_conversations()
     assert import_file(store, legacy_db, counter=counter).conversation_ids == []
-    assert store.list_conversations() == before
+    assert store.conversations.list_conversations() == before

@@ -23,7 +23,7 @@ from .conftest import write_json
 def refusal(store: Store, counter: TokenCounter, path: Path, source: str | None = None) -> str:
     with pytest.raises(HistoryFormatError) as refused:
         import_file(store, path, counter=counter, source=source)
-    assert store.list_conversations() == []
+    assert store.conversations.list_conversations() == []
     message = str(refused.value)
     assert "\n" not in message
     return message

@@ -32,7 +32,7 @@ def open_session(
         default_profile="local",
         context=ContextSettings(system_prompt=SYSTEM, output_reserve=output_reserve),
     )
-    conversation = store.create_conversation("integration")
+    conversation = store.conversations.create_conversation("integration")
     return ChatSession(store, settings, profile, conversation.id, backend=backend)
 
 
@@ -41,7 +41,7 @@ def add_history(session: ChatSession, pairs: int, text: str) -> None:
     for number in range(pairs):
         for role in ("user", "assistant"):
             content = f"{number}. {text}"
-            session.store.add_message(
+            session.store.messages.add_message(
                 session.conversation,
                 role,
                 content,

@@ -61,7 +61,7 @@ async def session_on(
         context=ContextSettings(system_prompt="You are terse.", output_reserve=output_reserve),
         summary=SummarySettings(max_tokens=summary_tokens),
     )
-    conversation = store.create_conversation("summaries")
+    conversation = store.conversations.create_conversation("summaries")
     session = ChatSession(store, settings, profile, conversation.id, backend=backend)
     # As every command and the app: the window, and that the template drops system messages.
     await session.detect_window()
@@ -92,7 +92,7 @@ async def test_a_summary_cut_at_its_limit(gemma: str, fresh_store: Store) -> Non
     # The base model writes on until the limit stops it: the reply is cut, kept whole.
     assert version.cut
     assert version.tokens <= 60
-    assert fresh_store.active_summary(session.conversation) == version
+    assert fresh_store.summaries.active_summary(session.conversation) == version
 
 
 async def test_a_fold_longer_than_the_window_goes_in_chunks(gemma: str, fresh_store: Store) -> None:

@@ -43,7 +43,7 @@ def tokens(role: str, text: str) -> int:
 
 def say(store: Store, conversation_id: int, role: str, text: str) -> StoredMessage:
     """A whole message, counted for gpt-4o."""
-    return store.add_message(
+    return store.messages.add_message(
         conversation_id,
         role,
         text,
@@ -64,7 +64,7 @@ def reply(
     error: str | None = None,
 ) -> StoredMessage:
     """An assistant reply as a stream leaves it: with reasoning, interrupted or failed."""
-    writer = ReplyWriter.start(store, conversation_id, model="gpt-4o")
+    writer = ReplyWriter.start(store.replies, conversation_id, model="gpt-4o")
     writer.append(text, reasoning)
     return writer.close(
         ReplyEnding(

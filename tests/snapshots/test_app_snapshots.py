@@ -53,19 +53,19 @@ TOML_TURNS = [
 
 def every_kind(store: Store, conversation_id: int) -> None:
     """Memory with each kind, a pin, a key, a conversation-only entry and an excluded one."""
-    store.add_memory(MemoryKind.FACT, "The service runs on PostgreSQL 16.", importance=6)
-    store.add_memory(
+    store.memory.add_memory(MemoryKind.FACT, "The service runs on PostgreSQL 16.", importance=6)
+    store.memory.add_memory(
         MemoryKind.CONSTRAINT, "Everything must work offline.", key="offline", importance=9
     )
-    store.add_memory(MemoryKind.PREFERENCE, "Prefers short answers.", pinned=True)
-    store.add_memory(MemoryKind.HYPOTHESIS, "The slowdown comes from the ORM.", importance=7)
-    store.add_memory(
+    store.memory.add_memory(MemoryKind.PREFERENCE, "Prefers short answers.", pinned=True)
+    store.memory.add_memory(MemoryKind.HYPOTHESIS, "The slowdown comes from the ORM.", importance=7)
+    store.memory.add_memory(
         MemoryKind.FACT,
         "Deploys happen on Fridays.",
         importance=3,
         conversation_id=conversation_id,
     )
-    store.add_memory(MemoryKind.CONSTRAINT, "Never touch the billing tables.", enabled=False)
+    store.memory.add_memory(MemoryKind.CONSTRAINT, "Never touch the billing tables.", enabled=False)
 
 
 def open_conversation(app: CtxChatApp) -> tuple[Store, int]:
@@ -356,7 +356,7 @@ def summary_versions(app: CtxChatApp, clock: Clock) -> CtxChatApp:
         messages.append(say(store, conversation, role, text))
         messages.append(reply(store, conversation, f"Answer to: {text}"))
     clock.now = NOW - 2 * HOUR
-    store.add_summary(
+    store.summaries.add_summary(
         conversation,
         text="The user asked about backups: they run nightly and are kept for a week.",
         first_message_id=messages[0].id,
@@ -366,7 +366,7 @@ def summary_versions(app: CtxChatApp, clock: Clock) -> CtxChatApp:
         tokens=17,
     )
     clock.now = NOW - HOUR
-    store.add_summary(
+    store.summaries.add_summary(
         conversation,
         text="Backups run nightly at 02:00 and are kept for seven days.",
         first_message_id=messages[0].id,
@@ -401,8 +401,8 @@ def waiting_summary(app: CtxChatApp, clock: Clock) -> CtxChatApp:
     repeats its own instructions."""
     summary_versions(app, clock)
     store, conversation = open_conversation(app)
-    messages = store.messages(conversation)
-    store.add_summary(
+    messages = store.messages.messages(conversation)
+    store.summaries.add_summary(
         conversation,
         text="Backups were discussed. Write the summary.",
         first_message_id=messages[0].id,
@@ -483,7 +483,7 @@ def server() -> Iterator[ScriptedModelServer]:
 def extraction(build: BuildApp, server: ScriptedModelServer) -> CtxChatApp:
     app = build(base_url=server.base_url)
     store, conversation = open_conversation(app)
-    store.add_memory(MemoryKind.FACT, "The team deploys on Fridays.")
+    store.memory.add_memory(MemoryKind.FACT, "The team deploys on Fridays.")
     question = say(store, conversation, "user", "We deploy on Fridays; I think Rust is nicer.")
     say(store, conversation, "assistant", "Noted.")
     proposals: list[dict[str, Any]] = [
@@ -601,13 +601,13 @@ class TestCannotReachTheServer:
 def switcher(app: CtxChatApp, clock: Clock) -> CtxChatApp:
     store, conversation = open_conversation(app)
     clock.now = NOW - 26 * HOUR
-    store.rename_conversation(conversation, "Reading TOML in Python")
+    store.conversations.rename_conversation(conversation, "Reading TOML in Python")
     exchange(store, conversation, TOML_TURNS)
     clock.now = NOW - 3 * HOUR
-    backups = store.create_conversation("Nightly backups", model="gpt-4o").id
+    backups = store.conversations.create_conversation("Nightly backups", model="gpt-4o").id
     exchange(store, backups, [("user", "When do backups run?"), ("assistant", "At 02:00.")])
     clock.now = NOW - HOUR
-    store.create_conversation("An empty one", model="gpt-4o")
+    store.conversations.create_conversation("An empty one", model="gpt-4o")
     clock.now = NOW
     return app
 

@@ -23,7 +23,7 @@ WIDE = (200, 50)
 def priced_reply(store: Store, conversation_id: int, text: str) -> None:
     """A reply from a server that charges, with the usage it reported."""
     writer = ReplyWriter.start(
-        store, conversation_id, model="gpt-4o", estimated_prompt_tokens=1_180
+        store.replies, conversation_id, model="gpt-4o", estimated_prompt_tokens=1_180
     )
     writer.append(text, "")
     writer.close(
@@ -51,7 +51,7 @@ def one_turn_left_out(app: CtxChatApp) -> CtxChatApp:
     noisy = say(store, conversation, "assistant", "Build log: 4,000 lines of compiler output.")
     say(store, conversation, "user", "Who signs it off?")
     priced_reply(store, conversation, "Dana signs it off.")
-    store.set_excluded([noisy.id], True)
+    store.exclusions.set_excluded([noisy.id], True)
     return app
 
 

@@ -19,15 +19,15 @@ def trip_with_pinned_facts(app: CtxChatApp, clock: Clock) -> CtxChatApp:
     store = app.workspace.store
     clock.now = NOW - 2 * HOUR
     garden = app.conversation_screen.session.conversation
-    store.rename_conversation(garden, "Garden")
+    store.conversations.rename_conversation(garden, "Garden")
     exchange(store, garden, [("user", "When to plant tulips?"), ("assistant", "In autumn.")])
     clock.now = NOW - HOUR
-    trip = store.create_conversation("Trip to Porto", model="gpt-4o").id
+    trip = store.conversations.create_conversation("Trip to Porto", model="gpt-4o").id
     exchange(store, trip, [("user", "We fly to Porto in May."), ("assistant", "Noted.")])
-    store.add_memory(
+    store.memory.add_memory(
         MemoryKind.FACT, "Destination city is Porto.", pinned=True, conversation_id=trip
     )
-    store.add_memory(MemoryKind.CONSTRAINT, "Budget is 900 euros.", conversation_id=trip)
+    store.memory.add_memory(MemoryKind.CONSTRAINT, "Budget is 900 euros.", conversation_id=trip)
     clock.now = NOW
     return app
 

@@ -28,13 +28,13 @@ def conversations_with_hits(app: CtxChatApp, clock: Clock) -> CtxChatApp:
     store = app.workspace.store
     clock.now = NOW - 26 * HOUR
     infra = app.conversation_screen.session.conversation
-    store.rename_conversation(infra, "Infrastructure choices")
+    store.conversations.rename_conversation(infra, "Infrastructure choices")
     exchange(store, infra, [("user", "Which orchestrator?"), ("assistant", HOSTILE_REPLY)])
     clock.now = NOW - 3 * HOUR
-    reading = store.create_conversation("Kubernetes reading list", model="gpt-4o").id
+    reading = store.conversations.create_conversation("Kubernetes reading list", model="gpt-4o").id
     exchange(store, reading, [("user", "Books?"), ("assistant", "Start with the docs.")])
     clock.now = NOW - HOUR
-    lunch = store.create_conversation("Lunch", model="gpt-4o").id
+    lunch = store.conversations.create_conversation("Lunch", model="gpt-4o").id
     exchange(store, lunch, [("user", "Pizza or pasta?"), ("assistant", "Pasta.")])
     clock.now = NOW
     return app
@@ -63,7 +63,7 @@ class TestSwitcherFindsMessages:
 def long_talk(app: CtxChatApp) -> CtxChatApp:
     """Thirty exchanges; two of them mention the staging database."""
     store, conversation = app.workspace.store, app.conversation_screen.session.conversation
-    store.rename_conversation(conversation, "Release week")
+    store.conversations.rename_conversation(conversation, "Release week")
     for turn in range(1, 31):
         if turn in (4, 22):
             say(store, conversation, "user", f"Round {turn}: is the staging database ready?")

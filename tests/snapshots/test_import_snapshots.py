@@ -60,7 +60,7 @@ def with_imported(app: CtxChatApp) -> CtxChatApp:
             NOW - 7 * 24 * HOUR,
         ),
     ]
-    app.workspace.store.import_history(chats, "chatgpt", COUNTER)
+    app.workspace.store.imports.import_history(chats, "chatgpt", COUNTER)
     return app
 
 

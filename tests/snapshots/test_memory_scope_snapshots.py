@@ -18,11 +18,11 @@ def garden_with_global_memory(app: CtxChatApp) -> CtxChatApp:
     """The open conversation "Garden" and three global entries."""
     store = app.workspace.store
     garden = app.conversation_screen.session.conversation
-    store.rename_conversation(garden, "Garden")
+    store.conversations.rename_conversation(garden, "Garden")
     exchange(store, garden, [("user", "When to plant tulips?"), ("assistant", "In autumn.")])
-    store.add_memory(MemoryKind.FACT, "The soil is heavy clay.", importance=7)
-    store.add_memory(MemoryKind.PREFERENCE, "Prefers native plants.")
-    store.add_memory(MemoryKind.CONSTRAINT, "No pesticides.", importance=8)
+    store.memory.add_memory(MemoryKind.FACT, "The soil is heavy clay.", importance=7)
+    store.memory.add_memory(MemoryKind.PREFERENCE, "Prefers native plants.")
+    store.memory.add_memory(MemoryKind.CONSTRAINT, "No pesticides.", importance=8)
     return app
 
 
@@ -50,20 +50,24 @@ def garden_with_many_entries(app: CtxChatApp) -> CtxChatApp:
     4 superseded by newer versions on their key, and 3 excluded."""
     store = app.workspace.store
     garden = app.conversation_screen.session.conversation
-    store.rename_conversation(garden, "Garden")
-    store.add_memory(
+    store.conversations.rename_conversation(garden, "Garden")
+    store.memory.add_memory(
         MemoryKind.HYPOTHESIS, "The roses fail because of the north wind.", importance=6
     )
     asked = say(store, garden, "user", "When to plant tulips?")
     answered = say(store, garden, "assistant", "In autumn.")
     exchange(store, garden, [("user", "And daffodils?"), ("assistant", "Also in autumn.")])
     for number in range(1, 5):
-        store.add_memory(MemoryKind.FACT, f"Bed {number} was dug in spring.", key=f"bed {number}")
-        store.add_memory(
+        store.memory.add_memory(
+            MemoryKind.FACT, f"Bed {number} was dug in spring.", key=f"bed {number}"
+        )
+        store.memory.add_memory(
             MemoryKind.FACT, f"Bed {number} was dug again in autumn.", key=f"bed {number}"
         )
-    store.add_memory(MemoryKind.FACT, "Tulips go in in autumn.", source=f"message:{answered.id}")
-    store.add_memory(
+    store.memory.add_memory(
+        MemoryKind.FACT, "Tulips go in in autumn.", source=f"message:{answered.id}"
+    )
+    store.memory.add_memory(
         MemoryKind.FACT,
         "Daffodils go in in autumn too.",
         source=f"messages:{asked.id}-{answered.id}",
@@ -82,11 +86,11 @@ def garden_with_many_entries(app: CtxChatApp) -> CtxChatApp:
             "The lawn is mown weekly in summer.",
         )
     ):
-        store.add_memory(MemoryKind.FACT, text, importance=3 + number % 6)
-    store.add_memory(MemoryKind.CONSTRAINT, "No pesticides.", importance=8, pinned=True)
-    store.add_memory(MemoryKind.PREFERENCE, "Prefers native plants.", conversation_id=garden)
+        store.memory.add_memory(MemoryKind.FACT, text, importance=3 + number % 6)
+    store.memory.add_memory(MemoryKind.CONSTRAINT, "No pesticides.", importance=8, pinned=True)
+    store.memory.add_memory(MemoryKind.PREFERENCE, "Prefers native plants.", conversation_id=garden)
     for text in ("Likes bright red tulips.", "Wants a pond.", "Grows potatoes."):
-        store.add_memory(MemoryKind.PREFERENCE, text, enabled=False)
+        store.memory.add_memory(MemoryKind.PREFERENCE, text, enabled=False)
     return app
 
 
@@ -139,11 +143,11 @@ def allotment_project(app: CtxChatApp) -> CtxChatApp:
     store = app.workspace.store
     garden_with_global_memory(app)
     garden = app.conversation_screen.session.conversation
-    allotment = store.create_project("Allotment").id
-    store.create_project("Kitchen")
-    store.move_to_project(garden, allotment)
-    store.add_memory(MemoryKind.FACT, "The allotment is plot 14.", project_id=allotment)
-    trip = store.create_conversation("Trip to Porto", model="gpt-4o").id
+    allotment = store.projects.create_project("Allotment").id
+    store.projects.create_project("Kitchen")
+    store.projects.move_to_project(garden, allotment)
+    store.memory.add_memory(MemoryKind.FACT, "The allotment is plot 14.", project_id=allotment)
+    trip = store.conversations.create_conversation("Trip to Porto", model="gpt-4o").id
     exchange(store, trip, [("user", "We fly to Porto in May."), ("assistant", "Noted.")])
     return app
 

@@ -78,7 +78,7 @@ async def edit_the_question(pilot: Pilot[Any]) -> None:
 async def preview_the_regenerate(pilot: Pilot[Any]) -> None:
     app = await asked(pilot)
     session = app.conversation_screen.session
-    reply = session.store.newest_message(session.conversation)
+    reply = session.store.messages.newest_message(session.conversation)
     assert reply is not None
     app.conversation_screen.conversation_view.select(reply.id)
     await pilot.press("f2")

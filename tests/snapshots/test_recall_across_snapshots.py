@@ -26,8 +26,8 @@ def birdhouse_said_last_week(app: CtxChatApp, clock: Clock) -> CtxChatApp:
     session.move_to_project("Garden")
     store = app.workspace.store
     clock.now = NOW - 5 * 24 * HOUR
-    earlier = store.create_conversation("Birdhouse plan").id
-    store.move_to_project(earlier, session.project_id())
+    earlier = store.conversations.create_conversation("Birdhouse plan").id
+    store.projects.move_to_project(earlier, session.project_id())
     say(store, earlier, "user", FACT)
     say(store, earlier, "assistant", "Cedar it is; it weathers well outdoors.")
     clock.now = NOW

@@ -96,8 +96,8 @@ def flagged(build: BuildApp, server: ScriptedModelServer) -> CtxChatApp:
     app = cache_talk(build, server, VAGUE)
     store = app.workspace.store
     conversation = app.conversation_screen.session.conversation
-    first, *_, last = store.messages(conversation)[:4]
-    store.add_summary(
+    first, *_, last = store.messages.messages(conversation)[:4]
+    store.summaries.add_summary(
         conversation,
         text=VAGUE,
         first_message_id=first.id,

@@ -64,8 +64,8 @@ class TestReplyAndVariantSideBySide:
         with the fact in red, without it in green; the footer with `esc Keep the reply`,
         `^k Keep the variant`, `f2 Inspect`."""
         app = build(base_url=server.base_url)
-        app.workspace.store.add_memory(MemoryKind.FACT, "The database is SQLite.", key="db")
-        app.workspace.store.add_memory(MemoryKind.CONSTRAINT, "Everything runs offline.")
+        app.workspace.store.memory.add_memory(MemoryKind.FACT, "The database is SQLite.", key="db")
+        app.workspace.store.memory.add_memory(MemoryKind.CONSTRAINT, "Everything runs offline.")
         server.script("SQLite, as you told me.", "I cannot tell which database you use.")
         assert snap_compare(app, run_before=ask_without_the_database_fact, terminal_size=WIDE)
 
@@ -108,7 +108,7 @@ class TestAskAgainDialog:
                 'api_key_env = "CTXCHAT_TEST_KEY"\n'
             ),
         )
-        app.workspace.store.add_memory(MemoryKind.FACT, "The database is SQLite.", key="db")
+        app.workspace.store.memory.add_memory(MemoryKind.FACT, "The database is SQLite.", key="db")
         server.script("SQLite, as you told me.")
         assert snap_compare(app, run_before=choose_the_small_profile, terminal_size=WIDE)
 
@@ -136,7 +136,7 @@ class TestSideBySideMarkdown:
         `commonly`, a numbered list and a block quote; no asterisks, backticks or pipes
         anywhere; the request diff below removes the fact."""
         app = build(base_url=server.base_url)
-        app.workspace.store.add_memory(MemoryKind.FACT, "The database is SQLite.", key="db")
+        app.workspace.store.memory.add_memory(MemoryKind.FACT, "The database is SQLite.", key="db")
         server.script(MARKDOWN_REPLY, MARKDOWN_VARIANT)
         assert snap_compare(app, run_before=ask_without_the_database_fact, terminal_size=WIDE)
 

@@ -59,7 +59,7 @@ def say(store: Store) -> Say:
     """Adds a complete message counted as one token per word plus 4 (exact values for tests)."""
 
     def add(conversation_id: int, role: str, content: str) -> StoredMessage:
-        return store.add_message(
+        return store.messages.add_message(
             conversation_id,
             role,
             content,

@@ -17,9 +17,9 @@ print("ready", flush=True)
 while not go.exists():
     time.sleep(0.001)
 with Store.open(path) as store:  # both open a database that does not exist yet
-    conversation = store.create_conversation(name)
+    conversation = store.conversations.create_conversation(name)
     for index in range(200):
-        store.add_message(conversation.id, "user", f"{name} {index}", tokens=index, exact=True,
+        store.messages.add_message(conversation.id, "user", f"{name} {index}", tokens=index, exact=True,
                           encoding="o200k_base")
 print("done", flush=True)
 """
@@ -39,8 +39,8 @@ exports = 0
 with Store.open(path) as store:
     deadline = time.monotonic() + 0.5
     while time.monotonic() < deadline:
-        for info in store.list_conversations():
-            store.export_conversation(info.id)
+        for info in store.conversations.list_conversations():
+            store.transfer.export_conversation(info.id)
             exports += 1
 print("exports", exports, flush=True)
 """
@@ -73,18 +73,18 @@ def test_two_processes_write_at_once_and_a_third_reads(tmp_path: Path) -> None:
         assert "locked" not in err
     assert results[2][0].startswith("exports ")
     with Store.open(path) as store:
-        conversations = {c.title: c for c in store.list_conversations()}
+        conversations = {c.title: c for c in store.conversations.list_conversations()}
         assert sorted(conversations) == ["cli", "tui"]
         for name, info in conversations.items():
-            contents = [m.content for m in store.messages(info.id)]
+            contents = [m.content for m in store.messages.messages(info.id)]
             assert contents == [f"{name} {index}" for index in range(200)]
             assert info.tokens == sum(range(200))
 
 
 def test_threads_share_one_store(store: Store) -> None:
     """The TUI's event loop and a worker thread may both use the store."""
-    conversation = store.create_conversation()
-    writer = ReplyWriter.start(store, conversation.id, model="m", interval=0)
+    conversation = store.conversations.create_conversation()
+    writer = ReplyWriter.start(store.replies, conversation.id, model="m", interval=0)
     errors: list[BaseException] = []
 
     def stream() -> None:
@@ -97,9 +97,9 @@ def test_threads_share_one_store(store: Store) -> None:
     def add_and_read() -> None:
         try:
             for index in range(100):
-                store.add_memory("fact", f"fact {index}")
-                store.messages(conversation.id)
-                store.list_conversations("fact")
+                store.memory.add_memory("fact", f"fact {index}")
+                store.messages.messages(conversation.id)
+                store.conversations.list_conversations("fact")
         except BaseException as exc:  # pragma: no cover - reported below
             errors.append(exc)
 
@@ -115,7 +115,7 @@ def test_threads_share_one_store(store: Store) -> None:
         )
     )
     assert reply.content == "".join(f"{index} " for index in range(300))
-    assert len(store.list_memory()) == 100
+    assert len(store.memory.list_memory()) == 100
 
 
 OPEN_AND_CLOSE = """
@@ -140,14 +140,14 @@ def test_a_second_connection_in_the_process_keeps_the_first_ones_writes(tmp_path
     wal = Path(f"{path}-wal")
     app = Store.open(path)
     try:
-        conversation = app.create_conversation("between processes")
-        app.add_message(
+        conversation = app.conversations.create_conversation("between processes")
+        app.messages.add_message(
             conversation.id, "user", "alpha one", tokens=2, exact=True, encoding="o200k_base"
         )
         Store.open(path).close()  # the import's connection, opened and closed
         subprocess.run([sys.executable, "-c", OPEN_AND_CLOSE, str(path)], check=True)
         assert wal.exists(), "another process deleted the log the app has open"
-        app.add_message(
+        app.messages.add_message(
             conversation.id, "user", "bravo two", tokens=2, exact=True, encoding="o200k_base"
         )
         found = subprocess.run(

@@ -42,7 +42,7 @@ def attach_copy(
     content: str = "line one\ntwo\nthree\n",
     parts: tuple[FilePart, ...] = PARTS,
 ) -> Attachment:
-    return store.attach_file(
+    return store.attachments.attach_file(
         conversation,
         path=path,
         name="notes.md",
@@ -62,44 +62,47 @@ def attach(store: Store, conversation: int, path: str = "/work/notes.md") -> int
 
 
 def test_excluding_marks_messages_and_deletes_nothing(store: Store, say: Say) -> None:
-    conversation = store.create_conversation("c").id
+    conversation = store.conversations.create_conversation("c").id
     ids = [say(conversation, role, text).id for role, text in [("user", "q"), ("assistant", "a")]]
-    changed = store.set_excluded(ids, True)
+    changed = store.exclusions.set_excluded(ids, True)
     assert [m.excluded for m in changed] == [True, True]
-    assert store.excluded_messages(conversation) == ids
-    assert [m.excluded for m in store.history(conversation, "o200k_base")] == [True, True]
-    assert [m.sendable for m in store.history(conversation, "o200k_base")] == [False, False]
-    assert store.count_messages(conversation) == 2
-    store.set_excluded(ids[1:], False)
-    assert store.excluded_messages(conversation) == ids[:1]
-    other = store.create_conversation("d").id
+    assert store.exclusions.excluded_messages(conversation) == ids
+    assert [m.excluded for m in store.messages.history(conversation, "o200k_base")] == [True, True]
+    assert [m.sendable for m in store.messages.history(conversation, "o200k_base")] == [
+        False,
+        False,
+    ]
+    assert store.messages.count_messages(conversation) == 2
+    store.exclusions.set_excluded(ids[1:], False)
+    assert store.exclusions.excluded_messages(conversation) == ids[:1]
+    other = store.conversations.create_conversation("d").id
     elsewhere = say(other, "user", "x").id
     with pytest.raises(InvalidValue, match="different conversations"):
-        store.set_excluded([ids[0], elsewhere], True)
+        store.exclusions.set_excluded([ids[0], elsewhere], True)
     with pytest.raises(NotFound):
-        store.set_excluded([99_999], True)
-    assert store.excluded_messages(conversation) == ids[:1]  # nothing half done
+        store.exclusions.set_excluded([99_999], True)
+    assert store.exclusions.excluded_messages(conversation) == ids[:1]  # nothing half done
 
 
 def test_a_task_is_kept_whole_and_an_empty_one_goes(store: Store) -> None:
-    conversation = store.create_conversation("c").id
-    assert store.task(conversation) == TaskState()
+    conversation = store.conversations.create_conversation("c").id
+    assert store.tasks.task(conversation) == TaskState()
     task = TaskState("Ship it").with_step("Write tests").with_step("Merge").with_done(1)
-    assert store.save_task(conversation, task) == task
-    assert store.task(conversation) == task
-    assert store.save_task(conversation, TaskState()) == TaskState()
+    assert store.tasks.save_task(conversation, task) == task
+    assert store.tasks.task(conversation) == task
+    assert store.tasks.save_task(conversation, TaskState()) == TaskState()
     with store.reading() as conn:
         assert conn.execute("SELECT count(*) FROM tasks").fetchone()[0] == 0
-    store.save_task(conversation, task)
-    store.delete_conversation(conversation)
+    store.tasks.save_task(conversation, task)
+    store.conversations.delete_conversation(conversation)
     with store.reading() as conn:
         assert conn.execute("SELECT count(*) FROM tasks").fetchone()[0] == 0
 
 
 def test_attaching_again_reads_anew_under_the_same_id(store: Store) -> None:
-    conversation = store.create_conversation("c").id
+    conversation = store.conversations.create_conversation("c").id
     first = attach(store, conversation)
-    (attached,) = store.attachments(conversation)
+    (attached,) = store.attachments.attachments(conversation)
     assert (attached.id, attached.parts, attached.part_tokens) == (first, PARTS, 4)
     assert attached.to_file().part_text(PARTS[1]) == "three\n"
     refreshed = attach_copy(
@@ -111,18 +114,18 @@ def test_attaching_again_reads_anew_under_the_same_id(store: Store) -> None:
         attached.attached_at,
     )
     assert refreshed.read_at > attached.read_at
-    assert store.detach_file(conversation, "/work/notes.md").id == first
-    assert store.attachments(conversation) == []
+    assert store.attachments.detach_file(conversation, "/work/notes.md").id == first
+    assert store.attachments.attachments(conversation) == []
     with pytest.raises(InvalidValue, match=r"No file is attached from /work/notes\.md"):
-        store.detach_file(conversation, "/work/notes.md")
+        store.attachments.detach_file(conversation, "/work/notes.md")
 
 
 def test_answers_with_their_usage_and_billing_are_read_for_costs(store: Store, say: Say) -> None:
-    conversation = store.create_conversation("c").id
+    conversation = store.conversations.create_conversation("c").id
     say(conversation, "user", "q")
     say(conversation, "assistant", "copied into a branch: no request was made")
-    reply = store.start_reply(conversation, model="gpt-4o", estimated_prompt_tokens=100)
-    store.finish_reply(
+    reply = store.replies.start_reply(conversation, model="gpt-4o", estimated_prompt_tokens=100)
+    store.replies.finish_reply(
         reply.id,
         ReplyEnding(
             content="a",
@@ -135,7 +138,7 @@ def test_answers_with_their_usage_and_billing_are_read_for_costs(store: Store, s
             billing=Billing.PRICED,
         ),
     )
-    answers = store.billed_answers(conversation)
+    answers = store.costs.billed_answers(conversation)
     assert [(a.kind, a.id) for a in answers] == [("reply", reply.id)]
     usage = answers[0].usage
     assert (usage.model, usage.billing, usage.prompt_tokens, usage.cached_tokens) == (
@@ -144,8 +147,8 @@ def test_answers_with_their_usage_and_billing_are_read_for_costs(store: Store, s
         120,
         64,
     )
-    assert store.get_message(reply.id).billing == "priced"
-    assert store.billed_answers(since=answers[0].created_at + 1) == []
+    assert store.messages.get_message(reply.id).billing == "priced"
+    assert store.costs.billed_answers(since=answers[0].created_at + 1) == []
 
 
 @pytest.mark.parametrize("version", [13, 11], ids=["the schema before", "an older schema"])
@@ -155,28 +158,31 @@ def test_a_database_of_an_earlier_schema_is_upgraded_with_nothing_left_out(
     monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:version])
     monkeypatch.setattr(schema, "SCHEMA_VERSION", version)
     with Store.open(db_path) as old:
-        conversation = old.create_conversation("kept").id
+        conversation = old.conversations.create_conversation("kept").id
         insert_message(old, conversation, "user", "question")
     monkeypatch.undo()
     with Store.open(db_path) as store:
-        (message,) = store.messages(conversation)
+        (message,) = store.messages.messages(conversation)
         assert (message.excluded, message.billing) == (False, None)
-        assert store.task(conversation) == TaskState() and store.attachments(conversation) == []
+        assert (
+            store.tasks.task(conversation) == TaskState()
+            and store.attachments.attachments(conversation) == []
+        )
         with store.reading() as conn:
             assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
 
 def conversation_with_everything(store: Store, say: Say) -> int:
-    store.create_conversation("unrelated")
-    conversation = store.create_conversation("Context control").id
-    attach(store, store.create_conversation("another").id, "/elsewhere")
+    store.conversations.create_conversation("unrelated")
+    conversation = store.conversations.create_conversation("Context control").id
+    attach(store, store.conversations.create_conversation("another").id, "/elsewhere")
     question = say(conversation, "user", "Paste the log?").id
     answer = say(conversation, "assistant", "LOG " * 50).id
     say(conversation, "user", "What next?")
-    store.set_excluded([question, answer], True)
-    store.save_task(conversation, TaskState("Ship it").with_step("Write tests").with_done(1))
+    store.exclusions.set_excluded([question, answer], True)
+    store.tasks.save_task(conversation, TaskState("Ship it").with_step("Write tests").with_done(1))
     file_id = attach(store, conversation)
-    file = store.attachments(conversation)[0].to_file()
+    file = store.attachments.attachments(conversation)[0].to_file()
     plan = assemble_context(
         budget=Budget(2_000, 500),
         counter=EstimateCounter(),
@@ -184,16 +190,18 @@ def conversation_with_everything(store: Store, say: Say) -> int:
         system_prompt="Be brief.",
         memory=[],
         summary=None,
-        history=store.history(conversation, "estimate"),
+        history=store.messages.history(conversation, "estimate"),
         new_input=None,
-        task=store.task(conversation),
+        task=store.tasks.task(conversation),
         files=[file],
         adaptive=AdaptivePolicy(task_share=0.05, files_share=0.25),
     )
     assert any(item.ref == f"file:{file_id}" for layer in plan.layers for item in layer.items)
-    reply = store.start_reply(conversation, model="gpt-4o", estimated_prompt_tokens=plan.tokens)
-    store.save_plan(reply.id, plan)
-    store.finish_reply(
+    reply = store.replies.start_reply(
+        conversation, model="gpt-4o", estimated_prompt_tokens=plan.tokens
+    )
+    store.plans.save_plan(reply.id, plan)
+    store.replies.finish_reply(
         reply.id,
         ReplyEnding(
             content="Done.",
@@ -237,7 +245,7 @@ def without_ids(export: dict[str, Any]) -> dict[str, Any]:
 def test_exclusions_task_files_and_billing_survive_export_and_import(
     store: Store, say: Say, tmp_path: Path
 ) -> None:
-    original = store.export_conversation(conversation_with_everything(store, say))
+    original = store.transfer.export_conversation(conversation_with_everything(store, say))
     assert [m["excluded"] for m in original["messages"]] == [True, True, False, False]
     assert original["messages"][-1]["billing"] == "priced"
     assert original["task"] == {
@@ -246,30 +254,34 @@ def test_exclusions_task_files_and_billing_survive_export_and_import(
     }
     assert [a["name"] for a in original["attachments"]] == ["notes.md"]
     with Store.open(tmp_path / "elsewhere.db") as other:
-        other.create_conversation("first")
-        shifting = other.create_conversation("shifts the file ids").id
+        other.conversations.create_conversation("first")
+        shifting = other.conversations.create_conversation("shifts the file ids").id
         for path in ("/x", "/y", "/z"):
             attach(other, shifting, path)
-        imported = other.import_conversation(json.loads(json.dumps(original)))
-        again = other.export_conversation(imported)
+        imported = other.transfer.import_conversation(json.loads(json.dumps(original)))
+        again = other.transfer.export_conversation(imported)
         assert again["attachments"][0]["id"] != original["attachments"][0]["id"]
         assert without_ids(again) == without_ids(original)
-        assert other.excluded_messages(imported) == [m["id"] for m in again["messages"][:2]]
-        assert [a.usage.billing for a in other.billed_answers(imported)] == [Billing.PRICED]
+        assert other.exclusions.excluded_messages(imported) == [
+            m["id"] for m in again["messages"][:2]
+        ]
+        assert [a.usage.billing for a in other.costs.billed_answers(imported)] == [Billing.PRICED]
 
 
 def test_an_export_from_before_imports_with_nothing_excluded_or_attached(
     store: Store, say: Say
 ) -> None:
-    export = store.export_conversation(conversation_with_everything(store, say))
+    export = store.transfer.export_conversation(conversation_with_everything(store, say))
     del export["task"], export["attachments"]
     for message in export["messages"]:
         del message["excluded"], message["billing"]
     export["plans"] = []
-    imported = store.import_conversation(export)
-    assert store.excluded_messages(imported) == []
-    assert store.task(imported) == TaskState() and store.attachments(imported) == []
-    assert [a.usage.billing for a in store.billed_answers(imported)] == [None]
+    imported = store.transfer.import_conversation(export)
+    assert store.exclusions.excluded_messages(imported) == []
+    assert (
+        store.tasks.task(imported) == TaskState() and store.attachments.attachments(imported) == []
+    )
+    assert [a.usage.billing for a in store.costs.billed_answers(imported)] == [None]
 
 
 @pytest.mark.parametrize(
@@ -300,20 +312,20 @@ def test_an_export_from_before_imports_with_nothing_excluded_or_attached(
 def test_a_damaged_export_is_refused_before_anything_is_written(
     store: Store, say: Say, change: Any, problem: str
 ) -> None:
-    export = store.export_conversation(conversation_with_everything(store, say))
+    export = store.transfer.export_conversation(conversation_with_everything(store, say))
     change(export)
-    before = len(store.list_conversations())
+    before = len(store.conversations.list_conversations())
     with pytest.raises(StoreError) as caught:
-        store.import_conversation(export)
+        store.transfer.import_conversation(export)
     assert problem in str(caught.value)
-    assert len(store.list_conversations()) == before
+    assert len(store.conversations.list_conversations()) == before
 
 
 def test_the_markdown_export_marks_excluded_turns_and_lists_the_task_and_files(
     store: Store, say: Say
 ) -> None:
     text = conversation_markdown(
-        store.export_conversation(conversation_with_everything(store, say))
+        store.transfer.export_conversation(conversation_with_everything(store, say))
     )
     assert text.count("> *Left out of the requests by you (kept, not sent).*") == 2
     assert "## Task\n\nGoal: Ship it\n\n1. [done] Write tests\n" in text
@@ -323,30 +335,30 @@ def test_the_markdown_export_marks_excluded_turns_and_lists_the_task_and_files(
 def test_a_branch_keeps_what_was_left_out_the_task_and_the_attached_files(
     store: Store, say: Say
 ) -> None:
-    conversation = store.create_conversation("Original").id
+    conversation = store.conversations.create_conversation("Original").id
     question = say(conversation, "user", "Paste the log?")
     say(conversation, "assistant", "LOG " * 50)
     edited = say(conversation, "user", "What next?")
-    store.set_excluded([question.id], True)
-    task = store.save_task(conversation, TaskState("Ship it").with_step("Write tests"))
+    store.exclusions.set_excluded([question.id], True)
+    task = store.tasks.save_task(conversation, TaskState("Ship it").with_step("Write tests"))
     original_file = attach_copy(store, conversation)
 
-    branch = store.branch_conversation(
+    branch = store.branches.branch_conversation(
         conversation, edited.id, "What now?", tokens=4, exact=False, encoding="estimate", model=None
     )
 
-    messages = store.messages(branch)
+    messages = store.messages.messages(branch)
     assert [(m.content, m.excluded) for m in messages] == [
         ("Paste the log?", True),
         ("LOG " * 50, False),
         ("What now?", False),
     ]
-    assert store.task(branch) == task
-    (file,) = store.attachments(branch)
+    assert store.tasks.task(branch) == task
+    (file,) = store.attachments.attachments(branch)
     assert file.id != original_file.id
     assert dataclasses.replace(file, id=original_file.id, conversation_id=conversation) == (
         original_file
     )
     # The original keeps its own.
-    assert store.excluded_messages(conversation) == [question.id]
-    assert [a.id for a in store.attachments(conversation)] == [original_file.id]
+    assert store.exclusions.excluded_messages(conversation) == [question.id]
+    assert [a.id for a in store.attachments.attachments(conversation)] == [original_file.id]

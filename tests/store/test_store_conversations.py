@@ -23,7 +23,9 @@ Say = Callable[[int, str, str], StoredMessage]
 
 
 def test_create_and_get(store: Store) -> None:
-    created = store.create_conversation("  Trip\nplanning  ", model="gpt-4o", profile="work")
+    created = store.conversations.create_conversation(
+        "  Trip\nplanning  ", model="gpt-4o", profile="work"
+    )
     assert created == Conversation(
         id=1,
         title="Trip planning",
@@ -33,55 +35,57 @@ def test_create_and_get(store: Store) -> None:
         created_at=1000.0,
         updated_at=1000.0,
     )
-    assert store.get_conversation(1) == created
-    assert store.create_conversation().title == ""
+    assert store.conversations.get_conversation(1) == created
+    assert store.conversations.create_conversation().title == ""
 
 
 def test_get_missing_conversation_says_so(store: Store) -> None:
     with pytest.raises(NotFound) as caught:
-        store.get_conversation(42)
+        store.conversations.get_conversation(42)
     assert str(caught.value) == "No conversation with id 42."
 
 
 def test_list_orders_by_last_change_and_counts_messages_and_tokens(store: Store, say: Say) -> None:
-    first = store.create_conversation("first")  # t=1000
-    second = store.create_conversation("second")  # t=1001
+    first = store.conversations.create_conversation("first")  # t=1000
+    second = store.conversations.create_conversation("second")  # t=1001
     say(first.id, "user", "one two three")  # t=1002: 7 tokens; first becomes newest
     say(first.id, "assistant", "four")  # t=1003: 5 tokens
-    assert store.list_conversations() == [
+    assert store.conversations.list_conversations() == [
         ConversationInfo(first.id, "first", 1000.0, 1003.0, 2, 12),
         ConversationInfo(second.id, "second", 1001.0, 1001.0, 0, 0),
     ]
-    assert store.latest_conversation() == store.get_conversation(first.id)
+    assert store.conversations.latest_conversation() == store.conversations.get_conversation(
+        first.id
+    )
 
 
 def test_latest_is_none_without_conversations(store: Store) -> None:
-    assert store.latest_conversation() is None
+    assert store.conversations.latest_conversation() is None
 
 
 def test_search_matches_titles_and_messages_ignoring_case_in_any_script(
     store: Store,
     say: Say,
 ) -> None:
-    russian = store.create_conversation("Заметки")
-    english = store.create_conversation("Groceries")
+    russian = store.conversations.create_conversation("Заметки")
+    english = store.conversations.create_conversation("Groceries")
     say(russian.id, "user", "Привет, как дела?")
     say(english.id, "assistant", "Buy MILK and 100% juice")
-    assert [c.id for c in store.list_conversations("ПРИВЕТ")] == [russian.id]
-    assert [c.id for c in store.list_conversations("заметки")] == [russian.id]
-    assert [c.id for c in store.list_conversations("milk")] == [english.id]
-    assert [c.id for c in store.list_conversations("100%")] == [english.id]
-    assert [c.id for c in store.list_conversations("_")] == []
-    assert store.list_conversations("nothing like this") == []
-    assert len(store.list_conversations("   ")) == 2
+    assert [c.id for c in store.conversations.list_conversations("ПРИВЕТ")] == [russian.id]
+    assert [c.id for c in store.conversations.list_conversations("заметки")] == [russian.id]
+    assert [c.id for c in store.conversations.list_conversations("milk")] == [english.id]
+    assert [c.id for c in store.conversations.list_conversations("100%")] == [english.id]
+    assert [c.id for c in store.conversations.list_conversations("_")] == []
+    assert store.conversations.list_conversations("nothing like this") == []
+    assert len(store.conversations.list_conversations("   ")) == 2
 
 
 def test_rename(store: Store) -> None:
-    conversation = store.create_conversation("old")
-    renamed = store.rename_conversation(conversation.id, " new\ttitle ")
+    conversation = store.conversations.create_conversation("old")
+    renamed = store.conversations.rename_conversation(conversation.id, " new\ttitle ")
     assert (renamed.title, renamed.updated_at) == ("new title", 1001.0)
     with pytest.raises(NotFound):
-        store.rename_conversation(99, "x")
+        store.conversations.rename_conversation(99, "x")
 
 
 def row_counts(store: Store) -> dict[str, int]:
@@ -91,17 +95,17 @@ def row_counts(store: Store) -> dict[str, int]:
 
 
 def fill(store: Store, marker: str) -> int:
-    conversation = store.create_conversation(f"title {marker}")
-    user = store.add_message(
+    conversation = store.conversations.create_conversation(f"title {marker}")
+    user = store.messages.add_message(
         conversation.id, "user", f"question {marker}", tokens=5, exact=True, encoding="o200k_base"
     )
-    reply = store.start_reply(conversation.id, model="m", estimated_prompt_tokens=9)
-    store.save_partial(reply.id, f"partial {marker}")
-    store.finish_reply(
+    reply = store.replies.start_reply(conversation.id, model="m", estimated_prompt_tokens=9)
+    store.replies.save_partial(reply.id, f"partial {marker}")
+    store.replies.finish_reply(
         reply.id,
         ReplyEnding(content=f"answer {marker}", tokens=4, exact=True, encoding="o200k_base"),
     )
-    store.add_summary(
+    store.summaries.add_summary(
         conversation.id,
         text=f"summary {marker}",
         first_message_id=user.id,
@@ -110,7 +114,7 @@ def fill(store: Store, marker: str) -> int:
         model="m",
         tokens=3,
     )
-    store.add_memory(MemoryKind.FACT, f"fact {marker}", conversation_id=conversation.id)
+    store.memory.add_memory(MemoryKind.FACT, f"fact {marker}", conversation_id=conversation.id)
     plan = ContextPlan.from_dict(
         {
             "format": 1,
@@ -136,17 +140,17 @@ def fill(store: Store, marker: str) -> int:
             ],
         }
     )
-    store.save_plan(reply.id, plan)
+    store.plans.save_plan(reply.id, plan)
     return conversation.id
 
 
 def test_delete_with_memory_removes_everything_of_the_conversation_and_nothing_else(
     store: Store,
 ) -> None:
-    store.add_memory(MemoryKind.CONSTRAINT, "global stays")
+    store.memory.add_memory(MemoryKind.CONSTRAINT, "global stays")
     kept = fill(store, "kept")
     doomed = fill(store, "doomed")
-    store.delete_conversation(doomed, with_memory=True)
+    store.conversations.delete_conversation(doomed, with_memory=True)
     assert row_counts(store) == {
         "conversations": 1,
         "messages": 2,
@@ -155,21 +159,21 @@ def test_delete_with_memory_removes_everything_of_the_conversation_and_nothing_e
         "plan_blobs": 1,
         "reply_plans": 1,
     }
-    assert [c.id for c in store.list_conversations()] == [kept]
+    assert [c.id for c in store.conversations.list_conversations()] == [kept]
     with pytest.raises(NotFound):
-        store.get_conversation(doomed)
+        store.conversations.get_conversation(doomed)
     with pytest.raises(NotFound):
-        store.delete_conversation(doomed)
+        store.conversations.delete_conversation(doomed)
 
 
 def test_delete_keeps_the_conversations_memory_left_out_and_named(store: Store) -> None:
     """By default a deleted conversation's own entries stay: global from then on, left out
     of every request until included, with the conversation they came from."""
     doomed = fill(store, "doomed")
-    store.rename_conversation(doomed, "Trip to Porto")
-    [entry] = store.conversation_memory(doomed)
-    store.delete_conversation(doomed)
-    kept = store.get_memory(entry.id)
+    store.conversations.rename_conversation(doomed, "Trip to Porto")
+    [entry] = store.memory.conversation_memory(doomed)
+    store.conversations.delete_conversation(doomed)
+    kept = store.memory.get_memory(entry.id)
     assert kept.text == "fact doomed"
     assert kept.conversation_id is None
     assert not kept.enabled
@@ -177,22 +181,22 @@ def test_delete_keeps_the_conversations_memory_left_out_and_named(store: Store) 
     assert excluded_detail(kept) == (
         "kept from the deleted conversation “Trip to Porto”: include it to use it"
     )
-    other = store.create_conversation("Garden").id
-    assert [e.id for e in store.list_memory(conversation_id=other)] == [entry.id]
+    other = store.conversations.create_conversation("Garden").id
+    assert [e.id for e in store.memory.list_memory(conversation_id=other)] == [entry.id]
 
 
 def test_deleted_text_is_not_left_in_the_files(store: Store, db_path: Path) -> None:
     marker = "ZEBRA-7f3a-SECRET"
     for index in range(40):
         conversation = fill(store, f"{marker}-{index}")
-        store.add_message(
+        store.messages.add_message(
             conversation, "user", f"{marker} " * 5000, tokens=1, exact=True, encoding="e"
         )
     fill(store, "other")
     store.checkpoint()
     size_before = db_path.stat().st_size
     for conversation_id in range(1, conversation + 1):
-        store.delete_conversation(conversation_id, with_memory=True)
+        store.conversations.delete_conversation(conversation_id, with_memory=True)
     # While the store is still open: the log was emptied into the database file.
     files = {p.name: p.read_bytes() for p in db_path.parent.iterdir()}
     assert sorted(files) == ["ctxchat.db", "ctxchat.db-shm", "ctxchat.db-wal"]
@@ -216,7 +220,7 @@ def test_delete_waits_briefly_for_a_reader_elsewhere_then_empties_the_log(
     reader.execute("SELECT count(*) FROM messages").fetchone()
     finish = threading.Timer(0.2, reader.rollback)
     finish.start()
-    store.delete_conversation(conversation, with_memory=True)
+    store.conversations.delete_conversation(conversation, with_memory=True)
     finish.join()
     reader.close()
     assert Path(f"{db_path}-wal").read_bytes() == b""
@@ -229,10 +233,10 @@ def test_a_reader_that_stays_only_postpones_emptying_the_log(store: Store, db_pa
     reader = sqlite3.connect(db_path)
     reader.execute("BEGIN")
     reader.execute("SELECT count(*) FROM messages").fetchone()
-    store.delete_conversation(
+    store.conversations.delete_conversation(
         conversation, with_memory=True
     )  # returns after the short wait, without an error
-    assert store.list_conversations() == []  # the store is still usable
+    assert store.conversations.list_conversations() == []  # the store is still usable
     assert store.checkpoint(wait=0.05) is False
     reader.rollback()
     reader.close()

@@ -9,8 +9,8 @@ from ctxchat.store import UNSET, InvalidValue, NotFound, Store
 
 
 def test_add_memory_stores_every_field(store: Store) -> None:
-    conversation = store.create_conversation()  # 1000
-    entry = store.add_memory(
+    conversation = store.conversations.create_conversation()  # 1000
+    entry = store.memory.add_memory(
         "preference",
         "  Prefers metric units  ",
         key="units",
@@ -35,11 +35,11 @@ def test_add_memory_stores_every_field(store: Store) -> None:
         updated_at=1001.0,
         tags=("style", "units"),
     )
-    assert store.get_memory(1) == entry
+    assert store.memory.get_memory(1) == entry
 
 
 def test_defaults_make_a_global_manual_entry(store: Store) -> None:
-    entry = store.add_memory(MemoryKind.FACT, "Water boils at 100 °C at sea level.")
+    entry = store.memory.add_memory(MemoryKind.FACT, "Water boils at 100 °C at sea level.")
     assert (entry.conversation_id, entry.source, entry.importance, entry.enabled) == (
         None,
         "manual",
@@ -69,20 +69,20 @@ def test_defaults_make_a_global_manual_entry(store: Store) -> None:
 )
 def test_add_memory_refuses_bad_values(store: Store, kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(InvalidValue) as caught:
-        store.add_memory(**kwargs)
+        store.memory.add_memory(**kwargs)
     assert str(caught.value) == message
-    assert store.list_memory(include_all_scopes=True) == []
+    assert store.memory.list_memory(include_all_scopes=True) == []
 
 
 def test_add_memory_to_a_missing_conversation(store: Store) -> None:
     with pytest.raises(NotFound):
-        store.add_memory("fact", "x", conversation_id=5)
+        store.memory.add_memory("fact", "x", conversation_id=5)
 
 
 def test_update_changes_only_what_is_given_and_touches_updated_at(store: Store) -> None:
-    conversation = store.create_conversation()  # 1000
-    entry = store.add_memory("hypothesis", "It rains", key="weather")  # 1001
-    changed = store.update_memory(
+    conversation = store.conversations.create_conversation()  # 1000
+    entry = store.memory.add_memory("hypothesis", "It rains", key="weather")  # 1001
+    changed = store.memory.update_memory(
         entry.id, kind="fact", pinned=True, importance=9, conversation_id=conversation.id
     )  # 1002
     assert changed == MemoryEntry(
@@ -97,96 +97,98 @@ def test_update_changes_only_what_is_given_and_touches_updated_at(store: Store) 
         updated_at=1002.0,
     )
     # None is a value (no key, global scope); UNSET means "leave it".
-    cleared = store.update_memory(entry.id, key=None, conversation_id=None, text=UNSET)
+    cleared = store.memory.update_memory(entry.id, key=None, conversation_id=None, text=UNSET)
     assert (cleared.key, cleared.conversation_id, cleared.text) == (None, None, "It rains")
-    retagged = store.update_memory(entry.id, tags=("a", "b"), enabled=False, source="extraction")
+    retagged = store.memory.update_memory(
+        entry.id, tags=("a", "b"), enabled=False, source="extraction"
+    )
     assert (retagged.tags, retagged.enabled, retagged.source) == (("a", "b"), False, "extraction")
 
 
 def test_update_refuses_bad_values_and_changes_nothing(store: Store) -> None:
-    entry = store.add_memory("fact", "x")
+    entry = store.memory.add_memory("fact", "x")
     with pytest.raises(InvalidValue):
-        store.update_memory(entry.id, importance=42)
+        store.memory.update_memory(entry.id, importance=42)
     with pytest.raises(InvalidValue):
-        store.update_memory(entry.id, kind="guess")
+        store.memory.update_memory(entry.id, kind="guess")
     with pytest.raises(NotFound):
-        store.update_memory(entry.id, conversation_id=404)
+        store.memory.update_memory(entry.id, conversation_id=404)
     with pytest.raises(NotFound) as caught:
-        store.update_memory(999, pinned=True)
+        store.memory.update_memory(999, pinned=True)
     assert str(caught.value) == "No memory entry with id 999."
-    assert store.get_memory(entry.id) == entry
+    assert store.memory.get_memory(entry.id) == entry
 
 
 def test_list_by_scope(store: Store) -> None:
-    first = store.create_conversation()
-    second = store.create_conversation()
-    global_entry = store.add_memory("fact", "global")
-    mine = store.add_memory("fact", "first's", conversation_id=first.id)
-    theirs = store.add_memory("fact", "second's", conversation_id=second.id)
-    assert store.list_memory(conversation_id=first.id) == [global_entry, mine]
-    assert store.list_memory() == [global_entry]
-    assert store.list_memory(include_all_scopes=True) == [global_entry, mine, theirs]
+    first = store.conversations.create_conversation()
+    second = store.conversations.create_conversation()
+    global_entry = store.memory.add_memory("fact", "global")
+    mine = store.memory.add_memory("fact", "first's", conversation_id=first.id)
+    theirs = store.memory.add_memory("fact", "second's", conversation_id=second.id)
+    assert store.memory.list_memory(conversation_id=first.id) == [global_entry, mine]
+    assert store.memory.list_memory() == [global_entry]
+    assert store.memory.list_memory(include_all_scopes=True) == [global_entry, mine, theirs]
 
 
 def test_delete_memory(store: Store) -> None:
-    entry = store.add_memory("constraint", "No peanuts")
-    store.delete_memory(entry.id)
-    assert store.list_memory(include_all_scopes=True) == []
+    entry = store.memory.add_memory("constraint", "No peanuts")
+    store.memory.delete_memory(entry.id)
+    assert store.memory.list_memory(include_all_scopes=True) == []
     with pytest.raises(NotFound):
-        store.delete_memory(entry.id)
+        store.memory.delete_memory(entry.id)
 
 
 def test_switch_an_entry_off_in_one_conversation_and_on_again(store: Store) -> None:
-    garden = store.create_conversation("Garden").id
-    other = store.create_conversation("Other").id
-    entry = store.add_memory(MemoryKind.FACT, "The soil is clay.")
-    assert store.switch_memory(entry.id, garden, on=False).off_in == {garden}
-    assert store.switch_memory(entry.id, garden, on=False).off_in == {garden}  # twice: once
-    assert store.list_memory(conversation_id=other)[0].off_in == {garden}
+    garden = store.conversations.create_conversation("Garden").id
+    other = store.conversations.create_conversation("Other").id
+    entry = store.memory.add_memory(MemoryKind.FACT, "The soil is clay.")
+    assert store.memory.switch_memory(entry.id, garden, on=False).off_in == {garden}
+    assert store.memory.switch_memory(entry.id, garden, on=False).off_in == {garden}  # twice: once
+    assert store.memory.list_memory(conversation_id=other)[0].off_in == {garden}
     # A conversation made afterwards has it on: only where the user switched it off.
-    newer = store.create_conversation("New garden").id
-    assert newer not in store.get_memory(entry.id).off_in
-    assert store.switch_memory(entry.id, other, on=False).off_in == {garden, other}
-    assert store.switch_memory(entry.id, garden, on=True).off_in == {other}
-    assert store.get_memory(entry.id).enabled
+    newer = store.conversations.create_conversation("New garden").id
+    assert newer not in store.memory.get_memory(entry.id).off_in
+    assert store.memory.switch_memory(entry.id, other, on=False).off_in == {garden, other}
+    assert store.memory.switch_memory(entry.id, garden, on=True).off_in == {other}
+    assert store.memory.get_memory(entry.id).enabled
 
 
 def test_switching_off_refuses_a_conversations_own_entry_and_missing_ids(store: Store) -> None:
-    garden = store.create_conversation("Garden").id
-    own = store.add_memory(MemoryKind.FACT, "Tomatoes by the wall.", conversation_id=garden)
+    garden = store.conversations.create_conversation("Garden").id
+    own = store.memory.add_memory(MemoryKind.FACT, "Tomatoes by the wall.", conversation_id=garden)
     with pytest.raises(InvalidValue, match=r"belongs to conversation \d+ alone: exclude it"):
-        store.switch_memory(own.id, garden, on=False)
+        store.memory.switch_memory(own.id, garden, on=False)
     with pytest.raises(NotFound):
-        store.switch_memory(own.id + 1, garden, on=False)
+        store.memory.switch_memory(own.id + 1, garden, on=False)
     with pytest.raises(NotFound):
-        store.switch_memory(own.id, garden + 1, on=False)
-    assert store.get_memory(own.id).off_in == frozenset()
+        store.memory.switch_memory(own.id, garden + 1, on=False)
+    assert store.memory.get_memory(own.id).off_in == frozenset()
 
 
 def test_a_new_version_stays_off_where_the_old_one_was(store: Store) -> None:
-    garden = store.create_conversation("Garden").id
-    old = store.add_memory(MemoryKind.FACT, "Water twice a week.", key="watering")
-    store.switch_memory(old.id, garden, on=False)
-    new = store.add_memory(MemoryKind.FACT, "Water every day.", replaces=old.id)
+    garden = store.conversations.create_conversation("Garden").id
+    old = store.memory.add_memory(MemoryKind.FACT, "Water twice a week.", key="watering")
+    store.memory.switch_memory(old.id, garden, on=False)
+    new = store.memory.add_memory(MemoryKind.FACT, "Water every day.", replaces=old.id)
     assert new.off_in == {garden}
 
 
 def test_making_an_entry_a_conversations_own_forgets_it_was_off_there(store: Store) -> None:
-    garden = store.create_conversation("Garden").id
-    entry = store.add_memory(MemoryKind.FACT, "The soil is clay.")
-    store.switch_memory(entry.id, garden, on=False)
-    store.update_memory(entry.id, conversation_id=garden)
-    assert store.update_memory(entry.id, conversation_id=None).off_in == frozenset()
+    garden = store.conversations.create_conversation("Garden").id
+    entry = store.memory.add_memory(MemoryKind.FACT, "The soil is clay.")
+    store.memory.switch_memory(entry.id, garden, on=False)
+    store.memory.update_memory(entry.id, conversation_id=garden)
+    assert store.memory.update_memory(entry.id, conversation_id=None).off_in == frozenset()
 
 
 def test_deleting_a_conversation_or_entry_drops_its_switches(store: Store) -> None:
-    garden = store.create_conversation("Garden").id
-    other = store.create_conversation("Other").id
-    entry = store.add_memory(MemoryKind.FACT, "The soil is clay.")
-    store.switch_memory(entry.id, garden, on=False)
-    store.switch_memory(entry.id, other, on=False)
-    store.delete_conversation(garden)
-    assert store.get_memory(entry.id).off_in == {other}
-    store.delete_memory(entry.id)
+    garden = store.conversations.create_conversation("Garden").id
+    other = store.conversations.create_conversation("Other").id
+    entry = store.memory.add_memory(MemoryKind.FACT, "The soil is clay.")
+    store.memory.switch_memory(entry.id, garden, on=False)
+    store.memory.switch_memory(entry.id, other, on=False)
+    store.conversations.delete_conversation(garden)
+    assert store.memory.get_memory(entry.id).off_in == {other}
+    store.memory.delete_memory(entry.id)
     with store.reading() as conn:
         assert conn.execute("SELECT count(*) FROM memory_off").fetchone()[0] == 0

@@ -13,73 +13,77 @@ Say = Callable[[int, str, str], StoredMessage]
 
 
 def test_a_new_entry_on_the_same_key_supersedes_the_old_one(store: Store) -> None:
-    old = store.add_memory("fact", "The service runs on MySQL 8.", key="database")  # 1000
-    new = store.add_memory("fact", "The service runs on PostgreSQL 16.", key="Database")  # 1001
-    kept = store.get_memory(old.id)
+    old = store.memory.add_memory("fact", "The service runs on MySQL 8.", key="database")  # 1000
+    new = store.memory.add_memory(
+        "fact", "The service runs on PostgreSQL 16.", key="Database"
+    )  # 1001
+    kept = store.memory.get_memory(old.id)
     assert (kept.superseded_by, kept.superseded_at) == (new.id, 1001.0)
     assert kept.text == "The service runs on MySQL 8."
-    assert not store.get_memory(new.id).superseded
-    assert [e.id for e in store.list_memory()] == [old.id, new.id]
+    assert not store.memory.get_memory(new.id).superseded
+    assert [e.id for e in store.memory.list_memory()] == [old.id, new.id]
 
 
 def test_the_same_key_in_another_scope_is_another_entry(store: Store) -> None:
-    conversation = store.create_conversation().id
-    shared = store.add_memory("fact", "Editor: vim.", key="editor")
-    store.add_memory("fact", "Editor here: emacs.", key="editor", conversation_id=conversation)
-    assert not store.get_memory(shared.id).superseded
+    conversation = store.conversations.create_conversation().id
+    shared = store.memory.add_memory("fact", "Editor: vim.", key="editor")
+    store.memory.add_memory(
+        "fact", "Editor here: emacs.", key="editor", conversation_id=conversation
+    )
+    assert not store.memory.get_memory(shared.id).superseded
 
 
 def test_an_entry_marked_as_replacing_another_supersedes_it(store: Store) -> None:
-    old = store.add_memory("fact", "Deploys happen on Fridays.")
-    new = store.add_memory("fact", "Deploys happen on Mondays.", replaces=old.id)
-    assert store.get_memory(old.id).superseded_by == new.id
+    old = store.memory.add_memory("fact", "Deploys happen on Fridays.")
+    new = store.memory.add_memory("fact", "Deploys happen on Mondays.", replaces=old.id)
+    assert store.memory.get_memory(old.id).superseded_by == new.id
 
 
 def test_a_new_version_of_an_excluded_entry_is_excluded_too(store: Store) -> None:
-    old = store.add_memory("constraint", "Budget: 5,000 EUR.", enabled=False)
-    new = store.add_memory("constraint", "Budget: 6,000 EUR.", replaces=old.id)
+    old = store.memory.add_memory("constraint", "Budget: 5,000 EUR.", enabled=False)
+    new = store.memory.add_memory("constraint", "Budget: 6,000 EUR.", replaces=old.id)
     assert not new.enabled
-    included = store.add_memory("fact", "Deploys on Fridays.")
-    assert store.add_memory("fact", "Deploys on Mondays.", replaces=included.id).enabled
+    included = store.memory.add_memory("fact", "Deploys on Fridays.")
+    assert store.memory.add_memory("fact", "Deploys on Mondays.", replaces=included.id).enabled
 
 
 def test_restoring_makes_the_old_entry_current_and_supersedes_its_replacement(
     store: Store,
 ) -> None:
-    old = store.add_memory("fact", "MySQL 8.", key="database")
-    new = store.add_memory("fact", "PostgreSQL 16.", key="database")
-    restored = store.restore_memory(old.id)
+    old = store.memory.add_memory("fact", "MySQL 8.", key="database")
+    new = store.memory.add_memory("fact", "PostgreSQL 16.", key="database")
+    restored = store.memory.restore_memory(old.id)
     assert not restored.superseded
-    assert store.get_memory(new.id).superseded_by == old.id
+    assert store.memory.get_memory(new.id).superseded_by == old.id
     with pytest.raises(InvalidValue, match="not superseded"):
-        store.restore_memory(old.id)
+        store.memory.restore_memory(old.id)
 
 
 def test_deleting_the_replacement_makes_the_old_entry_current(store: Store) -> None:
-    old = store.add_memory("fact", "MySQL 8.", key="database")
-    new = store.add_memory("fact", "PostgreSQL 16.", key="database")
-    store.delete_memory(new.id)
-    assert not store.get_memory(old.id).superseded
+    old = store.memory.add_memory("fact", "MySQL 8.", key="database")
+    new = store.memory.add_memory("fact", "PostgreSQL 16.", key="database")
+    store.memory.delete_memory(new.id)
+    assert not store.memory.get_memory(old.id).superseded
 
 
 def test_an_entry_records_the_user_turn_it_was_made_in(store: Store, say: Say) -> None:
-    conversation = store.create_conversation().id
+    conversation = store.conversations.create_conversation().id
     for text in ("one", "two", "three"):
         say(conversation, "user", text)
         say(conversation, "assistant", "ok")
-    guess = store.add_memory("hypothesis", "The slowdown comes from the ORM.")
-    assert guess.turn == store.user_turns() == 3
+    guess = store.memory.add_memory("hypothesis", "The slowdown comes from the ORM.")
+    assert guess.turn == store.memory.user_turns() == 3
     say(conversation, "user", "four")
-    assert store.keep_hypothesis(guess.id).turn == 4
+    assert store.memory.keep_hypothesis(guess.id).turn == 4
 
 
 def test_becoming_a_hypothesis_starts_the_clock(store: Store, say: Say) -> None:
-    conversation = store.create_conversation().id
-    fact = store.add_memory("fact", "The ORM is slow.")
+    conversation = store.conversations.create_conversation().id
+    fact = store.memory.add_memory("fact", "The ORM is slow.")
     say(conversation, "user", "one")
     say(conversation, "user", "two")
-    assert store.update_memory(fact.id, importance=6).turn == 0
-    assert store.update_memory(fact.id, kind=MemoryKind.HYPOTHESIS).turn == 2
+    assert store.memory.update_memory(fact.id, importance=6).turn == 0
+    assert store.memory.update_memory(fact.id, kind=MemoryKind.HYPOTHESIS).turn == 2
 
 
 def test_a_database_from_before_entries_knew_their_time_is_upgraded(
@@ -88,7 +92,7 @@ def test_a_database_from_before_entries_knew_their_time_is_upgraded(
     monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:5])
     monkeypatch.setattr(schema, "SCHEMA_VERSION", 5)
     with Store.open(db_path) as old:
-        conversation = old.create_conversation("kept").id
+        conversation = old.conversations.create_conversation("kept").id
         with old.transaction() as conn:
             # Written as that version did: this code's messages have columns it lacked.
             for text in ("one", "two"):
@@ -104,15 +108,15 @@ def test_a_database_from_before_entries_knew_their_time_is_upgraded(
     monkeypatch.undo()
 
     with Store.open(db_path) as store:
-        (entry,) = store.list_memory()
+        (entry,) = store.memory.list_memory()
         assert (entry.text, entry.source, entry.superseded_by, entry.turn) == (
             "Old guess.",
             "message:1",
             None,
             2,  # the clock starts at the upgrade: no old hypothesis is flagged at once
         )
-        newer = store.add_memory("hypothesis", "Newer guess.", key="cause")
-        assert store.get_memory(entry.id).superseded_by == newer.id
+        newer = store.memory.add_memory("hypothesis", "Newer guess.", key="cause")
+        assert store.memory.get_memory(entry.id).superseded_by == newer.id
         with store.reading() as conn:
             assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
@@ -120,38 +124,38 @@ def test_a_database_from_before_entries_knew_their_time_is_upgraded(
 def test_supersession_provenance_and_waiting_survive_export_and_import(
     store: Store, say: Say, tmp_path: Path
 ) -> None:
-    conversation = store.create_conversation("facts").id
+    conversation = store.conversations.create_conversation("facts").id
     first = say(conversation, "user", "We use MySQL 8.").id
     say(conversation, "assistant", "Noted.")
     last = say(conversation, "user", "We moved to PostgreSQL 16.").id
-    old = store.add_memory(
+    old = store.memory.add_memory(
         "fact", "MySQL 8.", key="database", conversation_id=conversation, source=f"message:{first}"
     )
-    store.add_memory(
+    store.memory.add_memory(
         "fact",
         "PostgreSQL 16.",
         key="database",
         conversation_id=conversation,
         source=f"messages:{first}-{last}",
     )
-    store.add_memory("hypothesis", "The ORM is slow.", source="message:999")  # turn 2
+    store.memory.add_memory("hypothesis", "The ORM is slow.", source="message:999")  # turn 2
     say(conversation, "user", "and later")  # the guess has waited 1 turn
-    export = store.export_conversation(conversation)
+    export = store.transfer.export_conversation(conversation)
 
     with Store.open(tmp_path / "other.db") as other:
-        unrelated = other.create_conversation("first").id
+        unrelated = other.conversations.create_conversation("first").id
         for _ in range(5):
-            other.add_message(unrelated, "user", "x", tokens=1, exact=True, encoding="x")
-        imported = other.import_conversation(export)
-        ids = [m.id for m in other.messages(imported)]
-        guess, was, now = other.list_memory(conversation_id=imported)
+            other.messages.add_message(unrelated, "user", "x", tokens=1, exact=True, encoding="x")
+        imported = other.transfer.import_conversation(export)
+        ids = [m.id for m in other.messages.messages(imported)]
+        guess, was, now = other.memory.list_memory(conversation_id=imported)
         assert (was.text, was.source, was.superseded_by) == (
             "MySQL 8.",
             f"message:{ids[0]}",
             now.id,
         )
-        assert was.superseded_at == store.get_memory(old.id).superseded_at
+        assert was.superseded_at == store.memory.get_memory(old.id).superseded_at
         assert (now.source, now.superseded_by) == (f"messages:{ids[0]}-{ids[2]}", None)
         # A message that did not come along leaves "imported" as the entry's source.
         assert guess.source == "import"
-        assert other.user_turns() - guess.turn == 1
+        assert other.memory.user_turns() - guess.turn == 1

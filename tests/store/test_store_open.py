@@ -53,9 +53,9 @@ def test_open_sets_the_connection_up_as_designed(store: Store) -> None:
 
 def test_reopening_keeps_data_and_runs_no_migration(db_path: Path) -> None:
     with Store.open(db_path) as store:
-        conversation = store.create_conversation("kept")
+        conversation = store.conversations.create_conversation("kept")
     with Store.open(db_path) as store:
-        assert store.get_conversation(conversation.id).title == "kept"
+        assert store.conversations.get_conversation(conversation.id).title == "kept"
         with store.reading() as conn:
             assert schema.migrate(conn, db_path) == 0
     assert pragma(db_path, "user_version") == SCHEMA_VERSION
@@ -65,7 +65,7 @@ def test_an_empty_file_becomes_a_database(db_path: Path) -> None:
     db_path.parent.mkdir(parents=True)
     db_path.touch()
     with Store.open(db_path) as store:
-        assert store.list_conversations() == []
+        assert store.conversations.list_conversations() == []
 
 
 def test_migrations_run_in_one_transaction(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -133,9 +133,9 @@ def write_text(path: Path) -> None:
 
 def write_truncated_database(path: Path) -> None:
     with Store.open(path) as store:
-        conversation = store.create_conversation("big")
+        conversation = store.conversations.create_conversation("big")
         for index in range(300):
-            store.add_message(
+            store.messages.add_message(
                 conversation.id,
                 "user",
                 f"message {index} " * 50,
@@ -202,7 +202,7 @@ def test_move_aside_renames_the_file_and_its_log_then_a_new_database_opens(
     again = move_aside(db_path, now=datetime(2025, 3, 4, 5, 6, 7))
     assert again == db_path.with_name("ctxchat.db.corrupt-20250304-050607-2")
     with Store.open(db_path) as store:
-        assert store.list_conversations() == []
+        assert store.conversations.list_conversations() == []
 
 
 def test_a_directory_where_the_file_should_be_is_explained(db_path: Path) -> None:
@@ -235,7 +235,7 @@ def test_damage_found_while_running_is_reported_too(store: Store, db_path: Path)
     with pytest.raises(CorruptDatabase), store.transaction():
         raise sqlite3.DatabaseError("file is not a database")
     # The failed transaction was rolled back and the store still works.
-    assert store.create_conversation("after").id == 1
+    assert store.conversations.create_conversation("after").id == 1
 
 
 def test_a_programming_error_is_not_disguised(store: Store) -> None:
@@ -249,7 +249,7 @@ def test_a_database_from_before_error_details_is_upgraded_in_place(
     monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:3])
     monkeypatch.setattr(schema, "SCHEMA_VERSION", 3)
     with Store.open(db_path) as old:
-        conversation = old.create_conversation("kept").id
+        conversation = old.conversations.create_conversation("kept").id
         with old.transaction() as conn:
             conn.execute(
                 "INSERT INTO messages (conversation_id, role, content, tokens, exact, encoding, "
@@ -260,6 +260,6 @@ def test_a_database_from_before_error_details_is_upgraded_in_place(
     monkeypatch.undo()
 
     with Store.open(db_path) as store:
-        (failed,) = store.messages(conversation)
+        (failed,) = store.messages.messages(conversation)
         assert (failed.error, failed.error_detail) == ("It failed.", None)
     assert pragma(db_path, "user_version") == SCHEMA_VERSION

@@ -27,7 +27,7 @@ def history_of(store: Store, conversation_id: int, texts: list[str]) -> list[His
     history = []
     for index, text in enumerate(texts):
         role = "user" if index % 2 == 0 else "assistant"
-        message = store.add_message(
+        message = store.messages.add_message(
             conversation_id, role, text, tokens=len(text) // 4 + 4, exact=False, encoding="estimate"
         )
         history.append(HistoryMessage(message.id, role, text, message.tokens))
@@ -58,24 +58,24 @@ def rich_plan(history: list[HistoryMessage], conversation_id: int) -> ContextPla
 
 
 def test_a_plan_comes_back_exactly(store: Store) -> None:
-    conversation = store.create_conversation()
+    conversation = store.conversations.create_conversation()
     texts = [f"message {i}: " + "слово word " * (i * 7 % 40) for i in range(30)]
     history = history_of(store, conversation.id, texts)
     plan = rich_plan(history, conversation.id)
     reasons = {item.reason.value for item in plan.left_out}
     assert reasons == {"mode", "disabled", "budget", "summarized", "failed"}
-    reply = store.start_reply(conversation.id, model="m")
-    store.save_plan(reply.id, plan)
-    loaded = store.load_plan(reply.id)
+    reply = store.replies.start_reply(conversation.id, model="m")
+    store.plans.save_plan(reply.id, plan)
+    loaded = store.plans.load_plan(reply.id)
     # Assembly puts the stored messages themselves in a plan; a loaded plan has PlanMessages
     # with the same fields, so the comparison is of what a plan says: its to_dict().
     assert loaded is not None and loaded.to_dict() == plan.to_dict()
-    assert store.load_plan(history[0].id) is None
+    assert store.plans.load_plan(history[0].id) is None
 
 
 def test_unusual_plans_come_back_exactly(store: Store) -> None:
-    conversation = store.create_conversation()
-    reply = store.start_reply(conversation.id, model="m")
+    conversation = store.conversations.create_conversation()
+    reply = store.replies.start_reply(conversation.id, model="m")
     over = assemble_context(
         budget=Budget(100, 50),
         counter=EstimateCounter(),
@@ -87,8 +87,8 @@ def test_unusual_plans_come_back_exactly(store: Store) -> None:
         new_input="x " * 500,
     )
     assert over.status is PlanStatus.OVER_BUDGET and over.messages == ()
-    store.save_plan(reply.id, over)
-    assert store.load_plan(reply.id) == ContextPlan.from_dict(over.to_dict())
+    store.plans.save_plan(reply.id, over)
+    assert store.plans.load_plan(reply.id) == ContextPlan.from_dict(over.to_dict())
     # Odd refs, the same text twice, empty text, text needing escapes.
     data = over.to_dict()
     data["status"] = "ok"
@@ -99,16 +99,16 @@ def test_unusual_plans_come_back_exactly(store: Store) -> None:
         {"role": "user", "content": '"\\\n\x00☃', "layer": "input", "tokens": 9, "ref": "input"},
     ]
     odd = ContextPlan.from_dict(data)
-    store.save_plan(reply.id, odd)  # replaces the first plan
-    assert store.load_plan(reply.id) == odd
+    store.plans.save_plan(reply.id, odd)  # replaces the first plan
+    assert store.plans.load_plan(reply.id) == odd
     assert sorted(content for content, _ in blob_rows(store)) == ["", '"\\\n\x00☃', "same"]
 
 
 def test_each_text_is_stored_once_per_conversation_and_freed_with_its_last_plan(
     store: Store,
 ) -> None:
-    conversation = store.create_conversation()
-    other = store.create_conversation()
+    conversation = store.conversations.create_conversation()
+    other = store.conversations.create_conversation()
     history = history_of(store, conversation.id, ["a", "b", "c", "d"])
     replies = []
     for end in (2, 3, 4):
@@ -122,24 +122,24 @@ def test_each_text_is_stored_once_per_conversation_and_freed_with_its_last_plan(
             history=history[:end],
             new_input=None,
         )
-        reply = store.start_reply(conversation.id, model="m")
-        store.save_plan(reply.id, plan)
+        reply = store.replies.start_reply(conversation.id, model="m")
+        store.plans.save_plan(reply.id, plan)
         replies.append(reply.id)
     assert blob_rows(store) == [("sys", 3), ("a", 3), ("b", 3), ("c", 2), ("d", 1)]
     # Another conversation keeps its own copy, so deleting one never touches the other.
-    other_reply = store.start_reply(other.id, model="m")
-    store.save_plan(other_reply.id, plan)
+    other_reply = store.replies.start_reply(other.id, model="m")
+    store.plans.save_plan(other_reply.id, plan)
     assert len(blob_rows(store)) == 10
-    store.delete_messages_after(conversation.id, replies[0])
+    store.messages.delete_messages_after(conversation.id, replies[0])
     assert blob_rows(store)[:3] == [("sys", 1), ("a", 1), ("b", 1)]
     assert len(blob_rows(store)) == 8
-    store.delete_conversation(other.id)
+    store.conversations.delete_conversation(other.id)
     assert blob_rows(store) == [("sys", 1), ("a", 1), ("b", 1)]
 
 
 def test_saving_a_plan_for_a_missing_message(store: Store) -> None:
     with pytest.raises(NotFound):
-        store.save_plan(
+        store.plans.save_plan(
             12,
             ContextPlan.from_dict(
                 json.loads(
@@ -182,7 +182,7 @@ def test_ten_thousand_replies_cost_little(store: Store, db_path: Path) -> None:
     and a plan costs a few hundred bytes instead of the whole context window again."""
     window = 50
     replies = 10_000
-    conversation = store.create_conversation()
+    conversation = store.conversations.create_conversation()
     counter = EstimateCounter()
     with store.transaction():
         history = history_of(
@@ -206,7 +206,7 @@ def test_ten_thousand_replies_cost_little(store: Store, db_path: Path) -> None:
                 new_input=None,
             )
             naive += len(json.dumps(plan.to_dict()))
-            store.save_plan(history[index + window].id, plan)
+            store.plans.save_plan(history[index + window].id, plan)
     store.checkpoint()
     with store.reading() as conn:
         blobs = conn.execute("SELECT count(*) FROM plan_blobs").fetchone()[0]
@@ -218,13 +218,13 @@ def test_ten_thousand_replies_cost_little(store: Store, db_path: Path) -> None:
     assert grown < 8 * 1024 * 1024
     assert naive > 20 * grown  # what storing to_dict() JSON per reply would have cost
     reply_id = history[-1].id
-    loaded = store.load_plan(reply_id)
+    loaded = store.plans.load_plan(reply_id)
     assert loaded is not None
     assert [m.content for m in loaded.messages][1:] == [m.content for m in history[-51:-1]]
 
 
 def test_a_plan_keeps_the_request_it_went_out_as(store: Store) -> None:
-    conversation = store.create_conversation()
+    conversation = store.conversations.create_conversation()
     history = history_of(store, conversation.id, [f"message {i}" for i in range(8)])
     plan = rich_plan(history, conversation.id)
     request = build_chat_request(
@@ -235,9 +235,9 @@ def test_a_plan_keeps_the_request_it_went_out_as(store: Store) -> None:
         headers={"X-Tenant": "acme"},
     )
     plan = dataclasses.replace(plan, request=request.shown())
-    reply = store.start_reply(conversation.id, model="m")
-    store.save_plan(reply.id, plan)
-    loaded = store.load_plan(reply.id)
+    reply = store.replies.start_reply(conversation.id, model="m")
+    store.plans.save_plan(reply.id, plan)
+    loaded = store.plans.load_plan(reply.id)
     assert loaded is not None and loaded.request == request.shown()
     assert loaded.to_dict()["request"]["body"] == request.body
     # The body's messages are not stored twice.

@@ -20,9 +20,9 @@ Say = Callable[[int, str, str], StoredMessage]
 
 
 def test_a_reply_goes_from_streaming_to_complete(store: Store, say: Say) -> None:
-    conversation = store.create_conversation()  # 1000
+    conversation = store.conversations.create_conversation()  # 1000
     question = say(conversation.id, "user", "why?")  # 1001
-    reply = store.start_reply(
+    reply = store.replies.start_reply(
         conversation.id, model="gpt-4o", estimated_prompt_tokens=120, parent_id=question.id
     )  # 1002
     assert (reply.role, reply.content, reply.status, reply.tokens) == (
@@ -31,14 +31,14 @@ def test_a_reply_goes_from_streaming_to_complete(store: Store, say: Say) -> None
         MessageStatus.STREAMING,
         0,
     )
-    store.save_partial(reply.id, "Because", "thinking…")  # 1003
-    partial = store.get_message(reply.id)
+    store.replies.save_partial(reply.id, "Because", "thinking…")  # 1003
+    partial = store.messages.get_message(reply.id)
     assert (partial.content, partial.reasoning, partial.updated_at) == (
         "Because",
         "thinking…",
         1003.0,
     )
-    done = store.finish_reply(
+    done = store.replies.finish_reply(
         reply.id,
         ReplyEnding(
             content="Because it is.",
@@ -62,13 +62,13 @@ def test_a_reply_goes_from_streaming_to_complete(store: Store, say: Say) -> None
     assert (done.prompt_tokens, done.completion_tokens, done.cached_tokens) == (125, 5, 64)
     assert (done.estimated_prompt_tokens, done.drift, done.parent_id) == (120, 5, question.id)
     assert (done.created_at, done.updated_at) == (1002.0, 1004.0)
-    assert store.get_conversation(conversation.id).updated_at == 1004.0
+    assert store.conversations.get_conversation(conversation.id).updated_at == 1004.0
 
 
 def test_a_failed_reply_keeps_its_error(store: Store) -> None:
-    conversation = store.create_conversation()
-    reply = store.start_reply(conversation.id, model="m")
-    failed = store.finish_reply(
+    conversation = store.conversations.create_conversation()
+    reply = store.replies.start_reply(conversation.id, model="m")
+    failed = store.replies.finish_reply(
         reply.id,
         failed_with("The server refused the request: context_length_exceeded."),
     )
@@ -77,27 +77,29 @@ def test_a_failed_reply_keeps_its_error(store: Store) -> None:
 
 
 def test_a_finished_reply_cannot_change_again(store: Store) -> None:
-    conversation = store.create_conversation()
-    reply = store.start_reply(conversation.id, model="m")
-    store.finish_reply(
+    conversation = store.conversations.create_conversation()
+    reply = store.replies.start_reply(conversation.id, model="m")
+    store.replies.finish_reply(
         reply.id,
         ReplyEnding(
             content="stopped", status=MessageStatus.INTERRUPTED, tokens=4, exact=True, encoding="e"
         ),
     )
     with pytest.raises(StoreError) as caught:
-        store.save_partial(reply.id, "more")
+        store.replies.save_partial(reply.id, "more")
     assert str(caught.value) == f"Reply {reply.id} is already finished (interrupted)."
     with pytest.raises(StoreError):
-        store.finish_reply(reply.id, ReplyEnding(content="x", tokens=1, exact=True, encoding="e"))
+        store.replies.finish_reply(
+            reply.id, ReplyEnding(content="x", tokens=1, exact=True, encoding="e")
+        )
     with pytest.raises(StoreError):
-        store.finish_reply(
+        store.replies.finish_reply(
             reply.id,
             ReplyEnding(
                 content="x", status=MessageStatus.STREAMING, tokens=1, exact=True, encoding="e"
             ),
         )
-    assert store.get_message(reply.id).content == "stopped"
+    assert store.messages.get_message(reply.id).content == "stopped"
 
 
 class ManualClock:
@@ -109,24 +111,24 @@ class ManualClock:
 
 
 def test_writer_saves_at_most_every_interval(store: Store) -> None:
-    conversation = store.create_conversation()
-    reply = store.start_reply(conversation.id, model="m")
+    conversation = store.conversations.create_conversation()
+    reply = store.replies.start_reply(conversation.id, model="m")
     clock = ManualClock()
-    writer = ReplyWriter(store, reply.id, interval=0.25, clock=clock)
+    writer = ReplyWriter(store.replies, reply.id, interval=0.25, clock=clock)
     assert writer.append("Hel") is False  # t=0: too soon
     clock.now = 0.1
     assert writer.append("lo") is False
-    assert store.get_message(reply.id).content == ""
+    assert store.messages.get_message(reply.id).content == ""
     clock.now = 0.26
     assert writer.append(",", reasoning="hmm") is True
-    assert store.get_message(reply.id).content == "Hello,"
-    assert store.get_message(reply.id).reasoning == "hmm"
+    assert store.messages.get_message(reply.id).content == "Hello,"
+    assert store.messages.get_message(reply.id).reasoning == "hmm"
     assert writer.saved_content == "Hello,"
     clock.now = 0.3
     assert writer.append(" world") is False
     assert (writer.content, writer.saved_content) == ("Hello, world", "Hello,")
     writer.flush()  # a caller's timer saves a paused stream
-    assert store.get_message(reply.id).content == "Hello, world"
+    assert store.messages.get_message(reply.id).content == "Hello, world"
     done = writer.close(
         ReplyEnding(
             content=writer.content,
@@ -147,9 +149,11 @@ def test_writer_saves_at_most_every_interval(store: Store) -> None:
 
 
 def test_writer_start_creates_the_reply(store: Store) -> None:
-    conversation = store.create_conversation()
-    writer = ReplyWriter.start(store, conversation.id, model="m", estimated_prompt_tokens=40)
-    reply = store.get_message(writer.message_id)
+    conversation = store.conversations.create_conversation()
+    writer = ReplyWriter.start(
+        store.replies, conversation.id, model="m", estimated_prompt_tokens=40
+    )
+    reply = store.messages.get_message(writer.message_id)
     assert (reply.status, reply.estimated_prompt_tokens, writer.interval) == (
         MessageStatus.STREAMING,
         40,
@@ -177,10 +181,10 @@ def test_reopening_marks_replies_of_dead_processes_interrupted_and_leaves_live_o
     host = socket.gethostname()
     now = time.time()
     with Store.open(db_path) as store:
-        conversation = store.create_conversation()
-        ids = [store.start_reply(conversation.id, model="m").id for _ in range(5)]
+        conversation = store.conversations.create_conversation()
+        ids = [store.replies.start_reply(conversation.id, model="m").id for _ in range(5)]
         for message_id in ids:
-            store.save_partial(message_id, f"text of {message_id}")
+            store.replies.save_partial(message_id, f"text of {message_id}")
         set_owner(store, ids[0], f"{host}/{dead_pid()}", now)  # crashed here
         set_owner(store, ids[1], f"{host}/{os.getppid()}", now)  # still running here
         set_owner(store, ids[2], "elsewhere/123", now)  # another host, saved just now
@@ -188,7 +192,7 @@ def test_reopening_marks_replies_of_dead_processes_interrupted_and_leaves_live_o
         set_owner(store, ids[4], None, now)
     with Store.open(db_path) as store:
         assert store.interrupted_on_open == 3
-        statuses = [store.get_message(message_id).status for message_id in ids]
+        statuses = [store.messages.get_message(message_id).status for message_id in ids]
         assert statuses == [
             MessageStatus.INTERRUPTED,
             MessageStatus.STREAMING,
@@ -196,11 +200,11 @@ def test_reopening_marks_replies_of_dead_processes_interrupted_and_leaves_live_o
             MessageStatus.INTERRUPTED,
             MessageStatus.INTERRUPTED,
         ]
-        assert store.get_message(ids[0]).content == f"text of {ids[0]}"
-        assert store.get_message(ids[0]).updated_at == now  # when its last text was saved
+        assert store.messages.get_message(ids[0]).content == f"text of {ids[0]}"
+        assert store.messages.get_message(ids[0]).updated_at == now  # when its last text was saved
         # A writer taken for dead by mistake carries on: its next save revives the reply.
-        store.save_partial(ids[3], "still here")
-        assert store.get_message(ids[3]).status is MessageStatus.STREAMING
+        store.replies.save_partial(ids[3], "still here")
+        assert store.messages.get_message(ids[3]).status is MessageStatus.STREAMING
     with Store.open(db_path) as store:
         assert store.interrupted_on_open == 0
 
@@ -211,10 +215,10 @@ from pathlib import Path
 from ctxchat.store import ReplyWriter, Store
 
 store = Store.open(Path(sys.argv[1]))
-conversation = store.create_conversation("crash test")
-store.add_message(conversation.id, "user", "Tell me a long story.", tokens=9, exact=True,
+conversation = store.conversations.create_conversation("crash test")
+store.messages.add_message(conversation.id, "user", "Tell me a long story.", tokens=9, exact=True,
                   encoding="o200k_base")
-writer = ReplyWriter.start(store, conversation.id, model="m", interval=0.05)
+writer = ReplyWriter.start(store.replies, conversation.id, model="m", interval=0.05)
 index = 0
 while True:
     writer.append(f"chunk-{index:05d} ")
@@ -244,7 +248,7 @@ def test_kill_9_loses_at_most_the_last_moments_of_a_reply(db_path: Path) -> None
     assert child.returncode == -signal.SIGKILL
     with Store.open(db_path) as store:
         assert store.interrupted_on_open == 1
-        user, reply = store.messages(1)
+        user, reply = store.messages.messages(1)
         assert (user.role, user.content, user.status) == (
             "user",
             "Tell me a long story.",

@@ -13,9 +13,9 @@ Say = Callable[[int, str, str], StoredMessage]
 
 
 def test_versions_number_up_and_the_newest_is_in_force(store: Store, say: Say) -> None:
-    conversation = store.create_conversation()  # 1000
+    conversation = store.conversations.create_conversation()  # 1000
     ids = [say(conversation.id, "user", f"m{i}").id for i in range(4)]  # 1001-1004
-    first = store.add_summary(
+    first = store.summaries.add_summary(
         conversation.id,
         text="m0 and m1",
         first_message_id=ids[0],
@@ -38,7 +38,7 @@ def test_versions_number_up_and_the_newest_is_in_force(store: Store, say: Say) -
         note="",
         created_at=1005.0,
     )
-    second = store.add_summary(
+    second = store.summaries.add_summary(
         conversation.id,
         text="m0 to m3, edited",
         first_message_id=ids[0],
@@ -50,17 +50,17 @@ def test_versions_number_up_and_the_newest_is_in_force(store: Store, say: Say) -
         note="fixed a name",
     )
     assert second.version == 2
-    assert store.summaries(conversation.id) == [first, second]
-    assert store.active_summary(conversation.id) == second
+    assert store.summaries.summaries(conversation.id) == [first, second]
+    assert store.summaries.active_summary(conversation.id) == second
     assert second.state() == SummaryState(2, "m0 to m3, edited", ids[0], ids[3], edited=True)
-    assert store.get_summary(first.id) == first
+    assert store.summaries.get_summary(first.id) == first
 
 
 def test_rollback_moves_the_mark_and_keeps_every_version(store: Store, say: Say) -> None:
-    conversation = store.create_conversation()
+    conversation = store.conversations.create_conversation()
     ids = [say(conversation.id, "user", f"m{i}").id for i in range(2)]
     versions = [
-        store.add_summary(
+        store.summaries.add_summary(
             conversation.id,
             text=f"v{n}",
             first_message_id=ids[0],
@@ -71,35 +71,35 @@ def test_rollback_moves_the_mark_and_keeps_every_version(store: Store, say: Say)
         )
         for n in (1, 2)
     ]
-    store.activate_summary(conversation.id, versions[0].id)
-    assert store.active_summary(conversation.id) == versions[0]
-    store.activate_summary(conversation.id, None)
-    assert store.active_summary(conversation.id) is None
-    assert len(store.summaries(conversation.id)) == 2
+    store.summaries.activate_summary(conversation.id, versions[0].id)
+    assert store.summaries.active_summary(conversation.id) == versions[0]
+    store.summaries.activate_summary(conversation.id, None)
+    assert store.summaries.active_summary(conversation.id) is None
+    assert len(store.summaries.summaries(conversation.id)) == 2
 
 
 def test_summaries_are_checked(store: Store, say: Say) -> None:
-    conversation = store.create_conversation()
-    other = store.create_conversation()
+    conversation = store.conversations.create_conversation()
+    other = store.conversations.create_conversation()
     mine = say(conversation.id, "user", "a").id
     theirs = say(other.id, "user", "b").id
     common: dict[str, Any] = {"model": None, "tokens": 1, "text": "t"}
     with pytest.raises(InvalidValue) as caught:
-        store.add_summary(
+        store.summaries.add_summary(
             conversation.id, first_message_id=mine, last_message_id=mine, strategy="poem", **common
         )
     assert str(caught.value) == (
         "Unknown summary strategy 'poem'; use summarize, semantic, keyvalue."
     )
     with pytest.raises(InvalidValue) as order:
-        store.add_summary(
+        store.summaries.add_summary(
             conversation.id, first_message_id=5, last_message_id=4, strategy="semantic", **common
         )
     assert str(order.value) == (
         "A summary cannot cover messages 5 to 4: the first comes after the last."
     )
     with pytest.raises(InvalidValue) as foreign:
-        store.add_summary(
+        store.summaries.add_summary(
             conversation.id,
             first_message_id=mine,
             last_message_id=theirs,
@@ -107,22 +107,22 @@ def test_summaries_are_checked(store: Store, say: Say) -> None:
             **common,
         )
     assert str(foreign.value) == f"Message {theirs} is not in conversation {conversation.id}."
-    summary = store.add_summary(
+    summary = store.summaries.add_summary(
         other.id, first_message_id=theirs, last_message_id=theirs, strategy="semantic", **common
     )
     with pytest.raises(InvalidValue):
-        store.activate_summary(conversation.id, summary.id)
+        store.summaries.activate_summary(conversation.id, summary.id)
     with pytest.raises(NotFound):
-        store.activate_summary(conversation.id, 999)
-    assert store.summaries(conversation.id) == []
+        store.summaries.activate_summary(conversation.id, 999)
+    assert store.summaries.summaries(conversation.id) == []
 
 
 def test_a_held_summary_waits_out_of_force_until_settled(store: Store, say: Say) -> None:
-    conversation = store.create_conversation().id
+    conversation = store.conversations.create_conversation().id
     ids = [say(conversation, "user", f"m{i}").id for i in range(4)]
 
     def add(text: str, last: int, **options: Any) -> SummaryVersion:
-        return store.add_summary(
+        return store.summaries.add_summary(
             conversation,
             text=text,
             first_message_id=ids[0],
@@ -135,24 +135,24 @@ def test_a_held_summary_waits_out_of_force_until_settled(store: Store, say: Say)
 
     in_force = add("m0 and m1", ids[1])
     held = add("nonsense", ids[2], waiting=True, faults=["repeats its own instructions"])
-    assert store.active_summary(conversation) == in_force
-    assert store.waiting_summary(conversation) == held and held.flagged
+    assert store.summaries.active_summary(conversation) == in_force
+    assert store.summaries.waiting_summary(conversation) == held and held.flagged
     # A newer one held replaces it: it folds the same turns and more.
     newer = add("nonsense again", ids[3], waiting=True)
-    assert [v.version for v in store.summaries(conversation)] == [1, 3]
-    assert store.waiting_summary(conversation) == newer
+    assert [v.version for v in store.summaries.summaries(conversation)] == [1, 3]
+    assert store.summaries.waiting_summary(conversation) == newer
     # Rejected: gone, never having been in force.
-    assert store.settle_waiting(newer.id, accepted=False) is None
-    assert store.waiting_summary(conversation) is None
-    assert store.active_summary(conversation) == in_force
+    assert store.summaries.settle_waiting(newer.id, accepted=False) is None
+    assert store.summaries.waiting_summary(conversation) is None
+    assert store.summaries.active_summary(conversation) == in_force
     # Accepted: in force, reviewed.
     again = add("m0 to m2", ids[2], waiting=True, faults=["invents “200”"])
-    accepted = store.settle_waiting(again.id, accepted=True)
+    accepted = store.summaries.settle_waiting(again.id, accepted=True)
     assert accepted is not None and not accepted.waiting and accepted.reviewed
-    assert store.active_summary(conversation) == accepted
+    assert store.summaries.active_summary(conversation) == accepted
     with pytest.raises(InvalidValue):
-        store.settle_waiting(accepted.id, accepted=True)
+        store.summaries.settle_waiting(accepted.id, accepted=True)
     # One put in force by hand makes a held one stale: it goes.
     stale = add("held", ids[3], waiting=True)
     add("by hand", ids[3])
-    assert stale.id not in [v.id for v in store.summaries(conversation)]
+    assert stale.id not in [v.id for v in store.summaries.summaries(conversation)]

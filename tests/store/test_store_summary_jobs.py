@@ -16,41 +16,43 @@ Say = Callable[[int, str, str], StoredMessage]
 
 
 def test_one_job_per_conversation_at_a_time(store: Store) -> None:
-    first = store.create_conversation("a").id
-    other = store.create_conversation("b").id
-    job = store.start_summary_job(first, JobKind.FOLD, first_message_id=3, last_message_id=9)
+    first = store.conversations.create_conversation("a").id
+    other = store.conversations.create_conversation("b").id
+    job = store.summary_jobs.start_summary_job(
+        first, JobKind.FOLD, first_message_id=3, last_message_id=9
+    )
     assert job.running and job.here and (job.step, job.steps) == (0, 1)
     with pytest.raises(SummaryBusy) as busy:
-        store.start_summary_job(first, JobKind.REBUILD)
+        store.summary_jobs.start_summary_job(first, JobKind.REBUILD)
     assert busy.value.job == job
     assert str(busy.value).startswith(
         "This conversation is already being summarized: this process is summarizing "
         "messages 3-9, for "
     )
-    assert store.start_summary_job(other, JobKind.FOLD).running  # another conversation
-    moved = store.advance_summary_job(job, 2, 3)
-    assert store.summary_job(first) == moved and (moved.step, moved.steps) == (2, 3)
-    store.end_summary_job(moved)
-    assert store.summary_job(first) is None
-    assert [j.conversation_id for j in store.summary_jobs()] == [other]
+    assert store.summary_jobs.start_summary_job(other, JobKind.FOLD).running  # another conversation
+    moved = store.summary_jobs.advance_summary_job(job, 2, 3)
+    assert store.summary_jobs.summary_job(first) == moved and (moved.step, moved.steps) == (2, 3)
+    store.summary_jobs.end_summary_job(moved)
+    assert store.summary_jobs.summary_job(first) is None
+    assert [j.conversation_id for j in store.summary_jobs.summary_jobs()] == [other]
 
 
 def test_a_failed_job_is_kept_until_the_next_one(store: Store) -> None:
-    conversation = store.create_conversation("a").id
-    job = store.start_summary_job(conversation, JobKind.FOLD)
-    store.end_summary_job(job, "Summarization failed: the server is down. Retry.")
-    failed = store.summary_job(conversation)
+    conversation = store.conversations.create_conversation("a").id
+    job = store.summary_jobs.start_summary_job(conversation, JobKind.FOLD)
+    store.summary_jobs.end_summary_job(job, "Summarization failed: the server is down. Retry.")
+    failed = store.summary_jobs.summary_job(conversation)
     assert failed is not None and failed.failed and not failed.running
     run = failed.run()
     assert run is not None and run.failure == "the server is down"
-    assert store.summary_jobs() == []
-    assert store.start_summary_job(conversation, JobKind.FOLD).running
+    assert store.summary_jobs.summary_jobs() == []
+    assert store.summary_jobs.start_summary_job(conversation, JobKind.FOLD).running
 
 
 def test_a_version_made_from_one_no_longer_in_force_is_refused(store: Store, say: Say) -> None:
-    conversation = store.create_conversation().id
+    conversation = store.conversations.create_conversation().id
     ids = [say(conversation, "user", f"m{i}").id for i in range(4)]
-    first = store.add_summary(
+    first = store.summaries.add_summary(
         conversation,
         text="one",
         first_message_id=ids[0],
@@ -61,7 +63,7 @@ def test_a_version_made_from_one_no_longer_in_force_is_refused(store: Store, say
         in_force=None,
     )
     with pytest.raises(SummaryChanged):
-        store.add_summary(
+        store.summaries.add_summary(
             conversation,
             text="also one",
             first_message_id=ids[0],
@@ -71,7 +73,7 @@ def test_a_version_made_from_one_no_longer_in_force_is_refused(store: Store, say
             tokens=2,
             in_force=None,
         )
-    second = store.add_summary(
+    second = store.summaries.add_summary(
         conversation,
         text="two",
         first_message_id=ids[0],
@@ -83,9 +85,9 @@ def test_a_version_made_from_one_no_longer_in_force_is_refused(store: Store, say
         lost=[LostDetail("m2", DetailKind.IDENTIFIER, ids[2], "m2")],
         in_force=first.id,
     )
-    assert [v.text for v in store.summaries(conversation)] == ["one", "two"]
+    assert [v.text for v in store.summaries.summaries(conversation)] == ["one", "two"]
     assert second.cut and second.flagged
-    reviewed = store.mark_summary_reviewed(second.id)
+    reviewed = store.summaries.mark_summary_reviewed(second.id)
     assert reviewed.reviewed and not reviewed.flagged and reviewed.lost == second.lost
 
 
@@ -109,13 +111,13 @@ def test_a_database_from_before_loss_reports_is_upgraded(
         )
     monkeypatch.undo()
     with Store.open(db_path) as store:
-        (version,) = store.summaries(1)
+        (version,) = store.summaries.summaries(1)
         assert (version.text, version.cut, version.lost, version.reviewed) == (
             "kept",
             False,
             (),
             False,
         )
-        assert store.start_summary_job(1, JobKind.FOLD).running
+        assert store.summary_jobs.start_summary_job(1, JobKind.FOLD).running
         with store.reading() as conn:
             assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION

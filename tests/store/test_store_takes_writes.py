@@ -18,11 +18,11 @@ def test_false_only_while_another_connection_holds_the_write_lock(store: Store) 
 
 
 def test_asking_inside_a_transaction_of_its_own_keeps_it(store: Store) -> None:
-    conversation = store.create_conversation("kept")
+    conversation = store.conversations.create_conversation("kept")
     with store.transaction():
         assert store.takes_writes()
-        store.rename_conversation(conversation.id, "renamed")
-    assert store.get_conversation(conversation.id).title == "renamed"
+        store.conversations.rename_conversation(conversation.id, "renamed")
+    assert store.conversations.get_conversation(conversation.id).title == "renamed"
 
 
 def test_writes_still_wait_their_full_time_after_asking(store: Store) -> None:
@@ -30,5 +30,5 @@ def test_writes_still_wait_their_full_time_after_asking(store: Store) -> None:
         assert not store.takes_writes()
     with store.reading() as conn:
         assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == BUSY_TIMEOUT_MS
-    conversation = store.create_conversation("after")
-    assert store.get_conversation(conversation.id).title == "after"
+    conversation = store.conversations.create_conversation("after")
+    assert store.conversations.get_conversation(conversation.id).title == "after"

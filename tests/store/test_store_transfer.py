@@ -71,16 +71,18 @@ def canonical(export: dict[str, Any]) -> dict[str, Any]:
 def build_conversation(store: Store) -> int:
     """A conversation using every field: statuses, reasoning, usage, branches, summaries,
     plans that refer to messages and memory, scoped and global memory."""
-    store.create_conversation("unrelated")  # so ids differ from a fresh database's
-    conversation = store.create_conversation("Планы: SQLite", model="gpt-4o", profile="local")
-    store.add_memory("constraint", "Standard library only.", pinned=True, tags=["tech"])
-    store.add_memory("preference", "Short answers", key="style", importance=3)
+    store.conversations.create_conversation("unrelated")  # so ids differ from a fresh database's
+    conversation = store.conversations.create_conversation(
+        "Планы: SQLite", model="gpt-4o", profile="local"
+    )
+    store.memory.add_memory("constraint", "Standard library only.", pinned=True, tags=["tech"])
+    store.memory.add_memory("preference", "Short answers", key="style", importance=3)
     ids: list[int] = []
     for index in range(12):
         role = "user" if index % 2 == 0 else "assistant"
         text = f"Сообщение {index}: " + "text with `code` " * (index % 5)
         ids.append(
-            store.add_message(
+            store.messages.add_message(
                 conversation.id,
                 role,
                 text,
@@ -91,7 +93,7 @@ def build_conversation(store: Store) -> int:
                 parent_id=ids[-1] if ids else None,
             ).id
         )
-    store.add_memory(
+    store.memory.add_memory(
         "fact",
         "Chose WAL mode.",
         conversation_id=conversation.id,
@@ -99,7 +101,7 @@ def build_conversation(store: Store) -> int:
         enabled=False,
         importance=9,
     )
-    store.add_summary(
+    store.summaries.add_summary(
         conversation.id,
         text="v1 text",
         first_message_id=ids[0],
@@ -108,7 +110,7 @@ def build_conversation(store: Store) -> int:
         model="gpt-4o-mini",
         tokens=7,
     )
-    second = store.add_summary(
+    second = store.summaries.add_summary(
         conversation.id,
         text="v2 text",
         first_message_id=ids[0],
@@ -121,26 +123,30 @@ def build_conversation(store: Store) -> int:
         cut=True,
         lost=[LostDetail("8771", DetailKind.NUMBER, ids[4], "Use port 8771.")],
     )
-    store.mark_summary_reviewed(second.id)
-    store.activate_summary(conversation.id, store.summaries(conversation.id)[0].id)
+    store.summaries.mark_summary_reviewed(second.id)
+    store.summaries.activate_summary(
+        conversation.id, store.summaries.summaries(conversation.id)[0].id
+    )
     for status, error in ((MessageStatus.INTERRUPTED, None), (MessageStatus.FAILED, "HTTP 500")):
-        history = store.history(conversation.id, "o200k_base")
+        history = store.messages.history(conversation.id, "o200k_base")
         plan = assemble_context(
             budget=Budget(600, 100),
             counter=EstimateCounter(),
             mode=Mode.PERSONALIZATION,
             system_prompt="Be brief.",
-            memory=store.list_memory(conversation_id=conversation.id),
+            memory=store.memory.list_memory(conversation_id=conversation.id),
             summary=second.state(),
             history=history,
             new_input=None,
             conversation_id=conversation.id,
             options=AssemblyOptions(min_recent=2),
         )
-        reply = store.start_reply(conversation.id, model="gpt-4o", estimated_prompt_tokens=321)
-        store.save_plan(reply.id, plan)
-        store.save_partial(reply.id, "partial", "reasoning so far")
-        store.finish_reply(
+        reply = store.replies.start_reply(
+            conversation.id, model="gpt-4o", estimated_prompt_tokens=321
+        )
+        store.plans.save_plan(reply.id, plan)
+        store.replies.save_partial(reply.id, "partial", "reasoning so far")
+        store.replies.finish_reply(
             reply.id,
             ReplyEnding(
                 content="partial answer" if error is None else "",
@@ -162,7 +168,7 @@ def build_conversation(store: Store) -> int:
 
 def test_export_holds_everything_as_json_ready_data(store: Store) -> None:
     conversation_id = build_conversation(store)
-    export = store.export_conversation(conversation_id)
+    export = store.transfer.export_conversation(conversation_id)
     assert json.loads(json.dumps(export)) == export
     assert (export["format"], export["version"]) == ("ctxchat-conversation", 1)
     assert export["conversation"]["title"] == "Планы: SQLite"
@@ -197,111 +203,113 @@ def test_export_holds_everything_as_json_ready_data(store: Store) -> None:
 
 
 def test_import_then_export_gives_the_same_conversation_under_new_ids(store: Store) -> None:
-    original = store.export_conversation(build_conversation(store))
-    imported_id = store.import_conversation(original)
-    again = store.export_conversation(imported_id)
+    original = store.transfer.export_conversation(build_conversation(store))
+    imported_id = store.transfer.import_conversation(original)
+    again = store.transfer.export_conversation(imported_id)
     assert again["conversation"]["id"] != original["conversation"]["id"]
     assert again["messages"][0]["id"] != original["messages"][0]["id"]
     assert canonical(again) == canonical(original)
     # Global memory already present is reused, not duplicated.
-    assert len(store.list_memory(include_all_scopes=True)) == 4
+    assert len(store.memory.list_memory(include_all_scopes=True)) == 4
     # The imported copy is a conversation like any other.
-    plan = store.load_plan(again["messages"][-1]["id"])
+    plan = store.plans.load_plan(again["messages"][-1]["id"])
     assert plan is not None and plan.to_dict() == again["plans"][-1]["plan"]
-    summary = store.active_summary(imported_id)
+    summary = store.summaries.active_summary(imported_id)
     assert summary is not None and summary.text == "v1 text"
-    second = store.summaries(imported_id)[1]
+    second = store.summaries.summaries(imported_id)[1]
     assert second.cut and second.reviewed and not second.flagged
     assert [i.message_id for i in second.lost] == [again["messages"][4]["id"]]
 
 
 def test_import_into_another_database_round_trips(store: Store, tmp_path: Path) -> None:
-    original = store.export_conversation(build_conversation(store))
+    original = store.transfer.export_conversation(build_conversation(store))
     with Store.open(tmp_path / "elsewhere.db") as other:
-        imported_id = other.import_conversation(json.loads(json.dumps(original)))
-        assert canonical(other.export_conversation(imported_id)) == canonical(original)
-        assert len(other.list_memory(include_all_scopes=True)) == 3
+        imported_id = other.transfer.import_conversation(json.loads(json.dumps(original)))
+        assert canonical(other.transfer.export_conversation(imported_id)) == canonical(original)
+        assert len(other.memory.list_memory(include_all_scopes=True)) == 3
 
 
 def test_an_entry_switched_off_in_the_conversation_stays_off_in_its_import(
     store: Store, tmp_path: Path
 ) -> None:
-    garden = store.create_conversation("Garden").id
-    other = store.create_conversation("Other").id
-    soil = store.add_memory("fact", "The soil is clay.")
-    sun = store.add_memory("fact", "The bed gets full sun.")
-    store.switch_memory(soil.id, garden, on=False)
-    store.switch_memory(sun.id, other, on=False)  # another conversation's: not carried
-    export = store.export_conversation(garden)
+    garden = store.conversations.create_conversation("Garden").id
+    other = store.conversations.create_conversation("Other").id
+    soil = store.memory.add_memory("fact", "The soil is clay.")
+    sun = store.memory.add_memory("fact", "The bed gets full sun.")
+    store.memory.switch_memory(soil.id, garden, on=False)
+    store.memory.switch_memory(sun.id, other, on=False)  # another conversation's: not carried
+    export = store.transfer.export_conversation(garden)
     assert [(e["text"], e["off_here"]) for e in export["global_memory"]] == [
         ("The soil is clay.", True),
         ("The bed gets full sun.", False),
     ]
     with Store.open(tmp_path / "elsewhere.db") as elsewhere:
-        imported = elsewhere.import_conversation(json.loads(json.dumps(export)))
-        assert [(e.text, e.off_in) for e in elsewhere.list_memory(conversation_id=imported)] == [
+        imported = elsewhere.transfer.import_conversation(json.loads(json.dumps(export)))
+        assert [
+            (e.text, e.off_in) for e in elsewhere.memory.list_memory(conversation_id=imported)
+        ] == [
             ("The soil is clay.", {imported}),
             ("The bed gets full sun.", frozenset()),
         ]
     # Into the same database: the entry is reused, off in the copy as in the original.
-    copy = store.import_conversation(export)
-    assert store.get_memory(soil.id).off_in == {garden, copy}
-    assert store.get_memory(sun.id).off_in == {other}
+    copy = store.transfer.import_conversation(export)
+    assert store.memory.get_memory(soil.id).off_in == {garden, copy}
+    assert store.memory.get_memory(sun.id).off_in == {other}
     # An export from before entries could be switched off imports with them on.
     for entry in export["global_memory"]:
         del entry["off_here"]
-    older = store.import_conversation(export)
-    assert older not in store.get_memory(soil.id).off_in
+    older = store.transfer.import_conversation(export)
+    assert older not in store.memory.get_memory(soil.id).off_in
 
 
 def test_a_conversations_project_and_its_entries_travel_with_it(
     store: Store, tmp_path: Path
 ) -> None:
-    project = store.create_project("Allotment").id
-    beds = store.create_conversation("Beds").id
-    store.move_to_project(beds, project)
-    store.add_memory("fact", "The soil is clay.", project_id=project)
-    store.add_memory("fact", "Lives in Porto.")
-    export = json.loads(json.dumps(store.export_conversation(beds)))
+    project = store.projects.create_project("Allotment").id
+    beds = store.conversations.create_conversation("Beds").id
+    store.projects.move_to_project(beds, project)
+    store.memory.add_memory("fact", "The soil is clay.", project_id=project)
+    store.memory.add_memory("fact", "Lives in Porto.")
+    export = json.loads(json.dumps(store.transfer.export_conversation(beds)))
     assert export["conversation"]["project"] == "Allotment"
     assert [e["text"] for e in export["project_memory"]] == ["The soil is clay."]
     assert [e["text"] for e in export["global_memory"]] == ["Lives in Porto."]
     with Store.open(tmp_path / "elsewhere.db") as elsewhere:
-        imported = elsewhere.import_conversation(export)
-        assert [(p.name, p.conversations, p.entries) for p in elsewhere.projects()] == [
+        imported = elsewhere.transfer.import_conversation(export)
+        assert [(p.name, p.conversations, p.entries) for p in elsewhere.projects.projects()] == [
             ("Allotment", 1, 1)
         ]
         assert [
-            (e.text, e.scope_words) for e in elsewhere.list_memory(conversation_id=imported)
+            (e.text, e.scope_words) for e in elsewhere.memory.list_memory(conversation_id=imported)
         ] == [
             ("Lives in Porto.", "global"),
             ("The soil is clay.", "project Allotment"),
         ]
     # Into the same database: the project and its entry are reused, not doubled.
-    copy = store.import_conversation(export)
-    assert store.conversation_project(copy) == project
-    assert [(p.conversations, p.entries) for p in store.projects()] == [(2, 1)]
+    copy = store.transfer.import_conversation(export)
+    assert store.projects.conversation_project(copy) == project
+    assert [(p.conversations, p.entries) for p in store.projects.projects()] == [(2, 1)]
     # An export from before projects imports into none.
     del export["conversation"]["project"], export["project_memory"]
-    assert store.conversation_project(store.import_conversation(export)) is None
+    assert store.projects.conversation_project(store.transfer.import_conversation(export)) is None
 
 
 def test_import_refuses_what_it_cannot_read(store: Store) -> None:
     with pytest.raises(StoreError) as wrong:
-        store.import_conversation({"format": "something else"})
+        store.transfer.import_conversation({"format": "something else"})
     assert str(wrong.value) == "This is not a ctxchat conversation export."
     with pytest.raises(StoreError) as newer:
-        store.import_conversation({"format": "ctxchat-conversation", "version": 2})
+        store.transfer.import_conversation({"format": "ctxchat-conversation", "version": 2})
     assert str(newer.value) == (
         "This export has format version 2; this ctxchat reads up to 1. "
         "Upgrade ctxchat to import it."
     )
-    export = store.export_conversation(build_conversation(store))
-    before = store.list_conversations()
+    export = store.transfer.export_conversation(build_conversation(store))
+    before = store.conversations.list_conversations()
     broken = json.loads(json.dumps(export))
     del broken["messages"][3]["content"]
     with pytest.raises(StoreError) as damaged:
-        store.import_conversation(broken)
+        store.transfer.import_conversation(broken)
     assert str(damaged.value) == (
         "The export does not match ctxchat's format, so nothing was imported: "
         "messages[3].content: missing."
@@ -309,9 +317,9 @@ def test_import_refuses_what_it_cannot_read(store: Store) -> None:
     bad_status = json.loads(json.dumps(export))
     bad_status["messages"][0]["status"] = "exploded"
     with pytest.raises(StoreError):
-        store.import_conversation(bad_status)
+        store.transfer.import_conversation(bad_status)
     # Nothing half-imported was left behind.
-    assert store.list_conversations() == before
+    assert store.conversations.list_conversations() == before
 
 
 @pytest.mark.parametrize(
@@ -338,24 +346,30 @@ def test_import_refuses_what_it_cannot_read(store: Store) -> None:
 def test_an_export_with_wrong_values_imports_nothing_and_names_them(
     store: Store, where: tuple[Any, ...], value: Any, problem: str
 ) -> None:
-    export = json.loads(json.dumps(store.export_conversation(build_conversation(store))))
-    before = (store.list_conversations(), store.list_memory(include_all_scopes=True))
+    export = json.loads(json.dumps(store.transfer.export_conversation(build_conversation(store))))
+    before = (
+        store.conversations.list_conversations(),
+        store.memory.list_memory(include_all_scopes=True),
+    )
     target = export
     for key in where[:-1]:
         target = target[key]
     target[where[-1]] = value
     with pytest.raises(StoreError) as caught:
-        store.import_conversation(export)
+        store.transfer.import_conversation(export)
     assert f"nothing was imported: {problem}" in str(caught.value)
     assert "\n" not in str(caught.value)
-    assert (store.list_conversations(), store.list_memory(include_all_scopes=True)) == before
+    assert (
+        store.conversations.list_conversations(),
+        store.memory.list_memory(include_all_scopes=True),
+    ) == before
 
 
 def test_markdown_export(store: Store, say: Say) -> None:
-    conversation = store.create_conversation("Weekend", model="gpt-4o")
+    conversation = store.conversations.create_conversation("Weekend", model="gpt-4o")
     question = say(conversation.id, "user", "Plan a hike?")
-    cut = store.start_reply(conversation.id, model="gpt-4o")
-    store.finish_reply(
+    cut = store.replies.start_reply(conversation.id, model="gpt-4o")
+    store.replies.finish_reply(
         cut.id,
         ReplyEnding(
             content="Start early and",
@@ -365,12 +379,12 @@ def test_markdown_export(store: Store, say: Say) -> None:
             encoding="o200k_base",
         ),
     )
-    failed = store.start_reply(conversation.id, model="gpt-4o")
-    store.finish_reply(
+    failed = store.replies.start_reply(conversation.id, model="gpt-4o")
+    store.replies.finish_reply(
         failed.id,
         failed_with("Connection reset"),
     )
-    store.add_summary(
+    store.summaries.add_summary(
         conversation.id,
         text="They plan a hike.",
         first_message_id=question.id,
@@ -381,7 +395,7 @@ def test_markdown_export(store: Store, say: Say) -> None:
         edited=True,
         note="shortened",
     )
-    markdown = conversation_markdown(store.export_conversation(conversation.id))
+    markdown = conversation_markdown(store.transfer.export_conversation(conversation.id))
     assert markdown == (
         "# Weekend\n"
         "\n"
@@ -416,14 +430,14 @@ def test_markdown_export(store: Store, say: Say) -> None:
 def test_a_messages_own_headings_sit_under_its_role_in_markdown(store: Store, say: Say) -> None:
     """A reply's `## Step 1` would read as a turn of its own beside `## Assistant`: its
     headings go two levels deeper; code blocks and their `#` lines stay as written."""
-    conversation = store.create_conversation("Setup", model="gpt-4o")
+    conversation = store.conversations.create_conversation("Setup", model="gpt-4o")
     say(conversation.id, "user", "How?")
     say(
         conversation.id,
         "assistant",
         "## Step 1\nInstall.\n```sh\n# as root\n## still code\n```\nStep 2\n------\nRun it.",
     )
-    markdown = conversation_markdown(store.export_conversation(conversation.id))
+    markdown = conversation_markdown(store.transfer.export_conversation(conversation.id))
     headings = [line for line in markdown.splitlines() if line.startswith("#")]
     assert headings == [
         "# Setup",
@@ -440,9 +454,9 @@ def test_a_messages_own_headings_sit_under_its_role_in_markdown(store: Store, sa
 def test_a_summarys_own_headings_sit_under_its_version_in_markdown(store: Store, say: Say) -> None:
     """A summary written with `## Decisions` would read as a section beside `## Summary
     versions`: its headings go below its `### v1` line."""
-    conversation = store.create_conversation("Setup", model="gpt-4o")
+    conversation = store.conversations.create_conversation("Setup", model="gpt-4o")
     first = say(conversation.id, "user", "How?")
-    store.add_summary(
+    store.summaries.add_summary(
         conversation.id,
         text="# Goal\nA hike.\n## Decisions\nStart early.",
         first_message_id=first.id,
@@ -451,7 +465,7 @@ def test_a_summarys_own_headings_sit_under_its_version_in_markdown(store: Store,
         model=None,
         tokens=10,
     )
-    markdown = conversation_markdown(store.export_conversation(conversation.id))
+    markdown = conversation_markdown(store.transfer.export_conversation(conversation.id))
     headings = [line for line in markdown.splitlines() if line.startswith("#")]
     assert headings == [
         "# Setup",
@@ -464,29 +478,29 @@ def test_a_summarys_own_headings_sit_under_its_version_in_markdown(store: Store,
 
 
 def test_an_export_from_before_error_details_imports(store: Store) -> None:
-    original = store.export_conversation(build_conversation(store))
+    original = store.transfer.export_conversation(build_conversation(store))
     for message in original["messages"]:
         del message["error_detail"]
-    imported = store.messages(store.import_conversation(original))
+    imported = store.messages.messages(store.transfer.import_conversation(original))
     assert imported[-1].error == "HTTP 500"
     assert all(m.error_detail is None for m in imported)
 
 
 def test_an_export_from_before_loss_reports_imports(store: Store) -> None:
-    original = store.export_conversation(build_conversation(store))
+    original = store.transfer.export_conversation(build_conversation(store))
     for summary in original["summaries"]:
         for name in ("cut", "lost", "reviewed", "faults", "waiting"):
             del summary[name]
-    imported = store.summaries(store.import_conversation(original))
+    imported = store.summaries.summaries(store.transfer.import_conversation(original))
     assert [(s.cut, s.lost, s.reviewed) for s in imported] == [(False, (), False)] * 2
     assert [(s.faults, s.waiting) for s in imported] == [((), False)] * 2
 
 
 def test_a_summary_held_for_review_travels_held(store: Store, say: Say) -> None:
-    conversation = store.create_conversation("Held").id
+    conversation = store.conversations.create_conversation("Held").id
     first = say(conversation, "user", "Ship on Mondays.")
     last = say(conversation, "assistant", "Noted.")
-    store.add_summary(
+    store.summaries.add_summary(
         conversation,
         text="Write the summary.",
         first_message_id=first.id,
@@ -497,8 +511,8 @@ def test_a_summary_held_for_review_travels_held(store: Store, say: Say) -> None:
         faults=["repeats its own instructions (“Write the summary.”)"],
         waiting=True,
     )
-    moved = store.import_conversation(store.export_conversation(conversation))
-    (held,) = store.summaries(moved)
+    moved = store.transfer.import_conversation(store.transfer.export_conversation(conversation))
+    (held,) = store.summaries.summaries(moved)
     assert held.waiting and held.faults == ("repeats its own instructions (“Write the summary.”)",)
-    assert store.active_summary(moved) is None
-    assert store.waiting_summary(moved) == held
+    assert store.summaries.active_summary(moved) is None
+    assert store.summaries.waiting_summary(moved) == held

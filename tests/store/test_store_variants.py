@@ -42,7 +42,7 @@ def history_of(store: Store, conversation_id: int, texts: list[str]) -> list[His
     history = []
     for index, text in enumerate(texts):
         role = "user" if index % 2 == 0 else "assistant"
-        message = store.add_message(
+        message = store.messages.add_message(
             conversation_id, role, text, tokens=len(text) // 4 + 4, exact=False, encoding="e"
         )
         history.append(HistoryMessage(message.id, role, text, message.tokens))
@@ -70,11 +70,11 @@ def rich_plan(history: list[HistoryMessage], conversation_id: int) -> ContextPla
 
 def reply_with_plan(store: Store, say: Say) -> tuple[int, int]:
     """A conversation whose last message is a reply with a stored plan."""
-    conversation = store.create_conversation("c").id
+    conversation = store.conversations.create_conversation("c").id
     history = history_of(store, conversation, ["one", "two", "three", "four"])
-    reply = store.start_reply(conversation, model="gpt-4o", estimated_prompt_tokens=50)
-    store.save_plan(reply.id, rich_plan(history, conversation))
-    store.finish_reply(
+    reply = store.replies.start_reply(conversation, model="gpt-4o", estimated_prompt_tokens=50)
+    store.plans.save_plan(reply.id, rich_plan(history, conversation))
+    store.replies.finish_reply(
         reply.id,
         ReplyEnding(
             content="The original answer.",
@@ -89,12 +89,14 @@ def reply_with_plan(store: Store, say: Say) -> tuple[int, int]:
 
 
 def a_variant(store: Store, reply_id: int, text: str = "A changed answer.") -> int:
-    plan = store.load_plan(reply_id)
+    plan = store.plans.load_plan(reply_id)
     assert plan is not None
     changed = dataclasses.replace(plan, mode="personalization", tokens=plan.tokens - 7)
-    variant = store.start_variant(reply_id, change="without memory", model="other", plan=changed)
+    variant = store.variants.start_variant(
+        reply_id, change="without memory", model="other", plan=changed
+    )
     assert variant.status is MessageStatus.STREAMING
-    store.finish_variant(
+    store.variants.finish_variant(
         variant.id,
         ReplyEnding(
             content=text,
@@ -111,10 +113,10 @@ def a_variant(store: Store, reply_id: int, text: str = "A changed answer.") -> i
 
 def test_a_variant_is_stored_beside_the_reply_which_stays_as_it_was(store: Store, say: Say) -> None:
     conversation, reply_id = reply_with_plan(store, say)
-    before = store.load_plan(reply_id)
+    before = store.plans.load_plan(reply_id)
     variant_id = a_variant(store, reply_id)
 
-    (variant,) = store.variants(reply_id)
+    (variant,) = store.variants.variants(reply_id)
     assert (variant.id, variant.change, variant.content, variant.model) == (
         variant_id,
         "without memory",
@@ -123,59 +125,59 @@ def test_a_variant_is_stored_beside_the_reply_which_stays_as_it_was(store: Store
     )
     assert (variant.prompt_tokens, variant.completion_tokens, variant.tokens) == (44, 3, 6)
     assert variant.estimated_prompt_tokens == before.tokens - 7  # type: ignore[union-attr]
-    plan = store.load_variant_plan(variant_id)
+    plan = store.variants.load_variant_plan(variant_id)
     assert plan is not None and plan.mode == "personalization"
     # The reply and the conversation are untouched: a variant never replaces the reply.
-    assert store.messages(conversation)[-1].content == "The original answer."
-    assert store.load_plan(reply_id) == before
+    assert store.messages.messages(conversation)[-1].content == "The original answer."
+    assert store.plans.load_plan(reply_id) == before
 
 
 def test_keeping_a_variant_trades_places_and_keeping_again_brings_the_original_back(
     store: Store, say: Say
 ) -> None:
     conversation, reply_id = reply_with_plan(store, say)
-    original_plan = store.load_plan(reply_id)
+    original_plan = store.plans.load_plan(reply_id)
     variant_id = a_variant(store, reply_id)
-    variant_plan = store.load_variant_plan(variant_id)
+    variant_plan = store.variants.load_variant_plan(variant_id)
 
-    kept = store.keep_variant(variant_id)
+    kept = store.variants.keep_variant(variant_id)
     assert (kept.id, kept.content, kept.model, kept.prompt_tokens) == (
         reply_id,
         "A changed answer.",
         "other",
         44,
     )
-    assert store.messages(conversation)[-1].content == "A changed answer."
-    assert store.load_plan(reply_id) == variant_plan
-    (former,) = store.variants(reply_id)
+    assert store.messages.messages(conversation)[-1].content == "A changed answer."
+    assert store.plans.load_plan(reply_id) == variant_plan
+    (former,) = store.variants.variants(reply_id)
     assert former.content == "The original answer."
     assert former.change == f"the reply before variant {variant_id} was kept (without memory)"
-    assert store.load_variant_plan(variant_id) == original_plan
+    assert store.variants.load_variant_plan(variant_id) == original_plan
 
-    store.keep_variant(variant_id)
-    assert store.messages(conversation)[-1].content == "The original answer."
-    assert store.load_plan(reply_id) == original_plan
+    store.variants.keep_variant(variant_id)
+    assert store.messages.messages(conversation)[-1].content == "The original answer."
+    assert store.plans.load_plan(reply_id) == original_plan
 
 
 def test_a_streaming_variant_cannot_be_kept_and_unknown_ones_are_named(
     store: Store, say: Say
 ) -> None:
     _conversation, reply_id = reply_with_plan(store, say)
-    plan = store.load_plan(reply_id)
+    plan = store.plans.load_plan(reply_id)
     assert plan is not None
-    streaming = store.start_variant(reply_id, change="replay", model=None, plan=plan)
+    streaming = store.variants.start_variant(reply_id, change="replay", model=None, plan=plan)
     with pytest.raises(StoreError, match="still streaming"):
-        store.keep_variant(streaming.id)
+        store.variants.keep_variant(streaming.id)
     with pytest.raises(NotFound):
-        store.keep_variant(999)
+        store.variants.keep_variant(999)
     with pytest.raises(StoreError, match="not a reply"):
-        store.start_variant(reply_id - 4, change="x", model=None, plan=plan)
+        store.variants.start_variant(reply_id - 4, change="x", model=None, plan=plan)
 
 
 def test_variants_go_with_their_reply(store: Store, say: Say) -> None:
     conversation, reply_id = reply_with_plan(store, say)
     a_variant(store, reply_id)
-    store.delete_messages_after(conversation, reply_id - 1)
+    store.messages.delete_messages_after(conversation, reply_id - 1)
     with store.reading() as conn:
         assert conn.execute("SELECT count(*) FROM reply_variants").fetchone()[0] == 0
 
@@ -185,35 +187,35 @@ def test_variants_survive_export_and_import_with_their_plans_renumbered(
 ) -> None:
     conversation, reply_id = reply_with_plan(store, say)
     variant_id = a_variant(store, reply_id)
-    export = json.loads(json.dumps(store.export_conversation(conversation)))
+    export = json.loads(json.dumps(store.transfer.export_conversation(conversation)))
 
     with Store.open(tmp_path / "other.db") as other:
-        unrelated = other.create_conversation("first").id
+        unrelated = other.conversations.create_conversation("first").id
         for _ in range(3):
-            other.add_message(unrelated, "user", "x", tokens=1, exact=True, encoding="x")
-        imported = other.import_conversation(export)
-        new_reply = other.messages(imported)[-1]
-        (variant,) = other.variants(new_reply.id)
-        original = store.get_variant(variant_id)
+            other.messages.add_message(unrelated, "user", "x", tokens=1, exact=True, encoding="x")
+        imported = other.transfer.import_conversation(export)
+        new_reply = other.messages.messages(imported)[-1]
+        (variant,) = other.variants.variants(new_reply.id)
+        original = store.variants.get_variant(variant_id)
         assert (variant.content, variant.change, variant.prompt_tokens, variant.model) == (
             original.content,
             original.change,
             original.prompt_tokens,
             original.model,
         )
-        plan = other.load_variant_plan(variant.id)
+        plan = other.variants.load_variant_plan(variant.id)
         assert plan is not None
         working = [m.ref for m in plan.messages if m.ref.startswith("message:")]
-        new_ids = {f"message:{m.id}" for m in other.messages(imported)}
+        new_ids = {f"message:{m.id}" for m in other.messages.messages(imported)}
         assert working and set(working) <= new_ids
 
 
 def test_an_export_from_before_variants_still_imports(store: Store, say: Say) -> None:
     conversation, _reply_id = reply_with_plan(store, say)
-    export = store.export_conversation(conversation)
+    export = store.transfer.export_conversation(conversation)
     del export["variants"]
-    imported = store.import_conversation(export)
-    assert store.variants(store.messages(imported)[-1].id) == []
+    imported = store.transfer.import_conversation(export)
+    assert store.variants.variants(store.messages.messages(imported)[-1].id) == []
 
 
 def test_a_database_from_before_variants_is_upgraded(
@@ -222,7 +224,7 @@ def test_a_database_from_before_variants_is_upgraded(
     monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:8])
     monkeypatch.setattr(schema, "SCHEMA_VERSION", 8)
     with Store.open(db_path) as old:
-        conversation = old.create_conversation("kept").id
+        conversation = old.conversations.create_conversation("kept").id
         insert_message(old, conversation, "user", "question")
         reply = insert_message(old, conversation, "assistant", "answer")
     monkeypatch.undo()
@@ -230,11 +232,11 @@ def test_a_database_from_before_variants_is_upgraded(
     with Store.open(db_path) as store:
         with store.reading() as conn:
             assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-        assert store.messages(conversation)[-1].content == "answer"
-        assert store.variants(reply) == []
+        assert store.messages.messages(conversation)[-1].content == "answer"
+        assert store.variants.variants(reply) == []
         plan = rich_plan([], conversation)
-        variant = store.start_variant(reply, change="replay", model="m", plan=plan)
-        assert store.load_variant_plan(variant.id) == plan
+        variant = store.variants.start_variant(reply, change="replay", model="m", plan=plan)
+        assert store.variants.load_variant_plan(variant.id) == plan
 
 
 def test_a_variant_a_dead_process_left_streaming_is_interrupted_on_open(
@@ -242,10 +244,10 @@ def test_a_variant_a_dead_process_left_streaming_is_interrupted_on_open(
 ) -> None:
     with Store.open(db_path) as store:
         _conversation, reply_id = reply_with_plan(store, say)
-        plan = store.load_plan(reply_id)
+        plan = store.plans.load_plan(reply_id)
         assert plan is not None
-        crashed = store.start_variant(reply_id, change="replay", model="m", plan=plan).id
-        live = store.start_variant(reply_id, change="replay", model="m", plan=plan).id
+        crashed = store.variants.start_variant(reply_id, change="replay", model="m", plan=plan).id
+        live = store.variants.start_variant(reply_id, change="replay", model="m", plan=plan).id
         child = subprocess.Popen([sys.executable, "-c", "pass"])
         child.wait()
         with store.transaction() as conn:
@@ -254,15 +256,15 @@ def test_a_variant_a_dead_process_left_streaming_is_interrupted_on_open(
                 (f"{socket.gethostname()}/{child.pid}", crashed),
             )
     with Store.open(db_path) as store:
-        assert store.get_variant(crashed).status is MessageStatus.INTERRUPTED
-        assert store.get_variant(live).status is MessageStatus.STREAMING  # this process
+        assert store.variants.get_variant(crashed).status is MessageStatus.INTERRUPTED
+        assert store.variants.get_variant(live).status is MessageStatus.STREAMING  # this process
         # A writer taken for dead by mistake still finishes its variant.
-        store.finish_variant(
+        store.variants.finish_variant(
             crashed, ReplyEnding(content="late", tokens=1, exact=False, encoding="e")
         )
-        assert store.get_variant(crashed).content == "late"
-        store.keep_variant(crashed)
-        assert store.get_message(reply_id).content == "late"
+        assert store.variants.get_variant(crashed).content == "late"
+        store.variants.keep_variant(crashed)
+        assert store.messages.get_message(reply_id).content == "late"
 
 
 def test_a_replaced_reply_becomes_a_variant_of_the_new_one_and_travels_with_it(
@@ -270,25 +272,27 @@ def test_a_replaced_reply_becomes_a_variant_of_the_new_one_and_travels_with_it(
 ) -> None:
     conversation, reply_id = reply_with_plan(store, say)
     a_variant(store, reply_id)
-    old = store.get_message(reply_id)
+    old = store.messages.get_message(reply_id)
     with store.transaction():
-        former = store.replies_after(conversation, reply_id - 1)
-        store.delete_messages_after(conversation, reply_id - 1)
-        new = store.start_reply(conversation, model="gpt-4o")
-        (kept,) = store.keep_former_replies(new.id, former)
+        former = store.variants.replies_after(conversation, reply_id - 1)
+        store.messages.delete_messages_after(conversation, reply_id - 1)
+        new = store.replies.start_reply(conversation, model="gpt-4o")
+        (kept,) = store.variants.keep_former_replies(new.id, former)
     assert (kept.change, kept.content, kept.prompt_tokens) == (
         REGENERATED,
         old.content,
         old.prompt_tokens,
     )
-    assert store.variants(new.id)[0].id == kept.id  # written first, listed first
-    assert len(store.variants(new.id)) == 2  # the old reply's own variant came along
+    assert store.variants.variants(new.id)[0].id == kept.id  # written first, listed first
+    assert len(store.variants.variants(new.id)) == 2  # the old reply's own variant came along
 
-    export = json.loads(json.dumps(store.export_conversation(conversation)))
-    imported = store.import_conversation(export)
-    copy = store.messages(imported)[-1]
-    assert [v.change for v in store.variants(copy.id)] == [v.change for v in store.variants(new.id)]
-    assert store.load_variant_plan(store.variants(copy.id)[-1].id) is not None
+    export = json.loads(json.dumps(store.transfer.export_conversation(conversation)))
+    imported = store.transfer.import_conversation(export)
+    copy = store.messages.messages(imported)[-1]
+    assert [v.change for v in store.variants.variants(copy.id)] == [
+        v.change for v in store.variants.variants(new.id)
+    ]
+    assert store.variants.load_variant_plan(store.variants.variants(copy.id)[-1].id) is not None
 
 
 @pytest.mark.parametrize(
@@ -304,18 +308,18 @@ def test_a_replaced_reply_is_labelled_by_what_replaced_it(
     store: Store, say: Say, ending: dict[str, Any], label: str
 ) -> None:
     """A retried reply that failed or stopped is not "the reply before it was regenerated"."""
-    conversation = store.create_conversation("c").id
+    conversation = store.conversations.create_conversation("c").id
     question = say(conversation, "user", "Question?")
-    reply = store.start_reply(conversation, model="gpt-4o")
-    store.finish_reply(
+    reply = store.replies.start_reply(conversation, model="gpt-4o")
+    store.replies.finish_reply(
         reply.id,
         ReplyEnding(
             content="Part of an answer", tokens=4, exact=True, encoding="o200k_base", **ending
         ),
     )
     with store.transaction():
-        former = store.replies_after(conversation, question.id)
-        store.delete_messages_after(conversation, question.id)
-        new = store.start_reply(conversation, model="gpt-4o")
-        (kept,) = store.keep_former_replies(new.id, former)
+        former = store.variants.replies_after(conversation, question.id)
+        store.messages.delete_messages_after(conversation, question.id)
+        new = store.replies.start_reply(conversation, model="gpt-4o")
+        (kept,) = store.variants.keep_former_replies(new.id, former)
     assert kept.change == label

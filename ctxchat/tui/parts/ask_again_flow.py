@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 def reply_to_ask_again(session: ChatSession, selected: int | None) -> int | None:
     """The selected message if it is a reply, else the conversation's newest reply."""
-    if selected is not None and session.store.get_message(selected).role == "assistant":
+    if selected is not None and session.store.messages.get_message(selected).role == "assistant":
         return selected
     replies = [m for m in session.history() if m.role == "assistant"]
     return replies[-1].id if replies else None
@@ -58,13 +58,13 @@ class AskAgainFlow(Flow):
         if session is None:
             return
         reply_id = reply_to_ask_again(session, selected)
-        plan = None if reply_id is None else session.store.load_plan(reply_id)
+        plan = None if reply_id is None else session.store.plans.load_plan(reply_id)
         if reply_id is None or plan is None:
             self.notify("There is no reply with a stored request to ask again.", markup=False)
             return
         # The model chosen for the conversation (F4) is the one it asks, unless changed
         # there: a change from the reply's own model, said so in the variant.
-        reply_model = session.store.get_message(reply_id).model or session.model
+        reply_model = session.store.messages.get_message(reply_id).model or session.model
         model = session.model if self._follows_choice(session) else reply_model
         profiles = [(p.name, p.base_url, p.model) for p in session.settings.profiles.values()]
         from ctxchat.tui.screens.ask_again import AskAgainDialog
@@ -84,7 +84,7 @@ class AskAgainFlow(Flow):
         """Whether `session` talks to a profile or model chosen for its conversation."""
         if session.conversation_id is None:
             return False
-        conversation = session.store.get_conversation(session.conversation_id)
+        conversation = session.store.conversations.get_conversation(session.conversation_id)
         return follows_choice(session.settings, conversation)
 
     def _asked(self, session: ChatSession, reply_id: int, change: Change | None) -> None:
@@ -148,7 +148,7 @@ class AskAgainFlow(Flow):
         if session is None:
             return
         reply_id = reply_to_ask_again(session, selected)
-        variants = [] if reply_id is None else session.store.variants(reply_id)
+        variants = [] if reply_id is None else session.store.variants.variants(reply_id)
         if reply_id is None or not variants:
             self.notify(
                 "This reply has no variants: F8 asks it again with a change, regenerating "
@@ -172,7 +172,7 @@ class AskAgainFlow(Flow):
             self._kept(session, VariantKept(session.keep_variant(choice.variant_id)))
             return
         store = session.store
-        variant = store.get_variant(choice.variant_id)
+        variant = store.variants.get_variant(choice.variant_id)
         stored = (stored_comparison(store, variant), variant)
         self.app.push_screen(
             VariantComparison(session, stored=stored),

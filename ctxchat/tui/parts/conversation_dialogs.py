@@ -100,7 +100,7 @@ class ConversationDialogs(Flow):
                 origin_label(c.origin),
                 c.project or "",
             )
-            for c in store.list_conversations()
+            for c in store.conversations.list_conversations()
             if only is None or c.id in only
         ]
 
@@ -111,7 +111,7 @@ class ConversationDialogs(Flow):
         from ctxchat.tui.screens.conversations import ConversationSwitcher
 
         def find_messages(query: str) -> dict[int, MessageHitView]:
-            found = store.find_conversations(query)
+            found = store.search.find_conversations(query)
             return {c: MessageHitView(h.message_id, h.content, h.count) for c, h in found.items()}
 
         switcher = ConversationSwitcher(
@@ -137,7 +137,10 @@ class ConversationDialogs(Flow):
             session.delete_conversation(target, with_memory=result.with_memory)
             self.notify(deletion.done(with_memory=result.with_memory), markup=False)
             if target == session.conversation_id:
-                latest = session.store.latest_conversation() or session.create_conversation()
+                latest = (
+                    session.store.conversations.latest_conversation()
+                    or session.create_conversation()
+                )
                 self.post_up(lambda: self.OpenRequested(latest.id))
             else:
                 self.post_up(lambda: self.Deleted(session))
@@ -151,7 +154,7 @@ class ConversationDialogs(Flow):
         session = self.session
         if session is None or session.conversation_id is None:
             return
-        conversation = session.store.get_conversation(session.conversation)
+        conversation = session.store.conversations.get_conversation(session.conversation)
 
         def renamed(title: str | None) -> None:
             if title:
@@ -183,7 +186,9 @@ class ConversationDialogs(Flow):
 
         from ctxchat.tui.screens.project_dialog import ProjectDialog
 
-        self.app.push_screen(ProjectDialog(session.store.projects(), session.project_id()), chosen)
+        self.app.push_screen(
+            ProjectDialog(session.store.projects.projects(), session.project_id()), chosen
+        )
 
     def export_shown(self, export_format: str) -> None:
         """Export the conversation on screen (as Markdown, or "json")."""
@@ -200,7 +205,7 @@ class ConversationDialogs(Flow):
     ) -> None:
         """Ask the format and the folder (the data dir's `exports` unless the user types
         another), then export."""
-        title = session.store.get_conversation(conversation_id).name
+        title = session.store.conversations.get_conversation(conversation_id).name
 
         def chosen(choice: ExportChoice | None) -> None:
             if choice is not None:
@@ -216,8 +221,8 @@ class ConversationDialogs(Flow):
     ) -> Path | None:
         """Write the conversation into `folder`; say the full path (or why it failed)."""
         store = session.store
-        data = store.export_conversation(conversation_id)
-        title = store.get_conversation(conversation_id).name
+        data = store.transfer.export_conversation(conversation_id)
+        title = store.conversations.get_conversation(conversation_id).name
         stem = re.sub(r"[^\w.-]+", "-", title).strip("-")[:60] or "conversation"
         suffix = "md" if export_format == "markdown" else "json"
         path = folder.resolve() / f"{stem}-{conversation_id}.{suffix}"

@@ -44,7 +44,7 @@ def still_there(session: ChatSession, result: ExtractionResult) -> bool:
     if result.span is None:
         return True
     try:
-        messages = [session.store.get_message(m) for m in result.span]
+        messages = [session.store.messages.get_message(m) for m in result.span]
     except NotFound:
         return False
     return all(m.conversation_id == session.conversation_id for m in messages)

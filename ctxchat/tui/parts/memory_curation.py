@@ -194,7 +194,9 @@ class MemoryCuration(Part):
                 heading=heading,
                 note=note,
                 allow_conversation_scope=session.conversation_id is not None,
-                project=None if project is None else session.store.get_project(project).name,
+                project=None
+                if project is None
+                else session.store.projects.get_project(project).name,
             ),
             saved,
         )

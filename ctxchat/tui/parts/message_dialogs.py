@@ -57,7 +57,7 @@ class MessageDialogs(Part):
         can_retry: bool,
     ) -> None:
         """Why the reply failed or stopped: `error` as told this run, else as stored."""
-        message = session.store.get_message(message_id)
+        message = session.store.messages.get_message(message_id)
         if error is not None:
             text, action, detail = error.message, error.action, error.detail
             if error.kind is ErrorKind.UNKNOWN_MODEL and error.available_models:
@@ -81,11 +81,11 @@ class MessageDialogs(Part):
     def edit(self, session: ChatSession, message_id: int) -> None:
         """Edit one of the user's messages, then send it again (replacing or branching)."""
         store = session.store
-        message = store.get_message(message_id)
+        message = store.messages.get_message(message_id)
         if message.role != "user":
             self.notify("Only your own messages can be edited.", markup=False)
             return
-        later = store.count_messages(message.conversation_id, after=message.id)
+        later = store.messages.count_messages(message.conversation_id, after=message.id)
 
         def edited(result: EditResult | None) -> None:
             if result is not None:
@@ -141,7 +141,10 @@ class MessageDialogs(Part):
         session = self.session
         if session is None:
             return
-        if selected is not None and session.store.get_message(selected).role == "assistant":
+        if (
+            selected is not None
+            and session.store.messages.get_message(selected).role == "assistant"
+        ):
             self.inspect_reply(session, selected)
             return
         # Nothing typed yet: a placeholder stands for the message, so what is shown is a
@@ -164,7 +167,7 @@ class MessageDialogs(Part):
 
     def inspect_reply(self, session: ChatSession, message_id: int) -> None:
         """The request a past reply was produced from."""
-        plan = session.store.load_plan(message_id)
+        plan = session.store.plans.load_plan(message_id)
         if plan is None:
             self.notify("No request was stored for that message.", markup=False)
             return
@@ -172,11 +175,11 @@ class MessageDialogs(Part):
             body = plan.request["body"]
         else:
             # Stored before requests were kept with their plans: built again from the plan.
-            model = session.store.get_message(message_id).model or session.model
+            model = session.store.messages.get_message(message_id).model or session.model
             body = session.request_for(plan, model=model).body
         from ctxchat.tui.screens.planned_request import ReplyInspector
 
-        newest = session.store.count_messages(session.conversation, after=message_id) == 0
+        newest = session.store.messages.count_messages(session.conversation, after=message_id) == 0
         self.app.push_screen(
             ReplyInspector(
                 body,
@@ -218,7 +221,7 @@ def rendering(session: ChatSession) -> Render:
 
 def original_request(session: ChatSession, reply_id: int | None) -> Mapping[str, Any] | None:
     """The body reply `reply_id` was sent with (None: no reply, or no request stored)."""
-    plan = None if reply_id is None else session.store.load_plan(reply_id)
+    plan = None if reply_id is None else session.store.plans.load_plan(reply_id)
     if plan is None or plan.request is None:
         return None
     body = plan.request.get("body")

@@ -91,7 +91,7 @@ class SummaryFlow(Flow):
                 markup=False,
             )
             return
-        versions = session.store.summaries(session.conversation)
+        versions = session.store.summaries.summaries(session.conversation)
         next_version = (max(v.version for v in versions) + 1) if versions else 1
         previews = [
             MessageView(m.id, m.role, m.content, m.status, tokens=m.tokens) for m in fold.messages
@@ -135,7 +135,7 @@ class SummaryFlow(Flow):
 
     def _review_proposal(self, session: ChatSession, proposal: SummaryProposal) -> None:
         """The model's summary and what it lost, kept (as shown) or rejected by the user."""
-        versions = session.store.summaries(session.conversation)
+        versions = session.store.summaries.summaries(session.conversation)
         number = (max(v.version for v in versions) + 1) if versions else 1
         folded = proposal.folded
         headline = (
@@ -184,7 +184,12 @@ class SummaryFlow(Flow):
         """Review what a stored version lost: keeping it as it is marks it reviewed; an
         edited text is stored as a new version (reviewed too)."""
         version = next(
-            (v for v in session.store.summaries(session.conversation) if v.id == version_id), None
+            (
+                v
+                for v in session.store.summaries.summaries(session.conversation)
+                if v.id == version_id
+            ),
+            None,
         )
         if version is None:
             return
@@ -247,7 +252,7 @@ class SummaryFlow(Flow):
             return  # the turn after the summary being made offers this fold again
         if session.conversation_id in self._held:
             return
-        if session.store.waiting_summary(session.conversation) is not None:
+        if session.store.summaries.waiting_summary(session.conversation) is not None:
             return  # one waits for review: the plan says so, and another would fold the same
         fold = session.pending_fold()
         if fold is not None:
@@ -305,7 +310,7 @@ class SummaryFlow(Flow):
                 flagged=len(v.lost) + len(v.faults) if v.flagged else 0,
                 waiting=v.waiting,
             )
-            for v in session.store.summaries(session.conversation)
+            for v in session.store.summaries.summaries(session.conversation)
         ]
 
         def chosen(action: SummaryAction | None) -> None:
@@ -360,7 +365,7 @@ class SummaryFlow(Flow):
         session = self.session
         if session is None or job.conversation_id is None:
             return None
-        record = session.store.summary_job(job.conversation_id)
+        record = session.store.summary_jobs.summary_job(job.conversation_id)
         return steps(record) if record is not None and record.running and record.here else None
 
     def _cancel_key(self, session: ChatSession) -> str:

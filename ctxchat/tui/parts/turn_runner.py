@@ -117,7 +117,7 @@ class TurnDrawn:
 def called(store: Store, conversation_id: int) -> str:
     """A conversation as a notice names it: `“Database”`, or `a deleted conversation`."""
     try:
-        return f"“{store.get_conversation(conversation_id).name}”"
+        return f"“{store.conversations.get_conversation(conversation_id).name}”"
     except NotFound:  # deleted meanwhile
         return "a deleted conversation"
 
@@ -387,7 +387,7 @@ class TurnRunner(Part):
         if event.user_message is None:
             # The replies it replaces left the store: the pane drops them too (the store's
             # last message is the new reply).
-            kept = session.store.count_messages(session.conversation) - 1
+            kept = session.store.messages.count_messages(session.conversation) - 1
             await view.replace_all(kept, stored_loader(session))
         else:
             await view.add_message(message_view(event.user_message))
@@ -412,7 +412,7 @@ class TurnRunner(Part):
         self.end(turn)  # messages are sent again, not queued; the Stop key goes
         if view is not None and item is not None and item.status is MessageStatus.STREAMING:
             # Stopped: the store holds the kept part, marked interrupted.
-            stored = session.store.get_message(item.message_id)
+            stored = session.store.messages.get_message(item.message_id)
             await item.finish(stored.content, stored.status, error=stored.error or "")
             # Its count, and the reasoning's, now that they are stored.
             view.update_message(session_message_view(stored, session))

@@ -21,11 +21,11 @@ from ctxchat.store import NotFound
 from ctxchat.tui.on_screen import OnScreen
 from ctxchat.tui.parts.message_dialogs import MessageDialogs
 from ctxchat.tui.parts.turn_runner import (
+    SendQueue,
     TurnDrawn,
     TurnEvents,
     TurnRequest,
     TurnRunner,
-    Waiting,
     called,
 )
 from ctxchat.tui.reveal import reveal_message
@@ -79,7 +79,7 @@ class ChatPane(Vertical):
 
     def on_mount(self) -> None:
         self.watch(self.turn_runner, "drawn", self._turn_drawn, init=False)
-        self.watch(self.turn_runner, "waiting", self._show_queued, init=False)
+        self.watch(self.turn_runner, "queue", self._show_queued, init=False)
         self.watch(self.turn_runner, "database_locked", self.status_line.say_locked, init=False)
 
     @property
@@ -198,14 +198,14 @@ class ChatPane(Vertical):
     # --- messages queued while a reply streams ---------------------------------------------
 
     def watch_shown(self) -> None:
-        self._show_queued(self.turn_runner.waiting)
+        self._show_queued(self.turn_runner.queue)
 
-    def _show_queued(self, waiting: Waiting) -> None:
+    def _show_queued(self, queue: SendQueue) -> None:
         """Draw the messages waiting in the conversation on screen, under its turns."""
         conversation = None if self.shown is None else self.shown.session.conversation_id
-        queued = [(m.number, m.text) for m in waiting.of(conversation)]
+        queued = [(m.number, m.text) for m in queue.of(conversation)]
         self.run_worker(
-            self.queued.show(queued, held=conversation in waiting.held),
+            self.queued.show(queued, held=conversation in queue.held),
             group="queued",
             exit_on_error=False,
         )

@@ -143,7 +143,7 @@ class ConversationScreen(Screen[None]):
         self._plan_timer: Timer | None = None
         self._first_frame_shown = False
         self._after_first_frame: list[Callable[[], object]] = []
-        self.waiting = ResultsInWaiting(
+        self.kept_results = ResultsInWaiting(
             self, where=self.asked, name_of=self._name_of, key_for=self.key_for
         )
         """Dialogs that answer late (memory proposals, the model list), kept for their key."""
@@ -195,7 +195,7 @@ class ConversationScreen(Screen[None]):
                 yield MemoryCuration().data_bind(shown)
                 yield ContextPanels(id="context")
                 yield MemoryPanel(id="memory")
-        yield KeyFooter(at_once=True)
+        yield KeyFooter(keys_at_first_frame=True)
 
     async def on_mount(self) -> None:
         self.watch(self.planner, "plan", self._draw_plan, init=False)
@@ -237,8 +237,8 @@ class ConversationScreen(Screen[None]):
     def first_frame_drawn(self) -> None:
         """The screen's first frame is drawn: what waited for it runs (called once)."""
         self._first_frame_shown = True
-        waiting, self._after_first_frame = self._after_first_frame, []
-        for callback in waiting:
+        due, self._after_first_frame = self._after_first_frame, []
+        for callback in due:
             callback()
         self.set_interval(OTHERS_POLL_SECONDS, self.show_other_writes)
 
@@ -473,7 +473,7 @@ class ConversationScreen(Screen[None]):
 
     @on(ResultReady)
     def _result_ready(self, event: ResultReady) -> None:
-        self.waiting.offer(event)
+        self.kept_results.offer(event)
 
     @on(AskAgainFlow.ReplyReplaced)
     async def _reply_replaced(self, event: AskAgainFlow.ReplyReplaced) -> None:
@@ -574,7 +574,7 @@ class ConversationScreen(Screen[None]):
     @property
     def queued_count(self) -> int:
         """How many messages wait to be sent, in every conversation."""
-        return len(self.turn_runner.waiting.messages)
+        return len(self.turn_runner.queue.messages)
 
     def action_toggle_mode(self) -> None:
         if not self.has_session:
@@ -612,11 +612,11 @@ class ConversationScreen(Screen[None]):
     # What came while the user was busy (proposals, the model list) opens on its key,
     # rather than asking again.
     def action_extract(self) -> None:
-        if not self.waiting.open_waiting("extract"):
+        if not self.kept_results.open_waiting("extract"):
             self.extraction_flow.extract(self.asked())
 
     def action_switch_model(self) -> None:
-        if not self.waiting.open_waiting("models"):
+        if not self.kept_results.open_waiting("models"):
             self.model_flow.pick(self.asked())
 
     def action_ask_again(self) -> None:

@@ -45,7 +45,7 @@ class ResultReady(Message):
 
 
 @dataclass(frozen=True, slots=True)
-class Waiting:
+class KeptResult:
     """A result kept for its key: `open_it` shows it, if it `still_holds()`."""
 
     open_it: Callable[[], None]
@@ -75,7 +75,7 @@ class ResultsInWaiting:
         self._where = where
         self._name_of = name_of
         self._key_for = key_for
-        self._waiting: dict[tuple[str, int | None], Waiting] = {}
+        self._waiting: dict[tuple[str, int | None], KeptResult] = {}
 
     def moved_on(self, asked: Asked) -> bool:
         """Whether the user has done something else since `asked`."""
@@ -98,7 +98,7 @@ class ResultsInWaiting:
                 if title is None:
                     return  # deleted meanwhile: nothing to come back to
                 note = f"In “{title}”: {ready}"
-            self._waiting[(result.what, conversation)] = Waiting(open_it, result.still_holds)
+            self._waiting[(result.what, conversation)] = KeptResult(open_it, result.still_holds)
             self._screen.notify(note, markup=False, timeout=10)
 
         if asked and self.moved_on(result.asked):

@@ -71,7 +71,7 @@ ARRANGEMENT = Hook(
     "drop ArrangedByWidth from ReplyMarkdown's bases and from _styled_copy",
 )
 FOOTER_AT_ONCE = Hook(
-    "ctxchat/tui/widgets/footer.py: KeyFooter(at_once=True)",
+    "ctxchat/tui/widgets/footer.py: KeyFooter(keys_at_first_frame=True)",
     "the footer's keys drawn in the first frame; Textual's footer draws them after the first "
     "binding change: the first full frame came at 1.81 s instead of 0.93 s (bench/ui.py "
     "--only paint)",

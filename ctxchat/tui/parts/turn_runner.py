@@ -72,7 +72,7 @@ class Queued:
 
 
 @dataclass(frozen=True, slots=True)
-class Waiting:
+class SendQueue:
     """The messages waiting to be sent, oldest first, in every conversation; and the
     conversations whose queue is held (their reply failed or was stopped): they go on once
     the user sends again there."""
@@ -88,10 +88,10 @@ class Waiting:
         """The message to send next: the oldest of a conversation not held."""
         return next((m for m in self.messages if m.conversation_id not in self.held), None)
 
-    def without(self, *gone: Queued) -> Waiting:
+    def without(self, *gone: Queued) -> SendQueue:
         messages = tuple(m for m in self.messages if m not in gone)
         held = self.held & {m.conversation_id for m in messages}
-        return Waiting(messages, held)
+        return SendQueue(messages, held)
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +151,7 @@ class TurnRunner(Part):
     """The turn's start or end drawn last, set in the frame that draws it."""
     database_locked: var[bool] = var(False, init=False)
     """Whether the turn waits for another program's write lock (`chat/write_lock.py`)."""
-    waiting: var[Waiting] = var(Waiting(), init=False)
+    queue: var[SendQueue] = var(SendQueue(), init=False)
     """The messages sent while a reply streamed, each waiting to be sent as its own turn
     (the column shows those of the conversation on screen)."""
 
@@ -220,36 +220,36 @@ class TurnRunner(Part):
         messages already waiting in its conversation. Sending in a conversation whose queue
         is held lets it go on: the oldest first, this one last."""
         conversation = request.session.conversation_id
-        waiting = self.waiting
-        if not self.streaming and not waiting.of(conversation):
+        queue = self.queue
+        if not self.streaming and not queue.of(conversation):
             self.start(request, view)
             return
         queued = Queued(next(self._numbers), request)
-        self.waiting = Waiting((*waiting.messages, queued), waiting.held - {conversation})
+        self.queue = SendQueue((*queue.messages, queued), queue.held - {conversation})
         if not self.streaming:
             self._send_next(view)
 
     def resume(self, conversation_id: int | None, view: ConversationView) -> bool:
         """Let `conversation_id`'s held queue go on; False when it has nothing waiting."""
-        waiting = self.waiting
-        if not waiting.of(conversation_id):
+        queue = self.queue
+        if not queue.of(conversation_id):
             return False
-        self.waiting = Waiting(waiting.messages, waiting.held - {conversation_id})
+        self.queue = SendQueue(queue.messages, queue.held - {conversation_id})
         if not self.streaming:
             self._send_next(view)
         return True
 
     def take(self, number: int) -> Queued | None:
         """Take queued message `number` out of the queue (to edit or cancel it)."""
-        found = next((m for m in self.waiting.messages if m.number == number), None)
+        found = next((m for m in self.queue.messages if m.number == number), None)
         if found is not None:
-            self.waiting = self.waiting.without(found)
+            self.queue = self.queue.without(found)
         return found
 
     def take_all(self, conversation_id: int | None) -> tuple[Queued, ...]:
         """Take every message waiting in `conversation_id` out of the queue."""
-        taken = self.waiting.of(conversation_id)
-        self.waiting = self.waiting.without(*taken)
+        taken = self.queue.of(conversation_id)
+        self.queue = self.queue.without(*taken)
         return taken
 
     def watch_shown(self, shown: OnScreen | None) -> None:
@@ -258,22 +258,22 @@ class TurnRunner(Part):
         another conversation is on screen again."""
         if shown is None:
             return
-        waiting = self.waiting
-        stale = [m for m in waiting.messages if shown.shows(m.request.session)]
+        queue = self.queue
+        stale = [m for m in queue.messages if shown.shows(m.request.session)]
         if all(m.request.session is shown.session for m in stale):
             return
         rebound = tuple(
             Queued(m.number, replace(m.request, session=shown.session)) if m in stale else m
-            for m in waiting.messages
+            for m in queue.messages
         )
-        self.waiting = Waiting(rebound, waiting.held)
+        self.queue = SendQueue(rebound, queue.held)
 
     def _send_next(self, view: ConversationView) -> None:
         """Start the next message waiting, if one is (in its own conversation's session)."""
-        queued = self.waiting.next()
+        queued = self.queue.next()
         if queued is None or self.streaming:
             return
-        self.waiting = self.waiting.without(queued)
+        self.queue = self.queue.without(queued)
         request = queued.request
         session = self.open_session_for(request.session)
         self.start(TurnRequest(session, request.events, request.draft), view)
@@ -285,10 +285,10 @@ class TurnRunner(Part):
         if isinstance(outcome, TurnFinished):
             return
         conversation = request.session.conversation_id
-        count = len(self.waiting.of(conversation))
+        count = len(self.queue.of(conversation))
         if not count:
             return
-        self.waiting = Waiting(self.waiting.messages, self.waiting.held | {conversation})
+        self.queue = SendQueue(self.queue.messages, self.queue.held | {conversation})
         why = "failed" if isinstance(outcome, TurnFailed) else "did not finish"
         waits = "waits" if count == 1 else "wait"
         self.notify(

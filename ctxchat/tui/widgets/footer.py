@@ -26,16 +26,16 @@ class KeyFooter(Footer):
     The palette lists every command with its key.
     """
 
-    def __init__(self, *, at_once: bool = False) -> None:
-        """`at_once`: draw the keys in the first frame, not after the first binding change.
+    def __init__(self, *, keys_at_first_frame: bool = False) -> None:
+        """`keys_at_first_frame`: draw the keys in the first frame, not after the first binding change.
 
         Only for a screen whose `check_action` reads state, not widgets: when the footer
         composes, the screen's other widgets may not be mounted yet.
         """
         super().__init__()
         self._rebuild_queued = False
-        self._keys_ready = at_once
-        set_footer_bindings_ready(self, at_once)
+        self._keys_ready = keys_at_first_frame
+        set_footer_bindings_ready(self, keys_at_first_frame)
         self._shown: tuple[object, ...] | None = None  # the keys the last build drew
 
     def bindings_changed(self, screen: Screen) -> None:  # type: ignore[type-arg]

@@ -237,7 +237,7 @@ class FileAttachments:
         text = sendable_text(_text_of(read.data, name))
         counter, part_tokens = session.counter, session.settings.files.part_tokens
         attachment = session.store.attachments.attach_file(
-            session.conversation,
+            session.stored_id,
             path=full,
             name=name,
             content=text,
@@ -256,7 +256,7 @@ class FileAttachments:
     def detach(self, path: str | Path) -> Attachment:
         """Detach the file attached from `path` (InvalidValue when none is); nothing is read."""
         session = self._session
-        removed = session.store.attachments.detach_file(session.conversation, attached_path(path))
+        removed = session.store.attachments.detach_file(session.stored_id, attached_path(path))
         self._seen.pop(removed.id, None)
         session.attachments_changed()
         return removed

@@ -159,7 +159,7 @@ class ConversationCache:
         if self._cache.history is None:
             counter = session.counter
             self._cache.history = session.store.messages.history(
-                session.conversation,
+                session.stored_id,
                 counter.name,
                 session.count,
                 exact=counter.exact,

@@ -50,7 +50,7 @@ class ConversationWriter:
         session = self._session
         counter = session.counter
         message = session.store.messages.add_message(
-            session.conversation,
+            session.stored_id,
             "user",
             text,
             tokens=session.count("user", text),
@@ -67,13 +67,13 @@ class ConversationWriter:
         """An untitled conversation is named after its first message (no model call; the
         user renames it at will)."""
         session = self._session
-        conversation = session.store.conversations.get_conversation(session.conversation)
-        if conversation.title or session.store.messages.count_messages(session.conversation) != 1:
+        conversation = session.store.conversations.get_conversation(session.stored_id)
+        if conversation.title or session.store.messages.count_messages(session.stored_id) != 1:
             return
         title = preview(message.content, TITLE_WIDTH)
         if title.endswith("…"):  # cut at a word, not inside one
             title = title[:-1].rsplit(" ", 1)[0].rstrip() + "…"
-        session.store.conversations.rename_conversation(session.conversation, title)
+        session.store.conversations.rename_conversation(session.stored_id, title)
 
     @locked
     def edit_message(self, message_id: int, text: str) -> StoredMessage:
@@ -94,7 +94,7 @@ class ConversationWriter:
     def delete_after(self, message_id: int) -> None:
         """Delete the conversation's messages after `message_id` (and what summed them up)."""
         session = self._session
-        session.store.messages.delete_messages_after(session.conversation, message_id)
+        session.store.messages.delete_messages_after(session.stored_id, message_id)
         session.cache.forget_history()  # the summary is read again too
         session.cache.conversation_changed()
 
@@ -103,7 +103,7 @@ class ConversationWriter:
         `Branches.branch_conversation`); returns the branch's id."""
         session = self._session
         branch = session.store.branches.branch_conversation(
-            session.conversation,
+            session.stored_id,
             message_id,
             text,
             tokens=session.count("user", text),
@@ -144,7 +144,7 @@ class ConversationWriter:
         it for review (see `Summaries.add_summary` for `cut`, `lost`, `in_force`, `waiting`)."""
         session = self._session
         version = session.store.summaries.add_summary(
-            session.conversation,
+            session.stored_id,
             text=text,
             first_message_id=first_message_id,
             last_message_id=last_message_id,
@@ -167,7 +167,7 @@ class ConversationWriter:
     def activate_summary(self, summary_id: int | None) -> None:
         """Put an earlier summary version (or none) in force again."""
         session = self._session
-        session.store.summaries.activate_summary(session.conversation, summary_id)
+        session.store.summaries.activate_summary(session.stored_id, summary_id)
         session.cache.forget_summary()
         session.cache.conversation_changed()
 
@@ -175,7 +175,7 @@ class ConversationWriter:
     def save_task(self, task: TaskState) -> TaskState:
         """Store `task` as the conversation's task state (see `task_book` for the changes)."""
         session = self._session
-        saved = session.store.tasks.save_task(session.conversation, task)
+        saved = session.store.tasks.save_task(session.stored_id, task)
         session.cache.task_saved(saved)
         return saved
 
@@ -193,7 +193,7 @@ class ConversationWriter:
         """Give the conversation its own system prompt ("" sends none), remembered with it;
         None goes back to its preset's, else the config's. The next plan sends it."""
         session = self._session
-        session.store.conversations.set_system_prompt(session.conversation, text)
+        session.store.conversations.set_system_prompt(session.stored_id, text)
         session.cache.forget_conversation()
         session.cache.conversation_changed()
 

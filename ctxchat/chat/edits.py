@@ -19,6 +19,6 @@ def branch_from(session: ChatSession, message_id: int, text: str) -> int:
     and the summary that covers the copied turns (see `Branches.branch_conversation`). The
     original conversation is left whole; returns the branch's id."""
     edited = session.store.messages.get_message(message_id)
-    if edited.role != "user" or edited.conversation_id != session.conversation:
+    if edited.role != "user" or edited.conversation_id != session.stored_id:
         raise ValueError("Only your own messages can be edited and sent again.")
     return session.writer.branch_at(message_id, text)

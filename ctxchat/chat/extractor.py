@@ -158,7 +158,7 @@ def apply_decisions(session: ChatSession, decisions: list[ProposalDecision]) -> 
                     key=decision.key,
                     pinned=decision.pinned,
                     importance=decision.importance,
-                    conversation_id=None if decision.scope == "global" else session.conversation,
+                    conversation_id=None if decision.scope == "global" else session.stored_id,
                     source=source,
                 )
             )

@@ -167,7 +167,7 @@ class ProfileChoice:
         session = self._session
         settings = session.settings
         preset = None if name is None else settings.preset(name)
-        conversation = session.conversation
+        conversation = session.stored_id
         record = session.store.conversations.choose_preset(conversation, name)
         if preset is not None and preset.model and record.chosen_model is not None:
             record = session.store.conversations.choose_model(

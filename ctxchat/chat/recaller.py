@@ -227,7 +227,7 @@ class Recaller:
         others: list[OtherHit] = []
         if kept:
             found = session.store.search.search_messages(
-                session.conversation,
+                session.stored_id,
                 fts_query(kept),
                 limit=settings.limit,
                 before_id=before,
@@ -341,7 +341,7 @@ class Recaller:
         if others is None:
             return []
         found = session.store.search.search_other_conversations(
-            session.conversation,
+            session.stored_id,
             fts_query(kept),
             project_id=others.project_id,
             limit=session.settings.recall.limit,

@@ -202,7 +202,7 @@ class ChatSession:
         return self.choice.sampling
 
     @property
-    def conversation(self) -> int:
+    def stored_id(self) -> int:
         """The conversation's id; a session for "no conversation yet" can only plan."""
         if self.conversation_id is None:
             raise ValueError("This session has no conversation to write to.")

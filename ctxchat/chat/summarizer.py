@@ -319,7 +319,7 @@ class Summarizer:
         kept = [k for k in must if not holds_text(text, k.text)]
         text, kept, shortened = _with_kept(text, kept, max_tokens, session, self.strategy)
         return SummaryProposal(
-            conversation_id=session.conversation,
+            conversation_id=session.stored_id,
             text=text,
             first_message_id=first_id,
             last_message_id=messages[-1].id,
@@ -349,7 +349,7 @@ class Summarizer:
         SummaryHeld; see `put_automatic`). While one is held no other is made (raises
         SummaryWaits): it would fold the same turns."""
         session = self.session
-        waiting = session.store.summaries.waiting_summary(session.conversation)
+        waiting = session.store.summaries.waiting_summary(session.stored_id)
         if waiting is not None:
             raise SummaryWaits(waiting)
         return put_automatic(session, await self.propose(fold))

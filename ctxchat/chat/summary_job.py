@@ -49,7 +49,7 @@ def summarizing(
     """
     store = session.store
     job = store.summary_jobs.start_summary_job(
-        session.conversation,
+        session.stored_id,
         kind,
         first_message_id=messages[0].id if messages else None,
         last_message_id=messages[-1].id if messages else None,

@@ -105,7 +105,7 @@ async def regenerate(
     store = session.store
     try:
         with store.transaction():
-            former = store.variants.replies_after(session.conversation, last_user.id)
+            former = store.variants.replies_after(session.stored_id, last_user.id)
             if history[-1].id != last_user.id:
                 session.delete_after(last_user.id)
             plan = plan_answer(session, last_user, why)
@@ -139,7 +139,7 @@ def _begin(session: ChatSession, plan: ContextPlan) -> _Begun:
     plan = dataclasses.replace(plan, request=request.shown())
     writer = ReplyWriter.start(
         session.store.replies,
-        session.conversation,
+        session.stored_id,
         model=session.model,
         estimated_prompt_tokens=plan.tokens,
     )

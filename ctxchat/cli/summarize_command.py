@@ -172,13 +172,13 @@ def _told(
             "stay in working memory, and the rest is in the summary."
         )
         if args.json:
-            print_json({"conversation_id": session.conversation, "version": None, "lost": []})
+            print_json({"conversation_id": session.stored_id, "version": None, "lost": []})
         else:
             print(note)
         return 0
     version, max_tokens = made
     if args.json:
-        print_json({"conversation_id": session.conversation, **summary_result(version)})
+        print_json({"conversation_id": session.stored_id, **summary_result(version)})
     else:
         print("\n".join(tell_summary(version, max_tokens)))
     return 0

@@ -40,7 +40,7 @@ def _change(session: ChatSession, action: str | None) -> str:
     """Do what `action` says to the held summary or the one in force; what was done."""
     if action is None:
         return ""
-    held = session.store.summaries.waiting_summary(session.conversation)
+    held = session.store.summaries.waiting_summary(session.stored_id)
     if action in ("accept", "reject"):
         if held is None:
             raise CliError("No summary waits for review in this conversation.", EXIT_USAGE)
@@ -61,7 +61,7 @@ def _change(session: ChatSession, action: str | None) -> str:
 def _shown(session: ChatSession) -> dict[str, Any]:
     """The summary in force and the one held for review, each with what it lost."""
     active = session.active_summary()
-    held = session.store.summaries.waiting_summary(session.conversation)
+    held = session.store.summaries.waiting_summary(session.stored_id)
     return {
         "conversation_id": session.conversation_id,
         "in_force": None if active is None else summary_result(active),

@@ -272,7 +272,7 @@ class ChatPane(Vertical):
     def _still_newest(self, session: ChatSession, message_id: int) -> bool:
         """Whether `message_id` is still the newest of `session`'s conversation, on screen,
         with nothing streaming: a reply that can be asked again."""
-        later = session.store.messages.count_messages(session.conversation, after=message_id)
+        later = session.store.messages.count_messages(session.stored_id, after=message_id)
         return later == 0 and not self.streaming and self.shows(session)
 
     @on(ConversationView.DetailsRequested)

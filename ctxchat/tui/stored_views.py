@@ -60,7 +60,7 @@ def session_message_view(message: StoredMessage, session: ChatSession) -> Messag
 
 def stored_loader(session: ChatSession) -> Loader:
     """The pane's loader of `session`'s conversation: a page of its stored messages."""
-    store, conversation = session.store, session.conversation
+    store, conversation = session.store, session.stored_id
 
     def load(offset: int, limit: int) -> list[MessageView]:
         messages = store.messages.messages(conversation, offset=offset, limit=limit)

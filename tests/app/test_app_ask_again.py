@@ -32,7 +32,7 @@ async def test_f8_asks_the_reply_again_without_an_entry_and_k_keeps_the_variant(
         await pilot.press("enter")
         await settle(pilot)
         reply_id = app.conversation_screen.session.store.messages.messages(
-            app.conversation_screen.session.conversation
+            app.conversation_screen.session.stored_id
         )[-1].id
 
         await pilot.press("f8")
@@ -97,7 +97,7 @@ async def test_escape_keeps_the_reply_and_the_variant_stays_stored(
         await pilot.press("enter")
         await settle(pilot)
         reply_id = app.conversation_screen.session.store.messages.messages(
-            app.conversation_screen.session.conversation
+            app.conversation_screen.session.stored_id
         )[-1].id
         app.conversation_screen.action_ask_again()
         await until(pilot, lambda: isinstance(app.screen, AskAgainDialog))
@@ -128,7 +128,7 @@ async def test_the_model_chosen_for_the_conversation_is_the_one_asked_again(
         await pilot.press("enter")
         await settle(pilot)
         screen = app.conversation_screen
-        reply_id = screen.session.store.messages.messages(screen.session.conversation)[-1].id
+        reply_id = screen.session.store.messages.messages(screen.session.stored_id)[-1].id
         await pick_model(pilot, "gpt-4o-mini")
         await settle(pilot)
 
@@ -178,7 +178,7 @@ async def test_another_profile_is_asked_on_its_own_server_with_its_headers_and_i
             await pilot.press("enter")
             await settle(pilot)
             reply_id = app.conversation_screen.session.store.messages.messages(
-                app.conversation_screen.session.conversation
+                app.conversation_screen.session.stored_id
             )[-1].id
             await pilot.press("f8")
             await until(pilot, lambda: isinstance(app.screen, AskAgainDialog))
@@ -237,7 +237,7 @@ async def test_a_profile_without_its_key_is_one_line_and_nothing_is_sent(
         await pilot.press("enter")
         await settle(pilot)
         reply_id = app.conversation_screen.session.store.messages.messages(
-            app.conversation_screen.session.conversation
+            app.conversation_screen.session.stored_id
         )[-1].id
         app.conversation_screen.action_ask_again()
         await until(pilot, lambda: isinstance(app.screen, AskAgainDialog))

@@ -27,7 +27,7 @@ def conversation(app: CtxChatApp) -> int:
             ("user", "And for a phone app?"),
             ("assistant", "SQLite."),
         ],
-        conversation_id=app.conversation_screen.session.conversation,
+        conversation_id=app.conversation_screen.session.stored_id,
     )
     return first[0].conversation_id
 

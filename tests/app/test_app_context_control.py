@@ -54,7 +54,7 @@ async def test_ctrl_x_leaves_the_selected_turn_out_of_the_request_and_back_in(
     app, notes = make_app()
     screen = app.conversation_screen
     first_question, first_answer, *_ = seed(
-        app.workspace.store, exchange(2), conversation_id=screen.session.conversation
+        app.workspace.store, exchange(2), conversation_id=screen.session.stored_id
     )
     server.script("Noted.", "Again.")
     async with app.run_test(size=SIZE) as pilot:
@@ -99,7 +99,7 @@ async def test_alt_x_leaves_a_question_and_its_answer_out_together(
     app, notes = make_app()
     screen = app.conversation_screen
     first_question, first_answer, second_question, second_answer = seed(
-        app.workspace.store, exchange(2), conversation_id=screen.session.conversation
+        app.workspace.store, exchange(2), conversation_id=screen.session.stored_id
     )
     server.script("Noted.", "Again.")
     async with app.run_test(size=SIZE) as pilot:
@@ -134,7 +134,7 @@ async def test_the_task_dialog_stores_each_edit_and_the_next_request_sends_it(
 ) -> None:
     app, _ = make_app()
     screen = app.conversation_screen
-    seed(app.workspace.store, exchange(1), conversation_id=screen.session.conversation)
+    seed(app.workspace.store, exchange(1), conversation_id=screen.session.stored_id)
     server.script("On it.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -185,7 +185,7 @@ async def test_a_file_attached_in_the_dialog_goes_into_the_request(
     monkeypatch.chdir(tmp_path)  # a path typed is read from where ctxchat runs
     app, _ = make_app()
     screen = app.conversation_screen
-    seed(app.workspace.store, exchange(1), conversation_id=screen.session.conversation)
+    seed(app.workspace.store, exchange(1), conversation_id=screen.session.stored_id)
     notes_file = tmp_path / "notes.md"
     notes_file.write_text("The parser reads TOML 1.0 and rejects tabs in keys.\n")
     server.script("Read it.")
@@ -285,7 +285,7 @@ async def test_a_priced_reply_shows_its_cost_and_the_status_line_the_conversatio
         await pilot.press("enter")
         await settle(pilot)
         store = screen.session.store
-        reply = store.messages.messages(screen.session.conversation)[-1]
+        reply = store.messages.messages(screen.session.stored_id)[-1]
         assert reply.prompt_tokens is not None and reply.completion_tokens is not None
         price = ModelPrice(1000.0, 500.0, 4000.0)
         cost = money(

@@ -46,7 +46,7 @@ async def test_a_failed_replys_details_stay_with_its_conversation(
     server.fail_next(Fault.SERVER_ERROR)
     async with app.run_test(size=SIZE) as pilot:
         await send(app, pilot, "Hello there")
-        first = app.conversation_screen.session.conversation
+        first = app.conversation_screen.session.stored_id
         assert await details(app, pilot) == SERVER_ERROR
 
         other = app.conversation_screen.session.store.conversations.create_conversation(
@@ -77,7 +77,7 @@ async def test_the_used_estimate_is_the_shown_conversations_own(
     server.script("Since production runs PostgreSQL 16, add a partial index.")
     async with app.run_test(size=SIZE) as pilot:
         await send(app, pilot, "How do I speed up the query?")
-        first = app.conversation_screen.session.conversation
+        first = app.conversation_screen.session.stored_id
         panel = app.query_one("#memory", MemoryPanel)
         await until(pilot, lambda: set(panel.notes.used) == {database.ref})
 
@@ -96,7 +96,7 @@ async def test_the_used_estimate_is_the_shown_conversations_own(
 async def test_the_find_bar_counts_the_conversation_it_is_over(make_app: MakeApp) -> None:
     app, _ = make_app()
     store = app.workspace.store
-    first = app.conversation_screen.session.conversation
+    first = app.conversation_screen.session.stored_id
     seed(
         store,
         [

@@ -51,7 +51,7 @@ async def open_switcher(
 def two_conversations(app: CtxChatApp) -> tuple[int, int]:
     """The open conversation (titled "Database") and another ("Backups"), both with turns."""
     store = app.workspace.store
-    first = app.conversation_screen.session.conversation
+    first = app.conversation_screen.session.stored_id
     store.conversations.rename_conversation(first, "Database")
     seed(store, DATABASE, conversation_id=first)
     second = seed(store, BACKUPS, title="Backups")[0].conversation_id
@@ -66,7 +66,7 @@ async def test_new_conversation_from_the_switcher(make_app: MakeApp) -> None:
         await open_switcher(app, pilot)
         await pilot.press("ctrl+n")
         await settle(pilot)
-        newest = app.conversation_screen.session.conversation
+        newest = app.conversation_screen.session.stored_id
         assert newest not in (first, None)
         assert app.conversation_screen.session.store.messages.count_messages(newest) == 0
         assert shown_messages(app) == []
@@ -89,7 +89,7 @@ async def test_switch_shows_the_other_conversation(make_app: MakeApp) -> None:
         await pilot.press("enter")
         await settle(pilot)
 
-        assert app.conversation_screen.session.conversation == second
+        assert app.conversation_screen.session.stored_id == second
         assert shown_messages(app) == BACKUPS
         assert app.conversation_screen.title == "Backups"
         assert app.conversation_screen.last_plan is not None
@@ -144,7 +144,7 @@ async def test_delete_asks_then_removes_everything(make_app: MakeApp) -> None:
             with pytest.raises(NotFound):
                 store.messages.get_message(message_id)
         assert [c.id for c in store.conversations.list_conversations()] == [first]
-        assert app.conversation_screen.session.conversation == first
+        assert app.conversation_screen.session.stored_id == first
 
 
 async def test_deleting_the_open_conversation_opens_another(make_app: MakeApp) -> None:
@@ -156,7 +156,7 @@ async def test_deleting_the_open_conversation_opens_another(make_app: MakeApp) -
         await pilot.press("delete", "tab", "enter")
         await settle(pilot)
         assert [c.id for c in app.workspace.store.conversations.list_conversations()] == [second]
-        assert app.conversation_screen.session.conversation == second
+        assert app.conversation_screen.session.stored_id == second
         assert shown_messages(app) == BACKUPS
 
 
@@ -329,7 +329,7 @@ async def test_a_reply_streaming_during_a_switch_stays_in_its_own_conversation(
         await ask_until_the_reply_begins(app, pilot)
         await open_switcher(app, pilot, highlight=second)
         await pilot.press("enter")
-        await until(pilot, lambda: app.conversation_screen.session.conversation == second)
+        await until(pilot, lambda: app.conversation_screen.session.stored_id == second)
         release.set()  # the reply finishes while the other conversation is open
         store = app.workspace.store
         await until(
@@ -422,7 +422,7 @@ async def test_edit_as_a_branch_keeps_the_original(
         await settle(pilot)
 
         store = app.workspace.store
-        branch = app.conversation_screen.session.conversation
+        branch = app.conversation_screen.session.stored_id
         assert branch != first
         assert store.conversations.get_conversation(branch).title == "Database (branch)"
         assert [(m.role, m.content) for m in store.messages.messages(branch)] == [
@@ -456,7 +456,7 @@ async def test_a_branch_goes_out_with_the_conversations_preset(
         await edit_first_message(app, pilot, "Which embedded database?")
         await pilot.press("ctrl+s")
         await settle(pilot)
-        branch = app.conversation_screen.session.conversation
+        branch = app.conversation_screen.session.stored_id
         assert branch != first
         assert app.workspace.store.conversations.get_conversation(branch).preset == "brief"
         sent = server.requests[-1]
@@ -482,7 +482,7 @@ async def test_nothing_of_one_conversation_shows_under_another(
         await typed(pilot, "Count this")
         await pilot.press("enter")
         await settle(pilot)
-        first = app.conversation_screen.session.conversation
+        first = app.conversation_screen.session.stored_id
         reply = app.conversation_screen.session.store.messages.messages(first)[-1]
         assert reply.prompt_tokens is not None
         assert status_line(app).startswith(
@@ -495,7 +495,7 @@ async def test_nothing_of_one_conversation_shows_under_another(
 
         await pilot.press("ctrl+n")
         await settle(pilot)
-        assert app.conversation_screen.session.conversation != first
+        assert app.conversation_screen.session.stored_id != first
         assert status_line(app) == ""
         assert "server counted" not in side_text(app)
         assert "↔" not in side_text(app)
@@ -518,14 +518,14 @@ async def test_a_new_conversation_is_named_after_its_first_message_everywhere(
         await settle(pilot)
         assert (
             app.conversation_screen.title
-            == f"conversation {app.conversation_screen.session.conversation}"
+            == f"conversation {app.conversation_screen.session.stored_id}"
         )
         await typed(pilot, "How do I read a TOML file in Python 3.11?\nWith the stdlib only.")
         await pilot.press("enter")
         await settle(pilot)
         name = "How do I read a TOML file in Python 3.11? With…"
         conversation = app.conversation_screen.session.store.conversations.get_conversation(
-            app.conversation_screen.session.conversation
+            app.conversation_screen.session.stored_id
         )
         assert conversation.title == name
         assert app.conversation_screen.title == name
@@ -534,7 +534,7 @@ async def test_a_new_conversation_is_named_after_its_first_message_everywhere(
         await settle(pilot)
         assert (
             app.conversation_screen.session.store.conversations.get_conversation(
-                app.conversation_screen.session.conversation
+                app.conversation_screen.session.stored_id
             ).title
             == name
         )
@@ -587,7 +587,7 @@ async def test_a_branch_sends_the_summary_the_original_had(
         await pilot.press("ctrl+s")
         await settle(pilot)
 
-        branch = app.conversation_screen.session.conversation
+        branch = app.conversation_screen.session.stored_id
         assert branch != first
         (copied,) = store.summaries.summaries(branch)
         assert copied.text == "The database is PostgreSQL 16."
@@ -625,7 +625,7 @@ async def test_keys_typed_in_one_burst_after_ctrl_l_open_what_they_chose(
             expected = listed[start + 1 if start == 0 else start - 1]
         await until(pilot, lambda: app.screen is app.conversation_screen)
         await settle(pilot)
-        assert app.conversation_screen.session.conversation == expected
+        assert app.conversation_screen.session.stored_id == expected
 
 
 @pytest.mark.parametrize("from_view", [False, True])
@@ -642,7 +642,7 @@ async def test_a_search_typed_in_the_same_burst_as_ctrl_l_searches_and_sends_not
             app.conversation_screen.conversation_view.focus()
             await pilot.pause()
         burst_keys(pilot, "ctrl+l", *"back", "enter")
-        await until(pilot, lambda: app.conversation_screen.session.conversation == second)
+        await until(pilot, lambda: app.conversation_screen.session.stored_id == second)
         await settle(pilot)
         assert app.screen is app.conversation_screen
         assert server.requests == []

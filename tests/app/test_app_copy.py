@@ -75,7 +75,7 @@ def with_reply(app: CtxChatApp, reply: str) -> None:
     seed(
         app.workspace.store,
         [("user", "How do I check it?"), ("assistant", reply)],
-        conversation_id=app.conversation_screen.session.conversation,
+        conversation_id=app.conversation_screen.session.stored_id,
     )
 
 

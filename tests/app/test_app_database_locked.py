@@ -33,7 +33,7 @@ def write_lock_held(database: Path) -> Iterator[sqlite3.Connection]:
 
 def stored(app: CtxChatApp) -> list[tuple[str, str]]:
     session = app.conversation_screen.session
-    return [(m.role, m.content) for m in session.store.messages.messages(session.conversation)]
+    return [(m.role, m.content) for m in session.store.messages.messages(session.stored_id)]
 
 
 async def test_a_message_waits_for_the_lock_said_and_goes_once_released(

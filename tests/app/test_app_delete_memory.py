@@ -21,7 +21,7 @@ def trip_with_a_pinned_fact(app: CtxChatApp) -> tuple[int, int, int]:
     """The open conversation ("Garden") and "Trip to Porto", which holds a fact pinned from
     one of its messages; their ids and the entry's."""
     store = app.workspace.store
-    garden = app.conversation_screen.session.conversation
+    garden = app.conversation_screen.session.stored_id
     store.conversations.rename_conversation(garden, "Garden")
     seed(
         store,
@@ -79,7 +79,7 @@ async def test_the_question_names_the_conversations_memory_and_keeps_it(
             "you include them." in notes.messages
         )
         # Shown in the conversation on screen, with why it is not sent.
-        assert app.conversation_screen.session.conversation == garden
+        assert app.conversation_screen.session.stored_id == garden
         panel = app.query_one("#memory", MemoryPanel)
         text = str(panel.query_one(OptionList).get_option_at_index(0).prompt)
         assert "Destination city is Porto." in text

@@ -25,7 +25,7 @@ def seeded(app: CtxChatApp, pairs: int) -> None:
     seed(
         app.workspace.store,
         exchange(pairs),
-        conversation_id=app.conversation_screen.session.conversation,
+        conversation_id=app.conversation_screen.session.stored_id,
     )
 
 

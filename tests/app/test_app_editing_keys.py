@@ -107,7 +107,7 @@ async def test_shift_tab_and_up_in_one_burst_from_an_empty_composer_select_a_mes
     seed(
         app.workspace.store,
         exchange(2),
-        conversation_id=app.conversation_screen.session.conversation,
+        conversation_id=app.conversation_screen.session.stored_id,
     )
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

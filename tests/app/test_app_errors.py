@@ -97,7 +97,7 @@ async def sent_reply(app: CtxChatApp, pilot: Any) -> StoredMessage:
     await pilot.press("enter")
     await settle(pilot)
     return app.conversation_screen.session.store.messages.messages(
-        app.conversation_screen.session.conversation
+        app.conversation_screen.session.stored_id
     )[-1]
 
 
@@ -129,7 +129,7 @@ async def test_a_provider_error_is_told_once_on_the_reply_and_the_message_kept(
 
         told_once(app, notes, f"{sentence} {action}")
         user, reply = app.conversation_screen.session.store.messages.messages(
-            app.conversation_screen.session.conversation
+            app.conversation_screen.session.stored_id
         )
         assert (user.role, user.content, user.status) == (
             "user",
@@ -236,7 +236,7 @@ async def test_a_reply_failing_in_a_conversation_not_on_screen_is_notified_once(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         session = app.conversation_screen.session
-        first = session.conversation
+        first = session.stored_id
         other = session.store.conversations.create_conversation("Other", model="gpt-4o").id
         await app.conversation_screen.open_conversation(other)
         await settle(pilot)
@@ -328,7 +328,7 @@ async def test_retry_after_a_server_error_gets_the_whole_reply(
         await settle(pilot)
 
         messages = app.conversation_screen.session.store.messages.messages(
-            app.conversation_screen.session.conversation
+            app.conversation_screen.session.stored_id
         )
         assert [(m.role, m.content, m.status) for m in messages] == [
             ("user", "Hello there", MessageStatus.COMPLETE),
@@ -369,7 +369,7 @@ async def test_details_of_a_failed_reply_show_the_servers_words_and_can_retry(
         await settle(pilot)
 
         messages = app.conversation_screen.session.store.messages.messages(
-            app.conversation_screen.session.conversation
+            app.conversation_screen.session.stored_id
         )
         assert [(m.content, m.status) for m in messages][-1] == (
             "The whole reply.",
@@ -438,7 +438,7 @@ async def test_retry_in_the_details_works_after_leaving_the_conversation_and_com
     server.script("The whole reply.")
     async with app.run_test(size=SIZE) as pilot:
         await send_to_fail(app, pilot)
-        first = app.conversation_screen.session.conversation
+        first = app.conversation_screen.session.stored_id
         other = app.conversation_screen.session.store.conversations.create_conversation(
             "Other", model="gpt-4o"
         ).id

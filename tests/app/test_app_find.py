@@ -30,7 +30,7 @@ def long_conversation(app: CtxChatApp, *, hits: dict[int, str], total: int = 600
     for offset, text in hits.items():
         turns[offset] = (turns[offset][0], text)
     stored = seed(
-        app.workspace.store, turns, conversation_id=app.conversation_screen.session.conversation
+        app.workspace.store, turns, conversation_id=app.conversation_screen.session.stored_id
     )
     return [message.id for message in stored]
 
@@ -62,9 +62,7 @@ async def search_switcher(pilot: Pilot[Any], query: str) -> ConversationSwitcher
 async def test_the_switcher_finds_conversations_by_message_text(make_app: MakeApp) -> None:
     app, _ = make_app()
     store = app.workspace.store
-    store.conversations.rename_conversation(
-        app.conversation_screen.session.conversation, "Ops notes"
-    )
+    store.conversations.rename_conversation(app.conversation_screen.session.stored_id, "Ops notes")
     cluster = seed(store, [("user", "Plan?"), ("assistant", HOSTILE)], title="Infra")
     titled = seed(store, [("user", "Nothing relevant")], title="Kubernetes reading list")
     seed(store, [("user", "Kubernetes? No: systemd.")], title="Other")[0]
@@ -88,7 +86,7 @@ async def test_the_switcher_finds_conversations_by_message_text(make_app: MakeAp
 
 async def test_opening_a_message_hit_shows_that_message_far_up(make_app: MakeApp) -> None:
     app, _ = make_app()
-    here = app.conversation_screen.session.conversation
+    here = app.conversation_screen.session.stored_id
     ids = long_conversation(app, hits={7: "The secret handshake is two taps."})
     other = seed(app.workspace.store, exchange(3), title="Elsewhere")[0].conversation_id
     async with app.run_test(size=SIZE) as pilot:
@@ -107,7 +105,7 @@ async def test_opening_a_message_hit_shows_that_message_far_up(make_app: MakeApp
         view = app.conversation_screen.conversation_view
         await until(
             pilot,
-            lambda: app.conversation_screen.session.conversation == here and in_view(view, ids[7]),
+            lambda: app.conversation_screen.session.stored_id == here and in_view(view, ids[7]),
         )
         assert view.selected_id == ids[7]
         assert app.focused is view
@@ -206,7 +204,7 @@ async def test_typing_in_the_find_bar_reaches_only_the_bar(make_app: MakeApp) ->
         assert app.screen is screen and app.conversation_screen.composer.text == ""
         assert (
             app.conversation_screen.session.store.messages.count_messages(
-                app.conversation_screen.session.conversation
+                app.conversation_screen.session.stored_id
             )
             == 10
         )

@@ -46,7 +46,7 @@ async def test_the_footer_shows_only_whole_keys_at_80x24(make_app: MakeApp, stat
     seed(
         app.workspace.store,
         exchange(3),
-        conversation_id=app.conversation_screen.session.conversation,
+        conversation_id=app.conversation_screen.session.stored_id,
     )
     async with app.run_test(size=NARROW) as pilot:
         await settle(pilot)

@@ -26,7 +26,7 @@ async def test_import_lists_the_conversations_that_came(make_app: MakeApp, tmp_p
     path = chatgpt_file(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        before = app.conversation_screen.session.conversation
+        before = app.conversation_screen.session.stored_id
         await pilot.press("ctrl+l", "ctrl+o")
         assert isinstance(app.screen, ImportHistoryScreen)
         app.screen.query_one(Input).value = str(path)

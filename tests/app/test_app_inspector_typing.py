@@ -25,7 +25,7 @@ async def test_a_sentence_typed_into_the_inspector_is_sent_whole(
         sent = [
             m.content
             for m in app.conversation_screen.session.store.messages.messages(
-                app.conversation_screen.session.conversation
+                app.conversation_screen.session.stored_id
             )
         ]
         assert sent == ["Before F2, and after it: just do my diff, jam", "Noted."]
@@ -44,9 +44,7 @@ async def test_typing_into_a_replys_inspector_goes_to_the_composer(
         await typed(pilot, "First question")
         await pilot.press("enter")
         await settle(pilot)
-        reply = app.workspace.store.messages.messages(app.conversation_screen.session.conversation)[
-            1
-        ]
+        reply = app.workspace.store.messages.messages(app.conversation_screen.session.stored_id)[1]
         app.conversation_screen.conversation_view.select(reply.id)
         app.conversation_screen.conversation_view.focus()
         await pilot.press("f2")

@@ -43,7 +43,7 @@ def footer_keys(app: CtxChatApp) -> list[str]:
 
 def versions(app: CtxChatApp) -> list[str]:
     session = app.conversation_screen.session
-    return [v.text for v in session.store.summaries.summaries(session.conversation)]
+    return [v.text for v in session.store.summaries.summaries(session.stored_id)]
 
 
 @dataclass
@@ -65,7 +65,7 @@ async def summarizing(make_app: MakeApp, server: ScriptedModelServer) -> AsyncIt
     seed(
         app.workspace.store,
         exchange(4),
-        conversation_id=app.conversation_screen.session.conversation,
+        conversation_id=app.conversation_screen.session.stored_id,
     )
     release = threading.Event()
     server.fail_next(Fault.STALL, until=release)
@@ -121,7 +121,7 @@ async def test_the_cancel_key_stops_a_summary_and_leaves_no_version(
         await settle(pilot)
         session = app.conversation_screen.session
         assert versions(app) == []
-        assert session.store.summary_jobs.summary_job(session.conversation) is None
+        assert session.store.summary_jobs.summary_job(session.stored_id) is None
         assert (
             "Cancelled: Summarizing 6 messages. The summary in force stays as it was."
             in running.notes.messages
@@ -215,7 +215,7 @@ async def test_a_summary_another_process_makes_is_shown_and_not_made_twice(
     seed(
         app.workspace.store,
         exchange(4),
-        conversation_id=app.conversation_screen.session.conversation,
+        conversation_id=app.conversation_screen.session.stored_id,
     )
     with another_process_summarizing(app.workspace.store.path) as other:
         async with app.run_test(size=SIZE) as pilot:
@@ -270,7 +270,7 @@ async def test_an_automatic_summary_cancelled_waits_until_the_user_summarizes(
     seed(
         app.workspace.store,
         exchange(40, topic="the database we picked for the orders service last spring"),
-        conversation_id=app.conversation_screen.session.conversation,
+        conversation_id=app.conversation_screen.session.stored_id,
     )
     release = threading.Event()
     # The reply comes at once; the fold of what left working memory after it is held.

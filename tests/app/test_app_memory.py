@@ -115,7 +115,7 @@ async def test_scope_makes_an_entry_this_conversations_only(make_app: MakeApp) -
     entry = store.memory.add_memory(MemoryKind.FACT, "Deploys happen on Fridays.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        first = app.conversation_screen.session.conversation
+        first = app.conversation_screen.session.stored_id
         await pilot.press("f6", "ctrl+g")
         await settle(pilot)
         assert store.memory.get_memory(entry.id).conversation_id == first
@@ -123,7 +123,7 @@ async def test_scope_makes_an_entry_this_conversations_only(make_app: MakeApp) -
 
         await pilot.press("ctrl+n")
         await settle(pilot)
-        assert app.conversation_screen.session.conversation != first
+        assert app.conversation_screen.session.stored_id != first
         assert memory_refs(app.conversation_screen.last_plan) == []
         assert app.query_one("#memory", MemoryPanel).entries == []
 
@@ -134,7 +134,7 @@ async def test_scope_back_to_global(make_app: MakeApp) -> None:
     entry = store.memory.add_memory(
         MemoryKind.FACT,
         "Deploys happen on Fridays.",
-        conversation_id=app.conversation_screen.session.conversation,
+        conversation_id=app.conversation_screen.session.stored_id,
     )
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -216,7 +216,7 @@ async def test_pin_a_message_as_a_fact(make_app: MakeApp) -> None:
             ("user", "Which database do we use?"),
             ("assistant", "The service runs on PostgreSQL 16."),
         ],
-        conversation_id=app.conversation_screen.session.conversation,
+        conversation_id=app.conversation_screen.session.stored_id,
     )
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -231,14 +231,14 @@ async def test_pin_a_message_as_a_fact(make_app: MakeApp) -> None:
         await settle(pilot)
 
         (entry,) = app.conversation_screen.session.store.memory.list_memory(
-            conversation_id=app.conversation_screen.session.conversation
+            conversation_id=app.conversation_screen.session.stored_id
         )
         fields = (entry.kind, entry.text, entry.source, entry.conversation_id, entry.importance)
         assert fields == (
             MemoryKind.FACT,
             "The service runs on PostgreSQL 16.",
             f"message:{reply.id}",
-            app.conversation_screen.session.conversation,
+            app.conversation_screen.session.stored_id,
             6,
         )
         assert entry.pinned  # "pin" pins

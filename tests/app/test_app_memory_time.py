@@ -119,7 +119,7 @@ async def test_a_hypothesis_waiting_too_long_is_flagged_then_confirmed_or_kept(
     store = app.workspace.store
     first = store.memory.add_memory(MemoryKind.HYPOTHESIS, "The slowdown comes from the ORM.")
     second = store.memory.add_memory(MemoryKind.HYPOTHESIS, "Deploys fail on Mondays.")
-    conversation = app.conversation_screen.session.conversation
+    conversation = app.conversation_screen.session.stored_id
     seed(
         store, [("user", "one"), ("assistant", "ok"), ("user", "two")], conversation_id=conversation
     )
@@ -143,7 +143,7 @@ async def test_ctrl_j_shows_the_message_an_entry_came_from(make_app: MakeApp) ->
     app, _ = make_app()
     store = app.workspace.store
     turns = [("user" if i % 2 == 0 else "assistant", f"turn {i} about the plan") for i in range(80)]
-    messages = seed(store, turns, conversation_id=app.conversation_screen.session.conversation)
+    messages = seed(store, turns, conversation_id=app.conversation_screen.session.stored_id)
     source = messages[2]
     store.memory.add_memory(MemoryKind.FACT, "An early decision.", source=f"message:{source.id}")
     async with app.run_test(size=SIZE) as pilot:

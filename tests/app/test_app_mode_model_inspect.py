@@ -105,7 +105,7 @@ async def test_model_switch_lists_the_servers_models_and_uses_the_choice(
         await settle(pilot)
         assert server.requests[-1]["model"] == "gpt-4o-mini"
         reply = app.conversation_screen.session.store.messages.messages(
-            app.conversation_screen.session.conversation
+            app.conversation_screen.session.stored_id
         )[-1]
         assert reply.model == "gpt-4o-mini"
 
@@ -119,7 +119,7 @@ async def test_the_inspector_shows_exactly_the_next_request(
     seed(
         store,
         [("user", "Which database?"), ("assistant", "PostgreSQL 16.")],
-        conversation_id=app.conversation_screen.session.conversation,
+        conversation_id=app.conversation_screen.session.stored_id,
     )
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -154,7 +154,7 @@ async def test_a_selected_reply_shows_the_request_it_came_from(
             await pilot.press("enter")
             await settle(pilot)
         store = app.workspace.store
-        first_reply = store.messages.messages(app.conversation_screen.session.conversation)[1]
+        first_reply = store.messages.messages(app.conversation_screen.session.stored_id)[1]
         assert first_reply.content == "First answer."
         app.conversation_screen.conversation_view.select(first_reply.id)
         await pilot.press("f2")
@@ -177,7 +177,7 @@ async def test_the_inspectors_json_scrolls_to_its_last_line_at_160_by_45(
     seed(
         app.workspace.store,
         exchange(30),
-        conversation_id=app.conversation_screen.session.conversation,
+        conversation_id=app.conversation_screen.session.stored_id,
     )
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot)
@@ -218,13 +218,13 @@ async def test_the_model_chosen_with_f4_is_remembered_for_that_conversation(
     app, _ = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        chosen = app.conversation_screen.session.conversation
+        chosen = app.conversation_screen.session.stored_id
         await pick_model(pilot, "gpt-4o-mini")
 
         # Another conversation talks to the configured model...
         await pilot.press("ctrl+n")
         await settle(pilot)
-        other = app.conversation_screen.session.conversation
+        other = app.conversation_screen.session.stored_id
         assert other != chosen
         assert app.conversation_screen.session.model == "gpt-4o"
         assert app.conversation_screen.sub_title == "test · gpt-4o · mode: personalization"
@@ -247,7 +247,7 @@ async def test_the_model_chosen_with_f4_is_remembered_for_that_conversation(
     again, _ = make_app()
     async with again.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert again.conversation_screen.session.conversation == chosen
+        assert again.conversation_screen.session.stored_id == chosen
         assert again.conversation_screen.session.model == "gpt-4o-mini"
         assert again.conversation_screen.sub_title == "test · gpt-4o-mini · mode: personalization"
 
@@ -263,7 +263,7 @@ async def test_the_command_line_uses_the_conversations_model_unless_told_otherwi
     app, _ = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        conversation = app.conversation_screen.session.conversation
+        conversation = app.conversation_screen.session.stored_id
         await pick_model(pilot, "gpt-4o-mini")
     run = cli(tmp_path / "home", str(app.workspace.loaded.path))
     await run("send", "--json", "--conversation", str(conversation), "Hi")

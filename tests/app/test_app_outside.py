@@ -32,11 +32,9 @@ async def test_turns_in_the_summary_are_marked_with_one_divider_under_them(
 ) -> None:
     app, _ = make_app()
     store = app.workspace.store
-    messages = seed(
-        store, exchange(8), conversation_id=app.conversation_screen.session.conversation
-    )
+    messages = seed(store, exchange(8), conversation_id=app.conversation_screen.session.stored_id)
     store.summaries.add_summary(
-        app.conversation_screen.session.conversation,
+        app.conversation_screen.session.stored_id,
         text="They talked about the database.",
         first_message_id=messages[0].id,
         last_message_id=messages[5].id,
@@ -64,7 +62,7 @@ async def test_turns_dropped_over_budget_are_marked_and_unmarked_when_they_fit(
     long = "A long answer about the database and its many settings. " * 12
     turns = [("user", f"Question {n}?") if n % 2 == 0 else ("assistant", long) for n in range(12)]
     messages = seed(
-        app.workspace.store, turns, conversation_id=app.conversation_screen.session.conversation
+        app.workspace.store, turns, conversation_id=app.conversation_screen.session.stored_id
     )
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

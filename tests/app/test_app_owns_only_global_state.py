@@ -38,10 +38,10 @@ async def test_after_a_reply_and_a_switch_the_app_holds_nothing_of_a_conversatio
         await pilot.press("enter")
         await until(pilot, lambda: shown_messages(app)[-1:] == [("assistant", "SQLite, with WAL.")])
         await settle(pilot)
-        first = screen.session.conversation
+        first = screen.session.stored_id
         await screen.action_new_conversation()
         await settle(pilot)
-        assert screen.session.conversation != first
+        assert screen.session.stored_id != first
         # What the app has beyond any running Textual app is the global state, nothing more
         # (`notify` is the test's recorder of notifications; `__watchers`, Textual's record
         # of the widgets watching the app's reactives, such as the header its title).

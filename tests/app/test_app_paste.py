@@ -24,7 +24,7 @@ async def test_a_pasted_escape_sequence_shows_in_the_box_as_it_is_sent(
             pilot,
             lambda: (
                 app.conversation_screen.session.store.messages.count_messages(
-                    app.conversation_screen.session.conversation
+                    app.conversation_screen.session.stored_id
                 )
                 == 2
             ),
@@ -33,7 +33,7 @@ async def test_a_pasted_escape_sequence_shows_in_the_box_as_it_is_sent(
         sent = [
             m.content
             for m in app.conversation_screen.session.store.messages.messages(
-                app.conversation_screen.session.conversation
+                app.conversation_screen.session.stored_id
             )
         ]
         assert sent == ["before ␛[31mred␛[0m, a bell ␇\nand a tab\t after", "Seen."]

@@ -28,7 +28,7 @@ def long_history(app: CtxChatApp, turns: int = 60) -> None:
     history = []
     for turn in range(turns):
         history += [("user", PLANTED if turn == 0 else filler(rng)), ("assistant", filler(rng))]
-    seed(app.workspace.store, history, conversation_id=app.conversation_screen.session.conversation)
+    seed(app.workspace.store, history, conversation_id=app.conversation_screen.session.stored_id)
 
 
 async def ask_the_question(pilot: Pilot[Any], server: ScriptedModelServer) -> None:
@@ -55,7 +55,7 @@ async def test_f2_then_ctrl_g_on_the_newest_reply_shows_the_regenerate_then_send
     async with app.run_test(size=SIZE) as pilot:
         await ask_the_question(pilot, server)
         session = app.conversation_screen.session
-        reply = session.store.messages.newest_message(session.conversation)
+        reply = session.store.messages.newest_message(session.stored_id)
         assert reply is not None
         app.conversation_screen.conversation_view.select(reply.id)
         await pilot.press("f2")
@@ -87,7 +87,7 @@ async def test_an_older_reply_offers_no_regenerate(
             await pilot.press("enter")
             await settle(pilot)
         session = app.conversation_screen.session
-        first_reply = session.store.messages.messages(session.conversation)[1]
+        first_reply = session.store.messages.messages(session.stored_id)[1]
         app.conversation_screen.conversation_view.select(first_reply.id)
         await pilot.press("f2")
         assert isinstance(app.screen, ReplyInspector)

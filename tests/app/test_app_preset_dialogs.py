@@ -108,7 +108,7 @@ async def test_a_preset_chosen_in_the_dialog_is_what_the_next_request_sends(
         await settle(pilot)
         session = app.conversation_screen.session
         assert (
-            session.store.conversations.get_conversation(session.conversation).preset == "precise"
+            session.store.conversations.get_conversation(session.stored_id).preset == "precise"
         )
         assert "preset precise" in app.conversation_screen.sub_title
         shown = panel_text(app)
@@ -170,7 +170,7 @@ async def test_the_prompt_edited_is_sent_and_its_tokens_counted_as_typed(
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert not isinstance(app.screen, SystemPromptEditor)
-        assert session.store.conversations.get_conversation(session.conversation).system_prompt == (
+        assert session.store.conversations.get_conversation(session.stored_id).system_prompt == (
             "Reply in French"
         )
         assert "Reply in French" in panel_text(app)
@@ -194,9 +194,7 @@ async def test_going_back_to_the_default_drops_the_conversations_own_prompt(
         assert str(editor.query_one("#default", Button).label) == 'Use the preset\'s ("precise")'
         await pilot.press("ctrl+r")
         await settle(pilot)
-        assert (
-            session.store.conversations.get_conversation(session.conversation).system_prompt is None
-        )
+        assert session.store.conversations.get_conversation(session.stored_id).system_prompt is None
         assert 'prompt: preset "precise"' in panel_text(app)
         body = await send(pilot, server, "Weather?")
     assert body["messages"][0]["content"] == "Answer in one line."
@@ -216,9 +214,7 @@ async def test_without_an_own_prompt_there_is_no_default_to_go_back_to(
         await pilot.press("ctrl+s")  # unchanged: nothing is written
         await settle(pilot)
         session = app.conversation_screen.session
-        assert (
-            session.store.conversations.get_conversation(session.conversation).system_prompt is None
-        )
+        assert session.store.conversations.get_conversation(session.stored_id).system_prompt is None
 
 
 async def test_escape_asks_before_it_discards_an_edited_prompt(make_app: MakeApp) -> None:
@@ -246,7 +242,7 @@ async def test_escape_asks_before_it_discards_an_edited_prompt(make_app: MakeApp
         assert not isinstance(app.screen, SystemPromptEditor | ConfirmScreen)
         session = app.conversation_screen.session
         assert (
-            session.store.conversations.get_conversation(session.conversation).system_prompt is None
+            session.store.conversations.get_conversation(session.stored_id).system_prompt is None
         )
         assert session.system_prompt == DEFAULT_PROMPT
 

@@ -35,7 +35,7 @@ async def test_the_app_keeps_the_preset_it_started_with(tmp_path: Path) -> None:
             async with app.run_test(size=SIZE) as pilot:
                 await settle(pilot)
                 session = app.conversation_screen.session
-                stored = workspace.store.conversations.get_conversation(session.conversation)
+                stored = workspace.store.conversations.get_conversation(session.stored_id)
                 assert stored.preset == "precise"
 
                 plan = await typed(pilot, "Weather?")

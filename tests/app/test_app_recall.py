@@ -42,13 +42,13 @@ async def test_typing_a_question_recalls_the_newer_decision_first(
 ) -> None:
     app, _ = make_app(context_window=3_000, output_reserve=500, extra="[recall]\nsemantic = false")
     store = app.workspace.store
-    seed(store, decisions(), conversation_id=app.conversation_screen.session.conversation)
+    seed(store, decisions(), conversation_id=app.conversation_screen.session.stored_id)
     app.conversation_screen.session.invalidate()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         plan = await typed(pilot, "What did we decide about the database?")
         recall = plan.layer(Layer.RECALL)
-        stored = store.messages.messages(app.conversation_screen.session.conversation)
+        stored = store.messages.messages(app.conversation_screen.session.stored_id)
         newer = next(m for m in stored if "PostgreSQL" in m.content)
         older = next(m for m in stored if "MySQL" in m.content)
         assert [item.ref for item in recall.items] == [f"message:{newer.id}", f"message:{older.id}"]
@@ -79,7 +79,7 @@ async def test_recall_by_meaning_starts_before_a_long_history_is_embedded(
         pytest.skip("the embeddings extra is not installed")
     app, _ = make_app(context_window=3_000, output_reserve=500)
     store = app.workspace.store
-    conversation = app.conversation_screen.session.conversation
+    conversation = app.conversation_screen.session.stored_id
     rng = random.Random(3)
     turns = [("user" if i % 2 == 0 else "assistant", babble(rng)) for i in range(1_500)]
     turns[1_400] = ("user", "We chose Postgres as our DB.")

@@ -59,7 +59,7 @@ async def test_the_request_shown_everywhere_is_the_one_received(
             async with app.run_test(size=SIZE) as pilot:
                 await settle(pilot)
                 reply = workspace.store.messages.messages(
-                    app.conversation_screen.session.conversation
+                    app.conversation_screen.session.stored_id
                 )[-1]
                 stored = workspace.store.plans.load_plan(reply.id)
                 assert stored is not None and stored.request is not None

@@ -45,7 +45,7 @@ def with_history(
     """The app on a conversation of `turns` exchanges (a history the pane pages through),
     the server scripted to answer `REPLY`."""
     app, notes = make_app()
-    conversation = app.conversation_screen.session.conversation
+    conversation = app.conversation_screen.session.stored_id
     seed(app.workspace.store, exchange(turns), conversation_id=conversation)
     server.script(REPLY)
     return app, notes
@@ -55,7 +55,7 @@ def reply_ended_complete(app: CtxChatApp, notes: Notes) -> None:
     """The app runs on, the reply is stored and shown whole, and no error was told."""
     assert app.is_running
     session = app.conversation_screen.session
-    reply = session.store.messages.messages(session.conversation)[-1]
+    reply = session.store.messages.messages(session.stored_id)[-1]
     assert (reply.content, reply.status) == (REPLY, MessageStatus.COMPLETE)
     assert shown_messages(app)[-1] == ("assistant", REPLY)
     ids = [item.message_id for item in app.conversation_screen.conversation_view.items]

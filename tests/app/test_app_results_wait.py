@@ -32,7 +32,7 @@ def one_proposal(app: CtxChatApp, server: ScriptedModelServer) -> threading.Even
     question, _ = seed(
         app.workspace.store,
         [("user", "We deploy on Fridays."), ("assistant", "Noted.")],
-        conversation_id=app.conversation_screen.session.conversation,
+        conversation_id=app.conversation_screen.session.stored_id,
     )
     proposal = {"kind": "fact", "text": "Deploys happen on Fridays.", "message_id": question.id}
     release = threading.Event()
@@ -86,7 +86,7 @@ async def asked_again(pilot: Pilot[Any], server: ScriptedModelServer) -> None:
 def sent(app: CtxChatApp) -> list[str]:
     session = app.conversation_screen.session
     return [
-        m.content for m in session.store.messages.messages(session.conversation) if m.role == "user"
+        m.content for m in session.store.messages.messages(session.stored_id) if m.role == "user"
     ]
 
 
@@ -175,13 +175,13 @@ async def test_proposals_wait_in_their_own_conversation(
     app, notes = make_app()
     release = one_proposal(app, server)
     screen = app.conversation_screen
-    first = screen.session.conversation
+    first = screen.session.stored_id
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+t")
         await until(pilot, lambda: len(server.requests) == 1)
         await pilot.press("ctrl+n")  # another conversation before the model answers
-        await until(pilot, lambda: screen.session.conversation != first)
+        await until(pilot, lambda: screen.session.stored_id != first)
         release.set()
         title = app.workspace.store.conversations.get_conversation(first).name
         await until(pilot, lambda: f"In “{title}”: {PROPOSALS_READY}" in notes.messages)
@@ -210,7 +210,7 @@ async def test_proposals_whose_messages_were_rewritten_are_asked_again(
         )
         # The messages the model read are gone (as an edit and resend replaces them).
         session = screen.session
-        first = session.store.messages.messages(session.conversation)[0]
+        first = session.store.messages.messages(session.stored_id)[0]
         replace_from(session, first.id, "We deploy on Mondays.")
         await screen.reload_conversation()
         await settle(pilot)

@@ -41,7 +41,7 @@ def conversation_with_hits(app: CtxChatApp) -> list[int]:
     for offset in HITS:
         turns[offset] = (turns[offset][0], f"Message {offset} sees a zebra.")
     stored = seed(
-        app.workspace.store, turns, conversation_id=app.conversation_screen.session.conversation
+        app.workspace.store, turns, conversation_id=app.conversation_screen.session.stored_id
     )
     return [message.id for message in stored]
 
@@ -104,7 +104,7 @@ async def test_a_switcher_hit_opens_on_show(
     make_app: MakeApp, size: tuple[int, int], offset: int
 ) -> None:
     app, _ = make_app()
-    here = app.conversation_screen.session.conversation
+    here = app.conversation_screen.session.stored_id
     ids = conversation_with_hits(app)
     other = seed(app.workspace.store, exchange(3), title="Elsewhere")[0].conversation_id
     async with app.run_test(size=size) as pilot:

@@ -47,7 +47,7 @@ async def test_a_sent_message_and_its_streamed_reply_are_stored_as_planned(
         await settle(pilot)
 
         store = app.conversation_screen.session.store
-        user, reply = store.messages.messages(app.conversation_screen.session.conversation)
+        user, reply = store.messages.messages(app.conversation_screen.session.stored_id)
         assert (user.role, user.content, user.status) == (
             "user",
             "What is WAL mode?",
@@ -90,7 +90,7 @@ async def test_without_the_servers_usage_the_status_line_gives_ctxchats_counts(
         await pilot.press("enter")
         await settle(pilot)
         session = app.conversation_screen.session
-        reply = session.store.messages.messages(session.conversation)[-1]
+        reply = session.store.messages.messages(session.stored_id)[-1]
         assert (reply.completion_tokens, reply.prompt_tokens) == (None, None)
         assert status_line(app) == (
             f"reply {reply.tokens:,} tokens · prompt {reply.estimated_prompt_tokens:,} tokens"
@@ -123,7 +123,7 @@ async def test_escape_stops_the_reply_and_keeps_the_part_received(
         await settle(pilot)
 
         user, reply = app.conversation_screen.session.store.messages.messages(
-            app.conversation_screen.session.conversation
+            app.conversation_screen.session.stored_id
         )
         assert user.content == "Tell me everything."
         assert (reply.content, reply.status) == ("Partial answ", MessageStatus.INTERRUPTED)
@@ -148,7 +148,7 @@ async def test_retry_on_the_conversation_pane_replaces_an_interrupted_reply(
         await pilot.press("escape")
         await settle(pilot)
         interrupted = app.conversation_screen.session.store.messages.messages(
-            app.conversation_screen.session.conversation
+            app.conversation_screen.session.stored_id
         )[-1]
 
         app.conversation_screen.conversation_view.focus()
@@ -156,7 +156,7 @@ async def test_retry_on_the_conversation_pane_replaces_an_interrupted_reply(
         await settle(pilot)
 
         _, reply = app.conversation_screen.session.store.messages.messages(
-            app.conversation_screen.session.conversation
+            app.conversation_screen.session.stored_id
         )
         assert reply.id != interrupted.id
         assert (reply.content, reply.status) == ("The whole answer.", MessageStatus.COMPLETE)
@@ -180,7 +180,7 @@ async def test_regenerate_replaces_the_last_reply(
         await pilot.press("enter")
         await settle(pilot)
         first = app.conversation_screen.session.store.messages.messages(
-            app.conversation_screen.session.conversation
+            app.conversation_screen.session.stored_id
         )[-1]
 
         app.conversation_screen.conversation_view.focus()
@@ -188,7 +188,7 @@ async def test_regenerate_replaces_the_last_reply(
         await settle(pilot)
 
         messages = app.conversation_screen.session.store.messages.messages(
-            app.conversation_screen.session.conversation
+            app.conversation_screen.session.stored_id
         )
         assert [(m.role, m.content) for m in messages] == [
             ("user", "Pick a number."),
@@ -223,7 +223,7 @@ async def test_an_over_budget_draft_is_not_sent_and_stays_in_the_composer(
         assert server.requests == []
         assert (
             app.conversation_screen.session.store.messages.messages(
-                app.conversation_screen.session.conversation
+                app.conversation_screen.session.stored_id
             )
             == []
         )
@@ -341,7 +341,7 @@ async def test_reasoning_shows_live_and_stays_when_the_reply_is_stopped(
         await settle(pilot)
 
         reply = app.conversation_screen.session.store.messages.messages(
-            app.conversation_screen.session.conversation
+            app.conversation_screen.session.stored_id
         )[-1]
         assert (reply.reasoning, reply.status) == (thought, MessageStatus.INTERRUPTED)
         tokens = app.conversation_screen.session.counter.count_text(thought)
@@ -389,7 +389,7 @@ async def test_a_stop_while_the_turn_is_drawing_still_marks_the_reply_interrupte
         await settle(pilot)
 
         reply = app.conversation_screen.session.store.messages.messages(
-            app.conversation_screen.session.conversation
+            app.conversation_screen.session.stored_id
         )[-1]
         assert reply.status is MessageStatus.INTERRUPTED
         assert (

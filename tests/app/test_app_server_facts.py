@@ -71,7 +71,7 @@ async def test_without_usage_the_reply_is_told_as_the_servers_tokenizer_counts_i
         await pilot.press("enter")
         await settle(pilot)
         session = app.conversation_screen.session
-        reply = session.store.messages.messages(session.conversation)[-1]
+        reply = session.store.messages.messages(session.stored_id)[-1]
         assert reply.completion_tokens is None
         counted = simple_token_count(reply.content) - simple_token_count("")
         await until(

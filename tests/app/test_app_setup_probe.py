@@ -228,7 +228,7 @@ async def test_a_key_not_stored_is_used_this_run_and_the_variable_is_explained(
         await pilot.press("enter")
         await settle(pilot)
         reply = app.conversation_screen.session.store.messages.messages(
-            app.conversation_screen.session.conversation
+            app.conversation_screen.session.stored_id
         )[-1]
         assert reply.content == "Unlocked."
 

@@ -241,7 +241,7 @@ def fill(store: Store, conversation_id: int, count: int) -> int:
 
 async def test_ten_thousand_messages_open_with_a_window_of_them(make_app: MakeApp) -> None:
     app, _ = make_app()
-    last = fill(app.workspace.store, app.conversation_screen.session.conversation, 10_000)
+    last = fill(app.workspace.store, app.conversation_screen.session.stored_id, 10_000)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         view = app.query_one("#conversation", ConversationView)
@@ -273,7 +273,7 @@ async def test_model_text_is_shown_literally_and_never_acts(
         await settle(pilot)
 
         stored = app.conversation_screen.session.store.messages.messages(
-            app.conversation_screen.session.conversation
+            app.conversation_screen.session.stored_id
         )[-1]
         assert stored.content == TRICKY  # storage keeps the bytes as received
         text = screen_text(app)
@@ -305,7 +305,7 @@ async def test_a_link_in_a_reply_opens_only_once_confirmed(
     seed(
         app.workspace.store,
         [("user", "Where?"), ("assistant", "Read [the docs](https://example.com/docs) first.")],
-        conversation_id=app.conversation_screen.session.conversation,
+        conversation_id=app.conversation_screen.session.stored_id,
     )
     opened: list[str] = []
     monkeypatch.setattr(app, "open_url", lambda url, **_: opened.append(url))
@@ -398,7 +398,7 @@ async def test_a_reasoning_reply_is_drawn_from_kept_counts_too(
 ) -> None:
     # The pane counts a reply's reasoning to show its tokens: kept, as the plan's texts are.
     first, _ = make_app()
-    store, conversation = first.workspace.store, first.conversation_screen.session.conversation
+    store, conversation = first.workspace.store, first.conversation_screen.session.stored_id
     seed(store, [("user", "Why?")], conversation_id=conversation)
     reply = store.replies.start_reply(conversation, model="gpt-4o")
     store.replies.finish_reply(
@@ -441,7 +441,7 @@ async def test_a_conversation_is_shown_with_its_plan_ready(
     seed(
         app.workspace.store,
         exchange(3),
-        conversation_id=app.conversation_screen.session.conversation,
+        conversation_id=app.conversation_screen.session.stored_id,
     )
     planned: list[bool] = []
     original = ConversationView.replace_all

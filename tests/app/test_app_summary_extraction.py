@@ -41,11 +41,11 @@ def working_left_out(plan: ContextPlan | None) -> list[tuple[Reason, str]]:
 def versions(app: CtxChatApp) -> list[tuple[int, str, bool, bool]]:
     """(version, text, edited, active) of the open conversation's summaries, oldest first."""
     store = app.conversation_screen.session.store
-    active = store.summaries.active_summary(app.conversation_screen.session.conversation)
+    active = store.summaries.active_summary(app.conversation_screen.session.stored_id)
     return [
         (v.version, v.text, v.edited, active is not None and v.id == active.id)
         for v in sorted(
-            store.summaries.summaries(app.conversation_screen.session.conversation),
+            store.summaries.summaries(app.conversation_screen.session.stored_id),
             key=lambda v: v.version,
         )
     ]
@@ -72,7 +72,7 @@ async def test_summarize_now_previews_then_folds_into_summary_v1(
     turns = seed(
         app.workspace.store,
         exchange(4),
-        conversation_id=app.conversation_screen.session.conversation,
+        conversation_id=app.conversation_screen.session.stored_id,
     )
     server.script("They asked four questions about the database.")
     async with app.run_test(size=SIZE) as pilot:
@@ -110,7 +110,7 @@ async def test_cancelling_the_preview_folds_nothing(
     seed(
         app.workspace.store,
         exchange(4),
-        conversation_id=app.conversation_screen.session.conversation,
+        conversation_id=app.conversation_screen.session.stored_id,
     )
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -128,7 +128,7 @@ async def test_summary_versions_roll_back_edit_and_rebuild(
     seed(
         app.workspace.store,
         exchange(4),
-        conversation_id=app.conversation_screen.session.conversation,
+        conversation_id=app.conversation_screen.session.stored_id,
     )
     server.script("First summary.", "Rebuilt summary.")
     async with app.run_test(size=SIZE) as pilot:
@@ -182,7 +182,7 @@ async def test_a_failing_summarizer_keeps_the_summary_in_force(
     seed(
         app.workspace.store,
         exchange(4),
-        conversation_id=app.conversation_screen.session.conversation,
+        conversation_id=app.conversation_screen.session.stored_id,
     )
     server.script("First summary.")
     async with app.run_test(size=SIZE) as pilot:
@@ -193,7 +193,7 @@ async def test_a_failing_summarizer_keeps_the_summary_in_force(
         seed(
             app.workspace.store,
             exchange(2, "backups"),
-            conversation_id=app.conversation_screen.session.conversation,
+            conversation_id=app.conversation_screen.session.stored_id,
         )
         app.conversation_screen.session.invalidate()  # written behind the session's back, as another tool would
         await app.conversation_screen.reload_conversation()
@@ -223,7 +223,7 @@ async def test_extracted_facts_are_stored_only_when_accepted(
             ("user", "We deploy on Fridays, and I think Rust would be nicer."),
             ("assistant", "Noted."),
         ],
-        conversation_id=app.conversation_screen.session.conversation,
+        conversation_id=app.conversation_screen.session.stored_id,
     )
     server.script(
         json.dumps(
@@ -283,7 +283,7 @@ async def test_malformed_extraction_output_shows_the_problems(
     seed(
         app.workspace.store,
         [("user", "Builds must stay offline."), ("assistant", "Understood.")],
-        conversation_id=app.conversation_screen.session.conversation,
+        conversation_id=app.conversation_screen.session.stored_id,
     )
     server.script(
         'Here you go: [{"kind": "constraint", "text": "Builds stay offline."}, '

@@ -52,7 +52,7 @@ def stored(app: CtxChatApp) -> list[tuple[int, str, bool]]:
     return [
         (v.version, v.text, v.flagged)
         for v in sorted(
-            session.store.summaries.summaries(session.conversation), key=lambda v: v.version
+            session.store.summaries.summaries(session.stored_id), key=lambda v: v.version
         )
     ]
 
@@ -72,7 +72,7 @@ async def test_the_review_lists_what_was_lost_and_keeps_exactly_the_text_shown(
     make_app: MakeApp, server: ScriptedModelServer
 ) -> None:
     app, notes = make_app(extra=SMALL_WORKING)
-    seed(app.workspace.store, TURNS, conversation_id=app.conversation_screen.session.conversation)
+    seed(app.workspace.store, TURNS, conversation_id=app.conversation_screen.session.stored_id)
     server.script(VAGUE, "Noted.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -122,7 +122,7 @@ async def test_escape_rejects_and_stores_nothing(
     make_app: MakeApp, server: ScriptedModelServer
 ) -> None:
     app, notes = make_app(extra=SMALL_WORKING)
-    seed(app.workspace.store, TURNS, conversation_id=app.conversation_screen.session.conversation)
+    seed(app.workspace.store, TURNS, conversation_id=app.conversation_screen.session.stored_id)
     server.script(VAGUE)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -147,7 +147,7 @@ async def test_a_proposal_overtaken_by_another_version_stores_nothing(
 ) -> None:
     app, notes = make_app(extra=SMALL_WORKING)
     turns = seed(
-        app.workspace.store, TURNS, conversation_id=app.conversation_screen.session.conversation
+        app.workspace.store, TURNS, conversation_id=app.conversation_screen.session.stored_id
     )
     server.script(VAGUE)
     async with app.run_test(size=SIZE) as pilot:
@@ -171,7 +171,7 @@ async def test_a_proposal_overtaken_by_another_version_stores_nothing(
 
 async def test_an_empty_report_says_so(make_app: MakeApp, server: ScriptedModelServer) -> None:
     app, _ = make_app(extra=SMALL_WORKING)
-    seed(app.workspace.store, TURNS, conversation_id=app.conversation_screen.session.conversation)
+    seed(app.workspace.store, TURNS, conversation_id=app.conversation_screen.session.stored_id)
     server.script("The cache is 1200 MB, under /var/lib/cachesvc/data on every host.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -189,7 +189,7 @@ async def test_markup_and_escapes_in_a_lost_item_are_shown_as_typed(
         ("assistant", "Run `echo [red]hi[/red]\x1b[31m` first."),
         *TURNS[4:],
     ]
-    seed(app.workspace.store, turns, conversation_id=app.conversation_screen.session.conversation)
+    seed(app.workspace.store, turns, conversation_id=app.conversation_screen.session.stored_id)
     server.script("They ran something.")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -206,9 +206,7 @@ def before_a_fold(make_app: MakeApp, server: ScriptedModelServer) -> tuple[CtxCh
     """The app on two exchanges; the summary after the next reply drops the number and the
     path."""
     app, notes = make_app(extra=FOLD_AFTER_A_REPLY)
-    seed(
-        app.workspace.store, TURNS[:4], conversation_id=app.conversation_screen.session.conversation
-    )
+    seed(app.workspace.store, TURNS[:4], conversation_id=app.conversation_screen.session.stored_id)
     server.script("All is clear now.", VAGUE)
     return app, notes
 
@@ -283,9 +281,7 @@ async def test_an_automatic_fold_accepted_as_it_came_is_flagged_until_reviewed(
     make_app: MakeApp, server: ScriptedModelServer
 ) -> None:
     app, notes = make_app(extra=FOLD_AFTER_A_REPLY + "accept_unreviewed = true\n")
-    seed(
-        app.workspace.store, TURNS[:4], conversation_id=app.conversation_screen.session.conversation
-    )
+    seed(app.workspace.store, TURNS[:4], conversation_id=app.conversation_screen.session.stored_id)
     server.script("All is clear now.", VAGUE)
     async with app.run_test(size=SIZE) as pilot:
         await folded_after_a_reply(app, pilot)

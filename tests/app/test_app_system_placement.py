@@ -52,7 +52,7 @@ async def test_the_system_content_opens_the_first_user_message_and_the_panels_sa
     seed(
         app.workspace.store,
         exchange(2),
-        conversation_id=app.conversation_screen.session.conversation,
+        conversation_id=app.conversation_screen.session.stored_id,
     )
     async with app.run_test(size=(160, 45)) as pilot:
         screen = app.conversation_screen

@@ -28,7 +28,7 @@ async def test_a_burst_with_enter_sends_the_whole_draft_and_keeps_what_follows(
         sent = [
             m.content
             for m in app.conversation_screen.session.store.messages.messages(
-                app.conversation_screen.session.conversation
+                app.conversation_screen.session.stored_id
             )
         ]
         assert sent[-2:] == ["the first message, typed fast", "Noted."]
@@ -53,7 +53,7 @@ async def test_enter_while_a_reply_streams_queues_the_message_and_keeps_every_ke
         sent = [
             m.content
             for m in app.conversation_screen.session.store.messages.messages(
-                app.conversation_screen.session.conversation
+                app.conversation_screen.session.stored_id
             )
             if m.role == "user"
         ]
@@ -74,7 +74,7 @@ async def test_a_message_that_cannot_be_sent_goes_back_into_the_box(make_app: Ma
         await until(pilot, lambda: app.conversation_screen.composer.text == too_long)
         assert (
             app.conversation_screen.session.store.messages.count_messages(
-                app.conversation_screen.session.conversation
+                app.conversation_screen.session.stored_id
             )
             == 0
         )
@@ -92,7 +92,7 @@ async def test_typing_into_the_conversation_types_into_the_composer_and_fires_no
         burst(pilot, "first\r")
         await settle(pilot)
         before = app.conversation_screen.session.store.messages.messages(
-            app.conversation_screen.session.conversation
+            app.conversation_screen.session.stored_id
         )
         await pilot.click("#conversation")
         await pilot.press("up")
@@ -108,7 +108,7 @@ async def test_typing_into_the_conversation_types_into_the_composer_and_fires_no
         assert app.screen is app.screen_stack[0]  # no dialog opened
         assert (
             app.conversation_screen.session.store.messages.messages(
-                app.conversation_screen.session.conversation
+                app.conversation_screen.session.stored_id
             )
             == before
         )
@@ -148,7 +148,7 @@ async def test_ctrl_r_in_the_composer_retries_the_newest_failed_reply(
         await pilot.press("ctrl+r")
         await settle(pilot)
         messages = app.conversation_screen.session.store.messages.messages(
-            app.conversation_screen.session.conversation
+            app.conversation_screen.session.stored_id
         )
         assert [(m.content, m.status) for m in messages] == [
             ("Hello there", MessageStatus.COMPLETE),
@@ -173,6 +173,6 @@ async def test_retry_is_in_the_palette(make_app: MakeApp, server: ScriptedModelS
         await pilot.press("enter")
         await settle(pilot)
         newest = app.conversation_screen.session.store.messages.messages(
-            app.conversation_screen.session.conversation
+            app.conversation_screen.session.stored_id
         )[-1]
         assert (newest.content, newest.status) == ("Second time lucky.", MessageStatus.COMPLETE)

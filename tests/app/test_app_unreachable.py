@@ -71,7 +71,7 @@ async def test_a_server_not_running_is_named_once_and_the_app_stays_usable(
             assert app.conversation_screen.server_notice is None
             assert "Cannot reach" not in status_line(app)
             reply = app.conversation_screen.session.store.messages.messages(
-                app.conversation_screen.session.conversation
+                app.conversation_screen.session.stored_id
             )[-1]
             assert reply.content == "Yes, here."
             assert app.conversation_screen.session.window.context_window == 4096

@@ -28,14 +28,14 @@ async def test_regenerate_keeps_the_old_reply_with_its_reasoning_plan_and_usage(
         await pilot.press("enter")
         await settle(pilot)
         store = app.conversation_screen.session.store
-        old = store.messages.messages(app.conversation_screen.session.conversation)[-1]
+        old = store.messages.messages(app.conversation_screen.session.stored_id)[-1]
         old_plan = store.plans.load_plan(old.id)
 
         app.conversation_screen.conversation_view.focus()
         await pilot.press("ctrl+g")  # no "are you sure?": nothing is destroyed
         await settle(pilot)
 
-        new = store.messages.messages(app.conversation_screen.session.conversation)[-1]
+        new = store.messages.messages(app.conversation_screen.session.stored_id)[-1]
         assert (new.content, new.id != old.id) == ("Use the rollback journal.", True)
         assert shown_messages(app)[-1] == ("assistant", "Use the rollback journal.")
         (kept,) = store.variants.variants(new.id)
@@ -68,7 +68,7 @@ async def test_f7_lists_the_variants_and_k_brings_the_regenerated_reply_back(
         app.conversation_screen.chat.again()
         await settle(pilot)
         reply_id = app.conversation_screen.session.store.messages.messages(
-            app.conversation_screen.session.conversation
+            app.conversation_screen.session.stored_id
         )[-1].id
 
         await pilot.press("f7")
@@ -146,13 +146,13 @@ async def test_retrying_an_empty_failed_reply_keeps_no_variant_and_f7_says_so(
         await pilot.press("enter")
         await settle(pilot)
         failed = app.conversation_screen.session.store.messages.messages(
-            app.conversation_screen.session.conversation
+            app.conversation_screen.session.stored_id
         )[-1]
         assert failed.status is MessageStatus.FAILED
         await pilot.press("ctrl+r")
         await settle(pilot)
         reply = app.conversation_screen.session.store.messages.messages(
-            app.conversation_screen.session.conversation
+            app.conversation_screen.session.stored_id
         )[-1]
         assert reply.content == "Recovered."
         assert app.conversation_screen.session.store.variants.variants(reply.id) == []
@@ -187,6 +187,6 @@ async def test_an_arrow_and_enter_in_one_burst_open_the_variant_the_arrow_moved_
         compare = app.screen
         assert isinstance(compare, VariantComparison)
         session = app.conversation_screen.session
-        reply = session.store.messages.messages(session.conversation)[-1].id
+        reply = session.store.messages.messages(session.stored_id)[-1].id
         (stored,) = [v for v in session.store.variants.variants(reply) if str(v.id) == second]
         assert compare.query_one("#variant-text", ReplyMarkdown).source == stored.content

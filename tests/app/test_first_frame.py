@@ -33,7 +33,7 @@ async def test_the_first_frame_equals_the_settled_screen(
     (its count needs the tokenizer, which loads after the first frame)."""
     first, _ = make_app()
     store = first.workspace.store
-    conversation = first.conversation_screen.session.conversation
+    conversation = first.conversation_screen.session.stored_id
     seed(store, exchange(6), conversation_id=conversation)
     store.memory.add_memory("constraint", "The service must run on a single small VM.", pinned=True)
     store.memory.add_memory("preference", "Prefers short answers with a code example.")

@@ -46,7 +46,7 @@ async def two_turns(chat: ChatSession, server: ScriptedModelServer) -> int:
     server.script(Reply("A1 was going on and on", finish_reason="length"), "A2")
     await collect(send_message(chat, "Q1"))
     await collect(send_message(chat, "Q2"))
-    return chat.store.messages.messages(chat.conversation)[2].id
+    return chat.store.messages.messages(chat.stored_id)[2].id
 
 
 def opened(chat: ChatSession, conversation: int) -> ChatSession:
@@ -84,7 +84,7 @@ async def test_the_copied_replies_keep_their_markers(
     branch = branch_from(chat, edited, "Q2 other")
     q1, a1, q2 = chat.store.messages.messages(branch)
     assert (q1.content, q2.content) == ("Q1", "Q2 other")
-    original = chat.store.messages.messages(chat.conversation)[1]
+    original = chat.store.messages.messages(chat.stored_id)[1]
     assert a1.finish_reason == original.finish_reason == "length"
     assert (a1.prompt_tokens, a1.completion_tokens, a1.billing) == (
         original.prompt_tokens,
@@ -118,7 +118,7 @@ async def test_memory_switches_project_task_and_files_go_with_the_branch(
     entry = chat.store.memory.add_memory(MemoryKind.FACT, "The office is in Lyon.")
     kept = chat.store.memory.add_memory(MemoryKind.FACT, "Deploys happen on Tuesdays.")
     edited = await two_turns(chat, server)
-    chat.memory_book.switch(entry.id, chat.conversation, on=False)
+    chat.memory_book.switch(entry.id, chat.stored_id, on=False)
     chat.move_to_project("Travel")
     chat.save_task(TaskState(goal="Plan the trip"))
     notes = tmp_path / "notes.txt"
@@ -127,7 +127,7 @@ async def test_memory_switches_project_task_and_files_go_with_the_branch(
 
     branch_id = branch_from(chat, edited, "Q2 other")
     branch = opened(chat, branch_id)
-    original = chat.store.conversations.get_conversation(chat.conversation)
+    original = chat.store.conversations.get_conversation(chat.stored_id)
     assert (
         chat.store.conversations.get_conversation(branch_id).project_id
         == original.project_id

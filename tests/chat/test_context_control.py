@@ -58,7 +58,7 @@ async def test_an_excluded_pair_is_never_sent_yet_still_found(
     told = exclusion_difference(session, question, pair=True)
     assert (
         len(server.requests),
-        session.store.exclusions.excluded_messages(session.conversation),
+        session.store.exclusions.excluded_messages(session.stored_id),
     ) == (
         requests,
         [],
@@ -78,7 +78,7 @@ async def test_an_excluded_pair_is_never_sent_yet_still_found(
     assert [(o.ref, o.detail) for o in plan.layer(Layer.RECALL).left_out][:1] == [
         (f"message:{question}", "excluded by you: recall found it and leaves it out")
     ]
-    assert session.conversation in session.store.search.find_conversations("zanzibar")
+    assert session.stored_id in session.store.search.find_conversations("zanzibar")
     await collect(send_message(session, "Go on"))
     sent = json.dumps(server.requests[-1]["messages"])
     assert "zanzibar" not in sent and "What next?" in sent
@@ -292,7 +292,7 @@ def test_what_cannot_be_attached_is_refused_with_one_line(
         session.files.attach(path)
     assert str(caught.value).endswith(refusal)
     assert "\n" not in str(caught.value)
-    assert store.attachments.attachments(session.conversation) == []
+    assert store.attachments.attachments(session.stored_id) == []
 
 
 def test_a_path_with_control_characters_is_named_safely(

@@ -57,11 +57,11 @@ def test_a_fact_from_another_conversation_of_the_project_is_recalled(
 
     plan = b.plan(QUESTION)
 
-    ref = f"conversation:{a.conversation}/message:{fact_id}"
+    ref = f"conversation:{a.stored_id}/message:{fact_id}"
     assert recalled(plan) == [ref]
     item = plan.layer(Layer.RECALL).items[0]
     assert isinstance(item, PlanItem)
-    assert item.source == OtherConversation(a.conversation, "Birdhouse plan", today())
+    assert item.source == OtherConversation(a.stored_id, "Birdhouse plan", today())
     assert item.label.startswith(f"from “Birdhouse plan” ({today()}): matched birdhouse")
     assert "; score " in item.label
     # The model reads where it was said, beside the words themselves.
@@ -74,7 +74,7 @@ def test_a_fact_from_another_conversation_of_the_project_is_recalled(
     (recall_layer,) = [layer for layer in data["layers"] if layer["layer"] == "recall"]
     assert recall_layer["items"][0]["ref"] == ref
     assert recall_layer["items"][0]["from"] == {
-        "conversation": a.conversation,
+        "conversation": a.stored_id,
         "title": "Birdhouse plan",
         "date": today(),
     }
@@ -95,7 +95,7 @@ async def test_the_plan_a_reply_was_made_from_keeps_where_recall_found_it(
     assert stored is not None
     (item,) = stored.layer(Layer.RECALL).items
     assert isinstance(item, PlanItem)
-    assert item.source is not None and item.source.id == a.conversation
+    assert item.source is not None and item.source.id == a.stored_id
     assert not item.ref.startswith("message:")  # never taken for a message of this one
 
 
@@ -110,7 +110,7 @@ def test_a_conversation_outside_the_project_is_searched_only_with_all(
 
     b.recaller.across = RecallAcross.ALL
     refs = recalled(b.plan(QUESTION))
-    assert len(refs) == 1 and refs[0].startswith(f"conversation:{elsewhere.conversation}/")
+    assert len(refs) == 1 and refs[0].startswith(f"conversation:{elsewhere.stored_id}/")
 
 
 def test_outside_a_project_recall_stays_in_the_conversation_by_default(
@@ -146,7 +146,7 @@ def test_the_palette_switch_goes_round_and_sessions_opened_after_keep_it(
     assert b.recaller.switch_across() is RecallAcross.ALL
     assert b.recaller.switch_across() is RecallAcross.OFF
     assert recalled(b.plan(QUESTION)) == []  # not the result worked out before the switch
-    assert b.for_conversation(session.conversation).recaller.across is RecallAcross.OFF
+    assert b.for_conversation(session.stored_id).recaller.across is RecallAcross.OFF
     assert b.recaller.switch_across() is RecallAcross.PROJECT
     assert len(recalled(b.plan(QUESTION))) == 1
 
@@ -191,8 +191,8 @@ def test_a_question_found_there_brings_its_answer(session: ChatSession) -> None:
     items = b.plan(QUESTION).layer(Layer.RECALL).items
 
     assert [item.ref for item in items] == [
-        f"conversation:{a.conversation}/message:{question}",
-        f"conversation:{a.conversation}/message:{answer}",
+        f"conversation:{a.stored_id}/message:{question}",
+        f"conversation:{a.stored_id}/message:{answer}",
     ]
     assert items[1].label == (
         f"from “Birdhouse plan” ({today()}): the question or answer beside a match there"
@@ -204,7 +204,7 @@ def meaning_on(session: ChatSession) -> SemanticRecall:
     extra): the encoder, the conversation's vectors and the other conversations'."""
     if not SemanticRecall.possible():
         pytest.skip("the embeddings extra is not installed")
-    semantic = SemanticRecall(session.store, session.conversation)
+    semantic = SemanticRecall(session.store, session.stored_id)
     semantic.prepare()
     semantic.prepare_others(session.recaller.others())
     session.semantic = semantic
@@ -235,17 +235,17 @@ def test_recall_by_meaning_finds_in_another_conversation_what_shares_no_word(
     plan = b.plan(ASKED_BY_MEANING)
     assert OTHERS_UNEMBEDDED not in " ".join(plan.warnings)
 
-    ref = f"conversation:{a.conversation}/message:{paid_id}"
+    ref = f"conversation:{a.stored_id}/message:{paid_id}"
     assert ref in recalled(plan)
     item = next(i for i in plan.layer(Layer.RECALL).items if i.ref == ref)
     assert isinstance(item, PlanItem)
-    assert item.source == OtherConversation(a.conversation, "Renovation", today())
+    assert item.source == OtherConversation(a.stored_id, "Renovation", today())
     assert "similar in meaning" in item.label
     assert f"“Renovation”, {today()}] {PAID}" in next(
         m.content for m in plan.messages if m.layer is Layer.RECALL
     )
     # The vectors were kept: another session (a command) finds it without embedding again.
-    again = b.for_conversation(b.conversation)
+    again = b.for_conversation(b.stored_id)
     assert meaning_on(again).embed_others(again.recaller.others()) == 0
     assert ref in recalled(again.plan(ASKED_BY_MEANING))
 
@@ -265,7 +265,7 @@ def test_recall_by_meaning_keeps_to_the_conversations_recall_across_names(
     semantic.prepare_others(b.recaller.others())
     assert semantic.embed_others(b.recaller.others()) == 2
     paid_id = outside.history()[0].id
-    assert f"conversation:{outside.conversation}/message:{paid_id}" in recalled(
+    assert f"conversation:{outside.stored_id}/message:{paid_id}" in recalled(
         b.plan(ASKED_BY_MEANING)
     )
 

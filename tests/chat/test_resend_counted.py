@@ -65,7 +65,7 @@ async def test_an_edit_sent_again_is_rendered_by_the_server_before_it_is_sent(
     session = counting_session
     llama_server.script("Port 5432!!! (the default).", "Port 5433!!! then.")
     await started(send_counted(session, "Which port for the database???"))
-    question = session.store.messages.newest_message(session.conversation, role="user")
+    question = session.store.messages.newest_message(session.stored_id, role="user")
     assert question is not None
     replace_from(session, question.id, "Which port for the cache, then?!?!")
     turn = await started(regenerate_counted(session, Resend.EDIT))

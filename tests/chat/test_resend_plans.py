@@ -48,7 +48,7 @@ async def test_regenerate_sends_the_request_a_send_of_the_question_sent(
     assert server.requests[1]["messages"] == server.requests[0]["messages"]
     started = events[0]
     assert isinstance(started, TurnStarted)
-    question = session.store.messages.newest_message(session.conversation, role="user")
+    question = session.store.messages.newest_message(session.stored_id, role="user")
     assert question is not None
     assert started.plan.layer(Layer.INPUT).notes == (
         f"regenerate: keeps your message #{question.id} as it was (the reply is kept as a "
@@ -56,7 +56,7 @@ async def test_regenerate_sends_the_request_a_send_of_the_question_sent(
         "for a new message",
     )
     # The stored plan of the new reply says so too.
-    reply = session.store.messages.newest_message(session.conversation)
+    reply = session.store.messages.newest_message(session.stored_id)
     assert reply is not None
     stored = session.store.plans.load_plan(reply.id)
     assert (
@@ -69,7 +69,7 @@ async def test_an_edit_sent_again_in_place_recalls_for_the_edited_text(
     session: ChatSession, server: ScriptedModelServer
 ) -> None:
     await asked_with_recall(session, server)
-    question = session.store.messages.newest_message(session.conversation, role="user")
+    question = session.store.messages.newest_message(session.stored_id, role="user")
     assert question is not None
     replace_from(session, question.id, "Which main database did we decide on?")
     events = await collect(regenerate(session, Resend.EDIT))
@@ -91,7 +91,7 @@ async def test_an_edit_sent_again_as_a_branch_recalls_in_the_branch(
     session: ChatSession, server: ScriptedModelServer
 ) -> None:
     await asked_with_recall(session, server)
-    question = session.store.messages.newest_message(session.conversation, role="user")
+    question = session.store.messages.newest_message(session.stored_id, role="user")
     assert question is not None
     branch_id = branch_from(session, question.id, "Which main database did we decide on?")
     branch = session.for_conversation(branch_id)
@@ -102,4 +102,4 @@ async def test_an_edit_sent_again_as_a_branch_recalls_in_the_branch(
     assert isinstance(started, TurnStarted)
     assert started.plan.layer(Layer.INPUT).notes[0].startswith("branch: keeps your edited message")
     # The original conversation is whole: its question and reply are still there.
-    assert session.store.messages.newest_message(session.conversation, role="user") == question
+    assert session.store.messages.newest_message(session.stored_id, role="user") == question

@@ -197,7 +197,7 @@ async def test_a_prompt_the_server_counts_over_its_window_is_fitted_to_its_count
         text = wows(number)
         session.add_user_message(text)
         store.messages.add_message(
-            session.conversation,
+            session.stored_id,
             "assistant",
             f"You said: {text}",
             tokens=session.count("assistant", f"You said: {text}"),

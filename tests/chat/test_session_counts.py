@@ -52,7 +52,7 @@ def test_a_later_session_plans_from_kept_counts_without_its_tokenizer(
 ) -> None:
     store.memory.add_memory("fact", "The service runs on one small VM.")
     store.memory.add_memory(
-        "preference", "Short answers, with code.", conversation_id=session.conversation
+        "preference", "Short answers, with code.", conversation_id=session.stored_id
     )
     first = again(session)
     planned = first.plan(None)
@@ -111,7 +111,7 @@ def test_a_recount_of_the_history_is_kept_in_the_messages_not_here(
     first = again(session)
     for index in range(5):  # counted with another model's encoding
         store.messages.add_message(
-            first.conversation, "user", f"message {index}", tokens=5, exact=False, encoding="x"
+            first.stored_id, "user", f"message {index}", tokens=5, exact=False, encoding="x"
         )
     first.plan(None)
     assert [m.tokens for m in first.history()] == [first.count("user", "message 0")] + [

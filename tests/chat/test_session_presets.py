@@ -96,10 +96,10 @@ def test_choices_are_remembered_and_seen_by_a_new_session(
 ) -> None:
     chat.choose_preset("loose")
     chat.set_system_prompt("Speak plainly.")
-    conversation = store.conversations.get_conversation(chat.conversation)
+    conversation = store.conversations.get_conversation(chat.stored_id)
     assert (conversation.preset, conversation.system_prompt) == ("loose", "Speak plainly.")
 
-    again = ChatSession(store, chat.settings, chat.default_profile, chat.conversation)
+    again = ChatSession(store, chat.settings, chat.default_profile, chat.stored_id)
     assert again.preset_name == "loose"
     assert again.request_for(again.plan("Hi")).body["temperature"] == 1.3
     assert again.plan("Hi").request_messages()[0]["content"] == "Speak plainly."
@@ -125,9 +125,9 @@ def test_a_model_named_for_the_run_wins_over_the_presets(chat: ChatSession) -> N
 
 
 def test_a_preset_with_a_model_replaces_a_model_chosen_before(chat: ChatSession) -> None:
-    chat.store.conversations.choose_model(chat.conversation, "test", "gpt-4o-mini")
+    chat.store.conversations.choose_model(chat.stored_id, "test", "gpt-4o-mini")
     chat.choose_preset("precise")
-    conversation = chat.store.conversations.get_conversation(chat.conversation)
+    conversation = chat.store.conversations.get_conversation(chat.stored_id)
     assert (conversation.chosen_profile, conversation.chosen_model) == ("test", None)
 
 
@@ -153,7 +153,7 @@ def test_no_sampling_is_sent_unless_asked(chat: ChatSession) -> None:
 def test_an_unknown_preset_names_the_configured_ones(chat: ChatSession) -> None:
     with pytest.raises(UnknownPreset, match='no preset named "fast"; the configured presets are'):
         chat.choose_preset("fast")
-    assert chat.store.conversations.get_conversation(chat.conversation).preset is None
+    assert chat.store.conversations.get_conversation(chat.stored_id).preset is None
 
 
 async def test_a_replay_asks_with_the_same_sampling(
@@ -177,6 +177,6 @@ def test_a_conversation_deleted_elsewhere_has_no_choices_left(
     chat.choose_preset("loose")
     chat.set_system_prompt("Be kind.")
     with Store.open(tmp_path / "ctxchat.db") as other:
-        other.conversations.delete_conversation(chat.conversation)
+        other.conversations.delete_conversation(chat.stored_id)
     chat.catch_up()
     assert (chat.preset_name, chat.system_prompt) == (None, "You are terse.")

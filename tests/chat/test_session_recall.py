@@ -29,7 +29,7 @@ def filler(rng: random.Random) -> str:
 def add_turn(session: ChatSession, user: str, assistant: str) -> None:
     for role, text in (("user", user), ("assistant", assistant)):
         session.store.messages.add_message(
-            session.conversation,
+            session.stored_id,
             role,
             text,
             tokens=session.count(role, text),
@@ -51,7 +51,7 @@ def prepared_semantic(session: ChatSession) -> SemanticRecall:
     """The session's semantic recall, its encoder and vectors loaded (skips without the extra)."""
     if not SemanticRecall.possible():
         pytest.skip("the embeddings extra is not installed")
-    semantic = SemanticRecall(session.store, session.conversation)
+    semantic = SemanticRecall(session.store, session.stored_id)
     semantic.prepare()
     return semantic
 
@@ -146,12 +146,10 @@ async def test_prefix_stays_without_changes_and_shrinks_with_a_new_memory_entry(
     session.forget_memory()
     server.script("One.", "Two.", "Three.")
     [e async for e in send_message(session, "First question")]
-    first = session.store.plans.load_plan(
-        session.store.messages.messages(session.conversation)[-1].id
-    )
+    first = session.store.plans.load_plan(session.store.messages.messages(session.stored_id)[-1].id)
     [e async for e in send_message(session, "Second question")]
     second = session.store.plans.load_plan(
-        session.store.messages.messages(session.conversation)[-1].id
+        session.store.messages.messages(session.stored_id)[-1].id
     )
     assert first is not None and second is not None
     # Nothing above the turns changed: the whole first request is the start of the second.
@@ -162,9 +160,7 @@ async def test_prefix_stays_without_changes_and_shrinks_with_a_new_memory_entry(
     session.store.memory.add_memory(MemoryKind.CONSTRAINT, "Everything must run offline.")
     session.forget_memory()
     [e async for e in send_message(session, "Third question")]
-    third = session.store.plans.load_plan(
-        session.store.messages.messages(session.conversation)[-1].id
-    )
+    third = session.store.plans.load_plan(session.store.messages.messages(session.stored_id)[-1].id)
     assert third is not None
     # The memory message changed, so only the system prompt is still shared.
     assert (third.prefix_messages, third.prefix_tokens) == (1, third.messages[0].tokens)
@@ -289,7 +285,7 @@ def test_what_a_query_finds_is_embedded_before_the_rest(
     pauses: list[float] = []
     monkeypatch.setattr("ctxchat.chat.semantic.time.sleep", pauses.append)
     assert semantic.embed_rest(batch=2, cancelled=lambda: len(pauses) >= 1) == 2
-    rows = session.store.search.load_embeddings(session.conversation, "all-MiniLM-L6-v2")
+    rows = session.store.search.load_embeddings(session.stored_id, "all-MiniLM-L6-v2")
     # The message the query wanted, then the newest one.
     assert [message_id for message_id, _ in rows] == [5, 120]
 

@@ -29,7 +29,7 @@ def talk(session: ChatSession, *turns: str) -> None:
             session.add_user_message(text)
         else:
             reply = session.store.messages.add_message(
-                session.conversation, "assistant", text, tokens=5, exact=False, encoding="x"
+                session.stored_id, "assistant", text, tokens=5, exact=False, encoding="x"
             )
             session.remember_message(reply)
 

@@ -16,7 +16,7 @@ def fill(session: ChatSession, turns: int) -> None:
     for i in range(turns):
         session.add_user_message(f"Question {i}")
         session.store.messages.add_message(
-            session.conversation,
+            session.stored_id,
             "assistant",
             f"Answer {i}",
             tokens=session.count("assistant", f"Answer {i}"),
@@ -50,7 +50,7 @@ async def test_summarize_now_folds_all_but_recent(
     assert plan.messages[1].content.endswith("They asked questions 0 to 4.")
     assert [o.detail for o in plan.layer(Layer.WORKING).left_out] == ["in summary v1"]
     # Originals are never deleted.
-    assert len(session.store.messages.messages(session.conversation)) == 20
+    assert len(session.store.messages.messages(session.stored_id)) == 20
 
 
 async def test_second_fold_sends_previous_summary_and_new_messages_only(
@@ -71,7 +71,7 @@ async def test_second_fold_sends_previous_summary_and_new_messages_only(
     assert prompt.startswith("Current summary:\nS1\n\nNew messages to fold into it:\n")
     assert "Question 0" not in prompt
     assert "[user] Question 5" in prompt
-    versions = session.store.summaries.summaries(session.conversation)
+    versions = session.store.summaries.summaries(session.stored_id)
     assert [(v.version, v.text) for v in versions] == [(1, "S1"), (2, "S2")]
     assert versions[1].first_message_id == first.first_id
 
@@ -96,10 +96,10 @@ async def test_failed_or_empty_summary_keeps_the_old_one(
     with pytest.raises(SummaryFailed) as caught:
         await summarizer.fold(later)
     assert str(caught.value).startswith("Summarization failed:")
-    active = session.store.summaries.active_summary(session.conversation)
+    active = session.store.summaries.active_summary(session.stored_id)
     assert active is not None
     assert active.text == "Old summary."
-    assert len(session.store.summaries.summaries(session.conversation)) == 1
+    assert len(session.store.summaries.summaries(session.stored_id)) == 1
 
 
 async def test_rebuild_edit_and_rollback(session: ChatSession, server: ScriptedModelServer) -> None:
@@ -140,6 +140,6 @@ async def test_incremental_folding_folds_each_message_once(
         if fold is not None and len(fold.messages) >= 4:
             folded.extend(m.id for m in fold.messages)
             await summarizer.fold(fold)
-    ids = [m.id for m in session.store.messages.messages(session.conversation)]
+    ids = [m.id for m in session.store.messages.messages(session.stored_id)]
     assert folded == ids[: len(folded)]
     assert len(folded) == len(set(folded)) == 110

@@ -69,7 +69,7 @@ async def test_a_second_summary_while_one_runs_is_refused_and_sees_its_progress(
     held.set()
     version = await running
     assert current_job(session) is None
-    assert [v.id for v in store.summaries.summaries(session.conversation)] == [version.id]
+    assert [v.id for v in store.summaries.summaries(session.stored_id)] == [version.id]
 
 
 async def test_a_failed_summary_is_told_until_the_next_one(
@@ -112,7 +112,7 @@ async def test_a_cancelled_summary_leaves_no_job_and_no_failure(
         await running
     held.set()
     assert current_job(session) is None
-    assert store.summaries.summaries(session.conversation) == []
+    assert store.summaries.summaries(session.stored_id) == []
 
 
 async def test_the_job_of_a_process_that_died_is_taken_over(
@@ -122,13 +122,13 @@ async def test_the_job_of_a_process_that_died_is_taken_over(
     talk(session, 10)
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()
-    job = store.summary_jobs.start_summary_job(session.conversation, JobKind.FOLD, messages=3)
+    job = store.summary_jobs.start_summary_job(session.stored_id, JobKind.FOLD, messages=3)
     with store.transaction() as conn:
         conn.execute(
             "UPDATE summary_jobs SET owner = ? WHERE job = ?",
             (f"{socket.gethostname()}/{gone.pid}", job.job),
         )
-    stale = store.summary_jobs.summary_job(session.conversation)
+    stale = store.summary_jobs.summary_job(session.stored_id)
     assert stale is not None and not stale.alive and not stale.running
     assert current_job(session) is None
     await wait_for_job(session)  # nothing to wait for

@@ -49,7 +49,7 @@ def talk(session: ChatSession, turns: int, words: int = 3) -> None:
         session.add_user_message(f"Question {i}: {filler}")
         text = f"Answer {i}: {filler}"
         session.store.messages.add_message(
-            session.conversation,
+            session.stored_id,
             "assistant",
             text,
             tokens=session.count("assistant", text),
@@ -167,7 +167,7 @@ async def test_a_reply_cut_before_its_first_sentence_fails_with_one_remedy(
     with pytest.raises(SummaryFailed) as failed:
         await Summarizer.for_session(session).fold(fold)
     assert str(failed.value).endswith(" ended. " + remedy)
-    assert session.store.summaries.summaries(session.conversation) == []
+    assert session.store.summaries.summaries(session.stored_id) == []
 
 
 async def test_on_a_small_window_the_fold_goes_in_chunks_that_each_fit(
@@ -207,14 +207,14 @@ async def test_pinned_entries_and_rules_are_kept_word_for_word(
     session = session_with(store, server, backend)
     rule = session.add_user_message("Never push directly to the main branch.")
     session.store.messages.add_message(
-        session.conversation, "assistant", "Understood.", tokens=5, exact=True, encoding="x"
+        session.stored_id, "assistant", "Understood.", tokens=5, exact=True, encoding="x"
     )
     host = session.add_user_message("The staging database is on db-2.internal port 5433.")
     session.memory_book.add(
         MemoryKind.FACT,
         "Staging database: db-2.internal:5433",
         pinned=True,
-        conversation_id=session.conversation,
+        conversation_id=session.stored_id,
         source=f"message:{host.id}",
     )
     talk(session, 6)
@@ -251,7 +251,7 @@ async def test_what_a_summary_lost_is_stored_with_it(
     lost = [(i.text, i.kind.value, i.message_id) for i in version.lost if i.message_id == said.id]
     assert lost == [("/var/log/proxy.log", "path", said.id), ("8771", "number", said.id)]
     assert version.flagged
-    assert store.summaries.active_summary(session.conversation) == version
+    assert store.summaries.active_summary(session.stored_id) == version
 
 
 async def test_where_the_template_drops_system_messages_the_instructions_go_to_the_user(

@@ -47,7 +47,7 @@ async def test_a_proposal_stores_nothing_until_accepted(
         ("/var/log/proxy.log", said.id),
         ("8771", said.id),
     ]
-    assert session.store.summaries.summaries(session.conversation) == []
+    assert session.store.summaries.summaries(session.stored_id) == []
     # Rejecting is dropping the proposal: the turns stay as they were.
     assert session.pending_fold(manual=True) == fold
     version = accept(session, proposal)
@@ -85,7 +85,7 @@ async def test_a_proposal_made_before_another_version_came_into_force_is_refused
     accept(session, second)
     with pytest.raises(SummaryFailed, match="summarize again"):
         accept(session, first)
-    versions = session.store.summaries.summaries(session.conversation)
+    versions = session.store.summaries.summaries(session.stored_id)
     assert [(v.version, v.text) for v in versions] == [(1, "Second.")]
 
 

@@ -88,7 +88,7 @@ async def test_reply_is_streamed_stored_with_usage_and_drift(
     assert reply.estimated_prompt_tokens == started.plan.tokens
     assert reply.drift == reply.prompt_tokens - started.plan.tokens
     assert reply.tokens == session.count("assistant", reply.content)
-    stored = session.store.messages.messages(session.conversation)
+    stored = session.store.messages.messages(session.stored_id)
     assert [(m.role, m.content) for m in stored] == [
         ("user", "Hi there"),
         ("assistant", "A reply that arrives in several small chunks."),
@@ -107,7 +107,7 @@ async def test_wrong_key_keeps_the_message_and_names_no_secret(
     assert failed.reply.error is not None
     assert API_KEY not in failed.reply.error
     assert API_KEY not in str(failed.error)
-    stored = session.store.messages.messages(session.conversation)
+    stored = session.store.messages.messages(session.stored_id)
     assert stored[0].content == "Keep me"
     # A failed reply is not sent back next time.
     assert [m["role"] for m in session.plan("again").request_messages()] == [
@@ -152,7 +152,7 @@ async def test_stopping_keeps_what_arrived(
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    reply = session.store.messages.messages(session.conversation)[-1]
+    reply = session.store.messages.messages(session.stored_id)[-1]
     assert reply.status is MessageStatus.INTERRUPTED
     assert reply.content == "".join(received)
     assert reply.error == "You stopped the reply; the part received so far was kept."
@@ -195,7 +195,7 @@ async def test_over_budget_input_stores_nothing(
         await collect(send_message(session, "word " * 20_000))
     assert str(caught.value).startswith("The message is ")
     assert "tokens over the budget of 7,000 tokens" in str(caught.value)
-    assert session.store.messages.messages(session.conversation) == []
+    assert session.store.messages.messages(session.stored_id) == []
     assert server.requests == []
 
 
@@ -206,7 +206,7 @@ async def test_regenerate_replaces_the_last_reply(
     await collect(send_message(session, "Question"))
     events = await collect(regenerate(session))
     assert isinstance(events[-1], TurnFinished)
-    stored = session.store.messages.messages(session.conversation)
+    stored = session.store.messages.messages(session.stored_id)
     assert [(m.role, m.content) for m in stored] == [
         ("user", "Question"),
         ("assistant", "Second try."),
@@ -220,7 +220,7 @@ async def test_regenerate_keeps_the_replaced_reply_and_its_variants_as_variants(
     server.script(Reply("First try.", reasoning="Thinking once."), "Second try.")
     await collect(send_message(session, "Question"))
     store = session.store
-    old = store.messages.messages(session.conversation)[-1]
+    old = store.messages.messages(session.stored_id)[-1]
     plan = store.plans.load_plan(old.id)
     assert plan is not None
     asked = store.variants.start_variant(old.id, change="without memory", model="other", plan=plan)
@@ -231,7 +231,7 @@ async def test_regenerate_keeps_the_replaced_reply_and_its_variants_as_variants(
     events = await collect(regenerate(session))
     started = events[0]
     assert isinstance(started, TurnStarted)
-    new = store.messages.messages(session.conversation)[-1]
+    new = store.messages.messages(session.stored_id)[-1]
     variants = store.variants.variants(new.id)
     # Listed in the order they were written: the reply, then the variant asked of it.
     assert [(v.change, v.content, v.reasoning) for v in variants] == [
@@ -248,11 +248,11 @@ async def test_a_regenerate_that_cannot_fit_changes_nothing(
 ) -> None:
     server.script("First try.")
     await collect(send_message(session, "Question"))
-    before = session.store.messages.messages(session.conversation)
+    before = session.store.messages.messages(session.stored_id)
     session.server.use_window(WindowInfo(8, "probed"))  # not even the system prompt fits
     with pytest.raises(OverBudget):
         await collect(regenerate(session))
-    assert session.store.messages.messages(session.conversation) == before
+    assert session.store.messages.messages(session.stored_id) == before
     assert session.store.variants.variants(before[-1].id) == []
     assert len(server.requests) == 1
 
@@ -303,10 +303,10 @@ async def test_edit_and_replace_later_turns(
     server.script("A1", "A2", "A1 again")
     await collect(send_message(session, "Q1"))
     await collect(send_message(session, "Q2"))
-    first = session.store.messages.messages(session.conversation)[0]
+    first = session.store.messages.messages(session.stored_id)[0]
     replace_from(session, first.id, "Q1 edited")
     await collect(regenerate(session))
-    stored = session.store.messages.messages(session.conversation)
+    stored = session.store.messages.messages(session.stored_id)
     assert [(m.role, m.content) for m in stored] == [
         ("user", "Q1 edited"),
         ("assistant", "A1 again"),
@@ -322,11 +322,11 @@ async def test_edit_as_a_branch_keeps_the_original(
     server.script("A1", "A2", "B2")
     await collect(send_message(session, "Q1"))
     await collect(send_message(session, "Q2"))
-    second = session.store.messages.messages(session.conversation)[2]
+    second = session.store.messages.messages(session.stored_id)[2]
     branch_id = branch_from(session, second.id, "Q2 other")
     branch = session.for_conversation(branch_id)
     await collect(regenerate(branch))
-    assert [m.content for m in session.store.messages.messages(session.conversation)] == [
+    assert [m.content for m in session.store.messages.messages(session.stored_id)] == [
         "Q1",
         "A1",
         "Q2",
@@ -355,7 +355,7 @@ async def test_a_branch_keeps_the_summary_that_covers_the_turns_it_copies(
     server.script("A1", "A2", "A3")
     for question in ("Q1", "Q2", "Q3"):
         await collect(send_message(session, question))
-    q1, a1, q2, a2, q3, _a3 = session.store.messages.messages(session.conversation)
+    q1, a1, q2, a2, q3, _a3 = session.store.messages.messages(session.stored_id)
     session.writer.add_summary(
         "Q1 asked; A1 said.",
         first_message_id=q1.id,
@@ -376,8 +376,8 @@ async def test_a_branch_keeps_the_summary_that_covers_the_turns_it_copies(
     # Edited after every summarized turn: the branch sends the same summary.
     later = session.for_conversation(branch_from(session, q3.id, "Q3 other"))
     assert summary_sent(later) == in_force
-    (copied,) = session.store.summaries.summaries(later.conversation)
-    copies = session.store.messages.messages(later.conversation)
+    (copied,) = session.store.summaries.summaries(later.stored_id)
+    copies = session.store.messages.messages(later.stored_id)
     assert (copied.version, copied.first_message_id, copied.last_message_id) == (
         1,
         copies[0].id,
@@ -386,20 +386,20 @@ async def test_a_branch_keeps_the_summary_that_covers_the_turns_it_copies(
 
     # The branch travels with its summary.
     moved = session.store.transfer.import_conversation(
-        session.store.transfer.export_conversation(later.conversation)
+        session.store.transfer.export_conversation(later.stored_id)
     )
     assert summary_sent(session.for_conversation(moved)) == in_force
 
     # Edited inside what v2 covers: v2 describes turns the branch does not have; v1 does not.
     earlier = session.for_conversation(branch_from(session, q2.id, "Q2 other"))
-    (kept,) = session.store.summaries.summaries(earlier.conversation)
+    (kept,) = session.store.summaries.summaries(earlier.stored_id)
     assert kept.text == "Q1 asked; A1 said."
     assert (kept.first_message_id, kept.last_message_id) == tuple(
-        m.id for m in session.store.messages.messages(earlier.conversation)[:2]
+        m.id for m in session.store.messages.messages(earlier.stored_id)[:2]
     )
 
     # Rolled back to no summary: the branch has none either.
-    session.store.summaries.activate_summary(session.conversation, None)
+    session.store.summaries.activate_summary(session.stored_id, None)
     none = branch_from(session, q3.id, "Q3 again")
     assert session.store.summaries.summaries(none) == []
 

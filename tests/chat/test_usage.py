@@ -39,7 +39,7 @@ def test_meaning_finds_what_shares_no_words(session: ChatSession) -> None:
 
     if not SemanticRecall.possible():
         pytest.skip("the embeddings extra is not installed")
-    semantic = SemanticRecall(session.store, session.conversation)
+    semantic = SemanticRecall(session.store, session.stored_id)
     semantic.prepare()
     close = semantic.closeness(
         "Keep your reply brief, with a single snippet.",

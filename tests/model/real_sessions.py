@@ -42,7 +42,7 @@ def add_history(session: ChatSession, pairs: int, text: str) -> None:
         for role in ("user", "assistant"):
             content = f"{number}. {text}"
             session.store.messages.add_message(
-                session.conversation,
+                session.stored_id,
                 role,
                 content,
                 tokens=session.count(role, content),

@@ -92,7 +92,7 @@ async def test_a_summary_cut_at_its_limit(gemma: str, fresh_store: Store) -> Non
     # The base model writes on until the limit stops it: the reply is cut, kept whole.
     assert version.cut
     assert version.tokens <= 60
-    assert fresh_store.summaries.active_summary(session.conversation) == version
+    assert fresh_store.summaries.active_summary(session.stored_id) == version
 
 
 async def test_a_fold_longer_than_the_window_goes_in_chunks(gemma: str, fresh_store: Store) -> None:

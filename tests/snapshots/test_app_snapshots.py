@@ -69,7 +69,7 @@ def every_kind(store: Store, conversation_id: int) -> None:
 
 
 def open_conversation(app: CtxChatApp) -> tuple[Store, int]:
-    return app.workspace.store, app.conversation_screen.session.conversation
+    return app.workspace.store, app.conversation_screen.session.stored_id
 
 
 class TestEmptyNewConversation:

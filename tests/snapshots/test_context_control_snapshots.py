@@ -44,7 +44,7 @@ def one_turn_left_out(app: CtxChatApp) -> CtxChatApp:
     """Three exchanges about a release; the second answer is excluded; the last reply was
     priced (gpt-4o at the shipped prices)."""
     store = app.workspace.store
-    conversation = app.conversation_screen.session.conversation
+    conversation = app.conversation_screen.session.stored_id
     say(store, conversation, "user", "When is the release?")
     say(store, conversation, "assistant", "On Friday, after the freeze.")
     say(store, conversation, "user", "Paste the whole build log here.")

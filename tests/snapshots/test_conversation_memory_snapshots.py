@@ -18,7 +18,7 @@ def trip_with_pinned_facts(app: CtxChatApp, clock: Clock) -> CtxChatApp:
     """The open conversation "Garden", and "Trip to Porto" holding two entries of its own."""
     store = app.workspace.store
     clock.now = NOW - 2 * HOUR
-    garden = app.conversation_screen.session.conversation
+    garden = app.conversation_screen.session.stored_id
     store.conversations.rename_conversation(garden, "Garden")
     exchange(store, garden, [("user", "When to plant tulips?"), ("assistant", "In autumn.")])
     clock.now = NOW - HOUR

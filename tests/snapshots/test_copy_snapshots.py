@@ -46,7 +46,7 @@ class TestCodeBlockPicker:
         app = build()
         exchange(
             app.workspace.store,
-            app.conversation_screen.session.conversation,
+            app.conversation_screen.session.stored_id,
             [("user", "How do I store notes?"), ("assistant", THREE_BLOCKS)],
         )
         assert snap_compare(app, run_before=pick_a_block, terminal_size=NARROW)

@@ -27,7 +27,7 @@ def conversations_with_hits(app: CtxChatApp, clock: Clock) -> CtxChatApp:
     and escape sequences in it), and one that never mentions it."""
     store = app.workspace.store
     clock.now = NOW - 26 * HOUR
-    infra = app.conversation_screen.session.conversation
+    infra = app.conversation_screen.session.stored_id
     store.conversations.rename_conversation(infra, "Infrastructure choices")
     exchange(store, infra, [("user", "Which orchestrator?"), ("assistant", HOSTILE_REPLY)])
     clock.now = NOW - 3 * HOUR
@@ -62,7 +62,7 @@ class TestSwitcherFindsMessages:
 
 def long_talk(app: CtxChatApp) -> CtxChatApp:
     """Thirty exchanges; two of them mention the staging database."""
-    store, conversation = app.workspace.store, app.conversation_screen.session.conversation
+    store, conversation = app.workspace.store, app.conversation_screen.session.stored_id
     store.conversations.rename_conversation(conversation, "Release week")
     for turn in range(1, 31):
         if turn in (4, 22):

@@ -37,7 +37,7 @@ class TestSelectedMessage:
         app = build()
         exchange(
             app.workspace.store,
-            app.conversation_screen.session.conversation,
+            app.conversation_screen.session.stored_id,
             [("user", "Which journal mode?"), ("assistant", "WAL, with synchronous = NORMAL.")],
         )
         assert snap_compare(app, run_before=select_the_question, terminal_size=NARROW)

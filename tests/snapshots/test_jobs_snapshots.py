@@ -46,7 +46,7 @@ def backups(build: BuildApp, server: ScriptedModelServer, held: threading.Event)
     """Four exchanges about backups, on the scripted server (which holds the summary)."""
     app = build(base_url=server.base_url, extra=SMALL_WORKING)
     store = app.workspace.store
-    conversation = app.conversation_screen.session.conversation
+    conversation = app.conversation_screen.session.stored_id
     for n in range(1, 5):
         say(store, conversation, "user", f"Question {n} about backups?")
         say(store, conversation, "assistant", f"Answer {n}: they run nightly.")

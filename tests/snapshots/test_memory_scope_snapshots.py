@@ -17,7 +17,7 @@ LARGE = (160, 45)
 def garden_with_global_memory(app: CtxChatApp) -> CtxChatApp:
     """The open conversation "Garden" and three global entries."""
     store = app.workspace.store
-    garden = app.conversation_screen.session.conversation
+    garden = app.conversation_screen.session.stored_id
     store.conversations.rename_conversation(garden, "Garden")
     exchange(store, garden, [("user", "When to plant tulips?"), ("assistant", "In autumn.")])
     store.memory.add_memory(MemoryKind.FACT, "The soil is heavy clay.", importance=7)
@@ -49,7 +49,7 @@ def garden_with_many_entries(app: CtxChatApp) -> CtxChatApp:
     unconfirmed for 2 turns, some pinned from or extracted out of its messages, two its own),
     4 superseded by newer versions on their key, and 3 excluded."""
     store = app.workspace.store
-    garden = app.conversation_screen.session.conversation
+    garden = app.conversation_screen.session.stored_id
     store.conversations.rename_conversation(garden, "Garden")
     store.memory.add_memory(
         MemoryKind.HYPOTHESIS, "The roses fail because of the north wind.", importance=6
@@ -142,7 +142,7 @@ def allotment_project(app: CtxChatApp) -> CtxChatApp:
     none, and a second project "Kitchen" with no conversation yet."""
     store = app.workspace.store
     garden_with_global_memory(app)
-    garden = app.conversation_screen.session.conversation
+    garden = app.conversation_screen.session.stored_id
     allotment = store.projects.create_project("Allotment").id
     store.projects.create_project("Kitchen")
     store.projects.move_to_project(garden, allotment)

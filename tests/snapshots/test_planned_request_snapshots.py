@@ -51,7 +51,7 @@ def with_history(build: BuildApp, server: ScriptedModelServer) -> CtxChatApp:
             "".join(rng.choice(SYLLABLES) for _ in range(3)) for _ in range(rng.randint(6, 14))
         ]
         turns += [("user", PLANTED if turn == 0 else " ".join(words) + "."), ("assistant", "Ok.")]
-    exchange(app.workspace.store, app.conversation_screen.session.conversation, turns)
+    exchange(app.workspace.store, app.conversation_screen.session.stored_id, turns)
     server.script("PostgreSQL.", "PostgreSQL again.")
     return app
 
@@ -78,7 +78,7 @@ async def edit_the_question(pilot: Pilot[Any]) -> None:
 async def preview_the_regenerate(pilot: Pilot[Any]) -> None:
     app = await asked(pilot)
     session = app.conversation_screen.session
-    reply = session.store.messages.newest_message(session.conversation)
+    reply = session.store.messages.newest_message(session.stored_id)
     assert reply is not None
     app.conversation_screen.conversation_view.select(reply.id)
     await pilot.press("f2")

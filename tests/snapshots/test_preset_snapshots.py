@@ -44,7 +44,7 @@ PRESETS = (
 
 def with_turns(app: CtxChatApp) -> CtxChatApp:
     store = app.workspace.store
-    conversation = app.conversation_screen.session.conversation
+    conversation = app.conversation_screen.session.stored_id
     exchange(
         store,
         conversation,

@@ -86,7 +86,7 @@ class TestQueuedUnderAStreamingReply:
         # The reply is held longer than the header waits before it counts the seconds.
         monkeypatch.setattr(message_item, "STALL_AFTER", 10**6)
         app = build(base_url=server.base_url)
-        store, conversation = app.workspace.store, app.conversation_screen.session.conversation
+        store, conversation = app.workspace.store, app.conversation_screen.session.stored_id
         say(store, conversation, "user", "Hello")
         say(store, conversation, "assistant", "Hello! What are we building?")
         run = two_queued_while_streaming(server, release)

@@ -33,7 +33,7 @@ def cache_talk(build: BuildApp, server: ScriptedModelServer, summary: str) -> Ct
     in it); the model's summary is `summary`."""
     app = build(base_url=server.base_url, extra=SMALL_WORKING)
     store = app.workspace.store
-    conversation = app.conversation_screen.session.conversation
+    conversation = app.conversation_screen.session.stored_id
     say(store, conversation, "user", "How large should the cache be?")
     say(store, conversation, "assistant", "Set the cache to 1200 MB.")
     say(store, conversation, "user", "Where does it live, and how do I test it?")
@@ -95,7 +95,7 @@ def flagged(build: BuildApp, server: ScriptedModelServer) -> CtxChatApp:
     """A summary in force (v1, folding #1–#4) that lost two details, not reviewed."""
     app = cache_talk(build, server, VAGUE)
     store = app.workspace.store
-    conversation = app.conversation_screen.session.conversation
+    conversation = app.conversation_screen.session.stored_id
     first, *_, last = store.messages.messages(conversation)[:4]
     store.summaries.add_summary(
         conversation,

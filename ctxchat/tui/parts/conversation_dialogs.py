@@ -154,7 +154,7 @@ class ConversationDialogs(Flow):
         session = self.session
         if session is None or session.conversation_id is None:
             return
-        conversation = session.store.conversations.get_conversation(session.conversation)
+        conversation = session.store.conversations.get_conversation(session.stored_id)
 
         def renamed(title: str | None) -> None:
             if title:
@@ -196,9 +196,9 @@ class ConversationDialogs(Flow):
         if session is None or session.conversation_id is None:
             return
         if export_format == "json":
-            self.ask_export(session, session.conversation, "json")
+            self.ask_export(session, session.stored_id, "json")
         else:
-            self.ask_export(session, session.conversation, "markdown")
+            self.ask_export(session, session.stored_id, "markdown")
 
     def ask_export(
         self, session: ChatSession, conversation_id: int, export_format: ExportFormat = "markdown"

@@ -37,7 +37,7 @@ class Embedder(Part):
             still_shown=lambda: self.shows(session),
             others=session.recaller.others(),
         )
-        group = f"semantic-{session.conversation}"
+        group = f"semantic-{session.stored_id}"
         self.run_worker(job.run, thread=True, group=group, exclusive=True, exit_on_error=False)
 
     @on(SemanticCatchUp.Ready)

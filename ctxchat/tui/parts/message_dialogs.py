@@ -179,7 +179,7 @@ class MessageDialogs(Part):
             body = session.request_for(plan, model=model).body
         from ctxchat.tui.screens.planned_request import ReplyInspector
 
-        newest = session.store.messages.count_messages(session.conversation, after=message_id) == 0
+        newest = session.store.messages.count_messages(session.stored_id, after=message_id) == 0
         self.app.push_screen(
             ReplyInspector(
                 body,

@@ -78,7 +78,7 @@ class SummaryFlow(Flow):
         if not can_ask_model(self, session):
             return
         assert session is not None
-        self._held.discard(session.conversation)
+        self._held.discard(session.stored_id)
         busy = self.busy(session)
         if busy is not None:
             self.notify(busy, severity="warning", markup=False)
@@ -91,7 +91,7 @@ class SummaryFlow(Flow):
                 markup=False,
             )
             return
-        versions = session.store.summaries.summaries(session.conversation)
+        versions = session.store.summaries.summaries(session.stored_id)
         next_version = (max(v.version for v in versions) + 1) if versions else 1
         previews = [
             MessageView(m.id, m.role, m.content, m.status, tokens=m.tokens) for m in fold.messages
@@ -135,7 +135,7 @@ class SummaryFlow(Flow):
 
     def _review_proposal(self, session: ChatSession, proposal: SummaryProposal) -> None:
         """The model's summary and what it lost, kept (as shown) or rejected by the user."""
-        versions = session.store.summaries.summaries(session.conversation)
+        versions = session.store.summaries.summaries(session.stored_id)
         number = (max(v.version for v in versions) + 1) if versions else 1
         folded = proposal.folded
         headline = (
@@ -184,11 +184,7 @@ class SummaryFlow(Flow):
         """Review what a stored version lost: keeping it as it is marks it reviewed; an
         edited text is stored as a new version (reviewed too)."""
         version = next(
-            (
-                v
-                for v in session.store.summaries.summaries(session.conversation)
-                if v.id == version_id
-            ),
+            (v for v in session.store.summaries.summaries(session.stored_id) if v.id == version_id),
             None,
         )
         if version is None:
@@ -252,7 +248,7 @@ class SummaryFlow(Flow):
             return  # the turn after the summary being made offers this fold again
         if session.conversation_id in self._held:
             return
-        if session.store.summaries.waiting_summary(session.conversation) is not None:
+        if session.store.summaries.waiting_summary(session.stored_id) is not None:
             return  # one waits for review: the plan says so, and another would fold the same
         fold = session.pending_fold()
         if fold is not None:
@@ -310,7 +306,7 @@ class SummaryFlow(Flow):
                 flagged=len(v.lost) + len(v.faults) if v.flagged else 0,
                 waiting=v.waiting,
             )
-            for v in session.store.summaries.summaries(session.conversation)
+            for v in session.store.summaries.summaries(session.stored_id)
         ]
 
         def chosen(action: SummaryAction | None) -> None:

@@ -130,7 +130,7 @@ def away_note(session: ChatSession, event: TurnFinished | TurnFailed) -> str | N
         what = event.notice
     else:
         return None
-    return f"In {called(session.store, session.conversation)}: {what}"
+    return f"In {called(session.store, session.stored_id)}: {what}"
 
 
 class TurnRunner(Part):
@@ -387,7 +387,7 @@ class TurnRunner(Part):
         if event.user_message is None:
             # The replies it replaces left the store: the pane drops them too (the store's
             # last message is the new reply).
-            kept = session.store.messages.count_messages(session.conversation) - 1
+            kept = session.store.messages.count_messages(session.stored_id) - 1
             await view.replace_all(kept, stored_loader(session))
         else:
             await view.add_message(message_view(event.user_message))
@@ -426,7 +426,7 @@ class TurnRunner(Part):
     ) -> None:
         reply = outcome.reply
         if isinstance(outcome, TurnFailed):
-            self.failures.failed(session.conversation, reply.id, outcome.error)
+            self.failures.failed(session.stored_id, reply.id, outcome.error)
         if view is not None and item is not None:
             await item.finish(
                 reply.content, reply.status, error=reply.error or "", tokens=reply.tokens

@@ -53,6 +53,14 @@ def summarizer_requests(server: ScriptedModelServer) -> list[Any]:
     return [r for r in server.requests if str(r["messages"][0]["content"]).startswith(SUMMARIZER)]
 
 
+def accept_as_they_come(home: Path) -> None:
+    """`[summary] accept_unreviewed = true` in the config: doubtful summaries go into force."""
+    config = home / "config.toml"
+    config.write_text(
+        config.read_text(encoding="utf-8") + "accept_unreviewed = true\n", encoding="utf-8"
+    )
+
+
 def context(run: Run) -> dict[str, Any]:
     code, out, err = run("context", "--json")
     assert code == 0, err
@@ -89,10 +97,7 @@ def test_a_nonsense_automatic_summary_waits_for_review_and_context_says_so(
 def test_accepted_as_they_come_the_plan_says_it_was_not_reviewed_and_what_it_lost(
     run: Run, server: ScriptedModelServer, home: Path
 ) -> None:
-    config = home / "config.toml"
-    config.write_text(
-        config.read_text(encoding="utf-8") + "accept_unreviewed = true\n", encoding="utf-8"
-    )
+    accept_as_they_come(home)
     server.default_reply = answer
     notes = chat(run)
     assert any("into summary v1" in n for n in notes)
@@ -148,10 +153,7 @@ def test_a_held_summary_is_reviewed_from_the_shell_accepted_or_rejected(
 def test_a_summary_in_force_nobody_reviewed_is_kept_from_the_shell(
     run: Run, server: ScriptedModelServer, home: Path
 ) -> None:
-    config = home / "config.toml"
-    config.write_text(
-        config.read_text(encoding="utf-8") + "accept_unreviewed = true\n", encoding="utf-8"
-    )
+    accept_as_they_come(home)
     server.default_reply = answer
     chat(run)
     code, out, err = run("summary")

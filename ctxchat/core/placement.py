@@ -58,11 +58,9 @@ class ContextFrame:
         return text if message is None else f"{text}\n\n{message}"
 
 
-# Two short headings, measured against a bracketed marker, a bare blank line (Gemma's own
-# template), tags and a rule with Gemma 3 270M (`bench/placement_echo.py`): the small
-# model repeats its whole prompt whatever the frame, but with these it used the memory's
-# fact in 19 of 20 answers (the marker: 11, a blank line: 7), and they cost 4 tokens
-# instead of about 40. The "Message:" line keeps the user's words apart from the context.
+# Two short headings: a small model uses the context they frame more often than with other
+# frames, at a few tokens (the measurements: bench/NOTES.md). The "Message:" line keeps the
+# user's words apart from the context.
 FRAME = ContextFrame(CONTEXT_OPENING, f"\n{CONTEXT_CLOSING}", "")
 """How moved context is framed (a blank line before the message's heading)."""
 

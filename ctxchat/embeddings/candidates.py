@@ -15,19 +15,14 @@ from ctxchat.embeddings.index import Floats, SemanticIndex
 if TYPE_CHECKING:
     from ctxchat.store import Store
 
-# A nearest neighbour always exists, relevant or not. Measured with all-MiniLM-L6-v2:
-# unrelated texts score −0.1…0.1 against a question (gibberish up to 0.18), a loosely related
-# answer ~0.2 ("The deploy failed because the health check timed out" for "Why did the
-# release break?": 0.22), a paraphrase 0.5-0.8 ("We chose Postgres as our DB" for "What
-# database did we pick?": 0.69). The model is English-only: across languages cosines are low.
+# A nearest neighbour always exists, relevant or not: below this cosine a match is taken
+# for noise (what the encoder gives related and unrelated texts: bench/NOTES.md).
 MIN_COSINE = 0.2
-# The relevance of a perfect match, on BM25's scale (measured on bench/_corpus.py text: the
-# best full-text hits for two- to four-term questions score 7-20).
+# The relevance of a perfect match, on BM25's scale (where the best full-text hits lie).
 SEMANTIC_SCALE = 10.0
 # A second look (pseudo-relevance feedback): the draft's vector moved towards the mean of its
 # best matches' finds what answers in their words rather than the draft's: the other half of
-# a multi-hop answer, a turn that names what the question only describes. On long everyday
-# conversations (LoCoMo) it put 1.4 points more of the answering turns in an 8k request.
+# a multi-hop answer, a turn that names what the question only describes (bench/NOTES.md).
 FEEDBACK_MATCHES = 3
 FEEDBACK_WEIGHT = 0.5
 

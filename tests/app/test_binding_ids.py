@@ -7,8 +7,13 @@ from __future__ import annotations
 import ast
 import importlib
 import pkgutil
+import re
 import tomllib
 from pathlib import Path
+
+from textual.app import App
+from textual.binding import Binding
+from textual.screen import Screen
 
 from ctxchat import tui
 from ctxchat.config.shipped_keys import SHIPPED_KEYS
@@ -108,3 +113,28 @@ def test_the_palette_and_the_screens_keys_run_what_their_owner_has() -> None:
         if action.palette or action.where == "ConversationScreen":
             name = action.screen_action.split("(")[0]
             assert callable(getattr(ConversationScreen, f"action_{name}", None)), action.id
+
+
+# A key as the docs write it in prose: `f10`, `ctrl+y`, `shift+f3`.
+PROSE_KEY = re.compile(r"`((?:f\d{1,2})|(?:(?:ctrl|shift|alt|super)\+[a-z0-9_+]+))`")
+
+
+def test_every_key_the_docs_name_is_one_the_app_binds() -> None:
+    """Keys written in prose (the README, docs/) come from the action table: a key named
+    there that nothing binds (the task dialog said to be on `f9` when it is on `f10`) fails."""
+    bound = {App.COMMAND_PALETTE_BINDING}  # Textual's own: the command palette, and focus
+    for own in (App, Screen):
+        for binding in own.BINDINGS:
+            keys = binding.key if isinstance(binding, Binding) else binding[0]
+            bound.update(key.strip() for key in keys.split(","))
+    for action in ACTIONS:
+        bound.update(key.strip() for key in action.keys.split(",") if key.strip())
+    for cls in classes_with_bindings():
+        for binding in vars(cls)["BINDINGS"]:
+            bound.update(key.strip() for key in binding.key.split(","))
+    named: dict[str, set[str]] = {}
+    for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for key in PROSE_KEY.findall(doc.read_text(encoding="utf-8")):
+            named.setdefault(key, set()).add(doc.name)
+    assert named  # the docs name keys: the pattern finds them
+    assert {key: docs for key, docs in named.items() if key not in bound} == {}

@@ -107,9 +107,7 @@ async def test_a_preset_chosen_in_the_dialog_is_what_the_next_request_sends(
         await pilot.press("up", "up", "enter")
         await settle(pilot)
         session = app.conversation_screen.session
-        assert (
-            session.store.conversations.get_conversation(session.stored_id).preset == "precise"
-        )
+        assert session.store.conversations.get_conversation(session.stored_id).preset == "precise"
         assert "preset precise" in app.conversation_screen.sub_title
         shown = panel_text(app)
         assert "Answer in one line." in shown
@@ -241,9 +239,7 @@ async def test_escape_asks_before_it_discards_an_edited_prompt(make_app: MakeApp
         await settle(pilot)
         assert not isinstance(app.screen, SystemPromptEditor | ConfirmScreen)
         session = app.conversation_screen.session
-        assert (
-            session.store.conversations.get_conversation(session.stored_id).system_prompt is None
-        )
+        assert session.store.conversations.get_conversation(session.stored_id).system_prompt is None
         assert session.system_prompt == DEFAULT_PROMPT
 
 

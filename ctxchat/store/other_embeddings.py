@@ -5,22 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ctxchat.store.database import Database
-from ctxchat.store.search import OtherHit, other_hit
-
-# What recall may bring of another conversation: finished replies and questions, not a
-# turn the user left out (as its full-text search, `search_other_conversations`).
-_RECALLABLE = "m.status IN ('complete', 'interrupted') AND m.excluded = 0"
-
-
-def _others(conversation_id: int, project_id: int | None) -> tuple[str, list[object]]:
-    """The WHERE clause (and its parameters) of the messages of the other conversations:
-    those of project `project_id`, or of every conversation when it is None."""
-    where = "m.conversation_id != ? "
-    parameters: list[object] = [conversation_id]
-    if project_id is not None:
-        where += "AND m.conversation_id IN (SELECT id FROM conversations WHERE project_id = ?) "
-        parameters.append(project_id)
-    return where, parameters
+from ctxchat.store.search import (
+    RECALLABLE_ELSEWHERE,
+    OtherHit,
+    newest_message_id,
+    other_conversations,
+    other_hit,
+)
 
 
 class OtherEmbeddings:
@@ -34,12 +25,12 @@ class OtherEmbeddings:
     ) -> list[tuple[int, bytes]]:
         """(message id, vector bytes) by `model` of the recallable messages of the other
         conversations (of project `project_id`, or all when None), oldest first."""
-        where, parameters = _others(conversation_id, project_id)
+        where, parameters = other_conversations(conversation_id, project_id)
         with self._db.reading() as conn:
             rows = conn.execute(
                 "SELECT e.message_id, e.vector FROM message_embeddings AS e "
                 "JOIN messages AS m ON m.id = e.message_id "
-                f"WHERE {where} AND e.model = ? AND {_RECALLABLE} ORDER BY e.message_id",
+                f"WHERE {where} AND e.model = ? AND {RECALLABLE_ELSEWHERE} ORDER BY e.message_id",
                 (*parameters, model),
             ).fetchall()
         return [(int(message_id), bytes(vector)) for message_id, vector in rows]
@@ -49,12 +40,12 @@ class OtherEmbeddings:
     ) -> list[tuple[int, str]]:
         """(id, content) of the other conversations' recallable messages with no vector by
         `model` yet, newest first (as `messages_to_embed` for the conversation's own)."""
-        where, parameters = _others(conversation_id, project_id)
+        where, parameters = other_conversations(conversation_id, project_id)
         with self._db.reading() as conn:
             rows = conn.execute(
                 "SELECT m.id, m.content FROM messages AS m "
                 "LEFT JOIN message_embeddings AS e ON e.message_id = m.id AND e.model = ? "
-                f"WHERE {where} AND {_RECALLABLE} AND e.message_id IS NULL "
+                f"WHERE {where} AND {RECALLABLE_ELSEWHERE} AND e.message_id IS NULL "
                 "ORDER BY m.id DESC LIMIT ?",
                 (model, *parameters, limit),
             ).fetchall()
@@ -80,10 +71,10 @@ class OtherEmbeddings:
                 "SELECT m.id, m.conversation_id, c.title, m.role, m.content, m.tokens, "
                 "m.created_at FROM messages AS m "
                 "JOIN conversations AS c ON c.id = m.conversation_id "
-                f"WHERE m.id IN ({marks}) AND {_RECALLABLE}",
+                f"WHERE m.id IN ({marks}) AND {RECALLABLE_ELSEWHERE}",
                 list(message_ids),
             ).fetchall()
-            newest = conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()[0]
+            newest = newest_message_id(conn)
         found = {row[0]: row for row in rows}
         return [
             other_hit(found[message_id], score, newer + newest, cosine)

@@ -47,6 +47,29 @@ def other_ref(conversation_id: int, message_id: int) -> str:
     return f"conversation:{conversation_id}/message:{message_id}"
 
 
+RECALLABLE_ELSEWHERE = "m.status IN ('complete', 'interrupted') AND m.excluded = 0"
+"""What recall may bring of another conversation (`m` is its message): finished questions
+and replies, not a turn the user left out there."""
+
+
+def other_conversations(conversation_id: int, project_id: int | None) -> tuple[str, list[object]]:
+    """The condition (and its parameters) on a message `m` of a conversation other than
+    `conversation_id`: of project `project_id`, or of any conversation when it is None."""
+    where = "m.conversation_id != ? "
+    parameters: list[object] = [conversation_id]
+    if project_id is not None:
+        where += "AND m.conversation_id IN (SELECT id FROM conversations WHERE project_id = ?) "
+        parameters.append(project_id)
+    return where, parameters
+
+
+def newest_message_id(conn: sqlite3.Connection) -> int:
+    """The id of the newest message stored anywhere (0 for none): a hit of another
+    conversation is as old as the messages stored after it."""
+    newest: int = conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()[0]
+    return newest
+
+
 def other_hit(
     row: Sequence[Any], bm25: float, age_base: int, cosine: float | None = None
 ) -> OtherHit:
@@ -159,25 +182,20 @@ class Search:
         conversation's own, and the newer of two still ranks first on a near-tie."""
         if not match.strip():
             return []
+        others, parameters = other_conversations(conversation_id, project_id)
         query = (
             "SELECT m.id, m.conversation_id, c.title, m.role, m.content, m.tokens, "
             "m.created_at, bm25(messages_fts) AS score "
             "FROM messages_fts JOIN messages AS m ON m.id = messages_fts.rowid "
             "JOIN conversations AS c ON c.id = m.conversation_id "
-            "WHERE messages_fts MATCH ? AND m.conversation_id != ? "
-            "AND m.status IN ('complete', 'interrupted') AND m.excluded = 0 "
+            f"WHERE messages_fts MATCH ? AND {others} AND {RECALLABLE_ELSEWHERE} "
+            "ORDER BY score LIMIT ?"
         )
-        parameters: list[object] = [match, conversation_id]
-        if project_id is not None:
-            query += "AND c.project_id = ? "
-            parameters.append(project_id)
-        query += "ORDER BY score LIMIT ?"
-        parameters.append(limit)
         with self._db.reading() as conn:
-            rows = _fts_rows(conn, query, parameters)
+            rows = _fts_rows(conn, query, [match, *parameters, limit])
             if not rows:
                 return []
-            newest = conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()[0]
+            newest = newest_message_id(conn)
         return [other_hit(row[:7], row[7], newer + newest) for row in rows]
 
     def around_other(self, hit: OtherHit) -> tuple[OtherHit | None, OtherHit | None]:
@@ -186,7 +204,7 @@ class Search:
         query = (
             "SELECT m.id, m.role, m.content, m.tokens, m.created_at FROM messages AS m "
             "WHERE m.conversation_id = ? AND m.id {} ? "
-            "AND m.status IN ('complete', 'interrupted') AND m.excluded = 0 "
+            f"AND {RECALLABLE_ELSEWHERE} "
             "ORDER BY m.id {} LIMIT 1"
         )
         found: list[OtherHit | None] = []

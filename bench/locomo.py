@@ -39,6 +39,7 @@ import statistics
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from tempfile import TemporaryDirectory
@@ -146,6 +147,14 @@ class Tally:
             self.found[key] += found
             self.asked[key] += asked
 
+    def embedding(self, embed: Callable[[], int]) -> None:
+        """Run `embed` (it returns how many messages it embedded); count them and its time."""
+        started = time.perf_counter()
+        done = embed()
+        if done:
+            self.embedded += done
+            self.embedding_seconds += time.perf_counter() - started
+
     def share(self, window: int, category: int) -> float:
         asked = self.asked[(window, category)]
         return 100.0 * self.found[(window, category)] / asked if asked else 0.0
@@ -194,11 +203,7 @@ def run_across(
         semantic.prepare()
         others = planner(store, mode, asking, windows[0], semantic).recaller.others()
         semantic.prepare_others(others)
-        started = time.perf_counter()
-        done = semantic.embed_others(others)
-        if done:
-            tally.embedded += done
-            tally.embedding_seconds += time.perf_counter() - started
+        tally.embedding(lambda: semantic.embed_others(others))
     for window in windows:
         session = planner(store, mode, asking, window, semantic)
         plan_questions(session, conversation, window, tally, dump)
@@ -219,11 +224,7 @@ def run_conversation(
     if mode == "semantic":
         semantic = SemanticRecall(store, conversation_id)
         semantic.prepare()
-        started = time.perf_counter()
-        done = semantic.embed_rest(batch=64, pause=0.0)
-        if done:
-            tally.embedded += done
-            tally.embedding_seconds += time.perf_counter() - started
+        tally.embedding(lambda: semantic.embed_rest(batch=64, pause=0.0))
     for window in windows:
         session = planner(store, mode, conversation_id, window, semantic)
         plan_questions(session, conversation, window, tally, dump)

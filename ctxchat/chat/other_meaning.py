@@ -55,23 +55,15 @@ class OtherMeaning:
     def load(self, encoder: MiniLMEncoder, others: Others) -> None:
         """Load the stored vectors of `others` (in a worker); nothing when they are loaded."""
         from ctxchat.embeddings import SemanticIndex
-        from ctxchat.embeddings.index import vectors_from_blobs
 
         with self._lock:
             if self.holds(others):
                 return
-            size = encoder.dimensions * 4  # float32, as SemanticIndex.load reads them
-            rows = [
-                (message_id, blob)
-                for message_id, blob in self.store.other_embeddings.load_other_embeddings(
+            index = SemanticIndex.of_blobs(
+                self.store.other_embeddings.load_other_embeddings(
                     self.conversation_id, encoder.model_name, others.project_id
-                )
-                if len(blob) == size
-            ]
-            index = SemanticIndex(encoder.dimensions)
-            index.add(
-                [message_id for message_id, _ in rows],
-                vectors_from_blobs([blob for _, blob in rows], encoder.dimensions),
+                ),
+                encoder.dimensions,
             )
             self.pending = bool(
                 self.store.other_embeddings.other_messages_to_embed(
@@ -96,7 +88,7 @@ class OtherMeaning:
         many. Their vectors are kept in the store, as a conversation's own are. Between
         batches it sleeps `pause` times as long as the batch took (the app's worker leaves
         the interpreter to the UI that way, as `SemanticRecall.embed_rest` does)."""
-        from ctxchat.embeddings.index import vector_blob
+        from ctxchat.embeddings.background import embed_messages
 
         total = 0
         while not cancelled():
@@ -111,14 +103,7 @@ class OtherMeaning:
             if not pending:
                 self.pending = False
                 break
-            vectors = encoder.encode([content for _, content in pending])
-            rows = [
-                (message_id, content, vector_blob(vector))
-                for (message_id, content), vector in zip(pending, vectors, strict=True)
-            ]
-            saved = set(self.store.search.save_embeddings(encoder.model_name, rows))
-            kept = [row for row, (message_id, _) in enumerate(pending) if message_id in saved]
-            index.add([pending[row][0] for row in kept], vectors[kept])
+            embed_messages(self.store, encoder, pending, index)
             self.changes += 1
             total += len(pending)
             embedded()

@@ -32,6 +32,17 @@ def embed_pending(
     pending = store.search.messages_to_embed(
         conversation_id, encoder.model_name, limit=batch, first=first
     )
+    return embed_messages(store, encoder, pending, index)
+
+
+def embed_messages(
+    store: Store,
+    encoder: MiniLMEncoder,
+    pending: Sequence[tuple[int, str]],
+    index: SemanticIndex | None = None,
+) -> int:
+    """Embed the (id, content) `pending` messages, save their vectors in the store (and add
+    them to `index`, when given, replacing the old vector of an edited message); how many."""
     if not pending:
         return 0
     vectors = encoder.encode([content for _, content in pending])

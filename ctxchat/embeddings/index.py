@@ -55,14 +55,23 @@ class SemanticIndex:
     def load(cls, store: Store, conversation_id: int, model: str, dimensions: int) -> SemanticIndex:
         """The vectors `model` made for the conversation's messages (a blob of another size,
         from some other model under the same name, is skipped)."""
+        return cls.of_blobs(
+            store.search.load_embeddings(conversation_id, model), dimensions, conversation_id
+        )
+
+    @classmethod
+    def of_blobs(
+        cls,
+        rows: Sequence[tuple[int, bytes]],
+        dimensions: int,
+        conversation_id: int | None = None,
+    ) -> SemanticIndex:
+        """An index of the stored (message id, vector bytes) `rows`; a blob of another
+        size (some other model under the same name) is skipped."""
         index = cls(dimensions, conversation_id)
         size = dimensions * _BLOB_DTYPE.itemsize
-        rows = [
-            (i, blob)
-            for i, blob in store.search.load_embeddings(conversation_id, model)
-            if len(blob) == size
-        ]
-        index.add([i for i, _ in rows], vectors_from_blobs([blob for _, blob in rows], dimensions))
+        kept = [(i, blob) for i, blob in rows if len(blob) == size]
+        index.add([i for i, _ in kept], vectors_from_blobs([blob for _, blob in kept], dimensions))
         return index
 
     def __len__(self) -> int:

@@ -7,12 +7,12 @@ from dataclasses import dataclass
 
 from textual import on
 from textual.message import Message
-from textual.worker import get_current_worker
 
 from ctxchat.chat.exclusions import change_exclusion
 from ctxchat.chat.session import ChatSession
 from ctxchat.store import StoredMessage, StoreError
 from ctxchat.tui.parts.part import Part
+from ctxchat.tui.semantic_catch_up import SemanticCatchUp
 
 
 class ContextControl(Part):
@@ -72,26 +72,16 @@ class ContextControl(Part):
         semantic, others = session.semantic, session.recaller.others()
         if semantic is not None and others is not None:
             # Recall by meaning searches those conversations once their vectors are loaded,
-            # and what of them has none yet once it is embedded (at a low priority).
-            def load() -> None:
-                worker = get_current_worker()
-                semantic.prepare_others(others)
-                self.post_message(self._OthersLoaded(session))
-                if semantic.embed_others(
-                    others,
-                    pause=1.0,  # half the interpreter's time left to the UI
-                    cancelled=lambda: worker.is_cancelled or not self.shows(session),
-                ):
-                    self.post_message(self._OthersLoaded(session))
+            # and what of them has none yet once it is embedded: the embedding worker's job.
+            job = SemanticCatchUp(
+                session, semantic, tell=self, still_shown=lambda: self.shows(session), others=others
+            )
+            self.run_worker(
+                job.run, thread=True, group="others", exclusive=True, exit_on_error=False
+            )
 
-            self.run_worker(load, thread=True, group="others", exclusive=True, exit_on_error=False)
-
-    @dataclass
-    class _OthersLoaded(Message):
-        session: ChatSession
-
-    @on(_OthersLoaded)
-    def _others_loaded(self, event: _OthersLoaded) -> None:
+    @on(SemanticCatchUp.Ready)
+    def _others_ready(self, event: SemanticCatchUp.Ready) -> None:
         event.stop()
         self._changed(event.session)  # recall is worked out again with those vectors
 

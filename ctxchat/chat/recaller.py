@@ -225,6 +225,7 @@ class Recaller:
 
         candidates: list[RecallCandidate] = []
         others: list[OtherHit] = []
+        scope = across.others(session.project_id())  # the other conversations searched
         if kept:
             found = session.store.search.search_messages(
                 session.stored_id,
@@ -234,7 +235,7 @@ class Recaller:
                 age_of=age_of,
             )
             candidates = local_relevance(found, kept, stats)
-            others = self._other_conversations(across, kept, history)
+            others = self._other_conversations(scope, kept, history)
             candidates.extend(hit.candidate for hit in others)
         self.unembedded, self.embedding_note = 0, ""
         if semantic is not None and settings.semantic and semantic.ready:
@@ -248,13 +249,12 @@ class Recaller:
             # share no word with the message lie far down this list, and full-text search
             # that deep only brings noise (measured with bench/locomo.py, bench/recall_quality.py).
             meaning = semantic.candidates(query, 2 * settings.limit, before, age_of, known)
-            found_elsewhere = self._others_by_meaning(semantic, query, others, history)
+            found_elsewhere = self._others_by_meaning(semantic, scope, query, others, history)
             others.extend(found_elsewhere)
             meaning.extend(hit.candidate for hit in found_elsewhere)
             candidates = fuse(candidates, meaning)
             self.unembedded, searched = semantic.unembedded(history, recent, stats)
             notes = [unembedded_note(self.unembedded, searched)] if self.unembedded else []
-            scope = self.others()
             if scope is not None and not semantic.other_conversations.holds_all(scope):
                 notes.append(OTHERS_UNEMBEDDED)
             self.embedding_note = " ".join(notes)
@@ -331,19 +331,18 @@ class Recaller:
         return self.across.others(self._session.project_id())
 
     def _other_conversations(
-        self, across: RecallAcross, kept: Sequence[str], history: Sequence[HistoryMessage]
+        self, scope: Others | None, kept: Sequence[str], history: Sequence[HistoryMessage]
     ) -> list[OtherHit]:
-        """What full-text search finds in the other conversations `across` names, but a
+        """What full-text search finds in the other conversations `scope` names, but a
         text this conversation holds already (a branch copies its conversation's turns) or
         another hit said first."""
-        session = self._session
-        others = across.others(session.project_id())
-        if others is None:
+        if scope is None:
             return []
+        session = self._session
         found = session.store.search.search_other_conversations(
             session.stored_id,
             fts_query(kept),
-            project_id=others.project_id,
+            project_id=scope.project_id,
             limit=session.settings.recall.limit,
             newer=len(history),
         )
@@ -352,17 +351,17 @@ class Recaller:
     def _others_by_meaning(
         self,
         semantic: SemanticRecall,
+        scope: Others | None,
         query: str,
         by_words: Sequence[OtherHit],
         history: Sequence[HistoryMessage],
     ) -> list[OtherHit]:
-        """What recall by meaning finds in the other conversations, but what full-text
-        search found there already or this conversation says (none until their vectors
-        are loaded, which the app does in a worker)."""
-        others = self.others()
-        if others is None:
+        """What recall by meaning finds in the other conversations `scope` names, but what
+        full-text search found there already or this conversation says (none until their
+        vectors are loaded, which the app does in a worker)."""
+        if scope is None:
             return []
         found = semantic.other_candidates(
-            query, others, 2 * self._session.settings.recall.limit, newer=len(history)
+            query, scope, 2 * self._session.settings.recall.limit, newer=len(history)
         )
         return unsaid(found, history, by_words)

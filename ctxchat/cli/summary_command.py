@@ -4,7 +4,6 @@ one in force and one held for review, with what each lost, accepted, rejected or
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from ctxchat.chat.options import SessionOptions
 from ctxchat.chat.session import ChatSession
@@ -15,6 +14,7 @@ from ctxchat.cli.common import make_session, print_json, require_conversation, w
 from ctxchat.cli.exits import EXIT_USAGE, CliError
 from ctxchat.cli.output import write_out
 from ctxchat.cli.summarize_command import summary_result
+from ctxchat.store import SummaryVersion
 
 REVIEW_HINT = (
     "review it with `ctxchat summary` (then `ctxchat summary accept` or `reject`), or with "
@@ -28,11 +28,19 @@ def summary_command(args: argparse.Namespace, options: SessionOptions) -> int:
         conversation = require_conversation(space, options)
         session = make_session(space, options, conversation, connect=Connect.NO)
         said = _change(session, args.summary_command)
-        shown = _shown(session)
+        active = session.active_summary()
+        held = session.store.summaries.waiting_summary(session.stored_id)
     if getattr(args, "json", False):
-        print_json({**shown, "done": said})
+        print_json(
+            {
+                "conversation_id": conversation,
+                "in_force": None if active is None else summary_result(active),
+                "held": None if held is None else summary_result(held),
+                "done": said,
+            }
+        )
     else:
-        write_out((f"{said}\n" if said else "") + _text(shown))
+        write_out((f"{said}\n" if said else "") + _text(conversation, active, held))
     return 0
 
 
@@ -58,48 +66,31 @@ def _change(session: ChatSession, action: str | None) -> str:
     return f"Summary v{active.version} is kept as it is; plans no longer flag it."
 
 
-def _shown(session: ChatSession) -> dict[str, Any]:
-    """The summary in force and the one held for review, each with what it lost."""
-    active = session.active_summary()
-    held = session.store.summaries.waiting_summary(session.stored_id)
-    return {
-        "conversation_id": session.conversation_id,
-        "in_force": None if active is None else summary_result(active),
-        "held": None if held is None else summary_result(held),
-    }
-
-
-def _text(shown: dict[str, Any]) -> str:
+def _text(conversation: int, active: SummaryVersion | None, held: SummaryVersion | None) -> str:
+    """The held summary and the one in force, each with its text and what its check found."""
     lines = []
-    for key, title in (("held", "Held for your review, not in force"), ("in_force", "In force")):
-        result = shown[key]
-        if result is None:
+    for version, title in ((held, "Held for your review, not in force"), (active, "In force")):
+        if version is None:
             continue
-        version = result["version"]
         lines.append(
-            f"{title}: summary v{version['version']}, messages "
-            f"{version['first_message_id']}-{version['last_message_id']}, "
-            f"{version['tokens']:,} tokens."
+            f"{title}: summary v{version.version}, messages "
+            f"{version.first_message_id}-{version.last_message_id}, {version.tokens:,} tokens."
         )
-        lines.extend("  " + line for line in str(version["text"]).splitlines())
-        found = _found(result)
+        lines.extend("  " + line for line in version.text.splitlines())
+        found = _found(version)
         if found:
             lines.append(f"  Its check: {found}.")
     if not lines:
-        return f"Conversation {shown['conversation_id']} has no summary yet.\n"
-    if shown["held"] is not None:
+        return f"Conversation {conversation} has no summary yet.\n"
+    if held is not None:
         lines.append("`ctxchat summary accept` puts it in force; `reject` deletes it.")
-    elif shown["in_force"] is not None and _found(shown["in_force"]):
+    elif active is not None and _found(active):
         lines.append("`ctxchat summary keep` keeps it as it is (plans no longer flag it).")
     return "\n".join(lines) + "\n"
 
 
-def _found(result: dict[str, Any]) -> str:
+def _found(version: SummaryVersion) -> str:
     """What a version's check found, in words ("" for nothing or once reviewed)."""
-    version = result["version"]
-    if not version["flagged"] and not version["waiting"]:
+    if not version.flagged and not version.waiting:
         return ""
-    from ctxchat.core.summary_loss import LostDetail
-
-    lost = [LostDetail.from_dict(item) for item in result["lost"]]
-    return what_it_lost(lost, version["faults"], shown=len(lost))
+    return what_it_lost(version.lost, version.faults, shown=len(version.lost))

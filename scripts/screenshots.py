@@ -395,7 +395,6 @@ async def conversation_states(root: Path, forbidden: list[str]) -> None:
                 for step in ("Turn on WAL", "Sync over HTTPS", "Test offline edits"):
                     book.add_step(step)
                 book.mark_done(1, True)
-                app.conversation_screen.refresh_plan()
                 await pilot.press("f10")
                 await shoot(pilot, "task", forbidden)
                 await pilot.press("escape")

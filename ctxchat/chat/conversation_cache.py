@@ -118,6 +118,11 @@ class ConversationCache:
         count = self._changes.changed(conversation_id)
         self._seen_changes = (count if count == seen + 1 else seen, memory)
 
+    def plan_changed(self) -> None:
+        """What the next request would hold changed, though nothing read needs reading
+        again (the mode, the model, the window, the server's counts, recall's vectors)."""
+        self._changes.plan_changed(self._session.conversation_id)
+
     def changed_elsewhere(self, conversation_id: int) -> None:
         """This session changed another conversation (a branch, a deletion): its sessions
         read it again."""
@@ -342,6 +347,7 @@ class ConversationCache:
     def forget_recall(self) -> None:
         """New vectors arrived: recall results may change."""
         self._session.recaller.forget()
+        self.plan_changed()
 
     @locked
     def forget_memory(self) -> None:

@@ -172,6 +172,25 @@ class ConversationWriter:
         session.cache.conversation_changed()
 
     @locked
+    def mark_summary_reviewed(self, summary_id: int) -> SummaryVersion:
+        """The user keeps a version in force as it is: no longer flagged."""
+        session = self._session
+        version = session.store.summaries.mark_summary_reviewed(summary_id)
+        session.cache.forget_summary()
+        session.cache.conversation_changed()
+        return version
+
+    @locked
+    def settle_waiting(self, summary_id: int, *, accepted: bool) -> SummaryVersion | None:
+        """A summary held for review goes into force, or is deleted (see
+        `Summaries.settle_waiting`)."""
+        session = self._session
+        version = session.store.summaries.settle_waiting(summary_id, accepted=accepted)
+        session.cache.forget_summary()
+        session.cache.conversation_changed()
+        return version
+
+    @locked
     def save_task(self, task: TaskState) -> TaskState:
         """Store `task` as the conversation's task state (see `task_book` for the changes)."""
         session = self._session

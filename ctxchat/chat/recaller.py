@@ -134,6 +134,7 @@ class Recaller:
         """Recall by meaning with `semantic` from now on (None: by words): results change."""
         self.semantic = semantic
         self.forget()
+        self._plan_changed()
 
     def forget(self) -> None:
         """Results may change (new vectors, memory, a message)."""
@@ -157,7 +158,12 @@ class Recaller:
     def switch_across(self) -> RecallAcross:
         """Search the next choice of other conversations (project → all → off), for the run."""
         self.across = self.across.following()  # results are kept by it: none to forget
+        self._plan_changed()
         return self.across
+
+    def _plan_changed(self) -> None:
+        session = self._session
+        ChangeLog.of(session.store).plan_changed(session.conversation_id)
 
     def terms(self) -> ConversationTerms:
         if self._terms is None:

@@ -8,7 +8,7 @@ import asyncio
 import contextlib
 import dataclasses
 import math
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from datetime import UTC, datetime
 from typing import Any
 
@@ -68,6 +68,9 @@ class ServerKnowledge:
         self._served_model: str | None = None
         self._counting: set[asyncio.Task[object]] = set()
         self._kept_in: tuple[Store, str] | None = None
+        self.tell: Callable[[], None] = _nobody
+        """Told when what is known changes the next request (the window, the server's own
+        counts, the room kept for its undercount): the session's `plan_changed`."""
 
     def copy(self) -> ServerKnowledge:
         """The same knowledge, for another session on the same server and model."""
@@ -157,6 +160,7 @@ class ServerKnowledge:
     def use_window(self, window: WindowInfo) -> None:
         """Plan with `window` (kept from an earlier run, or found by the server)."""
         self.window = window
+        self.tell()
 
     @property
     def planning_undercount(self) -> float:
@@ -183,6 +187,7 @@ class ServerKnowledge:
         self.undercount = max(self.undercount, ratio)
         self.gap = max(self.gap, gap)
         self._keep()
+        self.tell()
 
     def learn_window(self, window: int) -> str:
         """The server refused a prompt over its window of `window` tokens: plan with it.
@@ -201,6 +206,7 @@ class ServerKnowledge:
         self.window = WindowInfo(window, LEARNED_FROM_ERROR, (note,))
         self.note(note)
         self._keep(note)
+        self.tell()
         return note
 
     # --- what the server said ------------------------------------------------------------
@@ -250,6 +256,7 @@ class ServerKnowledge:
             self.window = WindowInfo(info.context_window, info.window_source, info.warnings)
             self._keep()  # the server just said its window: one a refusal named gives way
         self.facts = facts
+        self.tell()
         return facts
 
     def use_facts(
@@ -278,6 +285,7 @@ class ServerKnowledge:
         if template is None:
             return
         self.counts = ServerCounts(store, backend, f"{tokenizer} {where}", template)
+        self.tell()
 
     @property
     def drops_system(self) -> bool:
@@ -308,7 +316,12 @@ class ServerKnowledge:
         counts = self.counts
         if counts is None or not texts:
             return
-        self.in_background(counts.count(texts))
+        self.in_background(self._count(counts, texts))
+
+    async def _count(self, counts: ServerCounts, texts: list[str]) -> None:
+        failure = counts.failure
+        if await counts.count(texts) or counts.failure != failure:
+            self.tell()  # the plan's figure is the server's now (or says why it is not)
 
     def in_background(self, work: Coroutine[Any, Any, object]) -> None:
         """Run `work` (counting or rendering with the server) in the background; `counted`
@@ -354,6 +367,7 @@ class ServerKnowledge:
                 "counts no longer apply, and the estimate stands in."
             )
             self.counts = None
+            self.tell()
 
     # --- what a plan says of it -----------------------------------------------------------
 
@@ -401,3 +415,7 @@ def margin_note(margin: int, undercount: float, gap: int) -> str:
         f"The server counts requests {larger} than ctxchat's estimate{most}: {margin:,} "
         "tokens of the window are kept free for the difference."
     )
+
+
+def _nobody() -> None:
+    """Nobody is told (a ServerKnowledge no session holds yet)."""

@@ -107,6 +107,7 @@ class ChatSession:
         self.recaller = Recaller(self, across=recall_across)
         """Recall: what it finds for a draft here and in other conversations, and its switch."""
         self.cache = ConversationCache(self)
+        server.tell = self.cache.plan_changed  # what it learns changes the next request
         self.memory_book = MemoryBook(store, self.cache.memory_changed)
         """Memory entries, to read and to change (each change keeps the cache true)."""
         self.task_book = TaskBook(self)
@@ -285,6 +286,7 @@ class ChatSession:
 
     def toggle_mode(self) -> Mode:
         self.mode = self.mode.toggled()
+        self.cache.plan_changed()
         return self.mode
 
     def count(self, role: str, content: str) -> int:
@@ -363,6 +365,7 @@ class ChatSession:
         self.server.forget(window, kept_in=(self.store, profile.base_url, profile.model))
         self.counting.renew(profile.model)
         self.cache.forget_history()
+        self.cache.plan_changed()
 
     def for_conversation(self, conversation_id: int | None) -> ChatSession:
         """A session on another conversation with the same servers, model, mode and window."""

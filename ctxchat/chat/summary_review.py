@@ -129,9 +129,7 @@ def report_for(proposal: SummaryProposal, text: str) -> tuple[LostDetail, ...]:
 
 def mark_reviewed(session: ChatSession, summary_id: int) -> SummaryVersion:
     """The user looked at what a version in force lost and keeps it: no longer flagged."""
-    version = session.store.summaries.mark_summary_reviewed(summary_id)
-    session.forget_summary()
-    return version
+    return session.writer.mark_summary_reviewed(summary_id)
 
 
 def settle_waiting(
@@ -139,9 +137,7 @@ def settle_waiting(
 ) -> SummaryVersion | None:
     """The user reviewed a summary held for review: kept, it goes into force (reviewed);
     else it is deleted, never having been in force (see `Summaries.settle_waiting`)."""
-    version = session.store.summaries.settle_waiting(summary_id, accepted=accepted)
-    session.forget_summary()
-    return version
+    return session.writer.settle_waiting(summary_id, accepted=accepted)
 
 
 def edit_summary(session: ChatSession, text: str) -> SummaryVersion:

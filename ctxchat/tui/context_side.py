@@ -36,8 +36,8 @@ def system_source(session: ChatSession) -> str:
 class ContextSide(Vertical):
     """The context side of the conversation on screen (`shown`, bound to the screen's):
     the plan's panels and the memory panel, drawn from the plan it is given (`show_plan`).
-    The memory panel's requests come here and go through `MemoryCuration`, which says when
-    memory changed (`MemoryCuration.Changed`, for the screen to plan again); its estimate of
+    The memory panel's requests come here and go through `MemoryCuration` (the planner
+    follows what it changes); its estimate of
     what the replies used is marked in the panels too. Leaving the panel (Esc) and going to
     an entry's source are the screen's."""
 

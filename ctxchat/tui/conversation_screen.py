@@ -18,7 +18,6 @@ from textual.css.query import NoMatches
 from textual.notifications import SeverityLevel
 from textual.reactive import var
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.widgets import Header
 from textual.worker import Worker, WorkerState
 
@@ -78,19 +77,6 @@ NARROW = 110
 OTHERS_POLL_SECONDS = 1.0
 
 
-ContextChanged = (
-    MemoryCuration.Changed
-    | ExtractionFlow.Stored
-    | SummaryFlow.Changed
-    | Embedder.Ready
-    | ModelFlow.Switched
-    | ConversationDialogs.Deleted
-    | ContextControl.Changed
-    | ConversationDialogs.MovedToProject
-)
-"""What a part says when the next request of a conversation may have changed."""
-
-
 class ConversationScreen(Screen[None]):
     """The app's main screen, for its whole run: the conversation on the left (`ChatPane`),
     what the model will see on the right (`ContextSide`), and the flows that take a while
@@ -140,7 +126,6 @@ class ConversationScreen(Screen[None]):
         self.set_reactive(ConversationScreen.shown, None if session is None else OnScreen(session))
         self.mounted = asyncio.Event()
         """Set once the screen's widgets are mounted, its composer focused."""
-        self._plan_timer: Timer | None = None
         self._first_frame_shown = False
         self._after_first_frame: list[Callable[[], object]] = []
         self.kept_results = ResultsInWaiting(
@@ -161,7 +146,7 @@ class ConversationScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         shown = ConversationScreen.shown
         # The parts that draw nothing first: found at once (`getters.query_one`).
-        yield Planner().data_bind(shown)
+        yield Planner(self._draft_now).data_bind(shown)
         yield Embedder().data_bind(shown)
         yield SummaryFlow().data_bind(shown)
         yield ExtractionFlow().data_bind(shown)
@@ -304,12 +289,11 @@ class ConversationScreen(Screen[None]):
         shown.shown_version = session.store.data_version()
         # Drawn afresh: no earlier plan to compare with, and nothing of the conversation
         # shown before stays (its mode-change note, its status).
-        self.planner.forget()
         self.side.forget_mode_change()
         self.chat.show_status()
         # The plan first: the newest turns then arrive in the same frame, before the pane
         # mounts older pages to fill its margin.
-        self.refresh_plan()
+        self.planner.afresh()
         if session.conversation_id is None:
             await view.replace_all(0, lambda offset, limit: [])
         else:
@@ -345,21 +329,16 @@ class ConversationScreen(Screen[None]):
         text = self.composer.text
         return text if text.strip() else None
 
-    @on(Composer.Changed)
-    def schedule_plan(self) -> None:
-        """Re-plan shortly: keystrokes in a burst make one update."""
-        if self._plan_timer is not None:
-            self._plan_timer.stop()
-        self._plan_timer = self.set_timer(0.05, self.refresh_plan)
-
-    def refresh_plan(self) -> None:
-        """Plan the next request of the conversation on screen, with the draft; the plan is
-        drawn when it is ready (`_draw_plan`)."""
+    def _draft_now(self) -> str | None:
+        """The draft, for the planner (None once the app is closing: no composer)."""
         try:
-            draft = self.draft()
+            return self.draft()
         except NoMatches:
-            return  # the app is closing and its screen is gone: nothing to plan for
-        self.planner.plan_with(draft)
+            return None
+
+    @on(Composer.Changed)
+    def _typed(self) -> None:
+        self.planner.typed()
 
     def _draw_plan(self, previous: ContextPlan | None, plan: ContextPlan | None) -> None:
         """Draw the plan (`Planner.plan`): the context side (beside the one before: a mode
@@ -378,23 +357,18 @@ class ConversationScreen(Screen[None]):
     # --- what the columns and the parts say -----------------------------------------------
 
     def _turn_drawn(self, drawn: TurnDrawn | None) -> None:
-        """A turn's start or end is being drawn (`TurnRunner.drawn`): the plan and the
-        context side follow, in the same frame."""
-        if drawn is None:
+        """A turn's start or end is being drawn (`TurnRunner.drawn`; the planner follows
+        what the turn stored on its own)."""
+        if drawn is None or drawn.started is None:
             return
-        if drawn.started is not None and drawn.started.kept:
+        if drawn.started.kept:
             self.notify(
                 "The previous reply is kept as a variant: reply: variants "
                 f"({self.key_for('reply.variants')}) brings it back.",
                 markup=False,
             )
         if self.shows(drawn.request.session):
-            if drawn.started is not None:
-                # A sent message makes the last mode switch's note old news.
-                self.side.forget_mode_change()
-            # Opened again mid-reply, the conversation has a new session: the reply's
-            # session told it (ChangeLog) that the reply is finished now.
-            self.refresh_plan()
+            self.side.forget_mode_change()  # a sent message makes its note old news
 
     @on(TurnRunner.Ended)
     def _turn_ended(self, event: TurnRunner.Ended) -> None:
@@ -404,12 +378,6 @@ class ConversationScreen(Screen[None]):
                 self.model_flow.detect_window(self.session)  # the server is up now: ask it
             self.embedder.embed(event.request.session)
             self.summary_flow.fold_pending(event.request.session)
-
-    @on(TurnRunner.ServerCounted)
-    def _server_counted(self, event: TurnRunner.ServerCounted) -> None:
-        # The plan counted by the server rather than "not counted by the server yet".
-        if self.shows(event.session) and not self.streaming:
-            self.refresh_plan()
 
     @on(ChatPane.Rewritten)
     async def _rewritten(self, event: ChatPane.Rewritten) -> None:
@@ -433,12 +401,11 @@ class ConversationScreen(Screen[None]):
 
     @on(ContextControl.Excluded)
     def _excluded(self, event: ContextControl.Excluded) -> None:
-        """The turns left out (or back in) are marked, and the plan drawn again."""
+        """The turns left out (or back in) are marked (the planner follows on its own)."""
         if self.shows(event.session):
             session = self.session
             for message in event.messages:
                 self.conversation_view.update_message(session_message_view(message, session))
-            self.refresh_plan()
 
     @on(MemoryPanel.Left)
     def _back_to_composer(self) -> None:
@@ -447,18 +414,6 @@ class ConversationScreen(Screen[None]):
     @on(MemoryPanel.SourceRequested)
     async def _go_to_source(self, event: MemoryPanel.SourceRequested) -> None:
         await self.chat.show_source(event.message_id)
-
-    @on(MemoryCuration.Changed)
-    @on(ExtractionFlow.Stored)
-    @on(SummaryFlow.Changed)
-    @on(Embedder.Ready)
-    @on(ModelFlow.Switched)  # the titles with the plan
-    @on(ConversationDialogs.Deleted)
-    @on(ContextControl.Changed)
-    @on(ConversationDialogs.MovedToProject)
-    def _context_changed(self, event: ContextChanged) -> None:
-        if self.shows(event.session):
-            self.refresh_plan()
 
     def asked(self) -> Asked:
         """Where the user is now, as they ask for something that takes a while."""
@@ -493,8 +448,6 @@ class ConversationScreen(Screen[None]):
     def _learned(self, event: ModelFlow.Learned) -> None:
         if event.model_changed:
             self.update_titles()  # no model was named and the server's only one was taken
-        if event.window_changed:
-            self.refresh_plan()
 
     @on(ConversationDialogs.OpenRequested)
     async def _open_requested(self, event: ConversationDialogs.OpenRequested) -> None:
@@ -509,12 +462,11 @@ class ConversationScreen(Screen[None]):
 
     @on(PresetDialogs.Changed)
     def _preset_changed(self, event: PresetDialogs.Changed) -> None:
-        """The preset or the system prompt changed: the plan (system layer, sampling) and
-        the header (preset, model) follow; another model's server is asked about it."""
+        """The preset or the system prompt changed (the planner follows): the header
+        (preset, model) too; another model's server is asked about it."""
         if not self.shows(event.session):
             return
         self.update_titles()
-        self.refresh_plan()
         if event.model_changed and not self.offline:
             self.model_flow.detect_window(event.session)
 
@@ -581,7 +533,6 @@ class ConversationScreen(Screen[None]):
             return
         mode = self.session.toggle_mode()
         self.workspace.update_state(last_mode=mode)  # for the next start
-        self.refresh_plan()
         self.notify(f"Mode: {mode.value}", markup=False, timeout=2)
 
     async def action_at_once(self, binding_id: str) -> None:

@@ -210,7 +210,7 @@ async def test_a_file_attached_in_the_dialog_goes_into_the_request(
 
         # Changed on disk: the files panel says so; detached, the next request has none.
         notes_file.write_text("The parser reads TOML 1.1 now, and much more besides.\n")
-        screen.refresh_plan()
+        screen.planner.plan_again()  # nothing tells the app of a change on disk
         await settle(pilot)
         panel = app.query_one("#layer-files")
         assert "changed on disk" in " ".join(str(static.render()) for static in panel.query(Static))

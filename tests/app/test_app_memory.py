@@ -267,8 +267,7 @@ async def test_the_memory_panel_takes_only_the_room_its_entries_need(make_app: M
         app.conversation_screen.session.store.memory.add_memory(
             MemoryKind.FACT, "The service runs on PostgreSQL 16."
         )
-        app.conversation_screen.session.forget_memory()
-        app.conversation_screen.refresh_plan()
+        app.conversation_screen.session.cache.memory_changed()  # the planner follows
         await settle(pilot)
         header = memory.query_one(".memory-panel--header").outer_size.height
         assert memory.outer_size.height == 1 + header + 2  # and one two-line entry

@@ -132,8 +132,7 @@ async def test_a_projects_entries_go_only_to_its_conversations(
         (project,) = store.projects.projects()
         assert (project.name, project.conversations) == ("Allotment", 1)
         entry = store.memory.add_memory(MemoryKind.FACT, CLAY, project_id=project.id)
-        app.conversation_screen.session.forget_memory()
-        app.conversation_screen.refresh_plan()
+        app.conversation_screen.session.cache.memory_changed()  # the planner follows
         await settle(pilot)
         panel = app.query_one("#memory", MemoryPanel)
         assert [e.scope_words for e in panel.entries] == ["project Allotment"]

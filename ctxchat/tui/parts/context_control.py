@@ -17,14 +17,8 @@ from ctxchat.tui.semantic_catch_up import SemanticCatchUp
 
 class ContextControl(Part):
     """Each change goes through the session (`change_exclusion`, its task book, its files),
-    which stores it at once; then it says so: `Excluded` (the turns to mark, the plan to
-    draw again) or `Changed` (the plan). A change refused is one line."""
-
-    @dataclass
-    class Changed(Message):
-        """`session`'s task or attached files changed."""
-
-        session: ChatSession
+    which stores it at once and tells the run's `ChangeLog` (the planner follows); a turn
+    left out says so (`Excluded`: the turns to mark). A change refused is one line."""
 
     @dataclass
     class Excluded(Message):
@@ -51,14 +45,14 @@ class ContextControl(Part):
         from ctxchat.tui.screens.task_dialog import TaskDialog  # loaded when first opened
 
         if session.conversation_id is not None:
-            self.app.push_screen(TaskDialog(session.task_book, lambda: self._changed(session)))
+            self.app.push_screen(TaskDialog(session.task_book))
 
     def edit_files(self, session: ChatSession) -> None:
         """Open the files dialog: attach, detach, what each file sends."""
         from ctxchat.tui.screens.files_dialog import FilesDialog  # loaded when first opened
 
         if session.conversation_id is not None:
-            self.app.push_screen(FilesDialog(session, lambda: self._changed(session)))
+            self.app.push_screen(FilesDialog(session))
 
     def switch_recall_across(self) -> None:
         """Switch where recall looks besides the conversation (project → all → off) for the
@@ -68,7 +62,6 @@ class ContextControl(Part):
             return
         across = session.recaller.switch_across()
         self.notify(f"Recall across conversations: {across.value} ({across.describe()})")
-        self._changed(session)
         semantic, others = session.semantic, session.recaller.others()
         if semantic is not None and others is not None:
             # Recall by meaning searches those conversations once their vectors are loaded,
@@ -83,7 +76,4 @@ class ContextControl(Part):
     @on(SemanticCatchUp.Ready)
     def _others_ready(self, event: SemanticCatchUp.Ready) -> None:
         event.stop()
-        self._changed(event.session)  # recall is worked out again with those vectors
-
-    def _changed(self, session: ChatSession) -> None:
-        self.post_up(lambda: self.Changed(session))
+        event.session.cache.plan_changed()  # recall is worked out again with those vectors

@@ -53,19 +53,6 @@ class ConversationDialogs(Flow):
         conversation_id: int
 
     @dataclass
-    class Deleted(Message):
-        """A conversation other than `session`'s (the one on screen) was deleted: the
-        memory entries it kept are global now."""
-
-        session: ChatSession
-
-    @dataclass
-    class MovedToProject(Message):
-        """`session`'s conversation went into another project (or none): its memory changed."""
-
-        session: ChatSession
-
-    @dataclass
     class Imported(Message):
         """An import ended: what came."""
 
@@ -142,8 +129,6 @@ class ConversationDialogs(Flow):
                     or session.create_conversation()
                 )
                 self.post_up(lambda: self.OpenRequested(latest.id))
-            else:
-                self.post_up(lambda: self.Deleted(session))
         elif result.action == "export" and target is not None:
             self.ask_export(session, target)
         elif result.action == "import":
@@ -182,7 +167,6 @@ class ConversationDialogs(Flow):
             except StoreError as error:
                 self.notify(str(error), severity="error", markup=False)
                 return
-            self.post_up(lambda: self.MovedToProject(session))
 
         from ctxchat.tui.screens.project_dialog import ProjectDialog
 

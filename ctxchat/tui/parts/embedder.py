@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from textual import on
-from textual.message import Message
 
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.session_factory import semantic_recall_for
@@ -15,14 +12,8 @@ from ctxchat.tui.semantic_catch_up import SemanticCatchUp
 
 class Embedder(Part):
     """Loads the encoder and embeds what of a conversation has no vector yet, in a thread
-    worker (`SemanticCatchUp`), one per conversation; says each time recall by meaning can
-    serve it with more than before (`Ready`: its plan is worth drawing again)."""
-
-    @dataclass
-    class Ready(Message):
-        """`session` searches by meaning now, among more vectors than before."""
-
-        session: ChatSession
+    worker (`SemanticCatchUp`), one per conversation; each time recall by meaning can serve
+    it with more than before, the session is given it (and the planner follows)."""
 
     def embed(self, session: ChatSession) -> None:
         """Embed `session`'s conversation, off the UI thread (nothing without the extra)."""
@@ -46,4 +37,3 @@ class Embedder(Part):
         # The conversation may have been left and opened again: its session is a new one.
         session = self.open_session_for(event.session)
         session.semantic = event.semantic  # its recall is worked out again (see ChatSession)
-        self.post_up(lambda: self.Ready(session))

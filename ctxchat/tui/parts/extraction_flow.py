@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
-from textual.message import Message
+from dataclasses import replace
 
 from ctxchat.chat.extractor import (
     ExtractionFailed,
@@ -53,13 +51,7 @@ def still_there(session: ChatSession, result: ExtractionResult) -> bool:
 class ExtractionFlow(Flow):
     """Asks the model for memory proposals (one request at a time), offers the review when
     they come (`ResultReady`: it may wait for its key), and stores what the user accepts
-    (`Stored`)."""
-
-    @dataclass
-    class Stored(Message):
-        """Accepted proposals were written to `session`'s memory."""
-
-        session: ChatSession
+    (through the memory book: the planner follows)."""
 
     def extract(self, asked: Asked) -> None:
         """Ask the model for proposals from the recent turns of the conversation on screen
@@ -117,4 +109,3 @@ class ExtractionFlow(Flow):
         # The messages the model read: the source of a proposal that names no message.
         written = apply_decisions(session, [replace(d, span=span) for d in decisions])
         self.notify(f"Stored {len(written)} memory entries.", markup=False)
-        self.post_up(lambda: self.Stored(session))

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
-
-from textual.message import Message
 
 from ctxchat.chat.memory_book import MemoryBook
 from ctxchat.chat.session import ChatSession
@@ -18,15 +15,9 @@ from ctxchat.tui.widgets.memory_panel import MemoryPanel, PanelMessage
 
 
 class MemoryCuration(Part):
-    """Every change goes through the session's memory book (which keeps the session's cache
-    true), then says so (`Changed`: the plan is drawn again). A change the store refuses is
-    one line."""
-
-    @dataclass
-    class Changed(Message):
-        """`session`'s memory changed."""
-
-        session: ChatSession
+    """Every change goes through the session's memory book, which keeps the session's cache
+    true and tells the run's `ChangeLog` (the planner follows). A change the store refuses
+    is one line."""
 
     def handle(self, session: ChatSession, request: PanelMessage) -> None:
         """Do what the memory panel asks (its other messages are the screen's)."""
@@ -115,7 +106,6 @@ class MemoryCuration(Part):
         except StoreError as error:
             self.notify(str(error), severity="error", markup=False)
             return False
-        self.post_up(lambda: self.Changed(session))
         return True
 
     def _update(self, session: ChatSession, entry_id: int, **changes: Any) -> None:

@@ -51,8 +51,8 @@ class ModelFlow(Flow):
     """Lists the server's models for the picker (a job: the list may wait for its key),
     switches the conversation's model, and asks the server what it is (its window) at
     start, after a switch, and once it answers again. Says what it learned with messages:
-    `Reachable` (whether anything answers), `Learned` (the window or the model changed),
-    `Switched`."""
+    `Reachable` (whether anything answers), `Learned` (the window or the model changed);
+    a switch is told to the run's `ChangeLog` by the session (the planner follows)."""
 
     @dataclass
     class Reachable(Message):
@@ -70,12 +70,6 @@ class ModelFlow(Flow):
         session: ChatSession
         model_changed: bool
         window_changed: bool
-
-    @dataclass
-    class Switched(Message):
-        """`session` talks to another profile or model now."""
-
-        session: ChatSession
 
     def __init__(self, workspace: Workspace) -> None:
         super().__init__()
@@ -203,7 +197,6 @@ class ModelFlow(Flow):
                 return
         session.switch_model(profile, backend)
         session.choice.remember_model()
-        self.post_up(lambda: self.Switched(session))
         if old is not None and old is not backend:
             # Sessions of other conversations may share it: a reply streaming there, or a
             # message waiting there, goes on over it.

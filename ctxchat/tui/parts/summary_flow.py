@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from textual.message import Message
 from textual.notifications import SeverityLevel
 
 from ctxchat.chat.session import ChatSession
@@ -64,12 +62,6 @@ class SummaryFlow(Flow):
         self._held: set[int] = set()
         """Conversations whose automatic fold the user cancelled: not begun again (on a slow
         model every reply would wait behind it) until they summarize by hand."""
-
-    @dataclass
-    class Changed(Message):
-        """`session`'s summary changed (or may have): its plan is drawn again."""
-
-        session: ChatSession
 
     def summarize(self) -> None:
         """Fold older turns of the conversation on screen into its summary now, after
@@ -154,7 +146,6 @@ class SummaryFlow(Flow):
                 self.notify(f"Nothing was stored: {error}", severity="error", markup=False)
                 return
             self.notify(f"Summary v{version.version} is in force.", markup=False)
-            self.post_up(lambda: self.Changed(session))
 
         from ctxchat.tui.screens.summary_review import SummaryReview  # loaded when opened
 
@@ -198,7 +189,6 @@ class SummaryFlow(Flow):
                     f"Summary v{version.version} rejected: the turns stay as they were.",
                     markup=False,
                 )
-                self.post_up(lambda: self.Changed(session))
                 return
             if text is None:
                 return
@@ -217,7 +207,6 @@ class SummaryFlow(Flow):
                     self.notify(f"Saved your edit as summary v{edited.version}.", markup=False)
             except SummaryFailed as error:
                 self.notify(str(error), severity="error", markup=False)
-            self.post_up(lambda: self.Changed(session))
 
         from ctxchat.tui.screens.summary_review import SummaryReview  # loaded when opened
 
@@ -394,7 +383,6 @@ class SummaryFlow(Flow):
                 self._review_version(session, action.version_id)
         except SummaryFailed as error:
             self.notify(str(error), severity="error", markup=False)
-        self.post_up(lambda: self.Changed(session))
 
     def _run(
         self,
@@ -436,7 +424,6 @@ class SummaryFlow(Flow):
         except SummaryHeld as held:
             # Stored, not in force: the plan (panel, inspector) says a summary waits.
             self.notify(str(held), severity="warning", markup=False)
-            self.post_up(lambda: self.Changed(session))
             return
         except SummaryFailed as error:
             self.notify(
@@ -444,4 +431,3 @@ class SummaryFlow(Flow):
             )
             return
         self.notify(done(version), markup=False)
-        self.post_up(lambda: self.Changed(session))

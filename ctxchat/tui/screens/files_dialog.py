@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import ClassVar
 
 from textual import on
@@ -106,10 +105,9 @@ class FilesDialog(Dialog[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("FilesDialog")
 
-    def __init__(self, session: ChatSession, changed: Callable[[], object]) -> None:
+    def __init__(self, session: ChatSession) -> None:
         super().__init__()
         self._session = session
-        self._changed = changed
         self._statuses: list[FileStatus] = []
 
     def compose(self) -> ComposeResult:
@@ -171,7 +169,6 @@ class FilesDialog(Dialog[None]):
         else:
             verb = "Read anew" if attached.refreshed else "Attached"
             self._say(f"{verb} {name}: {attached.attachment.tokens:,} tokens.")
-            self._changed()
         if not refresh:
             self.query_one("#files-path", Input).value = ""
         self._list_files()
@@ -190,7 +187,6 @@ class FilesDialog(Dialog[None]):
             self._say(f"Not detached: {refused}.", error=True)
             return
         self._say(f"Detached {removed.name}: the next request no longer sends it.")
-        self._changed()
         self._list_files()
 
     def action_close(self) -> None:

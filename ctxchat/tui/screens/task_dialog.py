@@ -78,10 +78,9 @@ class TaskDialog(Dialog[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("TaskDialog")
 
-    def __init__(self, book: TaskBook, changed: Callable[[], object]) -> None:
+    def __init__(self, book: TaskBook) -> None:
         super().__init__()
         self._book = book
-        self._changed = changed
 
     def compose(self) -> ComposeResult:
         task = self._book.state
@@ -125,7 +124,6 @@ class TaskDialog(Dialog[None]):
         steps.add_options(self._options(task))
         if task.items:
             steps.highlighted = min(highlighted or 0, len(task.items) - 1)
-        self._changed()
         return True
 
     @on(Input.Submitted, "#task-goal")

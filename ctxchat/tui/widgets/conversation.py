@@ -12,6 +12,7 @@ from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.css.query import NoMatches
 from textual.geometry import Size
+from textual.reactive import var
 from textual.widget import Widget
 
 from ctxchat.core.history import MessageStatus
@@ -127,6 +128,13 @@ class ConversationView(VerticalScroll, can_focus=True):
     # what changes a conversation sits on a Ctrl chord that typing cannot hit.
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("ConversationView")
 
+    selected_id: var[int | None] = var(None, bindings=True, init=False)
+    """The message the user selected (None: actions apply to the newest): the keys that
+    apply follow it."""
+    live: var[LiveTurn | None] = var(None, bindings=True, init=False)
+    """The reply streaming in the conversation shown, if one is: while it streams, the keys
+    that would change the conversation wait."""
+
     INITIAL = 40
     PAGE = 20
     MAX_MOUNTED = 120
@@ -163,9 +171,7 @@ class ConversationView(VerticalScroll, can_focus=True):
         self._start = 0
         self._end = 0
         self._loading = False
-        self._selected: int | None = None
         self._outside = OutsideMarks()
-        self._live: LiveTurn | None = None  # the reply streaming in the conversation shown
         self._changing = asyncio.Lock()  # see `one_change_at_a_time`
         self._page_asked = False  # scrolling asked for a page while the turns changed
         self._revealed: MessageItem | None = None  # see `watch_virtual_size`
@@ -178,10 +184,6 @@ class ConversationView(VerticalScroll, can_focus=True):
     def window(self) -> tuple[int, int]:
         """The offsets (from the oldest, end exclusive) of the mounted messages."""
         return self._start, self._end
-
-    @property
-    def selected_id(self) -> int | None:
-        return self._selected
 
     @property
     def items(self) -> list[MessageItem]:
@@ -199,7 +201,7 @@ class ConversationView(VerticalScroll, can_focus=True):
         """Show another conversation (or the same one after a change that rewrote its turns)."""
         self._total = total_count
         self._loader = loader
-        self._live = None  # the conversation's reply, if it streams, is followed again
+        self.live = None  # the conversation's reply, if it streams, is followed again
         self._set_selected(None)
         await self._show_newest()
 
@@ -221,7 +223,7 @@ class ConversationView(VerticalScroll, can_focus=True):
         self._end += 1
         await self._prune_oldest()
         # A new turn is the user's doing: follow it, and let actions apply to the newest again.
-        if self._selected is not None:
+        if self.selected_id is not None:
             self._set_selected(None)
         self.anchor()
         return item
@@ -236,8 +238,7 @@ class ConversationView(VerticalScroll, can_focus=True):
     def follow(self, live: LiveTurn) -> None:
         """`live` is the reply streaming in this conversation: while it streams, its turn
         stays mounted and the keys that would change the conversation wait."""
-        self._live = live
-        self.refresh_bindings()
+        self.live = live
 
     def page_if_asked(self) -> None:
         """Load the pages scrolling asked for while the turns changed (if still needed)."""
@@ -248,7 +249,7 @@ class ConversationView(VerticalScroll, can_focus=True):
 
     def _streaming_id(self) -> int | None:
         """The id of the reply streaming in this conversation, if one is."""
-        live = self._live
+        live = self.live
         return live.reply_id if live is not None and live.streaming else None
 
     def update_message(self, view: MessageView) -> None:
@@ -287,7 +288,7 @@ class ConversationView(VerticalScroll, can_focus=True):
                 await self.mount_all([self._make(view) for view in views])
         finally:
             self._loading = False
-        if self._selected is not None and not self._has_item(self._selected):
+        if self.selected_id is not None and not self._has_item(self.selected_id):
             self._set_selected(None)
         self.anchor()
         self.call_after_refresh(self._fill_viewport)
@@ -327,7 +328,7 @@ class ConversationView(VerticalScroll, can_focus=True):
         elif new_value >= self.max_scroll_y - self.EDGE:
             if self._end < self._total:
                 self.call_later(self._load_at_edge)
-            elif not self.is_anchored and self._selected is None:
+            elif not self.is_anchored and self.selected_id is None:
                 # Back at the newest turn: follow new text again.
                 self.anchor()
 
@@ -395,7 +396,7 @@ class ConversationView(VerticalScroll, can_focus=True):
             self._start += surplus
 
     async def _unmount(self, items: Sequence[MessageItem]) -> None:
-        if self._selected is not None and any(i.message_id == self._selected for i in items):
+        if self.selected_id is not None and any(i.message_id == self.selected_id for i in items):
             self._set_selected(None)
         await self.remove_children(items)
 
@@ -448,7 +449,7 @@ class ConversationView(VerticalScroll, can_focus=True):
         return self.item(message_id) is not None
 
     def _selected_item(self) -> MessageItem | None:
-        return self.item(self._selected)
+        return self.item(self.selected_id)
 
     def _target(self) -> MessageItem | None:
         """The message an action applies to: the selected one, else the newest."""
@@ -463,15 +464,14 @@ class ConversationView(VerticalScroll, can_focus=True):
         old = self._selected_item()
         if old is not None:
             old.remove_class("-selected")
-        changed = self._selected != (None if item is None else item.message_id)
-        self._selected = None if item is None else item.message_id
+        changed = self.selected_id != (None if item is None else item.message_id)
+        self.selected_id = None if item is None else item.message_id
         if item is not None:
             item.add_class("-selected")
             taller = item.outer_size.height > self.scrollable_content_region.height
             self.scroll_to_widget(item, animate=False, top=taller)
-        self.refresh_bindings()
         if changed:
-            self.post_message(self.Highlighted(self._selected))
+            self.post_message(self.Highlighted(self.selected_id))
 
     def select(self, message_id: int) -> None:
         """Select a mounted message (the app may also select one, e.g. after a search)."""
@@ -636,7 +636,7 @@ class ConversationView(VerticalScroll, can_focus=True):
     # Actions on the selected (or newest) message.
 
     def _streaming(self) -> bool:
-        return self._live is not None and self._live.streaming
+        return self.live is not None and self.live.streaming
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "leave":

@@ -76,7 +76,8 @@ main([])
 # the tokenizer's tables (the plan is drawn from kept counts), the local server probe and
 # the setup form, the config editor, the readers of other tools' histories, what reading an
 # installed package's files costs, the patterns that find a summary's details and a
-# question's dates, and the parser of a server's dates (a Retry-After).
+# question's dates, the parser of a server's dates (a Retry-After), and asking the model
+# for memory entries or a reply again.
 LATER = (
     "openai",
     "httpx",
@@ -94,6 +95,8 @@ LATER = (
     "ctxchat.core.details",
     "ctxchat.core.when",
     "email.utils",
+    "ctxchat.chat.extractor",
+    "ctxchat.chat.ask_again",
 )
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from enum import StrEnum
 
 from ctxchat.core import detail_words as words
 from ctxchat.core.detail_keys import (
@@ -17,22 +16,7 @@ from ctxchat.core.detail_keys import (
     url_key,
     year_of,
 )
-
-
-class DetailKind(StrEnum):
-    """What sort of detail a text holds."""
-
-    NUMBER = "number"
-    DATE = "date"
-    NAME = "name"
-    PATH = "path"
-    URL = "url"
-    COMMAND = "command"
-    IDENTIFIER = "identifier"
-    DECISION = "decision"
-    CONSTRAINT = "constraint"
-    TOPIC = "topic"
-    """A subject several folded turns talk about (found by `core/summary_loss.py`)."""
+from ctxchat.core.detail_kind import DetailKind
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,6 @@ from ctxchat.core.termstats import (
     words_of,
 )
 from ctxchat.core.tokens import MESSAGE_OVERHEAD, TokenCounter, count_message
-from ctxchat.core.when import dated_within, dates_in
 
 __all__ = ["PREFIX_LENGTH", "ConversationTerms"]
 
@@ -382,6 +381,9 @@ def rank_recall(
     times as much (see `ctxchat.core.when`), and one holding none of the names it asks
     about that are not among `terms` NAME_MISS times (when another candidate holds one).
     """
+    # Imported here: its patterns compile when a question is ranked, not at the app's start.
+    from ctxchat.core.when import dated_within, dates_in
+
     candidates = list(candidates)
     when = dates_in(asked) if asked else ()
     # A name searched for ranks by its own weight already (and an answer in other words

@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ctxchat.core.details import DetailKind, capitalized_mid_sentence, details_in
+from ctxchat.core.detail_kind import DetailKind
 from ctxchat.core.history import HistoryMessage
 from ctxchat.core.summary import HEADINGS, SummaryStrategy, instruction_sentences
 from ctxchat.core.summary_loss import SummaryIndex
@@ -87,6 +87,9 @@ def copied_share(summary: str, transcript: str) -> float:
 def invented_details(summary: str, sources: Sequence[str]) -> tuple[str, ...]:
     """Numbers, names, dates and links the summary states that none of `sources` (the
     folded turns, the summary before it, what it keeps word for word) holds."""
+    # Imported here: its patterns compile when a summary is checked, not at the app's start.
+    from ctxchat.core.details import capitalized_mid_sentence, details_in
+
     index = SummaryIndex("\n\n".join(sources))
     names = capitalized_mid_sentence([summary, *sources])
     found: list[str] = []

@@ -6,13 +6,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ctxchat.core.detail_keys import content_words, number_keys, numbers_in_words, stem
-from ctxchat.core.details import Detail, DetailKind, capitalized_mid_sentence, details_in
+from ctxchat.core.detail_kind import DetailKind
 from ctxchat.core.history import HistoryMessage
 from ctxchat.core.memory import MemoryEntry, MemoryKind
 from ctxchat.core.summary import SummaryStrategy
+
+# The patterns that find details (`core/details.py`) are compiled when a summary is looked at,
+# not whenever the store is imported (it reads lost details back: the app's start).
+if TYPE_CHECKING:
+    from ctxchat.core.details import Detail
 
 # A sentence (a decision, a rule) is still held when this share of its meaning words is.
 SENTENCE_KEPT = 0.5
@@ -73,6 +78,8 @@ class SummaryIndex:
     """A summary read once, so each detail of the folded turns is looked up quickly."""
 
     def __init__(self, text: str) -> None:
+        from ctxchat.core.details import capitalized_mid_sentence, details_in
+
         self.text = text
         self.folded = " ".join(text.split())
         self.lower = self.folded.lower()
@@ -260,6 +267,8 @@ def loss_report(messages: Sequence[HistoryMessage], summary: str) -> LossReport:
 
     Each detail is reported once, from the first message that held it.
     """
+    from ctxchat.core.details import capitalized_mid_sentence, details_in
+
     sendable = [m for m in messages if m.sendable]
     names = capitalized_mid_sentence([m.content for m in sendable])
     index = SummaryIndex(summary)
@@ -326,6 +335,8 @@ def must_keep(
 ) -> list[KeptWord]:
     """What folding `messages` must never lose: the pinned and constraint entries whose source
     is one of them, and the rules the user stated in them (see `DetailKind.CONSTRAINT`)."""
+    from ctxchat.core.details import details_in
+
     ids = {m.id for m in messages}
     kept: dict[str, KeptWord] = {}
     for entry in memory:
@@ -362,6 +373,8 @@ def _source_in(source: str, ids: set[int]) -> int | None:
 
 def holds_text(summary: str | SummaryIndex, text: str) -> bool:
     """Whether `summary` holds `text`: most of its meaning words and each of its details."""
+    from ctxchat.core.details import details_in
+
     index = summary if isinstance(summary, SummaryIndex) else SummaryIndex(summary)
     meaning = content_words(text)
     if meaning and sum(1 for word in meaning if word in index.stems) < SENTENCE_KEPT * len(meaning):

@@ -18,7 +18,6 @@ import json
 import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from email.utils import parsedate_to_datetime
 from enum import StrEnum
 
 from ctxchat.redaction import REDACTED, redact, shown_url
@@ -270,6 +269,8 @@ def parse_retry_after(headers: Mapping[str, str]) -> float | None:
         return max(0.0, float(value))
     except ValueError:
         pass
+    from email.utils import parsedate_to_datetime  # a date is rare here, and email is 3 ms
+
     try:
         return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
     except (TypeError, ValueError, IndexError):

@@ -6,7 +6,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ctxchat.core.details import DetailKind
+from ctxchat.core.detail_kind import DetailKind
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.memory import MemoryKind
 from ctxchat.core.plan import ContextPlan

@@ -34,6 +34,7 @@ from ctxchat.tui.focus_keys import move_focus_now, opened_at_once
 from ctxchat.tui.hangup import TerminalWatch
 from ctxchat.tui.text import clean
 from ctxchat.tui.textual_compat.output import drop_output_to_a_gone_terminal
+from ctxchat.tui.textual_compat.parsed_css import keep_parsed_css
 from ctxchat.tui.textual_compat.paste import keep_pastes_whole
 from ctxchat.tui.themes import (
     LAYER_VARIABLE_DEFAULTS,
@@ -382,4 +383,5 @@ def run_app(workspace: Workspace, options: SessionOptions, *, theme: str | None 
     """Run the app on an open workspace (the caller closes it)."""
     keep_pastes_whole()
     drop_output_to_a_gone_terminal()
+    keep_parsed_css(workspace.locations.cache_dir)
     return build_app(workspace, options, theme=theme).run() or 0

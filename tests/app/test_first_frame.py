@@ -74,8 +74,10 @@ main([])
 
 # What the first frame does not need: the model client, the encoder for recall by meaning,
 # the tokenizer's tables (the plan is drawn from kept counts), the local server probe and
-# the setup form, the config editor, the readers of other tools' histories, and what
-# reading an installed package's files costs.
+# the setup form, the config editor, the readers of other tools' histories, what reading an
+# installed package's files costs, the patterns that find a summary's details and a
+# question's dates, the parser of a server's dates (a Retry-After), and asking the model
+# for memory entries or a reply again.
 LATER = (
     "openai",
     "httpx",
@@ -90,6 +92,11 @@ LATER = (
     "ctxchat.store.importers.llm_logs",
     "importlib.metadata",
     "zipfile",
+    "ctxchat.core.details",
+    "ctxchat.core.when",
+    "email.utils",
+    "ctxchat.chat.extractor",
+    "ctxchat.chat.ask_again",
 )
 
 

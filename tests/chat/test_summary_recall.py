@@ -6,7 +6,7 @@ from __future__ import annotations
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.window import WindowInfo
 from ctxchat.core.budget import Layer
-from ctxchat.core.details import DetailKind
+from ctxchat.core.detail_kind import DetailKind
 from ctxchat.core.plan import Reason
 from ctxchat.core.summary_loss import LostDetail
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from ctxchat.core.details import DetailKind
+from ctxchat.core.detail_kind import DetailKind
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.memory import MemoryKind
 from ctxchat.core.summary import SummaryStrategy

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from ctxchat.core.details import DetailKind
+from ctxchat.core.detail_kind import DetailKind
 from ctxchat.core.summary_loss import LostDetail
 from ctxchat.testing.harness import TEST_KEY
 from ctxchat.testing.server import ScriptedModelServer

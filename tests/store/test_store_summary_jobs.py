@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxchat.core.details import DetailKind
+from ctxchat.core.detail_kind import DetailKind
 from ctxchat.core.summary_loss import LostDetail
 from ctxchat.store import SCHEMA_VERSION, Store, StoredMessage, schema
 from ctxchat.store.summaries import SummaryChanged

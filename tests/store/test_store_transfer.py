@@ -10,7 +10,7 @@ import pytest
 
 from ctxchat.core.assemble import AssemblyOptions, assemble_context
 from ctxchat.core.budget import Budget
-from ctxchat.core.details import DetailKind
+from ctxchat.core.detail_kind import DetailKind
 from ctxchat.core.history import MessageStatus
 from ctxchat.core.memory import Mode
 from ctxchat.core.summary_loss import LostDetail

@@ -26,6 +26,7 @@ from ctxchat.tui import textual_compat
 from ctxchat.tui.textual_compat import input_bytes as input_compat
 from ctxchat.tui.textual_compat import markdown as markdown_compat
 from ctxchat.tui.textual_compat import output as output_compat
+from ctxchat.tui.textual_compat import parsed_css as parsed_css_compat
 from ctxchat.tui.textual_compat import paste as paste_compat
 
 
@@ -100,6 +101,15 @@ GONE_TERMINAL = Hook(
     "one, orphaned (tests/tui_widgets/test_gone_terminal_output.py, tests/cli/test_cli_hangup.py)",
     "if Textual's writing thread survives a failed write, drop drop_output_to_a_gone_terminal "
     "from ctxchat/tui/app.py: run_app and the output module; else port DroppingWriterThread",
+)
+PARSED_CSS = Hook(
+    "ctxchat/tui/textual_compat/parsed_css.py: keep_parsed_css",
+    "the app's stylesheets read back from the cache directory instead of parsed on each "
+    "start: 13-22 ms of parsing before the first frame, about 20 ms of the start's wall "
+    "time (median of 6 starts each way, tests/app/test_app_parsed_css.py checks the app "
+    "looks the same)",
+    "drop keep_parsed_css from ctxchat/tui/app.py: run_app and the module (Textual then "
+    "parses on every start); or port ParsedCss.parse to the new parse",
 )
 FOOTER_PATCH = Hook(
     "ctxchat/tui/widgets/footer.py: KeyFooter._patch",
@@ -289,6 +299,32 @@ def test_the_linux_driver_writes_through_the_writer_thread_it_imports() -> None:
     )
 
 
+def test_stylesheets_parse_through_the_module_level_parse() -> None:
+    from textual.css import parse as parse_module
+    from textual.css import stylesheet as stylesheet_module
+    from textual.css.stylesheet import Stylesheet
+
+    used = vars(stylesheet_module).get("parse")
+    assert used is parse_module.parse or isinstance(
+        getattr(used, "__self__", None), parsed_css_compat.ParsedCss
+    ), changed(PARSED_CSS, "textual.css.stylesheet.parse", "textual.css.parse.parse")
+    assert parameters(parse_module.parse) == [
+        "scope",
+        "css",
+        "read_from",
+        "variables",
+        "variable_tokens",
+        "is_default_rules",
+        "tie_breaker",
+    ], changed(PARSED_CSS, "textual.css.parse.parse", "(scope, css, read_from, variables, …)")
+    source = inspect.getsource(Stylesheet._parse_rules)
+    assert "parse(" in source and "variable_tokens=self._variable_tokens" in source, changed(
+        PARSED_CSS,
+        "Stylesheet._parse_rules",
+        "to parse each source with the module's parse and the stylesheet's variable tokens",
+    )
+
+
 def test_every_hook_in_the_quarantine_is_checked_here() -> None:
     """A new use of an internal goes in textual_compat's `__all__` and gets a test above."""
     assert sorted(textual_compat.__all__) == [
@@ -313,6 +349,7 @@ def test_every_hook_in_the_quarantine_is_checked_here() -> None:
         "drop_output_to_a_gone_terminal",
     ]
     assert sorted(input_compat.__all__) == ["replace_undecodable_input"]
+    assert sorted(parsed_css_compat.__all__) == ["ParsedCss", "keep_parsed_css"]
 
 
 # --- the quarantine itself ---------------------------------------------------------------

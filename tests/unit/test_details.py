@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ctxchat.core.detail_keys import numbers_in_words
-from ctxchat.core.details import DetailKind, details_in
+from ctxchat.core.detail_kind import DetailKind
+from ctxchat.core.details import details_in
 
 
 def found(text: str) -> list[tuple[str, str]]:

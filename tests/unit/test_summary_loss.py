@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ctxchat.core.details import DetailKind
+from ctxchat.core.detail_kind import DetailKind
 from ctxchat.core.history import HistoryMessage, MessageStatus
 from ctxchat.core.memory import MemoryEntry, MemoryKind
 from ctxchat.core.summary import SummaryStrategy

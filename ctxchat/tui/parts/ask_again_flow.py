@@ -7,16 +7,15 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from ctxchat.chat.ask_again import AskAgainError, prepare_variant, stored_comparison
 from ctxchat.chat.options import SessionOptions
 from ctxchat.chat.session import ChatSession
 from ctxchat.chat.session_factory import Connect, follows_choice, open_session
 from ctxchat.chat.workspace import Workspace
 from ctxchat.config.errors import MissingApiKey, UnknownProfile
-from ctxchat.core.counterfactual import Change
 from ctxchat.tui.parts.part import Flow
 
 if TYPE_CHECKING:
+    from ctxchat.core.counterfactual import Change
     from ctxchat.tui.screens.variant_compare import VariantKept
     from ctxchat.tui.screens.variant_list import VariantChoice
 
@@ -98,6 +97,8 @@ class AskAgainFlow(Flow):
         if asking.backend is None:
             self.notify("No model server is configured.", severity="error", markup=False)
             return
+        from ctxchat.chat.ask_again import AskAgainError, prepare_variant
+
         try:
             prepared = prepare_variant(asking, reply_id, change)
         except AskAgainError as error:
@@ -166,6 +167,7 @@ class AskAgainFlow(Flow):
 
     def open_variant(self, session: ChatSession, choice: VariantChoice) -> None:
         """Keep the variant `choice` names as the reply, or open it beside the reply."""
+        from ctxchat.chat.ask_again import stored_comparison
         from ctxchat.tui.screens.variant_compare import VariantComparison, VariantKept
 
         if choice.keep:

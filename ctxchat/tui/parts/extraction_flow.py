@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from ctxchat.chat.extractor import (
-    ExtractionFailed,
-    ProposalDecision,
-    apply_decisions,
-    extract_facts,
-)
 from ctxchat.chat.session import ChatSession
-from ctxchat.core.extraction import ExtractionResult
 from ctxchat.store import NotFound
 from ctxchat.tui.parts.part import Flow
 from ctxchat.tui.parts.summary_flow import can_ask_model
 from ctxchat.tui.results_in_waiting import Asked, ResultReady
 from ctxchat.tui.views import ProposalView
+
+# The extractor and its model loads when a user asks for memory entries, not at the start.
+if TYPE_CHECKING:
+    from ctxchat.chat.extractor import ProposalDecision
+    from ctxchat.core.extraction import ExtractionResult
 
 
 def proposal_views(session: ChatSession, result: ExtractionResult) -> list[ProposalView]:
@@ -63,6 +62,8 @@ class ExtractionFlow(Flow):
             self.run_job(what, lambda: self._extract(session, asked), group="extract")
 
     async def _extract(self, session: ChatSession, asked: Asked) -> None:
+        from ctxchat.chat.extractor import ExtractionFailed, extract_facts
+
         self.notify("Asking the model for memory entries…", markup=False)
         try:
             result = await extract_facts(session)
@@ -106,6 +107,8 @@ class ExtractionFlow(Flow):
         decisions: list[ProposalDecision],
         span: tuple[int, int] | None,
     ) -> None:
+        from ctxchat.chat.extractor import apply_decisions
+
         # The messages the model read: the source of a proposal that names no message.
         written = apply_decisions(session, [replace(d, span=span) for d in decisions])
         self.notify(f"Stored {len(written)} memory entries.", markup=False)

@@ -168,7 +168,7 @@ class LayerPanel(Vertical, can_focus=True):
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.context_layer = layer
-        self.add_class(f"-{layer.value}")
+        self.add_class(f"-{layer.value}", update=False)  # mounting styles it
         self._header = Static(
             Content(_fold_mark(collapsed) + layer.value), classes="layer-panel--header"
         )
@@ -185,7 +185,7 @@ class LayerPanel(Vertical, can_focus=True):
         self._shown: tuple[LayerPlan, frozenset[str], frozenset[str]] | None = None
         self._used: Mapping[str, Use] = {}
         self.set_reactive(LayerPanel.collapsed, collapsed)
-        self.set_class(collapsed, "-collapsed")
+        self.set_class(collapsed, "-collapsed", update=False)
 
     @property
     def layer_plan(self) -> LayerPlan | None:

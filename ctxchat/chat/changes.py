@@ -29,9 +29,9 @@ class ChangeLog:
     """A count of changes per conversation (and one for memory), shared by every session
     on one open store (`ChangeLog.of`).
 
-    Opening a conversation again makes a new session while the old one may still be
-    writing (a reply streaming, a summary folding, a variant asked of another profile):
-    each session compares the count it last saw with the log's, and reads the store again
+    Another session of the same conversation may be writing (a variant asked of another
+    profile, a command's session in the same process; the app keeps one session per
+    conversation otherwise): each session compares the count it last saw with the log's, and reads the store again
     when another session moved it. What other processes write, `Store.data_version` tells.
 
     It is also the version the app's planner watches (`watch`): every change to what a

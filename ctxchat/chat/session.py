@@ -289,6 +289,16 @@ class ChatSession:
         self.cache.plan_changed()
         return self.mode
 
+    def take_run_choices(self, other: ChatSession) -> None:
+        """Take the choices that hold for the run, not for one conversation, as `other`
+        has them: the mode, and where recall looks besides the conversation."""
+        across = other.recaller.across
+        if self.mode is other.mode and self.recaller.across is across:
+            return
+        self.mode = other.mode
+        self.recaller.across = across
+        self.cache.plan_changed()
+
     def count(self, role: str, content: str) -> int:
         return self.counting.count(role, content)
 

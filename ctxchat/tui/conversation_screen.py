@@ -59,6 +59,7 @@ from ctxchat.tui.parts.preset_dialogs import PresetDialogs
 from ctxchat.tui.parts.summary_flow import SummaryFlow
 from ctxchat.tui.parts.turn_runner import TurnDrawn, TurnRunner
 from ctxchat.tui.results_in_waiting import Asked, ResultReady, ResultsInWaiting
+from ctxchat.tui.run_sessions import RunSessions
 from ctxchat.tui.stored_views import session_message_view, stored_loader
 from ctxchat.tui.text import clean
 from ctxchat.tui.typing_target import typing_for_composer
@@ -124,6 +125,10 @@ class ConversationScreen(Screen[None]):
         self.offline = offline
         """Whether to leave the server alone at start (`--offline`): no window probe."""
         self.set_reactive(ConversationScreen.shown, None if session is None else OnScreen(session))
+        self.sessions = RunSessions()
+        """The session of each conversation opened in this run: opened again, it is the one."""
+        if session is not None:
+            self.sessions.keep(session)
         self.mounted = asyncio.Event()
         """Set once the screen's widgets are mounted, its composer focused."""
         self._first_frame_shown = False
@@ -277,6 +282,7 @@ class ConversationScreen(Screen[None]):
         """Make `session`'s conversation the one on screen (what the last one showed goes;
         a reply still streaming goes on)."""
         left, self.shown = self.shown, OnScreen(session)
+        self.sessions.keep(session)
         if left is not None and not left.shows(session):
             for composer in self.query(Composer).results(Composer):
                 composer.switch_draft(left.session.conversation_id, session.conversation_id)
@@ -306,16 +312,23 @@ class ConversationScreen(Screen[None]):
     async def open_conversation(self, conversation_id: int) -> None:
         """Make `conversation_id` the open conversation (a reply still streaming elsewhere
         goes on into the store, and into the pane again once its conversation is back)."""
-        # On the model chosen for that conversation (F4), else the default one. A connection
-        # left behind is not closed here: a reply or summary may still be using it.
-        self.show_session(
-            session_on(
-                self.session,
+        # Its session of this run, else one on the model chosen for that conversation (F4),
+        # or the default one. A connection left behind is not closed here: a reply or summary
+        # may still be using it.
+        current = self.session
+        self.sessions.keep(current)  # a new conversation has an id once it is sent
+        session = self.sessions.of(
+            conversation_id,
+            current,
+            lambda: session_on(
+                current,
                 self.workspace,
                 conversation_id,
                 notes=lambda note: self.notify(note, severity="warning", markup=False),
-            )
+            ),
         )
+        session.take_run_choices(current)  # the mode and recall's reach are the run's
+        self.show_session(session)
         self.workspace.update_state(last_conversation_id=conversation_id)  # for the next start
         await self.show_conversation()
 

@@ -34,6 +34,5 @@ class Embedder(Part):
     @on(SemanticCatchUp.Ready)
     def _ready(self, event: SemanticCatchUp.Ready) -> None:
         event.stop()
-        # The conversation may have been left and opened again: its session is a new one.
-        session = self.open_session_for(event.session)
-        session.semantic = event.semantic  # its recall is worked out again (see ChatSession)
+        # The conversation's session for the run (`RunSessions`), on screen or not.
+        event.session.semantic = event.semantic  # its recall is worked out again

@@ -85,7 +85,7 @@ class ExtractionFlow(Flow):
 
         def decided(decisions: list[ProposalDecision] | None) -> None:
             if decisions:
-                self._apply(self.open_session_for(session), decisions, result.span)
+                self._apply(session, decisions, result.span)
 
         count = len(result.proposals)
         self.post_up(

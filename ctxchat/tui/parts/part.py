@@ -49,13 +49,6 @@ class Part(Widget):
         that call started, would stop at a column.)"""
         self.call_later(lambda: self.post_message(make()))
 
-    def open_session_for(self, session: ChatSession) -> ChatSession:
-        """The session on screen if it shows `session`'s conversation, else `session`:
-        opening a conversation makes a new session, so work begun on one finds its
-        conversation's session again through this."""
-        shown = self.shown
-        return shown.session if shown is not None and shown.shows(session) else session
-
 
 @dataclass(frozen=True, slots=True)
 class Job:

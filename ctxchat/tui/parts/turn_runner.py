@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 from collections.abc import AsyncGenerator, Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -28,7 +28,6 @@ from ctxchat.model.errors import ProviderError
 from ctxchat.store import NotFound, Store
 from ctxchat.tui.collector import full_collections_held
 from ctxchat.tui.live_turn import LiveTurn
-from ctxchat.tui.on_screen import OnScreen
 from ctxchat.tui.parts.part import Part
 from ctxchat.tui.reply_failures import ReplyFailures
 from ctxchat.tui.stored_views import message_view, session_message_view, stored_loader
@@ -252,31 +251,13 @@ class TurnRunner(Part):
         self.queue = self.queue.without(*taken)
         return taken
 
-    def watch_shown(self, shown: OnScreen | None) -> None:
-        """The messages waiting in the conversation now on screen go through its session
-        now: the model and server chosen there (F4) are the ones they are sent to, even once
-        another conversation is on screen again."""
-        if shown is None:
-            return
-        queue = self.queue
-        stale = [m for m in queue.messages if shown.shows(m.request.session)]
-        if all(m.request.session is shown.session for m in stale):
-            return
-        rebound = tuple(
-            Queued(m.number, replace(m.request, session=shown.session)) if m in stale else m
-            for m in queue.messages
-        )
-        self.queue = SendQueue(rebound, queue.held)
-
     def _send_next(self, view: ConversationView) -> None:
         """Start the next message waiting, if one is (in its own conversation's session)."""
         queued = self.queue.next()
         if queued is None or self.streaming:
             return
         self.queue = self.queue.without(queued)
-        request = queued.request
-        session = self.open_session_for(request.session)
-        self.start(TurnRequest(session, request.events, request.draft), view)
+        self.start(queued.request, view)
 
     def _hold_after(self, request: TurnRequest, outcome: TurnFinished | TurnFailed | None) -> None:
         """A reply that failed, was stopped or never began holds its conversation's queue:

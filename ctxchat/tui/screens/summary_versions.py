@@ -12,6 +12,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.reactive import var
 from textual.timer import Timer
 from textual.widgets import OptionList, Static, TextArea
 from textual.widgets.option_list import Option
@@ -78,6 +79,11 @@ def version_details(view: SummaryVersionView) -> Text:
 
 class SummaryScreen(Dialog[SummaryAction | None]):
     """Summary versions, newest first; dismisses with a `SummaryAction` or None."""
+
+    editing: var[bool] = var(False, bindings=True, init=False)
+    """Whether the selected version's text is being edited (the list waits)."""
+    in_progress: var[InProgress | None] = var(None, bindings=True, init=False)
+    """The summary being made now, if one is: it can be cancelled, not begun again."""
 
     DEFAULT_CSS = """
     SummaryScreen {
@@ -154,7 +160,7 @@ class SummaryScreen(Dialog[SummaryAction | None]):
         self._review_key = review_key
         self._versions = sorted(versions, key=lambda v: v.version, reverse=True)
         self._progress = progress
-        self._in_progress = progress()
+        self.set_reactive(SummaryScreen.in_progress, progress())
         self._ticks: Timer | None = None
 
     @property
@@ -164,16 +170,18 @@ class SummaryScreen(Dialog[SummaryAction | None]):
         index = self.query_one(OptionList).highlighted
         return self._versions[index] if index is not None else None
 
-    @property
-    def editing(self) -> bool:
-        return self.has_class("-editing")
+    def watch_editing(self, editing: bool) -> None:
+        self.set_class(editing, "-editing")
+        option_list = self.query_one(OptionList)
+        option_list.disabled = editing
+        (self.query_one(TextArea) if editing else option_list).focus()
 
     def compose(self) -> ComposeResult:
         with Vertical() as dialog:
             dialog.border_title = "Summary versions"
-            if self._in_progress is not None:
-                yield Static(self._in_progress.text, id="summary-progress", markup=False)
-            if not self._versions and self._in_progress is not None:
+            if self.in_progress is not None:
+                yield Static(self.in_progress.text, id="summary-progress", markup=False)
+            if not self._versions and self.in_progress is not None:
                 yield Static(
                     "No summary yet: the first one is being made (above).",
                     id="summary-empty",
@@ -204,7 +212,7 @@ class SummaryScreen(Dialog[SummaryAction | None]):
                 yield TextArea(soft_wrap=True, id="summary-edit")
 
     def on_mount(self) -> None:
-        if self._in_progress is not None:
+        if self.in_progress is not None:
             self._ticks = self.set_interval(1.0, self._tell_progress)
         if self._versions:
             option_list = self.query_one(OptionList)
@@ -236,16 +244,15 @@ class SummaryScreen(Dialog[SummaryAction | None]):
             text = "The summary being made has ended: open the versions again to see it."
         else:
             text = progress.text
-        self._in_progress = progress
+        self.in_progress = progress
         self.query_one("#summary-progress", Static).update(text)
-        self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "save":
             return self.editing
         if action == "cancel_job":
-            return self._in_progress is not None and self._in_progress.cancellable
-        if action == "summarize" and self._in_progress is not None:
+            return self.in_progress is not None and self.in_progress.cancellable
+        if action == "summarize" and self.in_progress is not None:
             return False  # one is being made: not a second
         if action in ("activate", "edit", "rebuild", "summarize", "review") and self.editing:
             return False
@@ -267,12 +274,8 @@ class SummaryScreen(Dialog[SummaryAction | None]):
         view = self.selected
         if view is None:
             return
-        editor = self.query_one(TextArea)
-        editor.load_text(clean(view.text))
-        self.add_class("-editing")
-        self.query_one(OptionList).disabled = True
-        editor.focus()
-        self.refresh_bindings()
+        self.query_one(TextArea).load_text(clean(view.text))
+        self.editing = True
 
     def action_save(self) -> None:
         view = self.selected
@@ -310,8 +313,4 @@ class SummaryScreen(Dialog[SummaryAction | None]):
         self.dismiss(None)
 
     def _stop_editing(self) -> None:
-        self.remove_class("-editing")
-        option_list = self.query_one(OptionList)
-        option_list.disabled = False
-        option_list.focus()
-        self.refresh_bindings()
+        self.editing = False

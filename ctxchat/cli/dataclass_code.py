@@ -23,14 +23,18 @@ import dataclasses
 import marshal
 import os
 import sys
+from collections.abc import Callable, Collection, Mapping
 from importlib.util import MAGIC_NUMBER
 from pathlib import Path
 from types import CodeType
-from typing import Any
+from typing import Any, TypeVar
 
 LARGEST = 8 * 1024 * 1024
 """Bytes: a file past this (texts of classes that changed, added up over versions) is written
 again with this run's texts only."""
+
+_Key = TypeVar("_Key")
+_Value = TypeVar("_Value")
 
 _FILENAME = "<string>"  # what `exec` of a text names its code, as dataclasses' own did
 
@@ -71,21 +75,30 @@ class CodeCache:
         builtins.exec(source, globals, locals)
 
     def save(self) -> None:
-        """Write the cache if this run compiled a text (atomically: a second ctxchat may be
-        writing its own); a file grown past LARGEST keeps this run's texts only."""
-        if not self.compiled:
-            return
-        codes = dict(self.codes)
-        if self.size > LARGEST:
-            codes = {text: code for text, code in codes.items() if text in self.used}
-        with contextlib.suppress(OSError):
-            self.path.parent.mkdir(exist_ok=True)  # not its parents: a directory gone is gone
-            temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
-            try:
-                temporary.write_bytes(marshal.dumps(codes))
-                os.replace(temporary, self.path)
-            finally:
-                temporary.unlink(missing_ok=True)
+        """Write the cache if this run compiled a text (see `write_kept`)."""
+        if self.compiled:
+            write_kept(self.path, self.codes, self.used, self.size > LARGEST, marshal.dumps)
+
+
+def write_kept(
+    path: Path,
+    kept: Mapping[_Key, _Value],
+    used: Collection[_Key],
+    too_large: bool,
+    dumps: Callable[[dict[_Key, _Value]], bytes],
+) -> None:
+    """Write a cache kept between runs (`kept`, as `dumps` makes bytes of it) at exit,
+    atomically: a second ctxchat may be writing its own. A file `too_large` keeps only what
+    this run `used`. A cache that cannot be written is left as it was."""
+    entries = {key: value for key, value in kept.items() if not too_large or key in used}
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(exist_ok=True)  # not its parents: a directory gone is gone
+        temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        try:
+            temporary.write_bytes(dumps(entries))
+            os.replace(temporary, path)
+        finally:
+            temporary.unlink(missing_ok=True)
 
 
 def cache_file(directory: Path) -> Path:

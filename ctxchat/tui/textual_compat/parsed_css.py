@@ -32,6 +32,8 @@ from textual.css import stylesheet as stylesheet_module
 from textual.css.model import RuleSet
 from textual.css.tokenizer import Token
 
+from ctxchat.cli.dataclass_code import write_kept
+
 __all__ = ["ParsedCss", "keep_parsed_css"]
 
 LARGEST = 4 * 1024 * 1024
@@ -122,21 +124,13 @@ class ParsedCss:
         return rules
 
     def save(self) -> None:
-        """Write the cache if this run parsed a source (atomically: a second ctxchat may be
-        writing its own); a file grown past LARGEST keeps this run's sources only."""
-        if not self.parsed:
-            return
-        rules = dict(self.rules)
-        if self.size > LARGEST:
-            rules = {key: value for key, value in rules.items() if key in self.used}
-        with contextlib.suppress(OSError):
-            self.path.parent.mkdir(exist_ok=True)  # not its parents: a directory gone is gone
-            temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
-            try:
-                temporary.write_bytes(pickle.dumps(rules, protocol=pickle.HIGHEST_PROTOCOL))
-                os.replace(temporary, self.path)
-            finally:
-                temporary.unlink(missing_ok=True)
+        """Write the cache if this run parsed a source (see `write_kept`)."""
+        if self.parsed:
+            write_kept(self.path, self.rules, self.used, self.size > LARGEST, _dumps)
+
+
+def _dumps(rules: dict[Key, bytes]) -> bytes:
+    return pickle.dumps(rules, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def textual_build() -> str:

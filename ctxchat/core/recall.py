@@ -236,10 +236,12 @@ class RecallHit:
         if self.terms:
             reasons.append("matched " + ", ".join(self.terms))
         if self.cosine is not None and self.near is not None and self.near > self.cosine + 0.005:
-            read = ", read with the message before it" if self.in_context else ""
+            # Search by meaning widens the draft in this conversation only (not across).
+            how = [] if self.source is not None else ["with the best matches' meaning"]
+            if self.in_context:
+                how.append("read with the message before it")
             reasons.append(
-                f"similar in meaning (cosine {self.cosine:.2f}; "
-                f"{self.near:.2f} with the best matches' meaning{read})"
+                f"similar in meaning (cosine {self.cosine:.2f}; {self.near:.2f} {', '.join(how)})"
             )
         elif self.cosine is not None:
             reasons.append(f"similar in meaning (cosine {self.cosine:.2f})")

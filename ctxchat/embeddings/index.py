@@ -37,7 +37,8 @@ def vectors_from_blobs(blobs: Sequence[bytes], dimensions: int) -> Floats:
 
 
 class SemanticIndex:
-    """The normalised vectors of one conversation's messages, by message id.
+    """The normalised vectors of one conversation's messages, by message id (or of several
+    conversations' messages, each added with its conversation).
 
     Vectors live in one matrix that grows by doubling, so `add` is cheap, and `search` is a
     matrix-vector product plus a partial sort. A lock makes it safe for a worker thread to
@@ -47,11 +48,13 @@ class SemanticIndex:
     def __init__(self, dimensions: int, conversation_id: int | None = None) -> None:
         self.dimensions = dimensions
         self.conversation_id = conversation_id
-        """The conversation whose messages these are (None: of several, which
-        `search_in_context` cannot read in their order)."""
+        """The conversation whose messages these are (None: of several)."""
         self._lock = threading.Lock()
         self._vectors: Floats = np.zeros((0, dimensions), dtype=np.float32)
         self._ids: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+        # Each row's conversation, for an index of several (else 0 throughout): a message
+        # is read with the one before it in its own conversation.
+        self._conversations: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
         self._count = 0
         self._rows: dict[int, int] = {}
         # Rows in ascending id order (the usual case: loaded oldest first, new messages
@@ -75,13 +78,19 @@ class SemanticIndex:
         rows: Sequence[tuple[int, bytes]],
         dimensions: int,
         conversation_id: int | None = None,
+        conversations: Sequence[int] | None = None,
     ) -> SemanticIndex:
-        """An index of the stored (message id, vector bytes) `rows`; a blob of another
-        size (some other model under the same name) is skipped."""
+        """An index of the stored (message id, vector bytes) `rows` (of `conversations`,
+        one for each row, when they are several); a blob of another size (some other model
+        under the same name) is skipped."""
         index = cls(dimensions, conversation_id)
         size = dimensions * _BLOB_DTYPE.itemsize
-        kept = [(i, blob) for i, blob in rows if len(blob) == size]
-        index.add([i for i, _ in kept], vectors_from_blobs([blob for _, blob in kept], dimensions))
+        kept = [row for row, (_, blob) in enumerate(rows) if len(blob) == size]
+        index.add(
+            [rows[row][0] for row in kept],
+            vectors_from_blobs([rows[row][1] for row in kept], dimensions),
+            None if conversations is None else [conversations[row] for row in kept],
+        )
         return index
 
     def __len__(self) -> int:
@@ -95,13 +104,20 @@ class SemanticIndex:
         with self._lock:
             return int(np.count_nonzero(self._ids[: self._count] > message_id))
 
-    def add(self, ids: Sequence[int], vectors: Floats) -> None:
-        """Add vectors for `ids`, replacing those of ids already held (an edited message)."""
+    def add(
+        self, ids: Sequence[int], vectors: Floats, conversations: Sequence[int] | None = None
+    ) -> None:
+        """Add vectors for `ids`, replacing those of ids already held (an edited message).
+        `conversations`: the conversation of each, in an index of several."""
         vectors = np.asarray(vectors, dtype=np.float32)
         if vectors.shape != (len(ids), self.dimensions):
             raise ValueError(
                 f"Expected {len(ids)} vectors of {self.dimensions}, got shape {vectors.shape}."
             )
+        if conversations is None:
+            conversations = [0] * len(ids)
+        elif len(conversations) != len(ids):
+            raise ValueError(f"Expected {len(ids)} conversations, got {len(conversations)}.")
         with self._lock:
             self._previous = None
             if self._rows.keys().isdisjoint(ids) and len(set(ids)) == len(ids):
@@ -113,6 +129,7 @@ class SemanticIndex:
                 self._reserve(start + len(ids))
                 self._vectors[start : start + len(ids)] = vectors
                 self._ids[start : start + len(ids)] = ids
+                self._conversations[start : start + len(ids)] = conversations
                 self._rows.update(zip(ids, range(start, start + len(ids)), strict=True))
                 self._count += len(ids)
                 return
@@ -127,6 +144,7 @@ class SemanticIndex:
                     self._ids[row] = message_id
                     self._count += 1
                 self._vectors[row] = vectors[k]
+                self._conversations[row] = conversations[k]
 
     def discard(self, ids: Iterable[int]) -> None:
         """Forget the vectors of `ids` (deleted messages); unknown ids are ignored."""
@@ -139,6 +157,8 @@ class SemanticIndex:
             kept_ids = self._ids[: self._count][keep]
             self._vectors[: len(kept_ids)] = self._vectors[: self._count][keep]
             self._ids[: len(kept_ids)] = kept_ids
+            kept_conversations = self._conversations[: self._count][keep]
+            self._conversations[: len(kept_ids)] = kept_conversations
             self._count = len(kept_ids)
             self._rows = {int(message_id): row for row, message_id in enumerate(kept_ids)}
 
@@ -168,8 +188,8 @@ class SemanticIndex:
     ) -> list[tuple[int, float, bool]]:
         """As `search`, each message also read with the message before it (the earlier at
         CONTEXT_WEIGHT): (message id, the better of the two cosines, whether it is the one
-        read with the message before). The message before is the conversation's previous
-        one held here, so this is for an index of one conversation."""
+        read with the message before). The message before is the previous one held here of
+        the same conversation."""
         query = np.asarray(query, dtype=np.float32).reshape(self.dimensions)
         with self._lock:
             if limit <= 0 or self._count == 0:
@@ -201,17 +221,20 @@ class SemanticIndex:
         return ids, scores
 
     def _previous_rows(self) -> tuple[npt.NDArray[np.int64], Floats]:
-        """For each row, the row of the message before it in id order (−1 for the first)
-        and the cosine of the two; call holding the lock. Kept until the rows change."""
+        """For each row, the row of the message before it in id order in its conversation
+        (−1 for the first) and the cosine of the two; call holding the lock. Kept until the
+        rows change."""
         if self._previous is None:
             count = self._count
+            conversations = self._conversations[:count]
             order = (
                 np.arange(count)
-                if self._ascending
-                else np.argsort(self._ids[:count], kind="stable")
+                if self._ascending and not conversations.any()
+                else np.lexsort((self._ids[:count], conversations))
             )
             previous = np.full(count, -1, dtype=np.int64)
-            previous[order[1:]] = order[:-1]
+            same = conversations[order[1:]] == conversations[order[:-1]]
+            previous[order[1:][same]] = order[:-1][same]
             between = np.zeros(count, dtype=np.float32)
             has = previous >= 0
             vectors = self._vectors[:count]
@@ -227,7 +250,9 @@ class SemanticIndex:
         vectors[: self._count] = self._vectors[: self._count]
         ids = np.zeros(capacity, dtype=np.int64)
         ids[: self._count] = self._ids[: self._count]
-        self._vectors, self._ids = vectors, ids
+        conversations = np.zeros(capacity, dtype=np.int64)
+        conversations[: self._count] = self._conversations[: self._count]
+        self._vectors, self._ids, self._conversations = vectors, ids, conversations
 
 
 def _ascending_after(ids: Sequence[int], last: int | None) -> bool:

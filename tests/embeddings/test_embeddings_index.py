@@ -174,6 +174,25 @@ def test_in_context_follows_messages_added_and_discarded() -> None:
     )
 
 
+def test_in_an_index_of_several_conversations_the_message_before_is_of_the_same_one() -> None:
+    first, other, reply = unit_vectors(3, seed=8)
+    # Message 2 is another conversation's, written between messages 1 and 3 of the first.
+    index = SemanticIndex.of_blobs(
+        [(1, vector_blob(first)), (2, vector_blob(other)), (3, vector_blob(reply))],
+        8,
+        conversations=[10, 20, 10],
+    )
+    found = {i: cosine for i, cosine, _ in index.search_in_context(other, 3)}
+    assert found[3] == pytest.approx(max(float(reply @ other), in_context(reply, first, other)))
+    # Embedded later, newest first, as the other conversations' messages are.
+    later = SemanticIndex(8)
+    later.add([3], reply[None, :], [10])
+    later.add([2, 1], np.stack([other, first]), [20, 10])
+    assert {i: c for i, c, _ in later.search_in_context(other, 3)} == pytest.approx(found)
+    with pytest.raises(ValueError, match="conversations"):
+        later.add([4], reply[None, :], [10, 20])
+
+
 def test_adding_an_id_again_replaces_its_vector() -> None:
     vectors = unit_vectors(3)
     index = SemanticIndex(8)

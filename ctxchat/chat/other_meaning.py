@@ -59,11 +59,13 @@ class OtherMeaning:
         with self._lock:
             if self.holds(others):
                 return
+            rows = self.store.other_embeddings.load_other_embeddings(
+                self.conversation_id, encoder.model_name, others.project_id
+            )
             index = SemanticIndex.of_blobs(
-                self.store.other_embeddings.load_other_embeddings(
-                    self.conversation_id, encoder.model_name, others.project_id
-                ),
+                [(message_id, blob) for message_id, blob, _ in rows],
                 encoder.dimensions,
+                conversations=[conversation for _, _, conversation in rows],
             )
             self.pending = bool(
                 self.store.other_embeddings.other_messages_to_embed(
@@ -103,7 +105,13 @@ class OtherMeaning:
             if not pending:
                 self.pending = False
                 break
-            embed_messages(self.store, encoder, pending, index)
+            embed_messages(
+                self.store,
+                encoder,
+                [(message_id, content) for message_id, content, _ in pending],
+                index,
+                [conversation for _, _, conversation in pending],
+            )
             self.changes += 1
             total += len(pending)
             embedded()
@@ -121,12 +129,19 @@ class OtherMeaning:
         index = self._index
         if index is None or self._others != others or limit <= 0:
             return []
-        found = [(i, cosine) for i, cosine in index.search(query, limit) if cosine > min_cosine]
+        found = [
+            (message_id, near, read)
+            for message_id, near, read in index.search_in_context(query, limit)
+            if near > min_cosine
+        ]
         if not found:
             return []
+        ids = [message_id for message_id, _, _ in found]
         return self.store.other_embeddings.other_messages(
-            [message_id for message_id, _ in found],
-            [-cosine_relevance(cosine, min_cosine) for _, cosine in found],
-            [cosine for _, cosine in found],
+            ids,
+            [-cosine_relevance(near, min_cosine) for _, near, _ in found],
+            [float(cosine) for cosine in index.vectors_of(ids) @ query],
+            nears=[near for _, near, _ in found],
+            in_context=[read for _, _, read in found],
             newer=newer,
         )

@@ -216,32 +216,43 @@ def session_on(
     """A session on another conversation, talking to the profile and model chosen for it
     (else the default one): the same connection when it is the same server."""
     other = session.for_conversation(conversation_id)
-    if not other.default_profile.base_url:
-        return other
+    follow_choice(other, workspace, notes=notes)
+    return other
+
+
+def follow_choice(
+    session: ChatSession, workspace: Workspace, *, notes: Callable[[str], None] = lambda note: None
+) -> bool:
+    """Make `session` talk to the profile and model its conversation has chosen as stored
+    now (else the default one), as a session made now would: a choice another process
+    made since (`ctxchat send --model` remembers one) applies. Whether it switched."""
+    conversation_id = session.conversation_id
+    if conversation_id is None or not session.default_profile.base_url:
+        return False
     conversation = workspace.store.conversations.get_conversation(conversation_id)
     wanted = conversation_profile(
-        other.default_profile,
+        session.default_profile,
         workspace.settings,
         conversation,
-        preset=other.choice.given_preset,
-        model_given=other.choice.model_given,
+        preset=session.choice.given_preset,
+        model_given=session.choice.model_given,
     )
     wanted = with_engine_url(workspace.locations.engine_dir, wanted)
-    if wanted == other.profile:
-        return other
-    backend = other.backend
-    if backend is None or not same_server(wanted, other.profile, workspace.env):
+    if wanted == session.profile:
+        return False
+    backend = session.backend
+    if backend is None or not same_server(wanted, session.profile, workspace.env):
         try:
             backend = make_backend(wanted, workspace.env, workspace.settings.model)
         except MissingApiKey as error:
             notes(f"{error} Replies cannot be sent until it is set.")
             backend = None
-    other.switch_model(wanted, backend)
+    session.switch_model(wanted, backend)
     window = cached_window(workspace, wanted)
     if window is not None:
-        other.server.use_window(window)
-    other.use_facts(workspace.state.facts_for(wanted.base_url, wanted.model))
-    return other
+        session.server.use_window(window)
+    session.use_facts(workspace.state.facts_for(wanted.base_url, wanted.model))
+    return True
 
 
 def cached_window(workspace: Workspace, profile: ProviderProfile) -> WindowInfo | None:

@@ -177,6 +177,8 @@ class RecallCandidate:
     """The query terms the content holds, when already worked out (else found when ranked)."""
     near: float | None = None
     """The cosine with the draft widened by its best matches in meaning (what ranked it)."""
+    in_context: bool = False
+    """Whether `near` is that of the message read with the one before it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +198,8 @@ class RecallHit:
     cosine: float | None = None
     near: float | None = None
     """The cosine with the draft widened by its best matches in meaning (what ranked it)."""
+    in_context: bool = False
+    """Whether `near` is that of the message read with the one before it."""
     dated: bool = False
     """Dated when the question asks about (which weighed it more)."""
     neighbour_of: int | None = None
@@ -232,9 +236,12 @@ class RecallHit:
         if self.terms:
             reasons.append("matched " + ", ".join(self.terms))
         if self.cosine is not None and self.near is not None and self.near > self.cosine + 0.005:
+            # Search by meaning widens the draft in this conversation only (not across).
+            how = [] if self.source is not None else ["with the best matches' meaning"]
+            if self.in_context:
+                how.append("read with the message before it")
             reasons.append(
-                f"similar in meaning (cosine {self.cosine:.2f}; "
-                f"{self.near:.2f} with the best matches' meaning)"
+                f"similar in meaning (cosine {self.cosine:.2f}; {self.near:.2f} {', '.join(how)})"
             )
         elif self.cosine is not None:
             reasons.append(f"similar in meaning (cosine {self.cosine:.2f})")
@@ -419,6 +426,7 @@ def rank_recall(
                 message_id=candidate.message_id,
                 cosine=candidate.cosine,
                 near=candidate.near,
+                in_context=candidate.in_context,
                 dated=dated,
             )
         )

@@ -40,9 +40,11 @@ def embed_messages(
     encoder: MiniLMEncoder,
     pending: Sequence[tuple[int, str]],
     index: SemanticIndex | None = None,
+    conversations: Sequence[int] | None = None,
 ) -> int:
     """Embed the (id, content) `pending` messages, save their vectors in the store (and add
-    them to `index`, when given, replacing the old vector of an edited message); how many."""
+    them to `index`, when given, replacing the old vector of an edited message; with
+    `conversations`, the conversation of each, for an index of several); how many."""
     if not pending:
         return 0
     vectors = encoder.encode([content for _, content in pending])
@@ -55,5 +57,9 @@ def embed_messages(
         # A message edited while it was encoded keeps no vector of its old text; the edit
         # brings it back to the next batch.
         kept = [row for row, (message_id, _) in enumerate(pending) if message_id in saved]
-        index.add([pending[row][0] for row in kept], vectors[kept])
+        index.add(
+            [pending[row][0] for row in kept],
+            vectors[kept],
+            None if conversations is None else [conversations[row] for row in kept],
+        )
     return len(pending)

@@ -73,8 +73,9 @@ def semantic_candidates(
 ) -> list[RecallCandidate]:
     """Messages nearest to `draft` in meaning, as recall candidates, best first.
 
-    Nearest to the draft widened by its best matches (see `widened_query`): `near` is that
-    cosine, `cosine` the one with the draft alone. Only those with a `near` above
+    Nearest to the draft widened by its best matches (see `widened_query`), each message
+    also read with the one before it (`SemanticIndex.search_in_context`): `near` is the
+    better of those cosines (`in_context` says which), `cosine` the one with the draft alone. Only those with a `near` above
     `min_cosine`; `bm25` carries −cosine_relevance(near),
     so the list ranks with `rank_recall` alone or merges with full-text hits by `fuse`.
     `before_id` and `age_of` mean what they do for `Search.search_messages` (without
@@ -87,15 +88,15 @@ def semantic_candidates(
         return []
     query: Floats = encoder.encode([draft])[0] if vector is None else vector
     widened = widened_query(index, query, before_id, min_cosine=min_cosine)
-    found = index.search(widened, limit, before_id)
+    found = index.search_in_context(widened, limit, before_id)
     own: Floats = (
-        index.vectors_of([message_id for message_id, _ in found]) @ query
+        index.vectors_of([message_id for message_id, _, _ in found]) @ query
         if found
         else np.zeros(0, dtype=np.float32)
     )
     candidates = []
     gone = []
-    for (message_id, near), cosine in zip(found, own, strict=True):
+    for (message_id, near, in_context), cosine in zip(found, own, strict=True):
         if near <= min_cosine:
             break
         message: HistoryMessage | None = known(message_id) if known is not None else None
@@ -120,6 +121,7 @@ def semantic_candidates(
                 cosine=float(cosine),
                 matched=False,
                 near=near,
+                in_context=in_context,
             )
         )
     if gone:

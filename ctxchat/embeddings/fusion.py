@@ -45,16 +45,14 @@ def fuse(
         return _best_first(fts or semantic)
     fused: dict[int | str, float] = {}
     first_seen: dict[int | str, RecallCandidate] = {}
-    cosines: dict[int | str, float | None] = {}
-    nears: dict[int | str, float | None] = {}
+    by_meaning: dict[int | str, RecallCandidate] = {}
     for ranked in (_best_first(fts), _best_first(semantic)):
         for rank, candidate in enumerate(ranked, start=1):
             key = _key(candidate)
             fused[key] = fused.get(key, 0.0) + 1.0 / (k + rank)
             first_seen.setdefault(key, candidate)
             if candidate.cosine is not None:
-                cosines[key] = candidate.cosine
-                nears[key] = candidate.near
+                by_meaning[key] = candidate
     matched = {_key(c) for c in fts}
     scale = max(-c.bm25 for c in fts)
     if scale <= 0:
@@ -69,12 +67,14 @@ def fuse(
             bm25=-scale * (fused[key] / best),
             age=c.age,
             message_id=c.message_id,
-            cosine=cosines.get(key),
+            cosine=meaning.cosine if meaning is not None else None,
             matched=key in matched,
             terms=c.terms,
-            near=nears.get(key),
+            near=meaning.near if meaning is not None else None,
+            in_context=meaning is not None and meaning.in_context,
         )
         for key, c in first_seen.items()
+        for meaning in [by_meaning.get(key)]
     ]
     merged.sort(key=lambda c: (c.bm25, c.age, c.ref))
     return merged

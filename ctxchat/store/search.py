@@ -71,13 +71,18 @@ def newest_message_id(conn: sqlite3.Connection) -> int:
 
 
 def other_hit(
-    row: Sequence[Any], bm25: float, age_base: int, cosine: float | None = None
+    row: Sequence[Any],
+    bm25: float,
+    age_base: int,
+    meaning: tuple[float, float, bool] | None = None,
 ) -> OtherHit:
     """A message of another conversation as a recall hit: `row` is its id, conversation's
     id and title, role, content, tokens and time written; its age `age_base` less its id
-    (messages stored after it anywhere, plus what `age_base` adds). With a `cosine`, search
-    by meaning found it (full-text search did not)."""
+    (messages stored after it anywhere, plus what `age_base` adds). With `meaning`, search
+    by meaning found it (full-text search did not): its cosine with the draft, the cosine
+    that ranked it, and whether that is of the message read with the one before it."""
     message_id, other, title, role, content, tokens, created_at = row
+    cosine, near, in_context = meaning if meaning is not None else (None, None, False)
     candidate = RecallCandidate(
         other_ref(other, message_id),
         role,
@@ -86,8 +91,9 @@ def other_hit(
         bm25,
         age_base - message_id,
         cosine=cosine,
-        matched=cosine is None,
-        near=cosine,
+        matched=meaning is None,
+        near=near,
+        in_context=in_context,
     )
     return OtherHit(candidate, other, message_id, conversation_name(other, title), created_at)
 

@@ -24,7 +24,7 @@ from textual.worker import Worker, WorkerState
 from ctxchat.chat.answering import Resend
 from ctxchat.chat.counted_first import regenerate_counted
 from ctxchat.chat.session import ChatSession
-from ctxchat.chat.session_factory import session_on
+from ctxchat.chat.session_factory import follow_choice, session_on
 from ctxchat.chat.turn import TurnFinished
 from ctxchat.chat.workspace import Workspace
 from ctxchat.config.state import load_state
@@ -320,17 +320,26 @@ class ConversationScreen(Screen[None]):
         session = self.sessions.of(
             conversation_id,
             current,
-            lambda: session_on(
-                current,
-                self.workspace,
-                conversation_id,
-                notes=lambda note: self.notify(note, severity="warning", markup=False),
-            ),
+            lambda: session_on(current, self.workspace, conversation_id, notes=self._warn),
+            self._follow_choice,
         )
         session.take_run_choices(current)  # the mode and recall's reach are the run's
         self.show_session(session)
         self.workspace.update_state(last_conversation_id=conversation_id)  # for the next start
         await self.show_conversation()
+
+    def _warn(self, note: str) -> None:
+        self.notify(note, severity="warning", markup=False)
+
+    def _follow_choice(self, session: ChatSession) -> None:
+        """Bring a conversation's session of this run to the model chosen for it as stored
+        now (another process may have chosen one since), and say so when that changed it."""
+        if follow_choice(session, self.workspace, notes=self._warn):
+            self.notify(
+                f"Now talking to {session.model} ({session.profile.name}): the model chosen "
+                "for this conversation since it was last open here.",
+                markup=False,
+            )
 
     async def reload_conversation(self) -> None:
         """Draw the open conversation again after a change that rewrote its turns."""

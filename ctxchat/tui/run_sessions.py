@@ -16,20 +16,28 @@ class RunSessions:
     conversation is back, so none of them has to find "its conversation's session" again.
     (Conversation ids are never reused: the store's ids are AUTOINCREMENT.) A session made
     before the profiles were changed in the app (a server fixed, a profile dropped) gives
-    way to a new one, made as the configuration is now.
+    way to a new one, made as the configuration is now; one kept is told to follow the
+    model its conversation has chosen now (another process may have chosen one since).
     """
 
     def __init__(self) -> None:
         self._sessions: dict[int, ChatSession] = {}
 
     def of(
-        self, conversation_id: int, current: ChatSession, make: Callable[[], ChatSession]
+        self,
+        conversation_id: int,
+        current: ChatSession,
+        make: Callable[[], ChatSession],
+        follow: Callable[[ChatSession], object] = lambda session: None,
     ) -> ChatSession:
         """The session of `conversation_id`, opened from `current` (`make` builds it the
-        first time, or when the profiles changed since it was made)."""
+        first time, or when the profiles changed since it was made; `follow` brings one
+        kept up to its conversation's choice of model as stored now)."""
         session = self._sessions.get(conversation_id)
         if session is None or not configured_alike(session, current):
             session = self._sessions[conversation_id] = make()
+        else:
+            follow(session)
         return session
 
     def keep(self, session: ChatSession) -> None:

@@ -58,3 +58,39 @@ async def test_a_turn_sent_by_another_process_is_shown_planned_and_sent(
         await settle(pilot)
     sent = [m["content"] for m in server.requests[-1]["messages"]]
     assert sent[-3:] == ["From the shell", "Shell answer.", "And from the TUI"]
+
+
+async def test_a_preset_another_process_chose_brings_its_model_when_the_conversation_is_back(
+    make_app: MakeApp, server: ScriptedModelServer, tmp_path: Path
+) -> None:
+    app, notes = make_app(extra='[presets.coder]\nmodel = "other-model"\n')
+    store = app.workspace.store
+    screen = app.conversation_screen
+    conversation = seed(store, exchange(1))[0].conversation_id
+    other = store.conversations.create_conversation("Other").id
+    server.script("Shell answer.", "TUI answer.")
+    async with app.run_test(size=SIZE) as pilot:
+        await screen.open_conversation(conversation)
+        await settle(pilot)
+        kept = screen.session
+        model = kept.model
+        await screen.open_conversation(other)
+        await settle(pilot)
+
+        # A command that sends remembers its preset for the conversation.
+        await ctxchat_send(
+            tmp_path / "home", "--conversation", str(conversation), "--preset", "coder", "Hi"
+        )
+        assert server.requests[-1]["model"] == "other-model"
+        await screen.open_conversation(conversation)
+        await settle(pilot)
+
+        assert screen.session is kept  # still the conversation's session of this run
+        assert screen.session.model == "other-model" != model
+        assert any(
+            note.startswith("Now talking to other-model") for note in notes.of("information")
+        )
+        await typed(pilot, "And from the TUI")
+        await pilot.press("enter")
+        await settle(pilot)
+    assert server.requests[-1]["model"] == "other-model"

@@ -4,6 +4,7 @@ any, when asked) comes back as a recall item that names where it was said."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from datetime import datetime
 
 import pytest
@@ -272,3 +273,30 @@ def test_recall_by_meaning_keeps_to_the_conversations_recall_across_names(
     b.recaller.switch_across()  # all -> off
     b.cache.forget_recall()
     assert recalled(b.plan(ASKED_BY_MEANING)) == []
+
+
+def test_recall_by_meaning_there_reads_a_message_with_the_one_before_it(
+    session: ChatSession,
+) -> None:
+    project = session.store.projects.create_project("Pets").id
+    a = other(session, "Rex", project)
+    add_turn(a, "Morning!", "How did the vet visit go with Rex?")
+    # Another conversation of the project, written in between: not what the answer answers.
+    said_in(session, "Garden", project, "The tomatoes need staking this week.")
+    add_turn(a, "All fine, he just needs to lose two kilos.", "Good to hear.")
+    answer_id = a.history()[2].id
+    b = other(session, "Errands", project)
+    semantic = meaning_on(b)
+    semantic.embed_others(b.recaller.others())
+
+    plan = b.plan("What did the vet say about the dog?")
+    ref = f"conversation:{a.stored_id}/message:{answer_id}"
+    assert ref in recalled(plan)
+    item = next(i for i in plan.layer(Layer.RECALL).items if i.ref == ref)
+    assert item.label.startswith("from “Rex”")
+    # Alone the answer is too far from the question to be recalled; read with the
+    # question before it in its conversation (not the one written between), it is near.
+    # The draft is not widened across conversations, so only the reading is named.
+    assert re.search(
+        r"similar in meaning \(cosine 0\.1\d; 0\.\d\d read with the message before it\)", item.label
+    )

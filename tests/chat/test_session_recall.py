@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 
@@ -325,3 +326,32 @@ def test_a_draft_has_the_messages_its_words_find_embedded_first(session: ChatSes
     semantic.embed_rest(1, pause=0.0, cancelled=lambda: semantic.embedded >= 1)
     assert semantic.missing([19]) == 0
     assert semantic.missing(m.id for m in session.history()) == 199
+
+
+def test_an_answer_in_other_words_is_recalled_with_the_question_it_answers(
+    session: ChatSession,
+) -> None:
+    session.server.use_window(WindowInfo(4_000, "config"))
+    rng = random.Random(11)
+    with session.store.transaction():
+        for turn in range(1, 121):
+            add_turn(
+                session,
+                "All fine, he just needs to lose two kilos." if turn == 9 else filler(rng),
+                "How did the vet visit go with Rex?" if turn == 8 else filler(rng),
+            )
+    session.forget_history()
+    semantic = prepared_semantic(session)
+    semantic.embed_rest(pause=0.0)
+    session.semantic = semantic
+    plan = session.plan("What did the vet say about the dog?")
+    recall = plan.layer(Layer.RECALL)
+    labels = {item.ref: item.label for item in recall.items}
+    # Alone the answer is nothing like the question (its cosine is below the noise floor);
+    # read with the question before it, it is what answers.
+    assert list(labels)[:2] == ["message:16", "message:17"]
+    from ctxchat.embeddings.candidates import MIN_COSINE
+
+    alone = re.match(r"similar in meaning \(cosine (0\.\d\d); ", labels["message:17"])
+    assert alone is not None and float(alone.group(1)) < MIN_COSINE
+    assert "read with the message before it)" in labels["message:17"]

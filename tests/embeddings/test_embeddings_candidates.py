@@ -49,9 +49,8 @@ def test_a_paraphrase_is_found_and_an_unrelated_message_is_not(
     store: Store, add: Callable[..., int], encoder: MiniLMEncoder
 ) -> None:
     conversation = store.conversations.create_conversation().id
-    decision = add(conversation, "We chose Postgres as our DB.", "assistant")
     cat = add(conversation, "The cat sat on the mat.")
-    add(conversation, "Thanks!")
+    decision = add(conversation, "We chose Postgres as our DB.", "assistant")
     index = indexed(store, encoder, conversation)
 
     found = semantic_candidates(index, encoder, store, QUESTION, limit=5)
@@ -69,18 +68,39 @@ def test_a_paraphrase_is_found_and_an_unrelated_message_is_not(
     # Ranked by the draft widened towards its best matches' meaning.
     assert best.near is not None and best.near != pytest.approx(cosine, abs=1e-3)
     assert best.bm25 == pytest.approx(-cosine_relevance(best.near), abs=1e-4)
-    assert best.age == 2  # counted in the index without age_of
+    assert best.age == 0  # counted in the index without age_of
     assert semantic_candidates(index, encoder, store, QUESTION, 5, age_of=lambda i: 40)[0].age == 40
     assert semantic_candidates(index, encoder, store, QUESTION, 5, before_id=decision) == []
     assert semantic_candidates(index, encoder, store, "   ", 5) == []
+
+
+def test_a_reply_is_found_read_with_what_it_answers(
+    store: Store, add: Callable[..., int], encoder: MiniLMEncoder
+) -> None:
+    conversation = store.conversations.create_conversation().id
+    asked = add(conversation, "How did the vet visit go with Rex?", "assistant")
+    answer = add(conversation, "All fine, he just needs to lose two kilos.")
+    index = indexed(store, encoder, conversation)
+    draft = "What did the vet say about the dog?"
+    vectors = encoder.encode(
+        [draft, "How did the vet visit go with Rex?", "All fine, he just needs to lose two kilos."]
+    )
+    assert float(vectors[0] @ vectors[2]) < MIN_COSINE  # alone, the answer is noise
+
+    found = {c.message_id: c for c in semantic_candidates(index, encoder, store, draft, 5)}
+    assert list(found) == [asked, answer]
+    assert found[answer].cosine == pytest.approx(float(vectors[0] @ vectors[2]), abs=1e-4)
+    assert found[answer].in_context and not found[asked].in_context
+    near = found[answer].near
+    assert near is not None and near > MIN_COSINE
 
 
 def test_full_text_search_misses_it_and_fusion_keeps_it(
     store: Store, add: Callable[..., int], encoder: MiniLMEncoder
 ) -> None:
     conversation = store.conversations.create_conversation().id
-    decision = add(conversation, "We chose Postgres as our DB.")
     add(conversation, "The cat sat on the mat.")
+    decision = add(conversation, "We chose Postgres as our DB.")
     index = indexed(store, encoder, conversation)
     terms = query_terms(QUESTION)
     kept, _ = distinctive_terms(terms, store.search.term_documents(terms))

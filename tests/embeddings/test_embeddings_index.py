@@ -13,7 +13,12 @@ for _module in REQUIRED:
 
 import numpy as np  # noqa: E402
 
-from ctxchat.embeddings.index import SemanticIndex, vector_blob, vectors_from_blobs  # noqa: E402
+from ctxchat.embeddings.index import (  # noqa: E402
+    CONTEXT_WEIGHT,
+    SemanticIndex,
+    vector_blob,
+    vectors_from_blobs,
+)
 from ctxchat.store import Store  # noqa: E402
 
 
@@ -97,6 +102,95 @@ def test_equal_vectors_rank_newest_first_whatever_order_they_were_added_in() -> 
         index = SemanticIndex(8)
         index.add(ids, vectors if ids[0] == 1 else vectors[::-1])
         assert [message_id for message_id, _ in index.search(same, 4)] == [4, 3, 1, 2]
+
+
+def in_context(vector: np.ndarray, before: np.ndarray, query: np.ndarray) -> float:
+    """The cosine of `vector` read with the one `before` it, by its definition."""
+    read = vector + CONTEXT_WEIGHT * before
+    return float(read @ query / np.linalg.norm(read))
+
+
+def test_a_message_read_with_the_one_before_it_is_found_by_what_that_one_says() -> None:
+    question, reply, unrelated, query = unit_vectors(4, seed=5)
+    # The question is the query nearly; the reply alone is far from it.
+    question = query + 0.3 * question
+    question /= np.linalg.norm(question)
+    vectors = np.stack([unrelated, question, reply])
+    index = SemanticIndex(8, conversation_id=1)
+    index.add([1, 2, 3], vectors)
+
+    alone = dict(index.search(query, 3))
+    found = index.search_in_context(query, 3)
+    assert [message_id for message_id, _, _ in found] == [2, 3, 1]
+    cosines = {message_id: cosine for message_id, cosine, _ in found}
+    read = {message_id for message_id, _, read in found if read}
+    # The reply is found through the question before it, and says so.
+    assert read == {3}
+    assert cosines[3] == pytest.approx(in_context(reply, question, query), abs=1e-5)
+    assert cosines[3] > alone[3]
+    # The question keeps its own cosine: read with the unrelated one before, it matches
+    # less; the first message has nothing before it.
+    assert cosines[2] == pytest.approx(alone[2], abs=1e-6)
+    assert cosines[1] == pytest.approx(alone[1], abs=1e-6)
+
+
+@pytest.mark.parametrize("order", ["ascending", "shuffled"])
+def test_in_context_the_message_before_is_the_previous_id_whatever_order_they_came_in(
+    order: str,
+) -> None:
+    vectors = unit_vectors(30, seed=6)
+    ids = list(range(200, 230))
+    index = SemanticIndex(8, conversation_id=1)
+    rows = np.arange(30) if order == "ascending" else np.random.default_rng(4).permutation(30)
+    index.add([ids[r] for r in rows], vectors[rows])
+    query = vectors[12]
+    found = {message_id: cosine for message_id, cosine, _ in index.search_in_context(query, 30)}
+    assert found[213] == pytest.approx(
+        max(float(vectors[13] @ query), in_context(vectors[13], vectors[12], query)), abs=1e-5
+    )
+    # Only messages before message 213 are searched, each read with its own predecessor.
+    older = index.search_in_context(query, 30, before_id=213)
+    assert sorted(message_id for message_id, _, _ in older) == list(range(200, 213))
+    assert dict((i, c) for i, c, _ in older)[212] == pytest.approx(
+        max(float(vectors[12] @ query), in_context(vectors[12], vectors[11], query)), abs=1e-5
+    )
+
+
+def test_in_context_follows_messages_added_and_discarded() -> None:
+    first, second, third = unit_vectors(3, seed=7)
+    index = SemanticIndex(8, conversation_id=1)
+    index.add([1, 2], np.stack([first, second]))
+    index.search_in_context(first, 2)  # works out who comes before whom
+    index.add([3], third[None, :])
+    found = {i: cosine for i, cosine, _ in index.search_in_context(second, 3)}
+    assert found[3] == pytest.approx(
+        max(float(third @ second), in_context(third, second, second)), abs=1e-5
+    )
+    index.discard([2])
+    found = {i: cosine for i, cosine, _ in index.search_in_context(first, 2)}
+    # With message 2 gone, message 3 is read with message 1.
+    assert found[3] == pytest.approx(
+        max(float(third @ first), in_context(third, first, first)), abs=1e-5
+    )
+
+
+def test_in_an_index_of_several_conversations_the_message_before_is_of_the_same_one() -> None:
+    first, other, reply = unit_vectors(3, seed=8)
+    # Message 2 is another conversation's, written between messages 1 and 3 of the first.
+    index = SemanticIndex.of_blobs(
+        [(1, vector_blob(first)), (2, vector_blob(other)), (3, vector_blob(reply))],
+        8,
+        conversations=[10, 20, 10],
+    )
+    found = {i: cosine for i, cosine, _ in index.search_in_context(other, 3)}
+    assert found[3] == pytest.approx(max(float(reply @ other), in_context(reply, first, other)))
+    # Embedded later, newest first, as the other conversations' messages are.
+    later = SemanticIndex(8)
+    later.add([3], reply[None, :], [10])
+    later.add([2, 1], np.stack([other, first]), [20, 10])
+    assert {i: c for i, c, _ in later.search_in_context(other, 3)} == pytest.approx(found)
+    with pytest.raises(ValueError, match="conversations"):
+        later.add([4], reply[None, :], [10, 20])
 
 
 def test_adding_an_id_again_replaces_its_vector() -> None:

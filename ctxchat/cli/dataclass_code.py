@@ -45,20 +45,12 @@ class CodeCache:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.codes: dict[str, CodeType] = {}
         self.used: set[str] = set()
         self.compiled = 0
-        self.size = 0
-        with contextlib.suppress(OSError, EOFError, ValueError, TypeError):
-            data = path.read_bytes()
-            self.size = len(data)
-            loaded = marshal.loads(data)
-            if isinstance(loaded, dict):
-                self.codes = {
-                    text: code
-                    for text, code in loaded.items()
-                    if isinstance(text, str) and isinstance(code, CodeType)
-                }
+        self.codes: dict[str, CodeType]
+        self.codes, self.size = read_kept(
+            path, marshal.loads, str, CodeType, (OSError, EOFError, ValueError, TypeError)
+        )
 
     def exec(
         self, source: Any, globals: dict[str, Any] | None = None, locals: Any = None, /
@@ -78,6 +70,34 @@ class CodeCache:
         """Write the cache if this run compiled a text (see `write_kept`)."""
         if self.compiled:
             write_kept(self.path, self.codes, self.used, self.size > LARGEST, marshal.dumps)
+
+
+def read_kept(
+    path: Path,
+    loads: Callable[[bytes], object],
+    key_type: type[_Key],
+    value_type: type[_Value],
+    damage: tuple[type[BaseException], ...],
+) -> tuple[dict[_Key, _Value], int]:
+    """A cache kept between runs as `write_kept` wrote it, and its file's size (0 when it
+    cannot be read): the entries of the types asked for (none when reading or `loads`
+    raises one of `damage`)."""
+    try:
+        data = path.read_bytes()
+    except damage:
+        return {}, 0
+    try:
+        loaded = loads(data)
+    except damage:
+        return {}, len(data)
+    if not isinstance(loaded, dict):
+        return {}, len(data)
+    entries = {
+        key: value
+        for key, value in loaded.items()
+        if isinstance(key, key_type) and isinstance(value, value_type)
+    }
+    return entries, len(data)
 
 
 def write_kept(

@@ -32,7 +32,7 @@ from textual.css import stylesheet as stylesheet_module
 from textual.css.model import RuleSet
 from textual.css.tokenizer import Token
 
-from ctxchat.cli.dataclass_code import write_kept
+from ctxchat.cli.dataclass_code import read_kept, write_kept
 
 __all__ = ["ParsedCss", "keep_parsed_css"]
 
@@ -52,22 +52,13 @@ class ParsedCss:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.rules: dict[Key, bytes] = {}
         self.used: set[Key] = set()
         self.parsed = 0
-        self.size = 0
         self._tokens: dict[str, list[Token]] | None = None
         self._tokens_key: tuple[Any, ...] = ()
-        with contextlib.suppress(Exception):  # any damage, or another Textual's classes
-            data = path.read_bytes()
-            self.size = len(data)
-            loaded = pickle.loads(data)
-            if isinstance(loaded, dict):
-                self.rules = {
-                    key: value
-                    for key, value in loaded.items()
-                    if isinstance(key, tuple) and isinstance(value, bytes)
-                }
+        # Any damage, or another Textual's classes, counts as an empty cache.
+        self.rules: dict[Key, bytes]
+        self.rules, self.size = read_kept(path, pickle.loads, tuple, bytes, (Exception,))
 
     def _variables_key(self, variable_tokens: dict[str, list[Token]] | None) -> tuple[Any, ...]:
         """The theme's variables as the parse reads them (one stylesheet hands the same

@@ -119,10 +119,18 @@ class OtherMeaning:
         return total
 
     def search(
-        self, query: Floats, others: Others, limit: int, *, newer: int, min_cosine: float
+        self,
+        query: Floats,
+        others: Others,
+        limit: int,
+        *,
+        newer: int,
+        min_cosine: float,
+        floor: float,
     ) -> list[OtherHit]:
-        """The messages of `others` nearest to `query` (a normalised vector), best first,
-        as recall hits ranked on BM25's scale (see `cosine_relevance`): none until their
+        """The messages of `others` nearest to `query` (a normalised vector) above `floor`,
+        best first, as recall hits ranked on BM25's scale from `min_cosine` (see
+        `cosine_relevance`, the scale of the conversation's own hits): none until their
         vectors are loaded. `newer`: how many messages the recalling conversation holds."""
         from ctxchat.embeddings.candidates import cosine_relevance
 
@@ -132,7 +140,7 @@ class OtherMeaning:
         found = [
             (message_id, near, read)
             for message_id, near, read in index.search_in_context(query, limit)
-            if near > min_cosine
+            if near > floor
         ]
         if not found:
             return []

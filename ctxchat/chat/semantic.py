@@ -232,15 +232,21 @@ class SemanticRecall:
     def other_candidates(
         self, draft: str, others: Others, limit: int, *, newer: int
     ) -> list[OtherHit]:
-        """The messages of `others` nearest to `draft` in meaning, best first (none until
-        their vectors are loaded). `newer`: the messages of this conversation."""
+        """The messages of `others` nearest to `draft` in meaning (closer than
+        ACROSS_MIN_COSINE), best first (none until their vectors are loaded). `newer`: the
+        messages of this conversation."""
         encoder = self._encoder
         if encoder is None or not draft.strip() or not self.other_conversations.holds(others):
             return []
-        from ctxchat.embeddings.candidates import MIN_COSINE
+        from ctxchat.embeddings.candidates import ACROSS_MIN_COSINE, MIN_COSINE
 
         return self.other_conversations.search(
-            self._vector_of(encoder, draft), others, limit, newer=newer, min_cosine=MIN_COSINE
+            self._vector_of(encoder, draft),
+            others,
+            limit,
+            newer=newer,
+            min_cosine=MIN_COSINE,
+            floor=ACROSS_MIN_COSINE,
         )
 
     def _vector_of(self, encoder: MiniLMEncoder, text: str) -> Floats:

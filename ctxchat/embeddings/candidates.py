@@ -18,6 +18,12 @@ if TYPE_CHECKING:
 # A nearest neighbour always exists, relevant or not: below this cosine a match is taken
 # for noise (what the encoder gives related and unrelated texts: bench/NOTES.md).
 MIN_COSINE = 0.2
+# Across conversations a match must come closer: there a weak match is from another topic
+# altogether (a chores conversation's "I'll do the bins, you do the dishes." at 0.27 for
+# "What should I cook tonight?"), and a new conversation has room to spare that it would fill
+# with them. Measured on LoCoMo across conversations: 0.3 costs 0.1 / 0.2 / 0.3 of a point
+# there, where every conversation is about the same two people (bench/NOTES.md).
+ACROSS_MIN_COSINE = 0.3
 # The relevance of a perfect match, on BM25's scale (where the best full-text hits lie).
 SEMANTIC_SCALE = 10.0
 # A second look (pseudo-relevance feedback): the draft's vector moved towards the mean of its

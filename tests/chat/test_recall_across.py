@@ -300,3 +300,24 @@ def test_recall_by_meaning_there_reads_a_message_with_the_one_before_it(
     assert re.search(
         r"similar in meaning \(cosine 0\.1\d; 0\.\d\d read with the message before it\)", item.label
     )
+
+
+def test_recall_by_meaning_there_leaves_out_what_is_only_loosely_alike(
+    session: ChatSession,
+) -> None:
+    project = session.store.projects.create_project("House").id
+    chores = other(session, "Chores", project)
+    add_turn(chores, "I'll do the bins, you do the dishes.", "Noted.")
+    add_turn(chores, "The kids should tidy their rooms before dinner.", "Noted.")
+    meals = said_in(session, "Meals", project, "This week we cook the lentil curry again.")
+    curry_id = meals.history()[0].id
+    b = other(session, "Tonight", project)
+    semantic = meaning_on(b)
+    semantic.embed_others(b.recaller.others())
+
+    plan = b.plan("What should I cook tonight?")
+    # The chores are about the house, not about cooking: alike at a cosine of 0.26 to 0.27,
+    # what unrelated sentences reach. In a new conversation they would fill its free room.
+    found = recalled(plan)
+    assert f"conversation:{meals.stored_id}/message:{curry_id}" in found
+    assert [ref for ref in found if not ref.startswith(f"conversation:{meals.stored_id}/")] == []

@@ -129,10 +129,13 @@ class Recaller:
         self._seen_changes = self._changes.total()
         self._seen_others = 0
         """The other conversations' vectors the kept results were worked out with."""
+        self._caught_up: list[HistoryMessage] | None = None
+        """The history recall by meaning last brought its vectors in line with."""
 
     def use_semantic(self, semantic: SemanticRecall | None) -> None:
         """Recall by meaning with `semantic` from now on (None: by words): results change."""
         self.semantic = semantic
+        self._caught_up = None
         self.forget()
         self._plan_changed()
 
@@ -210,6 +213,10 @@ class Recaller:
         terms = query_terms(draft)
         kept, _skipped = distinctive_terms(terms, session.store.search.term_documents(terms))
         full = session.history()
+        if semantic is not None and semantic.ready and full is not self._caught_up:
+            # The history was read again (another process wrote, a message was edited).
+            semantic.catch_up(full)
+            self._caught_up = full
         history = full[:upto]
         stats = self.terms() if upto is None else history_terms(history)
         # Words most of this conversation holds (names, greetings) tell nothing apart here.

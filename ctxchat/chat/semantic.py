@@ -43,6 +43,8 @@ class SemanticRecall:
         self.other_conversations = OtherMeaning(store, conversation_id)
         """The vectors of the other conversations recall searches (`[recall] across`)."""
         self._query: tuple[str, Floats] | None = None
+        self._texts: dict[int, int] = {}
+        """A hash of the text each held vector stands for (see `catch_up`)."""
 
     @staticmethod
     def possible() -> bool:
@@ -65,6 +67,36 @@ class SemanticRecall:
                 self.store, self.conversation_id, encoder.model_name, encoder.dimensions
             )
             self._encoder, self._index = encoder, index
+
+    def catch_up(self, history: Sequence[HistoryMessage]) -> None:
+        """Hold the vectors the store holds for `history`, as just read from it: those another
+        process (a command, a second app) embedded since are loaded; the vector of a message
+        deleted since is dropped, and that of one edited since (here or there) is dropped or
+        replaced by the one stored for its new text. Without it, recall by meaning would
+        search a message by the meaning of its old text, miss what was embedded elsewhere,
+        and say that is not embedded yet."""
+        index, encoder = self._index, self._encoder
+        if index is None or encoder is None:
+            return
+        texts = {message.id: hash(message.content) for message in history}
+        held = index.ids()  # before reading the store: a vector the worker adds after is new
+        stored = self.store.search.embedded_ids(self.conversation_id, encoder.model_name)
+        known = self._texts
+        edited = {
+            message_id
+            for message_id in held & stored
+            if message_id in known and known[message_id] != texts.get(message_id)
+        }
+        gone = (held - stored) | edited
+        # A vector first seen here stands for the text its message holds now: a stored one
+        # is deleted when its message is edited, and one embedded here was saved only if
+        # the text was still the same.
+        self._texts = {i: texts[i] for i in held & stored - edited if i in texts}
+        index.discard(gone)
+        wanted = (stored - held) | edited
+        if wanted:
+            added = index.add_blobs(self.store.search.embeddings_of(wanted, encoder.model_name))
+            self._texts.update((i, texts[i]) for i in added if i in texts)
 
     @property
     def embedded(self) -> int:

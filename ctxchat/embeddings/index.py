@@ -84,20 +84,34 @@ class SemanticIndex:
         one for each row, when they are several); a blob of another size (some other model
         under the same name) is skipped."""
         index = cls(dimensions, conversation_id)
-        size = dimensions * _BLOB_DTYPE.itemsize
+        index.add_blobs(rows, conversations)
+        return index
+
+    def add_blobs(
+        self, rows: Sequence[tuple[int, bytes]], conversations: Sequence[int] | None = None
+    ) -> list[int]:
+        """Add the stored (message id, vector bytes) `rows` as `add` does; a blob of another
+        size (some other model under the same name) is skipped. The ids added."""
+        size = self.dimensions * _BLOB_DTYPE.itemsize
         kept = [row for row, (_, blob) in enumerate(rows) if len(blob) == size]
-        index.add(
-            [rows[row][0] for row in kept],
-            vectors_from_blobs([rows[row][1] for row in kept], dimensions),
+        ids = [rows[row][0] for row in kept]
+        self.add(
+            ids,
+            vectors_from_blobs([rows[row][1] for row in kept], self.dimensions),
             None if conversations is None else [conversations[row] for row in kept],
         )
-        return index
+        return ids
 
     def __len__(self) -> int:
         return self._count
 
     def __contains__(self, message_id: object) -> bool:
         return message_id in self._rows
+
+    def ids(self) -> set[int]:
+        """The ids of the messages whose vectors it holds."""
+        with self._lock:
+            return set(self._rows)
 
     def newer_than(self, message_id: int) -> int:
         """How many indexed messages are newer than `message_id`."""

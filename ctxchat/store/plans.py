@@ -5,25 +5,12 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from collections.abc import Collection, Iterable
-from typing import TypeVar
 
 from ctxchat.core.plan import ContextPlan
 from ctxchat.store.database import Database
 from ctxchat.store.errors import NotFound
 from ctxchat.store.plancodec import pack, rebuild, unpack
-from ctxchat.store.records import storable
-
-# Stay well under SQLite's limit on `?` parameters in one statement (999 in old builds).
-_CHUNK = 500
-
-
-_Key = TypeVar("_Key", int, bytes)
-
-
-def _chunks(ids: Collection[_Key]) -> Iterable[list[_Key]]:
-    ordered = sorted(ids)
-    for start in range(0, len(ordered), _CHUNK):
-        yield ordered[start : start + _CHUNK]
+from ctxchat.store.records import chunks_of, storable
 
 
 class Plans:
@@ -61,7 +48,7 @@ class Plans:
                 return None
             packed = unpack(row[0])
             texts: dict[int, str] = {}
-            for chunk in _chunks(set(packed.blob_ids)):
+            for chunk in chunks_of(set(packed.blob_ids)):
                 marks = ",".join("?" * len(chunk))
                 texts.update(
                     conn.execute(
@@ -77,7 +64,7 @@ def _hold_blobs(
     """The blob id of each distinct text, stored if new; each counts one more plan."""
     digests = {text: hashlib.sha256(text.encode("utf-8")).digest() for text in texts}
     found: dict[bytes, int] = {}
-    for chunk in _chunks(list(digests.values())):
+    for chunk in chunks_of(list(digests.values())):
         marks = ",".join("?" * len(chunk))
         found.update(
             (digest, blob_id)
@@ -105,7 +92,7 @@ def _hold_blobs(
 def release_plans(conn: sqlite3.Connection, message_ids: Collection[int]) -> None:
     """Delete these replies' plans and every text no remaining plan uses."""
     released: dict[int, int] = {}
-    for chunk in _chunks(message_ids):
+    for chunk in chunks_of(message_ids):
         marks = ",".join("?" * len(chunk))
         rows = conn.execute(
             f"SELECT packed FROM reply_plans WHERE message_id IN ({marks})", chunk
@@ -118,6 +105,6 @@ def release_plans(conn: sqlite3.Connection, message_ids: Collection[int]) -> Non
         "UPDATE plan_blobs SET refs = refs - ? WHERE id = ?",
         [(count, blob_id) for blob_id, count in released.items()],
     )
-    for chunk in _chunks(released):
+    for chunk in chunks_of(released):
         marks = ",".join("?" * len(chunk))
         conn.execute(f"DELETE FROM plan_blobs WHERE refs <= 0 AND id IN ({marks})", chunk)

@@ -3,14 +3,27 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from ctxchat.core.history import HistoryMessage, MessageStatus, SummaryState
 from ctxchat.core.summary import SummaryStrategy
 from ctxchat.core.summary_loss import LostDetail
 
 ROLES = ("system", "user", "assistant", "tool")
+
+
+# Stay well under SQLite's limit on `?` parameters in one statement (999 in old builds).
+_CHUNK = 500
+_Key = TypeVar("_Key", int, bytes)
+
+
+def chunks_of(ids: Collection[_Key]) -> Iterator[list[_Key]]:
+    """`ids` in order, in lists short enough for one statement's `IN (?, …)`."""
+    ordered = sorted(ids)
+    for start in range(0, len(ordered), _CHUNK):
+        yield ordered[start : start + _CHUNK]
 
 
 def conversation_name(conversation_id: int, title: str) -> str:

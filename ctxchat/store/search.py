@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ctxchat.core.recall import PREFIX_LENGTH, RecallCandidate
 from ctxchat.store.database import Database
-from ctxchat.store.records import MessageHit, conversation_name
+from ctxchat.store.records import MessageHit, chunks_of, conversation_name
 
 # A word as the index's tokenizer (unicode61) cuts one: letters and digits; `_` separates.
 _INDEX_WORD = re.compile(r"[^\W_]+")
@@ -350,6 +350,30 @@ class Search:
                 (conversation_id, model),
             ).fetchall()
         return [(int(message_id), bytes(vector)) for message_id, vector in rows]
+
+    def embedded_ids(self, conversation_id: int, model: str) -> set[int]:
+        """The ids of the conversation's messages that have a vector by `model` now."""
+        with self._db.reading() as conn:
+            rows = conn.execute(
+                "SELECT e.message_id FROM message_embeddings AS e "
+                "JOIN messages AS m ON m.id = e.message_id "
+                "WHERE m.conversation_id = ? AND e.model = ?",
+                (conversation_id, model),
+            ).fetchall()
+        return {int(message_id) for (message_id,) in rows}
+
+    def embeddings_of(self, message_ids: Collection[int], model: str) -> list[tuple[int, bytes]]:
+        """(message id, vector bytes) by `model` of those of `message_ids` that have one."""
+        found: list[tuple[int, bytes]] = []
+        with self._db.reading() as conn:
+            for chunk in chunks_of(message_ids):
+                marks = ", ".join("?" * len(chunk))
+                found += conn.execute(
+                    "SELECT message_id, vector FROM message_embeddings "
+                    f"WHERE model = ? AND message_id IN ({marks}) ORDER BY message_id",
+                    (model, *chunk),
+                ).fetchall()
+        return [(int(message_id), bytes(vector)) for message_id, vector in found]
 
 
 def _fts_rows(conn: sqlite3.Connection, query: str, parameters: list[object]) -> list[Any]:

@@ -15,6 +15,7 @@ from ctxchat.chat.semantic import SemanticRecall
 from ctxchat.chat.session_part import PartOwner
 from ctxchat.chat.term_files import conversation_terms
 from ctxchat.core.across import Others, RecallAcross
+from ctxchat.core.followers import with_followers
 from ctxchat.core.history import HistoryMessage
 from ctxchat.core.next_message import NEXT_MESSAGE
 from ctxchat.core.plan import OtherConversation
@@ -239,6 +240,7 @@ class Recaller:
         candidates: list[RecallCandidate] = []
         others: list[OtherHit] = []
         scope = across.others(session.project_id())  # the other conversations searched
+        by_meaning = semantic is not None and settings.semantic and semantic.ready
         if kept:
             found = session.store.search.search_messages(
                 session.stored_id,
@@ -248,10 +250,12 @@ class Recaller:
                 age_of=age_of,
             )
             candidates = local_relevance(found, kept, stats)
+            if not by_meaning:  # by meaning each message's vector is read so already
+                candidates = with_followers(candidates, history, positions, before)
             others = self._other_conversations(scope, kept, history)
             candidates.extend(hit.candidate for hit in others)
         self.unembedded, self.embedding_note = 0, ""
-        if semantic is not None and settings.semantic and semantic.ready:
+        if semantic is not None and by_meaning:
             from ctxchat.embeddings import fuse
 
             # Meaning finds what shares no words with the draft ("which DB did we pick?").

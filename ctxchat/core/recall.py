@@ -179,6 +179,8 @@ class RecallCandidate:
     """The cosine with the draft widened by its best matches in meaning (what ranked it)."""
     in_context: bool = False
     """Whether `near` is that of the message read with the one before it."""
+    after: int | None = None
+    """The full-text match this message follows, read with it (see `core.followers`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +204,8 @@ class RecallHit:
     """Whether `near` is that of the message read with the one before it."""
     dated: bool = False
     """Dated when the question asks about (which weighed it more)."""
+    after: int | None = None
+    """The full-text match it follows, read with it (its `terms` are that match's)."""
     neighbour_of: int | None = None
     follows: int | None = None
     """The recalled message this later one refers back to (see `with_references`)."""
@@ -233,7 +237,11 @@ class RecallHit:
                 f"{self.age} messages ago"
             )
         reasons = []
-        if self.terms:
+        if self.after is not None:
+            reasons.append(
+                f"read with #{self.after} before it, which matched {', '.join(self.terms)}"
+            )
+        elif self.terms:
             reasons.append("matched " + ", ".join(self.terms))
         if self.cosine is not None and self.near is not None and self.near > self.cosine + 0.005:
             # Search by meaning widens the draft in this conversation only (not across).
@@ -428,6 +436,7 @@ def rank_recall(
                 near=candidate.near,
                 in_context=candidate.in_context,
                 dated=dated,
+                after=candidate.after,
             )
         )
     hits.sort(key=lambda hit: (-hit.score, hit.age, hit.ref))
@@ -515,8 +524,8 @@ def with_references(
                 follow(later, depth + 1)
 
     def bring(hit: RecallHit) -> None:
-        if hit.message_id is None:
-            return
+        if hit.message_id is None or hit.after is not None:
+            return  # a follower matched nothing of its own
         follow(hit, 0)
         earlier = stats.refers_back_to(hit.message_id, hit.content)
         if earlier is not None and (earlier_text := text_of(earlier)) is not None:
@@ -556,7 +565,8 @@ def recall_demand(
     best = max((hit.score for hit in hits), default=0.0)
     if best <= 0 or total <= 0:
         return RecallDemand()
-    chosen = [hit for hit in hits if hit.score >= strong * best]
+    # A follower matched nothing of its own (see `core.followers`).
+    chosen = [hit for hit in hits if hit.score >= strong * best and hit.after is None]
     tokens = sum(hit.tokens + TAG_TOKENS for hit in chosen)
     return RecallDemand(len(chosen), tokens / total)
 
@@ -764,7 +774,12 @@ def _covered_labels(
     for hit in hits:
         if hit.message_id is not None and cover.covers(hit.message_id):
             # A hit found beside another matched that one's words, not the question's.
-            own = hit.neighbour_of is None and hit.follows is None and hit.referred_by is None
+            own = (
+                hit.neighbour_of is None
+                and hit.follows is None
+                and hit.referred_by is None
+                and hit.after is None
+            )
             gap = cover.gap(hit.message_id, hit.terms if own else (), question)
             if gap is not None:
                 gaps[hit.message_id] = gap
@@ -774,7 +789,7 @@ def _covered_labels(
             return hit.why
         if hit.message_id in gaps:
             return cover.recalled_label(gaps[hit.message_id], hit.why)
-        anchor = hit.neighbour_of or hit.follows or hit.referred_by
+        anchor = hit.neighbour_of or hit.follows or hit.referred_by or hit.after
         if anchor is not None and (anchor in gaps or not cover.covers(anchor)):
             return cover.brought_label(anchor, hit.why)
         return None

@@ -62,8 +62,12 @@ def test_a_decision_from_turn_10_is_recalled_at_turn_300(session: ChatSession) -
     long_conversation(session, 299, {10: "We decided to use PostgreSQL for the main database."})
     plan = session.plan("What did we decide about the database?")
     recall = plan.layer(Layer.RECALL)
-    assert [item.ref for item in recall.items] == ["message:19"]
+    # The reply after it comes along, read with it: by words it matches nothing itself.
+    assert [item.ref for item in recall.items] == ["message:19", "message:20"]
     assert recall.items[0].label.startswith("matched decide, database; score ")
+    assert recall.items[1].label.startswith(
+        "read with #19 before it, which matched decide, database; score "
+    )
     assert "579 messages ago" in recall.items[0].label  # 598 messages, it is the 19th
     assert "We decided to use PostgreSQL for the main database." in plan.messages[1].content
     assert plan.messages[1].layer is Layer.RECALL
@@ -89,7 +93,12 @@ def test_a_later_contradicting_decision_outranks_the_earlier_one(session: ChatSe
         },
     )
     plan = session.plan("What did we decide about the database?")
-    assert [item.ref for item in plan.layer(Layer.RECALL).items] == ["message:299", "message:19"]
+    assert [item.ref for item in plan.layer(Layer.RECALL).items] == [
+        "message:299",
+        "message:19",
+        "message:300",  # the replies after them, read with them
+        "message:20",
+    ]
 
 
 def test_a_change_that_names_the_old_choice_comes_with_the_decision(
@@ -109,7 +118,9 @@ def test_a_change_that_names_the_old_choice_comes_with_the_decision(
     assert [(item.ref, item.label) for item in recall.items] == [
         ("message:19", recall.items[0].label),
         ("message:299", "later on the topic of #19 (shares naples); 299 messages ago"),
+        ("message:20", recall.items[2].label),
     ]
+    assert recall.items[2].label.startswith("read with #19 before it, which matched holiday")
     assert "We're doing Malaga instead." in plan.messages[1].content
 
 
@@ -120,7 +131,8 @@ def test_recall_never_repeats_working_memory(session: ChatSession) -> None:
     # Everything fits in working memory, so recall has nothing to add.
     assert plan.layer(Layer.RECALL).items == ()
     assert [(o.ref, o.reason) for o in plan.layer(Layer.RECALL).left_out] == [
-        ("message:23", Reason.DUPLICATE)
+        ("message:23", Reason.DUPLICATE),
+        ("message:24", Reason.DUPLICATE),  # the reply after it, read with it
     ]
     contents = [m.content for m in plan.messages]
     assert contents.count("The database choice is PostgreSQL, decided.") == 1
@@ -215,8 +227,10 @@ def test_a_name_most_messages_hold_does_not_fill_recall_with_chit_chat(
     plan = session.plan("What did Maya call the beagle?")
     recall = plan.layer(Layer.RECALL)
     # "maya" is in half of this conversation's messages: it says nothing about which one.
-    assert [item.ref for item in recall.items] == ["message:39"]
+    # The reply after the match comes along, read with it; none of the chit-chat does.
+    assert [item.ref for item in recall.items] == ["message:39", "message:40"]
     assert recall.items[0].label.startswith("matched beagle; score ")
+    assert recall.items[1].label.startswith("read with #39 before it, which matched beagle;")
 
 
 def test_recall_fills_its_share_by_tokens_past_twenty_results(session: ChatSession) -> None:
@@ -225,10 +239,16 @@ def test_recall_fills_its_share_by_tokens_past_twenty_results(session: ChatSessi
     long_conversation(session, 299, planted)
     plan = session.plan("Which invoice was paid late?")
     recall = plan.layer(Layer.RECALL)
-    assert sorted(int(item.ref.split(":")[1]) for item in recall.items) == [
-        2 * turn - 1 for turn in planted
-    ]
-    assert recall.left_out == ()
+    found = [int(item.ref.split(":")[1]) for item in recall.items]
+    matches = [2 * turn - 1 for turn in planted]
+    # Every match first; the share's room to spare holds the replies after them, read
+    # with them, and only those are left out for the budget.
+    assert sorted(found[: len(matches)]) == matches
+    assert found[len(matches) :] and all(i - 1 in matches for i in found[len(matches) :])
+    assert recall.left_out and all(
+        o.reason is Reason.BUDGET and int(o.ref.split(":")[1]) - 1 in matches
+        for o in recall.left_out
+    )
 
 
 def test_a_recalled_question_brings_the_answer_along(session: ChatSession) -> None:
@@ -355,3 +375,20 @@ def test_an_answer_in_other_words_is_recalled_with_the_question_it_answers(
     alone = re.match(r"similar in meaning \(cosine (0\.\d\d); ", labels["message:17"])
     assert alone is not None and float(alone.group(1)) < MIN_COSINE
     assert "read with the message before it)" in labels["message:17"]
+
+
+def test_by_words_an_answer_in_other_words_comes_with_what_it_answers(
+    session: ChatSession,
+) -> None:
+    session.server.use_window(WindowInfo(4_000, "config"))
+    long_conversation(session, 150, {})
+    add_turn(session, "Took Rex for his check-up today.", "How did the vet visit go with Rex?")
+    add_turn(session, "All fine, he just needs to lose two kilos.", "Noted.")
+    long_conversation(session, 150, {})
+    plan = session.plan("What did the vet say about Rex?")
+    recall = plan.layer(Layer.RECALL)
+    # The answer shares no word with the question: it is found through the question it
+    # answers, read with it, as recall by meaning reads every message with the one before.
+    assert [item.ref for item in recall.items] == ["message:302", "message:301", "message:303"]
+    assert recall.items[2].label.startswith("read with #302 before it, which matched vet, rex;")
+    assert "All fine, he just needs to lose two kilos." in plan.messages[1].content

@@ -658,8 +658,9 @@ class TestRecallLayer:
         25%, recall 15%, working 40%` with the two reasons (recall found earlier messages;
         turn 41 > 20); the recall panel holds the PostgreSQL decision (turn 20) above the
         MySQL one (turn 3), each with `matched decide, database; score …, N messages ago`,
-        and, muted (not in the warning colour), the hint that newer messages outrank older
-        ones."""
+        then `2 left out`: the replies after them (125 tokens each), read with them, over the
+        recall cap; and, muted (not in the warning colour), the hint that newer messages
+        outrank older ones."""
         app = long_conversation_with_decisions(
             build(context_window=3_000, output_reserve=500, extra=NO_SEMANTIC)
         )

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ctxchat.core.across import Others
+from ctxchat.core.followers import says_little
 
 if TYPE_CHECKING:
     from ctxchat.embeddings import MiniLMEncoder, SemanticIndex
@@ -131,7 +133,8 @@ class OtherMeaning:
         """The messages of `others` nearest to `query` (a normalised vector) above `floor`,
         best first, as recall hits ranked on BM25's scale from `min_cosine` (see
         `cosine_relevance`, the scale of the conversation's own hits): none until their
-        vectors are loaded. `newer`: how many messages the recalling conversation holds."""
+        vectors are loaded. A message that says little ("Noted.") is ranked by itself, not
+        read with the one before it. `newer`: how many messages the recalling conversation holds."""
         from ctxchat.embeddings.candidates import cosine_relevance
 
         index = self._index
@@ -145,7 +148,7 @@ class OtherMeaning:
         if not found:
             return []
         ids = [message_id for message_id, _, _ in found]
-        return self.store.other_embeddings.other_messages(
+        hits = self.store.other_embeddings.other_messages(
             ids,
             [-cosine_relevance(near, min_cosine) for _, near, _ in found],
             [float(cosine) for cosine in index.vectors_of(ids) @ query],
@@ -153,3 +156,23 @@ class OtherMeaning:
             in_context=[read for _, _, read in found],
             newer=newer,
         )
+        kept = []
+        for hit in hits:
+            found_as = hit.candidate
+            if found_as.in_context and says_little(found_as.content):
+                # "Noted." read with the message before it would only stand for that one.
+                cosine = found_as.cosine if found_as.cosine is not None else 0.0
+                if cosine <= floor:
+                    continue
+                hit = dataclasses.replace(
+                    hit,
+                    candidate=dataclasses.replace(
+                        found_as,
+                        bm25=-cosine_relevance(cosine, min_cosine),
+                        near=cosine,
+                        in_context=False,
+                    ),
+                )
+            kept.append(hit)
+        kept.sort(key=lambda hit: hit.candidate.bm25)
+        return kept

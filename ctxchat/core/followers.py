@@ -24,6 +24,12 @@ FOLLOWER_SHARE = 0.3
 FOLLOWER_MIN_TERMS = 3
 
 
+def says_little(text: str) -> bool:
+    """Whether `text` has fewer than FOLLOWER_MIN_TERMS content words ("Noted."): read with
+    the message before it, it would only stand for that message."""
+    return len(query_terms(text, FOLLOWER_MIN_TERMS)) < FOLLOWER_MIN_TERMS
+
+
 def with_followers(
     candidates: Sequence[RecallCandidate],
     history: Sequence[HistoryMessage],
@@ -53,7 +59,7 @@ def with_followers(
             or message.id in followers
             or not message.sendable
             or (before_id is not None and message.id >= before_id)
-            or len(query_terms(message.content, FOLLOWER_MIN_TERMS)) < FOLLOWER_MIN_TERMS
+            or says_little(message.content)
         ):
             continue
         followers[message.id] = RecallCandidate(

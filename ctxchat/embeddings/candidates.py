@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ctxchat.core.followers import says_little
 from ctxchat.core.history import HistoryMessage, MessageStatus
 from ctxchat.core.recall import RecallCandidate
 from ctxchat.embeddings.encoder import MiniLMEncoder
@@ -88,21 +89,24 @@ def semantic_candidates(
     `age_of`, age counts the index's newer vectors: a close guess). Encoding the draft takes
     a few milliseconds. `known(message_id)` gives a message the caller holds already (no
     store read). A message deleted since it was indexed is dropped from the index. `vector`:
-    the draft's, when the caller has it already.
+    the draft's, when the caller has it already. A message that says little ("Noted.", see
+    `says_little`) is ranked by itself: read with the one before it, it would stand for that.
     """
     if not draft.strip() or limit <= 0:
         return []
     query: Floats = encoder.encode([draft])[0] if vector is None else vector
     widened = widened_query(index, query, before_id, min_cosine=min_cosine)
     found = index.search_in_context(widened, limit, before_id)
-    own: Floats = (
-        index.vectors_of([message_id for message_id, _, _ in found]) @ query
+    vectors = (
+        index.vectors_of([message_id for message_id, _, _ in found])
         if found
-        else np.zeros(0, dtype=np.float32)
+        else np.zeros((0, index.dimensions), dtype=np.float32)
     )
+    own: Floats = vectors @ query
+    alone: Floats = vectors @ widened
     candidates = []
     gone = []
-    for (message_id, near, in_context), cosine in zip(found, own, strict=True):
+    for (message_id, near, in_context), cosine, by_itself in zip(found, own, alone, strict=True):
         if near <= min_cosine:
             break
         message: HistoryMessage | None = known(message_id) if known is not None else None
@@ -114,6 +118,11 @@ def semantic_candidates(
                 continue
         if message.status not in (MessageStatus.COMPLETE, MessageStatus.INTERRUPTED):
             continue
+        if in_context and says_little(message.content):
+            # "Noted." read with the message before it would only stand for that message.
+            near, in_context = float(by_itself), False
+            if near <= min_cosine:
+                continue
         age = age_of(message_id) if age_of is not None else index.newer_than(message_id)
         candidates.append(
             RecallCandidate(
@@ -132,4 +141,5 @@ def semantic_candidates(
         )
     if gone:
         index.discard(gone)
+    candidates.sort(key=lambda c: (c.bm25, c.age, c.ref))
     return candidates

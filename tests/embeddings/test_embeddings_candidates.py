@@ -95,6 +95,19 @@ def test_a_reply_is_found_read_with_what_it_answers(
     assert near is not None and near > MIN_COSINE
 
 
+def test_a_message_that_says_little_is_not_read_with_the_one_before_it(
+    store: Store, add: Callable[..., int], encoder: MiniLMEncoder
+) -> None:
+    conversation = store.conversations.create_conversation().id
+    asked = add(conversation, "How did the vet visit go with Rex?", "assistant")
+    add(conversation, "Noted.")
+    index = indexed(store, encoder, conversation)
+    # Read with the question before it, "Noted." would come near; it would only stand for
+    # the question, which is found itself.
+    found = semantic_candidates(index, encoder, store, "What did the vet say about the dog?", 5)
+    assert [c.message_id for c in found] == [asked]
+
+
 def test_full_text_search_misses_it_and_fusion_keeps_it(
     store: Store, add: Callable[..., int], encoder: MiniLMEncoder
 ) -> None:

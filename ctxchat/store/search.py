@@ -12,6 +12,11 @@ from ctxchat.core.recall import PREFIX_LENGTH, RecallCandidate
 from ctxchat.store.database import Database
 from ctxchat.store.records import MessageHit, chunks_of, conversation_name
 
+# The vectors by a model (`?` second) of a conversation's messages (`?` first).
+_CONVERSATION_VECTORS = (
+    "FROM message_embeddings AS e JOIN messages AS m ON m.id = e.message_id "
+    "WHERE m.conversation_id = ? AND e.model = ?"
+)
 # A word as the index's tokenizer (unicode61) cuts one: letters and digits; `_` separates.
 _INDEX_WORD = re.compile(r"[^\W_]+")
 
@@ -344,9 +349,7 @@ class Search:
         """(message id, vector bytes) of the conversation's embedded messages, oldest first."""
         with self._db.reading() as conn:
             rows = conn.execute(
-                "SELECT e.message_id, e.vector FROM message_embeddings AS e "
-                "JOIN messages AS m ON m.id = e.message_id "
-                "WHERE m.conversation_id = ? AND e.model = ? ORDER BY e.message_id",
+                f"SELECT e.message_id, e.vector {_CONVERSATION_VECTORS} ORDER BY e.message_id",
                 (conversation_id, model),
             ).fetchall()
         return [(int(message_id), bytes(vector)) for message_id, vector in rows]
@@ -355,9 +358,7 @@ class Search:
         """The ids of the conversation's messages that have a vector by `model` now."""
         with self._db.reading() as conn:
             rows = conn.execute(
-                "SELECT e.message_id FROM message_embeddings AS e "
-                "JOIN messages AS m ON m.id = e.message_id "
-                "WHERE m.conversation_id = ? AND e.model = ?",
+                f"SELECT e.message_id {_CONVERSATION_VECTORS}",
                 (conversation_id, model),
             ).fetchall()
         return {int(message_id) for (message_id,) in rows}

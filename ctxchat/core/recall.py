@@ -69,7 +69,9 @@ def stem(word: str) -> str:
 def query_terms(text: str, limit: int = 12) -> list[str]:
     """Distinct content words of `text`, in order, lower-cased and stemmed, at most `limit`."""
     terms: list[str] = []
-    for found in _WORD.findall(text.casefold()):
+    # Lazily: `says_little` asks a whole message for three words.
+    for match in _WORD.finditer(text.casefold()):
+        found = match.group(0)
         if len(found) < 3 or found in _STOPWORDS or (found.isdigit() and len(found) < 4):
             continue
         word = stem(found)
